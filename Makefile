@@ -1,0 +1,49 @@
+# pagelab — the two commands a newcomer needs are `make demo` and `make test`.
+# Both run `make setup` first, which installs only what is missing.
+
+SHELL       := /bin/bash
+VENV        := .venv
+PYTHON      ?= python3
+VPY         := $(VENV)/bin/python
+PAGELAB     := $(VENV)/bin/pagelab
+# OS packages an experiment needs: the database server, iostat, fio.
+OS_PACKAGES := mariadb-server sysstat fio
+# The venv is rebuilt when the dependency list changes; the stamp records the last good install.
+VENV_STAMP  := $(VENV)/.pagelab-installed
+TEST_ARGS   ?=
+
+.PHONY: setup os-packages venv demo test bench lab doctor clean help
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
+
+setup: os-packages venv  ## install what is missing (OS packages via apt-get, Python packages into .venv)
+
+os-packages:
+	@OS_PACKAGES="$(OS_PACKAGES)" PYTHON="$(PYTHON)" bash runbooks/setup/install-os-packages.sh
+
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): pyproject.toml
+	@echo "setup: creating $(VENV) and installing pagelab with its dependencies (pip install -e .[dev])"
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	@$(VPY) -m pip install --quiet --upgrade pip
+	@$(VPY) -m pip install --quiet -e '.[dev]'
+	@$(VPY) -m ipykernel install --sys-prefix --name pagelab --display-name "pagelab (.venv)" >/dev/null
+	@touch $@
+
+demo: setup  ## the quick demo: doctor, then one 4k instance started and stopped
+	$(PAGELAB) doctor
+	$(PAGELAB) demo-instance
+
+test: setup  ## run the whole test suite on real MariaDB
+	$(VPY) -m pytest $(TEST_ARGS)
+
+bench: setup  ## run the benchmarks in bench/ and print their figures
+	@for b in bench/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
+
+doctor: setup  ## check what an experiment depends on
+	$(PAGELAB) doctor
+
+clean:  ## remove the venv and generated data (keeps data/reference)
+	rm -rf $(VENV) data/runs data/cache data/instances

@@ -1,0 +1,29 @@
+"""The exceptions pagelab raises on purpose.
+
+Every message names the problem and, where there is one, the fix, so a user can act on it without
+reading a traceback.
+"""
+
+
+class PagelabError(Exception):
+    """Base of every error pagelab raises deliberately (the CLI prints these without a traceback)."""
+
+
+class UsageError(PagelabError, ValueError):
+    """Bad input from the user: a page size, a profile knob, a path. Raised before side effects."""
+
+
+class MissingDependencyError(PagelabError):
+    """A program or package an experiment needs is not installed."""
+
+
+class ServerError(PagelabError):
+    """A managed database server failed to start, stopped answering, or died."""
+
+
+class ParseError(PagelabError, ValueError):
+    """Input that a parser cannot read at all. `line` is 1-based, or None when no line is to blame."""
+
+    def __init__(self, message: str, line: int | None = None):
+        self.line = line
+        super().__init__(f"line {line}: {message}" if line is not None else message)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the OS packages pagelab needs, and only those that are missing.
+# Called by `make setup`; safe to run again (a run with nothing to do takes well under a second).
+set -euo pipefail
+
+read -r -a wanted <<< "${OS_PACKAGES:-mariadb-server sysstat fio}"
+python=${PYTHON:-python3}
+
+# A fresh Debian/Ubuntu python3 has no venv module until python3-venv is installed.
+if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  wanted+=(python3-venv)
+fi
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$pkg")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: these OS packages are missing: ${missing[*]}" >&2
+  echo "setup: this system has no apt-get; install them with your package manager, then rerun." >&2
+  exit 1
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  sudo=(sudo -n)
+else
+  echo "setup: these OS packages are missing: ${missing[*]}" >&2
+  echo "setup: run as root, or install them first:  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "setup: installing OS packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: OS packages installed"
