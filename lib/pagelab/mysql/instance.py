@@ -1,0 +1,638 @@
+"""A private MariaDB/MySQL server: its own datadir, unix socket and loopback port.
+
+An `Instance` is a directory. Everything it needs lives inside, so a sweep can keep one per page
+size side by side and a user can inspect or delete one with ordinary tools:
+
+    DIR/
+      instance.json   page size, flavour, server binary, settings, the port of the last start
+      my.cnf          written from ServerSettings at every start
+      client.cnf      mode 0600: root's random password (`mariadb --defaults-file=DIR/client.cnf`)
+      data/           the datadir, created with the page size
+      mysqld.err      the server's error log (its tail goes into every start/crash error)
+      mysqld.pid      pid of the running server
+      mysqld.sock     unix socket (in the temp dir instead when DIR's path is too long for one)
+      tmp/            the server's tmpdir
+      snapshot/       a copy of a cleanly shut down datadir (snapshot()/restore())
+
+Life cycle: `init()` creates the datadir with `mariadb-install-db` or
+`mysqld --initialize-insecure`, then starts once without networking to give root a password;
+`start()` runs the server on a free 127.0.0.1 port and waits until it answers and reports the
+requested `@@innodb_page_size`; `stop()` asks for a clean shutdown (SIGTERM) and kills after a
+timeout. Used as a context manager, an instance is always stopped on the way out, whatever went
+wrong inside. Servers this process started are also stopped at interpreter exit, and on Linux
+get SIGTERM from the kernel if this process dies without running any cleanup at all.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import weakref
+from dataclasses import asdict
+from pathlib import Path
+
+from pagelab.errors import ServerError, UsageError
+from pagelab.mysql.config import (
+    InstancePaths,
+    ServerSettings,
+    render_client_cnf,
+    render_my_cnf,
+)
+from pagelab.mysql.flavour import ServerFlavour, detect_server
+from pagelab.mysql.pagesize import page_size_label, parse_page_size
+
+# sun_path in sockaddr_un is 108 bytes on Linux, including the terminating NUL.
+MAX_SOCKET_PATH = 107
+START_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 120.0
+INIT_TIMEOUT_S = 300.0
+ERROR_LOG_TAIL_LINES = 25
+# How often readiness and shutdown are polled: short against a 1-3 s start, cheap on 2 cores.
+POLL_INTERVAL_S = 0.1
+PASSWORD_BYTES = 18  # 24 URL-safe characters
+
+_PR_SET_PDEATHSIG = 1
+_started_here: "weakref.WeakSet[Instance]" = weakref.WeakSet()
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    # If the Python process dies without cleanup (SIGKILL, OOM), the kernel sends the server
+    # SIGTERM, which is a clean shutdown for mysqld: no orphaned server holds memory and a port.
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except Exception:  # not Linux: atexit and the context manager still apply
+        pass
+
+
+def _stop_all_started_here() -> None:
+    for instance in list(_started_here):
+        try:
+            instance.stop()
+        except Exception:
+            pass
+
+
+atexit.register(_stop_all_started_here)
+
+
+def tail_of(path: Path, lines: int = ERROR_LOG_TAIL_LINES) -> str:
+    """The last lines of a log, or a note that there is none (never raises)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return f"(no log at {path})"
+    kept = text.rstrip("\n").splitlines()[-lines:]
+    return "\n".join(kept) if kept else f"({path} is empty)"
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_loopback_port() -> int:
+    """A port the kernel just handed out on 127.0.0.1; the server binds it a moment later."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _socket_path_for(root: Path) -> Path:
+    preferred = root / "mysqld.sock"
+    if len(str(preferred)) <= MAX_SOCKET_PATH:
+        return preferred
+    digest = hashlib.sha1(str(root).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"pagelab-{digest}.sock"
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie has exited; only its parent has not reaped it yet.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+class Instance:
+    """One private server. See the module docstring for the directory layout and life cycle."""
+
+    def __init__(
+        self,
+        directory: str | os.PathLike,
+        page_size: str | int | None = None,
+        settings: ServerSettings | None = None,
+        server_binary: str | os.PathLike | None = None,
+        port: int | None = None,
+        tie_to_parent: bool = True,
+    ):
+        """Describe an instance; nothing on disk changes until init() or start().
+
+        page_size is required for a new directory and checked against an existing one.
+        port=None picks a free loopback port at each start. tie_to_parent=False lets the server
+        outlive this process (the `pagelab server start` CLI path).
+        """
+        self.root = Path(directory).expanduser().resolve()
+        self.paths = InstancePaths(self.root, _socket_path_for(self.root))
+        state = self._read_state()
+        if page_size is None:
+            if state is None:
+                raise UsageError(
+                    f"{self.root} is not a pagelab instance (no instance.json); "
+                    f"create it with `pagelab server init {directory} --page-size 16k`"
+                )
+            self.page_size = int(state["page_size"])
+        else:
+            self.page_size = parse_page_size(page_size)
+            if state is not None and int(state["page_size"]) != self.page_size and self.paths.datadir.exists():
+                raise UsageError(
+                    f"{self.root} holds a {page_size_label(int(state['page_size']))} datadir, "
+                    f"not {page_size_label(self.page_size)}; use another directory or init with --force"
+                )
+        if settings is None:
+            settings = ServerSettings(**state["settings"]) if state and "settings" in state else ServerSettings()
+        self.settings = settings
+        if port is not None and not (1 <= int(port) <= 65535):
+            raise UsageError(f"port must be from 1 to 65535, got {port}")
+        self.requested_port = port
+        self._server_binary = server_binary or (state or {}).get("server_binary")
+        self._flavour: ServerFlavour | None = None
+        self.tie_to_parent = tie_to_parent
+        self.port: int | None = (state or {}).get("port")
+        self._process: subprocess.Popen | None = None
+
+    # ----------------------------------------------------------------- description
+
+    @property
+    def page_size_label(self) -> str:
+        return page_size_label(self.page_size)
+
+    @property
+    def flavour(self) -> ServerFlavour:
+        if self._flavour is None:
+            self._flavour = detect_server(self._server_binary)
+        return self._flavour
+
+    def __repr__(self) -> str:
+        return f"Instance({str(self.root)!r}, page_size={self.page_size_label!r}, port={self.port})"
+
+    def _read_state(self) -> dict | None:
+        try:
+            return json.loads(self.paths.state_file.read_text())
+        except FileNotFoundError:
+            return None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UsageError(f"{self.paths.state_file} is unreadable ({exc}); re-create with init --force") from exc
+
+    def _write_state(self, **updates) -> None:
+        state = self._read_state() or {}
+        state.update(
+            page_size=self.page_size,
+            page_size_label=self.page_size_label,
+            settings=self.settings.to_dict(),
+            server_binary=str(self.flavour.server_binary),
+            flavour=self.flavour.flavour,
+            server_version=self.flavour.version,
+            socket=str(self.paths.socket),
+        )
+        state.update(updates)
+        tmp = self.paths.state_file.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(state, indent=2) + "\n")
+        tmp.replace(self.paths.state_file)
+
+    @property
+    def password(self) -> str:
+        """root's password, read from client.cnf (never logged or printed)."""
+        try:
+            for line in self.paths.client_cnf.read_text().splitlines():
+                if line.startswith("password="):
+                    return line.split("=", 1)[1]
+        except FileNotFoundError:
+            pass
+        raise ServerError(f"{self.paths.client_cnf} is missing; the instance was not initialised (pagelab server init)")
+
+    def is_initialised(self) -> bool:
+        return (self.paths.datadir / "mysql").is_dir() and self.paths.client_cnf.exists()
+
+    # ----------------------------------------------------------------- init
+
+    def init(self, force: bool = False, timeout: float = INIT_TIMEOUT_S) -> "Instance":
+        """Create the datadir with this page size and give root a random password.
+
+        Refuses a non-empty datadir unless force=True (which wipes it). On failure, nothing it
+        created is left behind.
+        """
+        flavour = self.flavour  # a missing server fails here, before anything is written
+        if self.is_running():
+            raise UsageError(f"{self.root} has a running server (pid {self.pid()}); stop it first: pagelab server stop {self.root}")
+        datadir = self.paths.datadir
+        if datadir.exists() and any(datadir.iterdir()):
+            if not force:
+                raise UsageError(f"datadir {datadir} is not empty; pass --force (force=True) to wipe it and start over")
+            shutil.rmtree(datadir)
+        created_root = not self.root.exists()
+        try:
+            for leftover in (self.paths.error_log, self.paths.pid_file, self.paths.state_file):
+                leftover.unlink(missing_ok=True)
+            self.root.mkdir(parents=True, exist_ok=True)
+            datadir.mkdir()
+            self.paths.tmpdir.mkdir(exist_ok=True)
+            self._write_state(port=None)
+            self.paths.my_cnf.write_text(render_my_cnf(self.paths, self.settings, self.page_size, port=None))
+            password = secrets.token_urlsafe(PASSWORD_BYTES)
+            self._write_client_cnf(password, port=None)
+            self._run_install_db(flavour, timeout)
+            self._secure_root(password, timeout)
+        except BaseException:
+            # Includes KeyboardInterrupt: a half-made datadir would later look initialised.
+            self._kill_quietly()
+            if created_root:
+                shutil.rmtree(self.root, ignore_errors=True)
+            else:
+                shutil.rmtree(datadir, ignore_errors=True)
+                for made in (self.paths.client_cnf, self.paths.state_file, self.paths.my_cnf):
+                    made.unlink(missing_ok=True)
+            raise
+        return self
+
+    def _write_client_cnf(self, password: str, port: int | None) -> None:
+        cnf = self.paths.client_cnf
+        # Created 0600 from the start, so the password is never readable by others, even briefly.
+        fd = os.open(cnf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(render_client_cnf(self.paths, password, port))
+        os.chmod(cnf, 0o600)
+
+    def _page_size_args(self) -> list[str]:
+        # Given on the command line as well as in my.cnf: install scripts and some versions read
+        # option files differently from a normal start (dbdeployer's trap), the command line wins.
+        return [f"--innodb-page-size={self.page_size}"]
+
+    def _run_install_db(self, flavour: ServerFlavour, timeout: float) -> None:
+        defaults = f"--defaults-file={self.paths.my_cnf}"
+        if flavour.flavour == "mariadb":
+            command = [str(flavour.install_db), defaults, "--skip-test-db", f"--datadir={self.paths.datadir}"]
+            # root@localhost only, reachable through the socket; _secure_root sets its password.
+            command += ["--auth-root-authentication-method=socket"]
+            command += self._page_size_args()
+            if os.geteuid() == 0:
+                command.append("--user=root")
+        else:
+            command = [str(flavour.server_binary), defaults, "--initialize-insecure"] + self._page_size_args()
+        log = self.root / "init.log"
+        try:
+            with open(log, "w") as out:
+                result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise ServerError(f"initialising {self.paths.datadir} took over {timeout:.0f} s;\n{tail_of(log)}") from exc
+        if result.returncode != 0:
+            raise ServerError(
+                f"initialising a {self.page_size_label} datadir failed ({Path(command[0]).name} exit {result.returncode}).\n"
+                f"--- {log.name} ---\n{tail_of(log)}\n--- {self.paths.error_log.name} ---\n{tail_of(self.paths.error_log)}"
+            )
+
+    def _secure_root(self, password: str, timeout: float) -> None:
+        """One start without networking, with an init file that gives root its password."""
+        init_sql = self.root / "secure-root.sql"
+        fd = os.open(init_sql, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        quoted = password.replace("\\", "\\\\").replace("'", "\\'")
+        with os.fdopen(fd, "w") as handle:
+            handle.write(
+                f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{quoted}';\n"
+                f"CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '{quoted}';\n"
+                "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n"
+                "FLUSH PRIVILEGES;\n"
+            )
+        try:
+            self._launch(port=None, extra_args=[f"--init-file={init_sql}"], timeout=timeout)
+        finally:
+            init_sql.unlink(missing_ok=True)
+        self.stop()
+
+    # ----------------------------------------------------------------- start / stop
+
+    def pid(self) -> int | None:
+        if self._process is not None and self._process.poll() is None:
+            return self._process.pid
+        try:
+            pid = int(self.paths.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return pid if self._owns_pid(pid) else None
+
+    def _owns_pid(self, pid: int) -> bool:
+        """True when pid is alive and is a server started with this instance's my.cnf."""
+        if not _process_alive(pid):
+            return False
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return True  # no /proc: trust the pid file
+        return f"--defaults-file={self.paths.my_cnf}".encode() in cmdline
+
+    def is_running(self) -> bool:
+        return self.pid() is not None
+
+    def start(self, timeout: float = START_TIMEOUT_S) -> "Instance":
+        """Start on 127.0.0.1 and wait until it answers with the requested page size."""
+        if not self.is_initialised():
+            raise UsageError(f"{self.root} has no initialised datadir; run `pagelab server init {self.root} --page-size {self.page_size_label}` first")
+        if self.is_running():
+            raise UsageError(f"{self.root} is already running (pid {self.pid()}, port {self.port}); stop it with `pagelab server stop {self.root}`")
+        if self.requested_port is not None and not port_is_free(self.requested_port):
+            raise UsageError(f"port {self.requested_port} on 127.0.0.1 is taken; choose another port or leave it out to get a free one")
+        attempts = 1 if self.requested_port is not None else 3
+        for attempt in range(attempts):
+            port = self.requested_port or free_loopback_port()
+            try:
+                self._launch(port=port, extra_args=[], timeout=timeout)
+                break
+            except ServerError as exc:
+                # Another process may take the port between our probe and the server's bind.
+                if "Address already in use" in str(exc) and attempt + 1 < attempts:
+                    continue
+                raise
+        self._verify_page_size()
+        return self
+
+    def _launch(self, port: int | None, extra_args: list[str], timeout: float) -> None:
+        flavour = self.flavour
+        self.paths.my_cnf.write_text(render_my_cnf(self.paths, self.settings, self.page_size, port))
+        self._write_client_cnf(self.password, port)
+        self.paths.pid_file.unlink(missing_ok=True)
+        if self.paths.socket.exists():
+            self.paths.socket.unlink()
+        log_offset = self.paths.error_log.stat().st_size if self.paths.error_log.exists() else 0
+        command = [str(flavour.server_binary), f"--defaults-file={self.paths.my_cnf}"]
+        command += self._page_size_args() + extra_args
+        with open(self.root / "mysqld.out", "ab") as console:
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=console,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C goes to pagelab, which then stops the server cleanly
+                preexec_fn=_die_with_parent if self.tie_to_parent else None,
+            )
+        _started_here.add(self)
+        self.port = port
+        self._write_state(port=port, pid=self._process.pid)
+        try:
+            self._wait_until_ready(timeout, log_offset)
+        except BaseException:
+            self._kill_quietly()
+            raise
+
+    def _new_log_text(self, offset: int) -> str:
+        try:
+            with open(self.paths.error_log, "rb") as handle:
+                handle.seek(offset)
+                return handle.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def _wait_until_ready(self, timeout: float, log_offset: int) -> None:
+        import mysql.connector
+
+        deadline = time.monotonic() + timeout
+        last_error = "no answer yet"
+        while True:
+            if self._process is not None and self._process.poll() is not None:
+                new_log = self._new_log_text(log_offset)
+                raise ServerError(
+                    f"the {self.page_size_label} server exited during start-up (exit {self._process.returncode}).\n"
+                    f"--- tail of {self.paths.error_log} ---\n{new_log.strip()[-4000:] or tail_of(self.paths.error_log)}"
+                )
+            if self.paths.socket.exists():
+                try:
+                    connection = mysql.connector.connect(
+                        unix_socket=str(self.paths.socket), user="root", password=self.password,
+                        connection_timeout=5, use_pure=True,
+                    )
+                    connection.close()
+                    return
+                except mysql.connector.Error as exc:
+                    last_error = str(exc)
+            if time.monotonic() > deadline:
+                raise ServerError(
+                    f"the {self.page_size_label} server did not become ready within {timeout:.0f} s ({last_error}).\n"
+                    f"--- tail of {self.paths.error_log} ---\n{tail_of(self.paths.error_log)}"
+                )
+            time.sleep(POLL_INTERVAL_S)
+
+    def _verify_page_size(self) -> None:
+        with self.connect() as connection:
+            cursor = connection.cursor()
+            cursor.execute("SELECT @@innodb_page_size")
+            actual = int(cursor.fetchone()[0])
+        if actual != self.page_size:
+            self.stop()
+            raise ServerError(
+                f"the server reports innodb_page_size={actual}, but {self.root} was asked for {self.page_size}; "
+                f"the datadir was made with another page size: re-create it with `pagelab server init --force`"
+            )
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> bool:
+        """Clean shutdown (SIGTERM), then SIGKILL after `timeout`. True if it shut down cleanly.
+
+        Safe to call when nothing runs; never leaves a server behind.
+        """
+        pid = self.pid()
+        if pid is None:
+            self._reap()
+            return True
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            self._reap()
+            return True
+        clean = self._wait_for_exit(pid, timeout)
+        if not clean:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._wait_for_exit(pid, 30)
+        self._reap()
+        _started_here.discard(self)
+        return clean
+
+    def _wait_for_exit(self, pid: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._process is not None and self._process.pid == pid:
+                if self._process.poll() is not None:
+                    return True
+            elif not _process_alive(pid):
+                return True
+            time.sleep(POLL_INTERVAL_S)
+        return False
+
+    def _reap(self) -> None:
+        if self._process is not None:
+            self._process.poll()
+            self._process = None
+
+    def _kill_quietly(self) -> None:
+        pid = self.pid()
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._wait_for_exit(pid, 30)
+        self._reap()
+        _started_here.discard(self)
+
+    def check_alive(self) -> None:
+        """Raise ServerError with the error log tail if a server this object started has died."""
+        if self._process is not None and self._process.poll() is not None:
+            code = self._process.returncode
+            self._process = None
+            _started_here.discard(self)
+            how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+            raise ServerError(
+                f"the {self.page_size_label} server at {self.root} has died ({how}).\n"
+                f"--- tail of {self.paths.error_log} ---\n{tail_of(self.paths.error_log)}"
+            )
+        if self._process is None and self.port is not None and not self.is_running():
+            raise ServerError(
+                f"the {self.page_size_label} server at {self.root} is not running.\n"
+                f"--- tail of {self.paths.error_log} ---\n{tail_of(self.paths.error_log)}"
+            )
+
+    def __enter__(self) -> "Instance":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    # ----------------------------------------------------------------- clients
+
+    def connection_args(self, database: str | None = None, tcp: bool = False) -> dict:
+        """Keyword arguments for mysql.connector.connect (contain the password: never log them)."""
+        args = {"user": "root", "password": self.password}
+        if tcp:
+            if self.port is None:
+                raise ServerError(f"{self.root} has no TCP port; start it first")
+            args.update(host="127.0.0.1", port=self.port)
+        else:
+            args["unix_socket"] = str(self.paths.socket)
+        if database:
+            args["database"] = database
+        return args
+
+    def connect(self, database: str | None = None, **options):
+        """A mysql-connector connection as root through the socket."""
+        import mysql.connector
+
+        self.check_alive()
+        try:
+            return mysql.connector.connect(**self.connection_args(database), **options)
+        except mysql.connector.Error:
+            self.check_alive()  # a dead server explains the failure better than the connector
+            raise
+
+    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """Run one statement and return its rows: for status checks and small lookups."""
+        with self.connect() as connection:
+            cursor = connection.cursor()
+            cursor.execute(sql, params)
+            rows = cursor.fetchall() if cursor.with_rows else []
+            connection.commit()
+            return rows
+
+    def status(self) -> dict:
+        """What `pagelab server status` prints (no password)."""
+        running = self.is_running()
+        info = {
+            "directory": str(self.root),
+            "page_size": self.page_size_label,
+            "initialised": self.is_initialised(),
+            "running": running,
+            "pid": self.pid(),
+            "port": self.port if running else None,
+            "socket": str(self.paths.socket),
+            "client_cnf": str(self.paths.client_cnf),
+            "settings": asdict(self.settings),
+        }
+        if running:
+            try:
+                rows = dict(self.query("SELECT 'version', VERSION() UNION ALL SELECT 'page', @@innodb_page_size "
+                                       "UNION ALL SELECT 'pool', @@innodb_buffer_pool_size"))
+                info.update(server_version=rows["version"], innodb_page_size=int(rows["page"]),
+                            buffer_pool_bytes=int(rows["pool"]))
+            except Exception as exc:  # status must report, not fail
+                info["error"] = str(exc)
+        return info
+
+    # ----------------------------------------------------------------- snapshots
+
+    def snapshot(self, destination: str | os.PathLike | None = None) -> Path:
+        """Copy the (cleanly stopped) datadir, so repeats can start from the identical state."""
+        if self.is_running():
+            raise UsageError(f"stop {self.root} before taking a snapshot: a running datadir is not consistent on disk")
+        if not self.is_initialised():
+            raise UsageError(f"{self.root} has no datadir to snapshot")
+        target = Path(destination) if destination else self.paths.default_snapshot
+        partial = target.with_name(target.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        _copy_tree(self.paths.datadir, partial)
+        (partial / ".pagelab-snapshot.json").write_text(json.dumps({"page_size": self.page_size, "taken": time.time()}))
+        shutil.rmtree(target, ignore_errors=True)
+        partial.rename(target)  # only a complete copy ever carries the snapshot's name
+        return target
+
+    def restore(self, source: str | os.PathLike | None = None) -> None:
+        """Replace the datadir with a snapshot taken by snapshot()."""
+        if self.is_running():
+            raise UsageError(f"stop {self.root} before restoring a snapshot")
+        origin = Path(source) if source else self.paths.default_snapshot
+        marker = origin / ".pagelab-snapshot.json"
+        if not marker.exists():
+            raise UsageError(f"{origin} is not a pagelab snapshot (take one with snapshot() after a clean stop)")
+        taken_with = json.loads(marker.read_text())["page_size"]
+        if taken_with != self.page_size:
+            raise UsageError(f"snapshot {origin} is of a {page_size_label(taken_with)} datadir, this instance is {self.page_size_label}")
+        partial = self.paths.datadir.with_name("data.restoring")
+        shutil.rmtree(partial, ignore_errors=True)
+        _copy_tree(origin, partial)
+        (partial / ".pagelab-snapshot.json").unlink()
+        shutil.rmtree(self.paths.datadir, ignore_errors=True)
+        partial.rename(self.paths.datadir)
+
+    def destroy(self) -> None:
+        """Stop and delete the whole instance directory."""
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+        if self.paths.socket.parent != self.root:
+            self.paths.socket.unlink(missing_ok=True)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    # cp keeps sparse files sparse and clones blocks where the filesystem can; copytree does neither.
+    result = subprocess.run(["cp", "-a", "--reflink=auto", str(source), str(target)],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        shutil.rmtree(target, ignore_errors=True)
+        raise ServerError(f"copying {source} to {target} failed: {result.stderr.strip()}")

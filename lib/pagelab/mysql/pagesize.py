@@ -1,0 +1,42 @@
+"""The InnoDB page sizes a datadir can be created with, and how users may spell them.
+
+InnoDB fixes the page size when the system tablespace is created; a server started later with a
+different `innodb_page_size` refuses the datadir. Both MariaDB (10.1+) and MySQL (5.7+) accept
+exactly these five sizes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pagelab.errors import UsageError
+
+PAGE_SIZES: dict[int, str] = {4096: "4k", 8192: "8k", 16384: "16k", 32768: "32k", 65536: "64k"}
+DEFAULT_PAGE_SIZE = 16384  # InnoDB's default since MySQL 5.6 / MariaDB 10.0
+
+_LABEL_PATTERN = re.compile(r"^\s*(\d+)\s*(k|kb|kib)?\s*$", re.IGNORECASE)
+
+
+def _allowed() -> str:
+    return " ".join(PAGE_SIZES.values()) + " (or " + ", ".join(str(b) for b in PAGE_SIZES) + ")"
+
+
+def parse_page_size(value: str | int) -> int:
+    """Bytes for '4k', '16K', '16KB', 4096 or '4096'; a UsageError naming the allowed sizes otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise UsageError(f"innodb_page_size must be one of {_allowed()}, got {value!r}")
+    if isinstance(value, int):
+        n_bytes = value
+    else:
+        match = _LABEL_PATTERN.match(value)
+        if not match:
+            raise UsageError(f"innodb_page_size must be one of {_allowed()}, got {value!r}")
+        n_bytes = int(match.group(1)) * (1024 if match.group(2) else 1)
+    if n_bytes not in PAGE_SIZES:
+        raise UsageError(f"innodb_page_size must be one of {_allowed()}, got {value!r}")
+    return n_bytes
+
+
+def page_size_label(n_bytes: int) -> str:
+    """'16k' for 16384 — the name used in run directories and plots."""
+    return PAGE_SIZES[parse_page_size(n_bytes)]

@@ -1,0 +1,33 @@
+"""Sizes as people write them ("64M", "4k", "1.5G") and as servers want them (bytes)."""
+
+from __future__ import annotations
+
+import re
+
+from pagelab.errors import UsageError
+
+_BINARY_SUFFIX = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_SIZE_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+
+
+def parse_size(value: str | int, what: str = "size") -> int:
+    """Bytes from an int or a string with an optional binary suffix: 65536, "64k", "64KiB", "1.5G"."""
+    if isinstance(value, bool):
+        raise UsageError(f"{what} must be a size such as 64M or 1G, got {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise UsageError(f"{what} must not be negative, got {value}")
+        return value
+    match = _SIZE_PATTERN.match(str(value))
+    if not match:
+        raise UsageError(f"{what} must be a size such as 64M, 512k or 1G (binary units), got {value!r}")
+    number, suffix = match.groups()
+    return int(float(number) * _BINARY_SUFFIX[suffix.lower()])
+
+
+def format_size(n_bytes: int) -> str:
+    """The shortest exact binary form: 65536 -> '64K', 100 -> '100'."""
+    for suffix, factor in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n_bytes and n_bytes % factor == 0:
+            return f"{n_bytes // factor}{suffix}"
+    return str(n_bytes)

@@ -1,0 +1,71 @@
+"""Shared test set-up: the real fixtures beside the repo, and a guard against leftover servers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED = REPO_ROOT.parent / "shared"
+FIXTURES = SHARED / "fixtures"
+SEEDS = SHARED / "seeds"
+
+
+def server_processes() -> dict[int, str]:
+    """pid -> command line of every mariadbd/mysqld on the machine."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and argv and Path(argv[0].decode(errors="replace")).name in ("mariadbd", "mysqld"):
+            found[int(entry.name)] = " ".join(a.decode(errors="replace") for a in argv if a)
+    return found
+
+
+def servers_under(directory: Path) -> dict[int, str]:
+    marker = f"--defaults-file={directory}"
+    return {pid: cmd for pid, cmd in server_processes().items() if marker in cmd}
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    if not FIXTURES.is_dir():
+        pytest.fail(f"the shared fixtures are missing: expected {FIXTURES} beside the repository")
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def seeds_dir() -> Path:
+    if not SEEDS.is_dir():
+        pytest.fail(f"the seed documents are missing: expected {SEEDS} beside the repository")
+    return SEEDS
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the run if any server started under pytest's temp directories is still running."""
+    base = getattr(session.config, "_tmp_path_factory", None)
+    if base is None:
+        return
+    try:
+        root = base.getbasetemp().resolve()
+    except Exception:
+        return
+    leftovers = servers_under(root)
+    if leftovers:
+        for pid in leftovers:
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        lines = "\n".join(f"  pid {pid}: {cmd}" for pid, cmd in leftovers.items())
+        session.config.pluginmanager.get_plugin("terminalreporter").write_line(
+            f"FAILED: servers started by the tests were still running at the end (now killed):\n{lines}", red=True
+        )
+        session.exitstatus = 1

@@ -1,0 +1,264 @@
+"""Private servers on real MariaDB: init, start, page size, failures, clean-up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from pagelab.errors import MissingDependencyError, ServerError, UsageError
+from pagelab.mysql import Instance, ServerSettings
+from tests.conftest import servers_under
+
+pytestmark = pytest.mark.server
+
+
+@pytest.mark.parametrize("page_size, expected", [("4k", 4096), ("16k", 16384), ("64k", 65536)])
+def test_init_start_write_read_stop(make_instance, page_size, expected):
+    instance = make_instance(page_size)
+    instance.init()
+    with instance:
+        instance.start()
+        assert instance.is_running()
+        assert instance.query("SELECT @@innodb_page_size")[0][0] == expected
+        instance.query("CREATE DATABASE lab")
+        with instance.connect("lab") as connection:
+            cursor = connection.cursor()
+            cursor.execute("CREATE TABLE t (id INT PRIMARY KEY, note VARCHAR(40)) ENGINE=InnoDB")
+            cursor.execute("INSERT INTO t VALUES (1, %s)", (f"written at {page_size}",))
+            connection.commit()
+            cursor.execute("SELECT note FROM t WHERE id = 1")
+            assert cursor.fetchone()[0] == f"written at {page_size}"
+        pid = instance.pid()
+    assert not instance.is_running()
+    assert not os.path.exists(f"/proc/{pid}") or "Z" in open(f"/proc/{pid}/stat").read().split(")")[1][:3]
+
+
+def test_settings_reach_the_server(make_instance):
+    settings = ServerSettings(buffer_pool_bytes="48M", redo_log_bytes="16M", max_connections=33,
+                              extra={"innodb_io_capacity": "1234"})
+    instance = make_instance("8k", settings=settings)
+    instance.init()
+    with instance:
+        instance.start()
+        row = instance.query("SELECT @@innodb_buffer_pool_size, @@innodb_flush_method, @@max_connections, "
+                             "@@innodb_io_capacity, @@bind_address, @@innodb_buffer_pool_load_at_startup")[0]
+    assert row[0] == 48 << 20
+    assert row[1] == "O_DIRECT"
+    assert row[2] == 33
+    assert row[3] == 1234
+    assert row[4] == "127.0.0.1"
+    assert row[5] == 0
+
+
+def test_two_instances_at_once_on_different_ports(make_instance):
+    first, second = make_instance("4k"), make_instance("16k")
+    first.init()
+    second.init()
+    with first, second:
+        first.start()
+        second.start()
+        assert first.port != second.port
+        import mysql.connector
+
+        for instance, size in ((first, 4096), (second, 16384)):
+            with mysql.connector.connect(**instance.connection_args(tcp=True)) as connection:
+                cursor = connection.cursor()
+                cursor.execute("SELECT @@innodb_page_size, @@port")
+                assert cursor.fetchone() == (size, instance.port)
+
+
+@pytest.mark.parametrize("bad", ["12k", "0", "abc", "128k", 0, 12288, "", "4kk", -4096])
+def test_bad_page_size_is_refused_before_any_side_effect(tmp_path, bad):
+    target = tmp_path / "never-made"
+    with pytest.raises(UsageError, match="innodb_page_size must be one of 4k 8k 16k 32k 64k"):
+        Instance(target, bad)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("spelling, expected", [("4k", 4096), ("8K", 8192), ("16KB", 16384), ("32768", 32768), (65536, 65536)])
+def test_page_size_spellings(tmp_path, spelling, expected):
+    assert Instance(tmp_path / "x", spelling).page_size == expected
+
+
+def test_non_empty_datadir_needs_force(make_instance):
+    instance = make_instance("4k")
+    instance.paths.datadir.mkdir(parents=True)
+    (instance.paths.datadir / "precious.txt").write_text("keep me")
+    with pytest.raises(UsageError, match="not empty; pass --force"):
+        instance.init()
+    assert (instance.paths.datadir / "precious.txt").read_text() == "keep me"
+    assert not servers_under(instance.root)
+    instance.init(force=True)
+    assert not (instance.paths.datadir / "precious.txt").exists()
+    assert instance.is_initialised()
+
+
+def test_taken_port_is_refused_without_starting(make_instance):
+    instance = make_instance("4k")
+    instance.init()
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        blocked = Instance(instance.root, port=taken)
+        with pytest.raises(UsageError, match=f"port {taken} on 127.0.0.1 is taken"):
+            blocked.start()
+    assert not servers_under(instance.root)
+    assert instance.is_initialised()
+
+
+def test_missing_server_binary_is_named(tmp_path, monkeypatch):
+    empty_bin = tmp_path / "bin"
+    empty_bin.mkdir()
+    monkeypatch.setenv("PATH", str(empty_bin))
+    monkeypatch.setenv("PAGELAB_SERVER_PATH", "")
+    target = tmp_path / "never-made"
+    with pytest.raises(MissingDependencyError, match="apt-get install mariadb-server"):
+        Instance(target, "4k").init()
+    assert not target.exists()
+
+
+def test_kill_9_is_noticed(make_instance):
+    instance = make_instance("4k")
+    instance.init()
+    instance.start()
+    os.kill(instance.pid(), signal.SIGKILL)
+    time.sleep(0.5)
+    with pytest.raises(ServerError, match="has died \\(killed by signal 9\\)") as raised:
+        instance.check_alive()
+    assert "tail of" in str(raised.value)
+    assert not instance.is_running()
+
+
+def test_kill_9_is_noticed_by_connect(make_instance):
+    instance = make_instance("4k")
+    instance.init()
+    instance.start()
+    os.kill(instance.pid(), signal.SIGKILL)
+    time.sleep(0.5)
+    with pytest.raises(ServerError, match="died"):
+        instance.connect()
+
+
+def test_a_server_that_cannot_start_reports_its_log(make_instance):
+    instance = make_instance("4k")
+    instance.init()
+    instance.settings = instance.settings.with_overrides(extra={"innodb_no_such_option": "1"})
+    with pytest.raises(ServerError, match="exited during start-up") as raised:
+        instance.start()
+    assert "innodb_no_such_option" in str(raised.value)
+    assert not servers_under(instance.root)
+
+
+def test_start_timeout_reports_the_log_and_leaves_nothing(make_instance):
+    instance = make_instance("4k")
+    instance.init()
+    with pytest.raises(ServerError, match="did not become ready within 0 s") as raised:
+        instance.start(timeout=0.0)
+    assert "tail of" in str(raised.value)
+    assert not servers_under(instance.root)
+
+
+def test_page_size_mismatch_with_existing_datadir_is_refused(make_instance):
+    instance = make_instance("4k")
+    instance.init()
+    with pytest.raises(UsageError, match="holds a 4k datadir, not 16k"):
+        Instance(instance.root, "16k")
+
+
+def test_password_only_in_client_cnf(make_instance):
+    instance = make_instance("4k")
+    instance.init()
+    with instance:
+        instance.start()
+        password = instance.password
+        assert len(password) >= 20
+        mode = stat.S_IMODE(os.stat(instance.paths.client_cnf).st_mode)
+        assert mode == 0o600
+        client = subprocess.run(["mariadb", f"--defaults-file={instance.paths.client_cnf}", "-N", "-e",
+                                 "SELECT @@innodb_page_size"], capture_output=True, text=True, timeout=30)
+        assert client.stdout.strip() == "4096", client.stderr
+    for path in instance.root.rglob("*"):
+        if path.is_file() and path != instance.paths.client_cnf and "data" not in path.relative_to(instance.root).parts:
+            assert password not in path.read_text(errors="replace"), f"password leaked into {path}"
+
+
+def test_root_without_password_is_refused(make_instance):
+    import mysql.connector
+
+    instance = make_instance("4k")
+    instance.init()
+    with instance:
+        instance.start()
+        for args in ({"unix_socket": str(instance.paths.socket)}, {"host": "127.0.0.1", "port": instance.port}):
+            with pytest.raises(mysql.connector.Error):
+                mysql.connector.connect(user="root", password="", **args)
+
+
+def test_snapshot_and_restore_give_back_the_loaded_state(make_instance):
+    instance = make_instance("8k")
+    instance.init()
+    with instance:
+        instance.start()
+        instance.query("CREATE DATABASE lab")
+        instance.query("CREATE TABLE lab.t (id INT PRIMARY KEY) ENGINE=InnoDB")
+        instance.query("INSERT INTO lab.t VALUES (1), (2), (3)")
+        with pytest.raises(UsageError, match="before taking a snapshot"):
+            instance.snapshot()
+    snapshot = instance.snapshot()
+    assert snapshot.is_dir()
+    with instance:
+        instance.start()
+        instance.query("DELETE FROM lab.t WHERE id > 1")
+        assert instance.query("SELECT COUNT(*) FROM lab.t")[0][0] == 1
+    instance.restore()
+    with instance:
+        instance.start()
+        assert instance.query("SELECT COUNT(*) FROM lab.t")[0][0] == 3
+
+
+def test_context_manager_stops_on_error(make_instance):
+    instance = make_instance("4k")
+    instance.init()
+    with pytest.raises(RuntimeError):
+        with instance:
+            instance.start()
+            raise RuntimeError("something inside failed")
+    assert not instance.is_running()
+    assert not servers_under(instance.root)
+
+
+def test_a_killed_python_process_takes_its_server_down(tmp_path):
+    """The kernel's parent-death signal stops a server whose Python owner was SIGKILLed."""
+    script = textwrap.dedent(f"""
+        import sys, time
+        from pagelab.mysql import Instance, ServerSettings
+        instance = Instance({str(tmp_path / 'orphan')!r}, '4k',
+                            settings=ServerSettings(buffer_pool_bytes='32M', redo_log_bytes='16M'))
+        instance.init()
+        instance.start()
+        print(instance.pid(), flush=True)
+        time.sleep(600)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        server_pid = int(child.stdout.readline())
+        assert servers_under(tmp_path)
+        child.kill()
+        child.wait()
+        deadline = time.monotonic() + 60
+        while servers_under(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not servers_under(tmp_path), f"server {server_pid} outlived its owner"
+    finally:
+        child.kill()
+        for pid in servers_under(tmp_path):
+            os.kill(pid, signal.SIGKILL)
