@@ -4,3 +4,12 @@ The library layer: every experiment's logic lives here, and the notebooks only c
 """
 
 __version__ = "0.1.0"
+
+# mysql-connector's C extension bundles an OpenSSL newer than some distributions' (Debian 12 has
+# 3.0). If Python's own ssl module loads the system library first, the extension then fails to
+# load and every query costs several times more client CPU in the pure-Python protocol. Loading
+# the extension first makes its OpenSSL the process's, which the ssl module accepts.
+try:
+    import _mysql_connector  # noqa: F401
+except ImportError:  # not installed, or ssl was imported earlier: the pure-Python path still works
+    pass

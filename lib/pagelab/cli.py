@@ -2,6 +2,7 @@
 
     pagelab doctor                      what an experiment depends on, and what is missing
     pagelab server init|start|status|stop DIR   the course lab's manual steps, one command each
+    pagelab tpcc load|run               TPC-C: seeded bulk load, and the driver (tpcc-mysql's flags)
 
 Errors pagelab raises on purpose (PagelabError) are printed as one message, without a traceback;
 exit status 2 for bad input, 1 for anything else that failed, 130 after Ctrl-C.
@@ -113,6 +114,125 @@ def cmd_server_stop(args: argparse.Namespace) -> int:
     return 0 if clean else 1
 
 
+def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("which server (an instance directory, or any server)")
+    group.add_argument("--instance", metavar="DIR", help="a `pagelab server` instance; started for the command "
+                                                         "and stopped again if it is not running")
+    group.add_argument("--host", help="server host, for a server pagelab did not start")
+    group.add_argument("--port", type=int, help="server TCP port (with --host)")
+    group.add_argument("--socket", help="server unix socket, for a server pagelab did not start")
+    group.add_argument("--user", default="root", help="user name (default root)")
+    group.add_argument("--password-file", metavar="PATH", help="file holding the password (never pass it on "
+                                                                "the command line)")
+    parser.add_argument("-d", "--database", default="tpcc", help="database name (default tpcc, as tpcc-mysql)")
+
+
+def _add_driver_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--driver", choices=("pagelab", "tpcc-mysql"), default="pagelab",
+                        help="the built-in workload (default), or a real tpcc-mysql build (with --tpcc-mysql-dir)")
+    parser.add_argument("--tpcc-mysql-dir", metavar="DIR", help="directory holding tpcc-mysql's tpcc_load/tpcc_start")
+
+
+class _Target:
+    """The server a tpcc command talks to; starts and stops an instance that was not running."""
+
+    def __init__(self, args: argparse.Namespace):
+        from pagelab.mysql.client import ConnectionSpec
+
+        self.instance = None
+        self.started_here = False
+        if args.instance:
+            if args.host or args.socket:
+                raise UsageError("give either --instance or --host/--socket, not both")
+            from pagelab.mysql import Instance
+
+            self.instance = Instance(args.instance)
+        else:
+            if not (args.host or args.socket):
+                raise UsageError("say which server: --instance DIR, or --host/--port or --socket "
+                                 "(with --user and --password-file)")
+            self.spec = ConnectionSpec.from_options(args.host, args.port, args.socket, args.user, args.password_file)
+
+    def __enter__(self):
+        from pagelab.mysql.client import ConnectionSpec
+
+        if self.instance is not None:
+            if not self.instance.is_running():
+                print(f"starting {self.instance.root} for this command ...", file=sys.stderr)
+                self.instance.start()
+                self.started_here = True
+            self.spec = ConnectionSpec.for_instance(self.instance, tcp=True)
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.started_here:
+            self.instance.stop()
+
+
+def cmd_tpcc_load(args: argparse.Namespace) -> int:
+    from pagelab.tpcc.datagen import generate
+    from pagelab.tpcc.loader import load
+
+    if args.warehouses < 1:
+        raise UsageError(f"-w must be at least 1, got {args.warehouses}")
+    target = _Target(args)
+    if args.driver == "tpcc-mysql":
+        from pagelab.tpcc.external import find_tpcc_mysql, load_with_tpcc_mysql
+
+        find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
+        with target:
+            load_with_tpcc_mysql(target.spec, args.warehouses, args.database, Path(args.tpcc_mysql_dir))
+        print(f"loaded {args.warehouses} warehouse(s) with tpcc_load into {target.spec.describe()}/{args.database}")
+        return 0
+    dataset = generate(args.warehouses, args.seed, cache_dir=Path(args.cache_dir), progress=not args.quiet)
+    with target:
+        report = load(target.spec, dataset, database=args.database, progress=not args.quiet)
+    print(f"loaded {args.warehouses} warehouse(s), seed {args.seed}, into {target.spec.describe()}/{args.database}: "
+          f"tables {report.seconds_tables:.1f} s, indexes {report.seconds_indexes:.1f} s, checks {report.seconds_verify:.1f} s; "
+          f"row counts and consistency conditions 1-4 hold")
+    return 0
+
+
+def _response_limits(pairs: list[str]) -> dict:
+    from pagelab.tpcc.inputs import TransactionKind
+    from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS
+
+    limits = dict(DEFAULT_RESPONSE_LIMITS_MS)
+    names = {kind.name.lower().replace("_", "-"): kind for kind in TransactionKind}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        kind = names.get(name.strip().lower().replace("_", "-"))
+        try:
+            milliseconds = float(value)
+        except ValueError:
+            milliseconds = -1
+        if kind is None or milliseconds <= 0:
+            raise UsageError(f"--rt-limit takes KIND=MS with KIND one of {', '.join(names)}, got {pair!r}")
+        limits[kind] = milliseconds
+    return limits
+
+
+def cmd_tpcc_run(args: argparse.Namespace) -> int:
+    from pagelab.tpcc.driver import RunOptions, run
+
+    options = RunOptions(warehouses=args.warehouses, connections=args.connections, rampup_s=args.rampup,
+                         measure_s=args.measure, interval_s=args.interval, seed=args.seed, database=args.database,
+                         spec_pacing=args.spec_pacing, response_limits_ms=_response_limits(args.rt_limit))
+    options.validate()  # before any server starts
+    if args.driver == "tpcc-mysql":
+        from pagelab.tpcc.external import find_tpcc_mysql, run_tpcc_mysql
+
+        find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
+        with _Target(args) as target:
+            result = run_tpcc_mysql(target.spec, options, Path(args.tpcc_mysql_dir), Path(args.out) if args.out else None)
+    else:
+        with _Target(args) as target:
+            result = run(target.spec, options, out_dir=Path(args.out) if args.out else None)
+    if args.out:
+        print(f"\nwrote {args.out}/tpcc.log, tpcc_intervals.csv and summary.json", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from pagelab import __version__
     from pagelab.mysql.pagesize import PAGE_SIZES
@@ -168,6 +288,40 @@ def build_parser() -> argparse.ArgumentParser:
     stop.add_argument("directory", metavar="DIR")
     stop.add_argument("--timeout", type=float, default=120.0, help="seconds to wait before killing (default 120)")
     stop.set_defaults(handler=cmd_server_stop)
+
+    tpcc = commands.add_parser("tpcc", help="TPC-C: load a seeded dataset, run the driver",
+                               description="TPC-C as tpcc-mysql runs it, with a seed, a fast loader and its log format.")
+    tpcc_commands = tpcc.add_subparsers(dest="tpcc_command", metavar="ACTION", required=True)
+    load = tpcc_commands.add_parser("load", help="generate (or reuse) the seeded data and bulk-load it",
+                                    description="Generate the TPC-C population for -w warehouses and --seed once "
+                                                "(cached under data/cache), load it, and check row counts and the "
+                                                "consistency conditions 1-4 of clause 3.3.2.")
+    load.add_argument("-w", "--warehouses", type=int, required=True, help="number of warehouses")
+    load.add_argument("--seed", type=int, default=1, help="data generator seed (default 1)")
+    load.add_argument("--cache-dir", default=str(PROJECT_ROOT / "data" / "cache"), help="where generated data is kept")
+    load.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    _add_driver_arguments(load)
+    _add_target_arguments(load)
+    load.set_defaults(handler=cmd_tpcc_load)
+
+    run = tpcc_commands.add_parser("run", help="run the TPC-C driver and write tpcc-mysql's log format",
+                                   description="Run N terminals: ramp-up, then the measurement, with one line per "
+                                               "interval in tpcc_start's format. Writes tpcc.log, tpcc_intervals.csv "
+                                               "and summary.json into --out.")
+    run.add_argument("-w", "--warehouses", type=int, required=True, help="warehouses to use (at most those loaded)")
+    run.add_argument("-c", "--connections", type=int, default=4, help="terminals, one connection each (default 4)")
+    run.add_argument("-r", "--rampup", type=int, default=10, help="ramp-up seconds, not measured (default 10)")
+    run.add_argument("-l", "--measure", type=int, default=60, help="measured seconds (default 60)")
+    run.add_argument("-i", "--interval", type=int, default=10, help="seconds per report line (default 10)")
+    run.add_argument("--seed", type=int, default=1, help="seed of the terminals' input streams (default 1)")
+    run.add_argument("--out", metavar="DIR", help="write tpcc.log, tpcc_intervals.csv and summary.json here")
+    run.add_argument("--spec-pacing", action="store_true",
+                     help="keying and think times of clause 5.2.5.7 (default: none, as tpcc-mysql)")
+    run.add_argument("--rt-limit", action="append", default=[], metavar="KIND=MS",
+                     help="response-time limit in ms for the 90%% check, e.g. new-order=5000 (repeatable)")
+    _add_driver_arguments(run)
+    _add_target_arguments(run)
+    run.set_defaults(handler=cmd_tpcc_run)
     return parser
 
 

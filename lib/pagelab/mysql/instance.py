@@ -60,6 +60,7 @@ ERROR_LOG_TAIL_LINES = 25
 # How often readiness and shutdown are polled: short against a 1-3 s start, cheap on 2 cores.
 POLL_INTERVAL_S = 0.1
 PASSWORD_BYTES = 18  # 24 URL-safe characters
+SNAPSHOT_PASSWORD_FILE = ".pagelab-root-password"
 
 _PR_SET_PDEATHSIG = 1
 _started_here: "weakref.WeakSet[Instance]" = weakref.WeakSet()
@@ -276,12 +277,7 @@ class Instance:
         return self
 
     def _write_client_cnf(self, password: str, port: int | None) -> None:
-        cnf = self.paths.client_cnf
-        # Created 0600 from the start, so the password is never readable by others, even briefly.
-        fd = os.open(cnf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(render_client_cnf(self.paths, password, port))
-        os.chmod(cnf, 0o600)
+        _write_private(self.paths.client_cnf, render_client_cnf(self.paths, password, port))
 
     def _page_size_args(self) -> list[str]:
         # Given on the command line as well as in my.cnf: install scripts and some versions read
@@ -314,15 +310,12 @@ class Instance:
     def _secure_root(self, password: str, timeout: float) -> None:
         """One start without networking, with an init file that gives root its password."""
         init_sql = self.root / "secure-root.sql"
-        fd = os.open(init_sql, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         quoted = password.replace("\\", "\\\\").replace("'", "\\'")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(
-                f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{quoted}';\n"
-                f"CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '{quoted}';\n"
-                "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n"
-                "FLUSH PRIVILEGES;\n"
-            )
+        _write_private(init_sql,
+                       f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{quoted}';\n"
+                       f"CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '{quoted}';\n"
+                       "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n"
+                       "FLUSH PRIVILEGES;\n")
         try:
             self._launch(port=None, extra_args=[f"--init-file={init_sql}"], timeout=timeout)
         finally:
@@ -599,6 +592,9 @@ class Instance:
         shutil.rmtree(partial, ignore_errors=True)
         _copy_tree(self.paths.datadir, partial)
         (partial / ".pagelab-snapshot.json").write_text(json.dumps({"page_size": self.page_size, "taken": time.time()}))
+        # The grant tables inside hold root's password; keep it with them (0600) so that any
+        # instance restoring this snapshot can log in.
+        _write_private(partial / SNAPSHOT_PASSWORD_FILE, self.password)
         shutil.rmtree(target, ignore_errors=True)
         partial.rename(target)  # only a complete copy ever carries the snapshot's name
         return target
@@ -618,8 +614,11 @@ class Instance:
         shutil.rmtree(partial, ignore_errors=True)
         _copy_tree(origin, partial)
         (partial / ".pagelab-snapshot.json").unlink()
+        password = (partial / SNAPSHOT_PASSWORD_FILE).read_text()
+        (partial / SNAPSHOT_PASSWORD_FILE).unlink()
         shutil.rmtree(self.paths.datadir, ignore_errors=True)
         partial.rename(self.paths.datadir)
+        self._write_client_cnf(password, self.port)
 
     def destroy(self) -> None:
         """Stop and delete the whole instance directory."""
@@ -627,6 +626,14 @@ class Instance:
         shutil.rmtree(self.root, ignore_errors=True)
         if self.paths.socket.parent != self.root:
             self.paths.socket.unlink(missing_ok=True)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a file that holds a password: created 0600, so it is never readable by others, even briefly."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.chmod(path, 0o600)
 
 
 def _copy_tree(source: Path, target: Path) -> None:

@@ -1,0 +1,441 @@
+"""tpcc-mysql's `tpcc_start` output -> one row per interval line, plus the run's summary in meta.
+
+The current Percona-Lab format (and what pagelab's own driver writes)::
+
+    option w with value '1'            <- echoed options; `option p` is the password: dropped
+    <Parameters>
+         [server]: 127.0.0.1
+           [pass]:                      <- dropped, never stored
+      [warehouse]: 1
+    ...
+    MEASURING START.
+
+      10, trx: 1869, 95%: 19.710, 99%: 30.258, max_rt: 126.288, 1872|93.235, 187|9.714, 187|79.165, 187|77.656
+    ...
+    <Raw Results>
+      [0] sc:1183 lt:10505  rt:0  fl:0 avg_rt: 12.1 (5)
+     in 60 sec.
+    <Raw Results2(sum ver.)>
+      [0] sc:1183  lt:10505  rt:0  fl:0
+    <Constraint Check> (all must be [OK])
+     [transaction percentage]
+            Payment: 43.48% (>=43.0%) [OK]
+     [response time (at least 90% passed)]
+          New-Order: 10.12%  [NG] *
+    <TpmC>
+                     11688.000 TpmC
+
+An interval line is `seconds, trx: <new-order count>, 95%: <new-order p95 ms>, 99%: <p99 ms>,
+max_rt: <new-order max ms>` and then `count|max ms` for payment, order-status, delivery and
+stock-level, in that order. Counts and times are for that interval only.
+
+Also read:
+
+* older tpcc-mysql, `  10, 27(0):3.829|7.321, 26(0):1.854|4.399, ...` - per type
+  `count(late):rt90|max` (and `count(late):rt90` when built with _SLEEP_ONLY_). The 90th
+  percentile lands in the extra column `<type>_p90_ms` and the late count in `<type>_late`;
+  p95/p99 stay empty. Those versions timed transactions in seconds (their histogram is named
+  REC_PER_SEC, and the sample in tests/golden/samples does ~37 transactions per 10 s on 10
+  connections at a "3.8" p90), so their times are multiplied by 1000 into the `_ms` columns;
+  meta["interval_format"] says which format was read.
+* forks that print a phase after the seconds (`  10, measure, trx: ...`) -> extra column `phase`,
+  and `95:` / `max rt:` spelled without `%` / underscore.
+* pagelab's extended lines: a type's `count|max` may carry `|p95|p99` as well
+  (`1872|93.235|20.1|31.7`) -> `payment_p95_ms`, `payment_p99_ms`, ...; fields this parser does not
+  know are skipped with a warning instead of failing the line.
+
+The `(5)` after avg_rt is tpcc-mysql's response-time limit for the type (5, 5, 5, 80, 20). It is
+compared with response times measured in milliseconds, so it lands in `rt_limit_ms`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pagelab.errors import ParseError
+from pagelab.parse.common import ParseResult, Warnings, excerpt, ordered_rows, text_of, to_float, to_int
+
+CURRENT_FORMAT = "trx: n, 95%: ms, 99%: ms, max_rt: ms, n|max ms (x4)"
+OLD_FORMAT = "n(late):rt90|max per type, in seconds (older tpcc-mysql)"
+
+TRANSACTION_TYPES = ("new_order", "payment", "order_status", "delivery", "stock_level")
+
+COLUMNS = (
+    "t_s",
+    "new_order", "new_order_p95_ms", "new_order_p99_ms", "new_order_max_ms",
+    "payment", "payment_max_ms",
+    "order_status", "order_status_max_ms",
+    "delivery", "delivery_max_ms",
+    "stock_level", "stock_level_max_ms",
+)  # fmt: skip
+
+# `[pass]` and option `p` carry the database password: they are recognised only to be dropped.
+_PARAMETER_KEYS = {
+    "server": ("server", str),
+    "port": ("port", int),
+    "dbname": ("dbname", str),
+    "user": ("user", str),
+    "warehouse": ("warehouses", int),
+    "connection": ("connections", int),
+    "rampup": ("rampup_s", int),
+    "measure": ("measure_s", int),
+    "ratio": ("ratio", str),
+}
+_OPTION_KEYS = {
+    "h": ("server", str),
+    "P": ("port", int),
+    "d": ("dbname", str),
+    "u": ("user", str),
+    "w": ("warehouses", int),
+    "c": ("connections", int),
+    "r": ("rampup_s", int),
+    "l": ("measure_s", int),
+    "i": ("interval_s", int),
+}
+_SECRET_KEYS = {"pass", "password"}
+_SECRET_OPTIONS = {"p"}
+
+_OPTION_LINE = re.compile(r"^option (\w) with value '(.*)'\s*$")
+_PARAMETER_LINE = re.compile(r"^\s*\[(\w+)\]:\s?(.*?)\s*$")
+_INTERVAL_START = re.compile(r"^\s*-?\d+\s*,")
+_LABELLED_FIELD = re.compile(r"^([A-Za-z0-9_%]+(?: [A-Za-z0-9_%]+)*)\s*:\s*(\S+)$")
+_PIPE_FIELD = re.compile(r"^\d+(?:\|[^|]*)+$")
+_OLD_TYPE_FIELD = re.compile(
+    r"^(?P<count>\d+)(?:\((?P<late>\d+)\))?:(?P<rt90>[\d.]+|-?nan)"
+    r"(?:\|(?P<max>[\d.]+|-?nan))?(?:\((?P<avg>[\d.]+|-?nan)\))?$"
+)
+_RAW_RESULT = re.compile(
+    r"^\s*\[(?P<index>\d+)(?::[^\]]*)?\]\s*sc:\s*(?P<sc>\d+)\s+lt:\s*(?P<lt>\d+)\s+"
+    r"rt:\s*(?P<rt>\d+)\s+fl:\s*(?P<fl>\d+)"
+    r"(?:\s+avg_rt:\s*(?P<avg>\S+)\s*\(\s*(?P<limit>\d+)\s*\))?"
+)
+_MEASURED = re.compile(r"^\s*in (\d+) sec\.")
+_RAMPUP = re.compile(r"^RAMP-UP TIME\.\((\d+) sec\.\)")
+_TPMC = re.compile(r"^\s*([\d.]+|-?nan)\s+TpmC\s*$")
+_MIX_CHECK = re.compile(
+    r"^\s*([A-Za-z-]+):\s*([\d.]+|-?nan)%\s*\(\s*>=\s*([\d.]+)%\)\s*\[(OK|NG)\]"
+)
+_RESPONSE_CHECK = re.compile(r"^\s*([A-Za-z-]+):\s*([\d.]+|-?nan)%\s*\[(OK|NG)\]")
+
+_LABELS = {
+    "trx": "new_order",
+    "95%": "new_order_p95_ms",
+    "95": "new_order_p95_ms",
+    "99%": "new_order_p99_ms",
+    "99": "new_order_p99_ms",
+    "max_rt": "new_order_max_ms",
+    "max rt": "new_order_max_ms",
+}
+
+
+def parse_tpcc_log(text: str) -> ParseResult:
+    """Interval rows and run summary from tpcc-mysql `tpcc_start` output (see module docstring)."""
+    text = text_of(text, "tpcc-mysql output")
+    lines = text.splitlines()
+    warnings = Warnings()
+    meta: dict[str, Any] = {}
+    options: dict[str, Any] = {}  # the echoed command line; <Parameters> wins where both exist
+    rows: list[dict[str, Any]] = []
+    section = None  # which <...> block we are in; decides what a "[0] sc:..." line belongs to
+    check_kind = None
+    recognised_anything = False
+    tpmc_line = None
+
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+
+        if _INTERVAL_START.match(line):
+            if number == len(lines) and not text.endswith(("\n", "\r")):
+                line = _without_cut_field(line, number, warnings)
+            read = _read_interval_line(line, number, warnings)
+            if read is not None:
+                row, interval_format = read
+                rows.append(row)
+                meta.setdefault("interval_format", interval_format)
+                recognised_anything = True
+            continue
+
+        option = _OPTION_LINE.match(stripped)
+        if option:
+            recognised_anything = True
+            _store_option(options, option.group(1), option.group(2))
+            continue
+
+        if stripped.startswith("<"):
+            section = _section_name(stripped)
+            if section == "tpmc":
+                tpmc_line = number
+            recognised_anything = recognised_anything or section is not None
+            continue
+
+        if stripped.startswith("[") and "]:" in stripped and section in (None, "parameters"):
+            parameter = _PARAMETER_LINE.match(stripped)
+            if parameter:
+                recognised_anything = True
+                _store_parameter(meta, parameter.group(1), parameter.group(2), number, warnings)
+            continue
+
+        raw = _RAW_RESULT.match(line)
+        if raw:
+            recognised_anything = True
+            key = "raw_results_sum" if section == "raw_results_sum" else "raw_results"
+            meta.setdefault(key, []).append(_raw_result(raw))
+            continue
+
+        measured = _MEASURED.match(line)
+        if measured:
+            meta["measured_s"] = to_int(measured.group(1))
+            continue
+
+        rampup = _RAMPUP.match(stripped)
+        if rampup:
+            recognised_anything = True
+            meta.setdefault("rampup_s", to_int(rampup.group(1)))
+            continue
+
+        if stripped.startswith("MEASURING START"):
+            recognised_anything = True
+            continue
+        if stripped.startswith("STOPPING THREADS"):
+            meta["stopped"] = True
+            continue
+
+        if stripped.startswith("[transaction percentage]"):
+            check_kind = "transaction_percentage"
+            continue
+        if stripped.startswith("[response time"):
+            check_kind = "response_time_passed"
+            continue
+        if _read_constraint_line(stripped, check_kind, meta):
+            recognised_anything = True
+            continue
+
+        tpmc = _TPMC.match(stripped)
+        if tpmc:
+            recognised_anything = True
+            meta["tpmc"] = to_float(tpmc.group(1))
+            if meta["tpmc"] is None:
+                warnings.add(number, f"TpmC is not a number: {excerpt(stripped)}")
+            continue
+
+    if not recognised_anything:
+        raise ParseError("no tpcc-mysql output found (no interval lines, header or <TpmC> section)")
+    for key, value in options.items():
+        meta.setdefault(key, value)
+
+    _check_ending(meta, rows, lines, tpmc_line, warnings)
+    return ParseResult(
+        rows=ordered_rows(rows, COLUMNS), warnings=warnings.messages, meta=meta, columns=COLUMNS
+    )
+
+
+def _section_name(stripped: str) -> str | None:
+    lowered = stripped.lower()
+    if lowered.startswith("<parameters>"):
+        return "parameters"
+    if lowered.startswith("<raw results2"):
+        return "raw_results_sum"
+    if lowered.startswith("<raw results>"):
+        return "raw_results"
+    if lowered.startswith("<constraint check>"):
+        return "constraint_check"
+    if lowered.startswith("<tpmc>"):
+        return "tpmc"
+    return None
+
+
+def _store_option(options: dict[str, Any], letter: str, value: str) -> None:
+    if letter in _SECRET_OPTIONS or letter not in _OPTION_KEYS:
+        return
+    key, kind = _OPTION_KEYS[letter]
+    converted = _convert(value, kind)
+    if converted is not None:
+        options[key] = converted
+
+
+def _store_parameter(meta, name: str, value: str, number: int, warnings: Warnings) -> None:
+    name = name.lower()
+    if name in _SECRET_KEYS:
+        return
+    if name not in _PARAMETER_KEYS:
+        return
+    key, kind = _PARAMETER_KEYS[name]
+    converted = _convert(value.split("(")[0].strip() if kind is int else value, kind)
+    if converted is None and value.strip():
+        warnings.add(number, f"[{name}] is not readable: {excerpt(value)}")
+        return
+    meta[key] = converted
+
+
+def _convert(value: str, kind) -> Any:
+    value = value.strip()
+    if kind is int:
+        return to_int(value)
+    return value
+
+
+def _without_cut_field(line: str, number: int, warnings: Warnings) -> str:
+    """The last line of a log that stops without a line end, minus a value the cut went through.
+
+    tpcc-mysql prints every time with three decimals, so "187|79.1" at the very end is a
+    number cut short, not a fast delivery.
+    """
+    warnings.add(number, "the last line has no line end and may be cut off")
+    if re.search(r"\.\d{3}\s*$", line) or "," not in line:
+        return line
+    warnings.add(number, "dropped the last field, cut off in the middle")
+    return line[: line.rfind(",")]
+
+
+def _read_interval_line(line: str, number: int, warnings: Warnings) -> tuple[dict[str, Any], str] | None:
+    fields = [field.strip() for field in line.split(",")]
+    seconds = to_int(fields[0])
+    if seconds is None:
+        warnings.add(number, f"interval line without its seconds: {excerpt(line)}")
+        return None
+    fields = [field for field in fields[1:] if field]
+    row: dict[str, Any] = {"t_s": seconds}
+    if fields and re.fullmatch(r"[A-Za-z-]+", fields[0]):
+        row["phase"] = fields.pop(0)
+
+    if fields and _OLD_TYPE_FIELD.match(fields[0]):
+        row = _read_old_interval_fields(row, fields, line, number, warnings)
+        return (row, OLD_FORMAT) if row else None
+    row = _read_current_interval_fields(row, fields, line, number, warnings)
+    return (row, CURRENT_FORMAT) if row else None
+
+
+def _read_current_interval_fields(row, fields, line, number, warnings) -> dict[str, Any] | None:
+    other_types = iter(TRANSACTION_TYPES[1:])
+    ignored = []
+    types_seen = 0
+    for field in fields:
+        labelled = _LABELLED_FIELD.match(field)
+        if labelled and labelled.group(1).strip().lower() in _LABELS:
+            key = _LABELS[labelled.group(1).strip().lower()]
+            value = to_int(labelled.group(2)) if key == "new_order" else to_float(labelled.group(2))
+            if value is None:
+                warnings.add(number, f"{key} is not a number in {excerpt(line)}")
+            row[key] = value
+            if key == "new_order":
+                types_seen += 1
+            continue
+        if _PIPE_FIELD.match(field):
+            kind = next(other_types, None)
+            if kind is None:
+                ignored.append(field)
+                continue
+            types_seen += 1
+            _store_pipe_field(row, kind, field, line, number, warnings)
+            continue
+        ignored.append(field)
+
+    if types_seen == 0:
+        warnings.add(number, f"not an interval line tpcc-mysql writes: {excerpt(line)}")
+        return None
+    if ignored:
+        shown = ", ".join(repr(item[:30]) for item in ignored[:5])
+        warnings.add(number, f"ignored {len(ignored)} field(s) this parser does not know: {shown}")
+    if types_seen < len(TRANSACTION_TYPES):
+        warnings.add(number, f"interval line has {types_seen} of 5 transaction types (cut off?)")
+    return row
+
+
+def _store_pipe_field(row, kind: str, field: str, line: str, number: int, warnings) -> None:
+    parts = field.split("|")
+    row[kind] = to_int(parts[0])
+    names = (f"{kind}_max_ms", f"{kind}_p95_ms", f"{kind}_p99_ms")
+    for name, part in zip(names, parts[1:]):
+        value = to_float(part)
+        if value is None and part.strip():
+            warnings.add(number, f"{name} is not a number in {excerpt(line)}")
+        row[name] = value
+    if len(parts) > 1 + len(names):
+        warnings.add(number, f"ignored {len(parts) - 1 - len(names)} extra '|' value(s) for {kind}")
+
+
+def _read_old_interval_fields(row, fields, line, number, warnings) -> dict[str, Any] | None:
+    for kind, field in zip(TRANSACTION_TYPES, fields):
+        match = _OLD_TYPE_FIELD.match(field)
+        if not match:
+            warnings.add(number, f"{kind} field is not count(late):rt90|max in {excerpt(line)}")
+            break
+        row[kind] = to_int(match.group("count"))
+        if match.group("late") is not None:
+            row[f"{kind}_late"] = to_int(match.group("late"))
+        row[f"{kind}_p90_ms"] = _seconds_to_ms(match.group("rt90"))
+        if match.group("max") is not None:
+            row[f"{kind}_max_ms"] = _seconds_to_ms(match.group("max"))
+        if match.group("avg") is not None:
+            row[f"{kind}_avg_ms"] = _seconds_to_ms(match.group("avg"))
+    known = sum(1 for kind in TRANSACTION_TYPES if kind in row)
+    if known < len(TRANSACTION_TYPES):
+        warnings.add(number, f"interval line has {known} of 5 transaction types (cut off?)")
+    if len(fields) > len(TRANSACTION_TYPES):
+        warnings.add(number, f"ignored {len(fields) - 5} field(s) after the five transaction types")
+    return row if known else None
+
+
+def _seconds_to_ms(token: str) -> float | None:
+    seconds = to_float(token)
+    return None if seconds is None else round(seconds * 1000, 6)
+
+
+def _raw_result(match: re.Match) -> dict[str, Any]:
+    index = to_int(match.group("index"))
+    result = {
+        "index": index,
+        "transaction": TRANSACTION_TYPES[index] if index is not None and index < len(TRANSACTION_TYPES) else None,
+        "sc": to_int(match.group("sc")),
+        "lt": to_int(match.group("lt")),
+        "rt": to_int(match.group("rt")),
+        "fl": to_int(match.group("fl")),
+    }
+    if match.group("avg") is not None:
+        result["avg_rt_ms"] = to_float(match.group("avg"))
+        result["rt_limit_ms"] = to_int(match.group("limit"))
+    return result
+
+
+def _read_constraint_line(stripped: str, check_kind: str | None, meta: dict[str, Any]) -> bool:
+    mix = _MIX_CHECK.match(stripped)
+    if mix:
+        meta.setdefault("constraint_check", {}).setdefault("transaction_percentage", []).append(
+            {
+                "transaction": _snake(mix.group(1)),
+                "percent": to_float(mix.group(2)),
+                "min_percent": to_float(mix.group(3)),
+                "ok": mix.group(4) == "OK",
+            }
+        )
+        return True
+    response = _RESPONSE_CHECK.match(stripped)
+    if response and check_kind != "transaction_percentage":
+        meta.setdefault("constraint_check", {}).setdefault("response_time_passed", []).append(
+            {
+                "transaction": _snake(response.group(1)),
+                "percent": to_float(response.group(2)),
+                "ok": response.group(3) == "OK",
+            }
+        )
+        return True
+    return False
+
+
+def _snake(printed_name: str) -> str:
+    return printed_name.strip().lower().replace("-", "_")
+
+
+def _check_ending(meta, rows, lines, tpmc_line, warnings: Warnings) -> None:
+    last_line = len(lines)
+    if "tpmc" not in meta:
+        meta["tpmc"] = None
+        if tpmc_line is not None:
+            warnings.add(tpmc_line, "<TpmC> section without a number after it")
+        else:
+            warnings.add(last_line, "log ends before <TpmC> (run cut off or still running)")
+    if not rows:
+        warnings.add(last_line, "no interval lines found")

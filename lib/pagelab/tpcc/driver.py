@@ -1,0 +1,342 @@
+"""The TPC-C driver: N terminal processes, ramp-up then measurement, tpcc-mysql's log format.
+
+    run(connection, RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10),
+        out_dir=Path("run"))
+
+writes into `out_dir`:
+    tpcc.log             tpcc_start's format (header without password, interval lines, Raw Results,
+                         Constraint Check, TpmC), written line by line as the run goes
+    tpcc_intervals.csv   the tidy table: t_s, count/p95/p99/max per transaction kind
+    summary.json         TpmC and the run's parameters
+
+The driver waits until every terminal has connected, then starts them together. It prints an
+interval line once every terminal has reported that interval. If the server dies, the terminals
+report it, the driver stops them all, keeps the partial log (marked as such) and raises
+`TpccRunError`. Ctrl-C does the same and re-raises KeyboardInterrupt.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import multiprocessing
+import queue
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TextIO
+
+from pagelab.errors import PagelabError, UsageError
+from pagelab.mysql.client import ConnectionSpec
+from pagelab.tpcc import logformat
+from pagelab.tpcc.inputs import NURandConstants, TransactionKind, load_constants, run_constants
+from pagelab.tpcc.loader import DEFAULT_DATABASE, loaded_info
+from pagelab.tpcc.stats import (
+    DEFAULT_RESPONSE_LIMITS_MS,
+    IntervalSample,
+    interval_rows,
+    measurement_totals,
+    tpmc,
+)
+from pagelab.tpcc.terminal import TerminalPlan, run_terminal
+
+# How long terminals may take to connect, and to finish after the measurement ends (a Delivery
+# stuck behind a lock wait can take innodb_lock_wait_timeout, 50 s by default).
+CONNECT_TIMEOUT_S = 60.0
+FINISH_GRACE_S = 90.0
+DRIVER_NAME = "pagelab"
+
+
+class TpccRunError(PagelabError):
+    """The run could not finish; the partial log is kept and named in the message."""
+
+
+@dataclass
+class RunOptions:
+    """tpcc_start's parameters (-w -c -r -l -i) plus what tpcc-mysql cannot vary."""
+
+    warehouses: int = 1
+    connections: int = 4
+    rampup_s: int = 10
+    measure_s: int = 60
+    interval_s: int = 10
+    seed: int = 1
+    database: str = DEFAULT_DATABASE
+    spec_pacing: bool = False
+    response_limits_ms: dict = field(default_factory=lambda: dict(DEFAULT_RESPONSE_LIMITS_MS))
+
+    def validate(self) -> None:
+        def whole(name: str, value, minimum: int, flag: str) -> None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                raise UsageError(f"{name} ({flag}) must be a whole number of at least {minimum}, got {value!r}")
+
+        whole("warehouses", self.warehouses, 1, "-w")
+        whole("connections", self.connections, 1, "-c")
+        whole("ramp-up seconds", self.rampup_s, 0, "-r")
+        whole("interval seconds", self.interval_s, 1, "-i")
+        whole("measurement seconds", self.measure_s, 1, "-l")
+        whole("seed", self.seed, 0, "--seed")
+        if self.measure_s < self.interval_s:
+            raise UsageError(f"the measurement (-l {self.measure_s}) is shorter than one interval "
+                             f"(-i {self.interval_s}); make -l at least -i")
+        for kind, limit in self.response_limits_ms.items():
+            if not limit > 0:
+                raise UsageError(f"response-time limit for {TransactionKind(kind).name} must be positive, got {limit}")
+
+
+@dataclass
+class RunResult:
+    tpmc: float
+    summary: dict
+    intervals: list[dict]
+    log_path: Path | None
+
+
+def procedure_statements() -> list[str]:
+    text = resources.files("pagelab.tpcc").joinpath("procedures.sql").read_text()
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("-- ") or line.strip() == "-- @@")
+    return [part.strip() for part in body.split("-- @@") if part.strip()]
+
+
+def server_facts(cursor, database: str) -> dict:
+    """What summary.json records about the server the run measured."""
+    cursor.execute("SELECT @@innodb_page_size, @@innodb_buffer_pool_size, VERSION()")
+    page_size, pool, version = cursor.fetchone()
+    cursor.execute("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
+                   "WHERE table_schema = %s", (database,))
+    return {"page_size_bytes": int(page_size), "buffer_pool_bytes": int(pool), "server": str(version),
+            "db_bytes": int(cursor.fetchone()[0])}
+
+
+def prepare_database(connection: ConnectionSpec, options: RunOptions) -> tuple[NURandConstants, dict, dict]:
+    """Check the database holds enough warehouses, install the procedures, pick the NURand constants.
+
+    Returns the run's constants, what the loader recorded, and the server's facts."""
+    import mysql.connector
+
+    try:
+        link = connection.with_database(options.database).connect(autocommit=True)
+    except mysql.connector.Error as exc:
+        if exc.errno == 1049:
+            raise UsageError(f"database {options.database!r} does not exist; load it first with "
+                             f"`pagelab tpcc load -w {options.warehouses}`") from exc
+        raise
+    try:
+        cursor = link.cursor()
+        try:
+            cursor.execute("SELECT COUNT(*) FROM warehouse")
+        except mysql.connector.Error as exc:
+            raise UsageError(f"database {options.database!r} has no TPC-C tables ({exc.msg}); "
+                             f"load it with `pagelab tpcc load`") from exc
+        loaded = int(cursor.fetchone()[0])
+        if loaded < options.warehouses:
+            raise UsageError(f"-w {options.warehouses} is more than the {loaded} warehouse(s) loaded in "
+                             f"{options.database!r}; use -w {loaded} or load more with `pagelab tpcc load -w {options.warehouses}`")
+        info = loaded_info(cursor)
+        if info:
+            load = NURandConstants(int(info["nurand_c_last"]), int(info["nurand_c_id"]), int(info["nurand_ol_i_id"]))
+        else:  # loaded by tpcc-mysql's tpcc_load: its C-Load is unknown, take one from the seed
+            load = load_constants(options.seed)
+        for statement in procedure_statements():
+            cursor.execute(statement)
+        facts = server_facts(cursor, options.database)
+    finally:
+        link.close()
+    return run_constants(load, options.seed), info, facts
+
+
+class _Output:
+    """The log goes to a file (flushed per line, so a crash keeps it) and optionally a stream."""
+
+    def __init__(self, path: Path | None, echo: TextIO | None):
+        self.path = path
+        self.file = open(path, "w") if path else None
+        self.echo = echo
+
+    def write(self, text: str) -> None:
+        for sink in (self.file, self.echo):
+            if sink is not None:
+                sink.write(text)
+                sink.flush()
+
+    def close(self) -> None:
+        if self.file:
+            self.file.close()
+
+
+def run(
+    connection: ConnectionSpec,
+    options: RunOptions,
+    out_dir: Path | None = None,
+    echo: TextIO | None = sys.stdout,
+    on_interval=None,
+    server_label: str | None = None,
+) -> RunResult:
+    """Run TPC-C; see the module docstring. `on_interval(t_s, row)` is called per interval."""
+    options.validate()
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+    constants, load_info, facts = prepare_database(connection, options)
+    output = _Output(out_dir / "tpcc.log" if out_dir else None, echo)
+    server_label = server_label or (connection.host or "localhost")
+    output.write(logformat.header(server_label, connection.port or connection.socket or "", options.database,
+                                  connection.user, options.warehouses, options.connections, options.rampup_s,
+                                  options.measure_s, options.interval_s, options.seed, DRIVER_NAME))
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    start_at = context.Value("d", 0.0)
+    stop = context.Event()
+    terminal_connection = connection.with_database(options.database)
+    processes = [
+        context.Process(
+            target=run_terminal,
+            args=(TerminalPlan(t, terminal_connection, options.warehouses, options.seed, constants,
+                               options.rampup_s, options.measure_s, options.interval_s, options.spec_pacing),
+                  start_at, stop, results),
+            name=f"tpcc-terminal-{t}", daemon=True)
+        for t in range(1, options.connections + 1)
+    ]
+    intervals_expected = -(-options.measure_s // options.interval_s)
+    merged: dict[int, IntervalSample] = {}
+    reported: dict[int, int] = {}
+    printed = -1
+    ramp = IntervalSample()
+    finished_terminals: set[int] = set()
+    failure: str | None = None
+    completed = False
+    started_wall = time.time()
+    try:
+        for process in processes:
+            process.start()
+        _wait_until_ready(processes, results, options.connections)
+        output.write(logformat.rampup_banner(options.rampup_s))
+        start_at.value = time.monotonic()
+        measure_start = start_at.value + options.rampup_s
+        measure_end = measure_start + options.measure_s
+        announced = False
+        while len(finished_terminals) < len(processes):
+            now = time.monotonic()
+            if not announced and now >= measure_start:
+                output.write(logformat.measuring_banner())
+                announced = True
+            if now > measure_end + FINISH_GRACE_S:
+                failure = "terminals did not finish within {:.0f} s after the measurement ended".format(FINISH_GRACE_S)
+                break
+            try:
+                message = results.get(timeout=0.2)
+            except queue.Empty:
+                dead = [p for p in processes if p.exitcode is not None and int(p.name.rsplit("-", 1)[1]) not in finished_terminals]
+                if dead:
+                    failure = f"terminal process {dead[0].name} exited unexpectedly (exit {dead[0].exitcode})"
+                    break
+                continue
+            tag, terminal = message[0], message[1]
+            if tag == "interval":
+                index, sample = message[2], IntervalSample.from_wire(message[3])
+                if index < 0:
+                    ramp.merge(sample)
+                    continue
+                merged.setdefault(index, IntervalSample()).merge(sample)
+                reported[index] = reported.get(index, 0) + 1
+                while reported.get(printed + 1, 0) == len(processes):
+                    printed += 1
+                    if not announced:
+                        output.write(logformat.measuring_banner())
+                        announced = True
+                    t_s = min((printed + 1) * options.interval_s, options.measure_s)
+                    output.write(logformat.interval_line(t_s, merged[printed]))
+                    if on_interval is not None:
+                        on_interval(t_s, interval_rows([merged[printed]], options.interval_s, options.measure_s)[0])
+            elif tag == "done":
+                finished_terminals.add(terminal)
+            elif tag == "error":
+                kind, text = message[2], message[3]
+                if kind == "server-gone":
+                    failure = f"the server went away during the run (terminal {terminal}: {text})"
+                else:
+                    failure = f"terminal {terminal} failed: {text}"
+                break
+        completed = failure is None
+    except KeyboardInterrupt:
+        failure = "interrupted (Ctrl-C)"
+        raise
+    finally:
+        stop.set()
+        for process in processes:
+            process.join(timeout=5 if completed else 2)
+            if process.is_alive():
+                process.terminate()
+                process.join(timeout=5)
+        output.write(logformat.stopping_banner())
+        if not completed:
+            output.write(f"\n# pagelab: run aborted: {failure}\n")
+            output.close()
+
+    intervals = [merged.get(i, IntervalSample()) for i in range(intervals_expected)]
+    totals = measurement_totals(intervals, options.response_limits_ms)
+    result_tpmc = tpmc(totals, options.measure_s)
+    if not completed:
+        where = f"; partial log kept in {output.path}" if output.path else ""
+        raise TpccRunError(f"the TPC-C run did not finish: {failure}{where}")
+    output.write(logformat.footer(totals, options.response_limits_ms, options.measure_s, result_tpmc))
+    output.close()
+
+    rows = interval_rows(intervals, options.interval_s, options.measure_s)
+    summary = {
+        "tpmc": round(result_tpmc, 3),
+        **facts,
+        "warehouses": options.warehouses,
+        "connections": options.connections,
+        "rampup_s": options.rampup_s,
+        "measure_s": options.measure_s,
+        "interval_s": options.interval_s,
+        "seed": options.seed,
+        "driver": DRIVER_NAME,
+        "spec_pacing": options.spec_pacing,
+        "response_limits_ms": {TransactionKind(k).name.lower(): v for k, v in options.response_limits_ms.items()},
+        "nurand_run_constants": constants.to_dict(),
+        "load_info": load_info,
+        "rampup_transactions": sum(ramp.count(int(k)) for k in TransactionKind),
+        "transactions": {TransactionKind(k).name.lower(): asdict(v) | {"average_ms": round(v.average_ms, 3)}
+                         for k, v in totals.items()},
+        "new_order_rollbacks": sum(s.rollbacks for s in intervals),
+        "started_at": started_wall,
+    }
+    if out_dir is not None:
+        write_interval_csv(out_dir / "tpcc_intervals.csv", rows)
+        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return RunResult(result_tpmc, summary, rows, output.path)
+
+
+def _wait_until_ready(processes, results, expected: int) -> None:
+    ready = 0
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    while ready < expected:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TpccRunError(f"only {ready} of {expected} terminals connected within {CONNECT_TIMEOUT_S:.0f} s")
+        try:
+            message = results.get(timeout=min(remaining, 0.5))
+        except queue.Empty:
+            dead = [p for p in processes if p.exitcode is not None]
+            if dead:
+                raise TpccRunError(f"terminal {dead[0].name} exited before connecting (exit {dead[0].exitcode})")
+            continue
+        if message[0] == "ready":
+            ready += 1
+        elif message[0] == "error":
+            raise TpccRunError(f"terminal {message[1]} could not connect: {message[3]}")
+
+
+def write_interval_csv(path: Path, rows: list[dict]) -> None:
+    if not rows:
+        path.write_text("")
+        return
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if v is None else v) for k, v in row.items()})

@@ -1,0 +1,135 @@
+"""Run a real tpcc-mysql build (`tpcc_load`, `tpcc_start`) instead of the built-in workload.
+
+For users who want the seed's exact tool. The tables are created with pagelab's schema (the same
+as tpcc-mysql's create_table.sql), `tpcc_load` fills them, and the indexes and foreign keys of
+add_fkey_idx.sql follow, exactly as with the built-in loader. `tpcc_start`'s log goes through the
+same parser as everyone else's, so the outputs (tpcc.log, tpcc_intervals.csv, summary.json) are the
+same files the built-in driver writes.
+
+tpcc-mysql takes the password as `-p` and prints it in its header. pagelab passes it (tpcc-mysql
+has no other way) but removes it from everything it keeps or shows: the `option p` and `[pass]`
+lines are dropped from the log as it streams.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from pagelab.errors import MissingDependencyError, UsageError
+from pagelab.mysql.client import ConnectionSpec
+from pagelab.tpcc import schema
+from pagelab.tpcc.driver import RunOptions, RunResult, TpccRunError, server_facts, write_interval_csv
+
+
+def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
+    """tpcc_load and tpcc_start in `directory` (a tpcc-mysql checkout's root or its build output)."""
+    if directory is None or not Path(directory).is_dir():
+        raise UsageError(f"--tpcc-mysql-dir must be the directory of a tpcc-mysql build, got {directory}")
+    found = []
+    for name in ("tpcc_load", "tpcc_start"):
+        candidates = [Path(directory) / name, Path(directory) / "src" / name]
+        binary = next((c for c in candidates if c.is_file() and c.stat().st_mode & 0o111), None)
+        if binary is None:
+            raise MissingDependencyError(f"{name} not found in {directory}; build tpcc-mysql there first "
+                                         f"(cd src && make) or point --tpcc-mysql-dir at the build")
+        found.append(binary)
+    return found[0], found[1]
+
+
+def _connection_flags(spec: ConnectionSpec, database: str) -> list[str]:
+    if not spec.host:
+        raise UsageError("tpcc-mysql connects over TCP: give --host and --port (or --instance)")
+    return ["-h", spec.host, "-P", str(spec.port or 3306), "-d", database, "-u", spec.user, "-p", spec.password]
+
+
+def scrub(line: str, password: str) -> str | None:
+    """The line as kept in logs: None for tpcc-mysql's password lines, the password masked elsewhere."""
+    stripped = line.strip()
+    if stripped.startswith("option p with value") or stripped.startswith("[pass]:"):
+        return None
+    if password and password in line:
+        return line.replace(password, "********")
+    return line
+
+
+def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.stdout) -> int:
+    handle = open(log_path, "w") if log_path else None
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   stdin=subprocess.DEVNULL)
+        try:
+            for line in process.stdout:
+                kept = scrub(line, password)
+                if kept is None:
+                    continue
+                for sink in (handle, echo):
+                    if sink is not None:
+                        sink.write(kept)
+                        sink.flush()
+            return process.wait()
+        except BaseException:
+            process.terminate()
+            process.wait(timeout=10)
+            raise
+    finally:
+        if handle:
+            handle.close()
+
+
+def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, directory: Path,
+                         log_path: Path | None = None) -> None:
+    tpcc_load, _ = find_tpcc_mysql(directory)
+    admin = spec.with_database(None).connect(autocommit=True)
+    try:
+        cursor = admin.cursor()
+        cursor.execute(f"DROP DATABASE IF EXISTS `{database}`")
+        cursor.execute(f"CREATE DATABASE `{database}`")
+        cursor.execute(f"USE `{database}`")
+        for statement in schema.create_table_statements():
+            cursor.execute(statement)
+        code = _stream([str(tpcc_load)] + _connection_flags(spec, database) + ["-w", str(warehouses)],
+                       log_path, spec.password)
+        if code != 0:
+            raise TpccRunError(f"tpcc_load exited with {code}" + (f"; see {log_path}" if log_path else ""))
+        for setting in schema.LOAD_SESSION_SETTINGS:
+            cursor.execute(setting)
+        for statement in schema.secondary_index_statements() + schema.foreign_key_statements():
+            cursor.execute(statement)
+    finally:
+        admin.close()
+
+
+def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, directory: Path, out_dir: Path | None) -> RunResult:
+    """tpcc_start with the run's -w -c -r -l -i; its log parsed into pagelab's tidy outputs."""
+    from pagelab.parse import parse_tpcc_log
+
+    options.validate()
+    _, tpcc_start = find_tpcc_mysql(directory)
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    log_path = Path(out_dir) / "tpcc.log" if out_dir else None
+    link = spec.with_database(options.database).connect()
+    try:
+        facts = server_facts(link.cursor(), options.database)
+    finally:
+        link.close()
+    command = [str(tpcc_start)] + _connection_flags(spec, options.database) + [
+        "-w", str(options.warehouses), "-c", str(options.connections), "-r", str(options.rampup_s),
+        "-l", str(options.measure_s), "-i", str(options.interval_s)]
+    code = _stream(command, log_path, spec.password)
+    text = log_path.read_text() if log_path else ""
+    parsed = parse_tpcc_log(text) if text else None
+    if code != 0 or parsed is None or parsed.meta.get("tpmc") is None:
+        raise TpccRunError(f"tpcc_start exited with {code} before reporting TpmC"
+                           + (f"; partial log kept in {log_path}" if log_path else ""))
+    summary = {"tpmc": parsed.meta["tpmc"], **facts, "warehouses": options.warehouses,
+               "connections": options.connections, "rampup_s": options.rampup_s, "measure_s": options.measure_s,
+               "interval_s": options.interval_s, "seed": None, "driver": "tpcc-mysql",
+               "parse_warnings": parsed.warnings}
+    if out_dir is not None:
+        write_interval_csv(Path(out_dir) / "tpcc_intervals.csv", parsed.rows)
+        (Path(out_dir) / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return RunResult(parsed.meta["tpmc"], summary, parsed.rows, log_path)

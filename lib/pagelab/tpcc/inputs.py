@@ -1,0 +1,431 @@
+"""TPC-C random primitives and the run-time inputs of the five transactions.
+
+Two halves:
+
+- The primitives shared with the data generator: seeded random streams (`derived_random`),
+  uniform integers, NURand (clause 2.1.6) and its constants, customer last names (clause 4.3.2.3).
+- What a terminal submits: one frozen dataclass per transaction, an `InputGenerator` that draws
+  them with tpcc-mysql's distributions, and a `TransactionDeck` that picks which transaction comes
+  next from a shuffled deck of 23 cards (clause 5.2.4.2), as tpcc-mysql's ``seq_init``/``seq_get``
+  do: 10 New-Order, 10 Payment, 1 Order-Status, 1 Delivery, 1 Stock-Level.
+
+No database here: the driver executes what these objects describe.
+
+Determinism. Every stream is a ``random.Random`` seeded from a SHA-256 of its labels (never the
+salted ``hash()``), and draws only through ``random()`` and ``getrandbits()``: those two are plain
+functions of the Mersenne Twister state, whereas ``randrange``/``shuffle``/``sample`` are Python
+code whose algorithms are free to change between versions. Same seed, same inputs, any machine.
+
+Where tpcc-mysql and the specification differ, the choice is noted at the spot:
+
+- The home warehouse: tpcc-mysql draws ``w_id`` uniformly for every transaction; the spec fixes
+  one per terminal (clause 2.4.1.1). `home_warehouse=None` gives the former, an int the latter.
+- Payment's amount: tpcc-mysql draws whole units 1..5000; clause 2.5.1.3 asks for
+  1.00..5000.00, which we follow (a Decimal with two places).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import IntEnum
+from typing import ClassVar
+
+__all__ = [
+    "WAREHOUSE_DISTRICTS",
+    "DISTRICT_CUSTOMERS",
+    "ITEMS",
+    "UNUSED_ITEM_ID",
+    "LAST_NAME_SYLLABLES",
+    "NURandConstants",
+    "derived_random",
+    "uniform_int",
+    "nurand",
+    "last_name",
+    "load_constants",
+    "run_constants",
+    "is_valid_c_last_delta",
+    "TransactionKind",
+    "OrderLineInput",
+    "NewOrderInput",
+    "PaymentInput",
+    "OrderStatusInput",
+    "DeliveryInput",
+    "StockLevelInput",
+    "TransactionInput",
+    "InputGenerator",
+    "TransactionDeck",
+    "DECK",
+    "terminal_random",
+]
+
+# Cardinalities of clause 1.2 / 4.3.3.1 (tpcc-mysql's DIST_PER_WARE, CUST_PER_DIST, MAXITEMS).
+WAREHOUSE_DISTRICTS = 10
+DISTRICT_CUSTOMERS = 3000
+ITEMS = 100_000
+# Clause 2.4.1.5: a rolled-back New-Order asks for an item id that does not exist.
+UNUSED_ITEM_ID = ITEMS + 1
+
+# Clause 4.3.2.3: a last name is three syllables picked by the three digits of a number 0..999.
+LAST_NAME_SYLLABLES = ("BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING")
+
+_STREAM_NAMESPACE = "pagelab.tpcc"
+
+
+def derived_random(seed: int, *labels: object) -> random.Random:
+    """An independent, reproducible stream for (seed, labels), e.g. (42, "stock", 3).
+
+    The labels are hashed with SHA-256, so streams for different tables or warehouses do not
+    overlap in any practical sense, and can be generated in separate processes in any order.
+    """
+    key = "\x1f".join([_STREAM_NAMESPACE, str(int(seed)), *map(str, labels)])
+    return random.Random(int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest(), "big"))
+
+
+def uniform_int(rng: random.Random, low: int, high: int) -> int:
+    """A uniform integer in [low, high] (clause 2.1.5's "random within [x .. y]").
+
+    Built on ``random()`` alone (see the module docstring); with 53-bit floats the bias for the
+    spans used here (at most 10^6) is below 10^-10.
+    """
+    return low + int(rng.random() * (high - low + 1))
+
+
+def nurand(rng: random.Random, a: int, low: int, high: int, c: int) -> int:
+    """NURand(A, x, y) of clause 2.1.6: (((rand(0,A) | rand(x,y)) + C) % (y-x+1)) + x."""
+    return (((uniform_int(rng, 0, a) | uniform_int(rng, low, high)) + c) % (high - low + 1)) + low
+
+
+_LAST_NAMES = tuple(
+    LAST_NAME_SYLLABLES[n // 100] + LAST_NAME_SYLLABLES[(n // 10) % 10] + LAST_NAME_SYLLABLES[n % 10]
+    for n in range(1000)
+)
+
+
+def last_name(number: int) -> str:
+    """The customer last name for 0 <= number <= 999 (clause 4.3.2.3), e.g. 371 -> PRICALLYOUGHT."""
+    if not 0 <= number <= 999:
+        raise ValueError(f"last-name number must be within 0..999, got {number}")
+    return _LAST_NAMES[number]
+
+
+@dataclass(frozen=True)
+class NURandConstants:
+    """The C of NURand for each of its three uses (clause 2.1.6): A=255, A=1023, A=8191."""
+
+    c_last: int  # NURand(255, 0, 999): customer last names
+    c_id: int  # NURand(1023, 1, 3000): customer ids
+    ol_i_id: int  # NURand(8191, 1, 100000): item ids of order lines
+
+    def __post_init__(self) -> None:
+        for name, a in (("c_last", 255), ("c_id", 1023), ("ol_i_id", 8191)):
+            value = getattr(self, name)
+            if not 0 <= value <= a:
+                raise ValueError(f"NURand constant {name} must be within 0..{a}, got {value}")
+
+    def to_dict(self) -> dict[str, int]:
+        return {"c_last": self.c_last, "c_id": self.c_id, "ol_i_id": self.ol_i_id}
+
+    @classmethod
+    def from_dict(cls, values: dict[str, int]) -> NURandConstants:
+        return cls(c_last=int(values["c_last"]), c_id=int(values["c_id"]), ol_i_id=int(values["ol_i_id"]))
+
+
+def load_constants(seed: int) -> NURandConstants:
+    """The constants the initial population uses (C-Load of clause 2.1.6.1), drawn once per seed."""
+    rng = derived_random(seed, "nurand", "load")
+    return NURandConstants(
+        c_last=uniform_int(rng, 0, 255),
+        c_id=uniform_int(rng, 0, 1023),
+        ol_i_id=uniform_int(rng, 0, 8191),
+    )
+
+
+def is_valid_c_last_delta(c_load: int, c_run: int) -> bool:
+    """Clause 2.1.6.1: |C-Run - C-Load| for C_LAST is within 65..119 and neither 96 nor 112.
+
+    The rule keeps the run's popular last names different from the load's, without drifting so
+    far that by-name lookups stop finding customers.
+    """
+    delta = abs(c_run - c_load)
+    return 65 <= delta <= 119 and delta not in (96, 112)
+
+
+def run_constants(load: NURandConstants, seed: int) -> NURandConstants:
+    """The constants for the measurement run, given the load's.
+
+    C_LAST is drawn uniformly among the values that satisfy the delta rule of clause 2.1.6.1
+    (there always are some: at least one side of any C-Load in 0..255 has room for 65..119).
+    C_ID and OL_I_ID are not used by the population (o_c_id is a permutation and ol_i_id uniform,
+    clause 4.3.3.1), so the run keeps the load's values, which the clause permits.
+    """
+    candidates = [c for c in range(256) if is_valid_c_last_delta(load.c_last, c)]
+    rng = derived_random(seed, "nurand", "run")
+    c_last = candidates[uniform_int(rng, 0, len(candidates) - 1)]
+    return NURandConstants(c_last=c_last, c_id=load.c_id, ol_i_id=load.ol_i_id)
+
+
+class TransactionKind(IntEnum):
+    """The five transactions, numbered as tpcc-mysql numbers them in its driver and its log."""
+
+    NEW_ORDER = 0
+    PAYMENT = 1
+    ORDER_STATUS = 2
+    DELIVERY = 3
+    STOCK_LEVEL = 4
+
+
+@dataclass(frozen=True)
+class OrderLineInput:
+    item_id: int
+    supply_warehouse_id: int
+    quantity: int
+
+
+@dataclass(frozen=True)
+class NewOrderInput:
+    """Clause 2.4.1. `rollback` is True when the last line carries `UNUSED_ITEM_ID`."""
+
+    kind: ClassVar[TransactionKind] = TransactionKind.NEW_ORDER
+    warehouse_id: int
+    district_id: int
+    customer_id: int
+    lines: tuple[OrderLineInput, ...]
+    rollback: bool
+
+    @property
+    def all_local(self) -> bool:
+        """O_ALL_LOCAL: every line is supplied by the home warehouse (clause 2.4.2.2)."""
+        return all(line.supply_warehouse_id == self.warehouse_id for line in self.lines)
+
+
+@dataclass(frozen=True)
+class PaymentInput:
+    """Clause 2.5.1. Exactly one of customer_id / customer_last is set (by_last_name says which)."""
+
+    kind: ClassVar[TransactionKind] = TransactionKind.PAYMENT
+    warehouse_id: int
+    district_id: int
+    customer_warehouse_id: int
+    customer_district_id: int
+    by_last_name: bool
+    customer_id: int | None
+    customer_last: str | None
+    amount: Decimal
+
+
+@dataclass(frozen=True)
+class OrderStatusInput:
+    """Clause 2.6.1. Exactly one of customer_id / customer_last is set (by_last_name says which)."""
+
+    kind: ClassVar[TransactionKind] = TransactionKind.ORDER_STATUS
+    warehouse_id: int
+    district_id: int
+    by_last_name: bool
+    customer_id: int | None
+    customer_last: str | None
+
+
+@dataclass(frozen=True)
+class DeliveryInput:
+    """Clause 2.7.1."""
+
+    kind: ClassVar[TransactionKind] = TransactionKind.DELIVERY
+    warehouse_id: int
+    carrier_id: int
+
+
+@dataclass(frozen=True)
+class StockLevelInput:
+    """Clause 2.8.1. `threshold`: count stock below this quantity."""
+
+    kind: ClassVar[TransactionKind] = TransactionKind.STOCK_LEVEL
+    warehouse_id: int
+    district_id: int
+    threshold: int
+
+
+TransactionInput = NewOrderInput | PaymentInput | OrderStatusInput | DeliveryInput | StockLevelInput
+
+
+class InputGenerator:
+    """Draws transaction inputs with tpcc-mysql's distributions from one random stream.
+
+    `constants` are the run-time NURand constants (`run_constants`), shared by every terminal
+    (clause 2.1.6: "the same C value ... must be used by all emulated terminals").
+    """
+
+    def __init__(
+        self,
+        warehouses: int,
+        constants: NURandConstants,
+        rng: random.Random,
+        home_warehouse: int | None = None,
+    ):
+        if warehouses < 1:
+            raise ValueError(f"warehouses must be at least 1, got {warehouses}")
+        if home_warehouse is not None and not 1 <= home_warehouse <= warehouses:
+            raise ValueError(f"home_warehouse must be within 1..{warehouses}, got {home_warehouse}")
+        self.warehouses = warehouses
+        self.constants = constants
+        self.rng = rng
+        self.home_warehouse = home_warehouse
+
+    # -- the pieces every transaction shares -------------------------------------------------
+
+    def _int(self, low: int, high: int) -> int:
+        return uniform_int(self.rng, low, high)
+
+    def _warehouse(self) -> int:
+        return self.home_warehouse if self.home_warehouse is not None else self._int(1, self.warehouses)
+
+    def _district(self) -> int:
+        return self._int(1, WAREHOUSE_DISTRICTS)
+
+    def _other_warehouse(self, home: int) -> int:
+        """A warehouse other than `home`, uniformly; `home` itself when there is no other."""
+        if self.warehouses == 1:
+            return home
+        other = self._int(1, self.warehouses - 1)
+        return other if other < home else other + 1
+
+    def _customer_id(self) -> int:
+        return nurand(self.rng, 1023, 1, DISTRICT_CUSTOMERS, self.constants.c_id)
+
+    def _customer_last(self) -> str:
+        return _LAST_NAMES[nurand(self.rng, 255, 0, 999, self.constants.c_last)]
+
+    def _customer_selector(self) -> tuple[bool, int | None, str | None]:
+        # Clauses 2.5.1.2 / 2.6.1.2: 60% of customers are selected by last name, 40% by id.
+        if self._int(1, 100) <= 60:
+            return True, None, self._customer_last()
+        return False, self._customer_id(), None
+
+    # -- the five transactions ---------------------------------------------------------------
+
+    def new_order(self) -> NewOrderInput:
+        warehouse_id = self._warehouse()
+        district_id = self._district()
+        customer_id = self._customer_id()
+        line_count = self._int(5, 15)  # clause 2.4.1.3
+        rollback = self._int(1, 100) == 1  # clause 2.4.1.4: 1% of New-Orders roll back
+        lines = []
+        for number in range(1, line_count + 1):
+            item_id = nurand(self.rng, 8191, 1, ITEMS, self.constants.ol_i_id)
+            if rollback and number == line_count:
+                item_id = UNUSED_ITEM_ID  # clause 2.4.1.5: the last line's item does not exist
+            # Clause 2.4.1.5: 99% of lines come from the home warehouse, 1% from a remote one
+            # (only possible with more than one warehouse).
+            if self.warehouses > 1 and self._int(1, 100) == 1:
+                supply_warehouse_id = self._other_warehouse(warehouse_id)
+            else:
+                supply_warehouse_id = warehouse_id
+            lines.append(OrderLineInput(item_id, supply_warehouse_id, self._int(1, 10)))
+        return NewOrderInput(warehouse_id, district_id, customer_id, tuple(lines), rollback)
+
+    def payment(self) -> PaymentInput:
+        warehouse_id = self._warehouse()
+        district_id = self._district()
+        # Clause 2.5.1.2: 85% pay at their home warehouse and district; 15% through another
+        # warehouse, in a random district. With one warehouse, tpcc-mysql keeps the home warehouse
+        # and still draws the district, and so do we.
+        if self._int(1, 100) <= 85:
+            customer_warehouse_id, customer_district_id = warehouse_id, district_id
+        else:
+            customer_warehouse_id = self._other_warehouse(warehouse_id)
+            customer_district_id = self._district()
+        by_last_name, customer_id, customer_last = self._customer_selector()
+        amount = Decimal(self._int(100, 500_000)) / 100  # clause 2.5.1.3: 1.00 .. 5000.00
+        return PaymentInput(
+            warehouse_id,
+            district_id,
+            customer_warehouse_id,
+            customer_district_id,
+            by_last_name,
+            customer_id,
+            customer_last,
+            amount,
+        )
+
+    def order_status(self) -> OrderStatusInput:
+        warehouse_id = self._warehouse()
+        district_id = self._district()
+        by_last_name, customer_id, customer_last = self._customer_selector()
+        return OrderStatusInput(warehouse_id, district_id, by_last_name, customer_id, customer_last)
+
+    def delivery(self) -> DeliveryInput:
+        return DeliveryInput(self._warehouse(), carrier_id=self._int(1, 10))  # clause 2.7.1.2
+
+    def stock_level(self) -> StockLevelInput:
+        # Clause 2.8.1.2: threshold within 10..20. tpcc-mysql draws the district per transaction.
+        warehouse_id = self._warehouse()
+        return StockLevelInput(warehouse_id, self._district(), threshold=self._int(10, 20))
+
+    def draw(self, kind: TransactionKind) -> TransactionInput:
+        return self._drawers[kind](self)
+
+    _drawers: ClassVar[dict[TransactionKind, Callable[[InputGenerator], TransactionInput]]] = {
+        TransactionKind.NEW_ORDER: new_order,
+        TransactionKind.PAYMENT: payment,
+        TransactionKind.ORDER_STATUS: order_status,
+        TransactionKind.DELIVERY: delivery,
+        TransactionKind.STOCK_LEVEL: stock_level,
+    }
+
+
+# Clause 5.2.4.2 allows a deck; this one gives 43.5% New-Order, 43.5% Payment and 4.3% of each
+# of the rest, above the minimum mix of clause 5.2.3 (43% Payment, 4% each for the other three).
+DECK: tuple[TransactionKind, ...] = (
+    (TransactionKind.NEW_ORDER,) * 10
+    + (TransactionKind.PAYMENT,) * 10
+    + (TransactionKind.ORDER_STATUS, TransactionKind.DELIVERY, TransactionKind.STOCK_LEVEL)
+)
+
+
+def terminal_random(seed: int, terminal: int) -> random.Random:
+    """The random stream of one terminal: independent of every other terminal and of the load."""
+    return derived_random(seed, "terminal", terminal)
+
+
+class TransactionDeck:
+    """An endless iterator of transaction inputs for one terminal.
+
+    Cards are dealt from a freshly shuffled deck of 23 (`DECK`); when it runs out a new deck is
+    shuffled, so every run of 23 consecutive transactions starting at a deck boundary has exactly
+    10:10:1:1:1. The deck order and the inputs come from the same per-terminal stream.
+    """
+
+    def __init__(
+        self,
+        warehouses: int,
+        seed: int,
+        terminal: int,
+        constants: NURandConstants,
+        home_warehouse: int | None = None,
+    ):
+        self.terminal = terminal
+        self.rng = terminal_random(seed, terminal)
+        self.inputs = InputGenerator(warehouses, constants, self.rng, home_warehouse)
+        self._cards: list[TransactionKind] = []
+
+    def _shuffled_deck(self) -> list[TransactionKind]:
+        cards = list(DECK)
+        for i in range(len(cards) - 1, 0, -1):  # Fisher-Yates, on random() only
+            j = uniform_int(self.rng, 0, i)
+            cards[i], cards[j] = cards[j], cards[i]
+        return cards
+
+    def next_kind(self) -> TransactionKind:
+        if not self._cards:
+            self._cards = self._shuffled_deck()
+            self._cards.reverse()  # deal from the end of the list, in shuffled order
+        return self._cards.pop()
+
+    def __iter__(self) -> Iterator[TransactionInput]:
+        return self
+
+    def __next__(self) -> TransactionInput:
+        return self.inputs.draw(self.next_kind())

@@ -1,0 +1,127 @@
+"""Damaged input: whatever happens to a real capture, a parser returns a result or raises ParseError.
+
+Truncation anywhere, slices replaced with junk, lines dropped, repeated or swapped, bytes flipped.
+Nothing else may escape: no IndexError from a short line, no ValueError from a half number, no
+RecursionError from broken JSON, and the frame must still build.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from golden_cases import CAPTURED_DIR, FIXTURES_DIR, SAMPLES_DIR, seed_innodb_snapshots, seed_iostat_tables, seed_text, seed_tpcc_texts
+from pagelab.errors import ParseError
+from pagelab.parse import PARSERS, ParseResult
+
+SECRET = "hunter2-secret"
+MARIADB = FIXTURES_DIR / "mariadb-10.11"
+
+
+def _tpcc_texts() -> list[str]:
+    with_password = (MARIADB / "4k-w1-c4" / "tpcc_start.log").read_text()
+    with_password = with_password.replace("option p with value ''", f"option p with value '{SECRET}'")
+    with_password = with_password.replace("[pass]: ", f"[pass]: {SECRET}")
+    return [with_password, (SAMPLES_DIR / "tpcc_old_format_tutorial.log").read_text(), seed_tpcc_texts(seed_text())[1][1]]
+
+
+TEXTS = {
+    "tpcc-log": _tpcc_texts(),
+    "innodb-status": [
+        sorted((MARIADB / "16k-w1-c4" / "innodb").glob("*.txt"))[0].read_text(),
+        (SAMPLES_DIR / "innodb_mysql-5.7_manual_example.txt").read_text(),
+        seed_innodb_snapshots(seed_text())[5][2],
+    ],
+    "iostat": [
+        (MARIADB / "4k-w1-c4" / "iostat.txt").read_text(),
+        (CAPTURED_DIR / "iostat_s12_dxyt.json").read_text(),
+        (CAPTURED_DIR / "iostat_s12_xt_with_cpu.txt").read_text(),
+        (SAMPLES_DIR / "iostat_sysstat10_xdmz_decimal_comma.txt").read_text(),
+        seed_iostat_tables(seed_text())[7][2],
+    ],
+    "fio": [
+        (FIXTURES_DIR / "fio" / "randread_qd1_4k.json").read_text(),
+        (SAMPLES_DIR / "fio_2.2.10_randwrite_doc.json").read_text(),
+    ],
+}
+
+JUNK = st.text(alphabet="0123456789.,:|%/-_ ()[]{}\"'\t\nabcxyzTRXNG", max_size=40)
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def truncated(draw, texts):
+    text = draw(st.sampled_from(texts))
+    return text[: draw(st.integers(0, len(text)))]
+
+
+@st.composite
+def damaged(draw, texts):
+    text = draw(st.sampled_from(texts))
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["replace", "drop_lines", "repeat_line", "swap_lines", "flip_bytes"]))
+        lines = text.splitlines(keepends=True) or [""]
+        at = draw(st.integers(0, len(lines) - 1))
+        if kind == "replace":
+            start = draw(st.integers(0, len(text)))
+            end = draw(st.integers(start, min(len(text), start + 200)))
+            text = text[:start] + draw(JUNK) + text[end:]
+        elif kind == "drop_lines":
+            text = "".join(lines[:at] + lines[at + draw(st.integers(1, 10)):])
+        elif kind == "repeat_line":
+            text = "".join(lines[: at + 1] + [lines[at]] * draw(st.integers(1, 3)) + lines[at + 1 :])
+        elif kind == "swap_lines":
+            other = draw(st.integers(0, len(lines) - 1))
+            lines[at], lines[other] = lines[other], lines[at]
+            text = "".join(lines)
+        else:
+            raw = bytearray(text.encode())
+            for _ in range(draw(st.integers(1, 8))):
+                if raw:
+                    raw[draw(st.integers(0, len(raw) - 1))] = draw(st.integers(0, 255))
+            text = raw.decode("utf-8", errors="replace")
+    return text
+
+
+def parse_or_refuse(parser_name: str, text: str) -> ParseResult | None:
+    try:
+        result = PARSERS[parser_name](text)
+    except ParseError:
+        return None
+    assert isinstance(result, ParseResult)
+    assert all(isinstance(warning, str) for warning in result.warnings)
+    assert len(result.to_frame()) == len(result.rows)
+    return result
+
+
+@pytest.mark.parametrize("parser_name", sorted(TEXTS))
+def test_truncated_anywhere(parser_name):
+    @SETTINGS
+    @given(text=truncated(TEXTS[parser_name]))
+    def check(text):
+        result = parse_or_refuse(parser_name, text)
+        if result is not None and parser_name == "tpcc-log":
+            assert SECRET[:4] not in repr((result.rows, result.meta, result.warnings))
+
+    check()
+
+
+@pytest.mark.parametrize("parser_name", sorted(TEXTS))
+def test_damaged_anywhere(parser_name):
+    @SETTINGS
+    @given(text=damaged(TEXTS[parser_name]))
+    def check(text):
+        parse_or_refuse(parser_name, text)
+
+    check()
+
+
+@pytest.mark.parametrize("parser_name", sorted(TEXTS))
+def test_every_cut_of_the_first_text_at_line_ends(parser_name):
+    """Deterministic companion to the random cuts: each line boundary, and mid-line."""
+    text = TEXTS[parser_name][0]
+    offsets = [index for index, char in enumerate(text) if char == "\n"]
+    for offset in offsets[:: max(1, len(offsets) // 60)]:
+        parse_or_refuse(parser_name, text[: offset + 1])
+        parse_or_refuse(parser_name, text[: max(0, offset - 3)])

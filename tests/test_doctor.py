@@ -1,0 +1,134 @@
+"""`pagelab doctor` on the real machine, and on the same machine with every program hidden."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from pagelab import system
+from pagelab.doctor import Check, DoctorReport, run_doctor
+
+REPO = Path(__file__).resolve().parents[1]
+DATA_DIR = REPO / "data" / "instances"
+INSTALL_ALL = "Missing: install with `sudo apt-get install -y mariadb-server sysstat fio` (or run `make setup`)"
+
+
+@pytest.fixture
+def empty_path(tmp_path, monkeypatch) -> Path:
+    """PATH holding one empty directory; programs the test puts there are the only ones found."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))
+    return bin_dir
+
+
+def _fake_program(bin_dir: Path, name: str, output: str) -> None:
+    program = bin_dir / name
+    program.write_text(f"#!/bin/sh\necho '{output}'\n")
+    program.chmod(0o755)
+
+
+def test_without_any_program_the_server_iostat_and_fio_are_missing(empty_path):
+    report = run_doctor(DATA_DIR, sbin_fallback=False)
+    for name in ("server", "iostat", "fio"):
+        assert not report.check(name).ok, name
+    assert report.ok is False
+    assert report.missing_packages == ["mariadb-server", "sysstat", "fio"]
+    rendered = report.render()
+    assert rendered.splitlines()[-1] == INSTALL_ALL
+    assert "✗ server" in rendered and "✗ iostat" in rendered
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["ok"] is False
+    assert data["install_command"] == "sudo apt-get install -y mariadb-server sysstat fio"
+
+
+def test_the_install_hint_names_only_what_is_missing(empty_path):
+    _fake_program(empty_path, "iostat", "sysstat version 12.6.1")
+    report = run_doctor(DATA_DIR, sbin_fallback=False)
+    assert report.check("iostat").ok
+    assert report.missing_packages == ["mariadb-server", "fio"]
+    assert report.render().splitlines()[-1] == (
+        "Missing: install with `sudo apt-get install -y mariadb-server fio` (or run `make setup`)"
+    )
+
+
+def test_iostat_without_json_output_fails_and_an_old_json_one_warns(empty_path):
+    _fake_program(empty_path, "iostat", "sysstat version 10.2.0")
+    too_old = run_doctor(DATA_DIR, sbin_fallback=False).check("iostat")
+    assert not too_old.ok and too_old.required
+    assert "-o JSON" in too_old.detail and "11.5.1" in too_old.detail
+    assert too_old.package is None  # installed, only old: not "missing"
+
+    _fake_program(empty_path, "iostat", "sysstat version 12.0.3")
+    report = run_doctor(DATA_DIR, sbin_fallback=False)
+    assert report.check("iostat").ok
+    warning = report.check("iostat JSON")
+    assert not warning.ok and not warning.required and warning.mark == "!"
+
+
+def test_an_explicit_server_that_does_not_exist_is_reported(tmp_path):
+    report = run_doctor(DATA_DIR, server_binary=tmp_path / "no-such-mariadbd")
+    server = report.check("server")
+    assert not server.ok and "no-such-mariadbd" in server.detail
+    assert report.ok is False
+
+
+def test_on_this_machine_everything_required_is_there_and_it_is_fast():
+    started = time.monotonic()
+    report = run_doctor(DATA_DIR)
+    elapsed = time.monotonic() - started
+    assert report.ok, report.render()
+    assert elapsed < 2.0
+    for name in ("server", "iostat", "fio", "data device", "O_DIRECT", "free disk", "memory", "cores"):
+        assert report.check(name)
+    assert report.check("server").ok and report.check("iostat").ok and report.check("fio").ok
+    assert report.missing_packages == []
+    rendered = report.render()
+    assert "Missing:" not in rendered
+    disk = system.block_device_for(DATA_DIR).disk
+    assert disk in report.check("data device").detail
+    assert not DATA_DIR.exists() or DATA_DIR.is_dir()  # the doctor creates nothing
+    json.dumps(report.to_dict())
+
+
+def test_render_aligns_the_details(empty_path):
+    report = run_doctor(DATA_DIR, sbin_fallback=False)
+    check_lines = [line for line in report.render().splitlines() if line[2:3] in ("✓", "✗", "!")]
+    assert len(check_lines) == len(report.checks)
+    detail_columns = {
+        line.index(check.detail) for line, check in zip(check_lines, report.checks)
+    }
+    assert len(detail_columns) == 1
+
+
+@pytest.mark.skipif(
+    not system.block_device_for("/dev/shm").in_memory, reason="/dev/shm is not an in-memory filesystem here"
+)
+def test_a_data_dir_in_memory_is_refused():
+    report = run_doctor("/dev/shm/pagelab-not-created")
+    data_device = report.check("data device")
+    assert not data_device.ok and data_device.required
+    assert "tmpfs" in data_device.detail
+    assert report.ok is False
+    assert not os.path.exists("/dev/shm/pagelab-not-created")
+
+
+def test_report_status_marks_and_ok():
+    report = DoctorReport(
+        Path("/x"),
+        [
+            Check("a", True, "fine"),
+            Check("b", False, "optional thing missing", "install b", required=False, package="b"),
+        ],
+    )
+    assert [c.mark for c in report.checks] == ["✓", "!"]
+    assert report.ok is True
+    assert report.missing_packages == ["b"]
+    assert "1 warning" in report.render()
+    report.checks.append(Check("c", False, "required thing missing"))
+    assert report.ok is False and report.checks[-1].mark == "✗"
+    assert "Not ready: c failed." in report.render()

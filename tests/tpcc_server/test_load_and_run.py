@@ -1,0 +1,181 @@
+"""The loader and the driver against real MariaDB: counts, consistency, the log, failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from pagelab.errors import UsageError
+from pagelab.mysql.client import ConnectionSpec
+from pagelab.parse import parse_tpcc_log
+from pagelab.tpcc.driver import RunOptions, TpccRunError, run
+from pagelab.tpcc.external import run_tpcc_mysql, scrub
+from pagelab.tpcc.loader import consistency_violations, table_row_counts
+
+pytestmark = pytest.mark.server
+
+
+def test_load_gives_exact_counts_and_consistency(loaded, dataset):
+    instance, report, _ = loaded
+    assert report.row_counts == dataset.row_counts
+    with instance.connect("tpcc") as connection:
+        cursor = connection.cursor()
+        counts = table_row_counts(cursor)
+        assert counts["item"] == 100_000 and counts["stock"] == 100_000
+        assert counts["customer"] == 30_000 and counts["orders"] == 30_000 and counts["new_orders"] == 9_000
+        assert consistency_violations(cursor) == []
+        cursor.execute("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema='tpcc' "
+                       "AND index_name IN ('idx_customer', 'idx_orders', 'fkey_stock_2', 'fkey_order_line_2')")
+        assert cursor.fetchone()[0] > 0
+        cursor.execute("SELECT COUNT(*) FROM information_schema.referential_constraints "
+                       "WHERE constraint_schema='tpcc'")
+        assert cursor.fetchone()[0] == 10
+        cursor.execute("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")
+        assert cursor.fetchone()[0] == 1, "the load-time flush setting was not restored"
+
+
+@pytest.fixture(scope="module")
+def short_run(loaded, tmp_path_factory):
+    instance, _, _ = loaded
+    out = tmp_path_factory.mktemp("run")
+    options = RunOptions(warehouses=1, connections=4, rampup_s=2, measure_s=10, interval_s=5, seed=11)
+    result = run(ConnectionSpec.for_instance(instance, tcp=True), options, out_dir=out, echo=None)
+    return instance, result, out
+
+
+def test_a_short_run_has_all_five_kinds_and_a_valid_mix(short_run):
+    _, result, out = short_run
+    transactions = result.summary["transactions"]
+    completed = {kind: row["success"] + row["late"] for kind, row in transactions.items()}
+    assert all(count > 0 for count in completed.values()), completed
+    total = sum(completed.values())
+    assert completed["payment"] / total >= 0.43
+    for kind in ("order_status", "delivery", "stock_level"):
+        assert completed[kind] / total >= 0.04
+    log = (out / "tpcc.log").read_text()
+    assert "[NG]" not in log.split("[transaction percentage]")[1].split("[response time")[0]
+
+
+def test_the_log_parses_back_to_the_same_tpmc(short_run):
+    _, result, out = short_run
+    parsed = parse_tpcc_log((out / "tpcc.log").read_text())
+    assert parsed.meta["tpmc"] == pytest.approx(result.tpmc, abs=0.001)
+    assert [row["new_order"] for row in parsed.rows] == [row["new_order"] for row in result.intervals]
+    assert len(parsed.rows) == 2
+    assert result.tpmc == pytest.approx(sum(r["new_order"] for r in result.intervals) * 60 / 10)
+
+
+def test_outputs_follow_the_tidy_contract(short_run):
+    _, result, out = short_run
+    header = (out / "tpcc_intervals.csv").read_text().splitlines()[0].split(",")
+    for column in ("t_s", "new_order", "new_order_p95_ms", "new_order_p99_ms", "new_order_max_ms", "payment",
+                   "payment_max_ms", "order_status", "order_status_max_ms", "delivery", "delivery_max_ms",
+                   "stock_level", "stock_level_max_ms", "stock_level_p99_ms"):
+        assert column in header
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("tpmc", "page_size_bytes", "warehouses", "connections", "rampup_s", "measure_s",
+                "buffer_pool_bytes", "db_bytes", "server", "seed", "driver"):
+        assert key in summary
+    assert summary["page_size_bytes"] == 4096
+    assert summary["seed"] == 11
+    assert summary["db_bytes"] > 50 << 20
+
+
+def test_no_password_in_the_outputs(short_run):
+    instance, _, out = short_run
+    for path in out.iterdir():
+        assert instance.password not in path.read_text()
+    assert "[pass]" not in (out / "tpcc.log").read_text()
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(warehouses=0), "warehouses \\(-w\\)"),
+    (dict(connections=0), "connections \\(-c\\)"),
+    (dict(measure_s=5, interval_s=10), "shorter than one interval"),
+    (dict(interval_s=0), "interval seconds \\(-i\\)"),
+])
+def test_bad_arguments_are_refused(changes, message):
+    with pytest.raises(UsageError, match=message):
+        RunOptions(**changes).validate()
+
+
+def test_more_warehouses_than_loaded_is_refused(loaded):
+    instance, _, _ = loaded
+    with pytest.raises(UsageError, match="-w 3 is more than the 1 warehouse"):
+        run(ConnectionSpec.for_instance(instance), RunOptions(warehouses=3, measure_s=10), echo=None)
+
+
+def test_cli_bad_arguments_exit_2_with_a_message(loaded):
+    instance, _, _ = loaded
+    pagelab = [sys.executable, "-m", "pagelab.cli"]
+    for args, text in ((["-w", "0"], "must be a whole number of at least 1"),
+                       (["-w", "1", "-l", "5", "-i", "10"], "shorter than one interval"),
+                       (["-w", "1", "-c", "0"], "connections (-c)")):
+        done = subprocess.run(pagelab + ["tpcc", "run", "--instance", str(instance.root)] + args,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert text in done.stderr
+
+
+def test_a_server_killed_mid_run_ends_the_run_and_keeps_the_partial_log(spare_loaded_instance, tmp_path):
+    instance = spare_loaded_instance
+    pid = instance.pid()
+    killer = threading.Timer(6.0, os.kill, args=(pid, signal.SIGKILL))
+    killer.start()
+    try:
+        with pytest.raises(TpccRunError, match="server went away") as raised:
+            run(ConnectionSpec.for_instance(instance, tcp=True),
+                RunOptions(warehouses=1, connections=2, rampup_s=1, measure_s=60, interval_s=2), out_dir=tmp_path,
+                echo=None)
+    finally:
+        killer.cancel()
+    assert "partial log kept" in str(raised.value)
+    log = (tmp_path / "tpcc.log").read_text()
+    assert "run aborted" in log
+    partial = parse_tpcc_log(log)
+    assert partial.rows, "intervals finished before the kill should be in the log"
+    assert partial.meta.get("tpmc") is None
+
+
+def test_external_driver_plumbing(loaded, tmp_path, fixtures_dir):
+    """tpcc-mysql is not buildable here; a stand-in replays a real tpcc_start log (with a
+    password line added) to check argument passing, password scrubbing and parsing."""
+    instance, _, _ = loaded
+    real_log = fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log"
+    bin_dir = tmp_path / "tpcc-mysql"
+    bin_dir.mkdir()
+    for name in ("tpcc_load", "tpcc_start"):
+        script = bin_dir / name
+        script.write_text(textwrap.dedent(f"""\
+            #!/bin/sh
+            echo "$@" > {bin_dir}/{name}.args
+            echo "option p with value '$(echo "$@" | sed -e 's/.*-p //' -e 's/ .*//')'"
+            cat {real_log}
+        """))
+        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    out = tmp_path / "out"
+    result = run_tpcc_mysql(ConnectionSpec.for_instance(instance, tcp=True),
+                            RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10),
+                            bin_dir, out)
+    assert result.tpmc == 11688.0
+    args = (bin_dir / "tpcc_start.args").read_text().split()
+    assert args[args.index("-c") + 1] == "4" and args[args.index("-l") + 1] == "60"
+    assert instance.password not in (out / "tpcc.log").read_text()
+    assert "option p" not in (out / "tpcc.log").read_text()
+    assert len((out / "tpcc_intervals.csv").read_text().splitlines()) == 7
+    assert json.loads((out / "summary.json").read_text())["driver"] == "tpcc-mysql"
+
+
+def test_scrub_masks_a_password_anywhere():
+    assert scrub("       [pass]: hunter2\n", "hunter2") is None
+    assert scrub("connect failed for root:hunter2\n", "hunter2") == "connect failed for root:********\n"
+    assert scrub("  10, trx: 5\n", "hunter2") == "  10, trx: 5\n"
