@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -77,12 +76,9 @@ def test_an_explicit_server_that_does_not_exist_is_reported(tmp_path):
     assert report.ok is False
 
 
-def test_on_this_machine_everything_required_is_there_and_it_is_fast():
-    started = time.monotonic()
+def test_on_this_machine_everything_required_is_there():
     report = run_doctor(DATA_DIR)
-    elapsed = time.monotonic() - started
     assert report.ok, report.render()
-    assert elapsed < 2.0
     for name in ("server", "iostat", "fio", "data device", "O_DIRECT", "free disk", "memory", "cores"):
         assert report.check(name)
     assert report.check("server").ok and report.check("iostat").ok and report.check("fio").ok

@@ -11,9 +11,10 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pagelab.parse import (
     ParseResult,
@@ -182,38 +183,73 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
     mariadb = FIXTURES_DIR / "mariadb-10.11"
     for run in MARIADB_RUNS:
         run_dir = mariadb / run
-        add(f"tpcc_log/mariadb-10.11_{run}", lambda d=run_dir: from_result(parse_tpcc_log(_read(d / "tpcc_start.log"))))
-        add(f"innodb_status/mariadb-10.11_{run}_run", lambda d=run_dir: from_result(parse_innodb_status_dir(d / "innodb")))
-        add(f"innodb_status/mariadb-10.11_{run}_after_load",
-            lambda d=run_dir: from_result(parse_innodb_status(_read(d / "innodb_after_load.txt"))))
-        add(f"iostat/mariadb-10.11_{run}", lambda d=run_dir: from_result(parse_iostat(_read(d / "iostat.txt"))))
-    add("iostat/iostat-json_fio_randread",
-        lambda: from_result(parse_iostat(_read(FIXTURES_DIR / "iostat-json" / "iostat_fio_randread.json"))))
+        add(
+            f"tpcc_log/mariadb-10.11_{run}",
+            lambda d=run_dir: from_result(parse_tpcc_log(_read(d / "tpcc_start.log"))),
+        )
+        add(
+            f"innodb_status/mariadb-10.11_{run}_run",
+            lambda d=run_dir: from_result(parse_innodb_status_dir(d / "innodb")),
+        )
+        add(
+            f"innodb_status/mariadb-10.11_{run}_after_load",
+            lambda d=run_dir: from_result(parse_innodb_status(_read(d / "innodb_after_load.txt"))),
+        )
+        add(
+            f"iostat/mariadb-10.11_{run}",
+            lambda d=run_dir: from_result(parse_iostat(_read(d / "iostat.txt"))),
+        )
+    add(
+        "iostat/iostat-json_fio_randread",
+        lambda: from_result(parse_iostat(_read(FIXTURES_DIR / "iostat-json" / "iostat_fio_randread.json"))),
+    )
     for size in ("4k", "16k", "64k"):
-        add(f"fio/randread_qd1_{size}", lambda s=size: from_result(parse_fio(_read(FIXTURES_DIR / "fio" / f"randread_qd1_{s}.json"))))
+        add(
+            f"fio/randread_qd1_{size}",
+            lambda s=size: from_result(parse_fio(_read(FIXTURES_DIR / "fio" / f"randread_qd1_{s}.json"))),
+        )
 
     for path in sorted(CAPTURED_DIR.glob("iostat_*")):
         add(f"iostat/captured_{_flat(path.name)}", lambda p=path: from_result(parse_iostat(_read(p))))
     for path in sorted(SAMPLES_DIR.glob("iostat_*")):
         add(f"iostat/sample_{_flat(path.name)}", lambda p=path: from_result(parse_iostat(_read(p))))
     for path in sorted(SAMPLES_DIR.glob("innodb_*")):
-        add(f"innodb_status/sample_{_flat(path.name)}", lambda p=path: from_result(parse_innodb_status(_read(p))))
+        add(
+            f"innodb_status/sample_{_flat(path.name)}",
+            lambda p=path: from_result(parse_innodb_status(_read(p))),
+        )
     for path in sorted(SAMPLES_DIR.glob("tpcc_*")):
         add(f"tpcc_log/sample_{_flat(path.name)}", lambda p=path: from_result(parse_tpcc_log(_read(p))))
     for path in sorted(SAMPLES_DIR.glob("fio_*")):
         add(f"fio/sample_{_flat(path.name)}", lambda p=path: from_result(parse_fio(_read(p))))
 
-    add("seed002/innodb", lambda: from_labelled_parts([
-        ({"page_size_kb": page_kb, "progress_s": progress}, parse_innodb_status(block))
-        for page_kb, progress, block in seed_innodb_snapshots(seed_text())
-    ]))
-    add("seed002/iostat", lambda: from_labelled_parts([
-        ({"page_size_kb": page_kb, "progress_s": progress}, parse_iostat(table))
-        for page_kb, progress, table in seed_iostat_tables(seed_text())
-    ]))
-    add("seed002/tpcc_intervals", lambda: from_labelled_parts([
-        ({"page_size_kb": page_kb}, parse_tpcc_log(body)) for page_kb, body in seed_tpcc_texts(seed_text())
-    ]))
+    add(
+        "seed002/innodb",
+        lambda: from_labelled_parts(
+            [
+                ({"page_size_kb": page_kb, "progress_s": progress}, parse_innodb_status(block))
+                for page_kb, progress, block in seed_innodb_snapshots(seed_text())
+            ]
+        ),
+    )
+    add(
+        "seed002/iostat",
+        lambda: from_labelled_parts(
+            [
+                ({"page_size_kb": page_kb, "progress_s": progress}, parse_iostat(table))
+                for page_kb, progress, table in seed_iostat_tables(seed_text())
+            ]
+        ),
+    )
+    add(
+        "seed002/tpcc_intervals",
+        lambda: from_labelled_parts(
+            [
+                ({"page_size_kb": page_kb}, parse_tpcc_log(body))
+                for page_kb, body in seed_tpcc_texts(seed_text())
+            ]
+        ),
+    )
     return cases
 
 

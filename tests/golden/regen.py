@@ -25,7 +25,9 @@ def main(filters: list[str]) -> int:
         csv_path.parent.mkdir(parents=True, exist_ok=True)
         csv_path.write_text(output.csv_text(), encoding="utf-8")
         side_path.write_text(output.side_text(), encoding="utf-8")
-        warnings = output.side.get("warnings") or [w for part in output.side.get("parts", []) for w in part["warnings"]]
+        warnings = output.side.get("warnings") or [
+            w for part in output.side.get("parts", []) for w in part["warnings"]
+        ]
         written.append(f"{name}: {len(output.rows)} rows, {len(warnings)} warnings")
     print("\n".join(written))
     if not filters:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pagelab.errors import ParseError
 from pagelab.parse import PARSERS, ParseResult, parse_fio, parse_innodb_status, parse_iostat, parse_tpcc_log
 from pagelab.parse.common import excerpt, to_number

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from golden_cases import FIXTURES_DIR, SAMPLES_DIR
 from pagelab.errors import ParseError
 from pagelab.parse import parse_fio
@@ -21,7 +20,13 @@ def test_fixture_values_are_the_json_values(size, bs_bytes):
     document = json.loads(fixture(size))
     job = document["jobs"][0]
     row = parse_fio(fixture(size)).rows[0]
-    assert (row["jobname"], row["rw"], row["bs_bytes"], row["iodepth"], row["direct"]) == (f"randread-{size}", "randread", bs_bytes, 1, 1)
+    assert (row["jobname"], row["rw"], row["bs_bytes"], row["iodepth"], row["direct"]) == (
+        f"randread-{size}",
+        "randread",
+        bs_bytes,
+        1,
+        1,
+    )
     assert row["read_iops"] == job["read"]["iops"] and row["read_bw_kb_s"] == job["read"]["bw"]
     assert row["read_lat_mean_us"] == job["read"]["lat_ns"]["mean"] / 1000
     assert row["read_lat_p99_us"] == job["read"]["clat_ns"]["percentile"]["99.000000"] / 1000
@@ -31,27 +36,45 @@ def test_fixture_values_are_the_json_values(size, bs_bytes):
 def test_4k_by_hand():
     row = parse_fio(fixture("4k")).rows[0]
     # "iops" : 14394.242303, "bw" : 57576, clat p99 132096 ns, "job_runtime" : 5001
-    assert (row["read_iops"], row["read_bw_kb_s"], row["read_lat_p99_us"], row["runtime_s"]) == (14394.242303, 57576, 132.096, 5.001)
+    assert (row["read_iops"], row["read_bw_kb_s"], row["read_lat_p99_us"], row["runtime_s"]) == (
+        14394.242303,
+        57576,
+        132.096,
+        5.001,
+    )
     assert list(parse_fio(fixture("4k")).to_frame().columns[: len(COLUMNS)]) == list(COLUMNS)
 
 
 def test_notes_before_the_json_are_skipped_with_a_warning():
-    note = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n"
+    note = (
+        "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n"
+    )
     result = parse_fio(note + fixture("16k"))
     assert result.rows[0]["bs_bytes"] == 16384
-    assert len(result.warnings) == 1 and result.warnings[0].startswith("line 1: skipped 1 line(s) of text before the JSON")
+    assert len(result.warnings) == 1 and result.warnings[0].startswith(
+        "line 1: skipped 1 line(s) of text before the JSON"
+    )
 
 
 def test_two_documents_in_one_text():
     result = parse_fio(fixture("4k") + "\n" + fixture("64k"))
-    assert [row["jobname"] for row in result.rows] == ["randread-4k", "randread-64k"] and result.meta["documents"] == 2
+    assert [row["jobname"] for row in result.rows] == ["randread-4k", "randread-64k"] and result.meta[
+        "documents"
+    ] == 2
 
 
 def test_fio_2_wrote_microseconds_and_no_job_options():
     result = parse_fio((SAMPLES_DIR / "fio_2.2.10_randwrite_doc.json").read_text())
     row = result.rows[0]
-    assert row["rw"] is None and row["bs_bytes"] is None and row["iodepth"] is None  # set in a job file fio 2 did not echo
-    assert (row["write_iops"], row["write_bw_kb_s"], row["write_lat_mean_us"], row["runtime_s"]) == (15624.7, 62499, 8182.26, 600.008)
+    assert (
+        row["rw"] is None and row["bs_bytes"] is None and row["iodepth"] is None
+    )  # set in a job file fio 2 did not echo
+    assert (row["write_iops"], row["write_bw_kb_s"], row["write_lat_mean_us"], row["runtime_s"]) == (
+        15624.7,
+        62499,
+        8182.26,
+        600.008,
+    )
     assert result.meta["disk_util"] == [{"device": "xvda", "util_pct": 100.0}]
 
 

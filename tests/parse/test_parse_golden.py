@@ -7,7 +7,6 @@ import io
 import json
 
 import pytest
-
 from golden_cases import (
     FIXTURES_DIR,
     MissingFixtures,
@@ -54,12 +53,14 @@ def test_matches_golden(name, build):
     actual_rows = list(csv.reader(io.StringIO(output.csv_text())))
 
     assert actual_rows[0] == expected_rows[0], f"{name}: columns differ"
-    assert len(actual_rows) == len(expected_rows), f"{name}: {len(actual_rows) - 1} rows, golden has {len(expected_rows) - 1}"
+    assert len(actual_rows) == len(expected_rows), (
+        f"{name}: {len(actual_rows) - 1} rows, golden has {len(expected_rows) - 1}"
+    )
     header = expected_rows[0]
     mismatches = [
         f"row {index} {column}: golden {want!r}, parser {got!r}"
-        for index, (want_row, got_row) in enumerate(zip(expected_rows[1:], actual_rows[1:]), start=1)
-        for column, want, got in zip(header, want_row, got_row)
+        for index, (want_row, got_row) in enumerate(zip(expected_rows[1:], actual_rows[1:], strict=True), start=1)
+        for column, want, got in zip(header, want_row, got_row, strict=False)
         if want != got
     ]
     assert not mismatches, f"{name}:\n" + "\n".join(mismatches[:20])

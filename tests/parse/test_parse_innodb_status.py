@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from golden_cases import FIXTURES_DIR, SAMPLES_DIR, seed_innodb_snapshots, seed_text
 from pagelab.errors import ParseError
 from pagelab.parse import parse_innodb_status, parse_innodb_status_dir
@@ -91,10 +90,14 @@ def test_seed_002_snapshots():
 
     eight_k_100 = parse_innodb_status(snapshots[(8, 100)]).rows[0]  # no "Buffer pool size" line at all
     assert eight_k_100["pool_pages"] is None and eight_k_100["free_pages"] == 104
-    assert eight_k_100["young_rate"] is None and eight_k_100["not_young_rate"] == 27  # "...young-making r" / "ot 27 / 1000"
+    assert (
+        eight_k_100["young_rate"] is None and eight_k_100["not_young_rate"] == 27
+    )  # "...young-making r" / "ot 27 / 1000"
 
     sixteen_k_100 = parse_innodb_status(snapshots[(16, 100)]).rows[0]
-    assert sixteen_k_100["young_rate"] == 0.0 and sixteen_k_100["not_young_rate"] == 22  # wrapped "not 22 / 1000"
+    assert (
+        sixteen_k_100["young_rate"] == 0.0 and sixteen_k_100["not_young_rate"] == 22
+    )  # wrapped "not 22 / 1000"
     sixteen_k_400 = parse_innodb_status(snapshots[(16, 400)]).rows[0]
     assert sixteen_k_400["young_rate"] is None  # "young-making rate 11" lost its "/ 1000": maybe 11x
 
@@ -111,7 +114,7 @@ def test_several_snapshots_in_one_text_give_several_rows():
 
 def test_batch_mode_output_with_escaped_newlines():
     text = snapshot("64k-w1-c4")
-    status = text[text.index("====="):]
+    status = text[text.index("=====") :]
     batch = "Type\tName\tStatus\nInnoDB\t\t" + status.replace("\n", "\\n") + "\n"
     assert parse_innodb_status(batch).rows == parse_innodb_status(text).rows
 
@@ -153,8 +156,14 @@ def test_directory_in_numbered_order_with_epochs(tmp_path):
     result = parse_innodb_status_dir(tmp_path)
     assert [row["snapshot"] for row in result.rows] == ["2_100.txt", "9_200.txt", "10_300.txt"]
     assert [row["epoch"] for row in result.rows] == [100, 200, 300]
-    assert [row["timestamp"] for row in result.rows] == ["2026-11-21T14:01:42", "2026-11-21T14:01:53", "2026-11-21T14:02:03"]
-    assert result.warnings == ["00011.txt: no InnoDB buffer pool figures found (no 'Buffer pool size', 'Database pages', ...); skipped"]
+    assert [row["timestamp"] for row in result.rows] == [
+        "2026-11-21T14:01:42",
+        "2026-11-21T14:01:53",
+        "2026-11-21T14:02:03",
+    ]
+    assert result.warnings == [
+        "00011.txt: no InnoDB buffer pool figures found (no 'Buffer pool size', 'Database pages', ...); skipped"
+    ]
     assert list(result.to_frame().columns[:3]) == ["snapshot", "epoch", "timestamp"]
 
 

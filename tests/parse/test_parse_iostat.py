@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from golden_cases import CAPTURED_DIR, FIXTURES_DIR, SAMPLES_DIR, seed_iostat_tables, seed_text
 from pagelab.errors import ParseError
 from pagelab.parse import parse_iostat
@@ -19,8 +18,18 @@ def test_sysstat_12_text_with_timestamps():
     first = result.rows[0]
     # "vda  1604.70  6427.60  0.80  0.05  0.09  4.01 3202.60  15739.20 ... 0.74  23.96" at 11/21/26 13:59:29
     assert first["timestamp"] == "2026-11-21T13:59:29" and first["sample"] == 0 and first["device"] == "vda"
-    assert (first["r_s"], first["rkb_s"], first["rareq_kb"], first["r_await_ms"]) == (1604.7, 6427.6, 4.01, 0.09)
-    assert (first["w_s"], first["wkb_s"], first["wareq_kb"], first["w_await_ms"]) == (3202.6, 15739.2, 4.91, 0.17)
+    assert (first["r_s"], first["rkb_s"], first["rareq_kb"], first["r_await_ms"]) == (
+        1604.7,
+        6427.6,
+        4.01,
+        0.09,
+    )
+    assert (first["w_s"], first["wkb_s"], first["wareq_kb"], first["w_await_ms"]) == (
+        3202.6,
+        15739.2,
+        4.91,
+        0.17,
+    )
     assert (first["aqu_sz"], first["util_pct"]) == (0.74, 23.96)
     assert result.meta["column_set"] == "sysstat 12 (-x)" and result.meta["cpus"] == 2
     assert list(result.to_frame().columns[: len(COLUMNS)]) == list(COLUMNS)
@@ -31,7 +40,12 @@ def test_json_fixture():
     assert len(result.rows) == 10 and result.meta["format"] == "json"
     first = result.rows[0]
     # {"disk_device": "vda", "r/s": 11049.00, ..., "rkB/s": 66286.00, ..., "aqu-sz": 0.86, "util": 62.60}
-    assert (first["timestamp"], first["r_s"], first["rkb_s"], first["util_pct"]) == ("2026-11-21T14:15:02", 11049.0, 66286.0, 62.6)
+    assert (first["timestamp"], first["r_s"], first["rkb_s"], first["util_pct"]) == (
+        "2026-11-21T14:15:02",
+        11049.0,
+        66286.0,
+        62.6,
+    )
     assert first["rrqm_pct"] == 0.04  # JSON "rrqm" is the text's %rrqm
 
 
@@ -52,7 +66,14 @@ def test_sysstat_10_average_request_size_is_in_sectors():
     sda = next(row for row in result.rows if row["device"] == "sda")
     # "sda  0.00  56.00  0.00  65.00  0.00  504.00  15.51  0.01  3.02  0.00  3.02  0.12  0.80"
     assert sda["avgrq_kb"] == 7.755 and sda["rareq_kb"] is None and sda["wareq_kb"] is None
-    assert (sda["w_s"], sda["wkb_s"], sda["aqu_sz"], sda["w_await_ms"], sda["svctm_ms"], sda["util_pct"]) == (65.0, 504.0, 0.01, 3.02, 0.12, 0.8)
+    assert (sda["w_s"], sda["wkb_s"], sda["aqu_sz"], sda["w_await_ms"], sda["svctm_ms"], sda["util_pct"]) == (
+        65.0,
+        504.0,
+        0.01,
+        3.02,
+        0.12,
+        0.8,
+    )
     assert result.meta["column_set"] == "sysstat 10 (-x)" and result.meta["date"] == "2020-02-10"
     assert [row["device"] for row in result.rows] == ["loop0", "sdb", "sda", "scd0"]  # avg-cpu skipped
 
@@ -75,7 +96,14 @@ def test_sysstat_11_column_order():
     result = parse_iostat((SAMPLES_DIR / "iostat_sysstat11_xd_rhel8.txt").read_text())
     last = result.rows[-1]
     # "vda  0.00   37.00  0.00  395.50  0.00  10.00  0.00  21.28  0.00  0.92  0.03  0.00  10.69  0.11  0.40"
-    assert (last["w_s"], last["wkb_s"], last["w_await_ms"], last["aqu_sz"], last["wareq_kb"], last["util_pct"]) == (37.0, 395.5, 0.92, 0.03, 10.69, 0.4)
+    assert (
+        last["w_s"],
+        last["wkb_s"],
+        last["w_await_ms"],
+        last["aqu_sz"],
+        last["wareq_kb"],
+        last["util_pct"],
+    ) == (37.0, 395.5, 0.92, 0.03, 10.69, 0.4)
 
 
 def test_seed_002_hand_copied_tables():
@@ -85,7 +113,13 @@ def test_seed_002_hand_copied_tables():
     sda = next(row for row in parse_iostat(table).rows if row["device"] == "sda")
     # "sda	265.00	1.04	0.00	0.00	0.94	4.00	264.00"
     assert (page_kb, progress) == (4, 100)
-    assert (sda["r_s"], sda["rkb_s"], sda["r_await_ms"], sda["rareq_kb"], sda["w_s"]) == (265.0, 1064.96, 0.94, 4.0, 264.0)
+    assert (sda["r_s"], sda["rkb_s"], sda["r_await_ms"], sda["rareq_kb"], sda["w_s"]) == (
+        265.0,
+        1064.96,
+        0.94,
+        4.0,
+        264.0,
+    )
     broken = parse_iostat(tables[7][2])  # 8KB at 1100 s: the w/s column became "1150, t"
     assert all(row.get("w_s") is None for row in broken.rows)
     assert broken.warnings == ["line 1: skipped column(s) this parser does not know: '1150, t'"]
@@ -137,7 +171,9 @@ def test_short_device_line_is_read_with_a_warning():
     assert result.warnings == ["line 2: vda: 2 values for 3 columns"]
 
 
-@pytest.mark.parametrize("text", ["", "Linux 6.1 (vm) 01/01/26 _x86_64_ (2 CPU)\n", "{", '{"sysstat": {"hosts": []}}'])
+@pytest.mark.parametrize(
+    "text", ["", "Linux 6.1 (vm) 01/01/26 _x86_64_ (2 CPU)\n", "{", '{"sysstat": {"hosts": []}}']
+)
 def test_nothing_readable_is_a_parse_error(text):
     with pytest.raises(ParseError):
         parse_iostat(text)

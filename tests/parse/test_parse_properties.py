@@ -8,10 +8,17 @@ RecursionError from broken JSON, and the frame must still build.
 from __future__ import annotations
 
 import pytest
+from golden_cases import (
+    CAPTURED_DIR,
+    FIXTURES_DIR,
+    SAMPLES_DIR,
+    seed_innodb_snapshots,
+    seed_iostat_tables,
+    seed_text,
+    seed_tpcc_texts,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from golden_cases import CAPTURED_DIR, FIXTURES_DIR, SAMPLES_DIR, seed_innodb_snapshots, seed_iostat_tables, seed_text, seed_tpcc_texts
 from pagelab.errors import ParseError
 from pagelab.parse import PARSERS, ParseResult
 
@@ -23,7 +30,11 @@ def _tpcc_texts() -> list[str]:
     with_password = (MARIADB / "4k-w1-c4" / "tpcc_start.log").read_text()
     with_password = with_password.replace("option p with value ''", f"option p with value '{SECRET}'")
     with_password = with_password.replace("[pass]: ", f"[pass]: {SECRET}")
-    return [with_password, (SAMPLES_DIR / "tpcc_old_format_tutorial.log").read_text(), seed_tpcc_texts(seed_text())[1][1]]
+    return [
+        with_password,
+        (SAMPLES_DIR / "tpcc_old_format_tutorial.log").read_text(),
+        seed_tpcc_texts(seed_text())[1][1],
+    ]
 
 
 TEXTS = {
@@ -68,7 +79,7 @@ def damaged(draw, texts):
             end = draw(st.integers(start, min(len(text), start + 200)))
             text = text[:start] + draw(JUNK) + text[end:]
         elif kind == "drop_lines":
-            text = "".join(lines[:at] + lines[at + draw(st.integers(1, 10)):])
+            text = "".join(lines[:at] + lines[at + draw(st.integers(1, 10)) :])
         elif kind == "repeat_line":
             text = "".join(lines[: at + 1] + [lines[at]] * draw(st.integers(1, 3)) + lines[at + 1 :])
         elif kind == "swap_lines":

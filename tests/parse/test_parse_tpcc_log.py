@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from golden_cases import FIXTURES_DIR, SAMPLES_DIR, seed_tpcc_texts, seed_text
+from golden_cases import FIXTURES_DIR, SAMPLES_DIR, seed_text, seed_tpcc_texts
 from pagelab.errors import ParseError
 from pagelab.parse import parse_tpcc_log
 from pagelab.parse.tpcc_log import COLUMNS, OLD_FORMAT
@@ -33,7 +32,9 @@ def test_interval_new_orders_add_up_to_tpmc(run):
     # tpcc-mysql's TpmC is all new orders of the measured time, per minute
     result = parse_tpcc_log(fixture_log(run))
     new_orders = sum(row["new_order"] for row in result.rows)
-    assert new_orders * 60 / result.meta["measured_s"] == result.meta["tpmc"] == tpmc_printed(fixture_log(run))
+    assert (
+        new_orders * 60 / result.meta["measured_s"] == result.meta["tpmc"] == tpmc_printed(fixture_log(run))
+    )
     raw = result.meta["raw_results"][0]
     assert raw["sc"] + raw["lt"] == new_orders
 
@@ -60,7 +61,14 @@ def test_header_summary_and_checks():
         "index": 3, "transaction": "delivery", "sc": 310, "lt": 101, "rt": 0, "fl": 0,
         "avg_rt_ms": 84.1, "rt_limit_ms": 80,
     }  # fmt: skip
-    assert meta["raw_results_sum"][0] == {"index": 0, "transaction": "new_order", "sc": 0, "lt": 4108, "rt": 0, "fl": 0}
+    assert meta["raw_results_sum"][0] == {
+        "index": 0,
+        "transaction": "new_order",
+        "sc": 0,
+        "lt": 4108,
+        "rt": 0,
+        "fl": 0,
+    }
     mix = meta["constraint_check"]["transaction_percentage"]
     assert mix[0] == {"transaction": "payment", "percent": 43.46, "min_percent": 43.0, "ok": True}
     response = meta["constraint_check"]["response_time_passed"]
@@ -132,14 +140,20 @@ def test_variants_without_percent_signs_and_with_a_phase():
     )
     first, second = parse_tpcc_log(text).rows
     assert (first["new_order_p95_ms"], first["new_order_p99_ms"], first["payment"]) == (8.718, 11.264, 836)
-    assert second["phase"] == "measure" and second["new_order_max_ms"] == 3.5 and second["stock_level_max_ms"] == 7.5
+    assert (
+        second["phase"] == "measure"
+        and second["new_order_max_ms"] == 3.5
+        and second["stock_level_max_ms"] == 7.5
+    )
 
 
 def test_extended_lines_with_more_percentiles_and_unknown_fields():
     line = "  10, trx: 1869, 95%: 19.7, 99%: 30.2, max_rt: 126.2, 1872|93.2|20.1|31.7, 187|9.7|2.5|4.0, 187|79.1, 187|77.6, queue: 3\n"
     result = parse_tpcc_log(line)
     row = result.rows[0]
-    assert row["payment_p95_ms"] == 20.1 and row["payment_p99_ms"] == 31.7 and row["order_status_p99_ms"] == 4.0
+    assert (
+        row["payment_p95_ms"] == 20.1 and row["payment_p99_ms"] == 31.7 and row["order_status_p99_ms"] == 4.0
+    )
     assert row["delivery_max_ms"] == 79.1 and "delivery_p95_ms" not in row
     assert any("line 1: ignored 1 field(s)" in warning and "queue" in warning for warning in result.warnings)
 
@@ -149,7 +163,12 @@ def test_seed_002_interval_at_100_s():
     result = parse_tpcc_log(by_page[4])
     first = result.rows[0]
     # "100, trx: 605, 95%: 134.073, 99%: 275.419, max_rt: 376.028, 605|329.127, 60|71.322, 61|635.522, 61|528.049"
-    assert (first["t_s"], first["new_order"], first["new_order_p95_ms"], first["stock_level_max_ms"]) == (100, 605, 134.073, 528.049)
+    assert (first["t_s"], first["new_order"], first["new_order_p95_ms"], first["stock_level_max_ms"]) == (
+        100,
+        605,
+        134.073,
+        528.049,
+    )
     assert result.meta["tpmc"] == 3517.6
     sixteen = parse_tpcc_log(by_page[16])
     assert sixteen.rows[2]["new_order_max_ms"] == 587.743  # printed as "max rt: 587.743" in the report

@@ -8,8 +8,8 @@ and only when nothing in the text can be read. `PARSERS` maps the CLI's names to
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from pagelab.errors import ParseError
 from pagelab.parse.common import ParseResult, ordered_rows, to_int
@@ -67,7 +67,7 @@ def parse_innodb_status_dir(path: str | Path) -> ParseResult:
         rows.extend({"snapshot": file.name, "epoch": epoch, **row} for row in result.rows)
     if not rows:
         raise ParseError(f"none of the {len(files)} snapshot files in {directory} could be read")
-    columns = ("snapshot", "epoch") + INNODB_COLUMNS
+    columns = ("snapshot", "epoch", *INNODB_COLUMNS)
     return ParseResult(
         rows=ordered_rows(rows, columns),
         warnings=warnings,

@@ -9,8 +9,9 @@ warning ("line 12: ..."), and only input with nothing recognisable in it raises 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from pagelab.errors import ParseError
 

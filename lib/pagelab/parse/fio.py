@@ -83,7 +83,9 @@ def parse_fio(text: str) -> ParseResult:
     for offset, job in loose_jobs:
         warnings.add(line_number_at(text, offset), f"job {job.get('jobname')!r} read from a damaged document")
         rows.append(_job_row(job, {}))
-    return ParseResult(rows=ordered_rows(rows, COLUMNS), warnings=warnings.messages, meta=meta, columns=COLUMNS)
+    return ParseResult(
+        rows=ordered_rows(rows, COLUMNS), warnings=warnings.messages, meta=meta, columns=COLUMNS
+    )
 
 
 def _find_json(text: str, warnings: Warnings):
@@ -184,7 +186,12 @@ def _latency_mean_us(stats: dict) -> float | None:
 
 
 def _latency_p99_us(stats: dict) -> tuple[float | None, str | None]:
-    for key, basis, to_us in (("lat_ns", "lat", 1000), ("clat_ns", "clat", 1000), ("lat", "lat", 1), ("clat", "clat", 1)):
+    for key, basis, to_us in (
+        ("lat_ns", "lat", 1000),
+        ("clat_ns", "clat", 1000),
+        ("lat", "lat", 1),
+        ("clat", "clat", 1),
+    ):
         block = stats.get(key)
         percentiles = block.get("percentile") if isinstance(block, dict) else None
         if isinstance(percentiles, dict) and _number(percentiles.get(_P99)) is not None:

@@ -45,8 +45,10 @@ warning rather than guessed: "evicted without access 0" may have been "0.25/s".
 
 from __future__ import annotations
 
+import itertools
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pagelab.errors import ParseError
 from pagelab.parse.common import ParseResult, Warnings, ordered_rows, text_of, to_float, to_int, to_number
@@ -157,7 +159,9 @@ _NO_PAGE_GETS_COLUMNS = ("hit_rate", "young_rate", "not_young_rate")
 _CONTINUATION = re.compile(r"^(?:n?ot\s+[\d.]+\s*/\s*1000|[\d.]+\s*/\s*1000\s*$|ahead\s+[\d.]+/s)")
 
 _MONITOR_HEADER = re.compile(r"INNODB MONITOR OUTPUT")
-_TIMESTAMP_ISO = re.compile(r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s+(?:0x[0-9a-fA-F]+\s+)?INNODB MONITOR")
+_TIMESTAMP_ISO = re.compile(
+    r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s+(?:0x[0-9a-fA-F]+\s+)?INNODB MONITOR"
+)
 _TIMESTAMP_OLD = re.compile(r"^(\d{2})(\d{2})(\d{2})\s+(\d{1,2}:\d{2}:\d{2})\s+INNODB MONITOR")
 _AVERAGES = re.compile(r"^Per second averages calculated from the last (\d+) seconds")
 _HISTORY = re.compile(r"^History list length\s+(\d+)")
@@ -177,9 +181,11 @@ def parse_innodb_status(text: str) -> ParseResult:
     text = _unescape_batch_output(text_of(text, "InnoDB status output"))
     numbered = list(enumerate(text.splitlines(), start=1))
     warnings = Warnings()
+    # a text that stops without a line end may have been cut through its last number
+    cut_line = len(numbered) if not text.endswith(("\n", "\r")) else None
     rows = []
     for segment in _split_snapshots(numbered):
-        row = _read_snapshot(segment, warnings)
+        row = _read_snapshot(segment, warnings, cut_line)
         if row is not None:
             rows.append(row)
     if not rows:
@@ -209,15 +215,16 @@ def _split_snapshots(numbered: list[tuple[int, str]]) -> list[list[tuple[int, st
     if not starts:
         return [numbered]
     starts[0] = 0  # whatever precedes the first header (the client's "1. row" lines) belongs to it
-    bounds = starts + [len(numbered)]
-    return [numbered[begin:end] for begin, end in zip(bounds, bounds[1:])]
+    return [numbered[begin:end] for begin, end in itertools.pairwise([*starts, len(numbered)])]
 
 
-def _read_snapshot(segment: list[tuple[int, str]], warnings: Warnings) -> dict[str, Any] | None:
+def _read_snapshot(
+    segment: list[tuple[int, str]], warnings: Warnings, cut_line: int | None
+) -> dict[str, Any] | None:
     if not segment:
         return None
     facts = _read_snapshot_facts(segment)
-    region = _buffer_pool_region(segment)
+    region = _without_cut_value(_buffer_pool_region(segment), cut_line, warnings)
     figures = _read_buffer_pool_lines(region, warnings)
     if not figures:
         first_line = segment[0][0]
@@ -288,6 +295,16 @@ def _buffer_pool_region(segment: list[tuple[int, str]]) -> list[tuple[int, str]]
             break
         region.append((number, stripped))
     return region
+
+
+def _without_cut_value(
+    region: list[tuple[int, str]], cut_line: int | None, warnings: Warnings
+) -> list[tuple[int, str]]:
+    if not region or region[-1][0] != cut_line:
+        return region
+    number, line = region[-1]
+    warnings.add(number, "the text ends here without a line end; its last value is not read")
+    return [*region[:-1], (number, line.rsplit(None, 1)[0] if " " in line else "")]
 
 
 def _join_wrapped_lines(region: list[tuple[int, str]]) -> list[tuple[int, str]]:

@@ -148,13 +148,13 @@ def _parse_text(text: str) -> ParseResult:
             continue
 
         if header is not None:
+            if number == len(lines) and not text.endswith(("\n", "\r")):
+                line = _without_cut_value(line, device_last, number, warnings)
             row = _read_device_line(line, header, device_last, tab_separated, number, warnings)
             if row is not None:
                 row["sample"] = sample
                 row["timestamp"] = timestamps.get(sample)
                 rows.append(row)
-                if number == len(lines) and not text.endswith("\n"):
-                    warnings.add(number, "the last line has no line end and may be cut off")
             continue
 
         host = _HOST_LINE.match(stripped)
@@ -201,6 +201,18 @@ def _column_set(names: list[str]) -> str:
     return "basic report (no -x)" if "tps" in names else "unknown"
 
 
+def _without_cut_value(line: str, device_last: bool, number: int, warnings: Warnings) -> str:
+    """The last line of a text that stops without a line end, minus the value the cut may split."""
+    warnings.add(number, "the text ends here without a line end; its last value is not read")
+    if device_last:
+        return line  # the device name is last: a cut name is visible as an unknown device
+    kept = line.rstrip()
+    tokens = kept.split()
+    if len(tokens) < 2:
+        return kept
+    return kept[: kept.rfind(tokens[-1])]
+
+
 def _read_device_line(line, header, device_last, tab_separated, number, warnings):
     tokens = _split(line, tab_separated)
     if device_last:
@@ -214,7 +226,7 @@ def _read_device_line(line, header, device_last, tab_separated, number, warnings
         warnings.add(number, f"{device}: {len(values)} values for {len(header)} columns")
     row: dict[str, Any] = {"device": device}
     unreadable = []
-    for name, token in zip(header, values):
+    for name, token in zip(header, values, strict=False):
         if name not in _COLUMN_MAP:
             continue
         column, factor = _COLUMN_MAP[name]

@@ -113,9 +113,7 @@ _RAW_RESULT = re.compile(
 _MEASURED = re.compile(r"^\s*in (\d+) sec\.")
 _RAMPUP = re.compile(r"^RAMP-UP TIME\.\((\d+) sec\.\)")
 _TPMC = re.compile(r"^\s*([\d.]+|-?nan)\s+TpmC\s*$")
-_MIX_CHECK = re.compile(
-    r"^\s*([A-Za-z-]+):\s*([\d.]+|-?nan)%\s*\(\s*>=\s*([\d.]+)%\)\s*\[(OK|NG)\]"
-)
+_MIX_CHECK = re.compile(r"^\s*([A-Za-z-]+):\s*([\d.]+|-?nan)%\s*\(\s*>=\s*([\d.]+)%\)\s*\[(OK|NG)\]")
 _RESPONSE_CHECK = re.compile(r"^\s*([A-Za-z-]+):\s*([\d.]+|-?nan)%\s*\[(OK|NG)\]")
 
 _LABELS = {
@@ -132,104 +130,142 @@ _LABELS = {
 def parse_tpcc_log(text: str) -> ParseResult:
     """Interval rows and run summary from tpcc-mysql `tpcc_start` output (see module docstring)."""
     text = text_of(text, "tpcc-mysql output")
-    lines = text.splitlines()
-    warnings = Warnings()
-    meta: dict[str, Any] = {}
-    options: dict[str, Any] = {}  # the echoed command line; <Parameters> wins where both exist
-    rows: list[dict[str, Any]] = []
-    section = None  # which <...> block we are in; decides what a "[0] sc:..." line belongs to
-    check_kind = None
-    recognised_anything = False
-    tpmc_line = None
+    reader = _LogReader(text)
+    for number, line in enumerate(reader.lines, start=1):
+        if line.strip():
+            reader.read(number, line)
+    return reader.result()
 
-    for number, line in enumerate(lines, start=1):
+
+class _LogReader:
+    """State while reading a log top to bottom: which section a line is in decides what it means."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+        self.ends_cut = not text.endswith(("\n", "\r"))
+        self.warnings = Warnings()
+        self.meta: dict[str, Any] = {}
+        self.options: dict[str, Any] = {}  # the echoed command line; <Parameters> wins over it
+        self.rows: list[dict[str, Any]] = []
+        self.section: str | None = None  # the current <...> block: whose "[0] sc:..." line is it?
+        self.check_kind: str | None = None
+        self.recognised_anything = False
+        self.tpmc_line: int | None = None
+
+    def read(self, number: int, line: str) -> None:
         stripped = line.strip()
-        if not stripped:
-            continue
+        for handler in (
+            self._interval,
+            self._option,
+            self._section_heading,
+            self._parameter,
+            self._raw_result,
+            self._progress,
+            self._constraint_check,
+            self._tpmc,
+        ):
+            if handler(number, line, stripped):
+                return
 
-        if _INTERVAL_START.match(line):
-            if number == len(lines) and not text.endswith(("\n", "\r")):
-                line = _without_cut_field(line, number, warnings)
-            read = _read_interval_line(line, number, warnings)
-            if read is not None:
-                row, interval_format = read
-                rows.append(row)
-                meta.setdefault("interval_format", interval_format)
-                recognised_anything = True
-            continue
+    def result(self) -> ParseResult:
+        if not self.recognised_anything:
+            raise ParseError("no tpcc-mysql output found (no interval lines, header or <TpmC> section)")
+        for key, value in self.options.items():
+            self.meta.setdefault(key, value)
+        _check_ending(self.meta, self.rows, self.lines, self.tpmc_line, self.warnings)
+        return ParseResult(
+            rows=ordered_rows(self.rows, COLUMNS),
+            warnings=self.warnings.messages,
+            meta=self.meta,
+            columns=COLUMNS,
+        )
 
+    def _interval(self, number: int, line: str, stripped: str) -> bool:
+        if not _INTERVAL_START.match(line):
+            return False
+        if number == len(self.lines) and self.ends_cut:
+            line = _without_cut_field(line, number, self.warnings)
+        read = _read_interval_line(line, number, self.warnings)
+        if read is not None:
+            row, interval_format = read
+            self.rows.append(row)
+            self.meta.setdefault("interval_format", interval_format)
+            self.recognised_anything = True
+        return True
+
+    def _option(self, number: int, line: str, stripped: str) -> bool:
         option = _OPTION_LINE.match(stripped)
         if option:
-            recognised_anything = True
-            _store_option(options, option.group(1), option.group(2))
-            continue
+            self.recognised_anything = True
+            _store_option(self.options, option.group(1), option.group(2))
+        return option is not None
 
-        if stripped.startswith("<"):
-            section = _section_name(stripped)
-            if section == "tpmc":
-                tpmc_line = number
-            recognised_anything = recognised_anything or section is not None
-            continue
+    def _section_heading(self, number: int, line: str, stripped: str) -> bool:
+        if not stripped.startswith("<"):
+            return False
+        self.section = _section_name(stripped)
+        if self.section == "tpmc":
+            self.tpmc_line = number
+        self.recognised_anything = self.recognised_anything or self.section is not None
+        return True
 
-        if stripped.startswith("[") and "]:" in stripped and section in (None, "parameters"):
-            parameter = _PARAMETER_LINE.match(stripped)
-            if parameter:
-                recognised_anything = True
-                _store_parameter(meta, parameter.group(1), parameter.group(2), number, warnings)
-            continue
+    def _parameter(self, number: int, line: str, stripped: str) -> bool:
+        if not (stripped.startswith("[") and "]:" in stripped and self.section in (None, "parameters")):
+            return False
+        parameter = _PARAMETER_LINE.match(stripped)
+        if parameter:
+            self.recognised_anything = True
+            _store_parameter(self.meta, parameter.group(1), parameter.group(2), number, self.warnings)
+        return True
 
+    def _raw_result(self, number: int, line: str, stripped: str) -> bool:
         raw = _RAW_RESULT.match(line)
         if raw:
-            recognised_anything = True
-            key = "raw_results_sum" if section == "raw_results_sum" else "raw_results"
-            meta.setdefault(key, []).append(_raw_result(raw))
-            continue
+            self.recognised_anything = True
+            key = "raw_results_sum" if self.section == "raw_results_sum" else "raw_results"
+            self.meta.setdefault(key, []).append(_raw_result(raw))
+        return raw is not None
 
+    def _progress(self, number: int, line: str, stripped: str) -> bool:
+        """The lines that mark the run's phases: ramp-up, start, stop, measured seconds."""
         measured = _MEASURED.match(line)
         if measured:
-            meta["measured_s"] = to_int(measured.group(1))
-            continue
-
+            self.meta["measured_s"] = to_int(measured.group(1))
+            return True
         rampup = _RAMPUP.match(stripped)
         if rampup:
-            recognised_anything = True
-            meta.setdefault("rampup_s", to_int(rampup.group(1)))
-            continue
-
+            self.recognised_anything = True
+            self.meta.setdefault("rampup_s", to_int(rampup.group(1)))
+            return True
         if stripped.startswith("MEASURING START"):
-            recognised_anything = True
-            continue
+            self.recognised_anything = True
+            return True
         if stripped.startswith("STOPPING THREADS"):
-            meta["stopped"] = True
-            continue
+            self.meta["stopped"] = True
+            return True
+        return False
 
+    def _constraint_check(self, number: int, line: str, stripped: str) -> bool:
         if stripped.startswith("[transaction percentage]"):
-            check_kind = "transaction_percentage"
-            continue
+            self.check_kind = "transaction_percentage"
+            return True
         if stripped.startswith("[response time"):
-            check_kind = "response_time_passed"
-            continue
-        if _read_constraint_line(stripped, check_kind, meta):
-            recognised_anything = True
-            continue
+            self.check_kind = "response_time_passed"
+            return True
+        if _read_constraint_line(stripped, self.check_kind, self.meta):
+            self.recognised_anything = True
+            return True
+        return False
 
+    def _tpmc(self, number: int, line: str, stripped: str) -> bool:
         tpmc = _TPMC.match(stripped)
-        if tpmc:
-            recognised_anything = True
-            meta["tpmc"] = to_float(tpmc.group(1))
-            if meta["tpmc"] is None:
-                warnings.add(number, f"TpmC is not a number: {excerpt(stripped)}")
-            continue
-
-    if not recognised_anything:
-        raise ParseError("no tpcc-mysql output found (no interval lines, header or <TpmC> section)")
-    for key, value in options.items():
-        meta.setdefault(key, value)
-
-    _check_ending(meta, rows, lines, tpmc_line, warnings)
-    return ParseResult(
-        rows=ordered_rows(rows, COLUMNS), warnings=warnings.messages, meta=meta, columns=COLUMNS
-    )
+        if tpmc is None:
+            return False
+        self.recognised_anything = True
+        self.meta["tpmc"] = to_float(tpmc.group(1))
+        if self.meta["tpmc"] is None:
+            self.warnings.add(number, f"TpmC is not a number: {excerpt(stripped)}")
+        return True
 
 
 def _section_name(stripped: str) -> str | None:
@@ -348,7 +384,7 @@ def _store_pipe_field(row, kind: str, field: str, line: str, number: int, warnin
     parts = field.split("|")
     row[kind] = to_int(parts[0])
     names = (f"{kind}_max_ms", f"{kind}_p95_ms", f"{kind}_p99_ms")
-    for name, part in zip(names, parts[1:]):
+    for name, part in zip(names, parts[1:], strict=False):
         value = to_float(part)
         if value is None and part.strip():
             warnings.add(number, f"{name} is not a number in {excerpt(line)}")
@@ -358,7 +394,7 @@ def _store_pipe_field(row, kind: str, field: str, line: str, number: int, warnin
 
 
 def _read_old_interval_fields(row, fields, line, number, warnings) -> dict[str, Any] | None:
-    for kind, field in zip(TRANSACTION_TYPES, fields):
+    for kind, field in zip(TRANSACTION_TYPES, fields, strict=False):
         match = _OLD_TYPE_FIELD.match(field)
         if not match:
             warnings.add(number, f"{kind} field is not count(late):rt90|max in {excerpt(line)}")
@@ -388,7 +424,9 @@ def _raw_result(match: re.Match) -> dict[str, Any]:
     index = to_int(match.group("index"))
     result = {
         "index": index,
-        "transaction": TRANSACTION_TYPES[index] if index is not None and index < len(TRANSACTION_TYPES) else None,
+        "transaction": TRANSACTION_TYPES[index]
+        if index is not None and index < len(TRANSACTION_TYPES)
+        else None,
         "sc": to_int(match.group("sc")),
         "lt": to_int(match.group("lt")),
         "rt": to_int(match.group("rt")),
