@@ -136,3 +136,43 @@ def test_every_cut_of_the_first_text_at_line_ends(parser_name):
     for offset in offsets[:: max(1, len(offsets) // 60)]:
         parse_or_refuse(parser_name, text[: offset + 1])
         parse_or_refuse(parser_name, text[: max(0, offset - 3)])
+
+
+# What identifies "the same row" in a full and a truncated parse of one text.
+ROW_KEYS = {
+    "tpcc-log": lambda index, row: row["t_s"],
+    "innodb-status": lambda index, row: index,
+    "iostat": lambda index, row: (row["sample"], row["device"]),
+    "fio": lambda index, row: row["jobname"],
+}
+HEADER_FACTS = ("server", "port", "dbname", "user", "warehouses", "connections", "rampup_s", "measure_s")
+
+
+@pytest.mark.parametrize("parser_name", sorted(TEXTS))
+def test_a_cut_removes_values_but_never_changes_one(parser_name):
+    """A log cut off mid-number must not turn 1016 into 10: every value read from a truncated
+    text is the value the whole text gives, or missing."""
+    parser, key_of = PARSERS[parser_name], ROW_KEYS[parser_name]
+
+    @SETTINGS
+    @given(data=st.data())
+    def check(data):
+        full_text = data.draw(st.sampled_from(TEXTS[parser_name]))
+        full = parser(full_text)
+        cut = parse_or_refuse(parser_name, full_text[: data.draw(st.integers(0, len(full_text)))])
+        if cut is None:
+            return
+        whole_rows = {key_of(index, row): row for index, row in enumerate(full.rows)}
+        for index, row in enumerate(cut.rows):
+            reference = whole_rows[key_of(index, row)]
+            changed = {
+                column: (value, reference.get(column))
+                for column, value in row.items()
+                if value is not None and value != reference.get(column)
+            }
+            assert not changed, f"row {index}: (cut, whole) = {changed}"
+        for fact in HEADER_FACTS:
+            if cut.meta.get(fact) is not None:
+                assert cut.meta[fact] == full.meta[fact], fact
+
+    check()

@@ -111,6 +111,17 @@ def excerpt(line: str, limit: int = 80) -> str:
     return repr(line if len(line) <= limit else line[: limit - 3] + "...")
 
 
+def without_last_token(line: str) -> str:
+    """A line minus its last whitespace-separated token (and the space before it).
+
+    Used on the last line of a text that stops without a line end: the cut may have gone
+    through that token, turning 1016 into 10, so it is not read at all.
+    """
+    kept = line.rstrip()
+    tokens = kept.split()
+    return kept[: kept.rfind(tokens[-1])].rstrip(" ") if tokens else kept
+
+
 def line_number_at(text: str, offset: int) -> int:
     """1-based line number of a character offset."""
     return text.count("\n", 0, max(0, offset)) + 1

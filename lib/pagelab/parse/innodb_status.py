@@ -51,7 +51,16 @@ from collections.abc import Callable
 from typing import Any
 
 from pagelab.errors import ParseError
-from pagelab.parse.common import ParseResult, Warnings, ordered_rows, text_of, to_float, to_int, to_number
+from pagelab.parse.common import (
+    ParseResult,
+    Warnings,
+    ordered_rows,
+    text_of,
+    to_float,
+    to_int,
+    to_number,
+    without_last_token,
+)
 
 COLUMNS = (
     "timestamp", "averages_window_s",
@@ -181,11 +190,12 @@ def parse_innodb_status(text: str) -> ParseResult:
     text = _unescape_batch_output(text_of(text, "InnoDB status output"))
     numbered = list(enumerate(text.splitlines(), start=1))
     warnings = Warnings()
-    # a text that stops without a line end may have been cut through its last number
-    cut_line = len(numbered) if not text.endswith(("\n", "\r")) else None
+    if numbered and not text.endswith(("\n", "\r")):
+        numbered[-1] = (numbered[-1][0], without_last_token(numbered[-1][1]))
+        warnings.add(numbered[-1][0], "the text ends without a line end; the last value on it is not read")
     rows = []
     for segment in _split_snapshots(numbered):
-        row = _read_snapshot(segment, warnings, cut_line)
+        row = _read_snapshot(segment, warnings)
         if row is not None:
             rows.append(row)
     if not rows:
@@ -218,21 +228,16 @@ def _split_snapshots(numbered: list[tuple[int, str]]) -> list[list[tuple[int, st
     return [numbered[begin:end] for begin, end in itertools.pairwise([*starts, len(numbered)])]
 
 
-def _read_snapshot(
-    segment: list[tuple[int, str]], warnings: Warnings, cut_line: int | None
-) -> dict[str, Any] | None:
+def _read_snapshot(segment: list[tuple[int, str]], warnings: Warnings) -> dict[str, Any] | None:
     if not segment:
         return None
     facts = _read_snapshot_facts(segment)
-    region = _without_cut_value(_buffer_pool_region(segment), cut_line, warnings)
+    region = _buffer_pool_region(segment)
     figures = _read_buffer_pool_lines(region, warnings)
     if not figures:
         first_line = segment[0][0]
         warnings.add(first_line, "snapshot has no buffer pool figures (cut off before them?); skipped")
         return None
-    instances = sum(1 for _, line in segment if _INSTANCE_HEADER.match(line.strip()))
-    if instances:
-        facts["buffer_pool_instances"] = instances
     row: dict[str, Any] = {
         "timestamp": facts.pop("timestamp", None),
         "averages_window_s": facts.pop("averages_window_s", None),
@@ -284,8 +289,10 @@ def _buffer_pool_region(segment: list[tuple[int, str]]) -> list[tuple[int, str]]
         while position < len(segment) and _SECTION_RULE.match(segment[position][1].strip()):
             position += 1
         candidates = segment[position:]
+    elif any(_SECTION_RULE.match(line.strip()) or _MONITOR_HEADER.search(line) for _, line in segment):
+        return []  # a full printout cut off before its buffer pool section: other sections' lines
     else:
-        candidates = segment
+        candidates = segment  # a fragment someone copied: no section headings to go by
     region = []
     for number, line in candidates:
         stripped = line.strip()
@@ -295,16 +302,6 @@ def _buffer_pool_region(segment: list[tuple[int, str]]) -> list[tuple[int, str]]
             break
         region.append((number, stripped))
     return region
-
-
-def _without_cut_value(
-    region: list[tuple[int, str]], cut_line: int | None, warnings: Warnings
-) -> list[tuple[int, str]]:
-    if not region or region[-1][0] != cut_line:
-        return region
-    number, line = region[-1]
-    warnings.add(number, "the text ends here without a line end; its last value is not read")
-    return [*region[:-1], (number, line.rsplit(None, 1)[0] if " " in line else "")]
 
 
 def _join_wrapped_lines(region: list[tuple[int, str]]) -> list[tuple[int, str]]:

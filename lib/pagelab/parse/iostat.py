@@ -46,6 +46,7 @@ from pagelab.parse.common import (
     text_of,
     to_float,
     to_int,
+    without_last_token,
 )
 
 COLUMNS = (
@@ -149,7 +150,10 @@ def _parse_text(text: str) -> ParseResult:
 
         if header is not None:
             if number == len(lines) and not text.endswith(("\n", "\r")):
-                line = _without_cut_value(line, device_last, number, warnings)
+                warnings.add(number, "the text ends without a line end; the last value on it is not read")
+                line = line if device_last else without_last_token(line)
+                if len(line.split()) < 2:
+                    continue  # nothing left but (part of) a device name
             row = _read_device_line(line, header, device_last, tab_separated, number, warnings)
             if row is not None:
                 row["sample"] = sample
@@ -199,18 +203,6 @@ def _column_set(names: list[str]) -> str:
     if "rareq-sz" in names:
         return "sysstat 11 or later (-x)"
     return "basic report (no -x)" if "tps" in names else "unknown"
-
-
-def _without_cut_value(line: str, device_last: bool, number: int, warnings: Warnings) -> str:
-    """The last line of a text that stops without a line end, minus the value the cut may split."""
-    warnings.add(number, "the text ends here without a line end; its last value is not read")
-    if device_last:
-        return line  # the device name is last: a cut name is visible as an unknown device
-    kept = line.rstrip()
-    tokens = kept.split()
-    if len(tokens) < 2:
-        return kept
-    return kept[: kept.rfind(tokens[-1])]
 
 
 def _read_device_line(line, header, device_last, tab_separated, number, warnings):

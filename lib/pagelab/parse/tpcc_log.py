@@ -54,7 +54,16 @@ import re
 from typing import Any
 
 from pagelab.errors import ParseError
-from pagelab.parse.common import ParseResult, Warnings, excerpt, ordered_rows, text_of, to_float, to_int
+from pagelab.parse.common import (
+    ParseResult,
+    Warnings,
+    excerpt,
+    ordered_rows,
+    text_of,
+    to_float,
+    to_int,
+    without_last_token,
+)
 
 CURRENT_FORMAT = "trx: n, 95%: ms, 99%: ms, max_rt: ms, n|max ms (x4)"
 OLD_FORMAT = "n(late):rt90|max per type, in seconds (older tpcc-mysql)"
@@ -153,6 +162,9 @@ class _LogReader:
         self.tpmc_line: int | None = None
 
     def read(self, number: int, line: str) -> None:
+        if number == len(self.lines) and self.ends_cut and not _INTERVAL_START.match(line):
+            self.warnings.add(number, "the log ends without a line end; the last value on it is not read")
+            line = without_last_token(line)
         stripped = line.strip()
         for handler in (
             self._interval,
@@ -299,6 +311,8 @@ def _store_parameter(meta, name: str, value: str, number: int, warnings: Warning
     if name not in _PARAMETER_KEYS:
         return
     key, kind = _PARAMETER_KEYS[name]
+    if not value.strip():
+        return  # printed empty, or cut off: either way nothing is known
     converted = _convert(value.split("(")[0].strip() if kind is int else value, kind)
     if converted is None and value.strip():
         warnings.add(number, f"[{name}] is not readable: {excerpt(value)}")

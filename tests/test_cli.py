@@ -1,0 +1,98 @@
+"""The `pagelab` command line as a user runs it: a real process, real files, real servers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import servers_under
+
+PAGELAB = [sys.executable, "-m", "pagelab.cli"]
+
+
+def pagelab(*args, timeout=300):
+    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_help_names_every_command():
+    done = pagelab("--help")
+    assert done.returncode == 0
+    for command in ("doctor", "server", "tpcc", "parse"):
+        assert command in done.stdout
+
+
+@pytest.mark.parametrize("bad", ["12k", "0", "abc", "128k"])
+def test_server_init_refuses_a_bad_page_size(tmp_path, bad):
+    done = pagelab("server", "init", tmp_path / "lab", "--page-size", bad)
+    assert done.returncode == 2
+    assert "innodb_page_size must be one of 4k 8k 16k 32k 64k" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "lab").exists()
+
+
+def test_server_init_refuses_a_bad_buffer_pool(tmp_path):
+    done = pagelab("server", "init", tmp_path / "lab", "--page-size", "4k", "--buffer-pool", "lots")
+    assert done.returncode == 2
+    assert "buffer pool size must be a size such as 64M" in done.stderr
+    assert not (tmp_path / "lab").exists()
+
+
+@pytest.mark.server
+def test_manual_lab_cycle(tmp_path):
+    lab = tmp_path / "lab-8k"
+    try:
+        assert pagelab("server", "init", lab, "--page-size", "8k", "--buffer-pool", "32M", "--redo-log", "16M").returncode == 0
+        started = pagelab("server", "start", lab, "--set", "innodb_io_capacity=1500")
+        assert started.returncode == 0, started.stderr
+        assert "8k server running" in started.stdout
+        assert servers_under(lab), "the server must outlive `pagelab server start`"
+        status = pagelab("server", "status", lab, "--json")
+        assert status.returncode == 0
+        info = json.loads(status.stdout)
+        assert info["innodb_page_size"] == 8192 and info["buffer_pool_bytes"] == 32 << 20
+        assert info["settings"]["extra"] == {"innodb_io_capacity": "1500"}
+        client = subprocess.run(["mariadb", f"--defaults-file={lab}/client.cnf", "-N", "-e", "SELECT @@innodb_io_capacity"],
+                                capture_output=True, text=True, timeout=30)
+        assert client.stdout.strip() == "1500"
+        stopped = pagelab("server", "stop", lab)
+        assert stopped.returncode == 0 and "stopped cleanly" in stopped.stdout
+        assert pagelab("server", "status", lab).returncode == 3
+        assert not servers_under(lab)
+    finally:
+        pagelab("server", "stop", lab)
+
+
+def test_parse_prints_a_tidy_csv(fixtures_dir):
+    log = fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log"
+    done = pagelab("parse", "tpcc-log", log)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert len(rows) == 6
+    assert rows[0]["t_s"] == "10" and rows[0]["new_order"] == "1869" and rows[0]["new_order_p95_ms"] == "19.71"
+    assert rows[-1]["stock_level_max_ms"] == "70.966"
+
+
+def test_parse_reads_a_directory_of_snapshots_in_order(fixtures_dir):
+    done = pagelab("parse", "innodb-status", fixtures_dir / "mariadb-10.11" / "16k-w1-c4" / "innodb", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert len(rows) == 7
+    assert [r["snapshot"] for r in rows] == sorted(r["snapshot"] for r in rows)
+    assert all(r["pool_pages"] > 0 for r in rows)
+
+
+def test_parse_of_a_missing_file_is_a_clear_error(tmp_path):
+    done = pagelab("parse", "fio", tmp_path / "nothing.json")
+    assert done.returncode == 2
+    assert "cannot read" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_tpcc_without_a_server_says_how_to_name_one():
+    done = pagelab("tpcc", "run", "-w", "1")
+    assert done.returncode == 2
+    assert "--instance DIR" in done.stderr
