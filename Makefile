@@ -6,8 +6,10 @@ VENV        := .venv
 PYTHON      ?= python3
 VPY         := $(VENV)/bin/python
 PAGELAB     := $(VENV)/bin/pagelab
-# OS packages an experiment needs: the database server, iostat, fio.
-OS_PACKAGES := mariadb-server sysstat fio
+# OS packages an experiment needs: the database server, iostat, fio; and for the PDF report a
+# browser to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own
+# download is not reachable) and pdftoppm to check the pages render.
+OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils
 # The venv is rebuilt when the dependency list changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
 TEST_ARGS   ?=

@@ -8,9 +8,13 @@ reading a traceback.
 class PagelabError(Exception):
     """Base of every error pagelab raises deliberately (the CLI prints these without a traceback)."""
 
+    exit_code = 1  # the CLI's exit status for this kind of error
+
 
 class UsageError(PagelabError, ValueError):
     """Bad input from the user: a page size, a profile knob, a path. Raised before side effects."""
+
+    exit_code = 2
 
 
 class MissingDependencyError(PagelabError):

@@ -59,7 +59,9 @@ def test_matches_golden(name, build):
     header = expected_rows[0]
     mismatches = [
         f"row {index} {column}: golden {want!r}, parser {got!r}"
-        for index, (want_row, got_row) in enumerate(zip(expected_rows[1:], actual_rows[1:], strict=True), start=1)
+        for index, (want_row, got_row) in enumerate(
+            zip(expected_rows[1:], actual_rows[1:], strict=True), start=1
+        )
         for column, want, got in zip(header, want_row, got_row, strict=False)
         if want != got
     ]

@@ -120,6 +120,7 @@ def test_batch_mode_output_with_escaped_newlines():
 
 
 def test_snapshot_cut_before_the_buffer_pool_section():
+    # FILE I/O's "reads/s" line must not be taken for the pool's when the section never came
     text = snapshot("4k-w1-c4")
     with pytest.raises(ParseError, match="no InnoDB buffer pool figures"):
         parse_innodb_status(text[: text.index("BUFFER POOL AND MEMORY")])
@@ -132,6 +133,7 @@ def test_old_innodb_formats():
     text = (
         "090601 9:05:04 INNODB MONITOR OUTPUT\n"
         "Log sequence number 1 2\n"
+        "----------------------\nBUFFER POOL AND MEMORY\n----------------------\n"
         "Buffer pool size   512\n"
         "Free buffers       10\n"
     )
@@ -181,3 +183,12 @@ def test_directory_errors(tmp_path):
     (tmp_path / "001_5.txt").write_text("garbage\n")
     with pytest.raises(ParseError, match="could be read"):
         parse_innodb_status_dir(tmp_path)
+
+
+def test_a_number_cut_at_the_end_of_the_text_is_not_read():
+    text = snapshot("64k-w1-c4")
+    cut = text[: text.index("Buffer pool size   1016") + len("Buffer pool size   10")]
+    result = parse_innodb_status(cut)
+    assert result.rows[0]["pool_pages"] is None  # not 10
+    assert result.rows[0]["dictionary_memory_bytes"] == 460144
+    assert any("without a line end" in warning for warning in result.warnings)

@@ -177,3 +177,10 @@ def test_short_device_line_is_read_with_a_warning():
 def test_nothing_readable_is_a_parse_error(text):
     with pytest.raises(ParseError):
         parse_iostat(text)
+
+
+def test_a_value_cut_at_the_end_of_the_text_is_not_read():
+    text = RUN_IOSTAT.read_text()
+    result = parse_iostat(text[: text.index("0.74  23.96") + len("0.74  23.9")])  # first sample's %util
+    assert len(result.rows) == 1
+    assert result.rows[0]["util_pct"] is None and result.rows[0]["aqu_sz"] == 0.74  # not 23.9

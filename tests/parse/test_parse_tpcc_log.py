@@ -59,7 +59,7 @@ def test_header_summary_and_checks():
     # "  [3] sc:310 lt:101  rt:0  fl:0 avg_rt: 84.1 (80)"
     assert meta["raw_results"][3] == {
         "index": 3, "transaction": "delivery", "sc": 310, "lt": 101, "rt": 0, "fl": 0,
-        "avg_rt_ms": 84.1, "rt_limit_ms": 80,
+        "avg_rt_ms": 84.1, "rt_limit": 80,
     }  # fmt: skip
     assert meta["raw_results_sum"][0] == {
         "index": 0,

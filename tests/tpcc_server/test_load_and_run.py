@@ -179,3 +179,20 @@ def test_scrub_masks_a_password_anywhere():
     assert scrub("       [pass]: hunter2\n", "hunter2") is None
     assert scrub("connect failed for root:hunter2\n", "hunter2") == "connect failed for root:********\n"
     assert scrub("  10, trx: 5\n", "hunter2") == "  10, trx: 5\n"
+
+
+def test_cli_runs_against_a_server_given_by_host_port_and_password_file(loaded, tmp_path):
+    instance, _, _ = loaded
+    secret = tmp_path / "password"
+    secret.write_text(instance.password + "\n")
+    secret.chmod(0o600)
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "tpcc", "run", "--host", "127.0.0.1",
+                           "--port", str(instance.port), "--user", "root", "--password-file", str(secret),
+                           "-w", "1", "-c", "2", "-r", "1", "-l", "4", "-i", "2", "--seed", "5", "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "<TpmC>" in done.stdout and instance.password not in done.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["seed"] == 5 and summary["tpmc"] > 0
+    assert "[seed]: 5" in (out / "tpcc.log").read_text()

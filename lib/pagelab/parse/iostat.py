@@ -23,7 +23,8 @@ JSON (`iostat -o JSON`, sysstat 11.5+)::
         {"timestamp": "11/21/26 14:15:02",
          "disk": [{"disk_device": "vda", "r/s": 11049.00, ..., "aqu-sz": 0.86, "util": 62.60}]},
 
-A JSON file cut off mid-run (iostat killed) is read up to its last complete device entry.
+A JSON file cut off mid-run (iostat killed) is read up to its last complete device entry; a text
+that stops without a line end loses the last value on its last line, which the cut may have split.
 
 The parser does not know the run's clock: rows carry `sample` (0-based) and `timestamp` (ISO
 8601 text, or empty without `-t`). Dates like 11/21/26 are month/day/year as in the C locale,

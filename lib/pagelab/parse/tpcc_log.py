@@ -44,8 +44,14 @@ Also read:
   (`1872|93.235|20.1|31.7`) -> `payment_p95_ms`, `payment_p99_ms`, ...; fields this parser does not
   know are skipped with a warning instead of failing the line.
 
-The `(5)` after avg_rt is tpcc-mysql's response-time limit for the type (5, 5, 5, 80, 20). It is
-compared with response times measured in milliseconds, so it lands in `rt_limit_ms`.
+A log cut off mid-run gives the rows so far, tpmc None and the warning "log ends before
+<TpmC>". If the text stops without a line end, the value the cut went through is not read
+(tpcc-mysql prints times with three decimals, so "187|79.1" at the very end is recognisably cut).
+
+The `(5)` after avg_rt is the type's response-time limit (5, 5, 5, 80, 20), kept as printed in
+`rt_limit`, without a unit in its name because its unit depends on the writer: tpcc-mysql
+compares it with response times in milliseconds (so "late" means over 5 ms), while pagelab's
+driver prints TPC-C's limit in seconds there. avg_rt itself is in milliseconds for both.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ from pagelab.parse.common import (
     text_of,
     to_float,
     to_int,
+    to_number,
     without_last_token,
 )
 
@@ -90,6 +97,8 @@ _PARAMETER_KEYS = {
     "rampup": ("rampup_s", int),
     "measure": ("measure_s", int),
     "ratio": ("ratio", str),
+    "seed": ("seed", int),  # printed by pagelab's own driver
+    "driver": ("driver", str),
 }
 _OPTION_KEYS = {
     "h": ("server", str),
@@ -117,7 +126,7 @@ _OLD_TYPE_FIELD = re.compile(
 _RAW_RESULT = re.compile(
     r"^\s*\[(?P<index>\d+)(?::[^\]]*)?\]\s*sc:\s*(?P<sc>\d+)\s+lt:\s*(?P<lt>\d+)\s+"
     r"rt:\s*(?P<rt>\d+)\s+fl:\s*(?P<fl>\d+)"
-    r"(?:\s+avg_rt:\s*(?P<avg>\S+)\s*\(\s*(?P<limit>\d+)\s*\))?"
+    r"(?:\s+avg_rt:\s*(?P<avg>\S+)\s*\(\s*(?P<limit>[\d.]+)\s*\))?"
 )
 _MEASURED = re.compile(r"^\s*in (\d+) sec\.")
 _RAMPUP = re.compile(r"^RAMP-UP TIME\.\((\d+) sec\.\)")
@@ -448,7 +457,7 @@ def _raw_result(match: re.Match) -> dict[str, Any]:
     }
     if match.group("avg") is not None:
         result["avg_rt_ms"] = to_float(match.group("avg"))
-        result["rt_limit_ms"] = to_int(match.group("limit"))
+        result["rt_limit"] = to_number(match.group("limit"))
     return result
 
 

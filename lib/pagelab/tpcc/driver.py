@@ -173,8 +173,11 @@ def run(
     echo: TextIO | None = sys.stdout,
     on_interval=None,
     server_label: str | None = None,
+    on_start=None,
 ) -> RunResult:
-    """Run TPC-C; see the module docstring. `on_interval(t_s, row)` is called per interval."""
+    """Run TPC-C; see the module docstring. `on_interval(t_s, row)` is called per interval;
+    `on_start(measure_start)` once the terminals start, with the time.monotonic() instant at which
+    the measurement will begin (after ramp-up), so monitors can share the run's clock."""
     options.validate()
     if out_dir is not None:
         out_dir = Path(out_dir)
@@ -215,6 +218,8 @@ def run(
         output.write(logformat.rampup_banner(options.rampup_s))
         start_at.value = time.monotonic()
         measure_start = start_at.value + options.rampup_s
+        if on_start is not None:
+            on_start(measure_start)
         measure_end = measure_start + options.measure_s
         announced = False
         while len(finished_terminals) < len(processes):

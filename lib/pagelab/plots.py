@@ -1,0 +1,183 @@
+"""Figures and tables of seed 002's report, drawn from a sweep's combined tidy tables.
+
+Every function takes the DataFrames of `pagelab.runs.load_tables` and returns a matplotlib Figure
+or a DataFrame, so the report notebook is a list of one-line calls, and the same figures can be
+drawn from any bundle, including one made with tpcc-mysql.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"
+# The seed's report reads its monitors at these points of a 1200 s run.
+SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
+
+
+def _style():
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import seaborn as sns
+
+    sns.set_theme(style="whitegrid", context="notebook")
+    return sns
+
+
+def _page_order(frame: pd.DataFrame) -> list[str]:
+    return list(frame.sort_values("page_size_bytes")["page_size"].drop_duplicates())
+
+
+def tpmc_by_page_size(summary: pd.DataFrame):
+    """TpmC per page size; with repeats, the bar is the mean and the line a 95% confidence interval."""
+    sns = _style()
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(6, 4))
+    repeats = summary.groupby("page_size")["tpmc"].count().max() if not summary.empty else 0
+    sns.barplot(data=summary, x="page_size", y="tpmc", order=_page_order(summary), ax=axis,
+                errorbar=("ci", 95) if repeats > 1 else None, color="#4C72B0")
+    axis.set(xlabel="innodb_page_size", ylabel="TpmC", title="TPC-C throughput per page size")
+    for container in axis.containers:
+        axis.bar_label(container, fmt="%.0f", padding=3)
+    figure.tight_layout()
+    return figure
+
+
+def iops_over_time(iostat: pd.DataFrame):
+    """Read and write IOPS of the data device over the measurement, one line per page size."""
+    sns = _style()
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharex=True)
+    data = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
+    for axis, column, label in ((axes[0], "r_s", "read IOPS (r/s)"), (axes[1], "w_s", "write IOPS (w/s)")):
+        if not data.empty:
+            sns.lineplot(data=data, x="t_s", y=column, hue="page_size", hue_order=_page_order(data), ax=axis,
+                         errorbar=None)
+        axis.set(xlabel="seconds since measurement start", ylabel=label, title=label)
+    figure.tight_layout()
+    return figure
+
+
+def request_size_vs_page_size(iostat: pd.DataFrame):
+    """Average read and write request size against the page size: reads track the page size."""
+    _style()
+    import matplotlib.pyplot as plt
+
+    data = iostat[(iostat["t_s"] >= 0)] if not iostat.empty else iostat
+    means = request_sizes(data)
+    figure, axis = plt.subplots(figsize=(6, 4))
+    if not means.empty:
+        axis.plot(means["page_kb"], means["read_kb"], marker="o", label="read request (rareq-sz)")
+        axis.plot(means["page_kb"], means["write_kb"], marker="s", label="write request (wareq-sz)")
+        axis.plot(means["page_kb"], means["page_kb"], linestyle=":", color="grey", label="= page size")
+        axis.set_xscale("log", base=2)
+        axis.set_xticks(means["page_kb"], [f"{int(v)}k" for v in means["page_kb"]])
+    axis.set(xlabel="innodb_page_size", ylabel="average request size (KiB)", title="I/O request size")
+    axis.legend()
+    figure.tight_layout()
+    return figure
+
+
+def request_sizes(iostat: pd.DataFrame) -> pd.DataFrame:
+    """Mean request sizes per page size, weighted by the number of requests in each sample."""
+    if iostat.empty:
+        return pd.DataFrame(columns=["page_size", "page_kb", "read_kb", "write_kb", "r_s", "w_s"])
+    rows = []
+    for (size, label), group in iostat.groupby(["page_size_bytes", "page_size"]):
+        reads, writes = group["r_s"].fillna(0), group["w_s"].fillna(0)
+        read_kb = (group["rareq_kb"].fillna(0) * reads).sum() / reads.sum() if reads.sum() else float("nan")
+        write_kb = (group["wareq_kb"].fillna(0) * writes).sum() / writes.sum() if writes.sum() else float("nan")
+        rows.append({"page_size": label, "page_kb": size / 1024, "read_kb": read_kb, "write_kb": write_kb,
+                     "r_s": reads.mean(), "w_s": writes.mean()})
+    return pd.DataFrame(rows).sort_values("page_kb").reset_index(drop=True)
+
+
+def hit_ratio_over_time(innodb: pd.DataFrame):
+    """Buffer-pool hit ratio (per 1000, as InnoDB prints it) over time, one line per page size."""
+    sns = _style()
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(7, 4))
+    data = innodb.dropna(subset=["hit_rate"]) if "hit_rate" in innodb else innodb
+    if not data.empty:
+        sns.lineplot(data=data, x="t_s", y="hit_rate", hue="page_size", hue_order=_page_order(data), ax=axis,
+                     marker="o", errorbar=None)
+    axis.axvline(0, color="grey", linewidth=0.8, linestyle=":")
+    axis.set(xlabel="seconds since measurement start (negative: ramp-up)", ylabel="hit rate (per 1000)",
+             title="Buffer pool hit ratio")
+    figure.tight_layout()
+    return figure
+
+
+def new_order_latency_over_time(intervals: pd.DataFrame):
+    """New-Order 95th and 99th percentile response time per interval."""
+    sns = _style()
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for axis, column in zip(axes, ("new_order_p95_ms", "new_order_p99_ms")):
+        if not intervals.empty:
+            sns.lineplot(data=intervals, x="t_s", y=column, hue="page_size", hue_order=_page_order(intervals),
+                         ax=axis, marker="o", errorbar=None)
+        axis.set(xlabel="seconds since measurement start", ylabel="ms",
+                 title=f"New-Order {'95th' if 'p95' in column else '99th'} percentile")
+    figure.tight_layout()
+    return figure
+
+
+def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) -> pd.DataFrame:
+    """The seed's table: the interval line at 100/400/800/1100 s (or the nearest our run has)."""
+    if intervals.empty:
+        return pd.DataFrame()
+    rows = []
+    columns = ["new_order", "new_order_p95_ms", "new_order_p99_ms", "new_order_max_ms", "payment",
+               "order_status", "delivery", "stock_level"]
+    for (size, label, repeat), group in intervals.groupby(["page_size_bytes", "page_size", "repeat"]):
+        for checkpoint in checkpoints:
+            nearest = group.iloc[(group["t_s"] - checkpoint).abs().argsort().iloc[0]]
+            if rows and rows[-1]["page_size"] == label and rows[-1]["t_s"] == nearest["t_s"] and rows[-1]["repeat"] == repeat:
+                continue  # a short run has fewer intervals than checkpoints
+            rows.append({"page_size": label, "repeat": repeat, "t_s": nearest["t_s"],
+                         **{c: nearest.get(c) for c in columns}})
+    return pd.DataFrame(rows)
+
+
+def read_reference(name: str) -> pd.DataFrame:
+    """A table of a seed's published numbers from data/reference/ (empty if absent)."""
+    path = REFERENCE_DIR / name
+    return pd.read_csv(path) if path.exists() else pd.DataFrame()
+
+
+def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame:
+    """Seed 002's TpmC and IOPS beside ours, per page size."""
+    seed_tpmc = read_reference("seed002_tpmc.csv")
+    seed_io = read_reference("seed002_iostat.csv")
+    ours = summary.groupby("page_size").agg(tpmc_ours=("tpmc", "mean")).reset_index() if not summary.empty else pd.DataFrame()
+    measured = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
+    if not measured.empty:
+        io = measured.groupby("page_size").agg(read_iops_ours=("r_s", "mean"), write_iops_ours=("w_s", "mean"),
+                                               read_kb_ours=("rareq_kb", "mean")).reset_index()
+        ours = ours.merge(io, on="page_size", how="outer") if not ours.empty else io
+    table = ours
+    if not seed_tpmc.empty:
+        seed = seed_tpmc.rename(columns={"tpmc": "tpmc_seed"})[["page_size", "tpmc_seed"]]
+        table = seed.merge(table, on="page_size", how="outer") if not table.empty else seed
+    if not seed_io.empty and {"r_s", "w_s"} <= set(seed_io.columns):
+        io_seed = seed_io.groupby("page_size").agg(read_iops_seed=("r_s", "mean"), write_iops_seed=("w_s", "mean")).reset_index()
+        table = table.merge(io_seed, on="page_size", how="left")
+    if "page_size" in table:
+        order = {label: index for index, label in enumerate(["4k", "8k", "16k", "32k", "64k"])}
+        table = table.sort_values("page_size", key=lambda s: s.map(order)).reset_index(drop=True)
+    return table
+
+
+def system_setup(machine: dict) -> pd.DataFrame:
+    """The seed's "System setup" table, for this machine."""
+    from pagelab.system import system_setup_table
+
+    return pd.DataFrame(system_setup_table(machine), columns=["Type", "Specification"])

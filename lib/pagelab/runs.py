@@ -1,0 +1,134 @@
+"""The run bundle: where a sweep keeps its files, and reading them back as pandas tables.
+
+    data/runs/<sweep-id>/
+      sweep.json              profile, machine, versions, and the status of every run
+      instances/<page>/       one server instance per page size; snapshot/ is its loaded datadir
+      <page>-r<k>/            one run: run.ipynb, my.cnf, variables.csv, mysqld.err, tpcc.log,
+                              iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json
+      report.ipynb, figures/
+    reports/<sweep-id>.pdf
+
+A bundle is self-contained: zip the sweep directory and anyone can rerun the report on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pagelab.mysql.pagesize import page_size_label, parse_page_size
+
+SWEEP_FILE = "sweep.json"
+PHASE_FILE = ".phase"
+# The per-run tidy tables of DESIGN.md ("Tidy tables"), combined across runs by load_tables().
+TIDY_TABLES = ("tpcc_intervals", "iostat", "innodb", "hit_ratio")
+RUN_STATUSES = ("pending", "running", "done", "failed", "interrupted")
+
+
+def run_name(page_size: int | str, repeat: int) -> str:
+    """'16k-r1': the directory of one run."""
+    return f"{page_size_label(parse_page_size(page_size))}-r{repeat}"
+
+
+def write_json_atomically(path: Path, document: dict) -> None:
+    """Readers (the sweep's progress, a resume) never see a half-written file."""
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary.write_text(json.dumps(document, indent=2, default=str) + "\n")
+    temporary.replace(path)
+
+
+def set_phase(run_dir: Path, phase: str) -> None:
+    """What the run is doing now, for the sweep's progress bar (the run executes in a kernel)."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    temporary = run_dir / f"{PHASE_FILE}.tmp"
+    temporary.write_text(phase)
+    temporary.replace(run_dir / PHASE_FILE)
+
+
+def read_phase(run_dir: Path) -> str | None:
+    try:
+        return (Path(run_dir) / PHASE_FILE).read_text().strip() or None
+    except OSError:
+        return None
+
+
+@dataclass
+class SweepRecord:
+    """sweep.json: what was asked, on what machine, and how far it got."""
+
+    path: Path
+    document: dict
+
+    @classmethod
+    def load(cls, sweep_dir: Path) -> "SweepRecord":
+        path = Path(sweep_dir) / SWEEP_FILE
+        return cls(path, json.loads(path.read_text()))
+
+    def save(self) -> None:
+        write_json_atomically(self.path, self.document)
+
+    @property
+    def runs(self) -> list[dict]:
+        return self.document["runs"]
+
+    def run(self, name: str) -> dict:
+        for entry in self.runs:
+            if entry["name"] == name:
+                return entry
+        raise KeyError(name)
+
+    def update_run(self, name: str, **changes) -> None:
+        self.run(name).update(changes)
+        self.save()
+
+    def pending(self) -> list[dict]:
+        return [entry for entry in self.runs if entry["status"] != "done"]
+
+
+def new_run_entries(page_sizes: list[int], repeats: int) -> list[dict]:
+    return [
+        {"name": run_name(size, repeat), "page_size_bytes": size, "page_size": page_size_label(size),
+         "repeat": repeat, "status": "pending", "error": None, "notebook": None,
+         "started": None, "finished": None}
+        for size in page_sizes for repeat in range(1, repeats + 1)
+    ]
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def load_tables(sweep_dir: Path) -> dict:
+    """Every finished run's tidy tables combined, with run-level columns added
+    (sweep, run, page_size_bytes, page_size, repeat), plus `summary`: one row per run."""
+    import pandas as pd
+
+    sweep_dir = Path(sweep_dir)
+    record = SweepRecord.load(sweep_dir)
+    frames: dict[str, list] = {name: [] for name in TIDY_TABLES}
+    summaries = []
+    for entry in record.runs:
+        if entry["status"] != "done":
+            continue
+        run_dir = sweep_dir / entry["name"]
+        keys = {"sweep": sweep_dir.name, "run": entry["name"], "page_size_bytes": entry["page_size_bytes"],
+                "page_size": entry["page_size"], "repeat": entry["repeat"]}
+        for name in TIDY_TABLES:
+            path = run_dir / f"{name}.csv"
+            if path.exists() and path.stat().st_size > 0:
+                frame = pd.read_csv(path)
+                for column, value in reversed(keys.items()):
+                    frame.insert(0, column, value)
+                frames[name].append(frame)
+        summary_path = run_dir / "summary.json"
+        if summary_path.exists():
+            summary = json.loads(summary_path.read_text())
+            flat = {k: v for k, v in summary.items() if not isinstance(v, (dict, list))}
+            summaries.append({**keys, **flat})
+    tables = {name: (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()) for name, parts in frames.items()}
+    tables["summary"] = pd.DataFrame(summaries)
+    return tables

@@ -1,0 +1,258 @@
+"""A page-size sweep: the run notebook executed by papermill per page size and repeat, then the
+report notebook and the PDF.
+
+    pagelab sweep --profile quick [--set knob=value ...] [--out DIR]
+    pagelab sweep --resume DIR
+
+Every run is recorded in sweep.json as it goes (pending, running, done, failed, interrupted), so
+a sweep can be stopped at any point: Ctrl-C or SIGTERM interrupts the current run (its kernel
+stops the server on the way out), keeps every finished run, and `--resume DIR` runs the rest.
+A failed run keeps its error and executed notebook, and the sweep goes on unless `fail_fast`.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from pagelab.errors import PagelabError, UsageError
+from pagelab.experiment import RunParameters
+from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_phase, write_json_atomically
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = PROJECT_ROOT / "notebooks"
+RUN_NOTEBOOK = NOTEBOOKS / "tpcc_page_size_run.ipynb"
+REPORT_NOTEBOOK = NOTEBOOKS / "tpcc_page_size_report.ipynb"
+DEFAULT_RUNS_DIR = PROJECT_ROOT / "data" / "runs"
+DEFAULT_REPORTS_DIR = PROJECT_ROOT / "reports"
+DEFAULT_CACHE_DIR = PROJECT_ROOT / "data" / "cache"
+# The kernel papermill starts: the project's venv, registered by `make setup`.
+KERNEL_NAME = "pagelab"
+# A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
+CELL_TIMEOUT_S = 4 * 3600
+
+
+class SweepInterrupted(PagelabError):
+    """Ctrl-C or SIGTERM: finished runs are kept; `pagelab sweep --resume DIR` does the rest."""
+
+    exit_code = 130  # as a shell reports a process ended by SIGINT
+
+
+def run_parameters(profile, sweep_dir: Path, page_size: int, repeat: int) -> dict:
+    """The run notebook's parameters for one run, from the profile's validated knobs."""
+    values = profile.to_dict() if hasattr(profile, "to_dict") else dict(profile)
+    params = RunParameters(
+        sweep_dir=str(sweep_dir), page_size=str(page_size), repeat=repeat,
+        warehouses=values["warehouses"], connections=values["connections"], rampup_s=values["rampup_s"],
+        measure_s=values["measure_s"], interval_s=values["interval_s"],
+        sample_interval_s=values["sample_interval_s"], buffer_pool=str(values["buffer_pool"]),
+        flush_method=values["flush_method"], redo_log=str(values["redo_log"]),
+        max_connections=values["max_connections"], seed=values["seed"], driver=values["driver"],
+        tpcc_mysql_dir=str(values.get("tpcc_mysql_dir") or ""), server_options=dict(values.get("server_options") or {}),
+        cache_dir=str(DEFAULT_CACHE_DIR),
+    )
+    return asdict(params)
+
+
+def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
+    """A new sweep directory with sweep.json listing every run as pending."""
+    from pagelab.system import run_metadata
+
+    values = profile.to_dict()
+    sweep_id = f"{profile_name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    sweep_dir = Path(out_dir) if out_dir else DEFAULT_RUNS_DIR / sweep_id
+    if sweep_dir.exists() and any(sweep_dir.iterdir()):
+        raise UsageError(f"{sweep_dir} is not empty; choose another --out, or continue it with --resume {sweep_dir}")
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    page_sizes = [int(size) for size in values["page_sizes"]]
+    document = {
+        "sweep_id": sweep_dir.name,
+        "profile_name": profile_name,
+        "profile": values,
+        "created": now_iso(),
+        "machine": run_metadata(sweep_dir),
+        "runs": new_run_entries(page_sizes, int(values["repeats"])),
+        "report": None,
+    }
+    write_json_atomically(sweep_dir / "sweep.json", document)
+    return sweep_dir
+
+
+class _Progress:
+    """One bar over the runs; its text shows the current run's phase, read from the run's phase file."""
+
+    def __init__(self, total: int, done: int, enabled: bool):
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=total, initial=done, unit="run", desc="sweep", disable=not enabled,
+                        bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} {postfix}")
+        self.run_dir: Path | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(1.0):
+            if self.run_dir is not None:
+                self.bar.set_postfix_str(f"{self.run_dir.name}: {read_phase(self.run_dir) or 'starting'}")
+
+    def follow(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.bar.set_postfix_str(f"{run_dir.name}: starting")
+
+    def advance(self) -> None:
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.bar.close()
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True) -> SweepRecord:
+    """Execute every run of the sweep that is not done, one papermill execution each."""
+    import papermill
+
+    record = SweepRecord.load(sweep_dir)
+    profile = record.document["profile"]
+    todo = record.pending()
+    bar = _Progress(len(record.runs), len(record.runs) - len(todo), progress)
+    previous_sigterm = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        for entry in todo:
+            run_dir = sweep_dir / entry["name"]
+            run_dir.mkdir(exist_ok=True)
+            notebook = run_dir / "run.ipynb"
+            record.update_run(entry["name"], status="running", started=now_iso(), error=None,
+                              notebook=str(notebook.relative_to(sweep_dir)))
+            set_phase(run_dir, "starting")
+            bar.follow(run_dir)
+            try:
+                papermill.execute_notebook(
+                    str(RUN_NOTEBOOK), str(notebook),
+                    parameters=run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"]),
+                    kernel_name=KERNEL_NAME, progress_bar=False, cwd=str(PROJECT_ROOT),
+                    execution_timeout=CELL_TIMEOUT_S,
+                )
+            except KeyboardInterrupt:
+                record.update_run(entry["name"], status="interrupted", finished=now_iso(),
+                                  error="interrupted by Ctrl-C or SIGTERM")
+                _stop_run_instance(sweep_dir, entry)
+                raise SweepInterrupted(
+                    f"sweep interrupted during {entry['name']}; finished runs are kept. "
+                    f"Continue with: pagelab sweep --resume {sweep_dir}")
+            except Exception as exc:  # papermill's execution error carries the cell's traceback
+                _stop_run_instance(sweep_dir, entry)
+                record.update_run(entry["name"], status="failed", finished=now_iso(), error=_short_error(exc))
+                bar.advance()
+                if fail_fast:
+                    raise PagelabError(f"run {entry['name']} failed (--fail-fast): {_short_error(exc)}\n"
+                                       f"executed notebook: {notebook}") from exc
+                continue
+            record.update_run(entry["name"], status="done", finished=now_iso())
+            bar.advance()
+    finally:
+        signal.signal(signal.SIGTERM, previous_sigterm)
+        bar.close()
+    return record
+
+
+def _short_error(exc: Exception) -> str:
+    name = getattr(exc, "ename", type(exc).__name__)
+    value = getattr(exc, "evalue", str(exc))
+    return f"{name}: {value}".strip()[:2000]
+
+
+def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
+    """Belt and braces: whatever happened in the kernel, no server of this sweep keeps running."""
+    from pagelab.mysql import Instance
+
+    instance_dir = sweep_dir / "instances" / entry["page_size"]
+    if (instance_dir / "instance.json").exists():
+        try:
+            Instance(instance_dir).stop(timeout=60)
+        except PagelabError:
+            pass
+
+
+def execute_report(sweep_dir: Path, pdf_path: Path | None = None) -> Path:
+    """Execute the report notebook over the sweep, then write the PDF (no code cells)."""
+    import papermill
+
+    from pagelab.report import notebook_to_pdf
+
+    record = SweepRecord.load(sweep_dir)
+    if not any(entry["status"] == "done" for entry in record.runs):
+        raise PagelabError(f"{sweep_dir} has no finished run to report on")
+    notebook = sweep_dir / "report.ipynb"
+    papermill.execute_notebook(str(REPORT_NOTEBOOK), str(notebook), parameters={"sweep_dir": str(sweep_dir)},
+                               kernel_name=KERNEL_NAME, progress_bar=False, cwd=str(PROJECT_ROOT),
+                               execution_timeout=1800)
+    pdf_path = Path(pdf_path) if pdf_path else DEFAULT_REPORTS_DIR / f"{sweep_dir.name}.pdf"
+    pdf_path.parent.mkdir(parents=True, exist_ok=True)
+    notebook_to_pdf(notebook, pdf_path, title=f"pagelab: page-size sweep {sweep_dir.name}",
+                    title_rows=title_rows(record))
+    record.document["report"] = {"notebook": "report.ipynb", "pdf": str(pdf_path), "written": now_iso()}
+    record.save()
+    return pdf_path
+
+
+def title_rows(record: SweepRecord) -> list[tuple[str, str]]:
+    from pagelab.system import system_setup_table
+
+    profile = record.document["profile"]
+    rows = [("Profile", record.document.get("profile_name", "")),
+            ("Page sizes", " ".join(_label(size) for size in profile["page_sizes"])),
+            ("Repeats", str(profile["repeats"])),
+            ("Warehouses / connections", f"{profile['warehouses']} / {profile['connections']}"),
+            ("Ramp-up / measured", f"{profile['rampup_s']} s / {profile['measure_s']} s"),
+            ("Buffer pool", str(profile["buffer_pool"])),
+            ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}")]
+    rows += [(key, str(value)) for key, value in system_setup_table(record.document["machine"])]
+    return rows
+
+
+def _label(size) -> str:
+    from pagelab.mysql.pagesize import page_size_label
+
+    return page_size_label(int(size))
+
+
+def summary_lines(sweep_dir: Path) -> list[str]:
+    """One line per page size: TpmC (mean over repeats), for the end of `make demo`."""
+    from pagelab.runs import load_tables
+
+    summary = load_tables(sweep_dir)["summary"]
+    if summary.empty:
+        return ["no finished runs"]
+    lines = []
+    for size, group in summary.groupby("page_size_bytes"):
+        values = group["tpmc"].astype(float)
+        spread = f" (± {values.std():,.0f}, {len(values)} repeats)" if len(values) > 1 else ""
+        lines.append(f"{_label(size):>4}: {values.mean():>10,.0f} TpmC{spread}")
+    return lines
+
+
+def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bool = False,
+          pdf_path: Path | None = None, progress: bool = True) -> tuple[Path, Path | None]:
+    sweep_dir = create_sweep(profile, out_dir, profile_name)
+    return finish(sweep_dir, fail_fast, pdf_path, progress)
+
+
+def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = None,
+           progress: bool = True) -> tuple[Path, Path | None]:
+    record = execute_runs(sweep_dir, fail_fast=fail_fast, progress=progress)
+    failed = [entry["name"] for entry in record.runs if entry["status"] == "failed"]
+    if failed:
+        print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their run.ipynb)",
+              file=sys.stderr)
+    pdf = execute_report(sweep_dir, pdf_path)
+    return sweep_dir, pdf
