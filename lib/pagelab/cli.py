@@ -283,8 +283,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             from pagelab.tpcc.external import find_tpcc_mysql
 
             find_tpcc_mysql(Path(profile.to_dict()["tpcc_mysql_dir"] or "."))
-        name = Path(args.profile).stem if args.profile else "quick"
-        sweep_dir, pdf = sweep.sweep(profile, name, out_dir=Path(args.out) if args.out else None,
+        sweep_dir, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
                                      fail_fast=args.fail_fast, pdf_path=args.pdf)
     print(f"\nsweep: {sweep_dir}")
     print(f"PDF:   {pdf}")

@@ -22,32 +22,13 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pagelab.errors import UsageError
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.mysql.pagesize import page_size_label, parse_page_size
 from pagelab.runs import run_name, set_phase, write_json_atomically
-from pagelab.units import parse_size
+from pagelab.profiles import resolve_buffer_pool
 
-# InnoDB refuses to start below this pool, whatever percentage was asked for.
-MIN_BUFFER_POOL_BYTES = 5 << 20
 LOADED_FILE = "loaded.json"
-
-
-def resolve_buffer_pool(spec: str | int, db_bytes: int | None) -> int:
-    """Bytes for '64M' or 67108864, or for '30%' of the loaded database size."""
-    text = str(spec).strip()
-    if text.endswith("%"):
-        try:
-            percent = float(text[:-1])
-        except ValueError as exc:
-            raise UsageError(f"buffer_pool: {spec!r} is not a percentage such as 30%") from exc
-        if not 0 < percent <= 100:
-            raise UsageError(f"buffer_pool: a percentage must be within 1%..100%, got {spec!r}")
-        if db_bytes is None:
-            raise UsageError("buffer_pool: a percentage needs the loaded database size, which is not known yet")
-        return max(MIN_BUFFER_POOL_BYTES, int(db_bytes * percent / 100))
-    return max(MIN_BUFFER_POOL_BYTES, parse_size(spec, "buffer_pool"))
 
 
 @dataclass

@@ -18,13 +18,19 @@ SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
 
 
 def _style():
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
     import seaborn as sns
 
     sns.set_theme(style="whitegrid", context="notebook")
     return sns
+
+
+def save_figure(figure, sweep_dir: str | Path, name: str) -> Path:
+    """Keep a figure in the bundle (sweep_dir/figures/NAME.png), for use outside the report."""
+    directory = Path(sweep_dir) / "figures"
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.png"
+    figure.savefig(path, dpi=120, bbox_inches="tight")
+    return path
 
 
 def _page_order(frame: pd.DataFrame) -> list[str]:

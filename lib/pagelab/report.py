@@ -84,6 +84,7 @@ PRINT_CSS = """
 }
 html, body { background: #fff !important; }
 body {
+  width: 182mm !important;  /* A4 minus the side margins, on screen too: see FIT_TABLES_JS */
   -webkit-print-color-adjust: exact;
   print-color-adjust: exact;
   margin: 0 !important;
@@ -97,6 +98,7 @@ body.jp-Notebook, main { padding: 0 !important; margin: 0 !important; max-width:
   max-width: 100% !important;
 }
 .jp-OutputArea-output { padding: 0 !important; }
+.jp-RenderedMarkdown, .jp-MarkdownOutput, .jp-RenderedHTMLCommon { padding-left: 0 !important; }
 .jp-Collapser, .jp-InputPrompt, .jp-OutputPrompt { display: none !important; }
 img, svg { max-width: 100% !important; height: auto !important; }
 .jp-RenderedImage, .jp-RenderedSVG, figure, img, svg {
@@ -110,7 +112,7 @@ table {
 }
 thead { display: table-header-group; }
 tr, td, th { page-break-inside: avoid; break-inside: avoid; }
-td, th { overflow-wrap: anywhere; padding: 2px 6px !important; }
+td, th { padding: 2px 6px !important; }
 pre { white-space: pre-wrap !important; overflow-wrap: anywhere; font-size: 8.5pt; }
 h1, h2, h3, h4 { page-break-after: avoid; break-after: avoid; }
 
@@ -129,6 +131,37 @@ h1, h2, h3, h4 { page-break-after: avoid; break-after: avoid; }
   border-bottom: 1px solid #ddd;
 }
 .pagelab-title-page th { font-weight: 600; white-space: nowrap; }
+"""
+
+# A table wider than the page (pandas with many columns) is fitted to it: its headers may wrap
+# after an underscore (new_order_p95_ms), then it is scaled down, but never below half size (past
+# that nothing can be read; a report should select its columns). The page is laid out at the
+# printed width (the body's width in PRINT_CSS), so what is measured after loading holds when
+# Chromium prints.
+FIT_TABLES_JS = """
+document.addEventListener('DOMContentLoaded', function () {
+  document.querySelectorAll('table').forEach(function (table) {
+    var avail = (table.parentElement || document.body).clientWidth;
+    if (!(avail > 0) || table.scrollWidth <= avail) return;
+    table.querySelectorAll('th').forEach(function (th) {
+      var walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+      var texts = [];
+      while (walker.nextNode()) texts.push(walker.currentNode);
+      texts.forEach(function (node) {
+        var parts = node.nodeValue.split('_');
+        if (parts.length < 2) return;
+        var frag = document.createDocumentFragment();
+        parts.forEach(function (part, i) {
+          frag.appendChild(document.createTextNode(i < parts.length - 1 ? part + '_' : part));
+          if (i < parts.length - 1) frag.appendChild(document.createElement('wbr'));
+        });
+        node.parentNode.replaceChild(frag, node);
+      });
+    });
+    var need = table.scrollWidth;
+    if (need > avail) table.style.zoom = Math.max(0.5, avail / need).toFixed(3);
+  });
+});
 """
 
 
@@ -279,7 +312,10 @@ def notebook_to_html(
     name = title or notebook_path.stem
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": name}})
 
-    style = f'<style type="text/css" media="all">{PRINT_CSS}</style>'
+    style = (
+        f'<style type="text/css" media="all">{PRINT_CSS}</style>\n'
+        f"<script>{FIT_TABLES_JS}</script>"
+    )
     body, n = re.subn(r"</head>", lambda m: style + "\n</head>", body, count=1, flags=re.IGNORECASE)
     if n == 0:
         body = style + body
@@ -338,6 +374,8 @@ def notebook_to_pdf(
     """
     notebook_path = Path(notebook_path)
     pdf_path = Path(pdf_path).absolute()
+    if not notebook_path.is_file():
+        raise UsageError(f"notebook not found: {notebook_path}")
     browser = require_browser()
     page = notebook_to_html(notebook_path, title=title, title_rows=title_rows)
 

@@ -94,7 +94,8 @@ def new_run_entries(page_sizes: list[int], repeats: int) -> list[dict]:
         {"name": run_name(size, repeat), "page_size_bytes": size, "page_size": page_size_label(size),
          "repeat": repeat, "status": "pending", "error": None, "notebook": None,
          "started": None, "finished": None}
-        for size in page_sizes for repeat in range(1, repeats + 1)
+        # Repeat by repeat, so slow drift of the machine spreads over every page size.
+        for repeat in range(1, repeats + 1) for size in page_sizes
     ]
 
 

@@ -16,6 +16,8 @@ import re
 import time
 from typing import TextIO
 
+from pagelab.errors import UsageError
+
 _RAMP_UP_BANNER = re.compile(r"RAMP-UP TIME\.\((\d+) sec\.\)")
 
 
@@ -29,6 +31,7 @@ class MeasurementStartMarker:
         self.target = target
         self.echo = echo
         self.measure_start_monotonic: float | None = None
+        self.note: str | None = None  # why the mark was not set, if it was not
         self._pending = ""
 
     def write(self, text: str) -> int:
@@ -39,8 +42,13 @@ class MeasurementStartMarker:
             match = _RAMP_UP_BANNER.search(window)
             if match:
                 self.measure_start_monotonic = seen_at + int(match.group(1))
-                self.target.mark_measurement_start(self.measure_start_monotonic)
                 self._pending = ""
+                try:
+                    self.target.mark_measurement_start(self.measure_start_monotonic)
+                except UsageError as exc:
+                    # Already marked by hand: keep that mark and the run going; bookkeeping must
+                    # not abort a benchmark halfway.
+                    self.note = str(exc)
             else:
                 self._pending = window[-64:]
         if self.echo is not None:

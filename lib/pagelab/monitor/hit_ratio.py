@@ -12,11 +12,12 @@ Both are taken at the same instants (slot k of the run's grid), so they usually 
 per mille. Why they can differ:
 
 - Different windows. InnoDB averages over its own window, from its previous printout to this one
-  ("Per second averages calculated from the last N seconds", in `status_window_s`). Any other
-  caller of SHOW ENGINE INNODB STATUS (a user in another session, a monitoring agent, the
-  `innodb_status_output` log) ends that window early, and InnoDB's background monitor also
-  restarts it when 60 s pass without a printout; then (a) covers less than our interval. The
-  counters are exact deltas over exactly our interval (`counter_window_s`), whoever else asks.
+  ("Per second averages calculated from the last N seconds", in `status_window_s`, whole seconds).
+  Any other caller of SHOW ENGINE INNODB STATUS (a user in another session, a monitoring agent)
+  ends that window early, as do `innodb_status_output` and `innodb_status_file`, which print every
+  15 s; and InnoDB restarts the window by itself once 60 s pass without a printout, so with an
+  interval of 60 s or more (a) covers at most the last 60 s. The counters are exact deltas over
+  exactly our interval (`counter_window_s`), whoever else asks.
 - Different misses. InnoDB's line counts every page read into the pool, read-ahead included
   (`pages_read_delta` is the same count from Innodb_pages_read); Innodb_buffer_pool_reads
   counts only the reads a page request had to wait for. Read-ahead therefore lowers (a) but

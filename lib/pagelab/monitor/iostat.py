@@ -214,8 +214,10 @@ class IostatSampler:
             except Exception as exc:
                 self.status.notes.append(f"on_failure callback raised {type(exc).__name__}: {exc}")
 
-    def request_stop(self) -> None:
+    def request_stop(self, reason: str | None = None) -> None:
         """Stop iostat (SIGINT); returns at once. stop() escalates if it does not exit."""
+        if reason is not None and self.status.stopped_reason is None:
+            self.status.stopped_reason = reason
         self._stop_requested.set()
         self._signal(signal.SIGINT)
 
@@ -227,9 +229,12 @@ class IostatSampler:
             except ProcessLookupError:
                 pass
 
-    def stop(self, timeout: float = SIGNAL_GRACE_S) -> SamplerStatus:
-        """SIGINT, then SIGTERM and SIGKILL each after `timeout`; wait for the reader. Idempotent."""
+    def stop(self, timeout: float = SIGNAL_GRACE_S, reason: str | None = None) -> SamplerStatus:
+        """SIGINT, then SIGTERM and SIGKILL each after `timeout`; wait for the reader. Idempotent.
+        `reason` is recorded unless the sampler already has one."""
         with self._stop_lock:
+            if reason is not None and self.status.stopped_reason is None:
+                self.status.stopped_reason = reason
             self._stop_requested.set()
             process = self._process
             if process is not None:

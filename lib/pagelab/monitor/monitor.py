@@ -192,11 +192,12 @@ class Monitor:
             if self.failure is not None:
                 return
             self.failure = f"{sampler.name}: {sampler.status.stopped_reason}"
+        because = f"stopped with the others: {self.failure}"
         for other in (self.innodb, self.global_status):
             if other is not None and other is not sampler:
-                other.request_stop()
+                other.request_stop(because)
         if self.iostat is not None:
-            self.iostat.stop()  # bounded: SIGINT, then SIGTERM and SIGKILL after short waits
+            self.iostat.stop(reason=because)  # bounded: SIGINT, then SIGTERM and SIGKILL after short waits
 
     # ------------------------------------------------------------------ stop
 

@@ -33,20 +33,38 @@ CONNECT_TIMEOUT_S = 5
 # so the real bound can be a few times longer; stop() allows for that.)
 QUERY_TIMEOUT_S = 10
 READ_RETRIES_ALLOWED = 3
-STOP_JOIN_TIMEOUT_S = CONNECT_TIMEOUT_S + READ_RETRIES_ALLOWED * QUERY_TIMEOUT_S + 5
 # After a lost connection the server process may still be exiting (sockets close before the
 # process becomes a zombie): its death is looked for this long before calling it a lost connection.
 DEATH_CONFIRM_S = 1.0
 DEATH_POLL_S = 0.05
+
+
+
+def stop_join_timeout_s() -> float:
+    """How long stop() waits for the thread: a stuck statement's timeout with the client's retries,
+    plus one reconnect attempt and a margin. Read at call time, so tests can shorten the timeouts."""
+    return CONNECT_TIMEOUT_S + READ_RETRIES_ALLOWED * QUERY_TIMEOUT_S + 5
+
 
 # Instance.check_alive() updates the instance's state; two samplers must not run it at once.
 _liveness_lock = threading.Lock()
 
 
 def _connector_errors():
+    """(any connector error, the ones that mean the connection is lost or stuck)."""
     import mysql.connector
 
-    return mysql.connector.Error, (mysql.connector.errors.OperationalError, mysql.connector.errors.InterfaceError)
+    errors = mysql.connector.errors
+    lost = [errors.OperationalError, errors.InterfaceError]
+    # Timeouts have their own classes (not OperationalError) in connectors that have them.
+    lost += [getattr(errors, name) for name in ("ConnectionTimeoutError", "ReadTimeoutError", "WriteTimeoutError")
+             if hasattr(errors, name)]
+    return mysql.connector.Error, tuple(lost)
+
+
+def one_line(error: BaseException) -> str:
+    """An error's message on one line (the connector's span several, indented)."""
+    return " ".join(str(error).split())
 
 
 class QuerySampler:
@@ -94,7 +112,7 @@ class QuerySampler:
                 self._take_timed(0)
             except any_error as exc:
                 raise ServerError(f"the {self.name} sampler's first sample failed on "
-                                  f"{self.connection_spec.describe()}: {exc}") from exc
+                                  f"{self.connection_spec.describe()}: {one_line(exc)}") from exc
         except BaseException:
             self._close()
             raise
@@ -102,12 +120,17 @@ class QuerySampler:
         self._thread.start()
         return self
 
-    def request_stop(self) -> None:
-        """Ask the thread to stop after the statement under way; returns at once."""
+    def request_stop(self, reason: str | None = None) -> None:
+        """Ask the thread to stop after the statement under way; returns at once. `reason` is
+        recorded unless the sampler already has one of its own."""
+        if reason is not None and self.status.stopped_reason is None:
+            self.status.stopped_reason = reason
         self._stop_requested.set()
 
-    def stop(self, timeout: float = STOP_JOIN_TIMEOUT_S) -> SamplerStatus:
-        """Stop and wait (at most `timeout`); safe to call more than once, and after a failure."""
+    def stop(self, timeout: float | None = None) -> SamplerStatus:
+        """Stop and wait (at most `timeout`, by default long enough for a stuck statement to time
+        out); safe to call more than once, and after a failure."""
+        timeout = stop_join_timeout_s() if timeout is None else timeout
         self._stop_requested.set()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
@@ -175,16 +198,16 @@ class QuerySampler:
                 self._fail(*death)
                 return False
             if not isinstance(exc, connection_errors):
-                self._fail(f"the {self.name} sampler's statement failed: {exc}")
+                self._fail(f"the {self.name} sampler's statement failed: {one_line(exc)}")
                 return False
             try:
                 self._reconnect()
             except any_error as again:
                 death = self._server_death(wait_s=DEATH_CONFIRM_S)
-                self._fail(*(death or (f"lost the connection to {self.connection_spec.describe()} ({exc}) "
-                                       f"and could not reconnect ({again})",)))
+                self._fail(*(death or (f"lost the connection to {self.connection_spec.describe()} "
+                                       f"({one_line(exc)}) and could not reconnect ({one_line(again)})",)))
                 return False
-            self.status.notes.append(f"slot {slot}: {exc}; reconnected")
+            self.status.notes.append(f"slot {slot}: {one_line(exc)}; reconnected")
             return True
 
     def _fail(self, reason: str, detail: str | None = None) -> None:
@@ -211,7 +234,8 @@ class QuerySampler:
                 autocommit=True,
             )
         except any_error as exc:
-            raise ServerError(f"the {self.name} sampler cannot connect to {self.connection_spec.describe()}: {exc}") from exc
+            raise ServerError(f"the {self.name} sampler cannot connect to {self.connection_spec.describe()}: "
+                              f"{one_line(exc)}") from exc
         self._cursor = self._connection.cursor()
 
     def _reconnect(self) -> None:

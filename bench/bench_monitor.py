@@ -1,0 +1,109 @@
+"""What the samplers cost the run they measure: TpmC with and without the monitor (issue 4).
+
+The reference point of issue 3: 1 warehouse, 4 connections, 64 MB buffer pool, 4k pages, O_DIRECT.
+Each round runs the same short TPC-C three times, without the monitor, with it at a 10 s interval
+and with it at 1 s, in alternating order (ABC, CBA, ...), each from the same restored snapshot of
+the loaded datadir, so neither the order nor the growing tables favour one configuration. Prints
+TpmC per run, the with/without ratio per round, and the median ratio (goal: overhead <= 1%), and
+how long the server took to answer each sampler's statement (median query_ms).
+
+Usage: .venv/bin/python bench/bench_monitor.py [--rounds 3] [--measure 30] [--rampup 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import tempfile
+from pathlib import Path
+
+from pagelab.monitor import MeasurementStartMarker, Monitor
+from pagelab.mysql import Instance, ServerSettings
+from pagelab.mysql.client import ConnectionSpec
+from pagelab.tpcc.datagen import generate
+from pagelab.tpcc.driver import RunOptions, run
+from pagelab.tpcc.loader import load
+
+WITHOUT = None  # the configuration without a monitor
+
+
+def label(interval_s: int | None) -> str:
+    return "without monitor" if interval_s is WITHOUT else f"monitor every {interval_s:>2} s"
+
+
+def median_query_ms(path: Path) -> float | None:
+    with open(path, newline="") as handle:
+        values = [float(row["query_ms"]) for row in csv.DictReader(handle) if row["query_ms"]]
+    return statistics.median(values) if values else None
+
+
+def one_run(instance: Instance, options: RunOptions, interval_s: int | None, run_dir: Path) -> tuple[float, str]:
+    """Restore the loaded snapshot, run TPC-C (with a monitor if interval_s), return TpmC and notes."""
+    instance.stop()
+    instance.restore()
+    instance.start()
+    spec = ConnectionSpec.for_instance(instance, tcp=True)
+    if interval_s is WITHOUT:
+        return run(spec, options, out_dir=run_dir, echo=None).tpmc, ""
+    with Monitor(instance, run_dir, interval_s=interval_s) as monitor:
+        result = run(spec, options, out_dir=run_dir, echo=MeasurementStartMarker(monitor))
+    status = monitor.stop()
+    samples = status["samplers"]["innodb_status"]["samples"]
+    notes = (f"{samples} samples, median query_ms: innodb status "
+             f"{median_query_ms(run_dir / 'innodb' / 'index.csv'):.1f}, "
+             f"global status {median_query_ms(run_dir / 'global_status.csv'):.1f}")
+    if status["failed"]:
+        notes += f"; FAILED: {status['stopped_reason']}"
+    return result.tpmc, notes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--measure", type=int, default=30, help="measured seconds per run")
+    parser.add_argument("--rampup", type=int, default=5, help="ramp-up seconds per run")
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--page-size", default="4k")
+    parser.add_argument("--intervals", default="10,1", help="monitor intervals to compare, seconds")
+    args = parser.parse_args()
+    intervals = [int(part) for part in args.intervals.split(",")]
+    configurations = [WITHOUT, *intervals]
+
+    with tempfile.TemporaryDirectory(prefix="pagelab-bench-monitor-") as scratch:
+        scratch = Path(scratch)
+        dataset = generate(1, 1, cache_dir=scratch / "cache", progress=False)
+        instance = Instance(scratch / "instance", args.page_size,
+                            settings=ServerSettings(buffer_pool_bytes="64M", flush_method="O_DIRECT"))
+        instance.init()
+        with instance:
+            instance.start()
+            load(ConnectionSpec.for_instance(instance), dataset, progress=False)
+            instance.stop()
+            instance.snapshot()
+
+            tpmc: dict[int | None, list[float]] = {config: [] for config in configurations}
+            for round_number in range(1, args.rounds + 1):
+                order = configurations if round_number % 2 else list(reversed(configurations))
+                for config in order:
+                    options = RunOptions(warehouses=1, connections=args.connections, rampup_s=args.rampup,
+                                         measure_s=args.measure, interval_s=10, seed=round_number)
+                    run_dir = scratch / f"round{round_number}-{'none' if config is WITHOUT else f'{config}s'}"
+                    value, notes = one_run(instance, options, config, run_dir)
+                    tpmc[config].append(value)
+                    print(f"round {round_number}: {label(config)}: {value:9,.0f} TpmC" + (f"   ({notes})" if notes else ""),
+                          flush=True)
+                ratios = "  ".join(f"{label(i).strip()}: {tpmc[i][-1] / tpmc[WITHOUT][-1]:.4f}" for i in intervals)
+                print(f"round {round_number}: with/without  {ratios}", flush=True)
+
+            print(f"\nTpmC median without the monitor: {statistics.median(tpmc[WITHOUT]):,.0f}")
+            for interval_s in intervals:
+                ratios = [w / wo for w, wo in zip(tpmc[interval_s], tpmc[WITHOUT], strict=True)]
+                median = statistics.median(ratios)
+                print(f"{label(interval_s)}: median TpmC {statistics.median(tpmc[interval_s]):,.0f}, "
+                      f"ratio per round {', '.join(f'{r:.4f}' for r in ratios)}, median {median:.4f} "
+                      f"(overhead {100 * (1 - median):+.2f}%; goal <= 1%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,677 @@
+"""Every knob of a page-size sweep, declared once.
+
+A knob is one thing a user may vary in a sweep: the page sizes, the TPC-C scale, the run's timing,
+the server's settings. Each is declared below in `KNOBS`, exactly once, with its type, default,
+allowed values, unit and help text. Everything else is generated from those declarations: the
+parsing of YAML values and of `--set knob=value` strings, the error messages (which name the knob
+and what it allows), the knob table in `pagelab sweep --help`, and the set-up table on a report's
+title page. Adding a knob means adding one `Knob(...)` entry, nothing more.
+
+A profile is a YAML file in runbooks/profiles/ giving values for some knobs; the rest take their
+defaults. `load_profile("quick", ["measure_s=30"])` reads one, applies `--set` overrides, checks
+every knob and the rules between knobs, and returns a frozen `Profile` -- or raises one
+`UsageError` listing every problem. Nothing is started before that, so a typo costs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from pagelab.errors import UsageError
+from pagelab.mysql.config import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_REDO_LOG_BYTES,
+    FLUSH_METHODS,
+    MIN_BUFFER_POOL_BYTES,
+    ServerSettings,
+    option_key,
+)
+from pagelab.mysql.pagesize import PAGE_SIZES, page_size_label, parse_page_size
+from pagelab.units import format_size, parse_size
+
+PROFILES_DIR = Path(__file__).resolve().parents[2] / "runbooks" / "profiles"
+PROFILE_SUFFIXES = (".yaml", ".yml")
+
+MIB = 1 << 20
+# A buffer pool given as a percentage is rounded to whole MiB: 1 MiB is a multiple of every InnoDB
+# page size (64 KiB at most), so the pool always holds a whole number of pages and "pool bytes /
+# page size" equals the page count InnoDB reports.
+BUFFER_POOL_GRANULE = MIB
+# InnoDB refuses a smaller pool; a small database times a small percentage must not go below it.
+BUFFER_POOL_FLOOR = MIN_BUFFER_POOL_BYTES
+# Connections pagelab opens itself during a measured run, beyond the driver's: the InnoDB-status
+# sampler, the global-status sampler, the sweep's control session, and one spare so a user can
+# look at the server with the mysql client while it runs.
+PAGELAB_OWN_CONNECTIONS = 4
+# Options the server accepts that a profile must set through a knob, not server_options, so that
+# each value lives in one place (and shows up in the report under its knob's name).
+OPTIONS_OWNED_BY_KNOBS = {
+    "innodb_buffer_pool_size": "buffer_pool",
+    "innodb_flush_method": "flush_method",
+    "innodb_log_file_size": "redo_log",
+    "max_connections": "max_connections",
+    "innodb_page_size": "page_sizes",
+}
+
+
+class _Rejected(Exception):
+    """A value a knob's type does not accept; `Knob.parse` adds the knob's name and allowed values."""
+
+
+# --- value types: how one kind of knob reads, checks and shows a value ------------------------------
+#
+# Each type has `allowed` (the human text in errors and help), `parse(raw)` for a YAML value or a
+# CLI string, `text(value)` for the way a user would write it back, and `jsonable(value)` for
+# sweep.json. `parse(jsonable(v)) == v` always holds, so a sweep can be resumed from its JSON.
+
+
+@dataclass(frozen=True)
+class Integer:
+    minimum: int
+    maximum: int | None = None
+
+    @property
+    def allowed(self) -> str:
+        if self.maximum is None:
+            return f"an integer >= {self.minimum}"
+        return f"an integer from {self.minimum} to {self.maximum}"
+
+    def parse(self, raw: Any) -> int:
+        if isinstance(raw, bool):  # YAML turns `yes` into True, which is an int in Python
+            raise _Rejected(f"{raw!r} is not an integer")
+        if isinstance(raw, int):
+            number = raw
+        elif isinstance(raw, str) and re.fullmatch(r"\s*[+-]?\d+\s*", raw):
+            number = int(raw)
+        else:
+            raise _Rejected(f"{raw!r} is not an integer")
+        if number < self.minimum or (self.maximum is not None and number > self.maximum):
+            raise _Rejected(f"{number} is out of range")
+        return number
+
+    def text(self, value: int) -> str:
+        return str(value)
+
+    def jsonable(self, value: int) -> int:
+        return value
+
+
+@dataclass(frozen=True)
+class PageSizeList:
+    """One or more InnoDB page sizes, in the order given, as bytes."""
+
+    allowed: str = " ".join(PAGE_SIZES.values())
+
+    def parse(self, raw: Any) -> tuple[int, ...]:
+        if isinstance(raw, (str, int)) and not isinstance(raw, bool):
+            items = [item for item in re.split(r"[,\s]+", str(raw)) if item]
+        elif isinstance(raw, (list, tuple)):
+            items = list(raw)
+        else:
+            raise _Rejected(f"{raw!r} is not a list of page sizes")
+        if not items:
+            raise _Rejected("no page size given")
+        sizes: list[int] = []
+        for item in items:
+            try:
+                n_bytes = parse_page_size(item)
+            except UsageError:
+                raise _Rejected(f"{item} is not allowed") from None
+            if n_bytes in sizes:
+                # Twice the same size would be two runs under one name; `repeats` is the way.
+                raise _Rejected(f"{page_size_label(n_bytes)} is given twice (use repeats for more runs)")
+            sizes.append(n_bytes)
+        return tuple(sizes)
+
+    def text(self, value: tuple[int, ...]) -> str:
+        return ",".join(page_size_label(n) for n in value)
+
+    def jsonable(self, value: tuple[int, ...]) -> list[int]:
+        # Bytes, as every table's page_size_bytes column and the sweep's run list use them.
+        return list(value)
+
+
+@dataclass(frozen=True)
+class ByteSize:
+    minimum: int
+
+    @property
+    def allowed(self) -> str:
+        return f"a size such as 64M or 1G, at least {format_size(self.minimum)}"
+
+    def parse(self, raw: Any) -> int:
+        try:
+            n_bytes = parse_size(raw)
+        except UsageError:
+            raise _Rejected(f"{raw!r} is not a size") from None
+        if n_bytes < self.minimum:
+            raise _Rejected(f"{raw} is too small")
+        return n_bytes
+
+    def text(self, value: int) -> str:
+        return format_size(value)
+
+    def jsonable(self, value: int) -> str:
+        return format_size(value)
+
+
+@dataclass(frozen=True)
+class BufferPoolSpec:
+    """A buffer pool as the user gave it: fixed bytes, or a percentage of the loaded database."""
+
+    n_bytes: int | None = None
+    percent_of_db: float | None = None
+
+    def resolve(self, db_bytes: int | None) -> int:
+        if self.n_bytes is not None:
+            return self.n_bytes
+        if db_bytes is None:
+            raise UsageError(f"buffer_pool: {self} of the loaded database needs the database's size, "
+                             "which is only known after the load")
+        wanted = db_bytes * self.percent_of_db / 100
+        rounded = int(round(wanted / BUFFER_POOL_GRANULE)) * BUFFER_POOL_GRANULE
+        return max(rounded, BUFFER_POOL_FLOOR)
+
+    def __str__(self) -> str:
+        if self.n_bytes is not None:
+            return format_size(self.n_bytes)
+        return f"{self.percent_of_db:g}%"
+
+
+@dataclass(frozen=True)
+class BufferPoolSize:
+    minimum_bytes: int
+    # A pool of 0% is no pool, and more than 100% of the data can never miss, which defeats the
+    # experiment: the page-size effect only shows when the pool is smaller than the data.
+    minimum_percent: float = 1
+    maximum_percent: float = 100
+
+    @property
+    def allowed(self) -> str:
+        return (f"a size such as 64M or 1G (at least {format_size(self.minimum_bytes)}, a whole number of MiB), "
+                f"or {self.minimum_percent:g}% to {self.maximum_percent:g}% of the loaded database")
+
+    def parse(self, raw: Any) -> BufferPoolSpec:
+        if isinstance(raw, BufferPoolSpec):
+            return raw
+        if isinstance(raw, str) and raw.strip().endswith("%"):
+            number = raw.strip()[:-1].strip()
+            try:
+                percent = float(number)
+            except ValueError:
+                raise _Rejected(f"{raw!r} is not a percentage") from None
+            if not math.isfinite(percent) or not self.minimum_percent <= percent <= self.maximum_percent:
+                raise _Rejected(f"{raw.strip()} is out of range")
+            return BufferPoolSpec(percent_of_db=percent)
+        try:
+            n_bytes = parse_size(raw)
+        except UsageError:
+            raise _Rejected(f"{raw!r} is neither a size nor a percentage") from None
+        if n_bytes < self.minimum_bytes:
+            raise _Rejected(f"{raw} is too small")
+        if n_bytes % BUFFER_POOL_GRANULE:
+            raise _Rejected(f"{raw} is not a whole number of MiB")
+        return BufferPoolSpec(n_bytes=n_bytes)
+
+    def text(self, value: BufferPoolSpec) -> str:
+        return str(value)
+
+    def jsonable(self, value: BufferPoolSpec) -> str:
+        return str(value)
+
+
+@dataclass(frozen=True)
+class Choice:
+    options: tuple[str, ...]
+
+    @property
+    def allowed(self) -> str:
+        return " ".join(self.options)
+
+    def parse(self, raw: Any) -> str:
+        # Servers read option values case-insensitively; keep the canonical spelling.
+        for option in self.options:
+            if isinstance(raw, str) and raw.strip().lower() == option.lower():
+                return option
+        raise _Rejected(f"{raw} is not allowed")
+
+    def text(self, value: str) -> str:
+        return value
+
+    def jsonable(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
+class DirectoryOrEmpty:
+    allowed: str = "a directory path, or empty"
+
+    def parse(self, raw: Any) -> str:
+        if raw is None:
+            return ""
+        if not isinstance(raw, (str, Path)):
+            raise _Rejected(f"{raw!r} is not a path")
+        text = str(raw).strip()
+        return str(Path(text).expanduser()) if text else ""
+
+    def text(self, value: str) -> str:
+        return value or "(none)"
+
+    def jsonable(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
+class ServerOptionMap:
+    """Extra my.cnf options: a YAML mapping, or `name=value,name=value` on the command line."""
+
+    allowed: str = "option=value pairs, e.g. innodb_io_capacity=2000 (not options that have their own knob)"
+
+    def parse(self, raw: Any) -> Mapping[str, str]:
+        if raw is None or raw == "":
+            pairs: dict[Any, Any] = {}
+        elif isinstance(raw, Mapping):
+            pairs = dict(raw)
+        elif isinstance(raw, str):
+            pairs = {}
+            for pair in raw.split(","):
+                name, equals, value = pair.partition("=")
+                if not equals or not name.strip():
+                    raise _Rejected(f"{pair.strip()!r} is not option=value")
+                pairs[name.strip()] = value.strip()
+        else:
+            raise _Rejected(f"{raw!r} is not a mapping of options")
+        options = {str(name): _option_value_text(value) for name, value in pairs.items()}
+        for name in options:
+            owner = OPTIONS_OWNED_BY_KNOBS.get(option_key(name))
+            if owner:
+                raise _Rejected(f"{name} has its own knob; set {owner} instead")
+        try:
+            # The server module knows which names are valid and which pagelab manages itself.
+            ServerSettings(extra=options)
+        except UsageError as problem:
+            raise _Rejected(str(problem)) from None
+        return MappingProxyType(dict(sorted(options.items())))
+
+    def text(self, value: Mapping[str, str]) -> str:
+        return ",".join(f"{name}={option}" for name, option in value.items()) or "(none)"
+
+    def jsonable(self, value: Mapping[str, str]) -> dict[str, str]:
+        return dict(value)
+
+
+def _option_value_text(value: Any) -> str:
+    if isinstance(value, bool):  # YAML's `on`/`true`; the server spells them ON/OFF
+        return "ON" if value else "OFF"
+    if value is None:
+        return ""
+    return str(value)
+
+
+# --- the knobs ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One knob: its declaration, and the parsing and checking generated from it."""
+
+    name: str
+    label: str  # as it reads in a report's set-up table
+    kind: Any  # one of the value types above
+    default_raw: Any  # as a user would write it; parsed once below, so a bad default fails at import
+    unit: str
+    help: str
+    default: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "default", self.parse(self.default_raw))
+
+    @property
+    def allowed(self) -> str:
+        return self.kind.allowed
+
+    def parse(self, raw: Any) -> Any:
+        """The knob's value from a YAML value or a `--set` string; UsageError naming knob and allowed values."""
+        try:
+            return self.kind.parse(raw)
+        except _Rejected as problem:
+            raise UsageError(f"{self.name}: {problem}; allowed: {self.allowed}") from None
+
+    def text(self, value: Any) -> str:
+        return self.kind.text(value)
+
+    def jsonable(self, value: Any) -> Any:
+        return self.kind.jsonable(value)
+
+    def summary(self) -> str:
+        """One line for an argparse `help=`: the help text, default and allowed values."""
+        return f"{self.help} (default {self.text(self.default)}; allowed: {self.allowed})"
+
+
+KNOBS: tuple[Knob, ...] = (
+    Knob("page_sizes", "Page sizes", PageSizeList(), "4k,8k,16k", "bytes (k = KiB)",
+         "innodb_page_size values to sweep, comma-separated, in this order. Each gets its own "
+         "datadir, since InnoDB fixes the page size when the datadir is created."),
+    Knob("repeats", "Repeats", Integer(1), 1, "runs",
+         "Measured runs per page size, each restarted from the same loaded snapshot; 3 or more give "
+         "a confidence interval for TpmC."),
+    Knob("warehouses", "Warehouses", Integer(1), 1, "warehouses",
+         "TPC-C scale: about 100 MB of data per warehouse (seed 002: 7 warehouses, 700 MB)."),
+    Knob("connections", "Connections", Integer(1), 4, "connections",
+         "Driver connections (terminals), each running transactions back to back (tpcc-mysql -c)."),
+    Knob("rampup_s", "Ramp-up", Integer(0), 10, "s",
+         "Seconds of load before measuring starts, not counted (tpcc-mysql -r)."),
+    Knob("measure_s", "Measured time", Integer(1), 60, "s",
+         "Measured seconds; TpmC is the New-Orders completed in them, per minute (tpcc-mysql -l)."),
+    Knob("interval_s", "Report interval", Integer(1), 10, "s",
+         "Seconds per driver report line (tpcc-mysql -i); at most measure_s."),
+    Knob("sample_interval_s", "Monitor interval", Integer(1), 10, "s",
+         "Seconds between monitor samples of iostat, SHOW ENGINE INNODB STATUS and SHOW GLOBAL STATUS; "
+         "at most measure_s."),
+    Knob("buffer_pool", "Buffer pool", BufferPoolSize(MIN_BUFFER_POOL_BYTES), "30%", "bytes or % of loaded DB",
+         "innodb_buffer_pool_size of the measured runs: a size, or a percentage of the database measured "
+         "after the load (seed 002: 30%). It must be smaller than the data for the page size to matter."),
+    Knob("flush_method", "Flush method", Choice(FLUSH_METHODS), "O_DIRECT", "",
+         "innodb_flush_method; O_DIRECT keeps the OS page cache from hiding buffer-pool misses."),
+    Knob("redo_log", "Redo log", ByteSize(MIB), format_size(DEFAULT_REDO_LOG_BYTES), "bytes",
+         "innodb_log_file_size; large enough that checkpoints do not throttle a short run."),
+    Knob("max_connections", "Max connections", Integer(1, 100_000), DEFAULT_MAX_CONNECTIONS, "connections",
+         f"Server max_connections; at least connections + {PAGELAB_OWN_CONNECTIONS} for pagelab's monitors."),
+    Knob("seed", "Seed", Integer(0), 1, "",
+         "Seed of the generated TPC-C data and of the driver's inputs, so every page size gets the same "
+         "data and the same transactions (the tpcc-mysql driver has no seed)."),
+    Knob("driver", "Driver", Choice(("pagelab", "tpcc-mysql")), "pagelab", "",
+         "pagelab: the built-in TPC-C driver; tpcc-mysql: a real tpcc-mysql build (set tpcc_mysql_dir)."),
+    Knob("tpcc_mysql_dir", "tpcc-mysql build", DirectoryOrEmpty(), "", "path",
+         "Directory holding tpcc-mysql's tpcc_load and tpcc_start; needed with driver tpcc-mysql only."),
+    Knob("server_options", "Server options", ServerOptionMap(), {}, "",
+         "Extra my.cnf options for every run, e.g. {innodb_io_capacity: 2000}; "
+         "--set server_options.NAME=VALUE adds or replaces one."),
+)
+KNOBS_BY_NAME: Mapping[str, Knob] = MappingProxyType({knob.name: knob for knob in KNOBS})
+
+
+def resolve_buffer_pool(spec: str | int, db_bytes: int | None) -> int:
+    """Bytes of a buffer_pool value as written ("64M", "30%"), given the loaded database's size.
+
+    For code that receives the knob as text (a run notebook's parameter) rather than a Profile.
+    """
+    return KNOBS_BY_NAME["buffer_pool"].parse(spec).resolve(db_bytes)
+
+
+def _known_knobs() -> str:
+    return " ".join(KNOBS_BY_NAME)
+
+
+# --- rules between knobs -----------------------------------------------------------------------------
+#
+# Each rule looks at all values and returns problems, each naming the knob to change.
+
+
+def _intervals_fit_the_measurement(values: Mapping[str, Any]) -> list[str]:
+    problems = []
+    for name in ("interval_s", "sample_interval_s"):
+        if values[name] > values["measure_s"]:
+            problems.append(f"{name}: {values[name]} is longer than measure_s ({values['measure_s']}), "
+                            f"so no interval would be complete; allowed: 1 to measure_s")
+    return problems
+
+
+def _server_admits_every_connection(values: Mapping[str, Any]) -> list[str]:
+    needed = values["connections"] + PAGELAB_OWN_CONNECTIONS
+    if values["max_connections"] < needed:
+        return [f"max_connections: {values['max_connections']} is too few for {values['connections']} driver "
+                f"connections and pagelab's own {PAGELAB_OWN_CONNECTIONS}; allowed: at least {needed}"]
+    return []
+
+
+def _tpcc_mysql_has_a_build(values: Mapping[str, Any]) -> list[str]:
+    directory = values["tpcc_mysql_dir"]
+    if values["driver"] != "tpcc-mysql":
+        return []
+    if not directory:
+        return ["tpcc_mysql_dir: driver tpcc-mysql needs the directory of a tpcc-mysql build; "
+                "allowed: a directory holding tpcc_load and tpcc_start"]
+    if not Path(directory).is_dir():
+        return [f"tpcc_mysql_dir: {directory} is not a directory; "
+                "allowed: a directory holding tpcc_load and tpcc_start"]
+    return []
+
+
+RULES = (_intervals_fit_the_measurement, _server_admits_every_connection, _tpcc_mysql_has_a_build)
+
+
+# --- profiles ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A validated set of knob values. Knobs read as attributes: `profile.page_sizes`, `profile.measure_s`."""
+
+    name: str
+    values: Mapping[str, Any]
+    source: str = ""  # the YAML file it came from, or "" when built from a dict
+    overrides: tuple[str, ...] = ()
+    description: str = ""  # the YAML file's opening comment
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
+        object.__setattr__(self, "overrides", tuple(self.overrides))
+
+    def __reduce__(self):
+        # The read-only mappings inside cannot be pickled; a profile travels as its dict and is
+        # validated again on arrival (copy.deepcopy and multiprocessing use this too).
+        return profile_from_dict, (self.to_dict(),)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails; reading __dict__ directly avoids recursion while
+        # the instance is being built or unpickled.
+        values = self.__dict__.get("values")
+        if values is not None and name in values:
+            return values[name]
+        raise AttributeError(f"{type(self).__name__} has no knob or attribute {name!r}; known knobs: {_known_knobs()}")
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    @property
+    def page_size_labels(self) -> list[str]:
+        return [page_size_label(n) for n in self.page_sizes]
+
+    def runs(self) -> list[tuple[int, int]]:
+        """(page size in bytes, repeat from 1) of every run, repeat by repeat.
+
+        Repeat-major order spreads any slow drift of the machine (SSD garbage collection, heat)
+        over all page sizes, instead of loading it onto whichever size happens to run last.
+        """
+        return [(page_size, repeat) for repeat in range(1, self.repeats + 1) for page_size in self.page_sizes]
+
+    def buffer_pool_bytes(self, db_bytes: int | None) -> int:
+        """The pool for the measured runs; a percentage is taken of `db_bytes`, the loaded database."""
+        return self.buffer_pool.resolve(db_bytes)
+
+    def server_settings(self, db_bytes: int | None) -> ServerSettings:
+        """What the server runs with for a measured run of this profile."""
+        return ServerSettings(buffer_pool_bytes=self.buffer_pool_bytes(db_bytes), flush_method=self.flush_method,
+                              redo_log_bytes=self.redo_log, max_connections=self.max_connections,
+                              extra=dict(self.server_options))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able, for sweep.json; `profile_from_dict` reads it back."""
+        knob_values = {knob.name: knob.jsonable(self.values[knob.name]) for knob in KNOBS}
+        return {"profile": self.name, "source": self.source, "overrides": list(self.overrides),
+                "description": self.description, **knob_values}
+
+
+def available_profiles(directory: Path = PROFILES_DIR) -> list[str]:
+    """Names of the profiles shipped in `directory` (runbooks/profiles/)."""
+    if not directory.is_dir():
+        return []
+    return sorted(path.stem for path in directory.iterdir() if path.suffix in PROFILE_SUFFIXES)
+
+
+def _profile_path(name_or_path: str | Path) -> Path:
+    text = str(name_or_path)
+    looks_like_a_path = isinstance(name_or_path, Path) or "/" in text or text.endswith(PROFILE_SUFFIXES)
+    if looks_like_a_path:
+        path = Path(text).expanduser()
+        if not path.is_file():
+            raise UsageError(f"profile: no file at {path}; give a profile name "
+                             f"({' '.join(available_profiles())}) or the path of a YAML file")
+        return path
+    for suffix in PROFILE_SUFFIXES:
+        path = PROFILES_DIR / f"{text}{suffix}"
+        if path.is_file():
+            return path
+    raise UsageError(f"profile: {text!r} is not a profile; allowed: {' '.join(available_profiles())} "
+                     f"(in {PROFILES_DIR}) or the path of a YAML file")
+
+
+def _opening_comment(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line[1:].strip())
+    return "\n".join(lines).strip()
+
+
+def _read_yaml(path: Path) -> tuple[dict[str, Any], str]:
+    text = path.read_text()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as problem:
+        raise UsageError(f"profile {path}: not valid YAML: {problem}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise UsageError(f"profile {path}: must be a mapping of knob: value; known knobs: {_known_knobs()}")
+    return data, _opening_comment(text)
+
+
+def _split_override(override: str) -> tuple[str, Any]:
+    name, equals, value = override.partition("=")
+    name = name.strip()
+    if not equals or not name:
+        raise UsageError(f"--set takes knob=value, got {override!r} (e.g. --set measure_s=30); "
+                         f"known knobs: {_known_knobs()}")
+    return name, value.strip()
+
+
+def _validate(raw_values: Mapping[str, Any], overrides: Iterable[str], where: str) -> dict[str, Any]:
+    """Every knob's value from raw YAML values and `--set` strings; one UsageError with every problem."""
+    problems: list[str] = []
+    raw = dict(raw_values)
+    for name in raw:
+        if name not in KNOBS_BY_NAME:
+            problems.append(f"{name}: unknown knob in {where}; known knobs: {_known_knobs()}")
+    option_overrides: dict[str, str] = {}
+    for override in overrides:
+        name, value = _split_override(override)
+        knob_name, dot, option = name.partition(".")
+        if dot and knob_name == "server_options" and option:
+            option_overrides[option] = value
+        elif name in KNOBS_BY_NAME:
+            raw[name] = value
+        else:
+            problems.append(f"{name}: unknown knob in --set {override}; known knobs: {_known_knobs()}")
+    values: dict[str, Any] = {}
+    for knob in KNOBS:
+        try:
+            values[knob.name] = knob.parse(raw[knob.name]) if knob.name in raw else knob.default
+        except UsageError as problem:
+            problems.append(str(problem))
+    if option_overrides and "server_options" in values:
+        try:
+            values["server_options"] = KNOBS_BY_NAME["server_options"].parse(
+                {**values["server_options"], **option_overrides})
+        except UsageError as problem:
+            problems.append(str(problem))
+    if not problems:
+        for rule in RULES:
+            problems.extend(rule(values))
+    if len(problems) == 1:
+        raise UsageError(problems[0])
+    if problems:
+        raise UsageError(f"{where}: {len(problems)} problems:\n" + "\n".join(f"  {p}" for p in problems))
+    return values
+
+
+def load_profile(name_or_path: str | Path, overrides: Iterable[str] = ()) -> Profile:
+    """A shipped profile by name ("quick") or a YAML file by path, with `--set knob=value` overrides."""
+    path = _profile_path(name_or_path)
+    raw, description = _read_yaml(path)
+    # A lone string would otherwise be taken apart letter by letter.
+    overrides = (overrides,) if isinstance(overrides, str) else tuple(overrides)
+    values = _validate(raw, overrides, where=f"profile {path.name}")
+    return Profile(name=path.stem, values=values, source=str(path), overrides=overrides,
+                   description=description)
+
+
+def profile_from_dict(data: Mapping[str, Any]) -> Profile:
+    """The inverse of `Profile.to_dict()`, validated again (e.g. when resuming a sweep from its sweep.json)."""
+    metadata = ("profile", "source", "overrides", "description")
+    raw = {name: value for name, value in data.items() if name not in metadata}
+    name = str(data.get("profile", "custom"))
+    values = _validate(raw, (), where=f"profile {name}")
+    return Profile(name=name, values=values, source=str(data.get("source", "")),
+                   overrides=tuple(data.get("overrides", ())), description=str(data.get("description", "")))
+
+
+# --- generated documentation -------------------------------------------------------------------------
+
+
+def profile_help(width: int = 80) -> str:
+    """The knob table for `pagelab sweep --help` (use argparse's RawDescriptionHelpFormatter)."""
+    header = ("knob", "default", "unit")
+    rows = [(knob.name, knob.text(knob.default), knob.unit) for knob in KNOBS]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    indent = " " * 6
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip()
+
+    out = [f"profiles: {' '.join(available_profiles())} (in runbooks/profiles/), or the path of a YAML file",
+           "knobs: set in the profile's YAML, or on the command line with --set KNOB=VALUE (repeatable)", "",
+           line(header)]
+    for knob, row in zip(KNOBS, rows):
+        out.append(line(row))
+        out += textwrap.wrap(knob.help, width, initial_indent=indent, subsequent_indent=indent)
+        out += textwrap.wrap(f"allowed: {knob.allowed}", width, initial_indent=indent, subsequent_indent=indent + "  ")
+    return "\n".join(out)
+
+
+def _approximate_size(n_bytes: int) -> str:
+    """'210.0 MiB': a measured database size is rarely a round number, so show it to a tenth."""
+    for suffix, factor in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):
+        if n_bytes >= factor:
+            return f"{n_bytes / factor:.1f} {suffix}"
+    return f"{n_bytes} B"
+
+
+def describe(profile: Profile, db_bytes: int | None = None) -> list[tuple[str, str]]:
+    """(label, value) rows for a report's title page, like the seed's "Benchmark setup" table."""
+    rows = [("Profile", profile.name + (f" (--set {' --set '.join(profile.overrides)})" if profile.overrides else ""))]
+    for knob in KNOBS:
+        value = profile.values[knob.name]
+        shown = knob.text(value)
+        if knob.name == "page_sizes":
+            shown = " ".join(profile.page_size_labels)
+        elif knob.name == "buffer_pool" and value.percent_of_db is not None:
+            shown = f"{value} of the loaded database"
+            if db_bytes is not None:
+                shown += f" ({_approximate_size(value.resolve(db_bytes))} of {_approximate_size(db_bytes)})"
+        elif knob.unit == "s":
+            shown = f"{value} s"
+        elif knob.name == "tpcc_mysql_dir" and profile.driver != "tpcc-mysql":
+            continue  # irrelevant unless that driver runs
+        rows.append((knob.label, shown))
+    return rows

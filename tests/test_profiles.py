@@ -1,0 +1,321 @@
+"""Profiles: the shipped YAML files, `--set` overrides, and the errors a user sees for bad input."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+
+import pytest
+
+from pagelab import profiles
+from pagelab.errors import UsageError
+from pagelab.mysql.config import ServerSettings
+from pagelab.profiles import KNOBS, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
+
+SHIPPED = ["course", "full", "quick", "smoke"]
+MIB = 1 << 20
+
+
+def usage_error(name_or_path, *overrides) -> str:
+    with pytest.raises(UsageError) as caught:
+        load_profile(name_or_path, list(overrides))
+    return str(caught.value)
+
+
+# --- the shipped profiles -----------------------------------------------------------------------------
+
+
+def test_the_four_profiles_are_shipped():
+    assert profiles.available_profiles() == SHIPPED
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_profile_loads_and_says_what_it_is_for(name):
+    profile = load_profile(name)
+    assert isinstance(profile, Profile) and profile.name == name
+    assert set(profile.values) == {knob.name for knob in KNOBS}
+    # Each file opens with comments: what it is for and how long it takes.
+    assert profile.description.startswith(f"{name}:")
+    assert "Takes about" in profile.description
+    # Every key in the file is a knob (an unknown key would have raised), and it round-trips.
+    assert profile_from_dict(json.loads(json.dumps(profile.to_dict()))) == profile
+
+
+def test_smoke_is_small_enough_for_ci():
+    smoke = load_profile("smoke")
+    assert smoke.page_sizes == (4096, 16384)
+    assert (smoke.warehouses, smoke.connections, smoke.repeats) == (1, 2, 1)
+    assert (smoke.rampup_s, smoke.measure_s, smoke.interval_s, smoke.sample_interval_s) == (3, 15, 5, 5)
+    assert smoke.buffer_pool_bytes(None) == 32 * MIB and smoke.redo_log == 64 * MIB
+
+
+def test_quick_fits_ten_minutes_with_the_fixtures_pool():
+    quick = load_profile("quick")
+    assert quick.page_size_labels == ["4k", "8k", "16k"]
+    assert quick.buffer_pool_bytes(None) == 64 * MIB
+    measured = len(quick.runs()) * (quick.rampup_s + quick.measure_s)
+    assert measured <= 5 * 60, "measurement alone must leave room for init, load, restarts and the PDF"
+
+
+def test_course_is_seed_002s_setup():
+    course = load_profile("course")
+    assert course.page_size_labels == ["4k", "8k", "16k"]
+    assert (course.warehouses, course.connections, course.rampup_s, course.measure_s, course.interval_s) == (
+        7, 8, 10, 1200, 10)
+    assert str(course.buffer_pool) == "30%"
+    assert course.flush_method == "O_DIRECT"
+
+
+def test_full_runs_every_page_size_three_times():
+    full = load_profile("full")
+    assert full.page_size_labels == ["4k", "8k", "16k", "32k", "64k"]
+    assert full.repeats == 3 and len(full.runs()) == 15
+    # Repeat by repeat: the first round covers every page size before any size runs twice.
+    assert [size for size, _ in full.runs()[:5]] == list(full.page_sizes)
+
+
+def test_a_profile_can_be_given_by_path():
+    assert load_profile(PROFILES_DIR / "smoke.yaml") == load_profile("smoke")
+    assert load_profile(str(PROFILES_DIR / "smoke.yaml")).name == "smoke"
+
+
+# --- overrides ----------------------------------------------------------------------------------------
+
+
+def test_overrides_replace_profile_values():
+    profile = load_profile("quick", ["page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30"])
+    assert profile.page_sizes == (4096, 65536)
+    assert profile.measure_s == 30
+    assert str(profile.buffer_pool) == "30%"
+    assert profile.overrides == ("page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30")
+    assert load_profile("quick").measure_s == 60, "the profile file itself is untouched"
+
+
+def test_later_overrides_win_and_values_are_normalised():
+    profile = load_profile("smoke", ["repeats=2", "repeats=3", "flush_method=fsync", "page_sizes=16K 8k"])
+    assert profile.repeats == 3
+    assert profile.flush_method == "fsync"
+    assert profile.page_sizes == (16384, 8192), "the order given is the order run"
+
+
+def test_server_options_from_yaml_and_from_set(tmp_path):
+    path = tmp_path / "tuned.yaml"
+    path.write_text("page_sizes: [8k]\nserver_options:\n  innodb_io_capacity: 2000\n  innodb_adaptive_hash_index: off\n")
+    profile = load_profile(path, ["server_options.innodb_io_capacity=4000", "server_options.innodb_doublewrite=0"])
+    assert dict(profile.server_options) == {
+        "innodb_adaptive_hash_index": "OFF", "innodb_doublewrite": "0", "innodb_io_capacity": "4000"}
+    replaced = load_profile(path, ["server_options=innodb_io_capacity=100"])
+    assert dict(replaced.server_options) == {"innodb_io_capacity": "100"}
+
+
+def test_the_tpcc_mysql_driver_with_its_build(tmp_path):
+    profile = load_profile("smoke", ["driver=tpcc-mysql", f"tpcc_mysql_dir={tmp_path}"])
+    assert profile.driver == "tpcc-mysql" and profile.tpcc_mysql_dir == str(tmp_path)
+
+
+# --- bad input: one UsageError naming the knob and what it allows --------------------------------------
+
+
+@pytest.mark.parametrize("override, expected", [
+    ("page_sizes=12k", "page_sizes: 12k is not allowed; allowed: 4k 8k 16k 32k 64k"),
+    ("page_sizes=4k,4k", "page_sizes: 4k is given twice"),
+    ("page_sizes=", "page_sizes: no page size given; allowed: 4k 8k 16k 32k 64k"),
+    ("repeats=0", "repeats: 0 is out of range; allowed: an integer >= 1"),
+    ("repeats=two", "repeats: 'two' is not an integer; allowed: an integer >= 1"),
+    ("warehouses=0", "warehouses: 0 is out of range; allowed: an integer >= 1"),
+    ("rampup_s=-1", "rampup_s: -1 is out of range; allowed: an integer >= 0"),
+    ("measure_s=2.5", "measure_s: '2.5' is not an integer; allowed: an integer >= 1"),
+    ("buffer_pool=150%", "buffer_pool: 150% is out of range; allowed: a size such as 64M or 1G"),
+    ("buffer_pool=0%", "buffer_pool: 0% is out of range; allowed:"),
+    ("buffer_pool=lots", "buffer_pool: 'lots' is neither a size nor a percentage; allowed:"),
+    ("buffer_pool=1M", "buffer_pool: 1M is too small; allowed: a size such as 64M or 1G (at least 5M"),
+    ("buffer_pool=100000000", "buffer_pool: 100000000 is not a whole number of MiB"),
+    ("flush_method=O_DIRCT", "flush_method: O_DIRCT is not allowed; allowed: O_DIRECT fsync"),
+    ("driver=sysbench", "driver: sysbench is not allowed; allowed: pagelab tpcc-mysql"),
+    ("redo_log=big", "redo_log: 'big' is not a size; allowed: a size such as 64M or 1G, at least 1M"),
+    ("seed=-3", "seed: -3 is out of range; allowed: an integer >= 0"),
+    ("server_options.innodb_buffer_pool_size=1G", "server_options: innodb_buffer_pool_size has its own knob; "
+                                                  "set buffer_pool instead"),
+    ("server_options.datadir=/tmp", "server_options: server option 'datadir' is managed by pagelab"),
+])
+def test_a_bad_value_names_the_knob_and_what_is_allowed(override, expected):
+    assert expected in usage_error("quick", override)
+
+
+def test_interval_longer_than_the_measurement():
+    message = usage_error("quick", "measure_s=30", "interval_s=60")
+    assert message.startswith("interval_s: 60 is longer than measure_s (30)")
+    assert "allowed: 1 to measure_s" in message
+    assert "sample_interval_s: 40 is longer" in usage_error("quick", "measure_s=30", "sample_interval_s=40")
+
+
+def test_too_few_server_connections_for_the_driver():
+    message = usage_error("course", "max_connections=10")
+    assert "max_connections: 10 is too few for 8 driver connections" in message
+    assert f"allowed: at least {8 + profiles.PAGELAB_OWN_CONNECTIONS}" in message
+
+
+def test_the_tpcc_mysql_driver_needs_a_build_directory(tmp_path):
+    assert "tpcc_mysql_dir: driver tpcc-mysql needs the directory" in usage_error("smoke", "driver=tpcc-mysql")
+    missing = tmp_path / "nowhere"
+    assert f"tpcc_mysql_dir: {missing} is not a directory" in usage_error(
+        "smoke", "driver=tpcc-mysql", f"tpcc_mysql_dir={missing}")
+
+
+def test_an_unknown_knob_lists_the_known_ones():
+    message = usage_error("quick", "foo=1")
+    assert message.startswith("foo: unknown knob in --set foo=1; known knobs: page_sizes repeats")
+    assert all(knob.name in message for knob in KNOBS)
+
+
+def test_a_set_without_equals_is_explained():
+    assert "--set takes knob=value, got 'measure_s'" in usage_error("quick", "measure_s")
+
+
+def test_every_problem_is_reported_at_once():
+    message = usage_error("quick", "page_sizes=12k", "repeats=0", "foo=1")
+    assert "3 problems" in message
+    for knob in ("page_sizes:", "repeats:", "foo:"):
+        assert knob in message
+
+
+def test_an_unknown_profile_name_lists_the_profiles():
+    message = usage_error("quik")
+    assert "'quik' is not a profile; allowed: course full quick smoke" in message
+
+
+def test_a_missing_profile_file(tmp_path):
+    assert f"no file at {tmp_path / 'gone.yaml'}" in usage_error(tmp_path / "gone.yaml")
+
+
+def test_a_yaml_with_an_unknown_key(tmp_path):
+    path = tmp_path / "typo.yaml"
+    path.write_text("page_sizes: [4k, 16k]\nmeasure_seconds: 30\n")
+    message = usage_error(path)
+    assert message.startswith("measure_seconds: unknown knob in profile typo.yaml; known knobs:")
+    assert "measure_s" in message
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("- 4k\n- 16k\n", "must be a mapping of knob: value"),
+    ("page_sizes: [4k\n", "not valid YAML"),
+    ("page_sizes: [4k, 12k]\n", "page_sizes: 12k is not allowed; allowed: 4k 8k 16k 32k 64k"),
+    ("repeats: yes\n", "repeats: True is not an integer"),
+    ("buffer_pool: 30\n", "buffer_pool: 30 is too small"),  # 30 bytes: the % forgotten
+    ("measure_s: 30.0\n", "measure_s: 30.0 is not an integer"),
+])
+def test_a_bad_yaml_file(tmp_path, content, expected):
+    path = tmp_path / "bad.yaml"
+    path.write_text(content)
+    assert expected in usage_error(path)
+
+
+def test_an_empty_yaml_file_gives_the_defaults(tmp_path):
+    path = tmp_path / "empty.yaml"
+    path.write_text("# nothing set\n")
+    profile = load_profile(path)
+    assert all(profile[knob.name] == knob.default for knob in KNOBS)
+    assert profile.description == "nothing set"
+
+
+# --- the buffer pool ----------------------------------------------------------------------------------
+
+
+def test_thirty_percent_of_the_seeds_700_mb_is_its_210_mb():
+    course = load_profile("course")
+    assert course.buffer_pool_bytes(700 * MIB) == 210 * MIB
+
+
+def test_a_percentage_is_rounded_to_whole_mib_and_floored_at_5_mib():
+    profile = load_profile("quick", ["buffer_pool=30%"])
+    resolved = profile.buffer_pool_bytes(123_456_789)
+    assert resolved % MIB == 0 and abs(resolved - 0.3 * 123_456_789) <= MIB / 2
+    # Every page size divides the pool, so pool bytes / page size is InnoDB's page count.
+    assert all(resolved % size == 0 for size in profiles.PAGE_SIZES)
+    assert profile.buffer_pool_bytes(1 * MIB) == 5 * MIB
+
+
+def test_a_percentage_needs_the_loaded_size():
+    with pytest.raises(UsageError, match="buffer_pool: 30% of the loaded database needs the database's size"):
+        load_profile("course").buffer_pool_bytes(None)
+
+
+def test_fixed_bytes_ignore_the_database_size():
+    assert load_profile("quick").buffer_pool_bytes(10_000 * MIB) == 64 * MIB
+
+
+def test_resolve_buffer_pool_for_a_notebook_parameter():
+    assert profiles.resolve_buffer_pool("30%", 700 * MIB) == 210 * MIB
+    assert profiles.resolve_buffer_pool("64M", None) == 64 * MIB
+
+
+def test_server_settings_for_a_measured_run():
+    settings = load_profile("course", ["server_options.innodb_io_capacity=2000"]).server_settings(700 * MIB)
+    assert isinstance(settings, ServerSettings)
+    assert settings.buffer_pool_bytes == 210 * MIB and settings.flush_method == "O_DIRECT"
+    assert settings.redo_log_bytes == 256 * MIB and settings.extra == {"innodb_io_capacity": "2000"}
+
+
+# --- the profile object -------------------------------------------------------------------------------
+
+
+def test_to_dict_is_json_for_sweep_json():
+    data = json.loads(json.dumps(load_profile("quick", ["measure_s=30"]).to_dict()))
+    assert data["profile"] == "quick" and data["overrides"] == ["measure_s=30"]
+    assert data["page_sizes"] == [4096, 8192, 16384]
+    assert data["buffer_pool"] == "64M" and data["redo_log"] == "256M" and data["measure_s"] == 30
+    assert data["server_options"] == {}
+
+
+def test_a_profile_is_frozen_and_survives_copy_and_pickle():
+    profile = load_profile("smoke")
+    with pytest.raises(Exception):
+        profile.name = "other"
+    with pytest.raises(TypeError):
+        profile.values["repeats"] = 5
+    assert pickle.loads(pickle.dumps(profile)) == profile
+    assert copy.deepcopy(profile) == profile
+
+
+def test_an_unknown_attribute_names_the_knobs():
+    with pytest.raises(AttributeError, match="known knobs: page_sizes"):
+        load_profile("smoke").measure_seconds
+
+
+def test_profile_from_dict_validates_again():
+    data = load_profile("smoke").to_dict()
+    data["repeats"] = 0
+    with pytest.raises(UsageError, match="repeats: 0 is out of range"):
+        profile_from_dict(data)
+
+
+# --- generated help and description ------------------------------------------------------------------
+
+
+def test_profile_help_mentions_every_knob_with_default_allowed_and_unit():
+    text = profile_help()
+    for knob in KNOBS:
+        assert f"  {knob.name} " in text
+        assert knob.allowed.split()[0] in text
+    assert "4k,8k,16k" in text and "30%" in text and "O_DIRECT" in text
+    assert "--set KNOB=VALUE" in text
+    assert "course full quick smoke" in text
+
+
+def test_every_knob_declares_default_unit_and_help():
+    for knob in KNOBS:
+        assert knob.help.endswith(".") and knob.label and knob.allowed
+        assert knob.parse(knob.jsonable(knob.default)) == knob.default
+        assert knob.summary() == f"{knob.help} (default {knob.text(knob.default)}; allowed: {knob.allowed})"
+
+
+def test_describe_gives_the_title_page_rows():
+    rows = dict(describe(load_profile("course"), db_bytes=700 * MIB))
+    assert rows["Profile"] == "course"
+    assert rows["Page sizes"] == "4k 8k 16k"
+    assert rows["Measured time"] == "1200 s"
+    assert rows["Buffer pool"] == "30% of the loaded database (210.0 MiB of 700.0 MiB)"
+    assert "tpcc-mysql build" not in rows, "only shown when that driver runs"
+    with_set = dict(describe(load_profile("quick", ["measure_s=30"])))
+    assert with_set["Profile"] == "quick (--set measure_s=30)"
