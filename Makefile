@@ -14,7 +14,7 @@ OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils
 VENV_STAMP  := $(VENV)/.pagelab-installed
 TEST_ARGS   ?=
 
-.PHONY: setup os-packages venv demo test bench doctor clean help
+.PHONY: setup os-packages venv demo lab test bench doctor clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -34,17 +34,15 @@ $(VENV_STAMP): pyproject.toml
 	@$(VPY) -m ipykernel install --sys-prefix --name pagelab --display-name "pagelab (.venv)" >/dev/null
 	@touch $@
 
-DEMO_INSTANCE := data/instances/demo-4k
-DEMO_RUN      := data/runs/demo-4k
+PROFILE ?= quick
 
-demo: setup  ## the quick demo: doctor, a 4k instance, TPC-C load and a 30 s run, stopped again
+demo: setup  ## the quick page-size sweep (4k/8k/16k, ~8 min): run bundle, report and PDF
 	$(PAGELAB) doctor
-	$(PAGELAB) server init $(DEMO_INSTANCE) --page-size 4k --buffer-pool 64M --force
-	$(PAGELAB) server start $(DEMO_INSTANCE)
-	@trap '$(PAGELAB) server stop $(DEMO_INSTANCE)' EXIT; \
-	  $(PAGELAB) tpcc load --instance $(DEMO_INSTANCE) -w 1 --seed 1 && \
-	  $(PAGELAB) tpcc run --instance $(DEMO_INSTANCE) -w 1 -c 4 -r 5 -l 30 -i 10 --out $(DEMO_RUN)
-	@echo "demo: the run's log, tidy intervals and summary are in $(DEMO_RUN)/"
+	$(PAGELAB) sweep --profile $(PROFILE)
+
+lab: setup  ## open JupyterLab on notebooks/ with the project's kernel (the one papermill uses)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --no-browser \
+	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: setup  ## run the whole test suite on real MariaDB
 	$(VPY) -m pytest $(TEST_ARGS)

@@ -25,7 +25,7 @@ from pathlib import Path
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.mysql.pagesize import page_size_label, parse_page_size
-from pagelab.runs import run_name, set_phase, write_json_atomically
+from pagelab.runs import project_path, run_name, set_phase, write_json_atomically
 from pagelab.profiles import resolve_buffer_pool
 
 LOADED_FILE = "loaded.json"
@@ -55,6 +55,10 @@ class RunParameters:
     cache_dir: str = "data/cache"
     # A pool large enough for the load to run from memory; the measured pool is set afterwards.
     load_buffer_pool: str = "256M"
+
+    def __post_init__(self) -> None:
+        self.sweep_dir = str(project_path(self.sweep_dir))
+        self.cache_dir = str(project_path(self.cache_dir))
 
     @property
     def page_size_bytes(self) -> int:

@@ -21,11 +21,19 @@ from pathlib import Path
 
 from pagelab.mysql.pagesize import page_size_label, parse_page_size
 
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SWEEP_FILE = "sweep.json"
 PHASE_FILE = ".phase"
 # The per-run tidy tables of DESIGN.md ("Tidy tables"), combined across runs by load_tables().
 TIDY_TABLES = ("tpcc_intervals", "iostat", "innodb", "hit_ratio")
 RUN_STATUSES = ("pending", "running", "done", "failed", "interrupted")
+
+
+def project_path(path: str | os.PathLike) -> Path:
+    """A path as written in a notebook parameter: relative ones are relative to the project, so a
+    notebook opened from notebooks/ in JupyterLab and one run by the sweep mean the same place."""
+    path = Path(path).expanduser()
+    return path if path.is_absolute() else PROJECT_ROOT / path
 
 
 def run_name(page_size: int | str, repeat: int) -> str:
@@ -65,7 +73,7 @@ class SweepRecord:
 
     @classmethod
     def load(cls, sweep_dir: Path) -> "SweepRecord":
-        path = Path(sweep_dir) / SWEEP_FILE
+        path = project_path(sweep_dir) / SWEEP_FILE
         return cls(path, json.loads(path.read_text()))
 
     def save(self) -> None:
@@ -108,7 +116,7 @@ def load_tables(sweep_dir: Path) -> dict:
     (sweep, run, page_size_bytes, page_size, repeat), plus `summary`: one row per run."""
     import pandas as pd
 
-    sweep_dir = Path(sweep_dir)
+    sweep_dir = project_path(sweep_dir)
     record = SweepRecord.load(sweep_dir)
     frames: dict[str, list] = {name: [] for name in TIDY_TABLES}
     summaries = []

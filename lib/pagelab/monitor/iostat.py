@@ -87,6 +87,16 @@ def disks_for_datadir(datadir: str | os.PathLike) -> tuple[tuple[str, ...], str 
     return (), f"cannot tell which disk holds {datadir} ({reason}); iostat reports every device"
 
 
+def _process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a running process, from /proc (None where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        # After the ")" ending the command name: state is field 3, utime and stime fields 14 and 15.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _interrupt_with_parent() -> None:  # runs in the child between fork and exec
     # SIGINT, not SIGKILL: iostat then still closes its JSON. PDEATHSIG follows the *thread* that
     # forked, which is why start() is meant to be called from the run's main thread.
@@ -128,6 +138,8 @@ class IostatSampler:
         self._reader: threading.Thread | None = None
         self._stop_requested = threading.Event()
         self._stop_lock = threading.Lock()
+        self._reader_cpu_s = 0.0
+        self._process_cpu_s: float | None = None
 
     def command(self, binary: str | os.PathLike = "iostat") -> list[str]:
         # -d devices only, -x extended columns, -y no since-boot report, -t a timestamp per report.
@@ -184,11 +196,12 @@ class IostatSampler:
                         self.status.samples += 1
                     raw.write(line)
                     raw.flush()  # iostat writes a report at once; a crash keeps every report so far
-        except Exception as exc:  # a full disk: record it and let stop() end iostat
-            self.status.notes.append(f"copying iostat's output failed: {type(exc).__name__}: {exc}")
-            self._record_failure(f"copying iostat's output to {self.out_path} failed: {exc}")
+        except Exception as exc:  # a full disk: record it, and end iostat, which nobody reads now
+            self._record_failure(f"copying iostat's output to {self.out_path} failed: {type(exc).__name__}: {exc}")
+            self.request_stop()
         finally:
             times.close()
+            self._reader_cpu_s = time.thread_time()
         process = self._process
         try:
             self.returncode = process.wait(timeout=SIGNAL_GRACE_S)
@@ -238,6 +251,7 @@ class IostatSampler:
             self._stop_requested.set()
             process = self._process
             if process is not None:
+                self._process_cpu_s = _process_cpu_s(process.pid)  # /proc forgets it once reaped
                 for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
                     if process.poll() is not None:
                         break
@@ -261,6 +275,7 @@ class IostatSampler:
                         pass
             if self.status.stopped_reason is None:
                 self.status.stopped_reason = STOPPED_BY_RUN
+            self.status.cpu_s = round(self._reader_cpu_s + (self._process_cpu_s or 0.0), 4)
             if self.status.stopped_epoch is None:
                 self.status.stopped_epoch = time.time()
             return self.status

@@ -173,6 +173,7 @@ class QuerySampler:
             self._fail(f"the {self.name} sampler failed: {type(exc).__name__}: {exc}")
         finally:
             self._close()
+            self.status.cpu_s = round(time.thread_time(), 4)  # this thread's CPU: what sampling cost here
             self.status.stopped_epoch = time.time()
             if self.status.stopped_reason is None:
                 self.status.stopped_reason = STOPPED_BY_RUN

@@ -56,6 +56,9 @@ class SamplerStatus:
     stopped_reason: str | None = None  # STOPPED_BY_RUN, or why it stopped by itself
     failed: bool = False
     detail: str | None = None  # e.g. the server's error log tail when it died
+    # CPU seconds the sampler used on this machine (its thread; for iostat also the iostat
+    # process), so every run records what monitoring cost it.
+    cpu_s: float | None = None
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:

@@ -115,6 +115,8 @@ def run_terminal(plan: TerminalPlan, start_at: "object", stop: "object", results
     except mysql.connector.Error as exc:
         kind = "server-gone" if exc.errno in SERVER_GONE or exc.errno is None or exc.errno >= 2000 else "sql"
         results.put(("error", terminal, kind, f"{exc}"))
+    except KeyboardInterrupt:
+        pass  # Ctrl-C reaches the whole process group; the driver reports it, once
     except Exception:
         results.put(("error", terminal, "internal", traceback.format_exc()))
     finally:

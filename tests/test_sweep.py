@@ -1,0 +1,197 @@
+"""The page-size sweep end to end on real MariaDB, as `pagelab sweep` runs it: the smoke profile,
+an interrupted and resumed sweep, and profile errors caught before anything starts."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pagelab.report import is_blank, pdf_page_images
+from pagelab.runs import load_tables
+from tests.conftest import REPO_ROOT, servers_under
+
+pytestmark = pytest.mark.server
+
+PAGELAB = [sys.executable, "-m", "pagelab.cli"]
+# DESIGN.md's run bundle, per run and per sweep.
+RUN_FILES = ("run.ipynb", "my.cnf", "variables.csv", "mysqld.err", "tpcc.log", "iostat.json", "global_status.csv",
+             "tpcc_intervals.csv", "iostat.csv", "innodb.csv", "summary.json")
+SWEEP_FILES = ("sweep.json", "report.ipynb")
+FIGURES = ("tpmc", "iops", "request_size", "hit_ratio", "new_order_latency")
+
+
+def sweep_command(*args) -> list[str]:
+    return PAGELAB + ["sweep", *[str(a) for a in args]]
+
+
+@pytest.fixture(scope="module")
+def smoke_sweep(tmp_path_factory):
+    base = tmp_path_factory.mktemp("sweep")
+    out, pdf = base / "smoke", base / "smoke.pdf"
+    done = subprocess.run(sweep_command("--profile", "smoke", "--out", out, "--pdf", pdf),
+                          capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return out, pdf, done
+
+
+def assert_complete_bundle(sweep_dir: Path) -> None:
+    record = json.loads((sweep_dir / "sweep.json").read_text())
+    assert [run["status"] for run in record["runs"]] == ["done"] * len(record["runs"])
+    for name in SWEEP_FILES:
+        assert (sweep_dir / name).is_file(), name
+    for figure in FIGURES:
+        assert (sweep_dir / "figures" / f"{figure}.png").stat().st_size > 1000, figure
+    for run in record["runs"]:
+        run_dir = sweep_dir / run["name"]
+        for name in RUN_FILES:
+            assert (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0, f"{run['name']}/{name}"
+        assert len(list((run_dir / "innodb").glob("*.txt"))) >= 3
+    for key in ("os", "kernel", "cores", "memory_bytes"):
+        assert key in record["machine"], key
+
+
+def test_smoke_sweep_writes_a_complete_bundle(smoke_sweep):
+    out, _, done = smoke_sweep
+    assert_complete_bundle(out)
+    assert "4k:" in done.stdout and "16k:" in done.stdout and "TpmC" in done.stdout
+
+
+def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
+    out, _, _ = smoke_sweep
+    tables = load_tables(out)
+    for name in ("tpcc_intervals", "iostat", "innodb", "summary"):
+        assert set(tables[name]["page_size"]) == {"4k", "16k"}, name
+    summary = tables["summary"].set_index("page_size")
+    assert (summary["tpmc"] > 0).all()
+    assert set(summary["page_size_bytes"]) == {4096, 16384}
+    measured = tables["iostat"][tables["iostat"]["t_s"] >= 0]
+    assert not measured.empty
+
+
+def test_buffer_pool_pages_match_pool_bytes_over_page_size(smoke_sweep):
+    out, _, _ = smoke_sweep
+    tables = load_tables(out)
+    for page_size, group in tables["innodb"].groupby("page_size_bytes"):
+        pool_bytes = int(tables["summary"].set_index("page_size_bytes").loc[page_size, "buffer_pool_bytes"])
+        expected = pool_bytes / page_size
+        pages = group["pool_pages"].dropna()
+        assert not pages.empty
+        # The pool's bytes also hold a descriptor per frame (~150 bytes in MariaDB 10.11), so it
+        # has a few percent fewer frames than bytes / page size: 7884 of 8192 at 4k, 1016 of 1024 at 64k.
+        assert (pages <= expected).all() and (pages >= 0.95 * expected).all(), (page_size, expected, list(pages))
+
+
+def test_the_pdf_renders_to_non_blank_pages(smoke_sweep, tmp_path):
+    _, pdf, _ = smoke_sweep
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    pages = pdf_page_images(pdf, tmp_path)
+    assert len(pages) >= 4
+    assert not any(is_blank(page) for page in pages)
+
+
+def test_no_password_anywhere_in_the_bundle(smoke_sweep):
+    out, pdf, _ = smoke_sweep
+    passwords = {(d / "client.cnf").read_text().split("password=")[1].split("\n")[0]
+                 for d in (out / "instances").iterdir() if (d / "client.cnf").exists()}
+    assert passwords
+    for path in out.rglob("*"):
+        if path.is_file() and "instances" not in path.relative_to(out).parts:
+            text = path.read_bytes().decode(errors="replace")
+            for password in passwords:
+                assert password not in text, f"password in {path}"
+
+
+def test_no_server_left_running(smoke_sweep):
+    out, _, _ = smoke_sweep
+    assert not servers_under(out)
+
+
+def _wait_for_first_run(sweep_dir: Path, process: subprocess.Popen, timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the sweep ended before its first run finished"
+        try:
+            runs = json.loads((sweep_dir / "sweep.json").read_text())["runs"]
+        except (OSError, ValueError, KeyError):
+            runs = []
+        if runs and runs[0]["status"] == "done":
+            return
+        time.sleep(0.5)
+    raise AssertionError("the first run did not finish in time")
+
+
+def test_interrupt_then_resume_gives_the_complete_bundle(tmp_path, smoke_sweep):
+    sweep_dir = tmp_path / "interrupted"
+    process = subprocess.Popen(sweep_command("--profile", "smoke", "--out", sweep_dir, "--pdf", tmp_path / "r.pdf"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    try:
+        _wait_for_first_run(sweep_dir, process)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr[-3000:]
+    assert f"--resume {sweep_dir}" in stderr
+    statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
+    assert statuses[0] == "done" and statuses[1] in ("interrupted", "pending")
+    assert not servers_under(sweep_dir), "an interrupted sweep left a server running"
+    first_summary = (sweep_dir / "4k-r1" / "summary.json").read_text()
+
+    resumed = subprocess.run(sweep_command("--resume", sweep_dir, "--pdf", tmp_path / "r.pdf"),
+                             capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert_complete_bundle(sweep_dir)
+    assert (sweep_dir / "4k-r1" / "summary.json").read_text() == first_summary, "a finished run was redone"
+    smoke_dir, _, _ = smoke_sweep
+    for run in ("4k-r1", "16k-r1"):
+        assert sorted(p.name for p in (sweep_dir / run).iterdir()) == sorted(p.name for p in (smoke_dir / run).iterdir())
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--set", "page_sizes=4k,12k"], "page_sizes: 12k is not allowed; allowed: 4k 8k 16k 32k 64k"),
+    (["--set", "repeats=0"], "repeats"),
+    (["--set", "buffer_pool=150%"], "buffer_pool"),
+    (["--set", "no_such_knob=1"], "no_such_knob"),
+])
+def test_bad_profile_input_is_refused_before_anything_starts(tmp_path, args, message):
+    out = tmp_path / "never"
+    done = subprocess.run(sweep_command("--profile", "smoke", "--out", out, *args), capture_output=True, text=True,
+                          timeout=120, cwd=REPO_ROOT)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not out.exists()
+    assert not servers_under(tmp_path)
+
+
+def test_an_unknown_profile_lists_the_known_ones(tmp_path):
+    done = subprocess.run(sweep_command("--profile", "quik", "--out", tmp_path / "x"), capture_output=True, text=True,
+                          timeout=120, cwd=REPO_ROOT)
+    assert done.returncode == 2
+    assert "quick" in done.stderr and "smoke" in done.stderr
+
+
+def test_notebooks_are_committed_without_outputs():
+    notebooks = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
+    assert notebooks
+    for path in notebooks:
+        cells = json.loads(path.read_text())["cells"]
+        code = [c for c in cells if c["cell_type"] == "code"]
+        assert code, path
+        assert all(not c.get("outputs") and not c.get("execution_count") for c in code), f"{path.name} has outputs"
+        assert any("parameters" in c.get("metadata", {}).get("tags", []) for c in code), f"{path.name}: no parameters cell"
+        assert cells[0]["cell_type"] == "markdown" and "Time to run" in "".join(cells[0]["source"]), path.name
+
+
+def test_summary_table_reads_as_pandas(smoke_sweep):
+    out, _, _ = smoke_sweep
+    frame = pd.read_csv(out / "4k-r1" / "tpcc_intervals.csv")
+    assert list(frame["t_s"]) == [5, 10, 15]
