@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from pagelab.paths import CACHE_DIR, DATA_DIR
 
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -328,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = commands.add_parser("doctor", help="check what an experiment depends on",
                                  description="Report the server, iostat, fio, the data device, O_DIRECT, disk, memory "
                                              "and cores. Exits 1 naming what to install when something is missing.")
-    doctor.add_argument("--data-dir", default=str(PROJECT_ROOT / "data"),
+    doctor.add_argument("--data-dir", default=str(DATA_DIR),
                         help="where experiment data will live (default: the project's data/)")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     doctor.set_defaults(handler=cmd_doctor)
@@ -377,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "consistency conditions 1-4 of clause 3.3.2.")
     load.add_argument("-w", "--warehouses", type=int, required=True, help="number of warehouses")
     load.add_argument("--seed", type=int, default=1, help="data generator seed (default 1)")
-    load.add_argument("--cache-dir", default=str(PROJECT_ROOT / "data" / "cache"), help="where generated data is kept")
+    load.add_argument("--cache-dir", default=str(CACHE_DIR), help="where generated data is kept")
     load.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     _add_driver_arguments(load)
     _add_target_arguments(load)

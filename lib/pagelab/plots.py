@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"
+from pagelab.paths import REFERENCE_DIR
 # The seed's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
 

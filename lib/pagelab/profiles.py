@@ -35,9 +35,9 @@ from pagelab.mysql.config import (
     option_key,
 )
 from pagelab.mysql.pagesize import PAGE_SIZES, page_size_label, parse_page_size
+from pagelab.paths import PROFILES_DIR
 from pagelab.units import format_size, parse_size
 
-PROFILES_DIR = Path(__file__).resolve().parents[2] / "runbooks" / "profiles"
 PROFILE_SUFFIXES = (".yaml", ".yml")
 
 MIB = 1 << 20

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.mysql.pagesize import page_size_label, parse_page_size
+from pagelab.paths import PROJECT_ROOT
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SWEEP_FILE = "sweep.json"
 PHASE_FILE = ".phase"
 # The per-run tidy tables of DESIGN.md ("Tidy tables"), combined across runs by load_tables().

@@ -21,15 +21,11 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.experiment import RunParameters
+from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_phase, write_json_atomically
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = PROJECT_ROOT / "notebooks"
-RUN_NOTEBOOK = NOTEBOOKS / "tpcc_page_size_run.ipynb"
-REPORT_NOTEBOOK = NOTEBOOKS / "tpcc_page_size_report.ipynb"
-DEFAULT_RUNS_DIR = PROJECT_ROOT / "data" / "runs"
-DEFAULT_REPORTS_DIR = PROJECT_ROOT / "reports"
-DEFAULT_CACHE_DIR = PROJECT_ROOT / "data" / "cache"
+RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
+REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
 # The kernel papermill starts: the project's venv, registered by `make setup`.
 KERNEL_NAME = "pagelab"
 # A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
@@ -53,7 +49,7 @@ def run_parameters(profile, sweep_dir: Path, page_size: int, repeat: int) -> dic
         flush_method=values["flush_method"], redo_log=str(values["redo_log"]),
         max_connections=values["max_connections"], seed=values["seed"], driver=values["driver"],
         tpcc_mysql_dir=str(values.get("tpcc_mysql_dir") or ""), server_options=dict(values.get("server_options") or {}),
-        cache_dir=str(DEFAULT_CACHE_DIR),
+        cache_dir=str(CACHE_DIR),
     )
     return asdict(params)
 
@@ -64,7 +60,7 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
 
     values = profile.to_dict()
     sweep_id = f"{profile_name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    sweep_dir = Path(out_dir) if out_dir else DEFAULT_RUNS_DIR / sweep_id
+    sweep_dir = Path(out_dir) if out_dir else RUNS_DIR / sweep_id
     if sweep_dir.exists() and any(sweep_dir.iterdir()):
         raise UsageError(f"{sweep_dir} is not empty; choose another --out, or continue it with --resume {sweep_dir}")
     sweep_dir.mkdir(parents=True, exist_ok=True)
@@ -196,7 +192,7 @@ def execute_report(sweep_dir: Path, pdf_path: Path | None = None) -> Path:
     papermill.execute_notebook(str(REPORT_NOTEBOOK), str(notebook), parameters={"sweep_dir": str(sweep_dir)},
                                kernel_name=KERNEL_NAME, progress_bar=False, cwd=str(PROJECT_ROOT),
                                execution_timeout=1800)
-    pdf_path = Path(pdf_path) if pdf_path else DEFAULT_REPORTS_DIR / f"{sweep_dir.name}.pdf"
+    pdf_path = Path(pdf_path) if pdf_path else REPORTS_DIR / f"{sweep_dir.name}.pdf"
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     notebook_to_pdf(notebook, pdf_path, title=f"pagelab: page-size sweep {sweep_dir.name}",
                     title_rows=title_rows(record))

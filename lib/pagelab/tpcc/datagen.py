@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagelab.paths import CACHE_DIR
 from pagelab.errors import PagelabError, UsageError
 from pagelab.tpcc import schema
 from pagelab.tpcc.inputs import (
@@ -106,7 +107,6 @@ __all__ = [
 GENERATOR_VERSION = 1
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "pagelab.tpcc.dataset"
-DEFAULT_CACHE_DIR = Path("data/cache")
 
 ORIGINAL_MARKER = "ORIGINAL"  # clause 4.3.3.1: in i_data and s_data of 10% of the rows
 NULL = "\\N"  # LOAD DATA's NULL with the default ESCAPED BY '\\'
@@ -904,7 +904,7 @@ def _publish(staging: Path, final: Path, warehouses: int, seed: int) -> None:
 def generate(
     warehouses: int,
     seed: int,
-    cache_dir: Path | str = DEFAULT_CACHE_DIR,
+    cache_dir: Path | str = CACHE_DIR,
     progress: bool = True,
     workers: int | None = None,
 ) -> Dataset:
