@@ -50,6 +50,7 @@ from pagelab.mysql.config import (
 )
 from pagelab.mysql.flavour import ServerFlavour, detect_server
 from pagelab.mysql.pagesize import page_size_label, parse_page_size
+from pagelab.processes import process_alive
 
 # sun_path in sockaddr_un is 108 bytes on Linux, including the terminating NUL.
 MAX_SOCKET_PATH = 107
@@ -118,21 +119,6 @@ def _socket_path_for(root: Path) -> Path:
         return preferred
     digest = hashlib.sha1(str(root).encode()).hexdigest()[:16]
     return Path(tempfile.gettempdir()) / f"pagelab-{digest}.sock"
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie has exited; only its parent has not reaped it yet.
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        return state != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 class Instance:
@@ -335,7 +321,7 @@ class Instance:
 
     def _owns_pid(self, pid: int) -> bool:
         """True when pid is alive and is a server started with this instance's my.cnf."""
-        if not _process_alive(pid):
+        if not process_alive(pid):
             return False
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
@@ -461,11 +447,7 @@ class Instance:
             return True
         clean = self._wait_for_exit(pid, timeout)
         if not clean:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self._wait_for_exit(pid, 30)
+            self._kill_quietly()
         self._reap()
         _started_here.discard(self)
         return clean
@@ -476,7 +458,7 @@ class Instance:
             if self._process is not None and self._process.pid == pid:
                 if self._process.poll() is not None:
                     return True
-            elif not _process_alive(pid):
+            elif not process_alive(pid):
                 return True
             time.sleep(POLL_INTERVAL_S)
         return False

@@ -73,6 +73,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelab.paths import CACHE_DIR
+from pagelab.processes import process_alive
 from pagelab.errors import PagelabError, UsageError
 from pagelab.tpcc import schema
 from pagelab.tpcc.inputs import (
@@ -857,21 +858,11 @@ def _write_json_atomically(path: Path, document: dict) -> None:
     os.replace(temporary, path)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _remove_abandoned_staging(cache_dir: Path, name: str) -> None:
     """Remove staging directories of generations whose process is gone (killed, crashed)."""
     for candidate in cache_dir.glob(f".{name}.partial-*"):
         pid_text = candidate.name.rsplit(".partial-", 1)[1].split("-", 1)[0]
-        if pid_text.isdigit() and not _pid_alive(int(pid_text)):
+        if pid_text.isdigit() and not process_alive(int(pid_text)):
             shutil.rmtree(candidate, ignore_errors=True)
 
 
