@@ -23,7 +23,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from pagelab.monitor import MeasurementStartMarker, Monitor
+from pagelab.monitor import Monitor
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.tpcc.datagen import generate
@@ -75,7 +75,7 @@ def one_run(instance: Instance, options: RunOptions, interval_s: int | None,
     if interval_s is WITHOUT:
         return run(spec, options, out_dir=run_dir, echo=None).tpmc, None, ""
     with Monitor(instance, run_dir, interval_s=interval_s) as monitor:
-        result = run(spec, options, out_dir=run_dir, echo=MeasurementStartMarker(monitor))
+        result = run(spec, options, out_dir=run_dir, echo=None, on_start=monitor.mark_measurement_start)
     status = monitor.stop()
     share, notes = monitor_cost(status, run_dir)
     if status["failed"]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,7 +163,8 @@ def run_tpcc_page_size(params: RunParameters) -> dict:
             if params.driver == "tpcc-mysql":
                 from pagelab.tpcc.external import run_tpcc_mysql
 
-                monitor.mark_measurement_start()
+                # tpcc_start ramps up first; its measurement starts rampup_s from now.
+                monitor.mark_measurement_start(time.monotonic() + params.rampup_s)
                 result = run_tpcc_mysql(spec, options, Path(params.tpcc_mysql_dir), run_dir)
             else:
                 result = run(spec, options, out_dir=run_dir, echo=None, on_interval=progress,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pagelab.errors import ServerError
-from pagelab.monitor import STATUS_FILE, MeasurementStartMarker, Monitor
+from pagelab.monitor import STATUS_FILE, Monitor
 from pagelab.monitor.global_status import REQUIRED_COUNTERS
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_iostat
@@ -74,8 +74,9 @@ def monitored_run(monitor_loaded, tmp_path_factory):
     options = RunOptions(warehouses=1, connections=2, rampup_s=RAMPUP_S, measure_s=MEASURE_S, interval_s=2, seed=3)
     with Monitor(instance, out, interval_s=INTERVAL_S) as monitor:
         iostat_pid = monitor.iostat_pid
-        result = run(ConnectionSpec.for_instance(instance, tcp=True), options, out_dir=out,
-                     echo=MeasurementStartMarker(monitor))
+        # The driver tells the instant its measurement will start; the monitor's t_s counts from it.
+        result = run(ConnectionSpec.for_instance(instance, tcp=True), options, out_dir=out, echo=None,
+                     on_start=monitor.mark_measurement_start)
     return out, monitor, result, iostat_pid
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import math
 import threading
 import time
@@ -12,7 +11,6 @@ import pytest
 
 from pagelab.errors import UsageError
 from pagelab.monitor import (
-    MeasurementStartMarker,
     Monitor,
     RunClock,
     Schedule,
@@ -144,7 +142,7 @@ def test_hit_ratio_rows_pair_status_and_counters_by_slot():
     assert third["status_hit_rate_per_1000"] is None and third["counter_hit_rate_per_1000"] is None
 
 
-# --- sidecars, marker, tables -----------------------------------------------------------------
+# --- sidecars and tables ----------------------------------------------------------------------
 
 
 def test_t_s_is_filled_in_once_the_measurement_start_is_known(tmp_path):
@@ -158,30 +156,6 @@ def test_t_s_is_filled_in_once_the_measurement_start_is_known(tmp_path):
     assert fill_t_s(tmp_path / "index.csv", clock) == 2
     rows = list(csv.DictReader(open(tmp_path / "index.csv")))
     assert [float(row["t_s"]) for row in rows] == [-2.0, 0.5]
-
-
-def test_the_marker_marks_measurement_start_from_the_drivers_ramp_up_line():
-    clock = RunClock()
-    echo = io.StringIO()
-    marker = MeasurementStartMarker(clock, echo=echo)
-    marker.write("***************************************\n*** ###easy### TPC-C Load Generator ***\n")
-    assert not clock.measurement_start_marked
-    before = time.monotonic()
-    marker.write("RAMP-UP TIME.(5 sec.)\n")
-    marker.flush()
-    assert clock.measurement_start_marked
-    assert before + 5 <= clock.measure_start_monotonic <= time.monotonic() + 5
-    marker.write("\nMEASURING START.\n\n")
-    assert "RAMP-UP TIME.(5 sec.)" in echo.getvalue() and "MEASURING START" in echo.getvalue()
-
-
-def test_the_marker_never_breaks_a_run_whose_start_was_marked_by_hand():
-    clock = RunClock()
-    clock.mark_measurement_start()
-    marked = clock.measure_start_monotonic
-    marker = MeasurementStartMarker(clock)
-    marker.write("RAMP-UP TIME.(5 sec.)\n")
-    assert clock.measure_start_monotonic == marked and "already marked" in marker.note
 
 
 def test_an_unknown_device_is_refused_before_anything_starts(tmp_path):

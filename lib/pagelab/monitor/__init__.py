@@ -6,7 +6,6 @@ Each module's docstring says what it captures and how it stops.
 """
 
 from pagelab.monitor.clock import DEFAULT_INTERVAL_S, MIN_INTERVAL_S, RunClock, validate_interval
-from pagelab.monitor.driver_marker import MeasurementStartMarker
 from pagelab.monitor.global_status import GlobalStatusSampler
 from pagelab.monitor.hit_ratio import counter_hit_rate_per_1000, hit_ratio_rows
 from pagelab.monitor.innodb import InnodbStatusSampler
@@ -17,7 +16,7 @@ from pagelab.monitor.tables import write_tidy_tables
 
 __all__ = [
     "DEFAULT_INTERVAL_S", "MIN_INTERVAL_S", "RunClock", "validate_interval",
-    "Monitor", "STATUS_FILE", "MeasurementStartMarker",
+    "Monitor", "STATUS_FILE",
     "IostatSampler", "InnodbStatusSampler", "GlobalStatusSampler", "disks_for_datadir",
     "SamplerStatus", "Schedule",
     "hit_ratio_rows", "counter_hit_rate_per_1000", "write_tidy_tables",

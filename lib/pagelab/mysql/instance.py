@@ -480,10 +480,13 @@ class Instance:
         _started_here.discard(self)
 
     def check_alive(self) -> None:
-        """Raise ServerError with the error log tail if a server this object started has died."""
-        if self._process is not None and self._process.poll() is not None:
-            code = self._process.returncode
-            self._process = None
+        """Raise ServerError with the error log tail if a server this object started has died.
+
+        Safe to call from several threads (the monitors do); every call after a death says how
+        the server died, not only the first."""
+        process = self._process
+        if process is not None and process.poll() is not None:
+            code = process.returncode
             _started_here.discard(self)
             how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
             raise ServerError(
