@@ -129,7 +129,9 @@ def _wait_for_first_run(sweep_dir: Path, process: subprocess.Popen, timeout: flo
 
 def test_interrupt_then_resume_gives_the_complete_bundle(tmp_path, smoke_sweep):
     sweep_dir = tmp_path / "interrupted"
-    process = subprocess.Popen(sweep_command("--profile", "smoke", "--out", sweep_dir, "--pdf", tmp_path / "r.pdf"),
+    # A pool given as a share of the loaded data, measured after the load (the seed's 30%).
+    process = subprocess.Popen(sweep_command("--profile", "smoke", "--set", "buffer_pool=40%", "--out", sweep_dir,
+                                             "--pdf", tmp_path / "r.pdf"),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
     try:
         _wait_for_first_run(sweep_dir, process)
@@ -150,6 +152,11 @@ def test_interrupt_then_resume_gives_the_complete_bundle(tmp_path, smoke_sweep):
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert_complete_bundle(sweep_dir)
     assert (sweep_dir / "4k-r1" / "summary.json").read_text() == first_summary, "a finished run was redone"
+    for run in ("4k-r1", "16k-r1"):
+        summary = json.loads((sweep_dir / run / "summary.json").read_text())
+        assert summary["buffer_pool_spec"] == "40%"
+        assert abs(summary["buffer_pool_requested_bytes"] - 0.4 * summary["db_bytes"]) <= 1 << 20
+        assert f"innodb_buffer_pool_size={summary['buffer_pool_requested_bytes']}" in (sweep_dir / run / "my.cnf").read_text()
     smoke_dir, _, _ = smoke_sweep
     for run in ("4k-r1", "16k-r1"):
         assert sorted(p.name for p in (sweep_dir / run).iterdir()) == sorted(p.name for p in (smoke_dir / run).iterdir())

@@ -174,7 +174,8 @@ def run_tpcc_page_size(params: RunParameters) -> dict:
     _copy_log_part(instance.paths.error_log, log_offset, run_dir / "mysqld.err")
     summary = dict(result.summary)
     summary.update(page_size_bytes=params.page_size_bytes, repeat=params.repeat, run=params.name,
-                   db_bytes=state["db_bytes"], buffer_pool_bytes=pool, buffer_pool_spec=str(params.buffer_pool))
+                   db_bytes=state["db_bytes"], buffer_pool_requested_bytes=pool,
+                   buffer_pool_spec=str(params.buffer_pool))  # buffer_pool_bytes: what the server reported
     write_json_atomically(run_dir / "summary.json", summary)
     set_phase(run_dir, "done")
     return summary
