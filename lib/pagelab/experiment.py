@@ -155,7 +155,7 @@ def run_tpcc_page_size(params: RunParameters) -> dict:
         shutil.copyfile(instance.paths.my_cnf, run_dir / "my.cnf")
         spec = ConnectionSpec.for_instance(instance, tcp=True)
         with Monitor(instance, run_dir, interval_s=params.sample_interval_s) as monitor:
-            set_phase(run_dir, "ramp-up")
+            set_phase(run_dir, "ramp-up + measure")
 
             def progress(t_s, _row):
                 set_phase(run_dir, f"measure {t_s:.0f}/{params.measure_s} s")

@@ -24,6 +24,7 @@ from pagelab.paths import PROJECT_ROOT
 
 SWEEP_FILE = "sweep.json"
 PHASE_FILE = ".phase"
+PHASES_LOG = "phases.csv"
 # The per-run tidy tables of DESIGN.md ("Tidy tables"), combined across runs by load_tables().
 TIDY_TABLES = ("tpcc_intervals", "iostat", "innodb", "hit_ratio")
 RUN_STATUSES = ("pending", "running", "done", "failed", "interrupted")
@@ -49,12 +50,28 @@ def write_json_atomically(path: Path, document: dict) -> None:
 
 
 def set_phase(run_dir: Path, phase: str) -> None:
-    """What the run is doing now, for the sweep's progress bar (the run executes in a kernel)."""
+    """What the run is doing now, for the sweep's progress bar (the run executes in a kernel).
+
+    Each new phase is also appended to phases.csv (epoch seconds, phase), so the bundle records
+    how long init, load, restarts and the measurement took."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     temporary = run_dir / f"{PHASE_FILE}.tmp"
     temporary.write_text(phase)
     temporary.replace(run_dir / PHASE_FILE)
+    if not phase.startswith("measure "):  # per-interval progress is not a phase of its own
+        with open(run_dir / PHASES_LOG, "a") as log:
+            log.write(f"{time.time():.3f},{phase}\n")
+
+
+def phase_durations(run_dir: Path) -> list[tuple[str, float]]:
+    """(phase, seconds) in order, from phases.csv; the last phase ('done') has no duration."""
+    try:
+        lines = (Path(run_dir) / PHASES_LOG).read_text().splitlines()
+    except OSError:
+        return []
+    marks = [(float(t), name) for t, name in (line.split(",", 1) for line in lines if "," in line)]
+    return [(name, marks[i + 1][0] - t) for i, (t, name) in enumerate(marks[:-1])]
 
 
 def read_phase(run_dir: Path) -> str | None:
