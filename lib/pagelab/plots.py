@@ -119,6 +119,17 @@ def hit_ratio_over_time(innodb: pd.DataFrame):
     return figure
 
 
+def hit_ratio_summary(hit_ratio: pd.DataFrame) -> pd.DataFrame:
+    """Mean hit rate over the measurement (t_s >= 0) per page size, both ways: InnoDB's status
+    text (averaged over its own window) and the global counters (exact over each interval)."""
+    if hit_ratio.empty:
+        return pd.DataFrame()
+    measured = hit_ratio[hit_ratio["t_s"] >= 0]
+    columns = [c for c in measured.columns if c.endswith("hit_rate_per_1000")]
+    table = measured.groupby(["page_size_bytes", "page_size"])[columns].mean().round(1)
+    return table.reset_index("page_size_bytes", drop=True)
+
+
 def new_order_latency_over_time(intervals: pd.DataFrame):
     """New-Order 95th and 99th percentile response time per interval."""
     sns = _style()
