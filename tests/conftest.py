@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,47 @@ def pytest_sessionfinish(session, exitstatus):
             f"FAILED: servers started by the tests were still running at the end (now killed):\n{lines}", red=True
         )
         session.exitstatus = 1
+
+
+@pytest.fixture(scope="session")
+def tpcc_dataset(tmp_path_factory):
+    """One TPC-C warehouse (seed 7), generated once per test session."""
+    from pagelab.tpcc.datagen import generate
+
+    return generate(1, 7, cache_dir=tmp_path_factory.mktemp("tpcc-cache"), progress=False)
+
+
+@contextmanager
+def loaded_instance(directory: Path, page_size: str, settings: dict, dataset):
+    """A running instance with `dataset` loaded, and the snapshot of its loaded datadir.
+
+    Yields (instance, load report, snapshot path); the server is stopped on the way out."""
+    from pagelab.mysql import Instance, ServerSettings
+    from pagelab.mysql.client import ConnectionSpec
+    from pagelab.tpcc.loader import load
+
+    instance = Instance(directory, page_size, settings=ServerSettings(**settings))
+    instance.init()
+    try:
+        instance.start()
+        report = load(ConnectionSpec.for_instance(instance), dataset, progress=False)
+        instance.stop()
+        snapshot = instance.snapshot()
+        instance.start()
+        yield instance, report, snapshot
+    finally:
+        instance.stop()
+
+
+@contextmanager
+def restored_instance(directory: Path, page_size: str, settings: dict, snapshot: Path):
+    """A second running instance restored from a loaded snapshot, for tests that break their server."""
+    from pagelab.mysql import Instance, ServerSettings
+
+    instance = Instance(directory, page_size, settings=ServerSettings(**settings))
+    instance.init()
+    instance.restore(snapshot)
+    try:
+        yield instance.start()
+    finally:
+        instance.stop()

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagelab.mysql import Instance, ServerSettings
-from pagelab.mysql.client import ConnectionSpec
-from pagelab.tpcc.datagen import generate
-from pagelab.tpcc.loader import load
+from tests.conftest import loaded_instance, restored_instance
 
 POOL_BYTES = 64 << 20
 PAGE_SIZE = "4k"
@@ -20,34 +17,15 @@ SETTINGS = dict(buffer_pool_bytes=POOL_BYTES, redo_log_bytes="64M", max_connecti
 
 
 @pytest.fixture(scope="session")
-def monitor_dataset(tmp_path_factory):
-    return generate(1, 7, cache_dir=tmp_path_factory.mktemp("monitor-tpcc-cache"), progress=False)
-
-
-@pytest.fixture(scope="session")
-def monitor_loaded(tmp_path_factory, monitor_dataset):
+def monitor_loaded(tmp_path_factory, tpcc_dataset):
     """(running instance with warehouse 1 loaded, snapshot of its datadir)."""
-    instance = Instance(tmp_path_factory.mktemp("monitor") / PAGE_SIZE, PAGE_SIZE, settings=ServerSettings(**SETTINGS))
-    instance.init()
-    try:
-        instance.start()
-        load(ConnectionSpec.for_instance(instance), monitor_dataset, progress=False)
-        instance.stop()
-        snapshot = instance.snapshot()
-        instance.start()
+    with loaded_instance(tmp_path_factory.mktemp("monitor") / PAGE_SIZE, PAGE_SIZE, SETTINGS, tpcc_dataset) as state:
+        instance, _, snapshot = state
         yield instance, snapshot
-    finally:
-        instance.stop()
 
 
 @pytest.fixture
 def spare_instance(tmp_path, monitor_loaded):
     """A second instance restored from the loaded snapshot, for tests that break their server."""
-    _, snapshot = monitor_loaded
-    instance = Instance(tmp_path / "spare", PAGE_SIZE, settings=ServerSettings(**SETTINGS))
-    instance.init()
-    instance.restore(snapshot)
-    try:
-        yield instance.start()
-    finally:
-        instance.stop()
+    with restored_instance(tmp_path / "spare", PAGE_SIZE, SETTINGS, monitor_loaded[1]) as instance:
+        yield instance
