@@ -211,6 +211,10 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
 
     for path in sorted(CAPTURED_DIR.glob("iostat_*")):
         add(f"iostat/captured_{_flat(path.name)}", lambda p=path: from_result(parse_iostat(_read(p))))
+    for path in sorted(CAPTURED_DIR.glob("innodb_*")):
+        add(f"innodb_status/captured_{_flat(path.name)}", lambda p=path: from_result(parse_innodb_status(_read(p))))
+    for path in sorted(CAPTURED_DIR.glob("tpcc_*")):
+        add(f"tpcc_log/captured_{_flat(path.name)}", lambda p=path: from_result(parse_tpcc_log(_read(p))))
     for path in sorted(SAMPLES_DIR.glob("iostat_*")):
         add(f"iostat/sample_{_flat(path.name)}", lambda p=path: from_result(parse_iostat(_read(p))))
     for path in sorted(SAMPLES_DIR.glob("innodb_*")):
