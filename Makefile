@@ -17,7 +17,7 @@ TEST_ARGS   ?=
 .PHONY: setup os-packages venv demo lab test bench doctor clean help
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-8s %s\n", $$1, $$2 }'
 
 setup: os-packages venv  ## install what is missing (OS packages via apt-get, Python packages into .venv)
 
@@ -36,7 +36,7 @@ $(VENV_STAMP): pyproject.toml
 
 PROFILE ?= quick
 
-demo: setup  ## the quick page-size sweep (4k/8k/16k, ~8 min): run bundle, report and PDF
+demo: setup  ## the quick page-size sweep (4k/8k/16k, ~5 min): run bundle, report and PDF
 	$(PAGELAB) doctor
 	$(PAGELAB) sweep --profile $(PROFILE)
 
