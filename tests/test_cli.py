@@ -96,3 +96,11 @@ def test_tpcc_without_a_server_says_how_to_name_one():
     done = pagelab("tpcc", "run", "-w", "1")
     assert done.returncode == 2
     assert "--instance DIR" in done.stderr
+
+
+def test_advise_refuses_bad_input_before_measuring(tmp_path):
+    done = pagelab("advise", "--keys", "lots", "--key-bytes", "32", "--device", tmp_path)
+    assert done.returncode == 2 and "--keys" in done.stderr
+    assert list(tmp_path.iterdir()) == [], "nothing may be written before the input is checked"
+    done = pagelab("advise", "--keys", "1e9", "--key-bytes", "32", "--device", tmp_path / "missing")
+    assert done.returncode == 2 and "--device" in done.stderr

@@ -1,0 +1,548 @@
+"""How fast the data device answers one random read, per block size: seed 003's first table.
+
+Seed 003 (RethinkDB, "Rethinking B-tree block sizes on SSDs") starts from a benchmark of random
+read IOPS for each block size and divides it by the B-tree's depth. `measure_random_read_iops`
+takes that benchmark on this machine with fio:
+
+    fio --name=randread-4k --filename=<directory>/pagelab-fio.dat --size=1G --rw=randread
+        --bs=4k --ioengine=psync --iodepth=1 --direct=1 --runtime=5 --time_based
+        --output-format=json
+
+once per block size, after one layout run (`--create_only=1`) that writes the whole test file,
+so every measured run only reads. Reads go to the device that holds `directory` (pagelab's data
+directory by default, where the databases live). The test file is removed at the end, also after
+an error or Ctrl-C.
+
+The result is a `DeviceProfile`: the disk, fio's version and settings, and per block size the
+IOPS, mean and 99th-percentile latency. `load_or_measure` keeps it as JSON in
+`data/cache/fio-<disk>.json` and reuses it for 30 days, so `pagelab advise` measures a disk once.
+
+Why these settings:
+
+- QD1 (`iodepth=1`) and a synchronous engine: a B-tree lookup reads one page, waits for it, and
+  only then knows which page to read next, so one read in flight is the honest model of a point
+  query. `psync` (pread) is also exactly what pagelab's storage prototype does, so the
+  prototype's measured lookup rate can be set against these numbers. `libaio` at QD1 can be
+  chosen (`ioengine="libaio"`); it measures the same device with a different submission path.
+- `direct=1`: without it the page cache answers most reads and the benchmark measures memory.
+- 1 GiB file: large enough that the reads are spread over many device blocks, small enough to
+  lay out in a few seconds. (On a virtual disk the host may still cache it; see the profile's
+  `device` record, which notes a virtual disk.)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pagelab.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.parse import parse_fio
+from pagelab.paths import CACHE_DIR, DATA_DIR
+from pagelab.system import DeviceInfo, block_device_for, nearest_existing, o_direct_works
+from pagelab.units import parse_size
+
+KIB = 1024
+
+# Seed 003's table runs from 1 KiB to 64 KiB blocks; the storage prototype takes the same range.
+DEFAULT_BLOCK_SIZES = tuple(KIB << shift for shift in range(7))
+
+DEFAULT_RUNTIME_S = 5  # the shared fixtures' setting: 5 s at ~10k IOPS is ~50k reads per size
+DEFAULT_SIZE = "1G"
+DEFAULT_IODEPTH = 1  # one read in flight, as a B-tree lookup has (module docstring)
+DEFAULT_IOENGINE = "psync"  # pread, what the storage prototype's page file calls
+PROFILE_MAX_AGE_DAYS = 30  # a disk's speed changes with firmware, fill and neighbours, not daily
+
+TEST_FILE_NAME = "pagelab-fio.dat"
+INSTALL_HINT = "install it with: sudo apt-get install fio"
+
+# fio needs a moment beyond --runtime to start, drop the file's cache and write its JSON; a
+# minute is far more than that and still stops a hung fio from hanging pagelab.
+RUN_TIMEOUT_MARGIN_S = 60
+# The layout writes the whole file; 10 MB/s is slower than any disk worth measuring.
+LAYOUT_SLOWEST_BYTES_PER_S = 10_000_000
+# After Ctrl-C, time fio gets to stop on its own before it is killed.
+FIO_EXIT_GRACE_S = 10
+
+PROFILE_FORMAT = 1  # bumped when the JSON layout changes; older cache files are then re-measured
+SECONDS_PER_DAY = 86_400
+
+
+# --------------------------------------------------------------------------------------------
+# The profile
+
+
+@dataclass(frozen=True)
+class BlockSizeResult:
+    """One fio run: random reads of one block size."""
+
+    block_size_bytes: int
+    iops: float
+    lat_mean_us: float | None = None
+    lat_p99_us: float | None = None  # of completion latency unless fio measured total latency
+    device_util_pct: float | None = None  # fio's disk_util: near 0 means the device was not read
+
+
+@dataclass
+class DeviceProfile:
+    """Random-read speed of one disk per block size, with what is needed to trust or redo it."""
+
+    disk: str  # kernel name of the whole disk (vda, nvme0n1), or the filesystem when there is none
+    model: str  # what the disk calls itself, or its name and driver (DeviceInfo.disk_label)
+    directory: str  # where the test file was
+    results: tuple[BlockSizeResult, ...]
+    fio_version: str | None = None
+    ioengine: str | None = DEFAULT_IOENGINE
+    iodepth: int | None = DEFAULT_IODEPTH
+    direct: bool | None = True
+    runtime_s: float | None = None
+    size_bytes: int | None = None
+    measured_at: str | None = None  # ISO 8601, UTC
+    host: str | None = None
+    device: dict[str, Any] = field(default_factory=dict)  # DeviceInfo.to_dict() of the directory
+    notes: tuple[str, ...] = ()
+    # Not saved: whether load_or_measure took this profile from its cache file.
+    from_cache: bool = field(default=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.results = tuple(sorted(self.results, key=lambda result: result.block_size_bytes))
+        self.notes = tuple(self.notes)
+
+    @property
+    def block_sizes(self) -> tuple[int, ...]:
+        return tuple(result.block_size_bytes for result in self.results)
+
+    def iops_by_block_size(self) -> dict[int, float]:
+        """{block size in bytes: IOPS}, the form `pagelab.models.blocksize.model_table` takes."""
+        return {result.block_size_bytes: result.iops for result in self.results}
+
+    def result_for(self, block_size_bytes: int) -> BlockSizeResult | None:
+        return next((r for r in self.results if r.block_size_bytes == block_size_bytes), None)
+
+    def age_days(self, now: datetime | None = None) -> float | None:
+        measured = _parse_timestamp(self.measured_at)
+        if measured is None:
+            return None
+        return ((now or datetime.now(timezone.utc)) - measured).total_seconds() / SECONDS_PER_DAY
+
+    def describe(self) -> str:
+        """One line: "vda (virtio_blk): fio 3.33, randread QD1, direct, psync, 5 s per size, measured ... UTC"."""
+        settings = [f"fio {self.fio_version or '?'}", f"randread QD{self.iodepth or '?'}"]
+        settings.append("direct" if self.direct else "buffered")
+        if self.ioengine:
+            settings.append(self.ioengine)
+        if self.runtime_s:
+            settings.append(f"{self.runtime_s:g} s per size")
+        if self.measured_at:
+            settings.append(f"measured {self.measured_at[:16].replace('T', ' ')} UTC")
+        if self.from_cache:
+            settings.append("from cache")
+        return f"{self.model}: " + ", ".join(settings)
+
+    def to_frame(self):
+        """One row per block size: block_kb, block_size_bytes, iops, lat_mean_us, lat_p99_us, device_util_pct."""
+        import pandas as pd  # late: measuring must not pay for pandas
+
+        rows = [{"block_kb": _kib(r.block_size_bytes), **asdict(r)} for r in self.results]
+        columns = ["block_kb", "block_size_bytes", "iops", "lat_mean_us", "lat_p99_us", "device_util_pct"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        del data["from_cache"]
+        data["results"] = [asdict(result) for result in self.results]
+        data["notes"] = list(self.notes)
+        return {"format": PROFILE_FORMAT, **data}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DeviceProfile:
+        if data.get("format") != PROFILE_FORMAT:
+            raise ValueError(f"device profile format {data.get('format')!r}, expected {PROFILE_FORMAT}")
+        fields = dict(data)
+        del fields["format"]
+        fields["results"] = tuple(BlockSizeResult(**result) for result in fields["results"])
+        fields["notes"] = tuple(fields.get("notes", ()))
+        return cls(**fields)
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the profile as JSON, atomically: a reader never sees half a file."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        partial.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        os.replace(partial, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> DeviceProfile:
+        profile = cls.from_dict(json.loads(Path(path).read_text()))
+        profile.from_cache = True
+        return profile
+
+    @classmethod
+    def from_fio_outputs(
+        cls,
+        texts: Iterable[str],
+        device: DeviceInfo | None = None,
+        directory: str | os.PathLike | None = None,
+    ) -> DeviceProfile:
+        """A profile from fio JSON outputs captured elsewhere (one random-read job per block size),
+        e.g. the shared fixtures. Without `device`, the disk is the one fio's disk_util names."""
+        runs = []
+        for text in texts:
+            parsed = parse_fio(text)
+            runs.extend((row, parsed.meta) for row in parsed.rows)
+        if not runs:
+            raise UsageError("no fio jobs in the given outputs")
+        first_meta = runs[0][1]
+        timestamps = [meta["timestamp"] for _, meta in runs if isinstance(meta.get("timestamp"), (int, float))]
+        measured_at = (
+            datetime.fromtimestamp(min(timestamps), timezone.utc).isoformat(timespec="seconds")
+            if timestamps else None
+        )  # fmt: skip
+        disk_util = first_meta.get("disk_util") or [{}]
+        fallback_disk = disk_util[0].get("device") or "unknown"
+        first_row = runs[0][0]
+        return cls(
+            disk=(device.disk if device and device.disk else fallback_disk),
+            model=(device.disk_label() if device else fallback_disk),
+            directory=os.fspath(directory) if directory is not None else "",
+            results=tuple(_result_from_row(row, meta) for row, meta in runs),
+            fio_version=_version_number(first_meta.get("fio_version")),
+            ioengine=first_row.get("ioengine"),
+            iodepth=first_row.get("iodepth"),
+            direct=None if first_row.get("direct") is None else bool(first_row["direct"]),
+            runtime_s=first_row.get("runtime_s"),
+            measured_at=measured_at,
+            device=device.to_dict() if device else {},
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Measuring
+
+
+def fio_binary() -> Path:
+    """fio on PATH, or MissingDependencyError saying how to install it."""
+    found = shutil.which("fio")
+    if found is None:
+        raise MissingDependencyError(f"fio is not installed (needed to measure the device's IOPS); {INSTALL_HINT}")
+    return Path(found)
+
+
+def fio_command(
+    fio: str | os.PathLike,
+    test_file: Path,
+    block_size_bytes: int,
+    size_bytes: int,
+    runtime_s: float,
+    iodepth: int = DEFAULT_IODEPTH,
+    direct: bool = True,
+    ioengine: str = DEFAULT_IOENGINE,
+    layout_only: bool = False,
+) -> list[str]:
+    """The argv of one random-read run (or, with `layout_only`, of the run that writes the file)."""
+    argv = [
+        os.fspath(fio),
+        f"--name={'layout' if layout_only else 'randread-' + _size_label(block_size_bytes)}",
+        f"--filename={test_file}",
+        f"--size={size_bytes}",
+        "--rw=randread",
+        f"--bs={block_size_bytes}",
+        f"--ioengine={ioengine}",
+        f"--iodepth={iodepth}",
+        f"--direct={int(direct)}",
+        "--output-format=json",
+    ]
+    if layout_only:
+        argv.append("--create_only=1")  # fio lays out (writes) the file, fsyncs it, and stops
+    else:
+        argv += [f"--runtime={_fio_duration(runtime_s)}", "--time_based"]
+    return argv
+
+
+def measure_random_read_iops(
+    directory: str | os.PathLike = DATA_DIR,
+    block_sizes: Sequence[int] = DEFAULT_BLOCK_SIZES,
+    runtime_s: float = DEFAULT_RUNTIME_S,
+    size: str | int = DEFAULT_SIZE,
+    iodepth: int = DEFAULT_IODEPTH,
+    direct: bool = True,
+    progress: bool = True,
+    ioengine: str = DEFAULT_IOENGINE,
+) -> DeviceProfile:
+    """Random-read IOPS per block size on the device under `directory` (module docstring).
+
+    Takes about `runtime_s` per block size plus the time to write a `size` test file once. Checks
+    everything it can (fio present, directory writable with O_DIRECT, free space) before writing.
+    """
+    fio = fio_binary()
+    directory = Path(directory)
+    sizes, size_bytes = _check_request(directory, block_sizes, runtime_s, size, iodepth)
+    if direct:
+        works, reason = o_direct_works(directory)
+        if not works:
+            raise UsageError(f"cannot measure the device with direct I/O: {reason}; pass a directory on a real disk")
+    device = block_device_for(directory)
+    notes = []
+    logical_block = device.logical_block_size or 0
+    if direct and any(size < logical_block for size in sizes):
+        skipped = [size for size in sizes if size < logical_block]
+        sizes = [size for size in sizes if size >= logical_block]
+        notes.append(
+            f"skipped {', '.join(_size_label(s) for s in skipped)}: direct reads smaller than the "
+            f"disk's {logical_block}-byte logical block are refused"
+        )
+        if not sizes:
+            raise UsageError(f"every block size is smaller than the disk's {logical_block}-byte logical block")
+    test_file = directory / TEST_FILE_NAME
+    _check_free_space(directory, test_file, size_bytes)
+
+    from tqdm.auto import tqdm
+
+    results: list[BlockSizeResult] = []
+    fio_version = None
+    started = datetime.now(timezone.utc)
+    bar = tqdm(total=len(sizes), desc="fio randread", unit="size", disable=not progress)
+    try:
+        bar.set_postfix_str(f"writing the {_size_label(size_bytes)} test file")
+        layout_timeout = size_bytes / LAYOUT_SLOWEST_BYTES_PER_S + RUN_TIMEOUT_MARGIN_S
+        _run_fio(
+            fio_command(fio, test_file, max(sizes), size_bytes, runtime_s, iodepth, direct, ioengine, layout_only=True),
+            timeout_s=layout_timeout,
+        )
+        for block_size in sizes:
+            bar.set_postfix_str(f"{_size_label(block_size)} for {runtime_s:g} s")
+            argv = fio_command(fio, test_file, block_size, size_bytes, runtime_s, iodepth, direct, ioengine)
+            output = _run_fio(argv, timeout_s=runtime_s + RUN_TIMEOUT_MARGIN_S)
+            result, meta = _read_run(output, block_size)
+            fio_version = fio_version or _version_number(meta.get("fio_version"))
+            results.append(result)
+            bar.update(1)
+            bar.set_postfix_str(f"{_size_label(block_size)}: {result.iops:,.0f} IOPS")
+    finally:
+        bar.close()
+        test_file.unlink(missing_ok=True)
+
+    return DeviceProfile(
+        disk=profile_disk_name(device),
+        model=device.disk_label(),
+        directory=str(nearest_existing(directory)),
+        results=tuple(results),
+        fio_version=fio_version,
+        ioengine=ioengine,
+        iodepth=iodepth,
+        direct=direct,
+        runtime_s=runtime_s,
+        size_bytes=size_bytes,
+        measured_at=started.isoformat(timespec="seconds"),
+        host=platform.node() or None,
+        device=device.to_dict(),
+        notes=tuple(notes) + device.notes,
+    )
+
+
+def _check_request(
+    directory: Path, block_sizes: Sequence[int], runtime_s: float, size: str | int, iodepth: int
+) -> tuple[list[int], int]:
+    if not directory.is_dir():
+        raise UsageError(f"cannot measure the device under {directory}: not a directory")
+    if not os.access(directory, os.W_OK):
+        raise UsageError(f"cannot write the fio test file in {directory}: the directory is not writable")
+    sizes = sorted(set(block_sizes))
+    if not sizes or any(not isinstance(s, int) or isinstance(s, bool) or s <= 0 for s in sizes):
+        raise UsageError(f"block sizes must be positive whole numbers of bytes, got {list(block_sizes)!r}")
+    if not (isinstance(runtime_s, (int, float)) and math.isfinite(runtime_s) and runtime_s > 0):
+        raise UsageError(f"the fio runtime must be a positive number of seconds, got {runtime_s!r}")
+    if not isinstance(iodepth, int) or iodepth < 1:
+        raise UsageError(f"iodepth must be a whole number >= 1, got {iodepth!r}")
+    size_bytes = parse_size(size, "the fio test file size")
+    if size_bytes < max(sizes):
+        raise UsageError(f"the fio test file ({size_bytes} bytes) must hold at least one {max(sizes)}-byte block")
+    return sizes, size_bytes
+
+
+def _check_free_space(directory: Path, test_file: Path, size_bytes: int) -> None:
+    existing = test_file.stat().st_size if test_file.exists() else 0  # left by an interrupted run
+    needed = max(0, size_bytes - existing)
+    free = shutil.disk_usage(directory).free
+    if needed > free:
+        raise UsageError(
+            f"the fio test file needs {needed / 2**20:,.0f} MiB in {directory}, only {free / 2**20:,.0f} MiB "
+            "are free; free some space or pass a smaller size"
+        )
+
+
+def _run_fio(argv: list[str], timeout_s: float) -> str:
+    """fio's stdout. On Ctrl-C, fio is stopped (it may already have the signal: the terminal sends
+    it to the whole process group) before KeyboardInterrupt goes on."""
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        raise PagelabError(f"fio did not finish within {timeout_s:.0f} s: {' '.join(argv)}") from None
+    except BaseException:  # KeyboardInterrupt above all
+        _stop(process)
+        raise
+    if process.returncode != 0:
+        detail = (stderr or stdout or "").strip().splitlines()[-3:]
+        raise PagelabError(f"fio failed (exit status {process.returncode}): {' / '.join(detail) or 'no output'}")
+    return stdout
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.communicate(timeout=FIO_EXIT_GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+
+
+def _read_run(output: str, block_size: int) -> tuple[BlockSizeResult, dict]:
+    parsed = parse_fio(output)
+    if not parsed.rows:
+        raise PagelabError(f"fio printed no job for the {_size_label(block_size)} run")
+    row = parsed.rows[0]
+    if row.get("error"):
+        raise PagelabError(f"fio's {_size_label(block_size)} run reported error {row['error']}")
+    result = _result_from_row(row, parsed.meta)
+    if not result.iops or result.iops <= 0:
+        raise PagelabError(f"fio's {_size_label(block_size)} run completed no reads")
+    return result, parsed.meta
+
+
+def _result_from_row(row: Mapping[str, Any], meta: Mapping[str, Any]) -> BlockSizeResult:
+    if row.get("bs_bytes") is None or row.get("read_iops") is None:
+        raise UsageError(f"fio job {row.get('jobname')!r} has no block size or read IOPS")
+    utilisation = [disk.get("util_pct") for disk in meta.get("disk_util") or [] if disk.get("util_pct") is not None]
+    return BlockSizeResult(
+        block_size_bytes=int(row["bs_bytes"]),
+        iops=float(row["read_iops"]),
+        lat_mean_us=row.get("read_lat_mean_us"),
+        lat_p99_us=row.get("read_lat_p99_us"),
+        device_util_pct=max(utilisation) if utilisation else None,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The cache
+
+
+def profile_disk_name(device: DeviceInfo) -> str:
+    """The disk's kernel name, or for a directory without one its filesystem type (tmpfs, overlay)."""
+    name = device.disk or device.fstype or "unknown"
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def profile_cache_path(directory: str | os.PathLike = DATA_DIR, cache_dir: str | os.PathLike = CACHE_DIR) -> Path:
+    """data/cache/fio-<disk>.json for the disk under `directory`."""
+    return Path(cache_dir) / f"fio-{profile_disk_name(block_device_for(directory))}.json"
+
+
+def load_or_measure(
+    directory: str | os.PathLike = DATA_DIR,
+    max_age_days: float = PROFILE_MAX_AGE_DAYS,
+    refresh: bool = False,
+    *,
+    cache_dir: str | os.PathLike = CACHE_DIR,
+    block_sizes: Sequence[int] = DEFAULT_BLOCK_SIZES,
+    runtime_s: float = DEFAULT_RUNTIME_S,
+    size: str | int = DEFAULT_SIZE,
+    iodepth: int = DEFAULT_IODEPTH,
+    direct: bool = True,
+    ioengine: str = DEFAULT_IOENGINE,
+    progress: bool = True,
+) -> DeviceProfile:
+    """The cached profile of the disk under `directory` if it still answers the question, else a
+    new measurement, saved for next time.
+
+    A cached profile is reused when it is younger than `max_age_days`, was taken on this host and
+    disk with the same fio settings (direct, iodepth, engine, file size) and has every block size
+    asked for. `refresh` measures again regardless. An unreadable cache file is measured over.
+    """
+    path = profile_cache_path(directory, cache_dir)
+    size_bytes = parse_size(size, "the fio test file size")
+    if not refresh and path.exists():
+        cached = _load_quietly(path)
+        if cached is not None and _still_answers(
+            cached, max_age_days, block_sizes, size_bytes=size_bytes, iodepth=iodepth, direct=direct, ioengine=ioengine
+        ):
+            return cached
+    profile = measure_random_read_iops(
+        directory, block_sizes, runtime_s, size_bytes, iodepth, direct, progress, ioengine
+    )
+    profile.save(path)
+    return profile
+
+
+def _load_quietly(path: Path) -> DeviceProfile | None:
+    try:
+        return DeviceProfile.load(path)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None  # damaged or from another format: measuring again is the repair
+
+
+def _still_answers(
+    profile: DeviceProfile, max_age_days: float, block_sizes: Sequence[int], **settings: Any
+) -> bool:
+    age = profile.age_days()
+    if age is None or age > max_age_days or age < 0:
+        return False
+    if profile.host != (platform.node() or None):
+        return False  # a checkout copied to another machine carries the old machine's numbers
+    if any(getattr(profile, name) != value for name, value in settings.items()):
+        return False
+    skipped_for_alignment = (profile.device or {}).get("logical_block_size") or 0
+    wanted = {size for size in block_sizes if not (profile.direct and size < skipped_for_alignment)}
+    return wanted <= set(profile.block_sizes)
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _size_label(size_bytes: int) -> str:
+    """4096 -> "4k", 1073741824 -> "1g", 1536 -> "1536" (fio's own spelling, binary units)."""
+    for suffix, factor in (("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10)):
+        if size_bytes % factor == 0:
+            return f"{size_bytes // factor}{suffix}"
+    return str(size_bytes)
+
+
+def _fio_duration(seconds: float) -> str:
+    """fio reads a bare --runtime as whole seconds; a fraction is given in milliseconds."""
+    return f"{seconds:g}" if float(seconds).is_integer() else f"{round(seconds * 1000)}ms"
+
+
+def _kib(size_bytes: int) -> int | float:
+    return size_bytes // KIB if size_bytes % KIB == 0 else size_bytes / KIB
+
+
+def _version_number(text: Any) -> str | None:
+    """"3.33" from fio's "fio-3.33"."""
+    if not isinstance(text, str):
+        return None
+    match = re.search(r"\d+(?:\.\d+)*", text)
+    return match.group(0) if match else None
+
+
+def _parse_timestamp(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
