@@ -17,6 +17,23 @@
 --
 -- Statements are separated by lines holding only `-- @@` (the driver splits on them).
 
+DROP FUNCTION IF EXISTS pagelab_customer_by_last_name
+-- @@
+CREATE FUNCTION pagelab_customer_by_last_name(in_w_id INT, in_d_id INT, in_c_last VARCHAR(16))
+RETURNS INT READS SQL DATA
+BEGIN
+    -- Clauses 2.5.2.2 / 2.6.2.2: of the district's customers with this last name, ordered by
+    -- c_first, the one at position ceil(n/2). Payment and Order-Status both select this way.
+    DECLARE v_count, v_offset, v_c_id INT;
+    SELECT COUNT(c_id) INTO v_count FROM customer
+     WHERE c_w_id = in_w_id AND c_d_id = in_d_id AND c_last = in_c_last;
+    SET v_offset = GREATEST(CEIL(v_count / 2) - 1, 0);
+    SELECT c_id INTO v_c_id FROM customer
+     WHERE c_w_id = in_w_id AND c_d_id = in_d_id AND c_last = in_c_last
+     ORDER BY c_first LIMIT v_offset, 1;
+    RETURN v_c_id;
+END
+-- @@
 DROP PROCEDURE IF EXISTS pagelab_new_order
 -- @@
 CREATE PROCEDURE pagelab_new_order(
@@ -91,7 +108,6 @@ BEGIN
     DECLARE v_w_state, v_d_state CHAR(2);
     DECLARE v_w_zip, v_d_zip CHAR(9);
     DECLARE v_c_id INT DEFAULT in_c_id;
-    DECLARE v_count, v_offset INT;
     DECLARE v_first VARCHAR(16);
     DECLARE v_credit CHAR(2);
     DECLARE v_balance DECIMAL(12,2);
@@ -108,13 +124,7 @@ BEGIN
       INTO v_d_street_1, v_d_street_2, v_d_city, v_d_state, v_d_zip, v_d_name
       FROM district WHERE d_w_id = in_w_id AND d_id = in_d_id;
     IF in_by_last_name THEN
-        -- Clause 2.5.2.2: the customer at position ceil(n/2) of those with the name, by c_first.
-        SELECT COUNT(c_id) INTO v_count FROM customer
-         WHERE c_w_id = in_c_w_id AND c_d_id = in_c_d_id AND c_last = in_c_last;
-        SET v_offset = GREATEST(CEIL(v_count / 2) - 1, 0);
-        SELECT c_id INTO v_c_id FROM customer
-         WHERE c_w_id = in_c_w_id AND c_d_id = in_c_d_id AND c_last = in_c_last
-         ORDER BY c_first LIMIT v_offset, 1;
+        SET v_c_id = pagelab_customer_by_last_name(in_c_w_id, in_c_d_id, in_c_last);
     END IF;
     SELECT c_first, c_credit, c_balance INTO v_first, v_credit, v_balance
       FROM customer WHERE c_w_id = in_c_w_id AND c_d_id = in_c_d_id AND c_id = v_c_id FOR UPDATE;
@@ -143,7 +153,6 @@ CREATE PROCEDURE pagelab_order_status(
     IN in_w_id INT, IN in_d_id INT, IN in_c_id INT, IN in_by_last_name INT, IN in_c_last VARCHAR(16))
 BEGIN
     DECLARE v_c_id INT DEFAULT in_c_id;
-    DECLARE v_count, v_offset INT;
     DECLARE v_first, v_middle_last VARCHAR(18);
     DECLARE v_balance DECIMAL(12,2);
     DECLARE v_o_id, v_carrier, v_lines INT;
@@ -154,12 +163,7 @@ BEGIN
 
     START TRANSACTION;
     IF in_by_last_name THEN
-        SELECT COUNT(c_id) INTO v_count FROM customer
-         WHERE c_w_id = in_w_id AND c_d_id = in_d_id AND c_last = in_c_last;
-        SET v_offset = GREATEST(CEIL(v_count / 2) - 1, 0);
-        SELECT c_id INTO v_c_id FROM customer
-         WHERE c_w_id = in_w_id AND c_d_id = in_d_id AND c_last = in_c_last
-         ORDER BY c_first LIMIT v_offset, 1;
+        SET v_c_id = pagelab_customer_by_last_name(in_w_id, in_d_id, in_c_last);
     END IF;
     SELECT c_balance, c_first, CONCAT(c_middle, c_last) INTO v_balance, v_first, v_middle_last
       FROM customer WHERE c_w_id = in_w_id AND c_d_id = in_d_id AND c_id = v_c_id;
