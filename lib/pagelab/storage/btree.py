@@ -1,0 +1,373 @@
+r"""A B+tree of byte keys and byte values over slotted pages (node format: slotted.py).
+
+                                  +----------------------+
+                       root       | k20 | k50 |  (right) |    interior page: separators and
+                                  +--/-----|-------\-----+    children; child i holds keys
+                                   /       |        \         in [key i-1, key i)
+             +-----------------+  +-----------------+  +-----------------+
+   leaves    | k01 k07 k12 k19 |->| k20 k31 k44     |->| k50 k51 k77 k90 |->0   (key, value) cells,
+             +-----------------+  +-----------------+  +-----------------+      chained left to right
+
+All entries live in the leaves; interior pages only route. Keys are compared as bytes (memcmp
+order, shorter first on a tie), so callers who want numeric order encode big-endian.
+
+Insert. Descend to the leaf, insert the cell; if it does not fit, split the leaf: the cells
+(with the new one) are divided where the bytes balance, the right half goes to a new page, and
+the first key of the right half is added to the parent as the separator. A full parent splits
+the same way, the middle key moving up instead of being copied; a root split makes a new root,
+and the tree grows one level. Splits are the only way the tree grows, so every leaf is at the
+same depth and the depth is about log_fanout(entries).
+
+Appends. Splitting in the middle leaves pages half full, which for keys inserted in ascending
+order would be forever: the left halves never receive another key. So when a key goes past the
+end of the last leaf, the split moves only the new key to the new page (SQLite's "quick
+balance", Voron's sequential split), and the parents on the right edge split near their end in
+the same spirit. Ascending inserts then fill pages almost completely, as in Voron's sequential
+test (seed 004); random inserts settle near the classic ln 2 ~ 69% fill.
+
+Delete. The cell is removed from its leaf and nothing else happens: pages are never merged or
+freed. A leaf may become empty (scans step over it); its key range stays and later inserts
+into that range fill it again. So the fill factor falls with deletes and recovers with inserts
+into the same ranges, and the depth never shrinks. stats() reports the fill per level so the
+effect can be seen; rebuilding into a new database restores a compact tree.
+
+The tree keeps no page references between calls: every page is fetched from the buffer pool by
+number, so the pool's counters see every logical read, and a page can be evicted whenever no
+operation is in flight. Within an operation, a page is marked dirty (mark_dirty) before it is
+changed and before anything else is fetched; a page dirty in the open transaction stays in
+memory (the pool's no-steal rule), and pages are pinned across a split in case the pool runs
+without that rule.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from itertools import accumulate
+
+from pagelab.storage.bufferpool import BufferPool
+from pagelab.storage.errors import EntryTooLargeError, StorageError
+from pagelab.storage.header import TreeMeta
+from pagelab.storage.pagefile import PAGE_SIZE_LABELS
+from pagelab.storage.slotted import (
+    SLOT_SIZE,
+    InteriorPage,
+    LeafPage,
+    TreePage,
+    max_key_bytes,
+    max_value_bytes,
+    usable_bytes,
+)
+
+INTERIOR_CELL_OVERHEAD = SLOT_SIZE + 6  # slot + child page + key length
+
+
+class BTree:
+    """The tree over a buffer pool; `meta` (root, page count, depth, key count) is shared with
+    the Database, which saves it in the header page at commit and restores it on rollback."""
+
+    def __init__(self, pool: BufferPool, meta: TreeMeta):
+        self.pool = pool
+        self.meta = meta
+        self.page_size = pool.page_size
+        self.max_key_bytes = max_key_bytes(self.page_size)
+        self.max_value_bytes = max_value_bytes(self.page_size)
+        self.version = 0  # bumped by every change, so a scan knows when to re-find its place
+
+    @staticmethod
+    def create_root(page_size: int, page_no: int) -> LeafPage:
+        """The empty leaf a new tree starts with."""
+        return LeafPage(page_no, page_size)
+
+    # -- checks -----------------------------------------------------------------------------------
+
+    def check_entry(self, key: bytes, value: bytes | None = None) -> None:
+        """EntryTooLargeError naming the limit and the page size, before anything changes."""
+        label = PAGE_SIZE_LABELS[self.page_size]
+        if len(key) > self.max_key_bytes:
+            raise EntryTooLargeError(
+                f"key of {len(key)} bytes is over the {self.max_key_bytes}-byte limit for {label} pages "
+                f"(a quarter of the page, so every interior page holds at least 4 keys); "
+                "use shorter keys or a larger page size"
+            )
+        if value is not None and len(value) > self.max_value_bytes:
+            raise EntryTooLargeError(
+                f"value of {len(value)} bytes is over the {self.max_value_bytes}-byte limit for {label} pages "
+                "(every leaf holds at least 2 entries; there are no overflow pages); "
+                "use smaller values or a larger page size"
+            )
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def get(self, key: bytes) -> bytes | None:
+        fetch = self.pool.fetch
+        page = fetch(self.meta.root)
+        while not page.is_leaf:
+            page = fetch(page.children[bisect_right(page.keys, key)])
+        keys = page.keys
+        index = bisect_left(keys, key)
+        if index < len(keys) and keys[index] == key:
+            return page.value_at(index)
+        return None
+
+    def _leaf_for(self, key: bytes | None) -> LeafPage:
+        fetch = self.pool.fetch
+        page = fetch(self.meta.root)
+        while not page.is_leaf:
+            page = fetch(page.children[0 if key is None else bisect_right(page.keys, key)])
+        return page
+
+    def scan(self, start: bytes | None = None, end: bytes | None = None, *, end_inclusive: bool = False
+             ) -> Iterator[tuple[bytes, bytes]]:
+        """(key, value) pairs with start <= key < end (key <= end if end_inclusive), in key order.
+
+        None means unbounded. The scan reads one leaf at a time and yields copies, so the tree may
+        change between items: the scan then finds its place again from the root and goes on after
+        the last key it yielded. Each key is yielded at most once, in order; keys put or deleted
+        during the scan may or may not be seen."""
+        leaf = self._leaf_for(start)
+        index = 0 if start is None else bisect_left(leaf.keys, start)
+        start_yielded = False  # True once `start` is a key already yielded (resume after it)
+        while True:
+            keys = leaf.keys
+            if end is None:
+                stop = len(keys)
+            else:
+                stop = bisect_right(keys, end) if end_inclusive else bisect_left(keys, end)
+            batch = [(keys[i], leaf.value_at(i)) for i in range(index, stop)]
+            finished = stop < len(keys) or leaf.link == 0
+            next_leaf, version = leaf.link, self.version
+            yield from batch
+            if finished:
+                return
+            if batch:
+                start, start_yielded = batch[-1][0], True
+            if self.version == version:
+                leaf, index = self.pool.fetch(next_leaf), 0
+            else:  # changed while we were away: find our place again
+                leaf = self._leaf_for(start)
+                if start is None:
+                    index = 0
+                else:
+                    index = (bisect_right if start_yielded else bisect_left)(leaf.keys, start)
+
+    # -- changes ----------------------------------------------------------------------------------
+
+    def put(self, key: bytes, value: bytes) -> bool:
+        """Insert or replace; True if the key is new."""
+        if len(key) > self.max_key_bytes or len(value) > self.max_value_bytes:
+            self.check_entry(key, value)
+        pool = self.pool
+        fetch = pool.fetch
+        path: list[tuple[int, int, bool]] = []  # (interior page, child index taken, was it the rightmost)
+        page = fetch(self.meta.root)
+        while not page.is_leaf:
+            keys = page.keys
+            index = bisect_right(keys, key)
+            path.append((page.page_no, index, index == len(keys)))
+            page = fetch(page.children[index])
+        keys = page.keys
+        index = bisect_left(keys, key)
+        self.version += 1
+        pool.mark_dirty(page)
+        if index < len(keys) and keys[index] == key:
+            if page.replace_value_at(index, value):
+                return False
+            page.delete_at(index)  # the new value does not fit beside the others: reinsert with a split
+            new = False
+        else:
+            new = True
+        if not page.insert_at(index, key, value):
+            self._split_leaf(page, index, key, value, path)
+        if new:
+            self.meta.key_count += 1
+        return new
+
+    def delete(self, key: bytes) -> bool:
+        """Remove the key; False if it was not there. Pages are not merged (see module doc)."""
+        fetch = self.pool.fetch
+        page = fetch(self.meta.root)
+        while not page.is_leaf:
+            page = fetch(page.children[bisect_right(page.keys, key)])
+        keys = page.keys
+        index = bisect_left(keys, key)
+        if index == len(keys) or keys[index] != key:
+            return False
+        self.version += 1
+        self.pool.mark_dirty(page)
+        page.delete_at(index)
+        self.meta.key_count -= 1
+        return True
+
+    def _allocate(self) -> int:
+        page_no = self.meta.page_count
+        self.meta.page_count += 1
+        return page_no
+
+    def _split_leaf(self, leaf: LeafPage, index: int, key: bytes, value: bytes,
+                    path: list[tuple[int, int, bool]]) -> None:
+        sizes = leaf.cell_sizes()
+        cells = leaf.raw_cells(sizes)
+        keys = list(leaf.keys)
+        appending = index == len(keys) and leaf.link == 0
+        cell = leaf.make_cell(key, value)
+        keys.insert(index, key)
+        cells.insert(index, cell)
+        sizes.insert(index, len(cell))
+        if appending:
+            middle = len(keys) - 1  # the new key alone on the new page: the old one stays full
+        else:
+            middle = _balanced_split([SLOT_SIZE + size for size in sizes], usable_bytes(self.page_size))
+        leaf.pins += 1
+        try:
+            right = LeafPage(self._allocate(), self.page_size)
+            right.load_cells(keys[middle:], cells[middle:], sizes[middle:], leaf.link)
+            self.pool.add_new(right)
+            leaf.load_cells(keys[:middle], cells[:middle], sizes[:middle], right.page_no)
+        finally:
+            leaf.pins -= 1
+        self._insert_separator(path, leaf.page_no, keys[middle], right.page_no)
+
+    def _insert_separator(self, path: list[tuple[int, int, bool]], left_no: int, separator: bytes,
+                          right_no: int) -> None:
+        """Tell the parent of `left_no` that it split at `separator` into itself and `right_no`."""
+        pool = self.pool
+        if not path:  # the root split: a new root above the two halves
+            root = InteriorPage(self._allocate(), self.page_size)
+            root.rebuild([separator], [left_no, right_no])
+            pool.add_new(root)
+            self.meta.root = root.page_no
+            self.meta.depth += 1
+            return
+        parent_no, index, took_rightmost = path.pop()
+        parent = pool.pin(parent_no)
+        try:
+            pool.mark_dirty(parent)
+            if parent.insert_separator(index, separator, right_no):
+                return
+            keys = list(parent.keys)
+            children = list(parent.children)
+            keys.insert(index, separator)
+            children.insert(index + 1, right_no)
+            on_right_edge = took_rightmost and all(rightmost for _, _, rightmost in path)
+            if on_right_edge:
+                middle = len(keys) - 2  # keep the parent nearly full; the new page gets the last key
+            else:
+                sizes = [INTERIOR_CELL_OVERHEAD + len(k) for k in keys]
+                middle = _balanced_split(sizes, usable_bytes(self.page_size), promote=True)
+            right = InteriorPage(self._allocate(), self.page_size)
+            right.rebuild(keys[middle + 1 :], children[middle + 1 :])
+            pool.add_new(right)
+            parent.rebuild(keys[:middle], children[: middle + 1])
+        finally:
+            pool.unpin(parent)
+        self._insert_separator(path, parent_no, keys[middle], right.page_no)
+
+    # -- statistics -------------------------------------------------------------------------------
+
+    def stats(self) -> dict:
+        """Depth, pages and fill per level (root = level 0), as LMDB's mdb_stat and SQLite's dbstat
+        show them. Pages are read with pool.peek, so the walk neither counts as gets nor
+        reorders the LRU (pages not in the pool are read from the file, uncached)."""
+        usable = usable_bytes(self.page_size)
+        levels = []
+        level_pages = [self.meta.root]
+        empty_leaves = 0
+        while level_pages:
+            used = cells = 0
+            next_level: list[int] = []
+            is_leaf = False
+            for page_no in level_pages:
+                page = self.pool.peek(page_no)
+                used += page.used_bytes
+                cells += len(page.keys)
+                is_leaf = page.is_leaf
+                if is_leaf:
+                    empty_leaves += not page.keys
+                else:
+                    next_level.extend(page.children)
+            levels.append({
+                "level": len(levels),
+                "kind": "leaf" if is_leaf else "interior",
+                "pages": len(level_pages),
+                "cells": cells,
+                "used_bytes": used,
+                "usable_bytes": usable * len(level_pages),
+                "fill": used / (usable * len(level_pages)),
+            })
+            level_pages = next_level
+        used_total = sum(level["used_bytes"] for level in levels)
+        usable_total = sum(level["usable_bytes"] for level in levels)
+        leaf_level = levels[-1]
+        return {
+            "page_size": self.page_size,
+            "depth": len(levels),
+            "keys": self.meta.key_count,
+            "pages": sum(level["pages"] for level in levels),
+            "leaf_pages": leaf_level["pages"],
+            "interior_pages": sum(level["pages"] for level in levels[:-1]),
+            "empty_leaf_pages": empty_leaves,
+            "pages_per_level": [level["pages"] for level in levels],
+            "fill": used_total / usable_total,
+            "leaf_fill": leaf_level["fill"],
+            "levels": levels,
+            "max_key_bytes": self.max_key_bytes,
+            "max_value_bytes": self.max_value_bytes,
+        }
+
+    def check(self) -> None:
+        """Verify the tree's invariants (for tests): keys sorted and inside their parent's bounds,
+        every leaf at the same depth, the leaf chain in key order, the key count right."""
+        leaves: list[int] = []
+        count = self._check_page(self.meta.root, None, None, 1, leaves)
+        if count != self.meta.key_count:
+            raise StorageError(f"the tree holds {count} keys, the header says {self.meta.key_count}")
+        for left, right in zip(leaves, leaves[1:]):
+            if self.pool.peek(left).link != right:
+                raise StorageError(f"leaf {left} links to {self.pool.peek(left).link}, expected {right}")
+        if leaves and self.pool.peek(leaves[-1]).link != 0:
+            raise StorageError(f"the last leaf {leaves[-1]} links to {self.pool.peek(leaves[-1]).link}")
+
+    def _check_page(self, page_no: int, low: bytes | None, high: bytes | None, level: int, leaves: list[int]) -> int:
+        page: TreePage = self.pool.peek(page_no)
+        keys = page.keys
+        if any(a >= b for a, b in zip(keys, keys[1:])):
+            raise StorageError(f"page {page_no}: keys out of order")
+        if keys and ((low is not None and keys[0] < low) or (high is not None and keys[-1] >= high)):
+            raise StorageError(f"page {page_no}: keys outside the parent's range")
+        if page.is_leaf:
+            if level != self.meta.depth:
+                raise StorageError(f"leaf {page_no} at depth {level}, the tree's depth is {self.meta.depth}")
+            leaves.append(page_no)
+            return len(keys)
+        bounds = [low, *keys, high]
+        return sum(
+            self._check_page(child, bounds[i], bounds[i + 1], level + 1, leaves)
+            for i, child in enumerate(page.children)
+        )
+
+
+def _balanced_split(sizes: list[int], usable: int, *, promote: bool = False) -> int:
+    """Where to split cells of these sizes so both pages fit and their bytes are closest to equal.
+
+    Leaves (promote=False) split into cells[:m] and cells[m:]. Interior pages (promote=True)
+    keep cells[:m], move cell m up to the parent and give cells[m+1:] to the new page. The size
+    limits of slotted.py guarantee a split point exists."""
+    prefix = list(accumulate(sizes))  # prefix[i] = bytes of cells[:i+1]
+    total = prefix[-1]
+    count = len(sizes)
+    last = count - 2 if promote else count - 1  # the right page must get at least one cell
+
+    def gap(middle: int) -> int | None:
+        left = prefix[middle - 1]
+        right = total - left - (sizes[middle] if promote else 0)
+        return abs(left - right) if left <= usable and right <= usable else None
+
+    near = bisect_left(prefix, total // 2)  # the balance point lies between `near` and `near + 1` cells
+    candidates = [m for m in (near, near + 1, near - 1, near + 2) if 1 <= m <= last]
+    scored = [(score, m) for m in candidates if (score := gap(m)) is not None]
+    if not scored:  # lopsided sizes: look everywhere
+        scored = [(score, m) for m in range(1, last + 1) if (score := gap(m)) is not None]
+    if not scored:
+        raise StorageError(f"no split of {count} cells ({total} bytes) fits two {usable}-byte pages")
+    return min(scored)[1]

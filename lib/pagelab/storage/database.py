@@ -1,0 +1,414 @@
+"""The database: a page file, a buffer pool, a journal and a B+tree behind one small API.
+
+    Database.open(path, page_size, cache_bytes, direct_io)
+        |
+        +-- BTree ------------ put / get / delete / scan over slotted pages
+        |     |
+        +-- BufferPool ------- cache_bytes // page_size frames, InnoDB midpoint LRU, no-steal
+        |     |        \\
+        +-- PageFile    \\---- Journal: page images + commit record + fsync at every commit
+              (file or memory)   (path + "-journal"; counting-only in memory)
+
+On disk a database is two files: the page file at `path` (page 0 is the header page, header.py;
+the others are tree pages, slotted.py) and the journal beside it (journal.py). A commit is
+durable when the journal's fsync returns; pages reach the page file later, when the pool evicts
+them or at a checkpoint, which writes every committed dirty page, syncs the page file and
+empties the journal. A checkpoint runs by itself when the journal has grown past
+`checkpoint_pages` (1000 pages, SQLite's wal_autocheckpoint) and at close(); in memory, where
+the journal keeps nothing that could grow, only when asked for. Opening a database
+replays the journal's committed transactions first (recovery), so a crash at any instant loses
+at most the transaction whose commit had not returned, and never leaves part of one.
+
+Transactions: `with db.transaction(): ...` commits when the block ends and rolls back if it
+raises. put() and delete() outside a block are transactions of their own (autocommit). The
+buffer pool keeps every page an open transaction changed in memory (no-steal), so a rollback
+is the pool forgetting those pages; a transaction therefore cannot change more pages than the
+pool has frames. Transactions do not nest, and a Database is for one thread at a time.
+
+In memory (`path=None` or `in_memory=True`) the page file is a dict and the journal only
+counts: the same page reads, writes and journal figures, without a disk, for simulations.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pagelab.errors import UsageError
+from pagelab.storage.btree import BTree
+from pagelab.storage.bufferpool import OLD_BLOCKS_PCT, OLD_BLOCKS_TIME_MS, BufferPool, Frame
+from pagelab.storage.errors import EntryTooLargeError, StorageError
+from pagelab.storage.header import HEADER_BYTES, HEADER_PAGE_NO, MAGIC, HeaderPage, TreeMeta, read_header
+from pagelab.storage.journal import Journal, RecoveryReport
+from pagelab.storage.pagefile import MemoryPageFile, PageFile, check_page_size
+from pagelab.storage.slotted import decode_tree_page
+
+DEFAULT_PAGE_SIZE = 8192  # SQLite's and PostgreSQL's choice, between InnoDB's 16k and LMDB's 4k
+DEFAULT_CACHE_BYTES = 8 << 20  # 8 MiB: InnoDB's smallest buffer pool is 5 MiB, SQLite's default cache ~2 MiB
+DEFAULT_CHECKPOINT_PAGES = 1000  # SQLite's wal_autocheckpoint default
+JOURNAL_SUFFIX = "-journal"
+FIRST_ROOT_PAGE = 1
+
+
+def _decode_page(page_no: int, image: bytes) -> Frame:
+    if page_no == HEADER_PAGE_NO:
+        return HeaderPage.from_image(image)
+    return decode_tree_page(page_no, image)
+
+
+def _as_bytes(value: Any, what: str) -> bytes:
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise UsageError(f"{what} must be bytes, got {type(value).__name__}" + (" (encode it, e.g. s.encode())" if isinstance(value, str) else ""))
+
+
+class Database:
+    """A key-value store of byte strings; open one with Database.open (see the module docstring)."""
+
+    def __init__(self, *, pagefile, journal: Journal, pool: BufferPool, meta: TreeMeta, cache_bytes: int,
+                 checkpoint_pages: int, recovery: RecoveryReport, path: Path | None):
+        self.path = path
+        self.page_size = pagefile.page_size
+        self.cache_bytes = cache_bytes
+        self.checkpoint_pages = checkpoint_pages
+        self.recovery = recovery
+        self._pagefile = pagefile
+        self._journal = journal
+        self._pool = pool
+        self._meta = meta
+        self._committed_meta = meta.copy()
+        self._tree = BTree(pool, meta)
+        self._in_txn = False
+        self._txn_failure: BaseException | None = None
+        self._checkpoints = 0
+        self._closed = False
+
+    # -- opening ----------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike | None = None,
+        page_size: int | str | None = None,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        direct_io: bool = False,
+        in_memory: bool = False,
+        *,
+        synchronous: bool = True,
+        checkpoint_pages: int = DEFAULT_CHECKPOINT_PAGES,
+        old_blocks_pct: int = OLD_BLOCKS_PCT,
+        old_blocks_time_ms: float = OLD_BLOCKS_TIME_MS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> Database:
+        """Open (or create) a database.
+
+        page_size     bytes per page, 1k..64k (powers of two); fixed at creation. None: 8192 for a
+                      new database, the file's own for an existing one; any other value must
+                      match the file's.
+        cache_bytes   the buffer pool's budget; it holds cache_bytes // page_size pages (at least 8)
+        direct_io     O_DIRECT on the page file, so reads miss the OS cache too (cold-cache tests)
+        in_memory     (or path=None) pages in a dict, a counting-only journal
+        synchronous   fsync the journal at commit; False survives a killed process (the OS keeps
+                      the written bytes) but not a power cut, like SQLite's synchronous=OFF
+        checkpoint_pages  checkpoint when the journal holds this many pages (on disk only)
+        old_blocks_pct, old_blocks_time_ms, clock   the buffer pool's LRU settings (bufferpool.py)
+        """
+        if checkpoint_pages < 1:
+            raise UsageError(f"checkpoint_pages must be at least 1, got {checkpoint_pages}")
+        pool_options = {"old_blocks_pct": old_blocks_pct, "old_blocks_time_ms": old_blocks_time_ms, "clock": clock}
+        if path is None or in_memory:
+            return cls._open_in_memory(check_page_size(page_size or DEFAULT_PAGE_SIZE), cache_bytes,
+                                       checkpoint_pages, pool_options)
+        path = Path(path)
+        journal_path = path.with_name(path.name + JOURNAL_SUFFIX)
+        if not path.exists() or path.stat().st_size == 0:
+            page_size = check_page_size(page_size or DEFAULT_PAGE_SIZE)
+            _create_file(path, journal_path, page_size)
+        with open(path, "rb") as handle:
+            head = handle.read(HEADER_BYTES)
+        try:
+            file_page_size, _ = read_header(head, str(path))
+        except StorageError:
+            # A header page torn by a crash while it was written in place: the journal holds its
+            # last committed image (it was dirty, so committed since the last checkpoint), and
+            # recovery below puts it back. Only the page size is needed before that.
+            file_page_size = Journal.page_size_of(journal_path)
+            if file_page_size is None or head[:8] != MAGIC:
+                raise
+        if page_size is not None and check_page_size(page_size) != file_page_size:
+            raise UsageError(
+                f"{path} was created with {file_page_size}-byte pages and cannot be opened with page_size="
+                f"{page_size}: the page size is fixed when a database is created. Open it with "
+                f"page_size={file_page_size} (or None), or create a new database"
+            )
+        pagefile = PageFile(path, file_page_size, direct_io=direct_io, create=False)
+        try:
+            journal = Journal(journal_path, file_page_size, synchronous=synchronous)
+            recovery = journal.recover(pagefile)
+            pool = BufferPool(pagefile, cache_bytes, decode=_decode_page, no_steal=True, **pool_options)
+            meta = pool.fetch(HEADER_PAGE_NO).meta.copy()
+        except BaseException:
+            pagefile.close()
+            raise
+        return cls(pagefile=pagefile, journal=journal, pool=pool, meta=meta, cache_bytes=cache_bytes,
+                   checkpoint_pages=checkpoint_pages, recovery=recovery, path=path)
+
+    @classmethod
+    def _open_in_memory(cls, page_size: int, cache_bytes: int, checkpoint_pages: int, pool_options: dict) -> Database:
+        pagefile = MemoryPageFile(page_size)
+        meta = _new_meta()
+        pagefile.write_page(HEADER_PAGE_NO, HeaderPage(page_size, meta.copy()).image())
+        pagefile.write_page(FIRST_ROOT_PAGE, BTree.create_root(page_size, FIRST_ROOT_PAGE).image())
+        pool = BufferPool(pagefile, cache_bytes, decode=_decode_page, no_steal=True, **pool_options)
+        return cls(pagefile=pagefile, journal=Journal(None, page_size), pool=pool, meta=meta, cache_bytes=cache_bytes,
+                   checkpoint_pages=checkpoint_pages, recovery=RecoveryReport(), path=None)
+
+    # -- the key-value API ------------------------------------------------------------------------
+
+    @property
+    def max_key_bytes(self) -> int:
+        return self._tree.max_key_bytes
+
+    @property
+    def max_value_bytes(self) -> int:
+        return self._tree.max_value_bytes
+
+    def put(self, key: bytes, value: bytes) -> None:
+        """Insert or replace. EntryTooLargeError (naming the limit) for an oversized key or value."""
+        if key.__class__ is not bytes:
+            key = _as_bytes(key, "key")
+        if value.__class__ is not bytes:
+            value = _as_bytes(value, "value")
+        if self._in_txn and self._txn_failure is None:  # the common case, kept short
+            try:
+                self._tree.put(key, value)
+            except EntryTooLargeError:
+                raise
+            except BaseException as failure:
+                self._txn_failure = failure
+                raise
+        else:
+            self._change(self._tree.put, key, value)
+
+    def delete(self, key: bytes) -> bool:
+        """Remove a key; False if it was not there."""
+        if key.__class__ is not bytes:
+            key = _as_bytes(key, "key")
+        return self._change(self._tree.delete, key)
+
+    def get(self, key: bytes, default: bytes | None = None) -> bytes | None:
+        if self._closed:
+            raise UsageError("the database is closed")
+        if key.__class__ is not bytes:
+            key = _as_bytes(key, "key")
+        value = self._tree.get(key)
+        return default if value is None else value
+
+    def __contains__(self, key: bytes) -> bool:
+        return self.get(key) is not None
+
+    def __len__(self) -> int:
+        return self._meta.key_count
+
+    def scan(self, start: bytes | None = None, end: bytes | None = None, *, end_inclusive: bool = False
+             ) -> Iterator[tuple[bytes, bytes]]:
+        """(key, value) pairs with start <= key < end (<= end if end_inclusive), in key order;
+        None leaves that side open."""
+        if self._closed:
+            raise UsageError("the database is closed")
+        start = start if start is None or start.__class__ is bytes else _as_bytes(start, "start")
+        end = end if end is None or end.__class__ is bytes else _as_bytes(end, "end")
+        return self._tree.scan(start, end, end_inclusive=end_inclusive)
+
+    def _change(self, operation: Callable, *args: bytes) -> Any:
+        if self._in_txn:
+            if self._txn_failure is not None:
+                raise UsageError("an earlier operation in this transaction failed; the transaction will be rolled back")
+            try:
+                return operation(*args)
+            except EntryTooLargeError:
+                raise  # refused before anything changed: the transaction can go on
+            except BaseException as failure:
+                self._txn_failure = failure  # the tree may be half way through a split
+                raise
+        self._begin()
+        try:
+            result = operation(*args)
+        except BaseException:
+            self._rollback()
+            raise
+        self._commit()
+        return result
+
+    # -- transactions -----------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[Database]:
+        """Commit when the block ends, roll back if it raises."""
+        self._begin()
+        try:
+            yield self
+        except BaseException:
+            self._rollback()
+            raise
+        if self._txn_failure is not None:
+            failure = self._txn_failure
+            self._rollback()
+            raise UsageError(f"the transaction was rolled back because an operation in it failed: {failure!r}")
+        self._commit()
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._in_txn
+
+    def _begin(self) -> None:
+        if self._closed:
+            raise UsageError("the database is closed")
+        if self._in_txn:
+            raise UsageError("transactions do not nest: a transaction is already open on this database")
+        self._in_txn = True
+        self._txn_failure = None
+
+    def _commit(self) -> None:
+        pool = self._pool
+        try:
+            if pool.transaction_pages():
+                meta = self._meta
+                meta.last_txn_id += 1
+                header = pool.fetch(HEADER_PAGE_NO)
+                pool.mark_dirty(header)
+                header.meta = meta.copy()
+                self._journal.commit(meta.last_txn_id, pool.transaction_pages())
+                pool.end_transaction()
+                self._committed_meta = meta.copy()
+        except BaseException:
+            self._rollback()
+            raise
+        self._in_txn = False
+        if self._journal.durable and self._journal.pages_since_reset >= self.checkpoint_pages:
+            self.checkpoint()
+
+    def _rollback(self) -> None:
+        self._pool.rollback()
+        committed = self._committed_meta
+        meta = self._meta  # the tree holds this object: restore it in place
+        meta.page_count, meta.root, meta.depth = committed.page_count, committed.root, committed.depth
+        meta.key_count, meta.last_txn_id = committed.key_count, committed.last_txn_id
+        self._tree.version += 1
+        self._in_txn = False
+        self._txn_failure = None
+
+    def checkpoint(self) -> int:
+        """Write every committed dirty page in place, sync the page file, empty the journal.
+        Returns the pages written."""
+        if self._in_txn:
+            raise UsageError("checkpoint() inside a transaction: commit or roll back first")
+        written = self._pool.flush_dirty()
+        self._pagefile.sync()
+        self._journal.reset()
+        self._checkpoints += 1
+        return written
+
+    def close(self, checkpoint: bool = True) -> None:
+        """Close the files. An open transaction is rolled back. With checkpoint=False the journal
+        is left for the next open to replay, as after a crash (quicker to close, slower to open)."""
+        if self._closed:
+            return
+        try:
+            if self._in_txn:
+                self._rollback()
+            if checkpoint:
+                self.checkpoint()
+        finally:
+            self._closed = True
+            self._journal.close()
+            self._pagefile.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        where = self.path or "memory"
+        return f"<Database {where} page_size={self.page_size} keys={self._meta.key_count} depth={self._meta.depth}>"
+
+    # -- figures ----------------------------------------------------------------------------------
+
+    def stats(self) -> dict:
+        """The tree's shape: depth, pages per level, fill (see BTree.stats)."""
+        return self._tree.stats()
+
+    def check(self) -> None:
+        """Verify the tree's invariants; StorageError naming the first broken one."""
+        self._tree.check()
+
+    def counters(self) -> dict[str, Any]:
+        """Every count in one flat dict: page file, buffer pool, journal, tree."""
+        out: dict[str, Any] = {
+            "page_size_bytes": self.page_size,
+            "cache_bytes": self.cache_bytes,
+            "backend": "memory" if self.path is None else ("file+O_DIRECT" if self._pagefile.direct_io else "file"),
+        }
+        out.update({f"file_{name}": value for name, value in self._pagefile.counters().items()})
+        out.update({f"pool_{name}": value for name, value in self._pool.counters().items()})
+        out.update({f"journal_{name}": value for name, value in self._journal.counters().items()})
+        out.update({
+            "checkpoints": self._checkpoints,
+            "recovered_transactions": self.recovery.transactions,
+            "tree_depth": self._meta.depth,
+            "tree_keys": self._meta.key_count,
+            "tree_pages_allocated": self._meta.page_count,
+            "last_txn_id": self._meta.last_txn_id,
+        })
+        return out
+
+    def counters_frame(self):
+        """counters() as a one-row pandas DataFrame (rows from several databases concat cleanly)."""
+        import pandas as pd
+
+        return pd.DataFrame([self.counters()])
+
+    def transaction_log_frame(self):
+        """One row per committed transaction: txn_id, pages and bytes written to the journal."""
+        import pandas as pd
+
+        log = self._journal.transaction_log()
+        return pd.DataFrame({name: list(column) for name, column in log.items()}, columns=["txn_id", "pages", "bytes"])
+
+    def innodb_status_text(self) -> str:
+        """The buffer pool as InnoDB's BUFFER POOL AND MEMORY section (BufferPool.innodb_status_text)."""
+        return self._pool.innodb_status_text()
+
+
+def _new_meta() -> TreeMeta:
+    return TreeMeta(page_count=FIRST_ROOT_PAGE + 1, root=FIRST_ROOT_PAGE, depth=1, key_count=0, last_txn_id=0)
+
+
+def _create_file(path: Path, journal_path: Path, page_size: int) -> None:
+    """Write a new database (header page and an empty root leaf) so it appears whole or not at all:
+    into a temporary file, synced, then renamed over `path`. A journal left from an older
+    database of that name is removed first, or the next open would replay it into this one."""
+    if not path.parent.is_dir():
+        raise UsageError(f"cannot create {path}: the directory {path.parent} does not exist")
+    journal_path.unlink(missing_ok=True)
+    temporary = path.with_name(path.name + ".creating")
+    meta = _new_meta()
+    with open(temporary, "wb") as handle:
+        handle.write(HeaderPage(page_size, meta).image())
+        handle.write(BTree.create_root(page_size, FIRST_ROOT_PAGE).image())
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+    if not path.exists():
+        raise StorageError(f"{path} vanished right after it was created")

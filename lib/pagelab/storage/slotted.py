@@ -1,0 +1,415 @@
+"""Slotted pages: the B+tree's node format, leaf and interior, for any page size from 1 to 64 KiB.
+
+Every tree page is laid out the same way; offsets are from the start of the page, integers are
+little-endian:
+
+      0      1      2      4              8              12             16
+      +------+------+------+--------------+--------------+--------------+
+      | type | (0)  | cell | content      | fragmented   | link         |  page header, 16 bytes
+      |  u8  |  u8  | count| start  u32   | bytes  u32   | page no. u32 |
+      |      |      | u16  |              |              |              |
+      +------+------+------+--------------+--------------+--------------+
+   16 | slot 0 | slot 1 | slot 2 | ...  -->                              |  slot array: u16 offset
+      +--------+--------+--------+                                      |  of each cell, in key
+      |                                                                 |  order; grows toward
+      |                       free space                                |  the end of the page
+      |                                                                 |
+      |                      +---------+---------+------------+---------+
+      |                  <-- | cell 2  | (freed) | cell 0     | cell 1  |  cell content: grows
+      +----------------------+---------+---------+------------+---------+  toward the start
+                             ^ content start                  page_size ^
+
+    leaf cell:      +------------+--------------+-----------+-------------+
+                    | key length | value length | key bytes | value bytes |
+                    | u16        | u16          |           |             |
+                    +------------+--------------+-----------+-------------+
+    interior cell:  +------------+------------+-----------+
+                    | child page | key length | key bytes |
+                    | u32        | u16        |           |
+                    +------------+------------+-----------+
+
+type        1 = leaf, 2 = interior (page 0, the header page, has its own layout in header.py)
+cell count  cells on the page (u16: a 64 KiB page holds at most 65520 / 8 cells)
+content     offset of the lowest cell byte; page_size when the page is empty (u32, since a
+ start      64 KiB page's end, 65536, does not fit in u16)
+fragmented  bytes of deleted cells still inside the content area; compaction reclaims them
+link        leaf: the next leaf in key order (0 = none; page 0 is never a tree page)
+            interior: the rightmost child, which holds the keys >= the last cell's key
+
+In an interior page, the child of cell i holds the keys k with key[i-1] <= k < key[i]; the
+rightmost child holds k >= key[n-1]. A slot is u16 because a cell always starts at least 6
+bytes before the page end, so its offset is below 65536 even on 64 KiB pages.
+
+Size limits. A page must keep enough cells for the tree to work: an interior page splits into
+two non-empty halves plus a promoted key only if it holds at least 4 cells (SQLite's rule), and
+a leaf splits into two pages that each fit only if any cell is at most half the usable space.
+So, with usable = page_size - 16:
+
+    max key   = usable // 4 - 8                      (4 interior cells of slot 2 + cell header 6)
+    max value = usable // 2 - 6 - max key            (2 leaf cells of slot 2 + header 4 + key + value)
+
+which gives 244 / 254 bytes at 1 KiB, 1012 / 1022 at 4 KiB, 4084 / 4094 at 16 KiB and 16372 /
+16382 at 64 KiB. There are no overflow pages: a larger key or value is refused.
+
+In memory a page keeps, beside its bytes, the decoded list of its keys (for bisect) and an
+array of its cell offsets (interior pages also a list of their children). The cell bytes are written as cells change;
+the header and slot array are written from those lists when the page's image is taken
+(`image()`), so an insert costs one bisect, one slice assignment and two list inserts.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from array import array
+from bisect import bisect_left
+from itertools import accumulate
+from typing import ClassVar
+
+from pagelab.storage.bufferpool import Frame
+from pagelab.storage.errors import StorageError
+
+LEAF = 1
+INTERIOR = 2
+
+HEADER = struct.Struct("<BBHIII")
+HEADER_SIZE = HEADER.size  # 16
+SLOT_SIZE = 2
+LEAF_CELL_HEADER = struct.Struct("<HH")  # key length, value length
+INTERIOR_CELL_HEADER = struct.Struct("<IH")  # child page, key length
+MIN_INTERIOR_CELLS = 4  # two non-empty halves and one key to promote, after a split
+MIN_LEAF_CELLS = 2  # any overfull leaf splits into two pages that both fit
+_U16 = struct.Struct("<H")
+_U32 = struct.Struct("<I")
+_BIG_ENDIAN = sys.byteorder == "big"
+
+
+def usable_bytes(page_size: int) -> int:
+    """Bytes of a tree page available to slots and cells."""
+    return page_size - HEADER_SIZE
+
+
+def max_key_bytes(page_size: int) -> int:
+    """The longest key a page of this size accepts (see the module docstring for the rule)."""
+    return usable_bytes(page_size) // MIN_INTERIOR_CELLS - SLOT_SIZE - INTERIOR_CELL_HEADER.size
+
+
+def max_value_bytes(page_size: int) -> int:
+    """The longest value a page of this size accepts alongside a key of maximal length."""
+    per_cell = usable_bytes(page_size) // MIN_LEAF_CELLS
+    return per_cell - SLOT_SIZE - LEAF_CELL_HEADER.size - max_key_bytes(page_size)
+
+
+def _slot_array(values=()) -> array:
+    """Cell offsets in memory: an array of u16, so the slot array's bytes are one copy away."""
+    return array("H", values)
+
+
+def _slots_bytes(offsets: array) -> bytes:
+    if _BIG_ENDIAN:
+        offsets = array("H", offsets)
+        offsets.byteswap()
+    return offsets.tobytes()
+
+
+def _slots_from(data: bytes | bytearray, count: int) -> array:
+    slots = array("H")
+    slots.frombytes(data[HEADER_SIZE : HEADER_SIZE + SLOT_SIZE * count])
+    if _BIG_ENDIAN:
+        slots.byteswap()
+    return slots
+
+
+class TreePage(Frame):
+    """What leaf and interior pages share: header fields, slot bookkeeping, free space, image."""
+
+    __slots__ = ("data", "keys", "offsets", "content_start", "fragmented", "page_size")
+    page_type: ClassVar[int]
+    is_leaf: ClassVar[bool]
+    link: int  # the header's link field (see the layout); each kind keeps it its own way
+
+    def __init__(self, page_no: int, page_size: int):
+        super().__init__(page_no)
+        self.page_size = page_size
+        self.data = bytearray(page_size)
+        self.keys: list[bytes] = []
+        self.offsets = _slot_array()
+        self.content_start = page_size
+        self.fragmented = 0
+
+    def _cell_size(self, index: int) -> int:
+        raise NotImplementedError
+
+    def image(self) -> bytes:
+        data = self.data
+        count = len(self.keys)
+        HEADER.pack_into(data, 0, self.page_type, 0, count, self.content_start, self.fragmented, self.link)
+        data[HEADER_SIZE : HEADER_SIZE + SLOT_SIZE * count] = _slots_bytes(self.offsets)
+        return bytes(data)
+
+    @property
+    def free_bytes(self) -> int:
+        """Bytes a new slot and cell could use, counting what compaction would reclaim."""
+        return self.content_start - HEADER_SIZE - SLOT_SIZE * len(self.keys) + self.fragmented
+
+    @property
+    def used_bytes(self) -> int:
+        """Slots plus live cells: the numerator of the fill factor (usable_bytes is the denominator)."""
+        return usable_bytes(self.page_size) - self.free_bytes
+
+    def _room_for(self, cell_size: int) -> int:
+        """Offset where a new cell of this size goes (compacting first if that makes room), or -1."""
+        slots_end = HEADER_SIZE + SLOT_SIZE * (len(self.keys) + 1)
+        start = self.content_start - cell_size
+        if start >= slots_end:
+            return start
+        if start + self.fragmented < slots_end:
+            return -1
+        self.compact()
+        return self.content_start - cell_size
+
+    def _free_cell(self, index: int) -> None:
+        offset = self.offsets[index]
+        size = self._cell_size(index)
+        if offset == self.content_start:
+            self.content_start += size  # the lowest cell: the free gap simply grows
+        else:
+            self.fragmented += size
+
+    def cell_sizes(self) -> list[int]:
+        return [self._cell_size(index) for index in range(len(self.keys))]
+
+    def raw_cells(self, sizes: list[int]) -> list[bytes]:
+        """Each cell's bytes, in key order."""
+        data = self.data
+        return [data[offset : offset + size] for offset, size in zip(self.offsets, sizes)]
+
+    def _place_cells(self, cells: list[bytes], sizes: list[int]) -> None:
+        """Lay these cells (in key order) contiguously at the end of a fresh page image."""
+        start = self.page_size - sum(sizes)
+        if start < HEADER_SIZE + SLOT_SIZE * len(sizes):
+            raise StorageError(f"page {self.page_no}: {len(sizes)} cells do not fit in a {self.page_size}-byte page")
+        data = bytearray(self.page_size)
+        data[start:] = b"".join(cells)
+        self.data = data
+        self.offsets = _slot_array(accumulate(sizes[:-1], initial=start)) if sizes else _slot_array()
+        self.content_start = start
+        self.fragmented = 0
+
+    def compact(self) -> None:
+        """Rewrite the cells contiguously at the page end (in key order), reclaiming freed bytes."""
+        sizes = self.cell_sizes()
+        self._place_cells(self.raw_cells(sizes), sizes)
+
+    @staticmethod
+    def _read_header(data: bytes | bytearray, page_no: int, expected_type: int) -> tuple[int, int, int, int]:
+        page_type, _, count, content_start, fragmented, link = HEADER.unpack_from(data, 0)
+        if page_type != expected_type:
+            raise StorageError(f"page {page_no} has type {page_type}, expected {expected_type}")
+        return count, content_start, fragmented, link
+
+
+class LeafPage(TreePage):
+    """A leaf: (key, value) cells in key order and the page number of the next leaf."""
+
+    __slots__ = ("link",)
+    page_type = LEAF
+    is_leaf = True
+
+    def __init__(self, page_no: int, page_size: int):
+        super().__init__(page_no, page_size)
+        self.link = 0
+
+    @classmethod
+    def from_image(cls, page_no: int, image: bytes) -> LeafPage:
+        page = cls.__new__(cls)
+        Frame.__init__(page, page_no)
+        page.page_size = len(image)
+        data = page.data = bytearray(image)
+        count, page.content_start, page.fragmented, page.link = cls._read_header(data, page_no, LEAF)
+        page.offsets = offsets = _slots_from(data, count)
+        unpack = _U16.unpack_from
+        keys = []
+        for offset in offsets:
+            (key_length,) = unpack(data, offset)
+            keys.append(bytes(data[offset + 4 : offset + 4 + key_length]))
+        page.keys = keys
+        return page
+
+    def _cell_size(self, index: int) -> int:
+        offset = self.offsets[index]
+        return 4 + len(self.keys[index]) + _U16.unpack_from(self.data, offset + 2)[0]
+
+    def cell_sizes(self) -> list[int]:
+        data = self.data
+        unpack = _U16.unpack_from
+        return [4 + len(key) + unpack(data, offset + 2)[0] for key, offset in zip(self.keys, self.offsets)]
+
+    @staticmethod
+    def make_cell(key: bytes, value: bytes) -> bytes:
+        return LEAF_CELL_HEADER.pack(len(key), len(value)) + key + value
+
+    def load_cells(self, keys: list[bytes], cells: list[bytes], sizes: list[int], link: int) -> None:
+        """Replace the whole content with these cells (key order), compact; used by splits."""
+        self._place_cells(cells, sizes)
+        self.keys = keys
+        self.link = link
+
+    def value_at(self, index: int) -> bytes:
+        offset = self.offsets[index]
+        (value_length,) = _U16.unpack_from(self.data, offset + 2)
+        start = offset + 4 + len(self.keys[index])
+        return bytes(self.data[start : start + value_length])
+
+    def values(self) -> list[bytes]:
+        return [self.value_at(index) for index in range(len(self.keys))]
+
+    def find(self, key: bytes) -> int:
+        """Index of `key`, or -1."""
+        keys = self.keys
+        index = bisect_left(keys, key)
+        return index if index < len(keys) and keys[index] == key else -1
+
+    def insert_at(self, index: int, key: bytes, value: bytes) -> bool:
+        """Put a new cell at `index` (key order is the caller's promise); False if it does not fit."""
+        size = 4 + len(key) + len(value)
+        start = self.content_start - size
+        if start < HEADER_SIZE + SLOT_SIZE * (len(self.keys) + 1):  # not in the gap: compact, or no room
+            start = self._room_for(size)
+            if start < 0:
+                return False
+        self.data[start : start + size] = LEAF_CELL_HEADER.pack(len(key), len(value)) + key + value
+        self.content_start = start
+        self.keys.insert(index, key)
+        self.offsets.insert(index, start)
+        return True
+
+    def replace_value_at(self, index: int, value: bytes) -> bool:
+        """Change the value at `index`: in place if the length is unchanged, else as a new cell;
+        False (page unchanged) if the new cell does not fit."""
+        offset = self.offsets[index]
+        key = self.keys[index]
+        (old_length,) = _U16.unpack_from(self.data, offset + 2)
+        if old_length == len(value):
+            start = offset + 4 + len(key)
+            self.data[start : start + old_length] = value
+            return True
+        if self.free_bytes + 4 + len(key) + old_length < 4 + len(key) + len(value) + SLOT_SIZE:
+            return False
+        self.delete_at(index)
+        if not self.insert_at(index, key, value):  # cannot happen: checked above
+            raise StorageError(f"page {self.page_no}: replacing a value lost its cell")
+        return True
+
+    def delete_at(self, index: int) -> None:
+        self._free_cell(index)
+        del self.keys[index]
+        del self.offsets[index]
+
+    def rebuild(self, keys: list[bytes], values: list[bytes], link: int) -> None:
+        """Replace the whole content with these cells (used by splits; leaves the page compact)."""
+        data = self.data = bytearray(self.page_size)
+        end = self.page_size
+        offsets = _slot_array()
+        pack = LEAF_CELL_HEADER.pack
+        for key, value in zip(keys, values):
+            size = 4 + len(key) + len(value)
+            end -= size
+            data[end : end + size] = pack(len(key), len(value)) + key + value
+            offsets.append(end)
+        if end < HEADER_SIZE + SLOT_SIZE * len(keys):
+            raise StorageError(f"page {self.page_no}: {len(keys)} cells do not fit in a {self.page_size}-byte page")
+        self.keys = list(keys)
+        self.offsets = offsets
+        self.content_start = end
+        self.fragmented = 0
+        self.link = link
+
+
+class InteriorPage(TreePage):
+    """An interior page: (key, child) cells and a rightmost child.
+
+    `children` has one more entry than `keys`: children[i] for i < n is cell i's child, and
+    children[n] is the rightmost child (the header's link)."""
+
+    __slots__ = ("children",)
+    page_type = INTERIOR
+    is_leaf = False
+
+    def __init__(self, page_no: int, page_size: int):
+        super().__init__(page_no, page_size)
+        self.children: list[int] = [0]
+
+    @classmethod
+    def from_image(cls, page_no: int, image: bytes) -> InteriorPage:
+        page = cls.__new__(cls)
+        Frame.__init__(page, page_no)
+        page.page_size = len(image)
+        data = page.data = bytearray(image)
+        count, page.content_start, page.fragmented, link = cls._read_header(data, page_no, INTERIOR)
+        page.offsets = offsets = _slots_from(data, count)
+        unpack = INTERIOR_CELL_HEADER.unpack_from
+        keys = []
+        children = []
+        for offset in offsets:
+            child, key_length = unpack(data, offset)
+            children.append(child)
+            keys.append(bytes(data[offset + 6 : offset + 6 + key_length]))
+        children.append(link)
+        page.keys = keys
+        page.children = children
+        return page
+
+    @property  # type: ignore[override]
+    def link(self) -> int:
+        return self.children[-1]
+
+    def _cell_size(self, index: int) -> int:
+        return 6 + len(self.keys[index])
+
+    def insert_separator(self, index: int, key: bytes, right_child: int) -> bool:
+        """After children[index] split into itself and `right_child` at `key`: add the cell.
+
+        False (page unchanged) if it does not fit."""
+        size = 6 + len(key)
+        start = self._room_for(size)
+        if start < 0:
+            return False
+        left_child = self.children[index]
+        self.data[start : start + size] = INTERIOR_CELL_HEADER.pack(left_child, len(key)) + key
+        self.content_start = start
+        self.keys.insert(index, key)
+        self.offsets.insert(index, start)
+        self.children.insert(index + 1, right_child)
+        if index + 1 < len(self.keys):  # the next cell's child pointer is now the new right page
+            _U32.pack_into(self.data, self.offsets[index + 1], right_child)
+        return True
+
+    def rebuild(self, keys: list[bytes], children: list[int]) -> None:
+        """Replace the whole content: len(children) == len(keys) + 1, the last being the rightmost."""
+        data = self.data = bytearray(self.page_size)
+        end = self.page_size
+        offsets = _slot_array()
+        pack = INTERIOR_CELL_HEADER.pack
+        for key, child in zip(keys, children):
+            size = 6 + len(key)
+            end -= size
+            data[end : end + size] = pack(child, len(key)) + key
+            offsets.append(end)
+        if end < HEADER_SIZE + SLOT_SIZE * len(keys):
+            raise StorageError(f"page {self.page_no}: {len(keys)} cells do not fit in a {self.page_size}-byte page")
+        self.keys = list(keys)
+        self.children = list(children)
+        self.offsets = offsets
+        self.content_start = end
+        self.fragmented = 0
+
+
+def decode_tree_page(page_no: int, image: bytes) -> TreePage:
+    """The page object for a tree page's image, by the type byte in its header."""
+    page_type = image[0]
+    if page_type == LEAF:
+        return LeafPage.from_image(page_no, image)
+    if page_type == INTERIOR:
+        return InteriorPage.from_image(page_no, image)
+    raise StorageError(f"page {page_no} is not a tree page (type byte {page_type}); the file is damaged")

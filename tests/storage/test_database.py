@@ -1,0 +1,265 @@
+"""The database: files, reopening, transactions, the journal and recovery, counters."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pagelab.errors import UsageError
+from pagelab.storage import BufferPoolFullError, Database, StorageError
+from pagelab.storage.journal import HEADER_SIZE, RECORD_HEADER_SIZE
+
+
+def fill(db: Database, count: int, prefix: bytes = b"k", value: bytes = b"v" * 40) -> None:
+    with db.transaction():
+        for i in range(count):
+            db.put(prefix + b"%05d" % i, value)
+
+
+def test_a_database_keeps_its_data_across_close_and_open(tmp_path):
+    path = tmp_path / "kv.db"
+    with Database.open(path, page_size=4096, cache_bytes=1 << 20) as db:
+        fill(db, 3000)
+        db.delete(b"k00007")
+    assert path.stat().st_size % 4096 == 0
+    assert not (tmp_path / "kv.db-journal").stat().st_size > 32  # checkpointed at close
+    with Database.open(path) as db:  # page_size None: the file's own
+        assert db.page_size == 4096 and len(db) == 2999
+        assert db.get(b"k00042") == b"v" * 40 and db.get(b"k00007") is None
+        db.check()
+
+
+def test_a_new_database_has_8k_pages_by_default(tmp_path):
+    with Database.open(tmp_path / "d.db") as db:
+        assert db.page_size == 8192
+    with Database.open() as db:
+        assert db.page_size == 8192 and db.path is None
+
+
+def test_opening_with_another_page_size_is_refused_clearly(tmp_path):
+    path = tmp_path / "kv.db"
+    Database.open(path, page_size=16384).close()
+    with pytest.raises(UsageError, match=r"created with 16384-byte pages.*page_size=4096.*fixed when a database is created"):
+        Database.open(path, page_size=4096)
+    Database.open(path, page_size="16k").close()
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path):
+    path = tmp_path / "other.db"
+    path.write_bytes(b"SQLite format 3\x00" + bytes(4000))
+    with pytest.raises(StorageError, match="not a pagelab database"):
+        Database.open(path)
+
+
+def test_commit_rollback_and_exceptions(tmp_path):
+    db = Database.open(tmp_path / "t.db", page_size=1024)
+    with db.transaction():
+        db.put(b"a", b"1")
+        db.put(b"b", b"2")
+    with pytest.raises(RuntimeError):
+        with db.transaction():
+            db.put(b"a", b"changed")
+            raise RuntimeError("boom")
+    assert db.get(b"a") == b"1"
+    with pytest.raises(ValueError):
+        with db.transaction():
+            for i in range(500):  # enough to split pages and grow the tree, all rolled back
+                db.put(b"x%04d" % i, b"y" * 50)
+            raise ValueError
+    assert list(db.scan()) == [(b"a", b"1"), (b"b", b"2")]
+    assert db.stats()["depth"] == 1
+    db.check()
+    db.close()
+
+
+def test_transactions_do_not_nest():
+    db = Database.open()
+    with db.transaction():
+        with pytest.raises(UsageError, match="do not nest"):
+            with db.transaction():
+                pass
+
+
+def test_a_transaction_whose_operation_failed_is_rolled_back_even_if_the_error_was_caught():
+    db = Database.open(page_size=1024, cache_bytes=8 * 1024)
+    db.put(b"keep", b"1")
+    with pytest.raises(UsageError, match="rolled back because an operation in it failed"):
+        with db.transaction():
+            try:
+                for i in range(2000):  # more pages than 8 frames can hold: the pool gives up
+                    db.put(b"%05d" % i, b"z" * 100)
+            except BufferPoolFullError:
+                pass
+            with pytest.raises(UsageError, match="earlier operation in this transaction failed"):
+                db.put(b"more", b"x")
+    assert list(db.scan()) == [(b"keep", b"1")]
+    db.check()
+    db.put(b"after", b"2")  # usable again
+    assert len(db) == 2
+
+
+def test_keys_and_values_must_be_bytes():
+    db = Database.open()
+    with pytest.raises(UsageError, match=r"key must be bytes, got str \(encode it"):
+        db.put("text", b"v")
+    db.put(bytearray(b"k"), memoryview(b"v"))
+    assert db.get(b"k") == b"v"
+
+
+def test_the_journal_counts_pages_and_bytes_per_transaction():
+    db = Database.open(page_size=4096)
+    db.put(b"one", b"1")  # autocommit: the leaf and the header page
+    fill(db, 1000)
+    with db.transaction():
+        pass  # nothing changed: nothing journaled
+    log = db.transaction_log_frame()
+    assert list(log.columns) == ["txn_id", "pages", "bytes"]
+    assert list(log["txn_id"]) == [1, 2]
+    assert log["pages"][0] == 2
+    assert log["pages"][1] == db.stats()["pages"] + 1  # every tree page was new, plus the header
+    assert list(log["bytes"]) == [p * (4096 + RECORD_HEADER_SIZE) + RECORD_HEADER_SIZE for p in log["pages"]]
+    counters = db.counters()
+    assert counters["journal_transactions"] == 2 and counters["journal_pages_written"] == log["pages"].sum()
+    frame = db.counters_frame()
+    assert len(frame) == 1 and frame["page_size_bytes"][0] == 4096 and frame["backend"][0] == "memory"
+
+
+def test_close_without_checkpoint_leaves_the_journal_for_recovery(tmp_path):
+    path = tmp_path / "r.db"
+    db = Database.open(path, page_size=1024, cache_bytes=64 << 10)
+    for i in range(50):
+        db.put(b"k%03d" % i, b"v" * 30)
+    db.close(checkpoint=False)
+    reopened = Database.open(path)
+    assert reopened.recovery.transactions > 0
+    assert len(reopened) == 50 and reopened.get(b"k049") == b"v" * 30
+    reopened.check()
+    reopened.close()
+
+
+def committed_then_torn(tmp_path, damage) -> Database:
+    """Commit 'a' then 'b' (two transactions), leave the journal, damage its tail, reopen."""
+    path = tmp_path / "j.db"
+    db = Database.open(path, page_size=1024, checkpoint_pages=10_000)
+    db.put(b"a", b"1")
+    db.put(b"b", b"2")
+    db.close(checkpoint=False)
+    journal = tmp_path / "j.db-journal"
+    damage(journal)
+    return Database.open(path)
+
+
+def test_recovery_drops_a_torn_last_transaction(tmp_path):
+    def cut_inside_the_last_commit_record(journal):
+        os.truncate(journal, journal.stat().st_size - 5)
+
+    db = committed_then_torn(tmp_path, cut_inside_the_last_commit_record)
+    assert db.recovery.transactions == 1 and db.recovery.dropped_bytes > 0
+    assert db.get(b"a") == b"1" and db.get(b"b") is None
+    db.check()
+    db.close()
+
+
+def test_recovery_drops_a_transaction_with_a_damaged_page_image(tmp_path):
+    def flip_a_byte_in_the_second_transaction(journal):
+        data = bytearray(journal.read_bytes())
+        first_txn = 2 * (RECORD_HEADER_SIZE + 1024) + RECORD_HEADER_SIZE  # leaf + header + commit
+        data[HEADER_SIZE + first_txn + RECORD_HEADER_SIZE + 500] ^= 0xFF
+        journal.write_bytes(bytes(data))
+
+    db = committed_then_torn(tmp_path, flip_a_byte_in_the_second_transaction)
+    assert db.recovery.transactions == 1
+    assert db.get(b"a") == b"1" and db.get(b"b") is None
+    db.close()
+
+
+def test_records_of_an_older_journal_generation_are_never_replayed(tmp_path):
+    """A truncate that did not reach the disk can leave old records after new ones; their salt
+    tells them apart."""
+    path = tmp_path / "s.db"
+    journal = tmp_path / "s.db-journal"
+    db = Database.open(path, page_size=1024)
+    db.put(b"k", b"old")
+    db.close(checkpoint=False)
+    old_generation = journal.read_bytes()
+    db = Database.open(path)  # recovery, then a new journal under a new salt
+    db.put(b"k", b"new")
+    db.close(checkpoint=False)
+    journal.write_bytes(journal.read_bytes() + old_generation[HEADER_SIZE:])
+    db = Database.open(path)
+    assert db.recovery.transactions == 1
+    assert db.get(b"k") == b"new"
+    db.close()
+
+
+def test_a_stale_journal_is_not_replayed_into_a_new_database(tmp_path):
+    path = tmp_path / "n.db"
+    db = Database.open(path, page_size=1024)
+    db.put(b"ghost", b"1")
+    db.close(checkpoint=False)
+    path.unlink()  # the database is deleted, its journal stays behind
+    db = Database.open(path, page_size=1024)
+    assert len(db) == 0 and db.get(b"ghost") is None
+    db.close()
+
+
+def test_checkpoints_run_by_themselves_and_empty_the_journal(tmp_path):
+    db = Database.open(tmp_path / "c.db", page_size=1024, checkpoint_pages=20)
+    for i in range(100):
+        db.put(b"k%03d" % i, b"v")
+    counters = db.counters()
+    assert counters["checkpoints"] >= 5
+    assert counters["journal_pages_since_reset"] < 20
+    assert counters["file_writes"] > 0 and counters["file_syncs"] >= counters["checkpoints"]
+    with pytest.raises(UsageError, match="inside a transaction"):
+        with db.transaction():
+            db.checkpoint()
+    db.close()
+
+
+def test_direct_io_database_end_to_end(tmp_path):
+    path = tmp_path / "direct.db"
+    with Database.open(path, page_size=4096, cache_bytes=1 << 20, direct_io=True) as db:
+        fill(db, 2000)
+        assert db.counters()["backend"] == "file+O_DIRECT"
+    with Database.open(path, cache_bytes=32 << 10, direct_io=True) as db:
+        assert sum(1 for _ in db.scan()) == 2000
+        assert db.counters()["file_reads"] >= db.stats()["leaf_pages"]
+
+
+def test_a_small_cache_reads_and_writes_pages_and_stays_correct(tmp_path):
+    with Database.open(tmp_path / "small.db", page_size=1024, cache_bytes=32 * 1024, checkpoint_pages=50) as db:
+        for start in range(0, 3000, 10):
+            with db.transaction():
+                for i in range(start, start + 10):
+                    db.put(b"%05d" % ((i * 7919) % 3000), b"w" * 20)
+        counters = db.counters()
+        assert counters["pool_evictions"] > 0 and counters["pool_misses"] > 0
+        db.check()
+        assert len(db) == 3000
+
+
+def test_the_innodb_status_of_a_database_parses():
+    from pagelab.parse import parse_innodb_status
+
+    db = Database.open(page_size=1024, cache_bytes=16 * 1024)
+    fill(db, 10)
+    row = parse_innodb_status(db.innodb_status_text()).rows[0]
+    assert row["pool_pages"] == 16 and row["pages_created"] == db.counters()["pool_pages_created"]
+
+
+def test_a_torn_header_page_is_restored_from_the_journal(tmp_path):
+    """A power cut while page 0 was written in place can leave it torn; its last committed image
+    is in the journal, which also tells the page size needed to read it."""
+    path = tmp_path / "torn.db"
+    db = Database.open(path, page_size=2048, checkpoint_pages=10_000)
+    db.put(b"k", b"v")
+    db._pool.flush_dirty()  # as an eviction would: page 0 written in place, the journal kept
+    db.close(checkpoint=False)
+    with open(path, "r+b") as handle:
+        handle.seek(20)
+        handle.write(b"\xff" * 8)  # damage the root and depth fields: the checksum no longer matches
+    db = Database.open(path)
+    assert db.page_size == 2048 and db.get(b"k") == b"v"
+    db.close()

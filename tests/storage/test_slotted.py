@@ -1,0 +1,94 @@
+"""The slotted page format: cells, slots, free space, compaction, images, size limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagelab.storage import InteriorPage, LeafPage, max_key_bytes, max_value_bytes
+from pagelab.storage.slotted import HEADER_SIZE, decode_tree_page
+
+
+@pytest.mark.parametrize(
+    "page_size, max_key, max_value",
+    [(1024, 244, 254), (4096, 1012, 1022), (16384, 4084, 4094), (65536, 16372, 16382)],
+)
+def test_size_limits_follow_the_page_size(page_size, max_key, max_value):
+    assert max_key_bytes(page_size) == max_key
+    assert max_value_bytes(page_size) == max_value
+    usable = page_size - HEADER_SIZE
+    assert 4 * (2 + 6 + max_key) <= usable  # four maximal interior cells fit
+    assert 2 * (2 + 4 + max_key + max_value) <= usable  # two maximal leaf cells fit
+
+
+def leaf_with(entries: dict[bytes, bytes], page_size: int = 1024) -> LeafPage:
+    page = LeafPage(5, page_size)
+    for key in sorted(entries):
+        assert page.insert_at(len(page.keys), key, entries[key])
+    return page
+
+
+def test_a_leaf_keeps_its_cells_in_key_order_and_round_trips_through_its_image():
+    entries = {b"b": b"two", b"a": b"one", b"c": b"", b"": b"empty key"}
+    page = leaf_with(entries)
+    page.link = 9
+    assert page.keys == sorted(entries)
+    again = decode_tree_page(5, page.image())
+    assert isinstance(again, LeafPage)
+    assert again.keys == page.keys and again.values() == [entries[k] for k in page.keys]
+    assert again.link == 9 and again.used_bytes == page.used_bytes
+
+
+def test_deleting_frees_bytes_that_compaction_reclaims():
+    page = leaf_with({b"k%02d" % i: b"v" * 40 for i in range(20)})
+    free_before = page.free_bytes
+    for index in (15, 10, 5):
+        page.delete_at(index)
+    assert page.fragmented == 3 * (4 + 3 + 40)
+    assert page.free_bytes == free_before + 3 * (2 + 4 + 3 + 40)
+    expected = dict(zip(page.keys, page.values()))
+    # a cell bigger than the contiguous gap but smaller than all free space forces a compaction
+    gap = page.content_start - HEADER_SIZE - 2 * (len(page.keys) + 1)
+    big = b"x" * (gap + 10 - 4 - 3)
+    assert page.insert_at(len(page.keys), b"zzz", big)
+    assert page.fragmented == 0
+    expected[b"zzz"] = big
+    assert dict(zip(page.keys, page.values())) == expected
+
+
+def test_a_cell_that_does_not_fit_leaves_the_page_unchanged():
+    page = leaf_with({b"k%02d" % i: b"v" * 40 for i in range(20)})
+    image = page.image()
+    assert not page.insert_at(0, b"a", b"x" * page.free_bytes)
+    assert page.image() == image
+
+
+def test_values_are_replaced_in_place_or_moved_when_their_length_changes():
+    page = leaf_with({b"a": b"1111", b"b": b"2222"})
+    offset = page.offsets[0]
+    assert page.replace_value_at(0, b"9999")
+    assert page.offsets[0] == offset and page.value_at(0) == b"9999"
+    assert page.replace_value_at(0, b"a much longer value")
+    assert page.values() == [b"a much longer value", b"2222"]
+    assert not page.replace_value_at(1, b"y" * 2000)  # cannot fit a 1 KiB page
+    assert page.value_at(1) == b"2222"
+
+
+def test_an_interior_page_routes_by_its_cells_and_rightmost_child():
+    page = InteriorPage(3, 4096)
+    page.rebuild([b"m"], [10, 20])  # keys < m -> 10, keys >= m -> 20
+    assert page.insert_separator(1, b"t", 30)  # child 20 split at t into 20 and 30
+    assert page.keys == [b"m", b"t"] and page.children == [10, 20, 30]
+    assert page.insert_separator(0, b"f", 40)  # child 10 split at f into 10 and 40
+    assert page.keys == [b"f", b"m", b"t"] and page.children == [10, 40, 20, 30]
+    again = decode_tree_page(3, page.image())
+    assert isinstance(again, InteriorPage)
+    assert again.keys == page.keys and again.children == page.children and again.link == 30
+
+
+def test_a_64k_page_whose_end_offset_does_not_fit_16_bits_round_trips():
+    empty = LeafPage(1, 65536)
+    assert empty.content_start == 65536
+    again = decode_tree_page(1, empty.image())
+    assert again.content_start == 65536 and again.keys == []
+    full = leaf_with({b"k%05d" % i: b"v" * 100 for i in range(500)}, page_size=65536)
+    assert decode_tree_page(1, full.image()).values() == full.values()
