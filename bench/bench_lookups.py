@@ -1,0 +1,79 @@
+"""Cold point lookups on the storage prototype with O_DIRECT, against fio QD1 IOPS / hops (issue 6).
+
+Goal: measured lookups/s >= 0.8 x (fio QD1 random-read IOPS at the page size / hops), at 4k and
+16k pages. For each page size this builds --keys keys (32-byte keys, 8-byte values, random insert
+order, seed 1) under --dir, then reopens the database cold (a fresh Database, O_DIRECT, the
+prototype's smallest buffer pool: 8 pages) and times --lookups uniform random gets. It prints:
+
+  lookups/s        measured
+  reads/lookup     page-file reads per lookup (the hops that went to the device)
+  IOPS÷reads       the prediction from the cached fio profile; ratio = measured / this (the goal)
+  model hops       log-model hops with the prototype's page capacity and measured fill; IOPS÷model
+                   and its ratio, for the model's own accuracy (the 8-page pool kept as the
+                   model's ideal top-of-tree cache)
+  pread now        random O_DIRECT preads of the same file from Python just before the lookups:
+                   the device at that moment (the shared virtual disk drifts), and the ratio to it
+  CPU µs/lookup, decode µs/page   where the prototype's time goes
+
+Usage: .venv/bin/python bench/bench_lookups.py [--keys 1000000] [--lookups 20000]
+       [--page-sizes 4096,16384] [--dir data/runs/bench_lookups] [--reuse]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from pagelab.paths import RUNS_DIR
+from pagelab.workloads.fio import load_or_measure
+from pagelab.workloads.point_lookups import GOAL_RATIO, lookup_check
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=float, default=1e6, help="keys per tree (default 1e6)")
+    parser.add_argument("--lookups", type=int, default=20_000, help="random gets per page size")
+    parser.add_argument("--page-sizes", default="4096,16384", help="comma-separated page sizes in bytes")
+    parser.add_argument("--dir", default=str(RUNS_DIR / "bench_lookups"), help="where the databases go")
+    parser.add_argument("--reuse", action="store_true", help="reuse trees built before with the same arguments")
+    args = parser.parse_args()
+    page_sizes = [int(size) for size in args.page_sizes.split(",")]
+
+    Path(args.dir).mkdir(parents=True, exist_ok=True)
+    profile = load_or_measure(args.dir, progress=True)  # the cached profile of the disk under --dir
+    print(f"device: {profile.describe()}")
+    started = time.perf_counter()
+    table, builds, results = lookup_check(page_sizes, int(args.keys), args.lookups, args.dir, device_profile=profile,
+                                          reuse=args.reuse, progress=True)  # fmt: skip
+    total = time.perf_counter() - started
+
+    print(f"\n{int(args.keys):,} keys of 32 B + 8 B values, random insert order; {args.lookups:,} cold lookups "
+          f"per page size, O_DIRECT, buffer pool of 8 pages\n")  # fmt: skip
+    for built in builds:
+        how = "reused" if built.reused else f"built in {built.build_s:.1f} s ({built.inserts_per_s:,.0f} keys/s)"
+        print(f"{built.page_size // 1024:>3}k: depth {built.depth}, pages per level {built.pages_per_level}, "
+              f"leaf fill {built.leaf_cell_fill:.1%}, {built.file_bytes / 2**20:,.0f} MiB, {how}")  # fmt: skip
+    print()
+    header = (f"{'page':>5} {'lookups/s':>9} {'reads/lk':>8} {'fio IOPS':>8} {'IOPS÷reads':>10} {'ratio':>6} "
+              f"{'model hops':>10} {'IOPS÷model':>10} {'ratio':>6} {'pread now':>9} {'ratio':>6} "
+              f"{'µs/lk':>6} {'CPU µs/lk':>9} {'decode µs/pg':>12}")  # fmt: skip
+    print(header)
+    for row in table.to_dict("records"):
+        print(f"{row['page_kb']:>4}k {row['lookups_per_s']:>9,.0f} {row['reads_per_lookup']:>8.2f} "
+              f"{row['fio_iops']:>8,.0f} {row['iops_per_reads']:>10,.0f} {row['ratio']:>6.2f} "
+              f"{row['model_uncached_hops']:>10.2f} {row['iops_per_model_hops']:>10,.0f} {row['ratio_to_model']:>6.2f} "
+              f"{row['pread_iops_now']:>9,.0f} {row['ratio_to_pread_now']:>6.2f} "
+              f"{row['us_per_lookup']:>6.0f} {row['cpu_us_per_lookup']:>9.0f} "
+              f"{row['decode_us_per_page']:>12.0f}")  # fmt: skip
+    print()
+    for result in results:
+        verdict = "meets" if result.meets_goal else "MISSES"
+        print(f"{result.page_size // 1024}k: {result.lookups_per_s:,.0f} lookups/s = {result.ratio:.2f} x "
+              f"(fio {result.device_iops:,.0f} IOPS / {result.reads_per_lookup:.2f} reads per lookup): "
+              f"{verdict} the goal of >= {GOAL_RATIO}")  # fmt: skip
+    print(f"\ntotal {total:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,825 @@
+"""Cold random point lookups on the storage prototype: seed 003's model checked against a real tree.
+
+Seed 003 (RethinkDB) predicts point queries per second as IOPS(block size) / hops. This module
+builds the thing the model describes, a B+tree on disk (`pagelab.storage`), and counts and times
+what a lookup really does:
+
+    build_tree(path, page_size, n_keys)          insert n_keys keys (random order by default) in
+                                                 batched transactions; returns a `BuiltTree`:
+                                                 depth, pages per level, measured fill
+    measure_point_lookups(path, page_size, n)    reopen it cold (a fresh Database, O_DIRECT, a
+                                                 small buffer pool) and time n random gets;
+                                                 returns a `LookupResult`: lookups/s, page reads
+                                                 per lookup, and the predictions
+                                                     fio IOPS / measured reads per lookup
+                                                     fio IOPS / the model's hops
+                                                 with the ratios measured / predicted (issue 6's
+                                                 goal: >= 0.8 at 4k and 16k)
+    measured_fill(page_size, ...)                node fill after random inserts (in memory), the
+                                                 number seed 003's edit says the model lacks
+    prototype_capacity                           the model's NodeCapacity from the prototype's real
+                                                 slotted-page layout (cells per full leaf/interior)
+    lookup_check, fill_table, extended_model_table, plots
+                                                 what the notebook btree_block_size_model.ipynb
+                                                 and bench/bench_lookups.py call
+
+Keys and values. Key i is `i` as a big-endian integer of `key_bytes` bytes, so key order is
+numeric order and any i < n_keys can be looked up without storing the key list; the value is
+`i` in `value_bytes` bytes (modulo 256**value_bytes). Random order inserts a seeded permutation
+of 0..n_keys-1; lookups pick keys uniformly with their own seed, so every lookup hits.
+
+What "cold" means here. A new `Database` object has an empty buffer pool, and with `direct_io`
+its page file is opened with O_DIRECT, so a page not in the pool is read from the device, not
+from the OS page cache. The build ends with `os.sync()` so that its write-back does not compete
+with the lookups. The pool is kept small (by default the prototype's minimum, 8 pages): it
+holds a few hot interior pages, which is why reads per lookup come out somewhat below the depth.
+The prediction therefore divides by the *measured* reads per lookup, which isolates what the
+goal is about: the prototype's own time per lookup beside the device's. The model's hops (with
+the prototype's page capacity and measured fill, and the same cache budget kept as the model's
+ideal top-of-tree cache) are reported beside it.
+
+Two diagnostics come with each measurement, because the shared virtual disk's speed drifts
+(advisor.TIE_TOLERANCE's note: runs differ by 4-60%) and because the prototype's overhead is
+worth locating:
+
+- `pread_iops`: random O_DIRECT preads of whole pages from the same file, from Python, right
+  before the lookups: the device as it is at that moment, through the same system call.
+- `decode_us_per_page`: the CPU time to turn one page image into the prototype's page object
+  (`slotted.decode_tree_page`), averaged over pages of the file. The prototype decodes every
+  page it reads in full (all keys into a list), so this grows with the page size.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import mmap
+import os
+import random
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pagelab.errors import UsageError
+from pagelab.models.blocksize import (
+    DEFAULT_VALUE_BYTES,
+    SEED_KEY_BYTES,
+    model_row,
+)
+from pagelab.storage import Database
+from pagelab.storage.bufferpool import MIN_FRAMES
+from pagelab.storage.database import JOURNAL_SUFFIX
+from pagelab.storage.slotted import (
+    INTERIOR_CELL_HEADER,
+    LEAF_CELL_HEADER,
+    SLOT_SIZE,
+    decode_tree_page,
+    max_key_bytes,
+    max_value_bytes,
+    usable_bytes,
+)
+from pagelab.units import format_size
+
+KIB = 1024
+MIB = 1 << 20
+
+# The issue's goal: measured cold lookups/s >= 0.8 x (fio QD1 IOPS / hops).
+GOAL_RATIO = 0.8
+
+# Inserts per transaction while building. A transaction keeps every page it changes in the pool
+# (the prototype's no-steal rule), so the build pool is sized to hold the whole tree; batches of
+# 100k keep the number of commits (each writes its pages to the journal) small without making
+# one transaction hold everything. Measured: 1e6 keys at 4k build at ~52k keys/s with batches
+# of 100k and with one transaction of 1e6 alike.
+DEFAULT_BATCH_KEYS = 100_000
+# Pessimistic fill for sizing the build pool (a random-insert tree settles near 69%).
+_SIZING_FILL = 0.5
+_BUILD_POOL_MARGIN_BYTES = 64 * MIB
+
+DEFAULT_LOOKUPS = 5_000
+DEFAULT_LOOKUP_SEED = 2
+# Reads of the same-moment device baseline and pages sampled for the decode cost.
+PREAD_SAMPLE_READS = 2_000
+DECODE_SAMPLE_PAGES = 200
+
+SIDECAR_SUFFIX = ".build.json"
+
+# Bytes a cell costs beside its key (and value), from the prototype's page layout (slotted.py):
+# its slot, then the leaf cell's key and value lengths, or the interior cell's child page and key length.
+LEAF_CELL_OVERHEAD = SLOT_SIZE + LEAF_CELL_HEADER.size  # 2 + 4
+INTERIOR_CELL_OVERHEAD = SLOT_SIZE + INTERIOR_CELL_HEADER.size  # 2 + 6
+ORDERS = ("random", "sequential")
+
+
+# --------------------------------------------------------------------------------------------
+# Keys and values
+
+
+def key_for(number: int, key_bytes: int = SEED_KEY_BYTES) -> bytes:
+    """Key `number`: a big-endian integer of `key_bytes` bytes (key order = numeric order)."""
+    return number.to_bytes(key_bytes, "big")
+
+
+def value_for(number: int, value_bytes: int = DEFAULT_VALUE_BYTES) -> bytes:
+    return (number % (1 << (8 * value_bytes))).to_bytes(value_bytes, "big") if value_bytes else b""
+
+
+def _check_sizes(n_keys: int, key_bytes: int, value_bytes: int, page_size: int) -> None:
+    if not (isinstance(n_keys, int) and n_keys >= 1):
+        raise UsageError(f"n_keys must be a whole number >= 1, got {n_keys!r}")
+    if key_bytes < 1 or (n_keys - 1).bit_length() > 8 * key_bytes:
+        raise UsageError(f"{key_bytes}-byte keys cannot number {n_keys:,} distinct keys; use longer keys")
+    if value_bytes < 0:
+        raise UsageError(f"value_bytes must be >= 0, got {value_bytes}")
+    if key_bytes > max_key_bytes(page_size) or value_bytes > max_value_bytes(page_size):
+        raise UsageError(
+            f"{key_bytes}-byte keys with {value_bytes}-byte values do not fit the prototype's {page_size}-byte "
+            f"pages (limits {max_key_bytes(page_size)} / {max_value_bytes(page_size)} bytes)"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# The model's NodeCapacity, from the prototype's page layout
+
+
+@dataclass(frozen=True)
+class PrototypeCapacity:
+    """Cells per full page of the storage prototype (pagelab.storage.slotted), for the model.
+
+    A leaf cell costs a 2-byte slot + 4 bytes of key and value lengths + key + value; an interior
+    cell a 2-byte slot + a 4-byte child page + a 2-byte key length + key; a page gives
+    page_size - 16 header bytes to slots and cells. These are the storage package's own constants
+    (slotted.usable_bytes, SLOT_SIZE, LEAF_CELL_HEADER, INTERIOR_CELL_HEADER), so the count follows
+    the layout if it changes. A key or value over the prototype's limits for the page size gives
+    0 cells (the model then marks the page "too small").
+
+    An interior page with c cells has c + 1 children (the rightmost child is in the page header);
+    like the model's analytic `NodeLayout`, this returns c, which undercounts the fanout by one
+    (under 1% from 4 KiB up). With 32-byte keys and 8-byte values this equals `NodeLayout()`."""
+
+    def leaf_cells(self, page_size: int, key_bytes: int, value_bytes: int) -> int:
+        if key_bytes > max_key_bytes(page_size) or value_bytes > max_value_bytes(page_size):
+            return 0
+        return usable_bytes(page_size) // (LEAF_CELL_OVERHEAD + key_bytes + value_bytes)
+
+    def interior_cells(self, page_size: int, key_bytes: int) -> int:
+        if key_bytes > max_key_bytes(page_size):
+            return 0
+        return usable_bytes(page_size) // (INTERIOR_CELL_OVERHEAD + key_bytes)
+
+
+prototype_capacity = PrototypeCapacity()
+
+
+# --------------------------------------------------------------------------------------------
+# Building
+
+
+@dataclass
+class BuiltTree:
+    """A prototype database built by `build_tree`, and its shape.
+
+    fill            bytes in use / usable bytes over all pages (the prototype's stats()["fill"])
+    leaf_fill       the same for the leaf level
+    leaf_cell_fill  cells per leaf / cells a full leaf holds: the model's `fill` (its keys per
+                    node times fill); equal to leaf_fill up to the rounding of whole cells
+    interior_cell_fill  the same for the interior levels below the root (None without any)
+    """
+
+    path: str | None
+    page_size: int
+    n_keys: int
+    key_bytes: int
+    value_bytes: int
+    order: str
+    seed: int
+    depth: int
+    pages_per_level: list[int]
+    pages: int
+    leaf_pages: int
+    fill: float
+    leaf_fill: float
+    leaf_cell_fill: float
+    interior_cell_fill: float | None
+    file_bytes: int | None
+    build_s: float
+    inserts_per_s: float
+    batch_keys: int
+    levels: list[dict[str, Any]] = field(default_factory=list)
+    reused: bool = False
+
+    @property
+    def model_fill(self) -> float:
+        """The fill to give the model: the leaves' cell fill (leaves are nearly all the pages)."""
+        return self.leaf_cell_fill
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def build_tree(
+    path: str | os.PathLike | None,
+    page_size: int,
+    n_keys: int,
+    key_bytes: int = SEED_KEY_BYTES,
+    value_bytes: int = DEFAULT_VALUE_BYTES,
+    seed: int = 1,
+    order: str = "random",
+    *,
+    batch_keys: int = DEFAULT_BATCH_KEYS,
+    cache_bytes: int | None = None,
+    reuse: bool = False,
+    progress: bool = False,
+) -> BuiltTree:
+    """Build a prototype database of `n_keys` keys at `path` (None: in memory) and return its shape.
+
+    Any database already at `path` is replaced, unless `reuse` is true and the file's sidecar
+    (`path` + ".build.json") says it was built with the same arguments: then nothing is built
+    and the recorded shape is returned. Keys go in `order` ("random": a permutation seeded by
+    `seed`; "sequential": ascending) in transactions of `batch_keys`. The build pool holds the
+    whole tree (default: sized from the key count) and the journal is not fsynced at commit
+    (synchronous=False; a crash during a build means building again); the page file is synced by
+    the final checkpoint and `os.sync()` runs at the end so no write-back overlaps what follows.
+    """
+    n_keys = int(n_keys)
+    _check_sizes(n_keys, key_bytes, value_bytes, page_size)
+    if order not in ORDERS:
+        raise UsageError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if batch_keys < 1:
+        raise UsageError(f"batch_keys must be >= 1, got {batch_keys}")
+    if path is not None:
+        path = Path(path)
+        if reuse:
+            found = _load_sidecar(path)
+            wanted = dict(page_size=page_size, n_keys=n_keys, key_bytes=key_bytes, value_bytes=value_bytes,
+                          seed=seed, order=order)  # fmt: skip
+            if found is not None and all(found.get(name) == value for name, value in wanted.items()):
+                found["reused"] = True
+                return BuiltTree(**found)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for stale in (path, _journal_path(path), _sidecar_path(path)):
+            stale.unlink(missing_ok=True)
+
+    if cache_bytes is None:
+        cache_bytes = build_cache_bytes(page_size, n_keys, key_bytes, value_bytes)
+    numbers: Iterable[int]
+    if order == "random":
+        numbers = list(range(n_keys))
+        random.Random(seed).shuffle(numbers)
+    else:
+        numbers = range(n_keys)
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm  # only when asked: importing it in a notebook warns without ipywidgets
+
+        bar = tqdm(total=n_keys, desc=f"build {page_size // KIB}k", unit="key")
+    started = time.perf_counter()
+    db = Database.open(path, page_size=page_size, cache_bytes=cache_bytes, synchronous=False)
+    try:
+        put = db.put
+        for start in range(0, n_keys, batch_keys):
+            batch = numbers[start : start + batch_keys]
+            with db.transaction():
+                for number in batch:
+                    put(key_for(number, key_bytes), value_for(number, value_bytes))
+            if bar is not None:
+                bar.update(len(batch))
+        stats = db.stats()
+    finally:
+        db.close()
+        if bar is not None:
+            bar.close()
+    if path is not None:
+        os.sync()
+    seconds = time.perf_counter() - started
+
+    built = BuiltTree(
+        path=None if path is None else str(path),
+        page_size=page_size,
+        n_keys=n_keys,
+        key_bytes=key_bytes,
+        value_bytes=value_bytes,
+        order=order,
+        seed=seed,
+        depth=stats["depth"],
+        pages_per_level=list(stats["pages_per_level"]),
+        pages=stats["pages"],
+        leaf_pages=stats["leaf_pages"],
+        fill=stats["fill"],
+        leaf_fill=stats["leaf_fill"],
+        leaf_cell_fill=cell_fill(stats, key_bytes, value_bytes, "leaf"),
+        interior_cell_fill=cell_fill(stats, key_bytes, value_bytes, "interior"),
+        file_bytes=None if path is None else path.stat().st_size,
+        build_s=seconds,
+        inserts_per_s=n_keys / seconds if seconds > 0 else math.inf,
+        batch_keys=batch_keys,
+        levels=[dict(level) for level in stats["levels"]],
+    )
+    if path is not None:
+        _sidecar_path(path).write_text(json.dumps(built.to_dict(), indent=1) + "\n")
+    return built
+
+
+def build_cache_bytes(page_size: int, n_keys: int, key_bytes: int, value_bytes: int) -> int:
+    """A build pool that holds the whole tree even at 50% fill (the prototype's no-steal rule
+    keeps a transaction's pages in memory; a pool smaller than the tree also makes the build
+    read pages back)."""
+    leaf_keys = max(1.0, prototype_capacity.leaf_cells(page_size, key_bytes, value_bytes) * _SIZING_FILL)
+    pages = n_keys / leaf_keys * 1.1 + MIN_FRAMES  # + interior pages, a tenth is generous
+    return int(pages * page_size) + _BUILD_POOL_MARGIN_BYTES
+
+
+def cell_fill(stats: Mapping[str, Any], key_bytes: int, value_bytes: int, level: str = "leaf") -> float | None:
+    """Cells in use / cells the pages could hold, from a prototype `stats()` dict.
+
+    level "leaf": the leaf level. "interior": the interior levels below the root (the root is
+    whatever is left over, not a random-insert node; None when the tree has no such level).
+    "tree": leaves and interior levels below the root together."""
+    page_size = stats["page_size"]
+    levels = stats["levels"]
+    leaf_capacity = prototype_capacity.leaf_cells(page_size, key_bytes, value_bytes)
+    interior_capacity = prototype_capacity.interior_cells(page_size, key_bytes)
+    leaf = levels[-1]
+    middle = levels[1:-1]
+    if level == "leaf":
+        return leaf["cells"] / (leaf["pages"] * leaf_capacity)
+    if level == "interior":
+        if not middle:
+            return None
+        return sum(lv["cells"] for lv in middle) / (sum(lv["pages"] for lv in middle) * interior_capacity)
+    if level == "tree":
+        cells = leaf["cells"] + sum(lv["cells"] for lv in middle)
+        capacity = leaf["pages"] * leaf_capacity + sum(lv["pages"] for lv in middle) * interior_capacity
+        return cells / capacity
+    raise UsageError(f"level must be leaf, interior or tree, got {level!r}")
+
+
+def measured_fill(
+    page_size: int,
+    n_keys: int = 100_000,
+    key_bytes: int = SEED_KEY_BYTES,
+    value_bytes: int = DEFAULT_VALUE_BYTES,
+    seed: int = 1,
+    order: str = "random",
+    level: str = "leaf",
+) -> float | None:
+    """The prototype's node fill after inserting `n_keys` keys in `order`, built in memory (the
+    same tree as on disk, without the disk): the `fill` the model's extension takes.
+
+    level: "leaf" (the default, the model's fill), "interior" or "tree" (see `cell_fill`)."""
+    built = build_tree(None, page_size, n_keys, key_bytes, value_bytes, seed, order)
+    if level == "leaf":
+        return built.leaf_cell_fill
+    if level == "interior":
+        return built.interior_cell_fill
+    return cell_fill({"page_size": page_size, "levels": built.levels}, key_bytes, value_bytes, level)
+
+
+def fill_table(
+    page_sizes: Sequence[int],
+    n_keys: int = 100_000,
+    key_bytes: int = SEED_KEY_BYTES,
+    value_bytes: int = DEFAULT_VALUE_BYTES,
+    seed: int = 1,
+    order: str = "random",
+    steps: int = 1,
+):
+    """In-memory builds per page size: depth, leaf pages, leaf and interior fill, as a DataFrame.
+
+    Random inserts into an empty tree fill it in waves: leaves born together fill and split
+    together, so the fill rises and falls with the key count, with a period of one doubling of
+    the keys and an amplitude that grows with the page size (measured on the prototype: at 4k the
+    leaf fill stays at 0.69-0.70 from 200k to 400k keys; at 64k it runs from 0.58 to 0.83 and
+    back). One key count can therefore catch a large page at a crest or a trough. With `steps`
+    > 1 the tree is built at n_keys x 2^(i/steps) for i < steps, one doubling sampled evenly, and
+    leaf_fill is the mean (leaf_fill_min / _max the range); `steps` times the build time."""
+    import pandas as pd
+
+    if steps < 1:
+        raise UsageError(f"steps must be >= 1, got {steps}")
+    counts = [round(n_keys * 2 ** (step / steps)) for step in range(steps)]
+    rows = []
+    for page_size in sorted(page_sizes):
+        builds = [build_tree(None, page_size, count, key_bytes, value_bytes, seed, order) for count in counts]
+        leaf = [built.leaf_cell_fill for built in builds]
+        interior = [built.interior_cell_fill for built in builds if built.interior_cell_fill is not None]
+        rows.append({
+            "block_kb": _kib(page_size),
+            "block_size_bytes": page_size,
+            "keys": n_keys if steps == 1 else f"{counts[0]:,}..{counts[-1]:,}",
+            "leaf_capacity": prototype_capacity.leaf_cells(page_size, key_bytes, value_bytes),
+            "interior_capacity": prototype_capacity.interior_cells(page_size, key_bytes),
+            "depth": builds[0].depth,
+            "leaf_pages": builds[0].leaf_pages,
+            "leaf_fill": sum(leaf) / len(leaf),
+            "leaf_fill_min": min(leaf),
+            "leaf_fill_max": max(leaf),
+            "interior_fill": sum(interior) / len(interior) if interior else math.nan,
+            "byte_fill": sum(built.fill for built in builds) / len(builds),
+            "inserts_per_s": sum(built.n_keys for built in builds) / sum(built.build_s for built in builds),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Measuring lookups
+
+
+@dataclass
+class LookupResult:
+    """Cold random point lookups on one prototype database (see the module docstring)."""
+
+    path: str
+    page_size: int
+    n_keys: int
+    key_bytes: int
+    value_bytes: int
+    depth: int
+    fill: float | None  # the model's fill (leaf cell fill) from the build, when known
+    n_lookups: int
+    cache_bytes: int
+    cache_pages: int
+    direct_io: bool
+    seconds: float
+    cpu_seconds: float  # process CPU time (user + system) during the lookups
+    lookups_per_s: float
+    page_reads: int  # page-file reads during the lookups
+    reads_per_lookup: float
+    gets_per_lookup: float  # buffer-pool gets: the pages a lookup visits (= depth)
+    missing: int  # lookups that found nothing (0 unless key_bytes is wrong)
+    device_iops: float | None  # fio QD1 random-read IOPS at this page size
+    device: str | None  # the profile the IOPS came from
+    predicted_lookups_per_s: float | None  # device_iops / reads_per_lookup
+    ratio: float | None  # lookups_per_s / predicted_lookups_per_s: the issue's goal, >= 0.8
+    model_levels: int | None
+    model_hops: float | None  # log-model hops with the prototype's capacity and fill, no cache
+    model_uncached_hops: float | None  # the same with cache_bytes kept as the top of the tree
+    model_lookups_per_s: float | None  # device_iops / model_uncached_hops
+    ratio_to_model: float | None
+    pread_iops: float | None = None  # same-moment O_DIRECT preads of this file from Python
+    pread_ratio: float | None = None  # lookups_per_s / (pread_iops / reads_per_lookup)
+    decode_us_per_page: float | None = None  # CPU to decode one page image
+
+    @property
+    def cpu_us_per_lookup(self) -> float:
+        return self.cpu_seconds / self.n_lookups * 1e6
+
+    @property
+    def us_per_lookup(self) -> float:
+        return self.seconds / self.n_lookups * 1e6
+
+    @property
+    def meets_goal(self) -> bool | None:
+        return None if self.ratio is None else self.ratio >= GOAL_RATIO
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "us_per_lookup": self.us_per_lookup, "cpu_us_per_lookup": self.cpu_us_per_lookup,
+                "meets_goal": self.meets_goal}  # fmt: skip
+
+
+def measure_point_lookups(
+    path: str | os.PathLike,
+    page_size: int,
+    n_lookups: int = DEFAULT_LOOKUPS,
+    cache_bytes: int | None = None,
+    direct_io: bool = True,
+    seed: int = DEFAULT_LOOKUP_SEED,
+    *,
+    device_profile: Any = None,
+    key_bytes: int | None = None,
+    value_bytes: int | None = None,
+    fill: float | None = None,
+    baseline: bool = True,
+    pool_options: Mapping[str, Any] | None = None,
+) -> LookupResult:
+    """Time `n_lookups` random gets on the database at `path`, opened afresh (cold pool).
+
+    cache_bytes     the buffer pool; None: the prototype's minimum, MIN_FRAMES (8) pages
+    direct_io       O_DIRECT on the page file, so misses go to the device (the OS cache is out)
+    device_profile  a fio DeviceProfile or {page size: IOPS}; None: the cached profile of the disk
+                    under `path` (`load_or_measure`, which measures, ~1 min, if none is cached)
+    key_bytes, value_bytes, fill   default to what `build_tree` recorded beside the file
+    baseline        also measure `pread_iops` and `decode_us_per_page` (about half a second)
+    pool_options    more Database.open options for the buffer pool, e.g. {"old_blocks_time_ms": 0}:
+                    InnoDB's default (1000 ms) keeps a page touched again within a second of its
+                    first read in the old sublist, so in a run of a few seconds interior pages can
+                    still be evicted by passing leaves; 0 promotes any page touched twice
+    """
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"no database at {path}; build one with build_tree first")
+    if n_lookups < 1:
+        raise UsageError(f"n_lookups must be >= 1, got {n_lookups}")
+    recorded = _load_sidecar(path) or {}
+    key_bytes = key_bytes or recorded.get("key_bytes") or SEED_KEY_BYTES
+    value_bytes = value_bytes if value_bytes is not None else recorded.get("value_bytes", DEFAULT_VALUE_BYTES)
+    fill = fill if fill is not None else recorded.get("leaf_cell_fill")
+    if cache_bytes is None:
+        cache_bytes = MIN_FRAMES * page_size
+
+    pread_iops = decode_us = None
+    if baseline:
+        pread_iops = raw_read_iops(path, page_size, min(PREAD_SAMPLE_READS, n_lookups), seed=seed + 1)
+        decode_us = decode_cost_us(path, page_size, seed=seed + 2)
+
+    db = Database.open(path, page_size=page_size, cache_bytes=cache_bytes, direct_io=direct_io, **(pool_options or {}))
+    try:
+        n_keys = len(db)
+        if n_keys < 1:
+            raise UsageError(f"{path} holds no keys")
+        picker = random.Random(seed)
+        keys = [key_for(picker.randrange(n_keys), key_bytes) for _ in range(n_lookups)]
+        before = db.counters()
+        get = db.get
+        missing = 0
+        cpu_started = time.process_time()
+        started = time.perf_counter()
+        for key in keys:
+            if get(key) is None:
+                missing += 1
+        seconds = time.perf_counter() - started
+        cpu_seconds = time.process_time() - cpu_started
+        after = db.counters()
+    finally:
+        db.close(checkpoint=False)
+    if missing:
+        raise UsageError(
+            f"{missing} of {n_lookups} lookups found nothing in {path}: it was not built with "
+            f"{key_bytes}-byte keys by build_tree (pass key_bytes)"
+        )
+
+    page_reads = after["file_reads"] - before["file_reads"]
+    reads_per_lookup = page_reads / n_lookups
+    lookups_per_s = n_lookups / seconds
+    iops, device = _device_iops(device_profile, path, page_size)
+    predicted = iops / reads_per_lookup if iops and reads_per_lookup else None
+
+    model: dict[str, Any] = {}
+    if iops:
+        model = model_row(page_size, iops, n_keys, key_bytes, value_bytes, cache_bytes, fill or 1.0,
+                          layout=prototype_capacity)  # fmt: skip
+    model_uncached = model.get("uncached_hops")
+    model_rate = model.get("queries_per_s")
+    return LookupResult(
+        path=str(path),
+        page_size=page_size,
+        n_keys=n_keys,
+        key_bytes=key_bytes,
+        value_bytes=value_bytes,
+        depth=after["tree_depth"],
+        fill=fill,
+        n_lookups=n_lookups,
+        cache_bytes=cache_bytes,
+        cache_pages=cache_bytes // page_size,
+        direct_io=direct_io,
+        seconds=seconds,
+        cpu_seconds=cpu_seconds,
+        lookups_per_s=lookups_per_s,
+        page_reads=page_reads,
+        reads_per_lookup=reads_per_lookup,
+        gets_per_lookup=(after["pool_gets"] - before["pool_gets"]) / n_lookups,
+        missing=missing,
+        device_iops=iops,
+        device=device,
+        predicted_lookups_per_s=predicted,
+        ratio=lookups_per_s / predicted if predicted else None,
+        model_levels=model.get("levels"),
+        model_hops=model.get("hops"),
+        model_uncached_hops=model_uncached,
+        model_lookups_per_s=model_rate if model_rate and math.isfinite(model_rate) else None,
+        ratio_to_model=lookups_per_s / model_rate if model_rate and math.isfinite(model_rate) else None,
+        pread_iops=pread_iops,
+        pread_ratio=lookups_per_s * reads_per_lookup / pread_iops if pread_iops and reads_per_lookup else None,
+        decode_us_per_page=decode_us,
+    )
+
+
+def raw_read_iops(path: str | os.PathLike, page_size: int, n_reads: int = PREAD_SAMPLE_READS, seed: int = 3,
+                  direct_io: bool = True) -> float:
+    """Random whole-page preads of the file from Python (O_DIRECT, one aligned buffer, QD1),
+    per second: the device through the same call the prototype makes, without the prototype."""
+    flags = os.O_RDONLY | os.O_CLOEXEC | (os.O_DIRECT if direct_io else 0)
+    fd = os.open(path, flags)
+    buffer = mmap.mmap(-1, page_size)
+    try:
+        pages = os.fstat(fd).st_size // page_size
+        if pages < 1:
+            raise UsageError(f"{path} holds no whole {page_size}-byte page")
+        picker = random.Random(seed)
+        offsets = [picker.randrange(pages) * page_size for _ in range(n_reads)]
+        preadv = os.preadv
+        buffers = [buffer]
+        started = time.perf_counter()
+        for offset in offsets:
+            preadv(fd, buffers, offset)
+        return n_reads / (time.perf_counter() - started)
+    finally:
+        buffer.close()
+        os.close(fd)
+
+
+def decode_cost_us(path: str | os.PathLike, page_size: int, n_pages: int = DECODE_SAMPLE_PAGES, seed: int = 4) -> float:
+    """Microseconds of CPU to decode one page image (`slotted.decode_tree_page`), over a random
+    sample of the file's tree pages (read through the OS cache: only the decode is timed)."""
+    picker = random.Random(seed)
+    with open(path, "rb", buffering=0) as handle:
+        pages = os.fstat(handle.fileno()).st_size // page_size
+        if pages < 2:
+            raise UsageError(f"{path} holds no tree page")
+        numbers = [picker.randrange(1, pages) for _ in range(min(n_pages, pages - 1))]
+        images = [(number, os.pread(handle.fileno(), page_size, number * page_size)) for number in numbers]
+    started = time.process_time()
+    for number, image in images:
+        decode_tree_page(number, image)
+    return (time.process_time() - started) / len(images) * 1e6
+
+
+def _device_iops(device_profile: Any, path: Path, page_size: int) -> tuple[float | None, str | None]:
+    if device_profile is None:
+        from pagelab.workloads.fio import load_or_measure
+
+        device_profile = load_or_measure(path.parent, progress=False)
+    if hasattr(device_profile, "iops_by_block_size"):
+        iops = device_profile.iops_by_block_size().get(page_size)
+        return iops, device_profile.describe()
+    if isinstance(device_profile, Mapping):
+        iops = device_profile.get(page_size)
+        return (None if iops is None else float(iops)), "IOPS given by the caller"
+    raise UsageError(
+        f"device_profile must be a DeviceProfile or a {{page size: IOPS}} mapping, got {type(device_profile).__name__}"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The notebook's and the bench's check: build, then measure, per page size
+
+
+def lookup_check(
+    page_sizes: Sequence[int] = (4096, 16384),
+    n_keys: int = 1_000_000,
+    n_lookups: int = DEFAULT_LOOKUPS,
+    directory: str | os.PathLike = "data/runs/btree_block_size",
+    key_bytes: int = SEED_KEY_BYTES,
+    value_bytes: int = DEFAULT_VALUE_BYTES,
+    cache_bytes: int | None = None,
+    device_profile: Any = None,
+    seed: int = 1,
+    *,
+    reuse: bool = False,
+    progress: bool = False,
+):
+    """For each page size: build `n_keys` keys in random order at directory/lookups-<size>.db
+    (or reuse it), then measure cold lookups. Returns (table, builds, results): a DataFrame with
+    one row per page size, and the `BuiltTree`s and `LookupResult`s behind it.
+
+    All trees are built before any is measured, so no build's write-back overlaps a measurement."""
+    directory = Path(directory)
+    n_keys = int(n_keys)
+    builds = [
+        build_tree(directory / f"lookups-{page_size // KIB}k.db", page_size, n_keys, key_bytes, value_bytes,
+                   seed, reuse=reuse, progress=progress)  # fmt: skip
+        for page_size in page_sizes
+    ]
+    results = [
+        measure_point_lookups(built.path, built.page_size, n_lookups, cache_bytes, True, seed + 1,
+                              device_profile=device_profile)  # fmt: skip
+        for built in builds
+    ]
+    return lookup_frame(builds, results), builds, results
+
+
+def lookup_frame(builds: Sequence[BuiltTree], results: Sequence[LookupResult]):
+    """One row per measurement, the columns the notebook and the bench print."""
+    import pandas as pd
+
+    rows = []
+    for built, result in zip(builds, results):
+        rows.append({
+            "page_kb": _kib(result.page_size),
+            "keys": result.n_keys,
+            "depth": result.depth,
+            "pages_per_level": "/".join(str(n) for n in built.pages_per_level),
+            "leaf_fill": built.leaf_cell_fill,
+            "build_s": built.build_s,
+            "cache_pages": result.cache_pages,
+            "lookups_per_s": result.lookups_per_s,
+            "us_per_lookup": result.us_per_lookup,
+            "cpu_us_per_lookup": result.cpu_us_per_lookup,
+            "reads_per_lookup": result.reads_per_lookup,
+            "fio_iops": result.device_iops,
+            "iops_per_reads": result.predicted_lookups_per_s,
+            "ratio": result.ratio,
+            "model_hops": result.model_hops,
+            "model_uncached_hops": result.model_uncached_hops,
+            "iops_per_model_hops": result.model_lookups_per_s,
+            "ratio_to_model": result.ratio_to_model,
+            "pread_iops_now": result.pread_iops,
+            "ratio_to_pread_now": result.pread_ratio,
+            "decode_us_per_page": result.decode_us_per_page,
+            "meets_goal": result.meets_goal,
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# The extended model (fill and cache) for the notebook
+
+
+def extended_model_table(
+    device_profile: Any,
+    fills: Mapping[int, float] | float,
+    n_keys: float,
+    key_bytes: int = SEED_KEY_BYTES,
+    value_bytes: int = DEFAULT_VALUE_BYTES,
+    cache_sizes: Sequence[int] = (0,),
+    layout: Any = prototype_capacity,
+):
+    """The model per block size and cache budget, each block size with its own fill (`fills`:
+    {page size: fill} as measured, or one fill for all). Long format: one row per (cache, block
+    size), blocksize.TABLE_COLUMNS plus cache_bytes and fill."""
+    import pandas as pd
+
+    from pagelab.models.blocksize import iops_by_block_size
+
+    rows = []
+    for cache in cache_sizes:
+        for size, iops in sorted(iops_by_block_size(device_profile).items()):
+            fill = fills if isinstance(fills, (int, float)) else fills.get(size)
+            if fill is None or (isinstance(fill, float) and math.isnan(fill)):
+                continue
+            row = model_row(size, iops, n_keys, key_bytes, value_bytes, cache, float(fill), layout)
+            rows.append({"cache_bytes": int(cache), "fill": float(fill), **row})
+    return pd.DataFrame(rows)
+
+
+def plot_iops(profile, ax=None):
+    """fio IOPS (and mean latency) per block size, as seed 003's first figure."""
+    import matplotlib.pyplot as plt
+
+    frame = profile.to_frame()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    ax.plot(frame["block_kb"], frame["iops"], marker="o", label="IOPS")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(frame["block_kb"], [f"{kb:g}k" for kb in frame["block_kb"]])
+    ax.set_xlabel("block size")
+    ax.set_ylabel("random reads / s (QD1, direct)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(profile.model)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_model(extended, seed=None, ax=None):
+    """Lookups/s per block size, one line per cache budget (the extended model), and the seed's
+    own curve for comparison when given."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
+    for cache, group in extended.groupby("cache_bytes"):
+        finite = group[group["queries_per_s"].map(lambda v: v == v and math.isfinite(v))]
+        label = f"cache {format_size(int(cache))}" if cache else "no cache"
+        ax.plot(finite["block_kb"], finite["queries_per_s"], marker="o", label=label)
+    if seed is not None:
+        ax.plot(seed["block_kb"], seed["queries_per_s"], marker="s", linestyle="--", color="grey",
+                label="seed 003 (its SSD, full nodes, no cache)")  # fmt: skip
+    ax.set_xscale("log", base=2)
+    ticks = sorted(extended["block_kb"].unique())
+    ax.set_xticks(ticks, [f"{kb:g}k" for kb in ticks])
+    ax.set_xlabel("block (page) size")
+    ax.set_ylabel("point lookups / s (model)")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _journal_path(path: Path) -> Path:
+    return path.with_name(path.name + JOURNAL_SUFFIX)
+
+
+def _sidecar_path(path: Path) -> Path:
+    return path.with_name(path.name + SIDECAR_SUFFIX)
+
+
+def _load_sidecar(path: Path) -> dict[str, Any] | None:
+    sidecar = _sidecar_path(Path(path))
+    if not sidecar.exists() or not Path(path).exists():
+        return None
+    try:
+        data = json.loads(sidecar.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("file_bytes") == Path(path).stat().st_size else None
+
+
+def _kib(size_bytes: int) -> int | float:
+    return size_bytes // KIB if size_bytes % KIB == 0 else size_bytes / KIB

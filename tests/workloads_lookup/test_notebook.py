@@ -1,0 +1,69 @@
+"""notebooks/btree_block_size_model.ipynb runs end to end under papermill with tiny parameters."""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pagelab.workloads.fio import PROFILE_MAX_AGE_DAYS, DeviceProfile, profile_cache_path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = REPO_ROOT / "notebooks" / "btree_block_size_model.ipynb"
+KERNEL = "pagelab"
+
+
+def _fio_parameters(tmp_path: Path) -> dict:
+    """The cached fio profile of the data disk when it is fresh (the notebook's defaults reuse
+    it); otherwise a tiny fio run (4k and 16k, 0.5 s each, a 64 MiB file) cached under tmp_path,
+    so the project's real profile is never replaced by a tiny one."""
+    cached = profile_cache_path(REPO_ROOT / "data")
+    try:
+        profile = DeviceProfile.load(cached)
+        fresh = profile.age_days() is not None and 0 <= profile.age_days() < PROFILE_MAX_AGE_DAYS - 1
+        if fresh and profile.host == (platform.node() or None) and {4096, 16384} <= set(profile.block_sizes):
+            return {"block_sizes": list(profile.block_sizes)}
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    if shutil.which("fio") is None:
+        pytest.skip("no fresh cached fio profile of the data disk and fio is not installed")
+    return {"block_sizes": [4096, 16384], "fio_cache_dir": str(tmp_path / "fio-cache"), "fio_runtime_s": 0.5,
+            "fio_size": "64M", "fio_directory": str(tmp_path)}  # fmt: skip
+
+
+def test_the_notebook_is_committed_clean():
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    assert cells[0]["cell_type"] == "markdown" and "Time to run" in "".join(cells[0]["source"])
+    code = [cell for cell in cells if cell["cell_type"] == "code"]
+    assert all(not cell.get("outputs") and not cell.get("execution_count") for cell in code)
+    assert "parameters" in code[0].get("metadata", {}).get("tags", [])
+
+
+def test_the_notebook_runs_with_tiny_parameters(tmp_path):
+    import papermill
+
+    parameters = {
+        "fill_keys": 3_000,
+        "fill_steps": 2,
+        "prototype_keys": 20_000,
+        "n_lookups": 300,
+        "cache_sizes": ["0", "1M", "1G"],
+        "work_dir": str(tmp_path / "trees"),
+        **_fio_parameters(tmp_path),
+    }
+    executed = tmp_path / "executed.ipynb"
+    papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=parameters, kernel_name=KERNEL,
+                               progress_bar=False, cwd=str(REPO_ROOT))  # fmt: skip
+    cells = json.loads(executed.read_text())["cells"]
+    text = "\n".join(
+        "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+        for cell in cells if cell["cell_type"] == "code" for output in cell.get("outputs", [])
+    )  # fmt: skip
+    assert "error" not in {output["output_type"] for cell in cells for output in cell.get("outputs", [])}
+    assert "Recommended page size" in text  # the advisor's last line
+    assert "reads per lookup" in text and "the goal >= 0.8" in text  # the prototype check
+    assert "seed_queries_per_s" in text  # the model beside the seed's table
+    assert sorted(path.name for path in (tmp_path / "trees").glob("*.db")) == ["lookups-16k.db", "lookups-4k.db"]
