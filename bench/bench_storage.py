@@ -20,19 +20,15 @@ Usage: .venv/bin/python bench/bench_storage.py [--jobs 2] [--inserts 200000] [--
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import random
-import statistics
 import time
+
+import pandas as pd
 
 from pagelab.storage import Database
 
 KEY_FORMAT = b"%016d"  # the seed benchmark's keys: ids as 16 zero-padded digits
 VALUE = bytes(range(128))  # the seed benchmark's 128-byte values
-SEED_004 = {  # pages per transaction in Voron, 4 KiB pages (seed 004's table)
-    "sequential": {"avg": 7.06, "max": 11.00, "total": 35_320, "std": 0.35},
-    "random": {"avg": 111.37, "max": 134.00, "total": 556_973, "std": 7.09},
-}
 PAGE_SIZES = (4096, 8192, 16384, 32768, 65536)
 
 
@@ -79,47 +75,20 @@ def part_one(count: int) -> None:
     print(f"   (this machine: {(time.perf_counter() - baseline) * 1000:.0f} ns per iteration of a bare Python loop)")
 
 
-def seed_004_run(task: tuple[int, str, int, int]) -> dict:
-    page_size, order, transactions, items = task
-    keys = [KEY_FORMAT % number for number in ids(transactions * items, order)]
-    db = Database.open(page_size=page_size, cache_bytes=1 << 32)
-    started, cpu_started = time.perf_counter(), time.process_time()
-    for start in range(0, len(keys), items):
-        with db.transaction():
-            for key in keys[start : start + items]:
-                db.put(key, VALUE)
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    pages = list(db.transaction_log_frame()["pages"])
-    stats = db.stats()
-    return {
-        "page_size": page_size, "order": order, "seconds": elapsed, "cpu_seconds": cpu,
-        "avg": statistics.fmean(pages), "max": max(pages), "total": sum(pages), "std": statistics.pstdev(pages),
-        "bytes": db.counters()["journal_bytes_written"], "depth": stats["depth"], "leaf_fill": stats["leaf_fill"],
-    }
-
-
 def part_two(transactions: int, items: int, jobs: int) -> None:
+    """Seed 004 through the same workload the notebook runs (pagelab.workloads.random_writes)."""
+    from pagelab.workloads.random_writes import run_random_write_cost, seed_comparison
+
     print()
     print(f"2. Seed 004: {transactions:,} transactions x {items} items, pages written to the journal per transaction")
-    # the long runs (random keys, big pages) first, so the processes finish together
-    tasks = [(size, order, transactions, items) for order in ("random", "sequential") for size in reversed(PAGE_SIZES)]
     started = time.perf_counter()
-    if jobs > 1:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            results = pool.map(seed_004_run, tasks, chunksize=1)
-    else:
-        results = [seed_004_run(task) for task in tasks]
+    results = run_random_write_cost(PAGE_SIZES, transactions, items, workers=jobs)
     wall = time.perf_counter() - started
-    print(f"   {'page':>5} {'keys':10} {'avg':>8} {'max':>6} {'total':>9} {'std':>6} {'GB':>6} {'depth':>5} "
-          f"{'leaf fill':>9} {'s':>5} {'cpu s':>5}")
-    for row in sorted(results, key=lambda row: (row["page_size"], row["order"] != "sequential")):
-        print(f"   {row['page_size'] // 1024:>4}k {row['order']:10} {row['avg']:8.2f} {row['max']:6d} {row['total']:9,d} "
-              f"{row['std']:6.2f} {row['bytes'] / 1e9:6.2f} {row['depth']:5d} {row['leaf_fill']:9.0%} {row['seconds']:5.1f} "
-              f"{row['cpu_seconds']:5.1f}")
-    print("   seed 004 (Voron, 4k pages):")
-    for order, figures in SEED_004.items():
-        print(f"   {'4k':>5} {order:10} {figures['avg']:8.2f} {figures['max']:6.0f} {figures['total']:9,d} {figures['std']:6.2f}")
-    cpu = sum(row["cpu_seconds"] for row in results)
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(results.drop(columns=[c for c in results.columns if "per_level" in c], errors="ignore").to_string(index=False))
+        print()
+        print(seed_comparison(results).to_string())
+    cpu = results["cpu_seconds"].sum() if "cpu_seconds" in results else float("nan")
     print(f"   five page sizes: {wall:.1f} s wall with {jobs} process(es), {cpu:.1f} s of CPU in the runs (goal <= 60 s)")
 
 
