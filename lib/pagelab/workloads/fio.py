@@ -38,7 +38,9 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -395,6 +397,12 @@ def _run_fio(argv: list[str], timeout_s: float) -> str:
         _stop(process)
         raise
     if process.returncode != 0:
+        if process.returncode in (-signal.SIGINT, 128 + signal.SIGINT):
+            raise KeyboardInterrupt
+        # A Ctrl-C reaches fio and pagelab together; fio may exit before Python has run its
+        # handler. A moment's pause lets a pending SIGINT surface as the KeyboardInterrupt it is,
+        # rather than as a fio failure.
+        time.sleep(0.2)
         detail = (stderr or stdout or "").strip().splitlines()[-3:]
         raise PagelabError(f"fio failed (exit status {process.returncode}): {' / '.join(detail) or 'no output'}")
     return stdout
