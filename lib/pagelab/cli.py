@@ -228,10 +228,10 @@ def cmd_tpcc_run(args: argparse.Namespace) -> int:
 
         find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
         with _Target(args) as target:
-            result = run_tpcc_mysql(target.spec, options, Path(args.tpcc_mysql_dir), Path(args.out) if args.out else None)
+            run_tpcc_mysql(target.spec, options, Path(args.tpcc_mysql_dir), Path(args.out) if args.out else None)
     else:
         with _Target(args) as target:
-            result = run(target.spec, options, out_dir=Path(args.out) if args.out else None)
+            run(target.spec, options, out_dir=Path(args.out) if args.out else None)
     if args.out:
         print(f"\nwrote {args.out}/tpcc.log, tpcc_intervals.csv and summary.json", file=sys.stderr)
     return 0
