@@ -63,7 +63,11 @@ def test_a_real_short_measurement_is_cached_and_leaves_no_test_file(tmp_path, mo
 def test_ctrl_c_stops_fio_and_removes_the_test_file(tmp_path):
     # A child process measures for 30 s per size; Ctrl-C goes to its whole process group, as a
     # terminal sends it to pagelab and fio together.
+    # A job started in the background (as CI may start this suite) inherits SIGINT ignored;
+    # the child stands for a user at a terminal, where Ctrl-C raises KeyboardInterrupt.
     script = textwrap.dedent(f"""
+        import signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from pagelab.workloads.fio import measure_random_read_iops
         measure_random_read_iops({str(tmp_path)!r}, block_sizes=(4096,), runtime_s=30, size="64M", progress=False)
     """)
