@@ -57,11 +57,16 @@ def test_a_short_run_has_all_five_kinds_and_a_valid_mix(short_run):
     completed = {kind: row["success"] + row["late"] for kind, row in transactions.items()}
     assert all(count > 0 for count in completed.values()), completed
     total = sum(completed.values())
-    assert completed["payment"] / total >= 0.43
+    # Each terminal deals whole decks of 23 (10:10:1:1:1) and stops mid-deck when time is up, so
+    # over 4 terminals each one-card kind has at least total/23 - 4 and Payment 10 times that:
+    # the mix of clause 5.2.3 (>= 43% / 4%) up to the unfinished decks, even on a slow machine.
+    full_decks = total / 23 - 4
+    assert completed["payment"] >= 10 * full_decks
     for kind in ("order_status", "delivery", "stock_level"):
-        assert completed[kind] / total >= 0.04
-    log = (out / "tpcc.log").read_text()
-    assert "[NG]" not in log.split("[transaction percentage]")[1].split("[response time")[0]
+        assert completed[kind] >= full_decks, (kind, completed)
+    if total >= 2000:  # enough decks that the unfinished ones cannot move a share past the bound
+        log = (out / "tpcc.log").read_text()
+        assert "[NG]" not in log.split("[transaction percentage]")[1].split("[response time")[0]
 
 
 def test_the_log_parses_back_to_the_same_tpmc(short_run):
