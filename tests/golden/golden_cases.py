@@ -79,11 +79,21 @@ def cell(value: Any) -> str:
     return str(value)
 
 
+def portable(meta: dict[str, Any]) -> dict[str, Any]:
+    """Meta with the fixtures' absolute location replaced by `<fixtures>`, so a golden file holds
+    on any checkout (CI clones to a different root than a developer's machine)."""
+    root = str(FIXTURES_DIR)
+    return {
+        key: "<fixtures>" + value[len(root):] if isinstance(value, str) and value.startswith(root) else value
+        for key, value in meta.items()
+    }
+
+
 def from_result(result: ParseResult) -> GoldenOutput:
     return GoldenOutput(
         columns=result.column_names(),
         rows=result.rows,
-        side={"meta": result.meta, "warnings": result.warnings},
+        side={"meta": portable(result.meta), "warnings": result.warnings},
     )
 
 
@@ -97,7 +107,7 @@ def from_labelled_parts(parts: list[tuple[dict[str, Any], ParseResult]]) -> Gold
             if name not in columns:
                 columns.append(name)
         rows.extend({**labels, **row} for row in result.rows)
-        side_parts.append({"labels": labels, "meta": result.meta, "warnings": result.warnings})
+        side_parts.append({"labels": labels, "meta": portable(result.meta), "warnings": result.warnings})
     return GoldenOutput(columns=columns, rows=rows, side={"parts": side_parts})
 
 
