@@ -92,3 +92,32 @@ def test_a_64k_page_whose_end_offset_does_not_fit_16_bits_round_trips():
     assert again.content_start == 65536 and again.keys == []
     full = leaf_with({b"k%05d" % i: b"v" * 100 for i in range(500)}, page_size=65536)
     assert decode_tree_page(1, full.image()).values() == full.values()
+
+
+@pytest.mark.parametrize("page_size", [1024, 16384])
+def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(page_size):
+    """A page read from the file is searched through its raw slot array (no decode); the answers
+    must be the decoded page's, for present keys, absent keys between them, and both ends."""
+    import random
+    from bisect import bisect_right
+
+    rng = random.Random(page_size)
+    keys = sorted({rng.randbytes(rng.randint(1, 24)) for _ in range(400)})
+    leaf = LeafPage(3, page_size)
+    stored = [key for key in keys if leaf.insert_at(len(leaf.keys), key, key[::-1])]
+    interior = InteriorPage(4, page_size)
+    separators = stored[1::2]
+    interior.rebuild(separators, list(range(100, 101 + len(separators))))
+
+    raw_leaf = decode_tree_page(3, leaf.image())
+    raw_interior = decode_tree_page(4, interior.image())
+    probes = keys + [b"", b"\xff" * 30] + [key + b"\x00" for key in keys[::7]]
+    for probe in probes:
+        assert raw_leaf._keys is None and raw_interior._keys is None  # still not decoded
+        expected = stored.index(probe) if probe in stored else -1
+        assert raw_leaf.find(probe) == expected
+        if expected >= 0:
+            assert raw_leaf.value_at(expected) == probe[::-1]
+        assert raw_interior.child_for(probe) == 100 + bisect_right(separators, probe)
+    assert raw_leaf.keys == stored and raw_interior.children == interior.children  # decoding on demand
+    assert raw_leaf.find(stored[-1]) == len(stored) - 1 and raw_interior.link == 100 + len(separators)

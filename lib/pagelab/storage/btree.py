@@ -103,18 +103,15 @@ class BTree:
         fetch = self.pool.fetch
         page = fetch(self.meta.root)
         while not page.is_leaf:
-            page = fetch(page.children[bisect_right(page.keys, key)])
-        keys = page.keys
-        index = bisect_left(keys, key)
-        if index < len(keys) and keys[index] == key:
-            return page.value_at(index)
-        return None
+            page = fetch(page.child_for(key))
+        index = page.find(key)
+        return None if index < 0 else page.value_at(index)
 
     def _leaf_for(self, key: bytes | None) -> LeafPage:
         fetch = self.pool.fetch
         page = fetch(self.meta.root)
         while not page.is_leaf:
-            page = fetch(page.children[0 if key is None else bisect_right(page.keys, key)])
+            page = fetch(page.children[0] if key is None else page.child_for(key))
         return page
 
     def scan(self, start: bytes | None = None, end: bytes | None = None, *, end_inclusive: bool = False

@@ -96,6 +96,20 @@ class Frame:
         """The page as it is to be written to the file: exactly page_size bytes."""
         raise NotImplementedError
 
+    def snapshot(self) -> object:
+        """What a rollback needs to put the page back as it is now. By default its image, which
+        rollback decodes into a new frame; a page type can keep something cheaper (see
+        TreePage.snapshot) and restore it in place with restore()."""
+        return self.image()
+
+    def restore(self, snapshot: object) -> bool:
+        """Put the page back as snapshot() saw it, in place; False if this page type cannot (the
+        pool then decodes the snapshot as an image)."""
+        return False
+
+    def release_snapshot(self) -> None:
+        """The transaction that took a snapshot has ended: it will not be restored."""
+
 
 class RawPage(Frame):
     """A page as plain bytes: what the pool holds when no decoder is given."""
@@ -154,7 +168,7 @@ class BufferPool:
         self._old: OrderedDict[int, Frame] = OrderedDict()
         self._dirty: dict[int, Frame] = {}
         self._txn_pages: list[Frame] = []
-        self._before_images: dict[int, bytes | None] = {}  # None: the file's copy is the committed one
+        self._before_images: dict[int, object] = {}  # Frame.snapshot(); None: the file's copy is the committed one
         self._young_refresh_after = max(1, frames * (100 - old_blocks_pct) // (100 * YOUNG_REFRESH_FRACTION))
         self.gets = 0
         self.misses = 0
@@ -320,7 +334,7 @@ class BufferPool:
         """Call before changing a page. With no_steal, the first call in a transaction keeps the
         page's committed image for rollback and holds the page in memory until the transaction ends."""
         if self.no_steal and not frame.in_txn:
-            self._before_images[frame.page_no] = frame.image() if frame.dirty else None
+            self._before_images[frame.page_no] = frame.snapshot() if frame.dirty else None
             frame.in_txn = True
             self._txn_pages.append(frame)
         if not frame.dirty:
@@ -335,6 +349,7 @@ class BufferPool:
         """The transaction's pages are committed (the journal holds them): they may leave memory now."""
         for frame in self._txn_pages:
             frame.in_txn = False
+            frame.release_snapshot()
         self._txn_pages.clear()
         self._before_images.clear()
 
@@ -344,6 +359,9 @@ class BufferPool:
             before = self._before_images[frame.page_no]
             if before is None:
                 self._remove(frame)  # the file's copy is the committed one (or the page is new)
+                continue
+            if frame.restore(before):
+                frame.in_txn = False
                 continue
             restored = self._decode(frame.page_no, before)
             for slot in Frame.__slots__:
