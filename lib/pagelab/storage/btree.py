@@ -158,15 +158,22 @@ class BTree:
         fetch = pool.fetch
         path: list[tuple[int, int, bool]] = []  # (interior page, child index taken, was it the rightmost)
         page = fetch(self.meta.root)
+        # the hottest loop of an insert: the decoded lists are read directly, decoding only pages
+        # that came from the file and are not decoded yet (slotted.py, "Decoding is lazy")
         while not page.is_leaf:
-            keys = page.keys
+            keys = page._keys
+            if keys is None:
+                keys = page.keys
             index = bisect_right(keys, key)
             path.append((page.page_no, index, index == len(keys)))
-            page = fetch(page.children[index])
-        keys = page.keys
+            page = fetch(page._children[index])
+        keys = page._keys
+        if keys is None:
+            keys = page.keys
         index = bisect_left(keys, key)
         self.version += 1
-        pool.mark_dirty(page)
+        if not page.in_txn:  # already in the transaction: mark_dirty would have nothing to do
+            pool.mark_dirty(page)
         if index < len(keys) and keys[index] == key:
             if page.replace_value_at(index, value):
                 return False

@@ -66,8 +66,9 @@ decode would cost (300 µs for a 16 KiB interior page of 32-byte keys).
 
 Rollback snapshots are copy-on-write. The first change to a dirty page in a transaction needs
 the page's committed state kept for rollback; copying the whole page each time cost a fifth of
-a random insert's time. A snapshot instead keeps a reference to the page's bytes with copies of
-the small lists (offsets, keys, children) and the header fields, and sets the page's
+a random insert's time. A snapshot instead keeps a reference to the page's bytes, a copy of the
+slot array and the header fields (no lists: a rollback leaves the keys to be decoded again, and
+a snapshot holds nothing the garbage collector has to walk), and sets the page's
 `cow_floor` to its content start: every committed cell lies at or above it. A new cell written
 below the floor (into the free gap, the common insert) leaves the snapshot intact; any write
 that reaches above it (a value changed in place, a child pointer, a cell in reclaimed space)
@@ -193,12 +194,12 @@ class TreePage(Frame):
 
     def snapshot(self) -> tuple:
         self.cow_floor = self.content_start
-        return (self.data, array("H", self.offsets), None if self._keys is None else list(self._keys),
-                self.content_start, self.fragmented, self._link_state())
+        return self.data, self.offsets[:], self.content_start, self.fragmented, self.link
 
     def restore(self, snapshot: tuple) -> bool:
-        self.data, self.offsets, self._keys, self.content_start, self.fragmented, link_state = snapshot
-        self._restore_link_state(link_state)
+        self.data, self.offsets, self.content_start, self.fragmented, link = snapshot
+        self._keys = None  # decoded again from the restored cells when next needed
+        self._restore_link(link)
         self.cow_floor = self.page_size
         return True
 
@@ -210,10 +211,7 @@ class TreePage(Frame):
         self.data = bytearray(self.data)
         self.cow_floor = self.page_size
 
-    def _link_state(self) -> object:
-        raise NotImplementedError
-
-    def _restore_link_state(self, state: object) -> None:
+    def _restore_link(self, link: int) -> None:
         raise NotImplementedError
 
     @property
@@ -302,11 +300,8 @@ class LeafPage(TreePage):
         page.cow_floor = page.page_size
         return page
 
-    def _link_state(self) -> int:
-        return self.link
-
-    def _restore_link_state(self, state: int) -> None:
-        self.link = state
+    def _restore_link(self, link: int) -> None:
+        self.link = link
 
     def _decode(self) -> None:
         data = self.data
@@ -383,7 +378,8 @@ class LeafPage(TreePage):
             self._unshare()
         self.data[start : start + size] = LEAF_CELL_HEADER.pack(len(key), len(value)) + key + value
         self.content_start = start
-        self.keys.insert(index, key)
+        keys = self._keys
+        (self.keys if keys is None else keys).insert(index, key)
         offsets.insert(index, start)
         return True
 
@@ -459,11 +455,11 @@ class InteriorPage(TreePage):
         page.cow_floor = page.page_size
         return page
 
-    def _link_state(self) -> list[int] | None:
-        return None if self._children is None else list(self._children)
-
-    def _restore_link_state(self, state: list[int] | None) -> None:
-        self._children = state
+    def _restore_link(self, link: int) -> None:
+        # _decode reads the rightmost child from the header's link field; the header bytes are
+        # no cell's, so writing them leaves the restored cells as they were
+        _U32.pack_into(self.data, 12, link)
+        self._children = None
 
     def _decode(self) -> None:
         data = self.data
