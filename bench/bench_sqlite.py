@@ -1,0 +1,67 @@
+"""Seed 001 on this machine: SQLite page_size 4096 against 8192 (or other sizes), the seed's benchmarks.
+
+Runs `pagelab.workloads.sqlite_bench.run_sqlite_bench` (the notebook notebooks/sqlite_page_size.ipynb
+calls the same function) and prints:
+
+1. timings per benchmark and page size: median and min-max over repeats x runs samples, for the
+   wall-clock mean per iteration (the seed's kind), CPU time, and each sample's fastest iteration;
+2. the delta table in the seed's style with its "N wins, M regressions" line, for each measure,
+   and the seed's numbers beside ours;
+3. the B-tree per page size (dbstat) and the WAL frames per write transaction;
+4. how long the run took.
+
+Usage: .venv/bin/python bench/bench_sqlite.py [--page-sizes 4096,8192] [--rows 10000]
+                                              [--repeats 3] [--runs 2] [--sample-seconds 0.25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import pandas as pd
+
+from pagelab.workloads import sqlite_bench
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--page-sizes", default="4096,8192", help="comma-separated bytes (default 4096,8192)")
+    parser.add_argument("--rows", type=int, default=sqlite_bench.ROWS)
+    parser.add_argument("--repeats", type=int, default=sqlite_bench.REPEATS)
+    parser.add_argument("--runs", type=int, default=sqlite_bench.RUNS)
+    parser.add_argument("--sample-seconds", type=float, default=sqlite_bench.MIN_SAMPLE_SECONDS)
+    args = parser.parse_args()
+    page_sizes = [int(size) for size in args.page_sizes.split(",") if size.strip()]
+
+    started = time.perf_counter()
+    result = sqlite_bench.run_sqlite_bench(page_sizes, rows=args.rows, repeats=args.repeats, runs=args.runs,
+                                           min_sample_seconds=args.sample_seconds, progress=True)
+    wall = time.perf_counter() - started
+    settings = result.settings
+    print(f"SQLite {settings['sqlite_version']}, WAL, synchronous={settings['synchronous']}, "
+          f"mmap_size={settings['mmap_bytes'] // 2**20} MiB, {settings['rows']:,} rows; "
+          f"{settings['repeats']} repeats x {settings['runs']} runs; iterations per sample: {settings['iterations']}")
+    print("page sizes as SQLite reports them (PRAGMA / file header): "
+          + ", ".join(f"{row.page_size_bytes}: {row.page_size_pragma}/{row.page_size_header}"
+                      for row in result.databases.drop_duplicates("page_size_bytes").itertuples()))
+    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
+        for measure in sqlite_bench.MEASURES:
+            timings = sqlite_bench.timing_summary(result.samples, measure)
+            print(f"\n1. {measure}: per iteration, median and min-max over the samples")
+            print(timings[["benchmark", "page_size_bytes", "iterations", "median_ms", "min_ms", "max_ms",
+                           "spread_pct", "us_per_row"]].to_string(index=False))
+            delta = sqlite_bench.delta_table(timings)
+            print(f"\n2. {measure}: {sqlite_bench.summary_line(delta)}")
+            print(sqlite_bench.seed_style_table(delta).to_string())
+        print("\n   the seed beside ours (time_ms):")
+        print(sqlite_bench.seed_comparison(result.delta()).to_string())
+        print("\n3. B-tree per page size (dbstat)")
+        print(sqlite_bench.btree_summary(result.btree).to_string(index=False))
+        print("\n   WAL frames per write transaction")
+        print(sqlite_bench.wal_frames_summary(result.wal_frames, result.btree).to_string(index=False))
+    print(f"\n4. {wall:.1f} s wall for {len(result.samples)} samples")
+
+
+if __name__ == "__main__":
+    main()
