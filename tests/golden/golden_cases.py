@@ -23,6 +23,7 @@ from pagelab.parse import (
     parse_innodb_status_dir,
     parse_iostat,
     parse_tpcc_log,
+    parse_ycsb,
 )
 
 GOLDEN_DIR = Path(__file__).resolve().parent
@@ -32,6 +33,7 @@ CAPTURED_DIR = GOLDEN_DIR / "captured"
 SHARED_DIR = Path(__file__).resolve().parents[2].parent / "shared"
 FIXTURES_DIR = SHARED_DIR / "fixtures"
 SEED_002 = SHARED_DIR / "seeds" / "002_3ea29d198156ec0b.txt"
+SEED_000 = SHARED_DIR / "seeds" / "000_1832ec65f899bf01.txt"
 
 MARIADB_RUNS = ("4k-w1-c4", "16k-w1-c4", "64k-w1-c4")
 
@@ -41,7 +43,7 @@ class MissingFixtures(RuntimeError):
 
 
 def require_shared_fixtures() -> None:
-    missing = [path for path in (FIXTURES_DIR, SEED_002) if not path.exists()]
+    missing = [path for path in (FIXTURES_DIR, SEED_002, SEED_000) if not path.exists()]
     if missing:
         raise MissingFixtures(
             "shared fixtures missing: "
@@ -173,6 +175,45 @@ def seed_text() -> str:
     return SEED_002.read_text(encoding="utf-8")
 
 
+# --- seed 000: YCSB fragments pasted between headings -----------------------------------------
+
+_SEED000_WORKLOADS = {
+    "Load of data": "load",
+    "Mixed load 50% of writes, 50% of reads": "mixed_50_50",
+    "Read mostly load 5% writes, 95% reads": "read_mostly_95_5",
+    "Read only workload": "read_only",
+}
+_SEED000_PAGE = re.compile(r"^\**\s*(\d+)k pages\s*\**\s*$")
+
+
+def seed000_blocks(text: str) -> list[tuple[str, int, str]]:
+    """(workload, page size in KB, block text) for each fenced YCSB block of seed 000, labelled
+    by the workload and page-size headings above it ("**64k pages**", or "16k pages" unbolded)."""
+    blocks: list[tuple[str, int, str]] = []
+    workload, page_kb, fence = None, None, None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if fence is not None:
+            if stripped.startswith("```"):
+                blocks.append((workload, page_kb, "\n".join(fence) + "\n"))
+                fence = None
+            else:
+                fence.append(line)
+            continue
+        heading = stripped.strip("*").strip()
+        if heading in _SEED000_WORKLOADS:
+            workload = _SEED000_WORKLOADS[heading]
+        elif _SEED000_PAGE.match(stripped):
+            page_kb = int(_SEED000_PAGE.match(stripped).group(1))
+        elif stripped.startswith("```"):
+            fence = []
+    return blocks
+
+
+def seed000_text() -> str:
+    return SEED_000.read_text(encoding="utf-8")
+
+
 # --- the cases ---------------------------------------------------------------------------------
 
 
@@ -236,6 +277,8 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
         add(f"tpcc_log/sample_{_flat(path.name)}", lambda p=path: from_result(parse_tpcc_log(_read(p))))
     for path in sorted(SAMPLES_DIR.glob("fio_*")):
         add(f"fio/sample_{_flat(path.name)}", lambda p=path: from_result(parse_fio(_read(p))))
+    for path in sorted(SAMPLES_DIR.glob("ycsb_*")):
+        add(f"ycsb/sample_{_flat(path.name)}", lambda p=path: from_result(parse_ycsb(_read(p))))
 
     add(
         "seed002/innodb",
@@ -264,6 +307,16 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
             ]
         ),
     )
+    add(
+        "seed000/ycsb",
+        lambda: from_labelled_parts(
+            [
+                ({"workload": workload, "page_size_kb": page_kb}, parse_ycsb(block))
+                for workload, page_kb, block in seed000_blocks(seed000_text())
+            ]
+        ),
+    )
+    add("seed000/ycsb_whole_text", lambda: from_result(parse_ycsb(seed000_text())))
     return cases
 
 
@@ -284,7 +337,7 @@ def expected_golden_files() -> set[Path]:
 def stored_golden_files() -> set[Path]:
     return {
         path
-        for folder in ("tpcc_log", "innodb_status", "iostat", "fio", "seed002")
+        for folder in ("tpcc_log", "innodb_status", "iostat", "fio", "seed002", "ycsb", "seed000")
         for path in (GOLDEN_DIR / folder).glob("*")
         if path.suffix in (".csv", ".json")
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from pagelab.errors import ParseError
-from pagelab.parse import PARSERS, ParseResult, parse_fio, parse_innodb_status, parse_iostat, parse_tpcc_log
+from pagelab.parse import PARSERS, ParseResult, parse_fio, parse_innodb_status, parse_iostat, parse_tpcc_log, parse_ycsb
 from pagelab.parse.common import excerpt, to_number
 
 
@@ -14,6 +14,7 @@ def test_cli_names():
         "innodb-status": parse_innodb_status,
         "iostat": parse_iostat,
         "fio": parse_fio,
+        "ycsb": parse_ycsb,
     }
 
 

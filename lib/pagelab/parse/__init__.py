@@ -18,6 +18,7 @@ from pagelab.parse.innodb_status import COLUMNS as INNODB_COLUMNS
 from pagelab.parse.innodb_status import parse_innodb_status
 from pagelab.parse.iostat import parse_iostat
 from pagelab.parse.tpcc_log import parse_tpcc_log
+from pagelab.parse.ycsb import parse_ycsb
 
 __all__ = [
     "PARSERS",
@@ -28,6 +29,7 @@ __all__ = [
     "parse_innodb_status_dir",
     "parse_iostat",
     "parse_tpcc_log",
+    "parse_ycsb",
 ]
 
 PARSERS: dict[str, Callable[[str], ParseResult]] = {
@@ -35,6 +37,7 @@ PARSERS: dict[str, Callable[[str], ParseResult]] = {
     "innodb-status": parse_innodb_status,
     "iostat": parse_iostat,
     "fio": parse_fio,
+    "ycsb": parse_ycsb,
 }
 
 # "007_1795269630.txt" (sequence and Unix time, as the fixtures name them) or "00007.txt"

@@ -1,0 +1,492 @@
+"""One YCSB phase: N client workers run their share of the operations, timed per operation.
+
+    result = execute_phase(target, PhasePlan(WORKLOADS["a"], records=100_000, operations=100_000,
+                                             distribution="zipfian", seed=1), threads=2)
+
+Workers are processes by default (the `parallelism` "processes"), threads on request ("threads"),
+or the calling thread itself ("inline", the storage prototype's only way: a Database is for one
+thread). On this project's 2-core machine processes give the most throughput against InnoDB when
+the data is cached: read-only, 2 workers, median of 3 runs, 12,100 reads/s as processes against
+10,100 as threads (4 workers: 10,800 and 8,700); each worker's client CPU (60-90 µs per read with
+mysql-connector's C extension, half of it the round trip's system calls) runs beside the server
+instead of behind one GIL. bench/bench_ycsb.py measures it.
+
+Processes are started with multiprocessing's "spawn" (a fresh interpreter: no inherited threads,
+locks or sockets, safe from a Jupyter kernel), so a script that runs a phase must keep its own
+code under `if __name__ == "__main__":`, as every spawn user must.
+
+Each worker opens its own session, says it is ready, and waits; the phase's clock starts when
+all are ready, so RunTime counts operations, not process start-up. Worker w of W does
+operations // W operations (the first operations % W one more), as YCSB splits operationcount
+over its threads; in the load, worker w inserts its own contiguous slice of record numbers.
+Every draw comes from a random.Random seeded with (seed, workload, worker), so a seed fixes each
+worker's sequence of operations, keys and values.
+
+Inserts during a run (workload D) take record numbers from one counter shared by all workers;
+reads may only choose records already inserted: below the lowest number still being inserted
+(YCSB's acknowledged counter). A read's record is drawn again when the distribution gives one
+beyond that (YCSB's core workload does the same).
+
+Stopping: `max_seconds` ends a phase early, as YCSB's maxexecutiontime (the result says so).
+Ctrl-C (KeyboardInterrupt) stops the workers and re-raises; worker processes ignore SIGINT so
+that the driver decides. If a worker fails, or the server goes away, the phase raises
+YcsbRunError naming why.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import random
+import signal
+import threading
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pagelab.errors import PagelabError, UsageError
+from pagelab.workloads.ycsb.backends import OK, BackendGone
+from pagelab.workloads.ycsb.generators import (
+    DISTRIBUTIONS,
+    ValueSource,
+    key_chooser,
+    key_name,
+    operation_picker,
+)
+from pagelab.workloads.ycsb.histogram import LatencyHistogram
+from pagelab.workloads.ycsb.workloads import INSERT, READ, READ_MODIFY_WRITE, UPDATE, Workload
+
+PARALLELISMS = ("processes", "threads", "inline")
+READY_TIMEOUT_S = 120.0
+PROGRESS_EVERY_S = 0.25
+CHECK_EVERY_OPS = 64  # how often a worker looks at the clock, the stop flag and its progress
+
+
+class YcsbRunError(PagelabError):
+    """A phase could not finish: a worker failed or the server went away."""
+
+
+@dataclass(frozen=True)
+class PhasePlan:
+    """What one phase does. For the load, `operations` records are inserted from `insert_start`."""
+
+    workload: Workload
+    records: int
+    operations: int
+    distribution: str = "zipfian"
+    seed: int = 1
+    field_count: int = 10
+    field_length: int = 100
+    hashed_keys: bool = True
+    max_seconds: float | None = None
+    insert_start: int = 0
+
+    def validate(self) -> None:
+        if self.records < (0 if self.workload.is_load else 1):
+            raise UsageError(f"the record count must be at least 1, got {self.records}")
+        if self.operations < 0:
+            raise UsageError(f"the operation count must not be negative, got {self.operations}")
+        if self.distribution not in DISTRIBUTIONS:
+            raise UsageError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}, got {self.distribution!r}")
+        if self.field_count < 1 or self.field_length < 1:
+            raise UsageError(f"field count and field length must be at least 1, got {self.field_count} and "
+                             f"{self.field_length}")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise UsageError(f"max_seconds must be positive (or None), got {self.max_seconds}")
+
+
+@dataclass
+class PhaseResult:
+    """A finished phase: YCSB's figures and what pagelab adds."""
+
+    workload: Workload
+    runtime_ms: int
+    operations: int
+    histograms: dict[str, LatencyHistogram]
+    statuses: dict[str, dict[str, int]]
+    threads: int
+    parallelism: str
+    client: str
+    client_cpu_s: float
+    stopped_early: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def throughput(self) -> float:
+        """YCSB's Throughput(ops/sec): 1000 x operations / RunTime(ms)."""
+        return 1000.0 * self.operations / self.runtime_ms if self.runtime_ms else 0.0
+
+    def text(self) -> str:
+        from pagelab.workloads.ycsb.output import ycsb_text
+
+        return ycsb_text(self)
+
+
+# -- the shared insert counter -------------------------------------------------------------------
+
+class InsertCounter:
+    """Record numbers for inserts during a phase, shared by the workers (processes or threads).
+
+    take() hands out the next number and marks it in flight for that worker; done() clears the
+    mark. latest() is the newest record below which every record is inserted: one below the
+    lowest number in flight, or below the next number when none is. The mark is written before
+    the counter moves, so a reader that sees the new counter also sees the mark."""
+
+    def __init__(self, context, start: int, workers: int):
+        self._next = context.Value("q", start)
+        self._in_flight = context.Array("q", [-1] * workers, lock=False)
+
+    def take(self, worker: int) -> int:
+        with self._next.get_lock():
+            number = self._next.get_obj().value
+            self._in_flight[worker] = number
+            self._next.get_obj().value = number + 1
+        return number
+
+    def done(self, worker: int) -> None:
+        self._in_flight[worker] = -1
+
+    def latest(self) -> int:
+        lowest = self._next.get_obj().value
+        for number in self._in_flight:
+            if 0 <= number < lowest:
+                lowest = number
+        return lowest - 1
+
+
+# -- one worker ----------------------------------------------------------------------------------
+
+def share(total: int, worker: int, workers: int) -> tuple[int, int]:
+    """(first, count) of worker's share of `total` items: the first total % workers get one more."""
+    base, extra = divmod(total, workers)
+    count = base + (1 if worker < extra else 0)
+    first = worker * base + min(worker, extra)
+    return first, count
+
+
+def worker_rng(seed: int, workload: Workload, worker: int) -> random.Random:
+    return random.Random(f"pagelab-ycsb/{seed}/{workload.letter}/{worker}")
+
+
+def run_worker(target, plan: PhasePlan, worker: int, workers: int, counter: InsertCounter | None,
+               send, start_event, stop_event) -> None:
+    """The body of one worker. Messages through `send` (tuples):
+    ("ready", worker, client) ("progress", worker, n) ("done", worker, payload) ("error", worker, kind, text)."""
+    try:
+        session = target.open()
+    except BackendGone as exc:
+        send(("error", worker, "server-gone", str(exc)))
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the driver, which raises
+        send(("error", worker, "internal", f"{type(exc).__name__}: {exc}"))
+        return
+    try:
+        send(("ready", worker, session.client))
+        if not start_event.wait(READY_TIMEOUT_S + 30):
+            send(("error", worker, "internal", "the phase never started"))
+            return
+        payload = _operate(session, plan, worker, workers, counter, send, stop_event)
+        send(("done", worker, payload))
+    except BackendGone as exc:
+        send(("error", worker, "server-gone", str(exc)))
+    except Exception as exc:  # noqa: BLE001
+        send(("error", worker, "internal", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"))
+    finally:
+        session.close()
+
+
+def _operate(session, plan: PhasePlan, worker: int, workers: int, counter, send, stop_event) -> dict:
+    workload = plan.workload
+    rng = worker_rng(plan.seed, workload, worker)
+    values = ValueSource(rng, plan.field_length)
+    field_count, hashed = plan.field_count, plan.hashed_keys
+    histograms: dict[str, LatencyHistogram] = {}
+    statuses: dict[str, Counter] = {}
+    clock = time.perf_counter_ns
+
+    def measure(name: str, started: int, ended: int, status: str) -> None:
+        key = name if status == OK else name + "-FAILED"
+        histogram = histograms.get(key)
+        if histogram is None:
+            histogram = histograms[key] = LatencyHistogram()
+        histogram.record((ended - started) // 1000)
+        if name != READ_MODIFY_WRITE:
+            tally = statuses.get(name)
+            if tally is None:
+                tally = statuses[name] = Counter()
+            tally[status] += 1
+
+    first, count = share(plan.operations, worker, workers)
+    deadline = time.monotonic() + plan.max_seconds if plan.max_seconds else None
+    cpu_started = time.thread_time()
+    last_report, reported, done = time.monotonic(), 0, 0
+    stopped = False
+
+    if workload.is_load:
+        insert = session.insert
+        record = values.record
+        numbers = range(plan.insert_start + first, plan.insert_start + first + count)
+        for done, number in enumerate(numbers, start=1):
+            key = key_name(number, hashed)
+            fields = record(field_count)
+            started = clock()
+            status = insert(key, fields)
+            measure(INSERT, started, clock(), status)
+            if done % CHECK_EVERY_OPS == 0:
+                now = time.monotonic()
+                if stop_event.is_set() or (deadline is not None and now >= deadline):
+                    stopped = True
+                    break
+                if now - last_report >= PROGRESS_EVERY_S:
+                    send(("progress", worker, done - reported))
+                    reported, last_report = done, now
+    else:
+        pick = operation_picker(workload.proportions, rng)
+        expected_inserts = int(plan.operations * workload.insert * 2)
+        chooser = key_chooser(workload.distribution or plan.distribution, plan.records, expected_inserts, rng)
+        choose = chooser.choose
+        fixed_latest = plan.records - 1
+        latest = counter.latest if counter is not None else (lambda: fixed_latest)
+        read, update, insert = session.read, session.update, session.insert
+        random_ = rng.random
+        for done in range(1, count + 1):
+            operation = pick()
+            if operation == READ:
+                key = key_name(choose(latest()), hashed)
+                started = clock()
+                status = read(key)
+                measure(READ, started, clock(), status)
+            elif operation == UPDATE:
+                key = key_name(choose(latest()), hashed)
+                field_index, value = int(random_() * field_count), values.field()
+                started = clock()
+                status = update(key, field_index, value)
+                measure(UPDATE, started, clock(), status)
+            elif operation == INSERT:
+                number = counter.take(worker)
+                key, fields = key_name(number, hashed), values.record(field_count)
+                started = clock()
+                status = insert(key, fields)
+                measure(INSERT, started, clock(), status)
+                counter.done(worker)
+            else:  # read-modify-write: timed as one, and its read and update counted on their own too
+                key = key_name(choose(latest()), hashed)
+                field_index, value = int(random_() * field_count), values.field()
+                started = clock()
+                read_status = read(key)
+                middle = clock()
+                update_status = update(key, field_index, value)
+                ended = clock()
+                measure(READ, started, middle, read_status)
+                measure(UPDATE, middle, ended, update_status)
+                measure(READ_MODIFY_WRITE, started, ended, read_status if read_status != OK else update_status)
+            if done % CHECK_EVERY_OPS == 0:
+                now = time.monotonic()
+                if stop_event.is_set() or (deadline is not None and now >= deadline):
+                    stopped = True
+                    break
+                if now - last_report >= PROGRESS_EVERY_S:
+                    send(("progress", worker, done - reported))
+                    reported, last_report = done, now
+    ended_at = time.monotonic()
+    if done > reported:
+        send(("progress", worker, done - reported))
+    return {
+        "histograms": {name: histogram.to_wire() for name, histogram in histograms.items()},
+        "statuses": {name: dict(tally) for name, tally in statuses.items()},
+        "operations": done if count else 0,
+        "cpu_s": time.thread_time() - cpu_started,
+        "ended_at": ended_at,
+        "stopped": stopped,
+    }
+
+
+def _process_main(target, plan, worker, workers, counter, messages, start_event, stop_event) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C and stops us
+    run_worker(target, plan, worker, workers, counter, messages.put, start_event, stop_event)
+
+
+# -- the driver ----------------------------------------------------------------------------------
+
+class _Progress:
+    def __init__(self, enabled: bool, total: int, label: str):
+        self.bar = None
+        if enabled and total:
+            from tqdm import tqdm  # text bar: tqdm.auto needs ipywidgets in a notebook
+
+            self.bar = tqdm(total=total, desc=label, unit="op", unit_scale=True, mininterval=1.0, leave=False)
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def execute_phase(target, plan: PhasePlan, threads: int = 1, parallelism: str = "processes",
+                  progress: bool = False, label: str | None = None) -> PhaseResult:
+    """Run one phase with `threads` workers; see the module docstring."""
+    plan.validate()
+    if parallelism not in PARALLELISMS:
+        raise UsageError(f"parallelism must be one of {', '.join(PARALLELISMS)}, got {parallelism!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise UsageError(f"threads must be a whole number of at least 1, got {threads!r}")
+    if parallelism == "inline" and threads != 1:
+        raise UsageError("inline runs one worker in the calling thread: threads must be 1")
+    workers = max(1, min(threads, plan.operations)) if plan.operations else 1
+    bar = _Progress(progress, plan.operations, label or plan.workload.name)
+    try:
+        # Worker processes are spawned; the insert counter's shared Value/Array serve threads too.
+        return _drive(target, plan, workers, parallelism, multiprocessing.get_context("spawn"), bar)
+    finally:
+        bar.close()
+
+
+def _drive(target, plan: PhasePlan, workers: int, parallelism: str, context, bar: _Progress) -> PhaseResult:
+    counter = InsertCounter(context, plan.records, workers) if plan.workload.insert and not plan.workload.is_load else None
+    if parallelism == "processes":
+        messages = context.Queue()
+        start_event, stop_event = context.Event(), context.Event()
+        runners = [context.Process(target=_process_main, name=f"ycsb-worker-{w}", daemon=True,
+                                   args=(target, plan, w, workers, counter, messages, start_event, stop_event))
+                   for w in range(workers)]
+        send = messages.put
+    else:
+        messages = queue.Queue()
+        start_event, stop_event = threading.Event(), threading.Event()
+        send = messages.put
+        if parallelism == "threads":
+            runners = [threading.Thread(target=run_worker, name=f"ycsb-worker-{w}", daemon=True,
+                                        args=(target, plan, w, workers, counter, send, start_event, stop_event))
+                       for w in range(workers)]
+        else:
+            runners = []
+
+    payloads: dict[int, dict] = {}
+    clients: set[str] = set()
+    failure: str | None = None
+    started_at = 0.0
+    try:
+        if parallelism == "inline":
+            started_at = _run_inline(target, plan, counter, send, start_event, stop_event, messages, bar,
+                                     payloads, clients)
+        else:
+            for runner in runners:
+                runner.start()
+            ready = 0
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while ready < workers:
+                try:
+                    message = messages.get(timeout=0.2)
+                except queue.Empty:
+                    _check_alive(runners, payloads)
+                    if time.monotonic() > deadline:
+                        raise YcsbRunError(f"only {ready} of {workers} workers connected within {READY_TIMEOUT_S:.0f} s")
+                    continue
+                if message[0] == "ready":
+                    ready += 1
+                    clients.add(message[2])
+                elif message[0] == "error":
+                    raise YcsbRunError(f"worker {message[1]} could not start: {message[3]}")
+            started_at = time.monotonic()
+            start_event.set()
+            while len(payloads) < workers:
+                try:
+                    message = messages.get(timeout=0.2)
+                except queue.Empty:
+                    _check_alive(runners, payloads)
+                    continue
+                failure = _handle(message, bar, payloads, clients)
+                if failure:
+                    raise YcsbRunError(failure)
+    except BaseException:
+        stop_event.set()
+        start_event.set()  # workers still waiting to start return at once
+        _stop_runners(runners)
+        raise
+    _stop_runners(runners)
+    return _combine(plan, payloads, started_at, workers, parallelism, clients)
+
+
+def _run_inline(target, plan, counter, send, start_event, stop_event, messages, bar, payloads, clients) -> float:
+    """One worker in this thread; progress messages are drained as they come (the queue is local)."""
+    started_at = time.monotonic()
+    start_event.set()
+
+    def send_and_drain(message):
+        send(message)
+        while True:
+            try:
+                queued = messages.get_nowait()
+            except queue.Empty:
+                return
+            if queued[0] == "ready":
+                clients.add(queued[2])
+                continue
+            failure = _handle(queued, bar, payloads, clients)
+            if failure:
+                raise YcsbRunError(failure)
+
+    run_worker(target, plan, 0, 1, counter, send_and_drain, start_event, stop_event)
+    return started_at
+
+
+def _handle(message: tuple, bar: _Progress, payloads: dict, clients: set) -> str | None:
+    kind, worker = message[0], message[1]
+    if kind == "progress":
+        bar.update(message[2])
+    elif kind == "done":
+        payloads[worker] = message[2]
+    elif kind == "ready":
+        clients.add(message[2])
+    elif kind == "error":
+        if message[2] == "server-gone":
+            return f"the server went away during the phase (worker {worker}: {message[3]})"
+        return f"worker {worker} failed: {message[3]}"
+    return None
+
+
+def _check_alive(runners: list, payloads: dict) -> None:
+    for index, runner in enumerate(runners):
+        if index in payloads:
+            continue
+        exitcode = getattr(runner, "exitcode", None)
+        if exitcode is not None and exitcode != 0:
+            raise YcsbRunError(f"worker process {runner.name} exited unexpectedly (exit {exitcode}); if it never "
+                               f"connected, and this runs from a script, put the script's code under "
+                               f"`if __name__ == \"__main__\":` (worker processes are spawned and import it again)")
+
+
+def _stop_runners(runners: list) -> None:
+    for runner in runners:
+        runner.join(timeout=10)
+    for runner in runners:
+        if isinstance(runner, multiprocessing.process.BaseProcess) and runner.is_alive():
+            runner.terminate()
+            runner.join(timeout=5)
+
+
+def _combine(plan: PhasePlan, payloads: dict, started_at: float, workers: int, parallelism: str,
+             clients: set) -> PhaseResult:
+    histograms: dict[str, LatencyHistogram] = {}
+    statuses: dict[str, dict[str, int]] = {}
+    operations, cpu, ended_at, stopped = 0, 0.0, started_at, False
+    for payload in payloads.values():
+        for name, wire in payload["histograms"].items():
+            histograms.setdefault(name, LatencyHistogram()).merge(LatencyHistogram.from_wire(wire))
+        for name, tally in payload["statuses"].items():
+            merged = statuses.setdefault(name, {})
+            for status, n in tally.items():
+                merged[status] = merged.get(status, 0) + n
+        operations += payload["operations"]
+        cpu += payload["cpu_s"]
+        ended_at = max(ended_at, payload["ended_at"])
+        stopped = stopped or payload["stopped"]
+    runtime_ms = max(1, int((ended_at - started_at) * 1000))
+    return PhaseResult(workload=plan.workload, runtime_ms=runtime_ms, operations=operations, histograms=histograms,
+                       statuses=statuses, threads=workers, parallelism=parallelism,
+                       client="/".join(sorted(clients)) or "none", client_cpu_s=cpu, stopped_early=stopped)
