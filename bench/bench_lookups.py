@@ -16,7 +16,7 @@ prototype's smallest buffer pool: 8 pages) and times --lookups uniform random ge
   CPU µs/lookup, decode µs/page   where the prototype's time goes
 
 Usage: .venv/bin/python bench/bench_lookups.py [--keys 1000000] [--lookups 20000]
-       [--page-sizes 4096,16384] [--dir data/runs/bench_lookups] [--reuse]
+       [--page-sizes 4096,16384] [--dir data/runs/bench_lookups] [--reuse] [--refresh-fio]
 """
 
 from __future__ import annotations
@@ -37,11 +37,14 @@ def main() -> None:
     parser.add_argument("--page-sizes", default="4096,16384", help="comma-separated page sizes in bytes")
     parser.add_argument("--dir", default=str(RUNS_DIR / "bench_lookups"), help="where the databases go")
     parser.add_argument("--reuse", action="store_true", help="reuse trees built before with the same arguments")
+    parser.add_argument("--refresh-fio", action="store_true",
+                        help="measure the device with fio again now instead of using the cached profile "
+                             "(a shared virtual disk drifts; compare against the device as it is today)")
     args = parser.parse_args()
     page_sizes = [int(size) for size in args.page_sizes.split(",")]
 
     Path(args.dir).mkdir(parents=True, exist_ok=True)
-    profile = load_or_measure(args.dir, progress=True)  # the cached profile of the disk under --dir
+    profile = load_or_measure(args.dir, refresh=args.refresh_fio, progress=True)  # the cached profile of the disk under --dir
     print(f"device: {profile.describe()}")
     started = time.perf_counter()
     table, builds, results = lookup_check(page_sizes, int(args.keys), args.lookups, args.dir, device_profile=profile,
