@@ -149,7 +149,7 @@ def test_pages_are_a4(report_pdf):
     import subprocess
 
     if shutil.which("pdfinfo") is None:
-        pytest.skip("pdfinfo (poppler-utils) not installed")
+        pytest.fail("pdfinfo is not installed: run `make setup` (it installs poppler-utils)")
     info = subprocess.run(["pdfinfo", str(report_pdf)], capture_output=True, text=True, check=True).stdout
     assert "(A4)" in info
 

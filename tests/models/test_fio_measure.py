@@ -29,7 +29,22 @@ from pagelab.workloads.fio import (
 )
 
 SHORT_RUN = dict(block_sizes=(4096, 16384), runtime_s=1, size="64M", progress=False)
-needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (sudo apt-get install fio)")
+
+
+def _require_fio(function):
+    """A fio test fails loudly, never skips, when fio is missing: `make setup` installs it."""
+    import functools
+
+    @functools.wraps(function)
+    def checked(*args, **kwargs):
+        if shutil.which("fio") is None:
+            pytest.fail("fio is not installed: run `make setup` (or sudo apt-get install fio)")
+        return function(*args, **kwargs)
+
+    return checked
+
+
+needs_fio = _require_fio
 
 
 # --------------------------------------------------------------------------------------------

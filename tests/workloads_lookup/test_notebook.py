@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import platform
 import shutil
 from pathlib import Path
@@ -10,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from pagelab.workloads.fio import PROFILE_MAX_AGE_DAYS, DeviceProfile, profile_cache_path
+from tests.notebook_checks import REPO_ROOT, check_committed_clean, check_ran_without_errors, execute
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = REPO_ROOT / "notebooks" / "btree_block_size_model.ipynb"
-KERNEL = "pagelab"
+NOTEBOOK = "btree_block_size_model.ipynb"
 
 
 def _fio_parameters(tmp_path: Path) -> dict:
@@ -29,22 +27,16 @@ def _fio_parameters(tmp_path: Path) -> dict:
     except (OSError, ValueError, TypeError, KeyError):
         pass
     if shutil.which("fio") is None:
-        pytest.skip("no fresh cached fio profile of the data disk and fio is not installed")
+        pytest.fail("no fresh cached fio profile of the data disk, and fio is not installed: run `make setup`")
     return {"block_sizes": [4096, 16384], "fio_cache_dir": str(tmp_path / "fio-cache"), "fio_runtime_s": 0.5,
             "fio_size": "64M", "fio_directory": str(tmp_path)}  # fmt: skip
 
 
 def test_the_notebook_is_committed_clean():
-    cells = json.loads(NOTEBOOK.read_text())["cells"]
-    assert cells[0]["cell_type"] == "markdown" and "Time to run" in "".join(cells[0]["source"])
-    code = [cell for cell in cells if cell["cell_type"] == "code"]
-    assert all(not cell.get("outputs") and not cell.get("execution_count") for cell in code)
-    assert "parameters" in code[0].get("metadata", {}).get("tags", [])
+    check_committed_clean(NOTEBOOK, "seed 003")
 
 
 def test_the_notebook_runs_with_tiny_parameters(tmp_path):
-    import papermill
-
     parameters = {
         "fill_keys": 3_000,
         "fill_steps": 2,
@@ -54,10 +46,9 @@ def test_the_notebook_runs_with_tiny_parameters(tmp_path):
         "work_dir": str(tmp_path / "trees"),
         **_fio_parameters(tmp_path),
     }
-    executed = tmp_path / "executed.ipynb"
-    papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=parameters, kernel_name=KERNEL,
-                               progress_bar=False, cwd=str(REPO_ROOT))  # fmt: skip
-    cells = json.loads(executed.read_text())["cells"]
+    executed = execute(NOTEBOOK, tmp_path, parameters)
+    check_ran_without_errors(executed)
+    cells = executed["cells"]
     text = "\n".join(
         "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
         for cell in cells if cell["cell_type"] == "code" for output in cell.get("outputs", [])
