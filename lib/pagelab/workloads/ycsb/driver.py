@@ -219,10 +219,9 @@ def _operate(session, plan: PhasePlan, worker: int, workers: int, counter, send,
             tally[status] += 1
 
     first, count = share(plan.operations, worker, workers)
-    deadline = time.monotonic() + plan.max_seconds if plan.max_seconds else None
+    pacer = _Pacer(worker, send, stop_event, plan.max_seconds)
     cpu_started = time.thread_time()
-    last_report, reported, done = time.monotonic(), 0, 0
-    stopped = False
+    done = 0
 
     if workload.is_load:
         insert = session.insert
@@ -234,14 +233,8 @@ def _operate(session, plan: PhasePlan, worker: int, workers: int, counter, send,
             started = clock()
             status = insert(key, fields)
             measure(INSERT, started, clock(), status)
-            if done % CHECK_EVERY_OPS == 0:
-                now = time.monotonic()
-                if stop_event.is_set() or (deadline is not None and now >= deadline):
-                    stopped = True
-                    break
-                if now - last_report >= PROGRESS_EVERY_S:
-                    send(("progress", worker, done - reported))
-                    reported, last_report = done, now
+            if done % CHECK_EVERY_OPS == 0 and pacer.should_stop(done):
+                break
     else:
         pick = operation_picker(workload.proportions, rng)
         expected_inserts = int(plan.operations * workload.insert * 2)
@@ -282,25 +275,44 @@ def _operate(session, plan: PhasePlan, worker: int, workers: int, counter, send,
                 measure(READ, started, middle, read_status)
                 measure(UPDATE, middle, ended, update_status)
                 measure(READ_MODIFY_WRITE, started, ended, read_status if read_status != OK else update_status)
-            if done % CHECK_EVERY_OPS == 0:
-                now = time.monotonic()
-                if stop_event.is_set() or (deadline is not None and now >= deadline):
-                    stopped = True
-                    break
-                if now - last_report >= PROGRESS_EVERY_S:
-                    send(("progress", worker, done - reported))
-                    reported, last_report = done, now
+            if done % CHECK_EVERY_OPS == 0 and pacer.should_stop(done):
+                break
     ended_at = time.monotonic()
-    if done > reported:
-        send(("progress", worker, done - reported))
+    pacer.report(done)
     return {
         "histograms": {name: histogram.to_wire() for name, histogram in histograms.items()},
         "statuses": {name: dict(tally) for name, tally in statuses.items()},
         "operations": done if count else 0,
         "cpu_s": time.thread_time() - cpu_started,
         "ended_at": ended_at,
-        "stopped": stopped,
+        "stopped": pacer.stopped,
     }
+
+
+class _Pacer:
+    """A worker's look, every CHECK_EVERY_OPS operations, at the stop flag, its deadline and the
+    progress it owes the driver."""
+
+    def __init__(self, worker: int, send, stop_event, max_seconds: float | None):
+        self.worker, self.send, self.stop_event = worker, send, stop_event
+        self.deadline = time.monotonic() + max_seconds if max_seconds else None
+        self.last_report, self.reported = time.monotonic(), 0
+        self.stopped = False
+
+    def should_stop(self, done: int) -> bool:
+        now = time.monotonic()
+        if self.stop_event.is_set() or (self.deadline is not None and now >= self.deadline):
+            self.stopped = True
+            return True
+        if now - self.last_report >= PROGRESS_EVERY_S:
+            self.report(done)
+            self.last_report = now
+        return False
+
+    def report(self, done: int) -> None:
+        if done > self.reported:
+            self.send(("progress", self.worker, done - self.reported))
+            self.reported = done
 
 
 def _process_main(target, plan, worker, workers, counter, messages, start_event, stop_event) -> None:

@@ -468,19 +468,11 @@ def _run_innodb(options: ResolvedOptions, page_size: int, directory: Path, journ
                     spec = ConnectionSpec.for_instance(instance, database=backends.DATABASE)
                     target = backends.InnoDBTarget(spec, options.field_count)
                     entry["restarted"] = True
-                entry["phases"][workload.name] = {"status": "running"}
-                journal.save()
                 before = backends.innodb_counters(spec)
                 label = f"{options.backend} {page_size_label(page_size)} {workload.letter if not workload.is_load else 'load'}"
-                try:
-                    result = execute_phase(target, options.plan(workload), options.threads, options.parallelism,
-                                           progress=progress, label=label)
-                except KeyboardInterrupt:
-                    entry["phases"][workload.name] = {"status": "interrupted"}
-                    raise
-                except BaseException as exc:
-                    entry["phases"][workload.name] = {"status": "failed", "error": str(exc)}
-                    raise
+                result = _recorded_phase(journal, entry, workload, lambda: execute_phase(
+                    target, options.plan(workload), options.threads, options.parallelism, progress=progress,
+                    label=label))
                 after = backends.innodb_counters(spec)
                 if workload is LOAD:
                     db_bytes = backends.innodb_table_bytes(spec)
@@ -496,6 +488,22 @@ def _run_innodb(options: ResolvedOptions, page_size: int, directory: Path, journ
         if not options.keep_data and not instance.is_running():
             shutil.rmtree(instance.paths.datadir, ignore_errors=True)
             shutil.rmtree(instance.paths.default_snapshot, ignore_errors=True)
+
+
+def _recorded_phase(journal: _Journal, entry: dict, workload, run):
+    """run() one phase with its status in the run's journal: running, then interrupted or failed
+    if it does not finish (a finished phase's status is written by _finish_phase)."""
+    phases = entry["phases"]
+    phases[workload.name] = {"status": "running"}
+    journal.save()
+    try:
+        return run()
+    except KeyboardInterrupt:
+        phases[workload.name] = {"status": "interrupted"}
+        raise
+    except BaseException as exc:
+        phases[workload.name] = {"status": "failed", "error": str(exc)}
+        raise
 
 
 def _run_prototype(options: ResolvedOptions, page_size: int, directory: Path, journal: _Journal, entry: dict,
@@ -515,19 +523,10 @@ def _run_prototype(options: ResolvedOptions, page_size: int, directory: Path, jo
                     db.close()
                     entry["reopened"] = True
                 db = backends.open_prototype(path, page_size, options.cache_bytes, options.direct_io, options.durable)
-            entry["phases"][workload.name] = {"status": "running"}
-            journal.save()
             before = db.counters()
             label = f"prototype {page_size_label(page_size)} {workload.letter if not workload.is_load else 'load'}"
-            try:
-                result = execute_phase(backends.PrototypeTarget(db), options.plan(workload), 1, "inline",
-                                       progress=progress, label=label)
-            except KeyboardInterrupt:
-                entry["phases"][workload.name] = {"status": "interrupted"}
-                raise
-            except BaseException as exc:
-                entry["phases"][workload.name] = {"status": "failed", "error": str(exc)}
-                raise
+            result = _recorded_phase(journal, entry, workload, lambda: execute_phase(
+                backends.PrototypeTarget(db), options.plan(workload), 1, "inline", progress=progress, label=label))
             after = db.counters()
             if workload is LOAD:
                 stats = db.stats()
