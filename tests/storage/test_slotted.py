@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pagelab.storage import InteriorPage, LeafPage, max_key_bytes, max_value_bytes
-from pagelab.storage.slotted import HEADER_SIZE, decode_tree_page
+from pagelab.storage.slotted import HEADER_SIZE, RAW_SEARCHES_BEFORE_DECODE, decode_tree_page
 
 
 @pytest.mark.parametrize(
@@ -96,8 +96,9 @@ def test_a_64k_page_whose_end_offset_does_not_fit_16_bits_round_trips():
 
 @pytest.mark.parametrize("page_size", [1024, 16384])
 def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(page_size):
-    """A page read from the file is searched through its raw slot array (no decode); the answers
-    must be the decoded page's, for present keys, absent keys between them, and both ends."""
+    """A page read from the file is searched through its raw slot array (no decode), an interior
+    page until it has been searched often enough to be worth decoding; the answers must be the
+    decoded page's, for present keys, absent keys between them, and both ends."""
     import random
     from bisect import bisect_right
 
@@ -112,8 +113,10 @@ def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(
     raw_leaf = decode_tree_page(3, leaf.image())
     raw_interior = decode_tree_page(4, interior.image())
     probes = keys + [b"", b"\xff" * 30] + [key + b"\x00" for key in keys[::7]]
-    for probe in probes:
-        assert raw_leaf._keys is None and raw_interior._keys is None  # still not decoded
+    assert len(probes) > RAW_SEARCHES_BEFORE_DECODE  # the interior page is searched raw, then decoded
+    for searches, probe in enumerate(probes):
+        assert raw_leaf._keys is None  # lookups never decode a leaf
+        assert (raw_interior._keys is None) == (searches <= RAW_SEARCHES_BEFORE_DECODE)
         expected = stored.index(probe) if probe in stored else -1
         assert raw_leaf.find(probe) == expected
         if expected >= 0:

@@ -165,7 +165,7 @@ class PageFile:
             self._view[got:] = bytes(self.page_size - got)
         self._counts.reads += 1
         self._counts.bytes_read += self.page_size
-        return self._buffer[:]
+        return bytearray(self._view)  # the caller's own copy: a page decoder keeps it as the page's bytes
 
     def write_page(self, page_no: int, data: bytes) -> None:
         if len(data) != self.page_size:

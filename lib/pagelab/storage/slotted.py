@@ -98,6 +98,11 @@ LEAF_CELL_HEADER = struct.Struct("<HH")  # key length, value length
 INTERIOR_CELL_HEADER = struct.Struct("<IH")  # child page, key length
 MIN_INTERIOR_CELLS = 4  # two non-empty halves and one key to promote, after a split
 MIN_LEAF_CELLS = 2  # any overfull leaf splits into two pages that both fit
+# A page read from the file is searched raw (no decode) at first. A page searched this often
+# stays in the pool, as the root and upper levels do, and is decoded so that later searches
+# bisect in C: a raw search of a 4 KiB interior page costs ~4 µs more than a bisect, a decode
+# ~0.75 µs per cell (100-400 cells), so decoding pays for itself after a few dozen searches.
+RAW_SEARCHES_BEFORE_DECODE = 64
 _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")
 _BIG_ENDIAN = sys.byteorder == "big"
@@ -142,7 +147,7 @@ def _slots_from(data: bytes | bytearray, count: int) -> array:
 class TreePage(Frame):
     """What leaf and interior pages share: header fields, slot bookkeeping, free space, image."""
 
-    __slots__ = ("data", "_keys", "offsets", "content_start", "fragmented", "page_size", "cow_floor")
+    __slots__ = ("data", "_keys", "offsets", "content_start", "fragmented", "page_size", "cow_floor", "raw_searches")
     page_type: ClassVar[int]
     is_leaf: ClassVar[bool]
     link: int  # the header's link field (see the layout); each kind keeps it its own way
@@ -156,6 +161,7 @@ class TreePage(Frame):
         self.content_start = page_size
         self.fragmented = 0
         self.cow_floor = page_size  # no snapshot shares `data` (see "copy-on-write" above)
+        self.raw_searches = 0
 
     @property
     def keys(self) -> list[bytes]:
@@ -289,15 +295,18 @@ class LeafPage(TreePage):
         self.link = 0
 
     @classmethod
-    def from_image(cls, page_no: int, image: bytes) -> LeafPage:
+    def from_image(cls, page_no: int, image: bytes | bytearray) -> LeafPage:
+        """The page for an image read from the file; a bytearray becomes the page's own bytes
+        (not copied: the page file hands each read's buffer over)."""
         page = cls.__new__(cls)
         Frame.__init__(page, page_no)
         page.page_size = len(image)
-        data = page.data = bytearray(image)
+        data = page.data = image if image.__class__ is bytearray else bytearray(image)
         count, page.content_start, page.fragmented, page.link = cls._read_header(data, page_no, LEAF)
         page.offsets = _slots_from(data, count)
         page._keys = None
         page.cow_floor = page.page_size
+        page.raw_searches = 0
         return page
 
     def _restore_link(self, link: int) -> None:
@@ -443,16 +452,18 @@ class InteriorPage(TreePage):
         self._children: list[int] | None = [0]
 
     @classmethod
-    def from_image(cls, page_no: int, image: bytes) -> InteriorPage:
+    def from_image(cls, page_no: int, image: bytes | bytearray) -> InteriorPage:
+        """As LeafPage.from_image."""
         page = cls.__new__(cls)
         Frame.__init__(page, page_no)
         page.page_size = len(image)
-        data = page.data = bytearray(image)
+        data = page.data = image if image.__class__ is bytearray else bytearray(image)
         count, page.content_start, page.fragmented, _ = cls._read_header(data, page_no, INTERIOR)
         page.offsets = _slots_from(data, count)
         page._keys = None
         page._children = None
         page.cow_floor = page.page_size
+        page.raw_searches = 0
         return page
 
     def _restore_link(self, link: int) -> None:
@@ -495,6 +506,10 @@ class InteriorPage(TreePage):
         keys = self._keys
         if keys is not None:
             return self._children[bisect_right(keys, key)]
+        self.raw_searches += 1
+        if self.raw_searches > RAW_SEARCHES_BEFORE_DECODE:
+            self._decode()
+            return self._children[bisect_right(self._keys, key)]
         data = self.data
         offsets = self.offsets
         unpack = _U16.unpack_from
