@@ -74,6 +74,13 @@ class ConnectionSpec:
         return connector.connect(**self.connect_args(), **options)
 
 
+def recreate_database(cursor, database: str) -> None:
+    """Drop `database` if it exists, create it empty and make it the cursor's current one."""
+    cursor.execute(f"DROP DATABASE IF EXISTS `{database}`")
+    cursor.execute(f"CREATE DATABASE `{database}`")
+    cursor.execute(f"USE `{database}`")
+
+
 def fast_connector_available() -> bool:
     """True when mysql-connector's C extension loads (see pagelab/__init__.py on OpenSSL)."""
     try:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from pagelab.errors import MissingDependencyError, UsageError
-from pagelab.mysql.client import ConnectionSpec
+from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.tpcc import schema
 from pagelab.tpcc.driver import RunOptions, RunResult, TpccRunError, server_facts, write_interval_csv
 
@@ -85,9 +85,7 @@ def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, d
     admin = spec.with_database(None).connect(autocommit=True)
     try:
         cursor = admin.cursor()
-        cursor.execute(f"DROP DATABASE IF EXISTS `{database}`")
-        cursor.execute(f"CREATE DATABASE `{database}`")
-        cursor.execute(f"USE `{database}`")
+        recreate_database(cursor, database)
         for statement in schema.create_table_statements():
             cursor.execute(statement)
         code = _stream([str(tpcc_load)] + _connection_flags(spec, database) + ["-w", str(warehouses)],

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
-from pagelab.mysql.client import ConnectionSpec
+from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.tpcc import schema
 from pagelab.tpcc.datagen import Dataset
 
@@ -74,9 +74,7 @@ def load(
         cursor = admin.cursor()
         cursor.execute("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")
         saved_flush = cursor.fetchone()[0]
-        cursor.execute(f"DROP DATABASE IF EXISTS `{database}`")
-        cursor.execute(f"CREATE DATABASE `{database}`")
-        cursor.execute(f"USE `{database}`")
+        recreate_database(cursor, database)
         for statement in schema.create_table_statements() + schema.secondary_index_statements():
             cursor.execute(statement)
         cursor.execute("SET GLOBAL innodb_flush_log_at_trx_commit = 0")

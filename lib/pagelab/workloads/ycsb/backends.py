@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelab.errors import ServerError
-from pagelab.mysql.client import ConnectionSpec
+from pagelab.mysql.client import ConnectionSpec, recreate_database
 
 OK, NOT_FOUND, ERROR = "OK", "NOT_FOUND", "ERROR"
 TABLE = "usertable"
@@ -178,9 +178,7 @@ def create_usertable(connection: ConnectionSpec, field_count: int, database: str
     link = connection.with_database(None).connect(autocommit=True)
     try:
         cursor = link.cursor()
-        cursor.execute(f"DROP DATABASE IF EXISTS {database}")
-        cursor.execute(f"CREATE DATABASE {database}")
-        cursor.execute(f"USE {database}")
+        recreate_database(cursor, database)
         cursor.execute(create_table_sql(field_count))
     finally:
         link.close()

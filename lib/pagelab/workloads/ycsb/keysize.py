@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelab.errors import ServerError, UsageError
+from pagelab.mysql.client import recreate_database
 from pagelab.mysql.pagesize import page_size_label, parse_page_size
 
 ER_TOO_LONG_KEY = 1071
@@ -66,9 +67,7 @@ def innodb_max_key_bytes(target, row_format: str | None = None) -> KeyLimit:
         connection.autocommit = True
         cursor = connection.cursor()
         cursor.execute("SET SESSION sql_mode = 'STRICT_TRANS_TABLES'")
-        cursor.execute(f"DROP DATABASE IF EXISTS {PROBE_DATABASE}")
-        cursor.execute(f"CREATE DATABASE {PROBE_DATABASE}")
-        cursor.execute(f"USE {PROBE_DATABASE}")
+        recreate_database(cursor, PROBE_DATABASE)
         cursor.execute("SELECT @@innodb_page_size, @@innodb_default_row_format")
         page_size, default_format = cursor.fetchone()
         page_size = int(page_size)
