@@ -3,7 +3,7 @@
     pagelab doctor                      what an experiment depends on, and what is missing
     pagelab server init|start|status|stop DIR   the course lab's manual steps, one command each
     pagelab tpcc load|run               TPC-C: seeded bulk load, and the driver (tpcc-mysql's flags)
-    pagelab parse KIND PATH             any tpcc-mysql log, InnoDB status, iostat or fio output as a tidy table
+    pagelab parse KIND PATH             any tpcc-mysql log, InnoDB status, iostat, fio or YCSB output as a tidy table
     pagelab sweep --profile NAME        the page-size sweep: a run notebook per page size and repeat, report, PDF
     pagelab report DIR                  the report notebook and PDF of a sweep
     pagelab advise --keys N ...         measure the disk (fio) and suggest a B-tree page size (seed 003)
@@ -451,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Read a tpcc-mysql log (ours or tpcc_start's, any version), "
                                             "SHOW ENGINE INNODB STATUS output (MariaDB 10.x, MySQL 5.7/8.0; a file "
                                             "or a directory of snapshots), iostat text or JSON (sysstat 10-12), or "
-                                            "fio JSON. Lines that cannot be read are reported on stderr.")
+                                            "fio JSON, or YCSB output (ours or YCSB's own). Lines that cannot be read are reported on stderr.")
     parse.add_argument("kind", choices=sorted(PARSERS), help="what the file holds")
     parse.add_argument("path", metavar="PATH", help="the file (or, for innodb-status, a directory of snapshots)")
     parse.add_argument("--format", choices=("csv", "json"), default="csv", help="output format (default csv)")

@@ -454,15 +454,7 @@ def pdf_page_images(pdf_path: str | os.PathLike, out_dir: str | os.PathLike, dpi
     pdf_path = Path(pdf_path)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [pdftoppm, "-png", "-r", str(dpi), str(pdf_path), str(out_dir / "page")],
-        capture_output=True,
-        text=True,
-        timeout=DEFAULT_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
-    if done.returncode != 0:
-        raise PagelabError(f"pdftoppm could not render {pdf_path}: {done.stderr.strip()[-2000:]}")
+    _run_poppler([pdftoppm, "-png", "-r", str(dpi), str(pdf_path), str(out_dir / "page")], f"render {pdf_path}")
     # pdftoppm zero-pads the page number to the width of the page count: page-1.png or page-01.png.
     pages = []
     for png in out_dir.glob("page-*.png"):
@@ -475,15 +467,15 @@ def pdf_page_images(pdf_path: str | os.PathLike, out_dir: str | os.PathLike, dpi
 def pdf_text(pdf_path: str | os.PathLike) -> str:
     """The PDF's text in reading order (poppler's pdftotext -layout)."""
     pdftotext = _require_program("pdftotext", POPPLER_FIX)
-    done = subprocess.run(
-        [pdftotext, "-layout", str(pdf_path), "-"],
-        capture_output=True,
-        text=True,
-        timeout=DEFAULT_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
+    return _run_poppler([pdftotext, "-layout", str(pdf_path), "-"], f"read {pdf_path}")
+
+
+def _run_poppler(command: list[str], doing: str) -> str:
+    """Run a poppler tool; its stdout, or PagelabError with the end of its stderr."""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=DEFAULT_TIMEOUT_S,
+                          stdin=subprocess.DEVNULL)
     if done.returncode != 0:
-        raise PagelabError(f"pdftotext could not read {pdf_path}: {done.stderr.strip()[-2000:]}")
+        raise PagelabError(f"{Path(command[0]).name} could not {doing}: {done.stderr.strip()[-2000:]}")
     return done.stdout
 
 

@@ -25,6 +25,11 @@ def parse_size(value: str | int, what: str = "size") -> int:
     return int(float(number) * _BINARY_SUFFIX[suffix.lower()])
 
 
+def page_size_label(n_bytes: int) -> str:
+    """How pages are named in tables, plots and file names: 4096 -> '4k', SQLite's 512 -> '512'."""
+    return f"{n_bytes // 1024}k" if n_bytes >= 1024 and n_bytes % 1024 == 0 else str(n_bytes)
+
+
 def format_size(n_bytes: int) -> str:
     """The shortest exact binary form: 65536 -> '64K', 100 -> '100'."""
     for suffix, factor in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):

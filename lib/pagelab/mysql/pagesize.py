@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from pagelab import units
 from pagelab.errors import UsageError
 
 PAGE_SIZES: dict[int, str] = {4096: "4k", 8192: "8k", 16384: "16k", 32768: "32k", 65536: "64k"}
@@ -39,4 +40,4 @@ def parse_page_size(value: str | int) -> int:
 
 def page_size_label(n_bytes: int) -> str:
     """'16k' for 16384 — the name used in run directories and plots."""
-    return PAGE_SIZES[parse_page_size(n_bytes)]
+    return units.page_size_label(parse_page_size(n_bytes))

@@ -33,9 +33,10 @@ from pathlib import Path
 
 from pagelab.errors import UsageError
 from pagelab.storage.errors import StorageError
+from pagelab.units import page_size_label
 
 PAGE_SIZES = tuple(1 << shift for shift in range(10, 17))  # 1 KiB .. 64 KiB
-PAGE_SIZE_LABELS = {size: f"{size // 1024}k" for size in PAGE_SIZES}
+PAGE_SIZE_LABELS = {size: page_size_label(size) for size in PAGE_SIZES}
 
 
 def check_page_size(page_size: object) -> int:
@@ -152,7 +153,7 @@ class PageFile:
         size = os.fstat(self._fd).st_size
         return -(-size // self.page_size)
 
-    def read_page(self, page_no: int) -> bytes:
+    def read_page(self, page_no: int) -> bytearray:
         offset = page_no * self.page_size
         try:
             got = os.preadv(self._fd, [self._buffer], offset)

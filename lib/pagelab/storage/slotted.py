@@ -176,10 +176,6 @@ class TreePage(Frame):
     def keys(self, keys: list[bytes]) -> None:
         self._keys = keys
 
-    @property
-    def cell_count(self) -> int:
-        return len(self.offsets)
-
     def _decode(self) -> None:
         """Fill the decoded lists from the cells (see "Decoding is lazy" above)."""
         raise NotImplementedError

@@ -80,7 +80,7 @@ from pagelab.storage.slotted import (
     max_value_bytes,
     usable_bytes,
 )
-from pagelab.units import format_size
+from pagelab.units import format_size, page_size_label
 
 KIB = 1024
 MIB = 1 << 20
@@ -275,7 +275,7 @@ def build_tree(
     if progress:
         from tqdm.auto import tqdm  # only when asked: importing it in a notebook warns without ipywidgets
 
-        bar = tqdm(total=n_keys, desc=f"build {page_size // KIB}k", unit="key")
+        bar = tqdm(total=n_keys, desc=f"build {page_size_label(page_size)}", unit="key")
     started = time.perf_counter()
     db = Database.open(path, page_size=page_size, cache_bytes=cache_bytes, synchronous=False)
     try:
@@ -679,7 +679,7 @@ def lookup_check(
     directory = Path(directory)
     n_keys = int(n_keys)
     builds = [
-        build_tree(directory / f"lookups-{page_size // KIB}k.db", page_size, n_keys, key_bytes, value_bytes,
+        build_tree(directory / f"lookups-{page_size_label(page_size)}.db", page_size, n_keys, key_bytes, value_bytes,
                    seed, reuse=reuse, progress=progress)  # fmt: skip
         for page_size in page_sizes
     ]

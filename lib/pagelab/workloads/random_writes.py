@@ -52,6 +52,7 @@ import pandas as pd
 
 from pagelab.errors import UsageError
 from pagelab.paths import REFERENCE_DIR
+from pagelab.units import page_size_label
 
 PAGE_SIZES = (4096, 8192, 16384, 32768, 65536)
 KEY_ORDERS = ("sequential", "random")
@@ -113,11 +114,6 @@ def key_orders_of(key_order: str | Sequence[str]) -> tuple[str, ...]:
     if not orders:
         raise UsageError("key_order: give at least one of sequential, random")
     return tuple(check_key_order(order) for order in orders)
-
-
-def page_size_label(page_size: int) -> str:
-    """4096 -> "4k" (SQLite's 512 -> "512")."""
-    return f"{page_size // 1024}k" if page_size >= 1024 and page_size % 1024 == 0 else str(page_size)
 
 
 def check_workload(page_sizes: Iterable[int], transactions: int, items_per_transaction: int) -> tuple[int, ...]:
@@ -213,6 +209,17 @@ def _run_task(task: tuple[Callable[..., dict], dict]) -> dict:
     return function(**arguments)
 
 
+def workload_tasks(page_sizes: Iterable[int], key_orders: Iterable[str], directory: str | os.PathLike | None,
+                   **settings: Any) -> list[dict]:
+    """One task per (page size, key order) for run_tasks, each carrying the run's settings (plain
+    values, so they cross to worker processes); the directory, when given, must exist."""
+    if directory is not None and not Path(directory).is_dir():
+        raise UsageError(f"directory {directory} does not exist")
+    where = None if directory is None else str(directory)
+    return [{"page_size": size, "key_order": order, "directory": where, **settings}
+            for size in page_sizes for order in key_orders]
+
+
 def run_tasks(function: Callable[..., dict], tasks: list[dict], workers: int | None) -> list[dict]:
     """function(**task) for each task, in `workers` processes (None: one per core, at most one per
     task; 1: in this process). Results come back in the order of `tasks`.
@@ -292,15 +299,9 @@ def run_random_write_cost(
     orders = key_orders_of(key_order)
     from pagelab.storage import check_page_size
 
-    tasks = [
-        {"page_size": check_page_size(size), "key_order": order, "transactions": transactions,
-         "items_per_transaction": items_per_transaction, "key_bytes": key_bytes, "value_bytes": value_bytes,
-         "seed": seed, "directory": None if directory is None else str(directory), "cache_bytes": cache_bytes,
-         "synchronous": synchronous}
-        for size in sizes for order in orders
-    ]
-    if directory is not None and not Path(directory).is_dir():
-        raise UsageError(f"directory {directory} does not exist")
+    tasks = workload_tasks([check_page_size(size) for size in sizes], orders, directory, transactions=transactions,
+                           items_per_transaction=items_per_transaction, key_bytes=key_bytes,
+                           value_bytes=value_bytes, seed=seed, cache_bytes=cache_bytes, synchronous=synchronous)
     return results_frame(run_tasks(run_pagelab_once, tasks, workers))
 
 

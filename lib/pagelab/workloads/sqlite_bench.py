@@ -104,7 +104,7 @@ import pandas as pd
 
 from pagelab.errors import UsageError
 from pagelab.paths import REFERENCE_DIR
-from pagelab.workloads.random_writes import page_size_label
+from pagelab.units import page_size_label
 from pagelab.workloads.sqlite_writes import (
     SQLITE_PAGE_SIZES,
     WAL_FRAME_HEADER_BYTES,

@@ -59,6 +59,7 @@ from typing import Any
 import pandas as pd
 
 from pagelab.errors import UsageError
+from pagelab.units import page_size_label
 from pagelab.workloads.random_writes import (
     ITEMS_PER_TRANSACTION,
     KEY_BYTES,
@@ -70,10 +71,10 @@ from pagelab.workloads.random_writes import (
     key_orders_of,
     make_keys,
     make_value,
-    page_size_label,
     results_frame,
     run_tasks,
     transaction_summary,
+    workload_tasks,
 )
 
 WAL_HEADER_BYTES = 32
@@ -320,15 +321,10 @@ def run_sqlite_write_cost(
     """
     sizes = check_workload(page_sizes, transactions, items_per_transaction)
     orders = key_orders_of(key_order)
-    if directory is not None and not Path(directory).is_dir():
-        raise UsageError(f"directory {directory} does not exist")
-    tasks = [
-        {"page_size": size, "key_order": order, "transactions": transactions,
-         "items_per_transaction": items_per_transaction, "key_bytes": key_bytes, "value_bytes": value_bytes,
-         "seed": seed, "directory": None if directory is None else str(directory), "cache_bytes": cache_bytes,
-         "synchronous": synchronous, "wal_limit_bytes": wal_limit_bytes}
-        for size in sizes for order in orders
-    ]
+    tasks = workload_tasks(sizes, orders, directory, transactions=transactions,
+                           items_per_transaction=items_per_transaction, key_bytes=key_bytes,
+                           value_bytes=value_bytes, seed=seed, cache_bytes=cache_bytes, synchronous=synchronous,
+                           wal_limit_bytes=wal_limit_bytes)
     return results_frame(run_tasks(run_sqlite_once, tasks, workers))
 
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from pagelab.paths import REFERENCE_DIR
+from pagelab.units import page_size_label
 from pagelab.workloads.ycsb.workloads import BY_NAME, LOAD, WORKLOADS
 
 SEED_SOURCE = "seed 000 (OrientDB)"
@@ -100,7 +101,7 @@ def beside_seed(*frames: pd.DataFrame, figure: str = "throughput_ops_s") -> pd.D
     wide = table.pivot_table(index=["workload", "operation", "page_size_bytes"], columns="source", values="value",
                              aggfunc="first").reset_index()
     wide.columns.name = None
-    wide.insert(3, "page_size", wide["page_size_bytes"].map(lambda b: f"{int(b) // 1024}k"))
+    wide.insert(3, "page_size", wide["page_size_bytes"].map(lambda b: page_size_label(int(b))))
     wide = _sorted(wide, ["workload", "operation", "page_size_bytes"]).drop(columns="page_size_bytes")
     if figure == "throughput_ops_s":
         wide.insert(0, "figure", ["load time s" if w == LOAD.name else "ops/s" for w in wide["workload"]])
@@ -238,7 +239,7 @@ def plot_load(*frames: pd.DataFrame, seed: bool = True, ax=None):
         rows = table[table["page_size_bytes"] == size].set_index("source")["total_time_s"]
         xs = [s + (index - (len(sizes) - 1) / 2) * width for s in range(len(sources))]
         ax.bar(xs, [rows.get(source, float("nan")) for source in sources], width=width,
-               label=f"{int(size) // 1024}k pages")
+               label=f"{page_size_label(int(size))} pages")
     ax.set_xticks(range(len(sources)), sources)
     ax.set_yscale("log")
     ax.set_ylabel("load time (s, log scale)")
