@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pagelab.paths import SHARED_DIR as SHARED
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures"
 SEEDS = SHARED / "seeds"
 
@@ -38,14 +39,16 @@ def servers_under(directory: Path) -> dict[int, str]:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     if not FIXTURES.is_dir():
-        pytest.fail(f"the shared fixtures are missing: expected {FIXTURES} beside the repository")
+        pytest.fail(f"the shared fixtures are missing: expected {FIXTURES} beside the repository "
+                    "(or set PAGELAB_SHARED_DIR to the directory holding fixtures/ and seeds/)")
     return FIXTURES
 
 
 @pytest.fixture(scope="session")
 def seeds_dir() -> Path:
     if not SEEDS.is_dir():
-        pytest.fail(f"the seed documents are missing: expected {SEEDS} beside the repository")
+        pytest.fail(f"the seed documents are missing: expected {SEEDS} beside the repository "
+                    "(or set PAGELAB_SHARED_DIR to the directory holding fixtures/ and seeds/)")
     return SEEDS
 
 

@@ -25,12 +25,11 @@ from pagelab.parse import (
     parse_tpcc_log,
     parse_ycsb,
 )
+from pagelab.paths import SHARED_DIR
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 SAMPLES_DIR = GOLDEN_DIR / "samples"
 CAPTURED_DIR = GOLDEN_DIR / "captured"
-# shared/ sits beside the repository: /work/shared next to /work/main
-SHARED_DIR = Path(__file__).resolve().parents[2].parent / "shared"
 FIXTURES_DIR = SHARED_DIR / "fixtures"
 SEED_002 = SHARED_DIR / "seeds" / "002_3ea29d198156ec0b.txt"
 SEED_000 = SHARED_DIR / "seeds" / "000_1832ec65f899bf01.txt"
@@ -48,7 +47,8 @@ def require_shared_fixtures() -> None:
         raise MissingFixtures(
             "shared fixtures missing: "
             + ", ".join(str(path) for path in missing)
-            + " (the golden tests read the real captures in ../shared beside the repository)"
+            + " (the golden tests read the real captures in ../shared beside the repository; "
+            "PAGELAB_SHARED_DIR points elsewhere)"
         )
 
 
