@@ -228,3 +228,24 @@ def test_refresh_and_damaged_cache_measure_again(tmp_path, counted_measurements)
     path.write_text("{ not json")
     load_or_measure(tmp_path, cache_dir=cache_dir, **SHORT_RUN)
     assert len(counted_measurements) == 2
+
+
+@needs_fio
+def test_fio_reads_an_existing_file_and_leaves_it_as_it_was(tmp_path):
+    target = tmp_path / "pages.db"
+    content = os.urandom(8 << 20)
+    target.write_bytes(content)
+    result = fio.file_read_iops(target, 4096, runtime_s=1)
+    assert result.block_size_bytes == 4096 and result.iops > 0
+    assert target.read_bytes() == content  # --readonly: fio wrote nothing
+    assert [path.name for path in tmp_path.iterdir()] == ["pages.db"]  # and laid out no test file
+
+
+@needs_fio
+def test_fio_on_a_missing_or_too_small_file_is_refused(tmp_path):
+    with pytest.raises(UsageError, match="no such file"):
+        fio.file_read_iops(tmp_path / "absent.db", 4096)
+    tiny = tmp_path / "tiny.db"
+    tiny.write_bytes(b"x" * 100)
+    with pytest.raises(UsageError, match="smaller than one 4096-byte block"):
+        fio.file_read_iops(tiny, 4096)

@@ -124,3 +124,24 @@ def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(
         assert raw_interior.child_for(probe) == 100 + bisect_right(separators, probe)
     assert raw_leaf.keys == stored and raw_interior.children == interior.children  # decoding on demand
     assert raw_leaf.find(stored[-1]) == len(stored) - 1 and raw_interior.link == 100 + len(separators)
+
+
+def test_a_decoded_page_has_every_field_a_new_page_has():
+    """decode_tree_page fills the fields itself (it is the hot path after a read), so a field
+    added to Frame or TreePage must be added there too; this catches one that is not."""
+    from pagelab.storage.bufferpool import Frame
+
+    leaf = LeafPage(3, 4096)
+    leaf.insert_at(0, b"k", b"v")
+    interior = InteriorPage(4, 4096)
+    interior.rebuild([b"m"], [10, 20])
+    for page in (leaf, interior):
+        decoded = decode_tree_page(page.page_no, page.image())
+        for cls in type(page).__mro__:
+            for field in getattr(cls, "__slots__", ()):
+                if field.startswith("_saved_"):
+                    continue  # set by snapshot(), read only after it
+                assert hasattr(decoded, field), f"decode_tree_page does not set {field}"
+        for field in Frame.__slots__:
+            assert getattr(decoded, field) == getattr(page, field), field
+        assert decoded.image() == page.image()

@@ -155,18 +155,22 @@ class BTree:
         if len(key) > self.max_key_bytes or len(value) > self.max_value_bytes:
             self.check_entry(key, value)
         pool = self.pool
-        fetch = pool.fetch
-        path: list[tuple[int, int, bool]] = []  # (interior page, child index taken, was it the rightmost)
-        page = fetch(self.meta.root)
-        # the hottest loop of an insert: the decoded lists are read directly, decoding only pages
-        # that came from the file and are not decoded yet (slotted.py, "Decoding is lazy")
+        resident = pool.resident
+        page = pool.fetch(self.meta.root)
+        # The hottest loop of an insert. The decoded lists are read directly, decoding only pages
+        # that came from the file and are not decoded yet (slotted.py, "Decoding is lazy"); the
+        # path is not recorded, as only a split needs it (_path_to); and while the pool has not
+        # evicted anything, a hit is counted here instead of through fetch (BufferPool.resident).
         while not page.is_leaf:
             keys = page._keys
             if keys is None:
                 keys = page.keys
-            index = bisect_right(keys, key)
-            path.append((page.page_no, index, index == len(keys)))
-            page = fetch(page._children[index])
+            page_no = page._children[bisect_right(keys, key)]
+            page = resident.get(page_no)
+            if page is None or pool.evictions:
+                page = pool.fetch(page_no)
+            else:
+                pool.gets += 1
         keys = page._keys
         if keys is None:
             keys = page.keys
@@ -182,7 +186,7 @@ class BTree:
         else:
             new = True
         if not page.insert_at(index, key, value):
-            self._split_leaf(page, index, key, value, path)
+            self._split_leaf(page, index, key, value)
         if new:
             self.meta.key_count += 1
         return new
@@ -208,11 +212,9 @@ class BTree:
         self.meta.page_count += 1
         return page_no
 
-    def _split_leaf(self, leaf: LeafPage, index: int, key: bytes, value: bytes,
-                    path: list[tuple[int, int, bool]]) -> None:
-        sizes = leaf.cell_sizes()
-        cells = leaf.raw_cells(sizes)
-        keys = list(leaf.keys)
+    def _split_leaf(self, leaf: LeafPage, index: int, key: bytes, value: bytes) -> None:
+        cells, sizes = leaf.cells_in_key_order()
+        keys = leaf.keys[:]
         appending = index == len(keys) and leaf.link == 0
         cell = leaf.make_cell(key, value)
         keys.insert(index, key)
@@ -221,16 +223,32 @@ class BTree:
         if appending:
             middle = len(keys) - 1  # the new key alone on the new page: the old one stays full
         else:
-            middle = _balanced_split([SLOT_SIZE + size for size in sizes], usable_bytes(self.page_size))
+            middle = _balanced_split(sizes, usable_bytes(self.page_size), per_cell=SLOT_SIZE)
         leaf.pins += 1
         try:
-            right = LeafPage(self._allocate(), self.page_size)
-            right.load_cells(keys[middle:], cells[middle:], sizes[middle:], leaf.link)
+            path = self._path_to(key)
+            right = LeafPage.with_cells(self._allocate(), self.page_size, keys[middle:], cells[middle:],
+                                        sizes[middle:], leaf.link)
             self.pool.add_new(right)
             leaf.load_cells(keys[:middle], cells[:middle], sizes[:middle], right.page_no)
         finally:
             leaf.pins -= 1
         self._insert_separator(path, leaf.page_no, keys[middle], right.page_no)
+
+    def _path_to(self, key: bytes) -> list[tuple[int, int, bool]]:
+        """The interior pages from the root down to `key`'s leaf: (page, child index taken, was it
+        the rightmost child). Only a split needs it, so put() does not record it on the way down;
+        the walk uses pool.peek, which neither counts gets nor moves pages in the LRU, so the
+        pool's figures are those of the insert itself."""
+        peek = self.pool.peek
+        path = []
+        page = peek(self.meta.root)
+        while not page.is_leaf:
+            keys = page.keys
+            index = bisect_right(keys, key)
+            path.append((page.page_no, index, index == len(keys)))
+            page = peek(page.children[index])
+        return path
 
     def _insert_separator(self, path: list[tuple[int, int, bool]], left_no: int, separator: bytes,
                           right_no: int) -> None:
@@ -257,8 +275,8 @@ class BTree:
             if on_right_edge:
                 middle = len(keys) - 2  # keep the parent nearly full; the new page gets the last key
             else:
-                sizes = [INTERIOR_CELL_OVERHEAD + len(k) for k in keys]
-                middle = _balanced_split(sizes, usable_bytes(self.page_size), promote=True)
+                middle = _balanced_split(list(map(len, keys)), usable_bytes(self.page_size),
+                                         per_cell=INTERIOR_CELL_OVERHEAD, promote=True)
             right = InteriorPage(self._allocate(), self.page_size)
             right.rebuild(keys[middle + 1 :], children[middle + 1 :])
             pool.add_new(right)
@@ -351,27 +369,39 @@ class BTree:
         )
 
 
-def _balanced_split(sizes: list[int], usable: int, *, promote: bool = False) -> int:
+def _balanced_split(sizes: list[int], usable: int, *, per_cell: int = 0, promote: bool = False) -> int:
     """Where to split cells of these sizes so both pages fit and their bytes are closest to equal.
 
-    Leaves (promote=False) split into cells[:m] and cells[m:]. Interior pages (promote=True)
-    keep cells[:m], move cell m up to the parent and give cells[m+1:] to the new page. The size
-    limits of slotted.py guarantee a split point exists."""
-    prefix = list(accumulate(sizes))  # prefix[i] = bytes of cells[:i+1]
+    Each cell also costs `per_cell` bytes (its slot). Leaves (promote=False) split into
+    cells[:m] and cells[m:]. Interior pages (promote=True) keep cells[:m], move cell m up to the
+    parent and give cells[m+1:] to the new page. The size limits of slotted.py guarantee a split
+    point exists."""
+    prefix = list(accumulate(map(per_cell.__add__, sizes)))  # prefix[i] = bytes of cells[:i+1]
     total = prefix[-1]
     count = len(sizes)
     last = count - 2 if promote else count - 1  # the right page must get at least one cell
-
-    def gap(middle: int) -> int | None:
-        left = prefix[middle - 1]
-        right = total - left - (sizes[middle] if promote else 0)
-        return abs(left - right) if left <= usable and right <= usable else None
-
     near = bisect_left(prefix, total // 2)  # the balance point lies between `near` and `near + 1` cells
-    candidates = [m for m in (near, near + 1, near - 1, near + 2) if 1 <= m <= last]
-    scored = [(score, m) for m in candidates if (score := gap(m)) is not None]
-    if not scored:  # lopsided sizes: look everywhere
-        scored = [(score, m) for m in range(1, last + 1) if (score := gap(m)) is not None]
-    if not scored:
+    best = _closest_fit(prefix, sizes, usable, per_cell, promote, (near, near + 1, near - 1, near + 2), last)
+    if best < 0:  # lopsided sizes: look everywhere
+        best = _closest_fit(prefix, sizes, usable, per_cell, promote, range(1, last + 1), last)
+    if best < 0:
         raise StorageError(f"no split of {count} cells ({total} bytes) fits two {usable}-byte pages")
-    return min(scored)[1]
+    return best
+
+
+def _closest_fit(prefix: list[int], sizes: list[int], usable: int, per_cell: int, promote: bool,
+                 candidates, last: int) -> int:
+    """The candidate split point whose two pages both fit and differ least in bytes (the first
+    such, in cell order, on a tie); -1 if none fits."""
+    total = prefix[-1]
+    best, best_gap = -1, usable + 1
+    for middle in candidates:
+        if not 1 <= middle <= last:
+            continue
+        left = prefix[middle - 1]
+        right = total - left - (per_cell + sizes[middle] if promote else 0)
+        if left <= usable and right <= usable:
+            gap = abs(left - right)
+            if gap < best_gap or (gap == best_gap and middle < best):
+                best, best_gap = middle, gap
+    return best

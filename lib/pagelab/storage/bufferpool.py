@@ -79,9 +79,12 @@ class Frame:
     old          in the old sublist
     accessed_at  clock time of its first access since it entered the pool (when it entered)
     young_clock  the pool's eviction count when it was last put at the young head
+    before       while in_txn: what rollback restores (snapshot()), or None when the page file's
+                 copy is the committed one (or the page is new)
     """
 
-    __slots__ = ("page_no", "pins", "dirty", "in_txn", "old", "accessed_at", "young_clock")
+    __slots__ = ("page_no", "pins", "dirty", "in_txn", "old", "accessed_at", "young_clock", "before")
+    # (slotted.decode_tree_page sets these fields itself, as __init__ does: keep the two in step)
 
     def __init__(self, page_no: int):
         self.page_no = page_no
@@ -91,6 +94,7 @@ class Frame:
         self.old = True
         self.accessed_at = 0.0
         self.young_clock = 0
+        self.before: object = None
 
     def image(self) -> bytes:
         """The page as it is to be written to the file: exactly page_size bytes."""
@@ -168,7 +172,6 @@ class BufferPool:
         self._old: OrderedDict[int, Frame] = OrderedDict()
         self._dirty: dict[int, Frame] = {}
         self._txn_pages: list[Frame] = []
-        self._before_images: dict[int, object] = {}  # Frame.snapshot(); None: the file's copy is the committed one
         self._young_refresh_after = max(1, frames * (100 - old_blocks_pct) // (100 * YOUNG_REFRESH_FRACTION))
         self.gets = 0
         self.misses = 0
@@ -190,12 +193,20 @@ class BufferPool:
         frame = self._resident.get(page_no)
         if frame is None:
             return self._read_in(page_no)
-        if frame.old:
-            self._touch_old(frame)
-        elif self.evictions - frame.young_clock >= self._young_refresh_after:
-            self._young.move_to_end(page_no)
-            frame.young_clock = self.evictions
+        if self.evictions:  # before the first eviction a hit moves nothing (InnoDB's rule, above)
+            if frame.old:
+                self._touch_old(frame)
+            elif self.evictions - frame.young_clock >= self._young_refresh_after:
+                self._young.move_to_end(page_no)
+                frame.young_clock = self.evictions
         return frame
+
+    @property
+    def resident(self) -> dict[int, Frame]:
+        """The pages in memory by number, for reading only. Until the first eviction a hit is
+        nothing but a lookup here and a count in `gets` (see fetch), which a caller's hottest
+        loop may do itself; once `evictions` is non-zero, every get must go through fetch."""
+        return self._resident
 
     def pin(self, page_no: int) -> Frame:
         """fetch() that keeps the page in memory until unpin()."""
@@ -221,18 +232,16 @@ class BufferPool:
         return page_no in self._resident
 
     def _read_in(self, page_no: int) -> Frame:
-        self._make_room()
-        data = self.pagefile.read_page(page_no)
+        if len(self._resident) >= self.capacity:
+            self._evict()
+        frame = self._decode(page_no, self.pagefile.read_page(page_no))
         self.misses += 1
-        frame = self._decode(page_no, data)
         self._insert_at_midpoint(frame)
         if self.evictions:
             self.not_young += 1  # InnoDB counts the access that read the page: too soon to make it young
         return frame
 
     def _touch_old(self, frame: Frame) -> None:
-        if not self.evictions:
-            return  # InnoDB: no LRU moves or young/not-young counts before the first eviction
         if self._clock() - frame.accessed_at >= self.old_blocks_time_s:
             self._make_young(frame)
         else:
@@ -261,7 +270,8 @@ class BufferPool:
             self._young[page_no] = former_head
             self._young.move_to_end(page_no, last=False)
         old[frame.page_no] = frame
-        self._rebalance()
+        if len(old) != len(self._resident) * self.old_blocks_pct // 100:
+            self._rebalance()
 
     def _rebalance(self) -> None:
         """Move the midpoint so the old sublist is old_blocks_pct of the LRU (InnoDB's LRU_old_len)."""
@@ -280,8 +290,10 @@ class BufferPool:
     # -- eviction ---------------------------------------------------------------------------------
 
     def _make_room(self) -> None:
-        if len(self._resident) < self.capacity:
-            return
+        if len(self._resident) >= self.capacity:
+            self._evict()
+
+    def _evict(self) -> None:
         victim = self._find_victim()
         if victim.dirty:
             self._write(victim)
@@ -323,7 +335,7 @@ class BufferPool:
         self.pages_created += 1
         self.gets += 1  # InnoDB counts the get that creates a page
         if self.no_steal:
-            self._before_images[frame.page_no] = None
+            frame.before = None
             frame.in_txn = True
             self._txn_pages.append(frame)
         frame.dirty = True
@@ -334,7 +346,7 @@ class BufferPool:
         """Call before changing a page. With no_steal, the first call in a transaction keeps the
         page's committed image for rollback and holds the page in memory until the transaction ends."""
         if self.no_steal and not frame.in_txn:
-            self._before_images[frame.page_no] = frame.snapshot() if frame.dirty else None
+            frame.before = frame.snapshot() if frame.dirty else None
             frame.in_txn = True
             self._txn_pages.append(frame)
         if not frame.dirty:
@@ -349,14 +361,15 @@ class BufferPool:
         """The transaction's pages are committed (the journal holds them): they may leave memory now."""
         for frame in self._txn_pages:
             frame.in_txn = False
-            frame.release_snapshot()
+            if frame.before is not None:
+                frame.before = None
+                frame.release_snapshot()
         self._txn_pages.clear()
-        self._before_images.clear()
 
     def rollback(self) -> None:
         """Forget the open transaction's changes: restore kept images, drop pages the file holds."""
         for frame in self._txn_pages:
-            before = self._before_images[frame.page_no]
+            before, frame.before = frame.before, None
             if before is None:
                 self._remove(frame)  # the file's copy is the committed one (or the page is new)
                 continue
@@ -371,7 +384,6 @@ class BufferPool:
             (self._old if frame.old else self._young)[frame.page_no] = restored  # same place in the list
             self._dirty[frame.page_no] = restored
         self._txn_pages.clear()
-        self._before_images.clear()
         self._rebalance()
 
     def flush_dirty(self) -> int:

@@ -145,6 +145,7 @@ class PageFile:
         # One aligned buffer for every transfer: O_DIRECT needs it, and reusing it avoids an
         # allocation per page on the buffered path as well.
         self._buffer = mmap.mmap(-1, self.page_size)
+        self._buffers = [self._buffer]  # preadv's argument, made once
         self._view = memoryview(self._buffer)
 
     @property
@@ -154,18 +155,19 @@ class PageFile:
         return -(-size // self.page_size)
 
     def read_page(self, page_no: int) -> bytearray:
-        offset = page_no * self.page_size
+        size = self.page_size
         try:
-            got = os.preadv(self._fd, [self._buffer], offset)
+            got = os.preadv(self._fd, self._buffers, page_no * size)
         except OSError as error:
             raise self._io_error("read", page_no, error) from None
-        if got != self.page_size:
+        if got != size:
             if got == 0:
                 raise StorageError(f"{self.path}: page {page_no} is past the end of the file ({self.page_count} pages)")
             # a page the file only partly holds (a crash while it grew): the rest reads as zeros
-            self._view[got:] = bytes(self.page_size - got)
-        self._counts.reads += 1
-        self._counts.bytes_read += self.page_size
+            self._view[got:] = bytes(size - got)
+        counts = self._counts
+        counts.reads += 1
+        counts.bytes_read += size
         return bytearray(self._view)  # the caller's own copy: a page decoder keeps it as the page's bytes
 
     def write_page(self, page_no: int, data: bytes) -> None:

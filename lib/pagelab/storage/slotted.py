@@ -66,10 +66,10 @@ decode would cost (300 µs for a 16 KiB interior page of 32-byte keys).
 
 Rollback snapshots are copy-on-write. The first change to a dirty page in a transaction needs
 the page's committed state kept for rollback; copying the whole page each time cost a fifth of
-a random insert's time. A snapshot instead keeps a reference to the page's bytes, a copy of the
-slot array and the header fields (no lists: a rollback leaves the keys to be decoded again, and
-a snapshot holds nothing the garbage collector has to walk), and sets the page's
-`cow_floor` to its content start: every committed cell lies at or above it. A new cell written
+a random insert's time. A snapshot instead keeps, in the page's own `_saved_*` fields, a
+reference to the page's bytes, a copy of the slot array and the header fields (no lists: a
+rollback leaves the keys to be decoded again, and a snapshot allocates nothing the garbage
+collector has to track), and sets the page's `cow_floor` to its content start: every committed cell lies at or above it. A new cell written
 below the floor (into the free gap, the common insert) leaves the snapshot intact; any write
 that reaches above it (a value changed in place, a child pointer, a cell in reclaimed space)
 first gives the page its own copy of the bytes, and so does image(), which writes the header
@@ -82,7 +82,7 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import ClassVar
 
 from pagelab.storage.bufferpool import Frame
@@ -103,6 +103,8 @@ MIN_LEAF_CELLS = 2  # any overfull leaf splits into two pages that both fit
 # bisect in C: a raw search of a 4 KiB interior page costs ~4 µs more than a bisect, a decode
 # ~0.75 µs per cell (100-400 cells), so decoding pays for itself after a few dozen searches.
 RAW_SEARCHES_BEFORE_DECODE = 64
+_SLOTS_START_PLUS_ONE = HEADER_SIZE + SLOT_SIZE  # where the slot array ends once one more slot is added
+_pack_leaf_cell_header = LEAF_CELL_HEADER.pack
 _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")
 _BIG_ENDIAN = sys.byteorder == "big"
@@ -136,18 +138,11 @@ def _slots_bytes(offsets: array) -> bytes:
     return offsets.tobytes()
 
 
-def _slots_from(data: bytes | bytearray, count: int) -> array:
-    slots = array("H")
-    slots.frombytes(data[HEADER_SIZE : HEADER_SIZE + SLOT_SIZE * count])
-    if _BIG_ENDIAN:
-        slots.byteswap()
-    return slots
-
-
 class TreePage(Frame):
     """What leaf and interior pages share: header fields, slot bookkeeping, free space, image."""
 
-    __slots__ = ("data", "_keys", "offsets", "content_start", "fragmented", "page_size", "cow_floor", "raw_searches")
+    __slots__ = ("data", "_keys", "offsets", "content_start", "fragmented", "page_size", "cow_floor", "raw_searches",
+                 "_saved_data", "_saved_offsets", "_saved_content_start", "_saved_fragmented", "_saved_link")
     page_type: ClassVar[int]
     is_leaf: ClassVar[bool]
     link: int  # the header's link field (see the layout); each kind keeps it its own way
@@ -194,19 +189,31 @@ class TreePage(Frame):
 
     # -- rollback snapshots (copy-on-write, see the module docstring) -----------------------------
 
-    def snapshot(self) -> tuple:
+    def snapshot(self) -> bool:
+        # Kept in the page's own fields rather than returned as a tuple: a tuple per page first
+        # changed in a transaction was most of what the garbage collector had to track in an
+        # insert run. The pool only needs to know that there is something to restore.
         self.cow_floor = self.content_start
-        return self.data, self.offsets[:], self.content_start, self.fragmented, self.link
+        self._saved_data = self.data
+        self._saved_offsets = self.offsets.tobytes()  # bytes, unlike an array, are not tracked by the GC
+        self._saved_content_start = self.content_start
+        self._saved_fragmented = self.fragmented
+        self._saved_link = self.link
+        return True
 
-    def restore(self, snapshot: tuple) -> bool:
-        self.data, self.offsets, self.content_start, self.fragmented, link = snapshot
+    def restore(self, snapshot: object) -> bool:
+        self.data = self._saved_data
+        self.offsets = offsets = _slot_array()
+        offsets.frombytes(self._saved_offsets)
+        self.content_start, self.fragmented = self._saved_content_start, self._saved_fragmented
         self._keys = None  # decoded again from the restored cells when next needed
-        self._restore_link(link)
-        self.cow_floor = self.page_size
+        self._restore_link(self._saved_link)
+        self.release_snapshot()
         return True
 
     def release_snapshot(self) -> None:
         self.cow_floor = self.page_size
+        self._saved_data = self._saved_offsets = None  # the old bytes may be freed now
 
     def _unshare(self) -> None:
         """Give the page its own copy of its bytes, leaving the snapshot's untouched."""
@@ -250,8 +257,13 @@ class TreePage(Frame):
 
     def raw_cells(self, sizes: list[int]) -> list[bytes]:
         """Each cell's bytes, in key order."""
-        data = self.data
+        data = bytes(self.data)  # slices of bytes are one allocation each, of a bytearray two
         return [data[offset : offset + size] for offset, size in zip(self.offsets, sizes)]
+
+    def cells_in_key_order(self) -> tuple[list[bytes], list[int]]:
+        """Each cell's bytes and size, in key order: what a split divides."""
+        sizes = self.cell_sizes()
+        return self.raw_cells(sizes), sizes
 
     def _place_cells(self, cells: list[bytes], sizes: list[int]) -> None:
         """Lay these cells (in key order) contiguously at the end of a fresh page image."""
@@ -261,7 +273,8 @@ class TreePage(Frame):
         data = bytearray(self.page_size)
         data[start:] = b"".join(cells)
         self.data = data
-        self.offsets = _slot_array(accumulate(sizes[:-1], initial=start)) if sizes else _slot_array()
+        offsets = self.offsets = _slot_array()
+        offsets.fromlist(list(accumulate(sizes[:-1], initial=start)) if sizes else [])  # 2x faster than from the iterator
         self.content_start = start
         self.fragmented = 0
         self.cow_floor = self.page_size  # new bytes: no snapshot shares them
@@ -270,14 +283,6 @@ class TreePage(Frame):
         """Rewrite the cells contiguously at the page end (in key order), reclaiming freed bytes."""
         sizes = self.cell_sizes()
         self._place_cells(self.raw_cells(sizes), sizes)
-
-    @staticmethod
-    def _read_header(data: bytes | bytearray, page_no: int, expected_type: int) -> tuple[int, int, int, int]:
-        page_type, _, count, content_start, fragmented, link = HEADER.unpack_from(data, 0)
-        if page_type != expected_type:
-            raise StorageError(f"page {page_no} has type {page_type}, expected {expected_type}")
-        return count, content_start, fragmented, link
-
 
 class LeafPage(TreePage):
     """A leaf: (key, value) cells in key order and the page number of the next leaf."""
@@ -289,21 +294,6 @@ class LeafPage(TreePage):
     def __init__(self, page_no: int, page_size: int):
         super().__init__(page_no, page_size)
         self.link = 0
-
-    @classmethod
-    def from_image(cls, page_no: int, image: bytes | bytearray) -> LeafPage:
-        """The page for an image read from the file; a bytearray becomes the page's own bytes
-        (not copied: the page file hands each read's buffer over)."""
-        page = cls.__new__(cls)
-        Frame.__init__(page, page_no)
-        page.page_size = len(image)
-        data = page.data = image if image.__class__ is bytearray else bytearray(image)
-        count, page.content_start, page.fragmented, page.link = cls._read_header(data, page_no, LEAF)
-        page.offsets = _slots_from(data, count)
-        page._keys = None
-        page.cow_floor = page.page_size
-        page.raw_searches = 0
-        return page
 
     def _restore_link(self, link: int) -> None:
         self.link = link
@@ -324,8 +314,8 @@ class LeafPage(TreePage):
     def cell_sizes(self) -> list[int]:
         data = self.data
         unpack = LEAF_CELL_HEADER.unpack_from
-        return [4 + key_length + value_length
-                for key_length, value_length in (unpack(data, offset) for offset in self.offsets)]
+        offsets = self.offsets
+        return [4 + key_length + value_length for key_length, value_length in map(unpack, repeat(data, len(offsets)), offsets)]
 
     @staticmethod
     def make_cell(key: bytes, value: bytes) -> bytes:
@@ -336,6 +326,17 @@ class LeafPage(TreePage):
         self._place_cells(cells, sizes)
         self.keys = keys
         self.link = link
+
+    @classmethod
+    def with_cells(cls, page_no: int, page_size: int, keys: list[bytes], cells: list[bytes], sizes: list[int],
+                   link: int) -> LeafPage:
+        """A new leaf holding these cells (key order), compact: the right half of a split."""
+        page = cls.__new__(cls)
+        Frame.__init__(page, page_no)
+        page.page_size = page_size
+        page.raw_searches = 0
+        page.load_cells(keys, cells, sizes, link)
+        return page
 
     def value_at(self, index: int) -> bytes:
         offset = self.offsets[index]
@@ -371,17 +372,20 @@ class LeafPage(TreePage):
 
     def insert_at(self, index: int, key: bytes, value: bytes) -> bool:
         """Put a new cell at `index` (key order is the caller's promise); False if it does not fit."""
-        size = 4 + len(key) + len(value)
-        start = self.content_start - size
+        key_length = len(key)
+        value_length = len(value)
+        end = self.content_start
+        start = end - 4 - key_length - value_length
         offsets = self.offsets
-        if start < HEADER_SIZE + SLOT_SIZE * (len(offsets) + 1):  # not in the gap: compact, or no room
-            start = self._room_for(size)
+        if start < _SLOTS_START_PLUS_ONE + len(offsets) * SLOT_SIZE:  # not in the gap: compact, or no room
+            start = self._room_for(end - start)
             if start < 0:
                 return False
+            end = self.content_start
             offsets = self.offsets  # compaction made a new array
-        if start + size > self.cow_floor:
+        if end > self.cow_floor:
             self._unshare()
-        self.data[start : start + size] = LEAF_CELL_HEADER.pack(len(key), len(value)) + key + value
+        self.data[start:end] = _pack_leaf_cell_header(key_length, value_length) + key + value
         self.content_start = start
         keys = self._keys
         (self.keys if keys is None else keys).insert(index, key)
@@ -412,26 +416,6 @@ class LeafPage(TreePage):
         del self.keys[index]
         del self.offsets[index]
 
-    def rebuild(self, keys: list[bytes], values: list[bytes], link: int) -> None:
-        """Replace the whole content with these cells (used by splits; leaves the page compact)."""
-        data = self.data = bytearray(self.page_size)
-        end = self.page_size
-        offsets = _slot_array()
-        pack = LEAF_CELL_HEADER.pack
-        for key, value in zip(keys, values):
-            size = 4 + len(key) + len(value)
-            end -= size
-            data[end : end + size] = pack(len(key), len(value)) + key + value
-            offsets.append(end)
-        if end < HEADER_SIZE + SLOT_SIZE * len(keys):
-            raise StorageError(f"page {self.page_no}: {len(keys)} cells do not fit in a {self.page_size}-byte page")
-        self.keys = list(keys)
-        self.offsets = offsets
-        self.content_start = end
-        self.fragmented = 0
-        self.cow_floor = self.page_size
-        self.link = link
-
 
 class InteriorPage(TreePage):
     """An interior page: (key, child) cells and a rightmost child.
@@ -446,21 +430,6 @@ class InteriorPage(TreePage):
     def __init__(self, page_no: int, page_size: int):
         super().__init__(page_no, page_size)
         self._children: list[int] | None = [0]
-
-    @classmethod
-    def from_image(cls, page_no: int, image: bytes | bytearray) -> InteriorPage:
-        """As LeafPage.from_image."""
-        page = cls.__new__(cls)
-        Frame.__init__(page, page_no)
-        page.page_size = len(image)
-        data = page.data = image if image.__class__ is bytearray else bytearray(image)
-        count, page.content_start, page.fragmented, _ = cls._read_header(data, page_no, INTERIOR)
-        page.offsets = _slots_from(data, count)
-        page._keys = None
-        page._children = None
-        page.cow_floor = page.page_size
-        page.raw_searches = 0
-        return page
 
     def _restore_link(self, link: int) -> None:
         # _decode reads the rightmost child from the header's link field; the header bytes are
@@ -565,11 +534,38 @@ class InteriorPage(TreePage):
         self.cow_floor = self.page_size
 
 
-def decode_tree_page(page_no: int, image: bytes) -> TreePage:
-    """The page object for a tree page's image, by the type byte in its header."""
-    page_type = image[0]
+def decode_tree_page(page_no: int, image: bytes | bytearray) -> TreePage:
+    """The page object for a tree page's image, by the type byte in its header.
+
+    A bytearray becomes the page's own bytes (not copied: the page file hands each read's buffer
+    over). Only the header and the slot array are read (see "Decoding is lazy"). This is the
+    whole of the prototype's work between a page read and the search in it, so it is written
+    out in one function: after a read the CPU's caches are cold, and every further Python call
+    touched there costs microseconds."""
+    page_type, _, count, content_start, fragmented, link = HEADER.unpack_from(image, 0)
     if page_type == LEAF:
-        return LeafPage.from_image(page_no, image)
-    if page_type == INTERIOR:
-        return InteriorPage.from_image(page_no, image)
-    raise StorageError(f"page {page_no} is not a tree page (type byte {page_type}); the file is damaged")
+        page = LeafPage.__new__(LeafPage)
+        page.link = link
+    elif page_type == INTERIOR:
+        page = InteriorPage.__new__(InteriorPage)
+        page._children = None  # the rightmost child stays in the header's link field until decoded
+    else:
+        raise StorageError(f"page {page_no} is not a tree page (type byte {page_type}); the file is damaged")
+    page.page_no = page_no
+    page.pins = page.young_clock = 0
+    page.dirty = page.in_txn = False
+    page.old = True
+    page.accessed_at = 0.0
+    page.before = None
+    page.page_size = page_size = len(image)
+    page.data = data = image if image.__class__ is bytearray else bytearray(image)
+    page.content_start = content_start
+    page.fragmented = fragmented
+    page.offsets = offsets = array("H")
+    offsets.frombytes(data[HEADER_SIZE : HEADER_SIZE + SLOT_SIZE * count])
+    if _BIG_ENDIAN:
+        offsets.byteswap()
+    page._keys = None
+    page.cow_floor = page_size
+    page.raw_searches = 0
+    return page

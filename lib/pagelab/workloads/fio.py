@@ -353,6 +353,30 @@ def measure_random_read_iops(
     )
 
 
+def file_read_iops(
+    path: str | os.PathLike,
+    block_size_bytes: int,
+    runtime_s: float = DEFAULT_RUNTIME_S,
+    *,
+    iodepth: int = DEFAULT_IODEPTH,
+    direct: bool = True,
+    ioengine: str = DEFAULT_IOENGINE,
+) -> BlockSizeResult:
+    """fio's random reads of an existing file, one block size, with the profile's settings: the
+    device reading the very file a measurement reads, at the moment it reads it. `--readonly`
+    makes fio refuse to write it; no test file is laid out."""
+    fio = fio_binary()
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"cannot measure reads of {path}: no such file")
+    size_bytes = path.stat().st_size // block_size_bytes * block_size_bytes
+    if size_bytes < block_size_bytes:
+        raise UsageError(f"{path} is smaller than one {block_size_bytes}-byte block")
+    argv = fio_command(fio, path, block_size_bytes, size_bytes, runtime_s, iodepth, direct, ioengine) + ["--readonly"]
+    result, _ = _read_run(_run_fio(argv, timeout_s=runtime_s + RUN_TIMEOUT_MARGIN_S), block_size_bytes)
+    return result
+
+
 def _check_request(
     directory: Path, block_sizes: Sequence[int], runtime_s: float, size: str | int, iodepth: int
 ) -> tuple[list[int], int]:

@@ -45,8 +45,13 @@ worth locating:
 - `pread_iops`: random O_DIRECT preads of whole pages from the same file, from Python, right
   before the lookups: the device as it is at that moment, through the same system call.
 - `decode_us_per_page`: the CPU time to turn one page image into the prototype's page object
-  (`slotted.decode_tree_page`), averaged over pages of the file. The prototype decodes every
-  page it reads in full (all keys into a list), so this grows with the page size.
+  (`slotted.decode_tree_page`), averaged over pages of the file. Only the header and the slot
+  array are unpacked (keys are decoded lazily), so this hardly grows with the page size.
+
+And one optional check (`fio_beside_s`), which bench/bench_lookups.py uses: fio itself reading
+the same database file, QD1 and O_DIRECT as in the profile, for a few seconds just before and
+just after the lookups. Its mean is the fairest denominator for the goal: same device, same
+file, same minutes.
 """
 
 from __future__ import annotations
@@ -462,6 +467,8 @@ class LookupResult:
     pread_iops: float | None = None  # same-moment O_DIRECT preads of this file from Python
     pread_ratio: float | None = None  # lookups_per_s / (pread_iops / reads_per_lookup)
     decode_us_per_page: float | None = None  # CPU to decode one page image
+    fio_beside_iops: float | None = None  # fio QD1 reads of this file just before and just after: the mean
+    fio_beside_ratio: float | None = None  # lookups_per_s / (fio_beside_iops / reads_per_lookup)
 
     @property
     def cpu_us_per_lookup(self) -> float:
@@ -494,6 +501,7 @@ def measure_point_lookups(
     fill: float | None = None,
     baseline: bool = True,
     pool_options: Mapping[str, Any] | None = None,
+    fio_beside_s: float = 0,
 ) -> LookupResult:
     """Time `n_lookups` random gets on the database at `path`, opened afresh (cold pool).
 
@@ -507,6 +515,9 @@ def measure_point_lookups(
                     InnoDB's default (1000 ms) keeps a page touched again within a second of its
                     first read in the old sublist, so in a run of a few seconds interior pages can
                     still be evicted by passing leaves; 0 promotes any page touched twice
+    fio_beside_s    if > 0, fio reads this very file (QD1, O_DIRECT, read-only) for this many
+                    seconds just before and just after the lookups: the device as the lookups
+                    found it, since a shared virtual disk drifts between a cached profile and now
     """
     path = Path(path)
     if not path.exists():
@@ -520,6 +531,11 @@ def measure_point_lookups(
     if cache_bytes is None:
         cache_bytes = MIN_FRAMES * page_size
 
+    fio_before = fio_after = None
+    if fio_beside_s > 0:
+        from pagelab.workloads.fio import file_read_iops
+
+        fio_before = file_read_iops(path, page_size, fio_beside_s).iops
     pread_iops = decode_us = None
     if baseline:
         pread_iops = raw_read_iops(path, page_size, min(PREAD_SAMPLE_READS, n_lookups), seed=seed + 1)
@@ -551,6 +567,8 @@ def measure_point_lookups(
             f"{key_bytes}-byte keys by build_tree (pass key_bytes)"
         )
 
+    if fio_before is not None:
+        fio_after = file_read_iops(path, page_size, fio_beside_s).iops
     page_reads = after["file_reads"] - before["file_reads"]
     reads_per_lookup = page_reads / n_lookups
     lookups_per_s = n_lookups / seconds
@@ -594,6 +612,9 @@ def measure_point_lookups(
         pread_iops=pread_iops,
         pread_ratio=lookups_per_s * reads_per_lookup / pread_iops if pread_iops and reads_per_lookup else None,
         decode_us_per_page=decode_us,
+        fio_beside_iops=(fio_before + fio_after) / 2 if fio_after else None,
+        fio_beside_ratio=(lookups_per_s * reads_per_lookup * 2 / (fio_before + fio_after)
+                          if fio_after and reads_per_lookup else None),  # fmt: skip
     )
 
 
@@ -670,6 +691,7 @@ def lookup_check(
     *,
     reuse: bool = False,
     progress: bool = False,
+    fio_beside_s: float = 0,
 ):
     """For each page size: build `n_keys` keys in random order at directory/lookups-<size>.db
     (or reuse it), then measure cold lookups. Returns (table, builds, results): a DataFrame with
@@ -685,7 +707,7 @@ def lookup_check(
     ]
     results = [
         measure_point_lookups(built.path, built.page_size, n_lookups, cache_bytes, True, seed + 1,
-                              device_profile=device_profile)  # fmt: skip
+                              device_profile=device_profile, fio_beside_s=fio_beside_s)  # fmt: skip
         for built in builds
     ]
     return lookup_frame(builds, results), builds, results
@@ -719,6 +741,8 @@ def lookup_frame(builds: Sequence[BuiltTree], results: Sequence[LookupResult]):
             "pread_iops_now": result.pread_iops,
             "ratio_to_pread_now": result.pread_ratio,
             "decode_us_per_page": result.decode_us_per_page,
+            "fio_beside_iops": result.fio_beside_iops,
+            "ratio_to_fio_beside": result.fio_beside_ratio,
             "meets_goal": result.meets_goal,
         })  # fmt: skip
     return pd.DataFrame(rows)
