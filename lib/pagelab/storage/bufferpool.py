@@ -256,21 +256,25 @@ class BufferPool:
         self._rebalance()
 
     def _insert_at_midpoint(self, frame: Frame) -> None:
+        page_no = frame.page_no
         frame.old = True
         frame.young_clock = self.evictions
         frame.accessed_at = self._clock()  # every page enters the pool because it is being accessed
-        self._resident[frame.page_no] = frame
+        resident = self._resident
+        resident[page_no] = frame
         old = self._old
-        if old and len(old) + 1 > len(self._resident) * self.old_blocks_pct // 100:
+        old_target = len(resident) * self.old_blocks_pct // 100
+        if old and len(old) >= old_target:
             # InnoDB inserts a new page just behind the old head; when that makes the old
             # sublist too long, the midpoint moves past the former head, which turns young.
             # The new page itself stays old, as it must for a scan to pass through unpromoted.
-            page_no, former_head = old.popitem(last=True)
+            head_no, former_head = old.popitem()
             former_head.old = False
-            self._young[page_no] = former_head
-            self._young.move_to_end(page_no, last=False)
-        old[frame.page_no] = frame
-        if len(old) != len(self._resident) * self.old_blocks_pct // 100:
+            young = self._young
+            young[head_no] = former_head
+            young.move_to_end(head_no, last=False)
+        old[page_no] = frame
+        if len(old) != old_target:
             self._rebalance()
 
     def _rebalance(self) -> None:
@@ -294,19 +298,22 @@ class BufferPool:
             self._evict()
 
     def _evict(self) -> None:
-        victim = self._find_victim()
-        if victim.dirty:
-            self._write(victim)
-        self._remove(victim)
-        self.evictions += 1
-
-    def _find_victim(self) -> Frame:
+        """Evict the page nearest the tail that is neither pinned nor changed by the open
+        transaction (the common case is the old tail itself, found in one step)."""
         for sublist in (self._old, self._young):
-            for frame in sublist.values():  # tail first
+            for page_no, frame in sublist.items():  # tail first
                 if not frame.pins and not frame.in_txn:
-                    return frame
+                    if frame.dirty:
+                        self._write(frame)  # which also takes it off the dirty list
+                    del sublist[page_no]  # the loop ends here, so changing the dict is safe
+                    del self._resident[page_no]
+                    self.evictions += 1
+                    return
+        raise self._pool_full_error()
+
+    def _pool_full_error(self) -> BufferPoolFullError:
         pinned = sum(1 for frame in self._resident.values() if frame.pins)
-        raise BufferPoolFullError(
+        return BufferPoolFullError(
             f"the buffer pool's {self.capacity} frames of {self.page_size} bytes are all in use: "
             f"{len(self._txn_pages)} pages changed by the open transaction, {pinned} pinned. Give the database "
             f"more cache_bytes (now {self.capacity * self.page_size}) or commit smaller transactions"

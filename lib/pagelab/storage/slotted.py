@@ -61,8 +61,9 @@ Decoding is lazy. A page read from the file only has its slot array unpacked; lo
 (`child_for`, `find`, `value_at`) binary-search the raw cells through the slot array, reading
 about log2(cells) keys instead of all of them. Keys and children are decoded the first time
 anything asks for `keys` or `children`, which every change does. A cold point lookup therefore
-costs the device's page reads plus a few microseconds per page, not the ~0.75 µs per cell a full
-decode would cost (300 µs for a 16 KiB interior page of 32-byte keys).
+costs the device's page reads plus a few microseconds of search per page (warm CPU caches; after
+the idle wait of a device read it is several times that, see bench/bench_wakeup.py), not the
+~0.75 µs per cell a full decode would cost (300 µs for a 16 KiB interior page of 32-byte keys).
 
 Rollback snapshots are copy-on-write. The first change to a dirty page in a transaction needs
 the page's committed state kept for rollback; copying the whole page each time cost a fifth of
@@ -356,14 +357,8 @@ class LeafPage(TreePage):
         data = self.data
         offsets = self.offsets
         unpack = _U16.unpack_from
-        low, high = 0, len(offsets)
-        while low < high:  # bisect_left over the raw cells
-            middle = (low + high) >> 1
-            start = offsets[middle] + 4
-            if data[start : start + unpack(data, start - 4)[0]] < key:
-                low = middle + 1
-            else:
-                high = middle
+        # bisect (in C) over the slot array, reading each probed cell's key from the page
+        low = bisect_left(offsets, key, key=lambda offset: data[offset + 4 : offset + 4 + unpack(data, offset)[0]])
         if low < len(offsets):
             start = offsets[low] + 4
             if data[start : start + unpack(data, start - 4)[0]] == key:
@@ -478,14 +473,8 @@ class InteriorPage(TreePage):
         data = self.data
         offsets = self.offsets
         unpack = _U16.unpack_from
-        low, high = 0, len(offsets)
-        while low < high:  # bisect_right over the raw cells
-            middle = (low + high) >> 1
-            start = offsets[middle] + 6
-            if key < data[start : start + unpack(data, start - 2)[0]]:
-                high = middle
-            else:
-                low = middle + 1
+        # bisect (in C) over the slot array, reading each probed cell's key from the page
+        low = bisect_right(offsets, key, key=lambda offset: data[offset + 6 : offset + 6 + unpack(data, offset + 4)[0]])
         if low == len(offsets):
             return _U32.unpack_from(data, 12)[0]  # the rightmost child, in the header's link
         return _U32.unpack_from(data, offsets[low])[0]
