@@ -44,6 +44,7 @@ def test_the_notebook_runs_with_tiny_parameters(tmp_path):
         "n_lookups": 300,
         "cache_sizes": ["0", "1M", "1G"],
         "work_dir": str(tmp_path / "trees"),
+        "fio_beside_s": 0.5,
         **_fio_parameters(tmp_path),
     }
     executed = execute(NOTEBOOK, tmp_path, parameters)
@@ -56,5 +57,6 @@ def test_the_notebook_runs_with_tiny_parameters(tmp_path):
     assert "error" not in {output["output_type"] for cell in cells for output in cell.get("outputs", [])}
     assert "Recommended page size" in text  # the advisor's last line
     assert "reads per lookup" in text and "the goal >= 0.8" in text  # the prototype check
+    assert "against fio on the same file in the same minutes" in text
     assert "seed_queries_per_s" in text  # the model beside the seed's table
     assert sorted(path.name for path in (tmp_path / "trees").glob("*.db")) == ["lookups-16k.db", "lookups-4k.db"]

@@ -70,11 +70,12 @@ the page's committed state kept for rollback; copying the whole page each time c
 a random insert's time. A snapshot instead keeps, in the page's own `_saved_*` fields, a
 reference to the page's bytes, a copy of the slot array and the header fields (no lists: a
 rollback leaves the keys to be decoded again, and a snapshot allocates nothing the garbage
-collector has to track), and sets the page's `cow_floor` to its content start: every committed cell lies at or above it. A new cell written
-below the floor (into the free gap, the common insert) leaves the snapshot intact; any write
-that reaches above it (a value changed in place, a child pointer, a cell in reclaimed space)
-first gives the page its own copy of the bytes, and so does image(), which writes the header
-and slot array into them. Splits and compaction build new bytes anyway.
+collector has to track), and sets the page's `cow_floor` to its content start: every committed
+cell lies at or above it. A new cell written below the floor (into the free gap, the common
+insert) leaves the snapshot intact; any write that reaches above it (a value changed in place,
+a child pointer, a cell in reclaimed space) first gives the page its own copy of the bytes, and
+so does image(), which writes the header and slot array into them. Splits and compaction build
+new bytes anyway.
 """
 
 from __future__ import annotations
@@ -527,10 +528,9 @@ def decode_tree_page(page_no: int, image: bytes | bytearray) -> TreePage:
     """The page object for a tree page's image, by the type byte in its header.
 
     A bytearray becomes the page's own bytes (not copied: the page file hands each read's buffer
-    over). Only the header and the slot array are read (see "Decoding is lazy"). This is the
-    whole of the prototype's work between a page read and the search in it, so it is written
-    out in one function: after a read the CPU's caches are cold, and every further Python call
-    touched there costs microseconds."""
+    over). Only the header and the slot array are read (see "Decoding is lazy"). It runs after
+    every page read, so it sets the fields itself instead of calling the constructors (Frame's
+    and TreePage's __init__ set the same fields; a test keeps the two in step)."""
     page_type, _, count, content_start, fragmented, link = HEADER.unpack_from(image, 0)
     if page_type == LEAF:
         page = LeafPage.__new__(LeafPage)
