@@ -1,5 +1,7 @@
-"""Why the prototype's cold lookups fall short of fio: the CPU time a Python read path costs after
-the process has slept, with and without a device in the way (issue 6).
+"""What the prototype's read path costs per page read: warm, after an idle wait, with O_DIRECT.
+
+Why the prototype's cold lookups fall short of fio (issue 6): the CPU time a Python read path
+costs after the process has slept, with and without a device in the way.
 
 A cold lookup reads pages one at a time and sleeps in the kernel while each read is in flight.
 This bench times, per page read, the prototype's lookups minus a bare Python pread loop of the
@@ -38,9 +40,11 @@ import struct
 import time
 from pathlib import Path
 
+from pagelab.errors import UsageError
 from pagelab.paths import RUNS_DIR
 from pagelab.storage import Database, slotted
 from pagelab.storage import pagefile as pagefile_module
+from pagelab.storage.pagefile import check_page_size
 from pagelab.storage.header import HeaderPage
 from pagelab.workloads.point_lookups import build_tree, key_for
 
@@ -151,12 +155,22 @@ def leanest_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--page-size", type=int, default=4096)
+    parser.add_argument("--page-size", type=int, default=4096, help="page size in bytes, 1024..65536 (default 4096)")
     parser.add_argument("--keys", type=int, default=200_000, help="keys in the tree (built once, then reused)")
     parser.add_argument("--reads", type=int, default=3000, help="page reads per loop and round")
     parser.add_argument("--sleep-us", type=float, default=100.0, help="idle time before each read in the sleep runs")
-    parser.add_argument("--dir", default=str(RUNS_DIR / "bench_wakeup"))
+    parser.add_argument("--dir", default=str(RUNS_DIR / "bench_wakeup"),
+                        help="where the tree is built (a disk filesystem: O_DIRECT is refused on tmpfs)")
     args = parser.parse_args()
+    try:
+        check_page_size(args.page_size)
+    except UsageError as error:
+        parser.error(str(error))
+    for name in ("keys", "reads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1")
+    if args.sleep_us < 0:
+        parser.error("--sleep-us must be 0 or more")
 
     directory = Path(args.dir)
     directory.mkdir(parents=True, exist_ok=True)
