@@ -162,6 +162,29 @@ def test_interrupt_then_resume_gives_the_complete_bundle(tmp_path, smoke_sweep):
         assert sorted(p.name for p in (sweep_dir / run).iterdir()) == sorted(p.name for p in (smoke_dir / run).iterdir())
 
 
+def test_an_interrupt_between_two_runs_still_names_resume(tmp_path, monkeypatch):
+    """SIGTERM can land after a run is recorded done and before the next one starts (a race the
+    end-to-end test above can hit); the sweep must stop the same way: finished runs kept, the
+    rest pending, and the --resume hint. The notebook runs are replaced by no-ops: only the
+    sweep's own bookkeeping is under test here."""
+    import papermill
+
+    from pagelab import sweep as sweep_module
+    from pagelab.profiles import load_profile
+
+    sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "between", "smoke")
+    monkeypatch.setattr(papermill, "execute_notebook", lambda *args, **kwargs: None)
+
+    def interrupted_advance(progress):
+        raise KeyboardInterrupt  # as SIGTERM's handler raises it, right after the first run is done
+
+    monkeypatch.setattr(sweep_module._Progress, "advance", interrupted_advance)
+    with pytest.raises(sweep_module.SweepInterrupted, match=f"between runs.*--resume {sweep_dir}"):
+        sweep_module.execute_runs(sweep_dir, progress=False)
+    statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
+    assert statuses == ["done", "pending"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--set", "page_sizes=4k,12k"], "page_sizes: 12k is not allowed; allowed: 4k 8k 16k 32k 64k"),
     (["--set", "repeats=0"], "repeats"),

@@ -122,8 +122,10 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
     todo = record.pending()
     bar = _Progress(len(record.runs), len(record.runs) - len(todo), progress)
     previous_sigterm = signal.signal(signal.SIGTERM, _raise_interrupt)
+    current = None  # the run under way, if the interrupt comes during one rather than between two
     try:
         for entry in todo:
+            current = entry
             run_dir = sweep_dir / entry["name"]
             run_dir.mkdir(exist_ok=True)
             notebook = run_dir / "run.ipynb"
@@ -138,23 +140,30 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
                     kernel_name=KERNEL_NAME, progress_bar=False, cwd=str(PROJECT_ROOT),
                     execution_timeout=CELL_TIMEOUT_S,
                 )
-            except KeyboardInterrupt:
-                record.update_run(entry["name"], status="interrupted", finished=now_iso(),
-                                  error="interrupted by Ctrl-C or SIGTERM")
-                _stop_run_instance(sweep_dir, entry)
-                raise SweepInterrupted(
-                    f"sweep interrupted during {entry['name']}; finished runs are kept. "
-                    f"Continue with: pagelab sweep --resume {sweep_dir}")
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
                 record.update_run(entry["name"], status="failed", finished=now_iso(), error=_short_error(exc))
+                current = None
                 bar.advance()
                 if fail_fast:
                     raise PagelabError(f"run {entry['name']} failed (--fail-fast): {_short_error(exc)}\n"
                                        f"executed notebook: {notebook}") from exc
                 continue
             record.update_run(entry["name"], status="done", finished=now_iso())
+            current = None
             bar.advance()
+    except KeyboardInterrupt:
+        # Wherever it lands (in a run's notebook, or between runs while the record is updated),
+        # the finished runs stay done and the one under way is marked and its server stopped.
+        where = "between runs"
+        if current is not None:
+            record.update_run(current["name"], status="interrupted", finished=now_iso(),
+                              error="interrupted by Ctrl-C or SIGTERM")
+            _stop_run_instance(sweep_dir, current)
+            where = f"during {current['name']}"
+        raise SweepInterrupted(
+            f"sweep interrupted {where}; finished runs are kept. "
+            f"Continue with: pagelab sweep --resume {sweep_dir}") from None
     finally:
         signal.signal(signal.SIGTERM, previous_sigterm)
         bar.close()
