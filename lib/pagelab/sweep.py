@@ -156,7 +156,7 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
         # Wherever it lands (in a run's notebook, or between runs while the record is updated),
         # the finished runs stay done and the one under way is marked and its server stopped.
         where = "between runs"
-        if current is not None:
+        if current is not None and record.run(current["name"])["status"] != "done":  # not if it just finished
             record.update_run(current["name"], status="interrupted", finished=now_iso(),
                               error="interrupted by Ctrl-C or SIGTERM")
             _stop_run_instance(sweep_dir, current)

@@ -100,7 +100,10 @@ def test_raw_captures_are_kept(monitored_run):
     assert len(read_rows(out / "innodb" / "index.csv")) == len(snapshots)
 
     counters = read_rows(out / "global_status.csv")
-    assert len(counters) == status["samplers"]["global_status"]["samples"] == len(snapshots)
+    assert len(counters) == status["samplers"]["global_status"]["samples"]
+    # the two samplers are asked to stop one after the other: a grid slot falling between the two
+    # requests is taken by one of them only
+    assert abs(len(counters) - len(snapshots)) <= 1
     assert set(REQUIRED_COUNTERS) <= set(counters[0])
     assert len(counters[0]) > 300, "every numeric counter is kept"
 
@@ -165,7 +168,10 @@ def test_samples_stay_on_the_grid(monitored_run):
     for table in (out / "innodb" / "index.csv", out / "global_status.csv"):
         rows = read_rows(table)
         late = [float(row["clock_s"]) - (anchor_clock_s + int(row["slot"]) * INTERVAL_S) for row in rows]
-        assert all(-0.01 < lateness < 0.3 for lateness in late), (table.name, max(late))
+        # slot 0 is taken by start() itself, after iostat is forked and the other sampler's first
+        # sample: it may be late by whatever that took; every later slot is taken by its thread
+        assert -0.01 < late[0] < INTERVAL_S, (table.name, late[0])
+        assert all(-0.01 < lateness < 0.3 for lateness in late[1:]), (table.name, max(late[1:]))
         assert [int(row["slot"]) for row in rows] == list(range(len(rows))), "no slot was skipped"
 
 
@@ -240,7 +246,8 @@ def test_a_connection_spec_finds_the_disk_from_the_servers_datadir(monitor_loade
     instance, _ = monitor_loaded
     spec = ConnectionSpec.for_instance(instance, tcp=True)
     with Monitor(spec, tmp_path / "by-spec", interval_s=INTERVAL_S) as monitor:
-        time.sleep(1.3 * INTERVAL_S)
+        # until halfway between slots 1 and 2 of the grid, however long start() took
+        time.sleep(max(0.0, monitor.anchor_monotonic + 1.5 * INTERVAL_S - time.monotonic()))
     status = monitor.stop()
     assert status["devices"] == list(block_device_for(instance.paths.datadir).disks)
     assert status["server"].endswith(f"127.0.0.1:{instance.port}")

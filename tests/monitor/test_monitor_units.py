@@ -37,7 +37,7 @@ def test_t_s_is_negative_during_ramp_up_and_positive_after():
     clock = RunClock(now + 5)  # measurement starts after a 5 s ramp-up
     assert clock.t_s(now) == pytest.approx(-5)
     assert clock.t_s(now + 7.5) == pytest.approx(2.5)
-    assert -5.1 < clock.t_s() < -4.9
+    assert -5.5 < clock.t_s() < -4.5  # a VM may pause between the two clock reads
 
 
 def test_the_measurement_start_can_be_marked_after_sampling_began():
@@ -60,9 +60,9 @@ def test_marking_twice_is_refused():
 
 def test_epoch_follows_the_monotonic_clock():
     clock = RunClock()
-    assert clock.epoch_at() == pytest.approx(time.time(), abs=0.05)
+    assert clock.epoch_at() == pytest.approx(time.time(), abs=0.5)  # a VM may pause between the reads
     later = time.monotonic() + 10
-    assert clock.epoch_at(later) - clock.epoch_at() == pytest.approx(10, abs=0.05)
+    assert clock.epoch_at(later) - clock.epoch_at() == pytest.approx(10, abs=0.5)
     assert clock.to_dict()["measurement_start_marked"] is False
 
 

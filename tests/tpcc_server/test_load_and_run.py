@@ -9,7 +9,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-import threading
 
 import pytest
 
@@ -134,15 +133,19 @@ def test_cli_bad_arguments_exit_2_with_a_message(loaded):
 def test_a_server_killed_mid_run_ends_the_run_and_keeps_the_partial_log(spare_loaded_instance, tmp_path):
     instance = spare_loaded_instance
     pid = instance.pid()
-    killer = threading.Timer(6.0, os.kill, args=(pid, signal.SIGKILL))
-    killer.start()
-    try:
-        with pytest.raises(TpccRunError, match="server went away") as raised:
-            run(ConnectionSpec.for_instance(instance, tcp=True),
-                RunOptions(warehouses=1, connections=2, rampup_s=1, measure_s=60, interval_s=2), out_dir=tmp_path,
-                echo=None)
-    finally:
-        killer.cancel()
+    killed_at: list[float] = []
+
+    def kill_after_the_first_interval(t_s, row):
+        # from the run's own clock, not a timer: on a slow machine setup alone can take seconds
+        if not killed_at:
+            os.kill(pid, signal.SIGKILL)
+            killed_at.append(t_s)
+
+    with pytest.raises(TpccRunError, match="server went away") as raised:
+        run(ConnectionSpec.for_instance(instance, tcp=True),
+            RunOptions(warehouses=1, connections=2, rampup_s=1, measure_s=60, interval_s=2), out_dir=tmp_path,
+            echo=None, on_interval=kill_after_the_first_interval)
+    assert killed_at == [2]
     assert "partial log kept" in str(raised.value)
     log = (tmp_path / "tpcc.log").read_text()
     assert "run aborted" in log

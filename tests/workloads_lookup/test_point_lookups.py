@@ -137,7 +137,6 @@ def test_a_cache_holding_the_upper_levels_saves_their_reads(built_trees, tiny_ca
     warm_up = interior / LOOKUPS  # the cold pool reads every interior page once
     assert kept.reads_per_lookup <= 1 + warm_up + 0.02  # about the leaf only
     assert kept.reads_per_lookup < tiny.reads_per_lookup - 0.3
-    assert kept.lookups_per_s > tiny.lookups_per_s
     # With InnoDB's default old_blocks_time (1 s) the same pool also saves reads, if fewer: in a
     # run this short an interior page touched again while old is not made young ("not young").
     default = measure_point_lookups(built.path, built.page_size, LOOKUPS, cache_bytes, device_profile=FAKE_IOPS,

@@ -317,6 +317,9 @@ class _Pacer:
 
 def _process_main(target, plan, worker, workers, counter, messages, start_event, stop_event) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C and stops us
+    # the driver started us with SIGINT blocked (see _start_workers); a Ctrl-C pending since then
+    # is now delivered, and ignored
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     run_worker(target, plan, worker, workers, counter, messages.put, start_event, stop_event)
 
 
@@ -358,6 +361,19 @@ def execute_phase(target, plan: PhasePlan, threads: int = 1, parallelism: str = 
         bar.close()
 
 
+def _start_workers(runners) -> None:
+    """Start the worker processes with SIGINT blocked, so that they inherit it blocked: a Ctrl-C
+    while a spawned worker is still importing would otherwise kill it with a traceback before it
+    can set SIGINT aside (_process_main). Here the Ctrl-C waits until the starts are done, then
+    reaches this process as usual."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        for runner in runners:
+            runner.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _drive(target, plan: PhasePlan, workers: int, parallelism: str, context, bar: _Progress) -> PhaseResult:
     counter = InsertCounter(context, plan.records, workers) if plan.workload.insert and not plan.workload.is_load else None
     if parallelism == "processes":
@@ -387,8 +403,7 @@ def _drive(target, plan: PhasePlan, workers: int, parallelism: str, context, bar
             started_at = _run_inline(target, plan, counter, send, start_event, stop_event, messages, bar,
                                      payloads, clients)
         else:
-            for runner in runners:
-                runner.start()
+            _start_workers(runners)
             ready = 0
             deadline = time.monotonic() + READY_TIMEOUT_S
             while ready < workers:
