@@ -127,8 +127,8 @@ def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(
 
 
 def test_a_decoded_page_has_every_field_a_new_page_has():
-    """decode_tree_page fills the fields itself (it is the hot path after a read), so a field
-    added to Frame or TreePage must be added there too; this catches one that is not."""
+    """decode_tree_page sets a tree page's own fields itself (not through TreePage.__init__), so
+    a field added to TreePage must be added there too; this catches one that is not."""
     from pagelab.storage.bufferpool import Frame
 
     leaf = LeafPage(3, 4096)

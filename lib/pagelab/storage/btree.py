@@ -155,22 +155,16 @@ class BTree:
         if len(key) > self.max_key_bytes or len(value) > self.max_value_bytes:
             self.check_entry(key, value)
         pool = self.pool
-        resident = pool.resident
-        page = pool.fetch(self.meta.root)
+        fetch = pool.fetch
+        page = fetch(self.meta.root)
         # The hottest loop of an insert. The decoded lists are read directly, decoding only pages
         # that came from the file and are not decoded yet (slotted.py, "Decoding is lazy"); the
-        # path is not recorded, as only a split needs it (_path_to); and while the pool has not
-        # evicted anything, a hit is counted here instead of through fetch (BufferPool.resident).
+        # path is not recorded, as only a split needs it (_path_to).
         while not page.is_leaf:
             keys = page._keys
             if keys is None:
                 keys = page.keys
-            page_no = page._children[bisect_right(keys, key)]
-            page = resident.get(page_no)
-            if page is None or pool.evictions:
-                page = pool.fetch(page_no)
-            else:
-                pool.gets += 1
+            page = fetch(page._children[bisect_right(keys, key)])
         keys = page._keys
         if keys is None:
             keys = page.keys

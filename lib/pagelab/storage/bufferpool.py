@@ -84,7 +84,6 @@ class Frame:
     """
 
     __slots__ = ("page_no", "pins", "dirty", "in_txn", "old", "accessed_at", "young_clock", "before")
-    # (slotted.decode_tree_page sets these fields itself, as __init__ does: keep the two in step)
 
     def __init__(self, page_no: int):
         self.page_no = page_no
@@ -201,13 +200,6 @@ class BufferPool:
                 frame.young_clock = self.evictions
         return frame
 
-    @property
-    def resident(self) -> dict[int, Frame]:
-        """The pages in memory by number, for reading only. Until the first eviction a hit is
-        nothing but a lookup here and a count in `gets` (see fetch), which a caller's hottest
-        loop may do itself; once `evictions` is non-zero, every get must go through fetch."""
-        return self._resident
-
     def pin(self, page_no: int) -> Frame:
         """fetch() that keeps the page in memory until unpin()."""
         frame = self.fetch(page_no)
@@ -301,12 +293,11 @@ class BufferPool:
         """Evict the page nearest the tail that is neither pinned nor changed by the open
         transaction (the common case is the old tail itself, found in one step)."""
         for sublist in (self._old, self._young):
-            for page_no, frame in sublist.items():  # tail first
+            for frame in sublist.values():  # tail first
                 if not frame.pins and not frame.in_txn:
                     if frame.dirty:
-                        self._write(frame)  # which also takes it off the dirty list
-                    del sublist[page_no]  # the loop ends here, so changing the dict is safe
-                    del self._resident[page_no]
+                        self._write(frame)
+                    self._remove(frame)  # the loop ends here, so changing the list is safe
                     self.evictions += 1
                     return
         raise self._pool_full_error()

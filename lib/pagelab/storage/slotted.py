@@ -283,8 +283,7 @@ class TreePage(Frame):
 
     def compact(self) -> None:
         """Rewrite the cells contiguously at the page end (in key order), reclaiming freed bytes."""
-        sizes = self.cell_sizes()
-        self._place_cells(self.raw_cells(sizes), sizes)
+        self._place_cells(*self.cells_in_key_order())
 
 class LeafPage(TreePage):
     """A leaf: (key, value) cells in key order and the page number of the next leaf."""
@@ -528,9 +527,9 @@ def decode_tree_page(page_no: int, image: bytes | bytearray) -> TreePage:
     """The page object for a tree page's image, by the type byte in its header.
 
     A bytearray becomes the page's own bytes (not copied: the page file hands each read's buffer
-    over). Only the header and the slot array are read (see "Decoding is lazy"). It runs after
-    every page read, so it sets the fields itself instead of calling the constructors (Frame's
-    and TreePage's __init__ set the same fields; a test keeps the two in step)."""
+    over). Only the header and the slot array are read (see "Decoding is lazy"); the page's own
+    fields are set here rather than by TreePage.__init__, which would allocate an empty page
+    first (a test checks that a decoded page has every field a new one has)."""
     page_type, _, count, content_start, fragmented, link = HEADER.unpack_from(image, 0)
     if page_type == LEAF:
         page = LeafPage.__new__(LeafPage)
@@ -540,12 +539,7 @@ def decode_tree_page(page_no: int, image: bytes | bytearray) -> TreePage:
         page._children = None  # the rightmost child stays in the header's link field until decoded
     else:
         raise StorageError(f"page {page_no} is not a tree page (type byte {page_type}); the file is damaged")
-    page.page_no = page_no
-    page.pins = page.young_clock = 0
-    page.dirty = page.in_txn = False
-    page.old = True
-    page.accessed_at = 0.0
-    page.before = None
+    Frame.__init__(page, page_no)
     page.page_size = page_size = len(image)
     page.data = data = image if image.__class__ is bytearray else bytearray(image)
     page.content_start = content_start
