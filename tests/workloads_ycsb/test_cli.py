@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pagelab.mysql.instance import STOP_TIMEOUT_S
 from pagelab.parse import parse_ycsb
 from tests.conftest import servers_under
 
@@ -96,7 +97,9 @@ def test_ctrl_c_stops_the_server_and_keeps_the_finished_phases(tmp_path):
         time.sleep(1.0)  # workload C is running (its workers may still be starting: that must be fine too)
         assert servers_under(out), "the server should be running during workload C"
         os.killpg(process.pid, signal.SIGINT)
-        _, stderr = process.communicate(timeout=120)
+        # the run may take its own bounded time to stop: its workers (15 s) and then the server,
+        # which a loaded machine can make slow (Instance.stop allows STOP_TIMEOUT_S)
+        _, stderr = process.communicate(timeout=STOP_TIMEOUT_S + 60)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
