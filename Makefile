@@ -10,7 +10,7 @@ PAGELAB     := $(VENV)/bin/pagelab
 # browser to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own
 # download is not reachable) and pdftoppm to check the pages render.
 OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils
-# The venv is rebuilt when the dependency list changes; the stamp records the last good install.
+# The venv is rebuilt when the dependency list or the C piece changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
 TEST_ARGS   ?=
 
@@ -26,7 +26,7 @@ os-packages:
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml
+$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c
 	@echo "setup: creating $(VENV) and installing pagelab with its dependencies (pip install -e .[dev])"
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	@$(VPY) -m pip install --quiet --upgrade pip

@@ -11,6 +11,12 @@ if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
   wanted+=(python3-venv)
 fi
 
+# `pip install -e .` compiles the storage prototype's C piece (lib/pagelab/storage/_cellsearch.c).
+wanted+=(gcc libc6-dev)
+if ! "$python" -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' >/dev/null 2>&1; then
+  wanted+=(python3-dev)
+fi
+
 missing=()
 for pkg in "${wanted[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)

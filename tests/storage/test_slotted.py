@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pagelab.storage import InteriorPage, LeafPage, max_key_bytes, max_value_bytes
-from pagelab.storage.slotted import HEADER_SIZE, RAW_SEARCHES_BEFORE_DECODE, decode_tree_page
+from pagelab.storage.slotted import HEADER_SIZE, decode_tree_page
 
 
 @pytest.mark.parametrize(
@@ -96,9 +98,9 @@ def test_a_64k_page_whose_end_offset_does_not_fit_16_bits_round_trips():
 
 @pytest.mark.parametrize("page_size", [1024, 16384])
 def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(page_size):
-    """A page read from the file is searched through its raw slot array (no decode), an interior
-    page until it has been searched often enough to be worth decoding; the answers must be the
-    decoded page's, for present keys, absent keys between them, and both ends."""
+    """A page read from the file is searched through its raw slot array and never decoded by
+    lookups; the answers must be the decoded page's, for present keys, absent keys between them,
+    and both ends."""
     import random
     from bisect import bisect_right
 
@@ -113,10 +115,8 @@ def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(
     raw_leaf = decode_tree_page(3, leaf.image())
     raw_interior = decode_tree_page(4, interior.image())
     probes = keys + [b"", b"\xff" * 30] + [key + b"\x00" for key in keys[::7]]
-    assert len(probes) > RAW_SEARCHES_BEFORE_DECODE  # the interior page is searched raw, then decoded
-    for searches, probe in enumerate(probes):
-        assert raw_leaf._keys is None  # lookups never decode a leaf
-        assert (raw_interior._keys is None) == (searches <= RAW_SEARCHES_BEFORE_DECODE)
+    for probe in probes:
+        assert raw_leaf._keys is None and raw_interior._keys is None  # lookups never decode
         expected = stored.index(probe) if probe in stored else -1
         assert raw_leaf.find(probe) == expected
         if expected >= 0:
@@ -145,3 +145,44 @@ def test_a_decoded_page_has_every_field_a_new_page_has():
         for field in Frame.__slots__:
             assert getattr(decoded, field) == getattr(page, field), field
         assert decoded.image() == page.image()
+
+
+_SMALL_KEYS = st.binary(max_size=4).map(lambda raw: bytes(b % 3 * 127 for b in raw))  # bytes 0, 127, 254: many prefixes
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys=st.sets(_SMALL_KEYS, min_size=1, max_size=60), probes=st.lists(_SMALL_KEYS, max_size=20))
+def test_the_raw_search_orders_keys_as_python_bytes_do(keys, probes):
+    """The raw search compares bytes in C (memcmp, then length): a key that is a prefix of another,
+    the empty key and high bytes must sort exactly as Python's bytes do, or lookups on pages read
+    from the file would disagree with the same pages decoded."""
+    from bisect import bisect_right
+
+    stored = sorted(keys)
+    leaf = LeafPage(3, 1024)
+    for key in stored:
+        assert leaf.insert_at(len(leaf.keys), key, b"v")
+    interior = InteriorPage(4, 1024)
+    interior.rebuild(stored, list(range(100, 101 + len(stored))))
+    raw_leaf = decode_tree_page(3, leaf.image())
+    raw_interior = decode_tree_page(4, interior.image())
+    for probe in [*stored, *probes]:
+        assert raw_leaf.find(probe) == (stored.index(probe) if probe in keys else -1)
+        assert raw_interior.child_for(probe) == 100 + bisect_right(stored, probe)
+
+
+def test_a_slot_pointing_past_the_page_end_is_reported_as_damage_not_read():
+    """A damaged slot array must not make the C search read outside the page."""
+    from pagelab.storage.errors import StorageError
+
+    leaf = LeafPage(3, 1024)
+    for index, key in enumerate([b"a", b"b", b"c"]):
+        leaf.insert_at(index, key, b"value")
+    interior = InteriorPage(4, 1024)
+    interior.rebuild([b"m", b"t"], [10, 20, 30])
+    for page, search in ((leaf, "find"), (interior, "child_for")):
+        image = bytearray(page.image())
+        image[HEADER_SIZE + 2 : HEADER_SIZE + 4] = (1022).to_bytes(2, "little")  # the middle cell's slot: 2 bytes before the end
+        damaged = decode_tree_page(page.page_no, image)
+        with pytest.raises(StorageError, match=f"page {page.page_no}: .*past the end of the 1024-byte page.*damaged"):
+            getattr(damaged, search)(b"b")

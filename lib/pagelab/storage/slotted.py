@@ -60,10 +60,12 @@ slice assignment and two list inserts.
 Decoding is lazy. A page read from the file only has its slot array unpacked; lookups
 (`child_for`, `find`, `value_at`) binary-search the raw cells through the slot array, reading
 about log2(cells) keys instead of all of them. Keys and children are decoded the first time
-anything asks for `keys` or `children`, which every change does. A cold point lookup therefore
-costs the device's page reads plus a few microseconds of search per page (warm CPU caches; after
-the idle wait of a device read it is several times that, see bench/bench_wakeup.py), not the
-~0.75 µs per cell a full decode would cost (300 µs for a 16 KiB interior page of 32-byte keys).
+anything asks for `keys` or `children`, which every change does; a page that is only searched
+is never decoded. The raw search is the prototype's one piece of C (_cellsearch.c, which says
+why): 0.3-0.4 µs per search of a 4-16 KiB interior page with warm CPU caches, about what a
+bisect over the decoded keys costs, while a full decode costs ~0.8 µs per cell (80 µs for a
+4 KiB interior page of 32-byte keys, 240 µs at 16 KiB). A cold point lookup therefore costs the
+device's page reads plus the pool's bookkeeping and a search per page.
 
 Rollback snapshots are copy-on-write. The first change to a dirty page in a transaction needs
 the page's committed state kept for rollback; copying the whole page each time cost a fifth of
@@ -90,6 +92,14 @@ from typing import ClassVar
 from pagelab.storage.bufferpool import Frame
 from pagelab.storage.errors import StorageError
 
+try:
+    from pagelab.storage._cellsearch import interior_child, leaf_find
+except ImportError as missing:  # pragma: no cover - only on a checkout that was never installed
+    raise ImportError(
+        f"{missing}: the storage prototype's C piece is not built; run `make setup` (or `pip install -e .`) "
+        "from the repository root, which compiles lib/pagelab/storage/_cellsearch.c"
+    ) from None
+
 LEAF = 1
 INTERIOR = 2
 
@@ -100,11 +110,6 @@ LEAF_CELL_HEADER = struct.Struct("<HH")  # key length, value length
 INTERIOR_CELL_HEADER = struct.Struct("<IH")  # child page, key length
 MIN_INTERIOR_CELLS = 4  # two non-empty halves and one key to promote, after a split
 MIN_LEAF_CELLS = 2  # any overfull leaf splits into two pages that both fit
-# A page read from the file is searched raw (no decode) at first. A page searched this often
-# stays in the pool, as the root and upper levels do, and is decoded so that later searches
-# bisect in C: a raw search of a 4 KiB interior page costs ~4 µs more than a bisect, a decode
-# ~0.75 µs per cell (100-400 cells), so decoding pays for itself after a few dozen searches.
-RAW_SEARCHES_BEFORE_DECODE = 64
 _SLOTS_START_PLUS_ONE = HEADER_SIZE + SLOT_SIZE  # where the slot array ends once one more slot is added
 _pack_leaf_cell_header = LEAF_CELL_HEADER.pack
 _U16 = struct.Struct("<H")
@@ -143,7 +148,7 @@ def _slots_bytes(offsets: array) -> bytes:
 class TreePage(Frame):
     """What leaf and interior pages share: header fields, slot bookkeeping, free space, image."""
 
-    __slots__ = ("data", "_keys", "offsets", "content_start", "fragmented", "page_size", "cow_floor", "raw_searches",
+    __slots__ = ("data", "_keys", "offsets", "content_start", "fragmented", "page_size", "cow_floor",
                  "_saved_data", "_saved_offsets", "_saved_content_start", "_saved_fragmented", "_saved_link")
     page_type: ClassVar[int]
     is_leaf: ClassVar[bool]
@@ -158,7 +163,6 @@ class TreePage(Frame):
         self.content_start = page_size
         self.fragmented = 0
         self.cow_floor = page_size  # no snapshot shares `data` (see "copy-on-write" above)
-        self.raw_searches = 0
 
     @property
     def keys(self) -> list[bytes]:
@@ -224,6 +228,9 @@ class TreePage(Frame):
 
     def _restore_link(self, link: int) -> None:
         raise NotImplementedError
+
+    def _damaged(self, error: ValueError) -> StorageError:
+        return StorageError(f"page {self.page_no}: {error}; the file is damaged")
 
     @property
     def free_bytes(self) -> int:
@@ -335,7 +342,6 @@ class LeafPage(TreePage):
         page = cls.__new__(cls)
         Frame.__init__(page, page_no)
         page.page_size = page_size
-        page.raw_searches = 0
         page.load_cells(keys, cells, sizes, link)
         return page
 
@@ -354,16 +360,10 @@ class LeafPage(TreePage):
         if keys is not None:
             index = bisect_left(keys, key)
             return index if index < len(keys) and keys[index] == key else -1
-        data = self.data
-        offsets = self.offsets
-        unpack = _U16.unpack_from
-        # bisect (in C) over the slot array, reading each probed cell's key from the page
-        low = bisect_left(offsets, key, key=lambda offset: data[offset + 4 : offset + 4 + unpack(data, offset)[0]])
-        if low < len(offsets):
-            start = offsets[low] + 4
-            if data[start : start + unpack(data, start - 4)[0]] == key:
-                return low
-        return -1
+        try:
+            return leaf_find(self.data, self.offsets, key)  # binary search over the raw cells, in C
+        except ValueError as error:
+            raise self._damaged(error) from None
 
     def insert_at(self, index: int, key: bytes, value: bytes) -> bool:
         """Put a new cell at `index` (key order is the caller's promise); False if it does not fit."""
@@ -466,18 +466,10 @@ class InteriorPage(TreePage):
         keys = self._keys
         if keys is not None:
             return self._children[bisect_right(keys, key)]
-        self.raw_searches += 1
-        if self.raw_searches > RAW_SEARCHES_BEFORE_DECODE:
-            self._decode()
-            return self._children[bisect_right(self._keys, key)]
-        data = self.data
-        offsets = self.offsets
-        unpack = _U16.unpack_from
-        # bisect (in C) over the slot array, reading each probed cell's key from the page
-        low = bisect_right(offsets, key, key=lambda offset: data[offset + 6 : offset + 6 + unpack(data, offset + 4)[0]])
-        if low == len(offsets):
-            return _U32.unpack_from(data, 12)[0]  # the rightmost child, in the header's link
-        return _U32.unpack_from(data, offsets[low])[0]
+        try:
+            return interior_child(self.data, self.offsets, key)  # binary search over the raw cells, in C
+        except ValueError as error:
+            raise self._damaged(error) from None
 
     def _cell_size(self, index: int) -> int:
         return 6 + _U16.unpack_from(self.data, self.offsets[index] + 4)[0]
@@ -550,5 +542,4 @@ def decode_tree_page(page_no: int, image: bytes | bytearray) -> TreePage:
         offsets.byteswap()
     page._keys = None
     page.cow_floor = page_size
-    page.raw_searches = 0
     return page
