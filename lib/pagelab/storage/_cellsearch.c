@@ -54,11 +54,11 @@ static int acquire(PyObject *const *args, Py_ssize_t nargs, const char *name, Op
         return -1;
     }
     if (PyObject_GetBuffer(args[0], &operands->page, PyBUF_SIMPLE) < 0) return -1;
-    if (PyObject_GetBuffer(args[1], &operands->slots, PyBUF_FORMAT) < 0) {
+    if (PyObject_GetBuffer(args[1], &operands->slots, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
         release(operands, 1);
         return -1;
     }
-    if (operands->slots.itemsize != 2 || operands->slots.len % 2) {
+    if (operands->slots.itemsize != 2 || operands->slots.ndim > 1) {
         PyErr_Format(PyExc_TypeError, "%s: offsets must be an array of u16 (array('H'))", name);
         release(operands, 2);
         return -1;
