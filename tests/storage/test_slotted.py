@@ -186,3 +186,17 @@ def test_a_slot_pointing_past_the_page_end_is_reported_as_damage_not_read():
         damaged = decode_tree_page(page.page_no, image)
         with pytest.raises(StorageError, match=f"page {page.page_no}: .*past the end of the 1024-byte page.*damaged"):
             getattr(damaged, search)(b"b")
+
+
+def test_the_c_search_refuses_a_slot_array_that_is_not_u16():
+    from array import array
+
+    from pagelab.storage._cellsearch import interior_child, leaf_find
+
+    page = LeafPage(3, 1024)
+    page.insert_at(0, b"a", b"value")
+    image = bytearray(page.image())
+    for search in (leaf_find, interior_child):
+        with pytest.raises(TypeError, match="offsets must be a buffer of u16"):
+            search(image, array("I", [1000]), b"a")
+    assert leaf_find(image, memoryview(page.offsets.tobytes()).cast("H"), b"a") == 0  # any u16 buffer will do
