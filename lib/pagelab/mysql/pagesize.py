@@ -12,7 +12,8 @@ import re
 from pagelab import units
 from pagelab.errors import UsageError
 
-PAGE_SIZES: dict[int, str] = {4096: "4k", 8192: "8k", 16384: "16k", 32768: "32k", 65536: "64k"}
+# InnoDB's page sizes and their labels ("16k"), as run directories and plots name them
+PAGE_SIZES: dict[int, str] = {size: units.page_size_label(size) for size in (4096, 8192, 16384, 32768, 65536)}
 DEFAULT_PAGE_SIZE = 16384  # InnoDB's default since MySQL 5.6 / MariaDB 10.0
 
 _LABEL_PATTERN = re.compile(r"^\s*(\d+)\s*(k|kb|kib)?\s*$", re.IGNORECASE)
@@ -40,4 +41,4 @@ def parse_page_size(value: str | int) -> int:
 
 def page_size_label(n_bytes: int) -> str:
     """'16k' for 16384 — the name used in run directories and plots."""
-    return units.page_size_label(parse_page_size(n_bytes))
+    return PAGE_SIZES[parse_page_size(n_bytes)]

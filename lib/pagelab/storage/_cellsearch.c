@@ -104,30 +104,30 @@ past_the_end:
     return -1;
 }
 
+/* 1 if the leaf cell at slot `index` holds exactly the key, 0 if not; -1 with ValueError set if
+ * the cell runs past the end of the page. */
+static int leaf_cell_is_key(const Operands *operands, Py_ssize_t index) {
+    Py_ssize_t offset = ((const uint16_t *)operands->slots.buf)[index];
+    Py_ssize_t page_size = operands->page.len, key_length = operands->key.len;
+    const unsigned char *cell = (const unsigned char *)operands->page.buf + offset;
+    if (offset + LEAF_KEY_AT > page_size) goto past_the_end;
+    if ((Py_ssize_t)read_u16(cell + LEAF_LENGTH_AT) != key_length) return 0;
+    if (offset + LEAF_KEY_AT + key_length > page_size) goto past_the_end;
+    return memcmp(cell + LEAF_KEY_AT, operands->key.buf, key_length) == 0;
+past_the_end:
+    raise_damaged(page_size);
+    return -1;
+}
+
 static PyObject *leaf_find(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     Operands operands;
     if (acquire(args, nargs, "leaf_find", &operands) < 0) return NULL;
     Py_ssize_t index = search(&operands, LEAF_KEY_AT, LEAF_LENGTH_AT, 0);
     PyObject *found = NULL;
     if (index >= 0) {
-        Py_ssize_t key_length = operands.key.len;
-        if (index < operands.slots.len / 2) {
-            /* the first key >= the one sought: a match only if it is that key */
-            Py_ssize_t offset = ((const uint16_t *)operands.slots.buf)[index];
-            const unsigned char *cell = (const unsigned char *)operands.page.buf + offset;
-            if (offset + LEAF_KEY_AT > operands.page.len ||
-                ((Py_ssize_t)read_u16(cell + LEAF_LENGTH_AT) == key_length && offset + LEAF_KEY_AT + key_length > operands.page.len)) {
-                Py_ssize_t page_size = operands.page.len;
-                release(&operands, 3);
-                return raise_damaged(page_size);
-            }
-            if ((Py_ssize_t)read_u16(cell + LEAF_LENGTH_AT) != key_length ||
-                memcmp(cell + LEAF_KEY_AT, operands.key.buf, key_length) != 0)
-                index = -1;
-        } else {
-            index = -1;
-        }
-        found = PyLong_FromSsize_t(index);
+        /* the first key >= the one sought: the answer only if it is that key */
+        int match = index < operands.slots.len / 2 ? leaf_cell_is_key(&operands, index) : 0;
+        if (match >= 0) found = PyLong_FromSsize_t(match ? index : -1);
     }
     release(&operands, 3);
     return found;
@@ -139,19 +139,12 @@ static PyObject *interior_child(PyObject *module, PyObject *const *args, Py_ssiz
     Py_ssize_t index = search(&operands, INTERIOR_KEY_AT, INTERIOR_LENGTH_AT, 1);
     PyObject *child = NULL;
     if (index >= 0) {
-        const unsigned char *page = operands.page.buf;
-        if (index == operands.slots.len / 2) {
-            if (operands.page.len < HEADER_LINK_AT + 4)
-                PyErr_SetString(PyExc_ValueError, "the page is shorter than its header");
-            else
-                child = PyLong_FromUnsignedLong(read_u32(page + HEADER_LINK_AT));
-        } else {
-            Py_ssize_t offset = ((const uint16_t *)operands.slots.buf)[index];
-            if (offset + 4 > operands.page.len)
-                raise_damaged(operands.page.len);
-            else
-                child = PyLong_FromUnsignedLong(read_u32(page + offset));
-        }
+        /* past the last key: the rightmost child, which lives in the header's link field */
+        Py_ssize_t at = index == operands.slots.len / 2 ? HEADER_LINK_AT : ((const uint16_t *)operands.slots.buf)[index];
+        if (at + 4 > operands.page.len)
+            raise_damaged(operands.page.len);
+        else
+            child = PyLong_FromUnsignedLong(read_u32((const unsigned char *)operands.page.buf + at));
     }
     release(&operands, 3);
     return child;

@@ -224,8 +224,7 @@ class BufferPool:
         return page_no in self._resident
 
     def _read_in(self, page_no: int) -> Frame:
-        if len(self._resident) >= self.capacity:
-            self._evict()
+        self._make_room()
         frame = self._decode(page_no, self.pagefile.read_page(page_no))
         self.misses += 1
         self._insert_at_midpoint(frame)

@@ -145,7 +145,7 @@ class PageFile:
         # One aligned buffer for every transfer: O_DIRECT needs it, and reusing it avoids an
         # allocation per page on the buffered path as well.
         self._buffer = mmap.mmap(-1, self.page_size)
-        self._buffers = [self._buffer]  # preadv's argument, made once
+        self._buffers = [self._buffer]  # preadv's and pwritev's argument, made once
         self._view = memoryview(self._buffer)
 
     @property
@@ -175,7 +175,7 @@ class PageFile:
             raise StorageError(f"page {page_no}: writing {len(data)} bytes, a page is {self.page_size}")
         self._view[:] = data
         try:
-            written = os.pwritev(self._fd, [self._buffer], page_no * self.page_size)
+            written = os.pwritev(self._fd, self._buffers, page_no * self.page_size)
         except OSError as error:
             raise self._io_error("write", page_no, error) from None
         if written != self.page_size:
