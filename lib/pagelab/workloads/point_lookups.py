@@ -531,7 +531,7 @@ def measure_point_lookups(
     if cache_bytes is None:
         cache_bytes = MIN_FRAMES * page_size
 
-    fio_before = fio_after = None
+    fio_before = None
     if fio_beside_s > 0:
         from pagelab.workloads.fio import file_read_iops
 
@@ -567,8 +567,9 @@ def measure_point_lookups(
             f"{key_bytes}-byte keys by build_tree (pass key_bytes)"
         )
 
+    fio_beside = None
     if fio_before is not None:
-        fio_after = file_read_iops(path, page_size, fio_beside_s).iops
+        fio_beside = (fio_before + file_read_iops(path, page_size, fio_beside_s).iops) / 2
     page_reads = after["file_reads"] - before["file_reads"]
     reads_per_lookup = page_reads / n_lookups
     lookups_per_s = n_lookups / seconds
@@ -612,9 +613,8 @@ def measure_point_lookups(
         pread_iops=pread_iops,
         pread_ratio=lookups_per_s * reads_per_lookup / pread_iops if pread_iops and reads_per_lookup else None,
         decode_us_per_page=decode_us,
-        fio_beside_iops=(fio_before + fio_after) / 2 if fio_after else None,
-        fio_beside_ratio=(lookups_per_s * reads_per_lookup * 2 / (fio_before + fio_after)
-                          if fio_after and reads_per_lookup else None),  # fmt: skip
+        fio_beside_iops=fio_beside,
+        fio_beside_ratio=lookups_per_s * reads_per_lookup / fio_beside if fio_beside and reads_per_lookup else None,
     )
 
 
