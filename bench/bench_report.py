@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import nbformat
-import papermill
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from pagelab import report
+from pagelab.execute import execute_notebook
 
 
 def build(figures: int) -> nbformat.NotebookNode:
@@ -55,9 +55,7 @@ def main() -> None:
         work = Path(scratch)
         nbformat.write(build(args.figures), work / "in.ipynb")
         started = time.perf_counter()
-        papermill.execute_notebook(
-            str(work / "in.ipynb"), str(work / "out.ipynb"), kernel_name=args.kernel, progress_bar=False
-        )
+        execute_notebook(work / "in.ipynb", work / "out.ipynb", kernel_name=args.kernel)
         print(f"papermill execute ({args.figures} figures): {time.perf_counter() - started:6.2f} s")
 
         print(f"{'repeat':>6} {'html s':>7} {'pdf s':>7} {'pages':>5} {'render s':>8} {'KB':>6}")

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from pagelab.execute import KERNEL_NAME as KERNEL
+from pagelab.execute import execute_notebook
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
-KERNEL = "pagelab"
 
 
 def notebook_cells(name: str) -> list[dict]:
@@ -41,14 +43,12 @@ def check_committed_clean(name: str, seed_label: str, parameter_names: set[str] 
 def execute(name: str, out_dir: Path, parameters: dict[str, Any], timeout_s: int = 300) -> dict:
     """Run the notebook with papermill into out_dir and return the executed notebook; fails (never
     skips) when the kernel is not registered. A cell that raises fails here, naming the cell."""
-    import papermill
     from jupyter_client.kernelspec import KernelSpecManager
 
     if KERNEL not in KernelSpecManager().find_kernel_specs():
         pytest.fail(f"the Jupyter kernel {KERNEL!r} is not registered; run `make setup`")
     out = Path(out_dir) / name
-    papermill.execute_notebook(str(NOTEBOOKS_DIR / name), str(out), parameters=parameters, kernel_name=KERNEL,
-                               cwd=str(REPO_ROOT), progress_bar=False, execution_timeout=timeout_s)  # fmt: skip
+    execute_notebook(NOTEBOOKS_DIR / name, out, parameters=parameters, cwd=REPO_ROOT, execution_timeout=timeout_s)
     return json.loads(out.read_text())
 
 

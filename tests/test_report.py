@@ -18,6 +18,7 @@ import pytest
 
 from pagelab import report
 from pagelab.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.execute import execute_notebook
 
 TITLE = "Page-size sweep smoke report"
 TITLE_ROWS = [("Profile", "smoke"), ("Machine", "2 cores, 7.8 GiB, virtio_blk vda, ext4")]
@@ -95,7 +96,6 @@ def _leftovers(directory: Path, keep: set[str]) -> list[str]:
 @pytest.fixture(scope="module")
 def executed_notebook(tmp_path_factory) -> Path:
     import nbformat
-    import papermill
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
     _require_tools()
@@ -111,9 +111,7 @@ def executed_notebook(tmp_path_factory) -> Path:
     source_nb = work / "report_in.ipynb"
     executed = work / "report.ipynb"
     nbformat.write(new_notebook(cells=cells), source_nb)
-    papermill.execute_notebook(
-        str(source_nb), str(executed), kernel_name=_kernel_name(), progress_bar=False, cwd=str(work)
-    )
+    execute_notebook(source_nb, executed, kernel_name=_kernel_name(), cwd=work)
     return executed
 
 

@@ -20,14 +20,13 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
+from pagelab.execute import execute_notebook
 from pagelab.experiment import RunParameters
 from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_phase, write_json_atomically
 
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
-# The kernel papermill starts: the project's venv, registered by `make setup`.
-KERNEL_NAME = "pagelab"
 # A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
 CELL_TIMEOUT_S = 4 * 3600
 
@@ -115,8 +114,6 @@ def _raise_interrupt(signum, frame):
 
 def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True) -> SweepRecord:
     """Execute every run of the sweep that is not done, one papermill execution each."""
-    import papermill
-
     record = SweepRecord.load(sweep_dir)
     profile = record.document["profile"]
     todo = record.pending()
@@ -134,11 +131,10 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
             set_phase(run_dir, "starting")
             bar.follow(run_dir)
             try:
-                papermill.execute_notebook(
-                    str(RUN_NOTEBOOK), str(notebook),
+                execute_notebook(
+                    RUN_NOTEBOOK, notebook,
                     parameters=run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"]),
-                    kernel_name=KERNEL_NAME, progress_bar=False, cwd=str(PROJECT_ROOT),
-                    execution_timeout=CELL_TIMEOUT_S,
+                    cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S,
                 )
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
@@ -190,17 +186,14 @@ def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
 
 def execute_report(sweep_dir: Path, pdf_path: Path | None = None) -> Path:
     """Execute the report notebook over the sweep, then write the PDF (no code cells)."""
-    import papermill
-
     from pagelab.report import notebook_to_pdf
 
     record = SweepRecord.load(sweep_dir)
     if not any(entry["status"] == "done" for entry in record.runs):
         raise PagelabError(f"{sweep_dir} has no finished run to report on")
     notebook = sweep_dir / "report.ipynb"
-    papermill.execute_notebook(str(REPORT_NOTEBOOK), str(notebook), parameters={"sweep_dir": str(sweep_dir)},
-                               kernel_name=KERNEL_NAME, progress_bar=False, cwd=str(PROJECT_ROOT),
-                               execution_timeout=1800)
+    execute_notebook(REPORT_NOTEBOOK, notebook, parameters={"sweep_dir": str(sweep_dir)}, cwd=PROJECT_ROOT,
+                     execution_timeout=1800)
     pdf_path = Path(pdf_path) if pdf_path else REPORTS_DIR / f"{sweep_dir.name}.pdf"
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     notebook_to_pdf(notebook, pdf_path, title=f"pagelab: page-size sweep {sweep_dir.name}",
