@@ -17,13 +17,16 @@ same file, under three conditions:
 
 If "page cache+sleep" costs several times "page cache", the prototype's shortfall against fio is
 the price of waking up cold: fio's loop between two reads is a few hundred bytes of C, ours is the
-interpreter running a B-tree. Loops alternate in short rounds so drift hits both alike.
+interpreter running a B-tree. Loops alternate in short rounds so drift hits them alike.
 
-A third loop is the floor for any Python lookup over this file format: the same descent with
-no buffer-pool bookkeeping and no page objects (the last 8 pages kept in a dict, each page
-searched in place by the prototype's C search through a memoryview of its slot array). Its ratio
-to the bare pread loop is about the best a Python read path can reach against fio on this machine;
-the prototype's cost minus its cost is what the pool and the page objects add.
+Two more loops split the prototype's cost in two. "no pool" runs the same lookups over the
+prototype's page file and page objects with no buffer pool (the last 8 pages kept in a dict,
+oldest out first): the prototype minus it is what the pool's bookkeeping costs, and it is also
+the most a buffer pool written in C could save. "leanest" is the floor for any Python lookup over
+this file format: the same descent with no pool and no page objects, each page searched in place
+by the prototype's C search through a memoryview of its slot array. Its ratio to the bare pread
+loop is about the best a Python read path can reach against fio on this machine; "no pool" minus
+it is what the page objects cost.
 
 Usage: .venv/bin/python bench/bench_wakeup.py [--page-size 4096] [--keys 200000] [--reads 3000]
        [--sleep-us 100] [--dir data/runs/bench_wakeup]
@@ -46,10 +49,11 @@ from pagelab.storage import Database, slotted
 from pagelab.storage._cellsearch import interior_child, leaf_find
 from pagelab.storage import pagefile as pagefile_module
 from pagelab.storage.pagefile import check_page_size
-from pagelab.storage.header import HeaderPage
+from pagelab.storage.header import HEADER_PAGE_NO, HeaderPage
 from pagelab.workloads.point_lookups import build_tree, key_for
 
 ROUNDS = 3
+COUNT_EVERY = 50  # lookups between two looks at the read count (about 100 page reads at 4k)
 
 
 class Idle:
@@ -101,16 +105,56 @@ def lookup_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: 
         try:
             picker = random.Random(seed)
             n_keys = len(db)
+            get = db.get
             done = db.counters()["file_reads"]
+            made = 0
             started = time.perf_counter()
-            while db.counters()["file_reads"] - done < reads:
-                db.get(key_for(picker.randrange(n_keys)))
+            while made < reads:
+                # the read count is looked at once per batch: db.counters() builds a dict of ~30
+                # figures, which per lookup would cost more than a page read's bookkeeping
+                for _ in range(COUNT_EVERY):
+                    get(key_for(picker.randrange(n_keys)))
+                made = db.counters()["file_reads"] - done
             seconds = time.perf_counter() - started - idle.slept
-            return seconds / (db.counters()["file_reads"] - done) * 1e6
+            return seconds / made * 1e6
         finally:
             db.close(checkpoint=False)
     finally:
         pagefile_module.PageFile.read_page = read_page
+
+
+def page_object_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: float, seed: int) -> float:
+    """Microseconds per page read of lookups over the prototype's page file and page objects, with
+    no buffer pool: the last 8 pages kept in a dict, oldest out first. What the pool adds is the
+    prototype's cost minus this one; what the page objects add is this one minus the leanest."""
+    pagefile = pagefile_module.PageFile(path, page_size, direct_io=direct, create=False)
+    try:
+        meta = HeaderPage.from_image(pagefile.read_page(HEADER_PAGE_NO)).meta
+        recent: dict[int, slotted.TreePage] = {}
+        picker = random.Random(seed)
+        idle = Idle(sleep_s)
+        read_page, decode = pagefile.read_page, slotted.decode_tree_page
+        made = 0
+        started = time.perf_counter()
+        while made < reads:
+            key = key_for(picker.randrange(meta.key_count))
+            page_no = meta.root
+            while True:
+                page = recent.get(page_no)
+                if page is None:
+                    idle()
+                    page = recent[page_no] = decode(page_no, read_page(page_no))
+                    made += 1
+                    if len(recent) > 8:
+                        del recent[next(iter(recent))]
+                if page.is_leaf:
+                    break
+                page_no = page.child_for(key)
+            if page.find(key) < 0:
+                raise SystemExit(f"the page-object lookup did not find a key in {path}: the bench is wrong")
+        return (time.perf_counter() - started - idle.slept) / made * 1e6
+    finally:
+        pagefile.close()
 
 
 def leanest_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: float, seed: int) -> float:
@@ -182,20 +226,25 @@ def main() -> None:
     conditions = [("page cache", False, 0.0), ("page cache+sleep", False, args.sleep_us / 1e6), ("O_DIRECT", True, 0.0)]
     print(f"{args.page_size // 1024}k pages, {args.keys:,} keys, {args.reads:,} reads per loop, {ROUNDS} rounds; "
           "µs per page read (median of rounds)\n")  # fmt: skip
-    print(f"{'condition':>18} {'bare pread':>10} {'lookups':>8} {'prototype':>9} {'ratio':>6} "
-          f"{'leanest':>8} {'its cost':>8} {'ratio':>6}")
+    loops = [("prototype", lookup_reads), ("no pool", page_object_reads), ("leanest", leanest_reads)]
+    print(f"{'':>18} {'bare pread':>10}" + "".join(f" {name + ': µs, cost, ratio':>27}" for name, _ in loops))
     for name, direct, sleep_s in conditions:
-        bare, ours, leanest = [], [], []
+        bare: list[float] = []
+        timings: dict[str, list[float]] = {loop: [] for loop, _ in loops}
         for round_no in range(ROUNDS):
             bare.append(bare_reads(path, args.page_size, args.reads, direct, sleep_s, seed=round_no))
-            ours.append(lookup_reads(path, args.page_size, args.reads, direct, sleep_s, seed=round_no))
-            leanest.append(leanest_reads(path, args.page_size, args.reads, direct, sleep_s, seed=round_no))
-        bare_us, ours_us, leanest_us = statistics.median(bare), statistics.median(ours), statistics.median(leanest)
-        print(f"{name:>18} {bare_us:>10.1f} {ours_us:>8.1f} {ours_us - bare_us:>9.1f} {bare_us / ours_us:>6.2f} "
-              f"{leanest_us:>8.1f} {leanest_us - bare_us:>8.1f} {bare_us / leanest_us:>6.2f}")
-    print("\nprototype, its cost = lookups - bare pread: the read path's own time per page read; ratio = bare / "
-          "lookups, the rate it keeps of a bare pread loop (which itself keeps ~0.95 of fio's here)")
-
+            for loop, measure in loops:
+                timings[loop].append(measure(path, args.page_size, args.reads, direct, sleep_s, seed=round_no))
+        bare_us = statistics.median(bare)
+        row = f"{name:>18} {bare_us:>10.1f}"
+        for loop, _ in loops:
+            us = statistics.median(timings[loop])
+            row += f" {us:>13.1f} {us - bare_us:>6.1f} {bare_us / us:>6.2f}"
+        print(row)
+    print("\nµs: per page read, the median of the rounds; cost = µs - bare pread, the read path's own time per page "
+          "read; ratio = bare / µs, the rate it keeps of a bare pread loop (which itself keeps ~0.95 of fio's here).\n"
+          "prototype - no pool = what the buffer pool's bookkeeping costs; no pool - leanest = what the page "
+          "objects cost.")
 
 if __name__ == "__main__":
     main()
