@@ -15,7 +15,7 @@ module that owns it.
 from pagelab.storage.btree import BTree
 from pagelab.storage.bufferpool import BufferPool, Frame, RawPage
 from pagelab.storage.database import DEFAULT_CACHE_BYTES, DEFAULT_PAGE_SIZE, Database
-from pagelab.storage.errors import BufferPoolFullError, EntryTooLargeError, StorageError
+from pagelab.storage.errors import BufferPoolFullError, EntryTooLargeError, JournalSyncError, StorageError
 from pagelab.storage.header import HeaderPage, TreeMeta
 from pagelab.storage.journal import Journal, RecoveryReport
 from pagelab.storage.pagefile import PAGE_SIZES, MemoryPageFile, PageFile, check_page_size
@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_PAGE_SIZE",
     "Database",
     "EntryTooLargeError",
+    "JournalSyncError",
     "Frame",
     "HeaderPage",
     "InteriorPage",

@@ -32,16 +32,18 @@ counts: the same page reads, writes and journal figures, without a disk, for sim
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
 from pagelab.errors import UsageError
 from pagelab.storage.btree import BTree
 from pagelab.storage.bufferpool import OLD_BLOCKS_PCT, OLD_BLOCKS_TIME_MS, BufferPool, Frame
-from pagelab.storage.errors import EntryTooLargeError, StorageError
+from pagelab.storage.errors import EntryTooLargeError, JournalSyncError, StorageError
 from pagelab.storage.header import HEADER_BYTES, HEADER_PAGE_NO, MAGIC, HeaderPage, TreeMeta, read_header
 from pagelab.storage.journal import Journal, RecoveryReport
 from pagelab.storage.pagefile import MemoryPageFile, PageFile, check_page_size
@@ -238,10 +240,10 @@ class Database:
         self._begin()
         try:
             result = operation(*args)
-        except BaseException:
-            self._rollback()
-            raise
-        self._commit()
+            self._commit()
+        finally:
+            if self._in_txn:  # not committed, whatever was raised and wherever (see _commit)
+                self._rollback()
         return result
 
     # -- transactions -----------------------------------------------------------------------------
@@ -252,14 +254,13 @@ class Database:
         self._begin()
         try:
             yield self
-        except BaseException:
-            self._rollback()
-            raise
-        if self._txn_failure is not None:
-            failure = self._txn_failure
-            self._rollback()
-            raise UsageError(f"the transaction was rolled back because an operation in it failed: {failure!r}")
-        self._commit()
+            if self._txn_failure is not None:
+                raise UsageError(f"the transaction was rolled back because an operation in it failed: "
+                                 f"{self._txn_failure!r}")
+            self._commit()
+        finally:
+            if self._in_txn:  # not committed, whatever was raised and wherever (see _commit)
+                self._rollback()
 
     @property
     def in_transaction(self) -> bool:
@@ -270,37 +271,47 @@ class Database:
             raise UsageError("the database is closed")
         if self._in_txn:
             raise UsageError("transactions do not nest: a transaction is already open on this database")
-        self._in_txn = True
         self._txn_failure = None
+        self._in_txn = True  # last: an interrupt before this leaves no transaction to roll back
 
     def _commit(self) -> None:
+        """Commit the open transaction. On any failure it is still open, and the caller rolls it
+        back: `_in_txn` turns False only when a commit or a rollback has finished, which is how
+        transaction() and autocommit know, in their `finally`, whether to roll back."""
         pool = self._pool
-        try:
+        # Once a commit's records are in the journal file, recovery after a crash replays them, so
+        # the commit must finish in memory too: rolled back here, the next commit would reuse its
+        # transaction id and recovery, which stops at an id that does not go up, would drop every
+        # commit after it. So Ctrl-C (or SIGTERM) during a commit takes effect when it has finished.
+        with _signals_held() if self._journal.durable else nullcontext():
             if pool.transaction_pages():
                 meta = self._meta
                 meta.last_txn_id += 1
                 header = pool.fetch(HEADER_PAGE_NO)
                 pool.mark_dirty(header)
                 header.meta = meta.copy()
-                self._journal.commit(meta.last_txn_id, pool.transaction_pages())
+                try:
+                    self._journal.commit(meta.last_txn_id, pool.transaction_pages())
+                except JournalSyncError as error:
+                    self.close(checkpoint=False)  # as after a crash: nothing more is written
+                    raise JournalSyncError(f"{error}; the database is closed. Open it again: recovery keeps "
+                                           "the transaction if its records reached the disk") from None
                 pool.end_transaction()
                 self._committed_meta = meta.copy()
-        except BaseException:
-            self._rollback()
-            raise
-        self._in_txn = False
+            self._in_txn = False
         if self._journal.durable and self._journal.pages_since_reset >= self.checkpoint_pages:
             self.checkpoint()
 
     def _rollback(self) -> None:
-        self._pool.rollback()
-        committed = self._committed_meta
-        meta = self._meta  # the tree holds this object: restore it in place
-        meta.page_count, meta.root, meta.depth = committed.page_count, committed.root, committed.depth
-        meta.key_count, meta.last_txn_id = committed.key_count, committed.last_txn_id
-        self._tree.version += 1
-        self._in_txn = False
-        self._txn_failure = None
+        with _signals_held():  # a second Ctrl-C must not leave the pool half restored
+            self._pool.rollback()
+            committed = self._committed_meta
+            meta = self._meta  # the tree holds this object: restore it in place
+            meta.page_count, meta.root, meta.depth = committed.page_count, committed.root, committed.depth
+            meta.key_count, meta.last_txn_id = committed.key_count, committed.last_txn_id
+            self._tree.version += 1
+            self._txn_failure = None
+            self._in_txn = False
 
     def checkpoint(self) -> int:
         """Write every committed dirty page in place, sync the page file, empty the journal.
@@ -384,6 +395,29 @@ class Database:
     def innodb_status_text(self) -> str:
         """The buffer pool as InnoDB's BUFFER POOL AND MEMORY section (BufferPool.innodb_status_text)."""
         return self._pool.innodb_status_text()
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT, and SIGTERM when Python handles it, until the block ends; then hand each one
+    received to the handler it was meant for (for SIGINT, usually: raise KeyboardInterrupt)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # Python runs signal handlers in the main thread only: nothing to hold here
+        return
+    received: list[tuple[int, Any]] = []
+    handlers = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(signum)
+        if callable(handler):
+            handlers[signum] = handler
+            signal.signal(signum, lambda number, frame: received.append((number, frame)))
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        for signum, frame in received:
+            handlers[signum](signum, frame)
 
 
 def _new_meta() -> TreeMeta:

@@ -9,6 +9,12 @@ class StorageError(PagelabError):
     """A page file, journal or tree that is damaged, or an I/O the OS refused."""
 
 
+class JournalSyncError(StorageError):
+    """A commit's records were written to the journal but the fsync that makes them durable failed:
+    whether the transaction survives a crash is unknown, so the database closes itself and the
+    next open's recovery decides."""
+
+
 class BufferPoolFullError(UsageError):
     """Every frame holds a page that may not leave memory (pinned, or changed by the open transaction).
 

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.storage.bufferpool import Frame
-from pagelab.storage.errors import StorageError
+from pagelab.storage.errors import JournalSyncError, StorageError
 
 JOURNAL_MAGIC = b"pljrnl\x00\x00"
 JOURNAL_VERSION = 1
@@ -138,12 +138,24 @@ class Journal:
         head = _RECORD.pack(COMMIT_RECORD, len(frames), txn_id, salt)
         out += head
         out += _CRC_TAIL.pack(zlib.crc32(_crc_list_bytes(crcs), zlib.crc32(head)), 0)
-        written = os.pwrite(self._fd, out, self._end)
-        if written != len(out):
+        try:
+            written = os.pwrite(self._fd, out, self._end)
+        except OSError as error:
+            raise StorageError(f"{self.path}: cannot write to the journal: {error.strerror}") from None
+        if written != len(out):  # no whole commit record: recovery will not replay these bytes
             raise StorageError(f"{self.path}: short journal write ({written} of {len(out)} bytes; disk full?)")
         self._end += written
         if self.synchronous:
-            os.fdatasync(self._fd)
+            try:
+                os.fdatasync(self._fd)
+            except OSError as error:
+                # The records are in the file, so a crash now may or may not keep them: neither
+                # rolling back nor going on is safe (the OS may have dropped the pages it failed to
+                # write). The caller must stop; reopening lets recovery decide.
+                raise JournalSyncError(
+                    f"{self.path}: the journal could not be synced after writing transaction {txn_id} "
+                    f"({error.strerror})"
+                ) from None
             self.syncs += 1
 
     # -- starting over and recovery ---------------------------------------------------------------

@@ -1,0 +1,121 @@
+"""Ctrl-C during commits: what the process saw committed is what recovery gives back.
+
+A child process commits one small transaction after another on a file database while the test
+sends it SIGINT every few milliseconds; the child swallows each KeyboardInterrupt and goes on, as
+a notebook user who interrupts a cell and runs it again would. Then the child prints the keys its
+open database holds and exits without closing (a crash). Reopening must give exactly those keys.
+
+Most of a synchronous commit is the journal's write and fsync, so many interrupts land after a
+transaction's records reached the journal. Before the commit held signals, such a transaction was
+rolled back in memory while the journal kept it; the next commit reused its id, and recovery, which
+stops at an id that does not go up, dropped every commit after it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from pagelab.storage import Database
+
+CHILD = textwrap.dedent(
+    """
+    import json, os, sys, time
+    from pagelab.storage import Database
+
+    db = Database.open(sys.argv[1], page_size=4096, cache_bytes=64 * 4096, checkpoint_pages=50)
+    print("ready", flush=True)
+    end = time.monotonic() + float(sys.argv[2])
+    number = 0
+    while True:
+        try:
+            while time.monotonic() < end:
+                number += 1
+                try:
+                    with db.transaction():
+                        db.put(b"key-%06d" % number, b"v" * (50 + number % 150))
+                except KeyboardInterrupt:
+                    pass
+            break
+        except KeyboardInterrupt:
+            continue
+    print(json.dumps({"keys": [key.decode() for key, _ in db.scan()], "attempts": number}), flush=True)
+    os._exit(0)  # no close, no checkpoint: as a crash
+    """
+)
+
+INTERRUPTING_S = 1.2  # the child commits for this long plus a little, and is interrupted meanwhile
+TRIALS = 3
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_interrupted_commits_recover_to_what_the_process_saw(tmp_path, trial):
+    path = tmp_path / "interrupted.db"
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(INTERRUPTING_S + 0.3)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        picker = random.Random(trial)
+        interrupts = 0
+        stop = time.monotonic() + INTERRUPTING_S
+        while time.monotonic() < stop:
+            time.sleep(picker.uniform(0.002, 0.02))
+            child.send_signal(signal.SIGINT)
+            interrupts += 1
+        output, _ = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0, f"the child failed (exit {child.returncode})"
+    seen = json.loads(output)
+    assert interrupts > 30 and seen["attempts"] > 30  # the trial exercised something
+    with Database.open(path) as db:
+        recovered = [key.decode() for key, _ in db.scan()]
+        db.check()
+    missing = sorted(set(seen["keys"]) - set(recovered))
+    extra = sorted(set(recovered) - set(seen["keys"]))
+    assert not missing and not extra, (
+        f"after {interrupts} interrupts of {seen['attempts']} commits, recovery lost {len(missing)} keys the "
+        f"process had committed (first {missing[:3]}) and brought back {len(extra)} it had rolled back ({extra[:3]})"
+    )
+
+
+def test_a_journal_that_cannot_be_synced_closes_the_database_and_recovery_decides(tmp_path, monkeypatch):
+    """A failed fsync after the commit's records were written: neither rolling back nor going on
+    is safe, so the database closes itself; reopening replays the transaction (its records are in
+    the file) and everything committed before it. The failing fsync is injected: a disk that
+    fails on demand is not available to a test."""
+    import errno
+    import os
+
+    from pagelab.errors import UsageError
+    from pagelab.storage import JournalSyncError
+    from pagelab.storage import journal as journal_module
+
+    path = tmp_path / "sync.db"
+    db = Database.open(path, page_size=4096)
+    db.put(b"before", b"1")
+
+    def failing_sync(fd):
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(journal_module.os, "fdatasync", failing_sync)
+    with pytest.raises(JournalSyncError, match=r"could not be synced after writing transaction 2 .*Open it again"):
+        db.put(b"during", b"2")
+    monkeypatch.undo()
+    with pytest.raises(UsageError, match="closed"):
+        db.get(b"before")
+    with Database.open(path) as reopened:
+        assert reopened.recovery.transactions == 2
+        assert reopened.get(b"before") == b"1" and reopened.get(b"during") == b"2"
+        reopened.put(b"after", b"3")
+    with Database.open(path) as again:
+        assert [key for key, _ in again.scan()] == [b"after", b"before", b"during"]
