@@ -293,3 +293,114 @@ def test_a_rollback_restores_pages_changed_every_way_a_page_can_change(tmp_path,
     assert db.get(b"k011") == b"\x01" and db.get(b"k010") == committed[b"k010"]
     db.check()
     db.close()
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"page_size": 65536, "cache_bytes": 256 * 1024}, "cache_bytes=262144 holds 4 pages"),
+        ({"cache_bytes": "lots"}, "cache_bytes must be a size"),
+        ({"cache_bytes": None}, "cache_bytes must be a size"),
+        ({"cache_bytes": -1}, "cache_bytes must not be negative"),
+        ({"old_blocks_pct": 1}, "old_blocks_pct must be a whole number from 5 to 95"),
+        ({"old_blocks_time_ms": -5}, "old_blocks_time_ms must be a number of milliseconds >= 0"),
+        ({"checkpoint_pages": "5"}, "checkpoint_pages must be a whole number >= 1"),
+        ({"page_size": 0}, "page size must be a power of two"),
+    ],
+)
+def test_bad_settings_are_refused_before_any_file_is_created(tmp_path, settings, named):
+    path = tmp_path / "new.db"
+    with pytest.raises(UsageError, match=named):
+        Database.open(path, **settings)
+    assert sorted(tmp_path.iterdir()) == []
+
+
+def test_a_refused_open_of_an_existing_database_leaves_no_file_open(tmp_path):
+    path = tmp_path / "old.db"
+    Database.open(path, page_size=65536).close()
+    open_before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        with pytest.raises(UsageError, match="holds 4 pages"):
+            Database.open(path, cache_bytes=256 * 1024)
+    assert len(os.listdir("/proc/self/fd")) == open_before
+    with Database.open(path, cache_bytes="1M") as db:  # sizes as people write them
+        assert db.cache_bytes == 1 << 20
+
+
+def test_a_directory_or_a_path_with_in_memory_is_refused_clearly(tmp_path):
+    with pytest.raises(UsageError, match="is a directory; give the database's file name"):
+        Database.open(tmp_path)
+    with pytest.raises(UsageError, match="give one or the other"):
+        Database.open(tmp_path / "x.db", in_memory=True)
+
+
+def test_a_closed_database_says_so_for_every_operation(tmp_path):
+    db = Database.open(tmp_path / "closed.db", page_size=4096)
+    for number in range(200):
+        db.put(b"key-%04d" % number, b"v" * 50)
+    rows = db.scan()
+    next(rows)
+    db.close()
+    for operation in (db.checkpoint, db.stats, db.check, lambda: db.get(b"key-0001"),
+                      lambda: db.put(b"a", b"b"), db.scan, lambda: list(rows)):
+        with pytest.raises(UsageError, match="closed"):
+            operation()
+
+
+def test_closing_inside_a_transaction_is_not_mistaken_for_a_commit(tmp_path):
+    path = tmp_path / "inside.db"
+    db = Database.open(path, page_size=4096)
+    db.put(b"kept", b"1")
+    with pytest.raises(UsageError, match="closed inside the transaction, which rolled it back"):
+        with db.transaction():
+            db.put(b"lost", b"2")
+            db.close()
+    with Database.open(path) as again:
+        assert again.get(b"kept") == b"1" and again.get(b"lost") is None
+
+
+def test_a_pool_too_small_for_one_put_in_a_deep_tree_names_the_cache_it_needs():
+    """8 frames hold a split up to the root of a 3-level tree (2 x 3 + 2 pages), not of a 4-level one;
+    maximal keys give 1k pages a fanout of about 5, so the tree reaches depth 4 within a few hundred puts."""
+    db = Database.open(page_size=1024, cache_bytes=8 * 1024)
+    filler = b"k" * (db.max_key_bytes - 6)
+    with pytest.raises(BufferPoolFullError) as refused:
+        for number in range(5000):
+            db.put(b"%06d" % number + filler, b"")
+    assert db.stats()["depth"] == 4
+    assert "depth 4" in str(refused.value) and "cache_bytes >= 10240" in str(refused.value)
+    assert "smaller transactions" not in str(refused.value)
+    db.check()  # the failed put was rolled back whole
+    with Database.open(page_size=1024, cache_bytes=10 * 1024) as roomy:
+        for number in range(number + 1):
+            roomy.put(b"%06d" % number + filler, b"")
+        roomy.check()
+
+
+def test_reads_inside_a_transaction_whose_operation_failed_are_refused():
+    db = Database.open(page_size=1024, cache_bytes=8 * 1024)
+    for number in range(300):
+        db.put(b"committed-%05d" % number, b"c" * 60)
+    with pytest.raises(UsageError, match="rolled back because an operation in it failed"):
+        with db.transaction():
+            with pytest.raises(BufferPoolFullError):
+                for number in range(10_000):  # more pages than the pool has frames
+                    db.put(b"new-%05d" % number, b"z" * 60)
+            for read in (lambda: db.get(b"committed-00001"), db.scan):
+                with pytest.raises(UsageError, match="reads inside it are refused"):
+                    read()
+    assert db.get(b"committed-00001") == b"c" * 60 and db.get(b"new-00000") is None
+
+
+def test_every_page_read_from_the_file_is_a_counted_pool_miss():
+    """Splits look up the path to the leaf again; in a small pool those pages may be gone by
+    then, and they are fetched (a counted miss) rather than read around the pool."""
+    import random
+
+    picker = random.Random(1)
+    db = Database.open(page_size=1024, cache_bytes=8 * 1024)
+    for _ in range(5000):
+        db.put(picker.randbytes(8), b"v" * 20)
+    counters = db.counters()
+    assert counters["pool_evictions"] > 0 and counters["tree_depth"] >= 3
+    assert counters["file_reads"] == counters["pool_misses"]

@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from itertools import accumulate
 
 from pagelab.storage.bufferpool import BufferPool
-from pagelab.storage.errors import EntryTooLargeError, StorageError
+from pagelab.storage.errors import BufferPoolFullError, EntryTooLargeError, StorageError
 from pagelab.storage.header import TreeMeta
 from pagelab.storage.pagefile import PAGE_SIZE_LABELS
 from pagelab.storage.slotted import (
@@ -180,7 +180,10 @@ class BTree:
         else:
             new = True
         if not page.insert_at(index, key, value):
-            self._split_leaf(page, index, key, value)
+            try:
+                self._split_leaf(page, index, key, value)
+            except BufferPoolFullError as error:
+                raise self._explain_full_pool(error) from None
         if new:
             self.meta.key_count += 1
         return new
@@ -229,20 +232,39 @@ class BTree:
             leaf.pins -= 1
         self._insert_separator(path, leaf.page_no, keys[middle], right.page_no)
 
+    def _explain_full_pool(self, error: BufferPoolFullError) -> BufferPoolFullError:
+        """The pool filled up during a split. If one put alone can change more pages than the pool
+        holds, smaller transactions cannot help: say what can."""
+        # a split at every level changes each page on the path and its new sibling (2 x depth),
+        # adds a new root, and the commit changes the header page
+        frames_needed = 2 * self.meta.depth + 2
+        if self.pool.capacity >= frames_needed:
+            return error
+        return BufferPoolFullError(
+            f"one put into this tree (depth {self.meta.depth}) can split a page at every level and change up to "
+            f"{frames_needed} pages in one transaction, but the buffer pool holds {self.pool.capacity}: open the "
+            f"database with cache_bytes >= {frames_needed * self.page_size} (or larger pages, which make the tree "
+            "shallower)"
+        )
+
     def _path_to(self, key: bytes) -> list[tuple[int, int, bool]]:
         """The interior pages from the root down to `key`'s leaf: (page, child index taken, was it
-        the rightmost child). Only a split needs it, so put() does not record it on the way down;
-        the walk uses pool.peek, which neither counts gets nor moves pages in the LRU, so the
-        pool's figures are those of the insert itself."""
-        peek = self.pool.peek
+        the rightmost child). Only a split needs it, so put() does not record it on the way down.
+        A page still in the pool is looked at with pool.peek, which neither counts a get nor
+        moves it in the LRU: the descent just did both. A small pool may have evicted it since
+        (the descent read other pages after it); then it is fetched, a read the pool counts and
+        keeps, so the split's parent is not read twice."""
+        pool = self.pool
         path = []
-        page = peek(self.meta.root)
-        while not page.is_leaf:
+        page_no = self.meta.root
+        while True:
+            page = pool.peek(page_no) if pool.is_resident(page_no) else pool.fetch(page_no)
+            if page.is_leaf:
+                return path
             keys = page.keys
             index = bisect_right(keys, key)
-            path.append((page.page_no, index, index == len(keys)))
-            page = peek(page.children[index])
-        return path
+            path.append((page_no, index, index == len(keys)))
+            page_no = page.children[index]
 
     def _insert_separator(self, path: list[tuple[int, int, bool]], left_no: int, separator: bytes,
                           right_no: int) -> None:

@@ -148,14 +148,7 @@ class BufferPool:
         clock: Callable[[], float] = time.monotonic,
     ):
         page_size = pagefile.page_size
-        frames = int(cache_bytes) // page_size
-        if frames < MIN_FRAMES:
-            raise UsageError(
-                f"cache_bytes={cache_bytes} holds {frames} pages of {page_size} bytes; the buffer pool needs at least "
-                f"{MIN_FRAMES} (cache_bytes >= {MIN_FRAMES * page_size} at this page size)"
-            )
-        if not 5 <= old_blocks_pct <= 95:
-            raise UsageError(f"old_blocks_pct must be from 5 to 95 (InnoDB's range), got {old_blocks_pct}")
+        frames = self.check_settings(page_size, cache_bytes, old_blocks_pct, old_blocks_time_ms)
         self.pagefile = pagefile
         self.page_size = page_size
         self.capacity = frames
@@ -180,6 +173,26 @@ class BufferPool:
         self.pages_created = 0
         self.pages_written = 0
         self._last_printout = self._snapshot()
+
+    @staticmethod
+    def check_settings(page_size: int, cache_bytes: object, old_blocks_pct: object, old_blocks_time_ms: object) -> int:
+        """The number of frames these settings give, or a UsageError naming the bad one and its range.
+        (Database.open calls it before it creates or opens any file.)"""
+        if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int):
+            raise UsageError(f"cache_bytes must be a whole number of bytes, got {cache_bytes!r}")
+        frames = cache_bytes // page_size
+        if frames < MIN_FRAMES:
+            raise UsageError(
+                f"cache_bytes={cache_bytes} holds {max(frames, 0)} pages of {page_size} bytes; the buffer pool needs at "
+                f"least {MIN_FRAMES} (cache_bytes >= {MIN_FRAMES * page_size} at this page size)"
+            )
+        if isinstance(old_blocks_pct, bool) or not isinstance(old_blocks_pct, int) or not 5 <= old_blocks_pct <= 95:
+            raise UsageError(f"old_blocks_pct must be a whole number from 5 to 95 (InnoDB's range), got {old_blocks_pct!r}")
+        if (isinstance(old_blocks_time_ms, bool) or not isinstance(old_blocks_time_ms, (int, float))
+                or not 0 <= old_blocks_time_ms < float("inf")):
+            raise UsageError(f"old_blocks_time_ms must be a number of milliseconds >= 0 (InnoDB's default: "
+                             f"{OLD_BLOCKS_TIME_MS}), got {old_blocks_time_ms!r}")
+        return frames
 
     # -- fetching ---------------------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelab.errors import UsageError
+from pagelab.units import parse_size
 from pagelab.storage.btree import BTree
 from pagelab.storage.bufferpool import OLD_BLOCKS_PCT, OLD_BLOCKS_TIME_MS, BufferPool, Frame
 from pagelab.storage.errors import EntryTooLargeError, JournalSyncError, StorageError
@@ -53,6 +54,7 @@ DEFAULT_PAGE_SIZE = 8192  # SQLite's and PostgreSQL's choice, between InnoDB's 1
 DEFAULT_CACHE_BYTES = 8 << 20  # 8 MiB: InnoDB's smallest buffer pool is 5 MiB, SQLite's default cache ~2 MiB
 DEFAULT_CHECKPOINT_PAGES = 1000  # SQLite's wal_autocheckpoint default
 JOURNAL_SUFFIX = "-journal"
+_CLOSED = "the database is closed; open it again with Database.open"
 FIRST_ROOT_PAGE = 1
 
 
@@ -96,7 +98,7 @@ class Database:
         cls,
         path: str | os.PathLike | None = None,
         page_size: int | str | None = None,
-        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        cache_bytes: int | str = DEFAULT_CACHE_BYTES,
         direct_io: bool = False,
         in_memory: bool = False,
         *,
@@ -111,7 +113,8 @@ class Database:
         page_size     bytes per page, 1k..64k (powers of two); fixed at creation. None: 8192 for a
                       new database, the file's own for an existing one; any other value must
                       match the file's.
-        cache_bytes   the buffer pool's budget; it holds cache_bytes // page_size pages (at least 8)
+        cache_bytes   the buffer pool's budget in bytes, or a size such as "64M"; it holds
+                      cache_bytes // page_size pages (at least 8)
         direct_io     O_DIRECT on the page file, so reads miss the OS cache too (cold-cache tests)
         in_memory     (or path=None) pages in a dict, a counting-only journal
         synchronous   fsync the journal at commit; False survives a killed process (the OS keeps
@@ -119,16 +122,28 @@ class Database:
         checkpoint_pages  checkpoint when the journal holds this many pages (on disk only)
         old_blocks_pct, old_blocks_time_ms, clock   the buffer pool's LRU settings (bufferpool.py)
         """
-        if checkpoint_pages < 1:
-            raise UsageError(f"checkpoint_pages must be at least 1, got {checkpoint_pages}")
+        # Every setting is checked before any file is created or opened.
+        if isinstance(checkpoint_pages, bool) or not isinstance(checkpoint_pages, int) or checkpoint_pages < 1:
+            raise UsageError(f"checkpoint_pages must be a whole number >= 1, got {checkpoint_pages!r}")
+        cache_bytes = parse_size(cache_bytes, "cache_bytes")
         pool_options = {"old_blocks_pct": old_blocks_pct, "old_blocks_time_ms": old_blocks_time_ms, "clock": clock}
+        if page_size is not None:
+            page_size = check_page_size(page_size)
         if path is None or in_memory:
-            return cls._open_in_memory(check_page_size(page_size or DEFAULT_PAGE_SIZE), cache_bytes,
-                                       checkpoint_pages, pool_options)
+            if path is not None:
+                raise UsageError(f"in_memory=True with a path ({path}): give one or the other")
+            page_size = page_size or DEFAULT_PAGE_SIZE
+            BufferPool.check_settings(page_size, cache_bytes, old_blocks_pct, old_blocks_time_ms)
+            return cls._open_in_memory(page_size, cache_bytes, checkpoint_pages, pool_options)
+        if not isinstance(path, (str, os.PathLike)) or not str(path):
+            raise UsageError(f"path must be a file name (str or pathlib.Path), got {path!r}")
         path = Path(path)
+        if path.is_dir():
+            raise UsageError(f"{path} is a directory; give the database's file name, e.g. {path / 'pagelab.db'}")
         journal_path = path.with_name(path.name + JOURNAL_SUFFIX)
         if not path.exists() or path.stat().st_size == 0:
-            page_size = check_page_size(page_size or DEFAULT_PAGE_SIZE)
+            page_size = page_size or DEFAULT_PAGE_SIZE
+            BufferPool.check_settings(page_size, cache_bytes, old_blocks_pct, old_blocks_time_ms)
             _create_file(path, journal_path, page_size)
         with open(path, "rb") as handle:
             head = handle.read(HEADER_BYTES)
@@ -141,19 +156,23 @@ class Database:
             file_page_size = Journal.page_size_of(journal_path)
             if file_page_size is None or head[:8] != MAGIC:
                 raise
-        if page_size is not None and check_page_size(page_size) != file_page_size:
+        if page_size is not None and page_size != file_page_size:
             raise UsageError(
                 f"{path} was created with {file_page_size}-byte pages and cannot be opened with page_size="
                 f"{page_size}: the page size is fixed when a database is created. Open it with "
                 f"page_size={file_page_size} (or None), or create a new database"
             )
+        BufferPool.check_settings(file_page_size, cache_bytes, old_blocks_pct, old_blocks_time_ms)
         pagefile = PageFile(path, file_page_size, direct_io=direct_io, create=False)
+        journal = None
         try:
             journal = Journal(journal_path, file_page_size, synchronous=synchronous)
             recovery = journal.recover(pagefile)
             pool = BufferPool(pagefile, cache_bytes, decode=_decode_page, no_steal=True, **pool_options)
             meta = pool.fetch(HEADER_PAGE_NO).meta.copy()
         except BaseException:
+            if journal is not None:
+                journal.close()
             pagefile.close()
             raise
         return cls(pagefile=pagefile, journal=journal, pool=pool, meta=meta, cache_bytes=cache_bytes,
@@ -203,8 +222,8 @@ class Database:
         return self._change(self._tree.delete, key)
 
     def get(self, key: bytes, default: bytes | None = None) -> bytes | None:
-        if self._closed:
-            raise UsageError("the database is closed")
+        if self._closed or self._txn_failure is not None:  # one test on the hot path of every lookup bench
+            self._check_usable()
         if key.__class__ is not bytes:
             key = _as_bytes(key, "key")
         value = self._tree.get(key)
@@ -220,11 +239,28 @@ class Database:
              ) -> Iterator[tuple[bytes, bytes]]:
         """(key, value) pairs with start <= key < end (<= end if end_inclusive), in key order;
         None leaves that side open."""
-        if self._closed:
-            raise UsageError("the database is closed")
+        self._check_usable()
         start = start if start is None or start.__class__ is bytes else _as_bytes(start, "start")
         end = end if end is None or end.__class__ is bytes else _as_bytes(end, "end")
-        return self._tree.scan(start, end, end_inclusive=end_inclusive)
+        return self._rows_while_open(self._tree.scan(start, end, end_inclusive=end_inclusive))
+
+    def _rows_while_open(self, rows: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
+        for row in rows:
+            yield row
+            if self._closed:  # the pages are gone with the files: say so rather than fail inside the tree
+                raise UsageError("the database was closed during a scan; finish the scan (or list() it) before close()")
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise UsageError(_CLOSED)
+
+    def _check_usable(self) -> None:
+        """For reads: the database is open, and no operation of the open transaction failed (that
+        one may have stopped half way through a split, so the tree may not find what it holds)."""
+        self._check_open()
+        if self._txn_failure is not None:
+            raise UsageError(f"an earlier operation in this transaction failed ({self._txn_failure!r}), so reads "
+                             "inside it are refused; the transaction rolls back when its block ends")
 
     def _change(self, operation: Callable, *args: bytes) -> Any:
         if self._in_txn:
@@ -254,6 +290,9 @@ class Database:
         self._begin()
         try:
             yield self
+            if self._closed:
+                raise UsageError("the database was closed inside the transaction, which rolled it back; "
+                                 "close it after the with block")
             if self._txn_failure is not None:
                 raise UsageError(f"the transaction was rolled back because an operation in it failed: "
                                  f"{self._txn_failure!r}")
@@ -267,8 +306,7 @@ class Database:
         return self._in_txn
 
     def _begin(self) -> None:
-        if self._closed:
-            raise UsageError("the database is closed")
+        self._check_open()
         if self._in_txn:
             raise UsageError("transactions do not nest: a transaction is already open on this database")
         self._txn_failure = None
@@ -316,6 +354,7 @@ class Database:
     def checkpoint(self) -> int:
         """Write every committed dirty page in place, sync the page file, empty the journal.
         Returns the pages written."""
+        self._check_open()
         if self._in_txn:
             raise UsageError("checkpoint() inside a transaction: commit or roll back first")
         written = self._pool.flush_dirty()
@@ -353,10 +392,12 @@ class Database:
 
     def stats(self) -> dict:
         """The tree's shape: depth, pages per level, fill (see BTree.stats)."""
+        self._check_open()
         return self._tree.stats()
 
     def check(self) -> None:
         """Verify the tree's invariants; StorageError naming the first broken one."""
+        self._check_open()
         self._tree.check()
 
     def counters(self) -> dict[str, Any]:
