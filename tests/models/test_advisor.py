@@ -146,6 +146,7 @@ def test_run_advise_reuses_the_cached_profile(tmp_path, no_measuring):
     "arguments, message",
     [
         (("many", "32", "8", "0"), "--keys"),
+        (("1.5", "32", "8", "0"), "--keys must be a whole number"),
         (("1e9", "0", "8", "0"), "--key-bytes"),
         (("1e9", "32", "-1", "0"), "--value-bytes"),
         (("1e9", "32", "8", "lots"), "--cache"),

@@ -220,6 +220,16 @@ def test_more_cache_never_adds_hops_and_never_goes_below_zero():
         assert uncached_hops(depth, nodes, 4096, budget) >= (1 - leaf_cached) - 1e-12
 
 
+def test_a_tree_smaller_than_one_node_still_costs_a_read_when_nothing_is_cached():
+    """log_b(N) < 1 for N below the fanout; without a cache a lookup still reads the one leaf
+    (pagelab advise --keys 100 had claimed more lookups per second than the disk's IOPS)."""
+    nodes = level_sizes(100, 200.0, 150.0)
+    depth = hops(100, 200.0, 150.0)
+    assert depth < 1 and nodes == [1]
+    assert uncached_hops(depth, nodes, 8192, 0) == 1.0
+    assert uncached_hops(depth, nodes, 8192, 8192) == 0
+
+
 def test_model_table_cache_effect_at_every_page_size(fixture_profile):
     tables = [
         model_table(fixture_profile, value_bytes=8, cache_bytes=budget, fill=blocksize.RANDOM_INSERT_FILL)

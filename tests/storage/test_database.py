@@ -404,3 +404,33 @@ def test_every_page_read_from_the_file_is_a_counted_pool_miss():
     counters = db.counters()
     assert counters["pool_evictions"] > 0 and counters["tree_depth"] >= 3
     assert counters["file_reads"] == counters["pool_misses"]
+
+
+@pytest.mark.parametrize("lost", [100, "half"])
+def test_a_page_file_that_lost_its_end_is_refused_at_open(tmp_path, lost):
+    path = tmp_path / "cut.db"
+    with Database.open(path, page_size=4096) as db:
+        for number in range(3000):
+            db.put(b"k%05d" % number, b"x" * 40)
+    size = path.stat().st_size
+    os.truncate(path, size - 100 if lost == 100 else size // 2)
+    with pytest.raises(StorageError, match=r"cut\.db is \d+ bytes but its header counts \d+ pages .* has lost its end"):
+        Database.open(path)
+
+
+@pytest.mark.parametrize(("where", "named"), [(0, "its header is impossible"), (300, "runs past the page end")])
+def test_garbage_in_a_page_is_named_not_returned(tmp_path, where, named):
+    """No page checksums (slotted.py, "Damage"), but a page whose header or cell lengths are impossible is
+    reported as damaged, naming the page, instead of failing inside struct or returning short values."""
+    import random
+
+    path = tmp_path / "garbage.db"
+    with Database.open(path, page_size=4096) as db:
+        for number in range(3000):
+            db.put(b"k%05d" % number, b"x" * 40)
+    with open(path, "r+b") as handle:
+        handle.seek(5 * 4096 + where)
+        handle.write(random.Random(3).randbytes(500))
+    with Database.open(path) as db:
+        with pytest.raises(StorageError, match=f"page 5: .*{named}.*the file is damaged"):
+            list(db.scan())

@@ -145,8 +145,9 @@ def advise(
         )
     if feasible.empty:
         raise UsageError(
-            f"no measured page size can hold {key_bytes}-byte keys with {value_bytes}-byte values; "
-            "measure larger block sizes or use smaller keys and values"
+            f"no measured page size ({', '.join(_bytes_label(size) for size in too_small)}) can hold "
+            f"{key_bytes}-byte keys with {value_bytes}-byte values; use smaller keys and values (a database "
+            "keeps values this large outside the tree, in overflow pages or blobs, which this model does not cover)"
         )
     best_rate = feasible["queries_per_s"].max()
     threshold = best_rate if math.isinf(best_rate) else best_rate * (1 - tie_tolerance)
@@ -271,6 +272,8 @@ def _count(value: float | int | str, option: str) -> float:
         raise UsageError(f"{option} must be a number of keys such as 1000000 or 1e9, got {value!r}") from None
     if not (math.isfinite(number) and number >= 1):
         raise UsageError(f"{option} must be at least 1, got {value!r}")
+    if number != int(number):
+        raise UsageError(f"{option} must be a whole number of keys, got {value!r}")
     return number
 
 

@@ -243,7 +243,9 @@ def uncached_hops(hops: float, level_nodes: Sequence[int], page_size: int, cache
         return max(0.0, hops)
     root_weight = min(1.0, max(0.0, hops - (len(fractions) - 1)))
     saved = root_weight * fractions[0] + sum(fractions[1:])
-    return max(0.0, hops - saved)
+    # A tree smaller than one full node has hops < 1, but a lookup still reads its leaf unless
+    # the leaf is cached (without this floor, 100 keys and no cache came out at 0.84 reads).
+    return max(1.0 - fractions[-1], hops - saved)
 
 
 # --------------------------------------------------------------------------------------------

@@ -170,6 +170,7 @@ class Database:
             recovery = journal.recover(pagefile)
             pool = BufferPool(pagefile, cache_bytes, decode=_decode_page, no_steal=True, **pool_options)
             meta = pool.fetch(HEADER_PAGE_NO).meta.copy()
+            _check_file_length(path, file_page_size, meta)
         except BaseException:
             if journal is not None:
                 journal.close()
@@ -459,6 +460,19 @@ def _signals_held() -> Iterator[None]:
             signal.signal(signum, handler)
         for signum, frame in received:
             handlers[signum](signum, frame)
+
+
+def _check_file_length(path: Path, page_size: int, meta: TreeMeta) -> None:
+    """After recovery every page the header counts is whole in the file: each was written by a
+    checkpoint (which syncs before the journal starts over) or replayed from the journal. A
+    shorter file lost its end after it was written (a partial copy, a full disk while copying)."""
+    expected = meta.page_count * page_size
+    actual = path.stat().st_size
+    if actual < expected:
+        raise StorageError(
+            f"{path} is {actual} bytes but its header counts {meta.page_count} pages of {page_size} bytes "
+            f"({expected} bytes): the file has lost its end (a partial copy?); restore it from where it came from"
+        )
 
 
 def _new_meta() -> TreeMeta:
