@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import servers_under
 
-PAGELAB = [sys.executable, "-m", "pagelab.cli"]
+PAGELAB = [sys.executable, "-m", "pagelab"]  # as `python -m pagelab` (pagelab/__main__.py)
 
 
 def pagelab(*args, timeout=300):
