@@ -106,6 +106,12 @@ def test_keys_and_values_must_be_bytes():
     db.put(bytearray(b"k"), memoryview(b"v"))
     assert db.get(b"k") == b"v"
 
+    class Tagged(bytes):
+        pass
+
+    db.put(Tagged(b"t"), Tagged(b"w"))
+    assert db.get(Tagged(b"t")) == b"w" and [key.__class__ for key, _ in db.scan()] == [bytes, bytes]
+
 
 def test_the_journal_counts_pages_and_bytes_per_transaction():
     db = Database.open(page_size=4096)

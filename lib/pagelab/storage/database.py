@@ -65,7 +65,7 @@ def _decode_page(page_no: int, image: bytes) -> Frame:
 
 
 def _as_bytes(value: Any, what: str) -> bytes:
-    if isinstance(value, (bytearray, memoryview)):
+    if isinstance(value, (bytes, bytearray, memoryview)):  # bytes: a subclass of it
         return bytes(value)
     raise UsageError(f"{what} must be bytes, got {type(value).__name__}" + (" (encode it, e.g. s.encode())" if isinstance(value, str) else ""))
 
