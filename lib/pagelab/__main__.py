@@ -4,4 +4,7 @@ import sys
 
 from pagelab.cli import main
 
-sys.exit(main())
+# The guard matters: multiprocessing's spawned workers import this module again (as __mp_main__)
+# and must not run the command a second time.
+if __name__ == "__main__":
+    sys.exit(main())
