@@ -85,9 +85,12 @@ def test_ctrl_c_stops_the_server_and_keeps_the_finished_phases(tmp_path):
     out = tmp_path / "run"
     command = PAGELAB + ["ycsb", "--page-sizes", "16k", "--records", "300", "--operations", "10000000",
                          "--workloads", "c", "--threads", "2", "--out", str(out), "-q"]
-    # its own process group, as a shell gives a foreground job: Ctrl-C reaches pagelab and its workers
+    # its own process group, as a shell gives a foreground job: Ctrl-C reaches pagelab and its workers.
+    # A suite started in the background (`make test &`) inherits SIGINT ignored, and so would pagelab,
+    # which then never sees the Ctrl-C; the child stands for a user at a terminal, where it is default.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while _phase_status(out / "ycsb.json", "innodb-16k", "read_only") != "running":
