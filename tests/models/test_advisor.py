@@ -103,6 +103,19 @@ def test_pages_too_small_for_the_entries_are_left_out(fixture_profile):
         advise(n_keys=1e6, key_bytes=200, value_bytes=60000, cache_bytes=0, device_profile=fixture_profile)
 
 
+def test_a_page_size_the_storage_prototype_cannot_use_is_said_so():
+    """The model's node layout has room for 12,000-byte values in 32 KiB pages; the prototype,
+    with no overflow pages, takes values up to 8,190 bytes there and these from 64 KiB."""
+    iops = {size: 10_000.0 for size in (4096, 8192, 16384, 32768, 65536)}
+    iops[32768] = 20_000.0  # make 32 KiB the clear choice
+    advice = advise(n_keys=1e6, key_bytes=32, value_bytes=12_000, cache_bytes=0, device_profile=iops)
+    assert advice.recommended_page_size == 32768
+    assert any("refuses these entries at 32 KiB pages" in note and "values up to 8190 B" in note
+               and "from 64 KiB pages" in note for note in advice.notes)
+    small = advise(n_keys=1e6, key_bytes=32, value_bytes=100, cache_bytes=0, device_profile=iops)
+    assert not any("prototype" in note for note in small.notes)
+
+
 # --------------------------------------------------------------------------------------------
 # run_advise: the command's entry point, from a cached profile
 

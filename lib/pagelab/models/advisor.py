@@ -154,6 +154,9 @@ def advise(
     chosen = feasible[feasible["queries_per_s"] >= threshold].sort_values("block_size_bytes").iloc[0]
     fastest = feasible.sort_values(["queries_per_s", "block_size_bytes"], ascending=[False, True]).iloc[0]
     reason = _reason(chosen, fastest, feasible, tie_tolerance, cache_bytes)
+    prototype_note = _prototype_limit_note(int(chosen["block_size_bytes"]), key_bytes, value_bytes)
+    if prototype_note:
+        notes.append(prototype_note)
     return Advice(
         n_keys=n_keys, key_bytes=key_bytes, value_bytes=value_bytes, cache_bytes=cache_bytes, fill=fill,
         table=table, recommended_page_size=int(chosen["block_size_bytes"]), reason=reason, device=device,
@@ -231,6 +234,24 @@ def _comparison(chosen, other) -> str:
 
 # --------------------------------------------------------------------------------------------
 # Formatting and argument helpers
+
+
+def _prototype_limit_note(page_size: int, key_bytes: int, value_bytes: int) -> str | None:
+    """The model sizes nodes as any B-tree's; pagelab's own storage prototype has no overflow pages,
+    so it refuses entries a page of the recommended size would hold only with them."""
+    from pagelab.storage.pagefile import PAGE_SIZES
+    from pagelab.storage.slotted import max_key_bytes, max_value_bytes
+
+    def holds(size: int) -> bool:
+        return key_bytes <= max_key_bytes(size) and value_bytes <= max_value_bytes(size)
+
+    if page_size not in PAGE_SIZES or holds(page_size):
+        return None
+    larger = [size for size in PAGE_SIZES if size > page_size and holds(size)]
+    where = f"it holds them from {_bytes_label(larger[0])} pages" if larger else "it holds them at no page size"
+    return (f"pagelab's storage prototype (no overflow pages) refuses these entries at {_bytes_label(page_size)} "
+            f"pages, where it takes keys up to {max_key_bytes(page_size)} B and values up to "
+            f"{max_value_bytes(page_size)} B; {where}")
 
 
 def _bytes_label(size: float) -> str:
