@@ -23,7 +23,9 @@ Transactions: `with db.transaction(): ...` commits when the block ends and rolls
 raises. put() and delete() outside a block are transactions of their own (autocommit). The
 buffer pool keeps every page an open transaction changed in memory (no-steal), so a rollback
 is the pool forgetting those pages; a transaction therefore cannot change more pages than the
-pool has frames. Transactions do not nest, and a Database is for one thread at a time.
+pool has frames. Transactions do not nest, and a Database is for one thread at a time. Ctrl-C
+inside a block rolls it back; during a commit on disk it takes effect once the commit has
+finished (see _commit), so what this process saw committed is what a crash recovers.
 
 In memory (`path=None` or `in_memory=True`) the page file is a dict and the journal only
 counts: the same page reads, writes and journal figures, without a disk, for simulations.
