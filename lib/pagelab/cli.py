@@ -291,7 +291,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"PDF:   {pdf}")
     for line in sweep.summary_lines(sweep_dir):
         print(f"  {line}")
-    return 0
+    # the report covers the runs that finished; a script or CI must still learn that some did not
+    return 1 if sweep.failed_runs(sweep_dir) else 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -6,12 +6,16 @@ report notebook and the PDF.
 
 Every run is recorded in sweep.json as it goes (pending, running, done, failed, interrupted), so
 a sweep can be stopped at any point: Ctrl-C or SIGTERM interrupts the current run (its kernel
-stops the server on the way out), keeps every finished run, and `--resume DIR` runs the rest.
-A failed run keeps its error and executed notebook, and the sweep goes on unless `fail_fast`.
+stops the server on the way out), keeps every finished run, and `--resume DIR` runs the rest;
+a run that did not finish starts again from an empty directory. A failed run keeps its error
+and executed notebook (until a resume runs it again), the sweep goes on unless `fail_fast`, and
+`pagelab sweep` exits 1 after the report if any run failed.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
 import sys
 import threading
@@ -60,9 +64,12 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
     values = profile.to_dict()
     sweep_id = f"{profile_name}-{time.strftime('%Y%m%d-%H%M%S')}"
     sweep_dir = Path(out_dir) if out_dir else RUNS_DIR / sweep_id
+    if sweep_dir.exists() and not sweep_dir.is_dir():
+        raise UsageError(f"--out {sweep_dir} is a file; give a directory for the sweep")
     if sweep_dir.exists() and any(sweep_dir.iterdir()):
-        raise UsageError(f"{sweep_dir} is not empty; choose another --out, or continue it with --resume {sweep_dir}")
-    sweep_dir.mkdir(parents=True, exist_ok=True)
+        hint = f"continue it with --resume {sweep_dir}" if (sweep_dir / "sweep.json").exists() else "or empty it"
+        raise UsageError(f"{sweep_dir} is not empty; choose another --out, {hint}")
+    _check_writable_directory(sweep_dir, "--out")
     page_sizes = [int(size) for size in values["page_sizes"]]
     document = {
         "sweep_id": sweep_dir.name,
@@ -124,7 +131,9 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
         for entry in todo:
             current = entry
             run_dir = sweep_dir / entry["name"]
-            run_dir.mkdir(exist_ok=True)
+            if run_dir.exists():  # an earlier attempt (interrupted or failed): its partial outputs would
+                shutil.rmtree(run_dir)  # be taken for this one's (the monitor refuses a used directory)
+            run_dir.mkdir()
             notebook = run_dir / "run.ipynb"
             record.update_run(entry["name"], status="running", started=now_iso(), error=None,
                               notebook=str(notebook.relative_to(sweep_dir)))
@@ -184,6 +193,24 @@ def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
             pass
 
 
+def check_pdf_path(pdf_path: Path) -> Path:
+    """The PDF's path, its directory created; a UsageError naming the problem if it cannot be written
+    there. Called before any run starts, and again before the report is written."""
+    if pdf_path.is_dir():
+        raise UsageError(f"--pdf {pdf_path} is a directory; give a file name, e.g. {pdf_path / 'report.pdf'}")
+    _check_writable_directory(pdf_path.parent, "--pdf's directory")
+    return pdf_path
+
+
+def _check_writable_directory(directory: Path, what: str) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{what} {directory} cannot be created ({error.strerror}); choose another path") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(f"{what} {directory} is not writable; choose another path")
+
+
 def execute_report(sweep_dir: Path, pdf_path: Path | None = None) -> Path:
     """Execute the report notebook over the sweep, then write the PDF (no code cells)."""
     from pagelab.report import notebook_to_pdf
@@ -191,11 +218,10 @@ def execute_report(sweep_dir: Path, pdf_path: Path | None = None) -> Path:
     record = SweepRecord.load(sweep_dir)
     if not any(entry["status"] == "done" for entry in record.runs):
         raise PagelabError(f"{sweep_dir} has no finished run to report on")
+    pdf_path = check_pdf_path(Path(pdf_path) if pdf_path else REPORTS_DIR / f"{sweep_dir.name}.pdf")
     notebook = sweep_dir / "report.ipynb"
     execute_notebook(REPORT_NOTEBOOK, notebook, parameters={"sweep_dir": str(sweep_dir)}, cwd=PROJECT_ROOT,
                      execution_timeout=1800)
-    pdf_path = Path(pdf_path) if pdf_path else REPORTS_DIR / f"{sweep_dir.name}.pdf"
-    pdf_path.parent.mkdir(parents=True, exist_ok=True)
     notebook_to_pdf(notebook, pdf_path, title=f"pagelab: page-size sweep {sweep_dir.name}",
                     title_rows=title_rows(record))
     record.document["report"] = {"notebook": "report.ipynb", "pdf": str(pdf_path), "written": now_iso()}
@@ -239,16 +265,24 @@ def summary_lines(sweep_dir: Path) -> list[str]:
     return lines
 
 
+def failed_runs(sweep_dir: Path) -> list[str]:
+    return [entry["name"] for entry in SweepRecord.load(sweep_dir).runs if entry["status"] == "failed"]
+
+
 def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bool = False,
           pdf_path: Path | None = None, progress: bool = True) -> tuple[Path, Path | None]:
+    if pdf_path is not None:
+        check_pdf_path(Path(pdf_path))  # before the runs, not after an hour of them
     sweep_dir = create_sweep(profile, out_dir, profile_name)
     return finish(sweep_dir, fail_fast, pdf_path, progress)
 
 
 def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = None,
            progress: bool = True) -> tuple[Path, Path | None]:
-    record = execute_runs(sweep_dir, fail_fast=fail_fast, progress=progress)
-    failed = [entry["name"] for entry in record.runs if entry["status"] == "failed"]
+    if pdf_path is not None:
+        check_pdf_path(Path(pdf_path))
+    execute_runs(sweep_dir, fail_fast=fail_fast, progress=progress)
+    failed = failed_runs(sweep_dir)
     if failed:
         print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their run.ipynb)",
               file=sys.stderr)
