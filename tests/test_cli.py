@@ -63,6 +63,12 @@ def test_manual_lab_cycle(tmp_path):
         assert stopped.returncode == 0 and "stopped cleanly" in stopped.stdout
         assert pagelab("server", "status", lab).returncode == 3
         assert not servers_under(lab)
+        # another page size in the same directory: refused, naming the --force that does it
+        refused = pagelab("server", "init", lab, "--page-size", "16k")
+        assert refused.returncode == 2 and "--page-size 16k --force" in refused.stderr
+        redone = pagelab("server", "init", lab, "--page-size", "16k", "--force")
+        assert redone.returncode == 0, redone.stderr
+        assert json.loads((lab / "instance.json").read_text())["page_size"] == 16384
     finally:
         pagelab("server", "stop", lab)
 
@@ -75,6 +81,17 @@ def test_parse_prints_a_tidy_csv(fixtures_dir):
     assert len(rows) == 6
     assert rows[0]["t_s"] == "10" and rows[0]["new_order"] == "1869" and rows[0]["new_order_p95_ms"] == "19.71"
     assert rows[-1]["stock_level_max_ms"] == "70.966"
+
+
+def test_parse_into_a_pipe_closed_early_exits_quietly(fixtures_dir):
+    """`pagelab parse ... | head`: the reader is gone before pagelab writes (here before it even
+    starts), as a Unix filter takes that: no traceback, exit 0."""
+    process = subprocess.Popen(PAGELAB + ["parse", "innodb-status", str(fixtures_dir / "mariadb-10.11" / "16k-w1-c4" / "innodb")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert process.wait(timeout=120) == 0, stderr
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr
 
 
 def test_parse_reads_a_directory_of_snapshots_in_order(fixtures_dir):

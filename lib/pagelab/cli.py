@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_server_init(args: argparse.Namespace) -> int:
     from pagelab.mysql import Instance
 
-    instance = Instance(args.directory, page_size=args.page_size, tie_to_parent=False)
+    instance = Instance(args.directory, page_size=args.page_size, tie_to_parent=False, replacing=args.force)
     instance.settings = _settings_from(args, instance.settings)
     print(f"initialising a {instance.page_size_label} datadir in {instance.root} with {instance.flavour.describe()} ...",
           flush=True)
@@ -576,6 +577,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pagelab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`pagelab parse ... | head`): as for any Unix filter, not an error.
+        # Python would report the pipe again when it flushes stdout at exit, so point it at nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

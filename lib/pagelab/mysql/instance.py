@@ -132,10 +132,12 @@ class Instance:
         server_binary: str | os.PathLike | None = None,
         port: int | None = None,
         tie_to_parent: bool = True,
+        replacing: bool = False,
     ):
         """Describe an instance; nothing on disk changes until init() or start().
 
-        page_size is required for a new directory and checked against an existing one.
+        page_size is required for a new directory and checked against an existing one, unless
+        `replacing` (the caller is about to init(force=True), which wipes the old datadir).
         port=None picks a free loopback port at each start. tie_to_parent=False lets the server
         outlive this process (the `pagelab server start` CLI path).
         """
@@ -151,10 +153,13 @@ class Instance:
             self.page_size = int(state["page_size"])
         else:
             self.page_size = parse_page_size(page_size)
-            if state is not None and int(state["page_size"]) != self.page_size and self.paths.datadir.exists():
+            if (state is not None and int(state["page_size"]) != self.page_size and self.paths.datadir.exists()
+                    and not replacing):
                 raise UsageError(
                     f"{self.root} holds a {page_size_label(int(state['page_size']))} datadir, "
-                    f"not {page_size_label(self.page_size)}; use another directory or init with --force"
+                    f"not {page_size_label(self.page_size)}; use another directory, or re-create it at "
+                    f"{page_size_label(self.page_size)} with `pagelab server init {self.root} --page-size "
+                    f"{page_size_label(self.page_size)} --force`"
                 )
         if settings is None:
             settings = ServerSettings(**state["settings"]) if state and "settings" in state else ServerSettings()
