@@ -197,6 +197,29 @@ def test_an_interrupt_between_two_runs_still_names_resume(tmp_path, monkeypatch)
     assert statuses == ["done", "pending"]
 
 
+def test_a_sweep_in_use_is_refused_to_a_second_process(tmp_path):
+    """Two processes on one sweep would take the same pending run and its server."""
+    import fcntl
+    import os
+
+    from pagelab import sweep as sweep_module
+    from pagelab.profiles import load_profile
+
+    sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "busy", "smoke")
+    holder = os.open(sweep_dir / sweep_module.LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        os.write(holder, b"4242")
+        done = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
+                              cwd=REPO_ROOT)
+    finally:
+        os.close(holder)
+    assert done.returncode == 2, done.stderr
+    assert f"{sweep_dir} is in use by another pagelab sweep (pid 4242)" in done.stderr
+    statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
+    assert statuses == ["pending", "pending"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--set", "page_sizes=4k,12k"], "page_sizes: 12k is not allowed; allowed: 4k 8k 16k 32k 64k"),
     (["--set", "repeats=0"], "repeats"),

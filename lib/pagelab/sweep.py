@@ -14,12 +14,15 @@ and executed notebook (until a resume runs it again), the sweep goes on unless `
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -31,6 +34,7 @@ from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_
 
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
+LOCK_FILE = ".sweep.lock"  # held (flock) by the process running the sweep; holds its pid
 # A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
 CELL_TIMEOUT_S = 4 * 3600
 
@@ -281,10 +285,29 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
            progress: bool = True) -> tuple[Path, Path | None]:
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))
-    execute_runs(sweep_dir, fail_fast=fail_fast, progress=progress)
-    failed = failed_runs(sweep_dir)
-    if failed:
-        print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their run.ipynb)",
-              file=sys.stderr)
-    pdf = execute_report(sweep_dir, pdf_path)
+    with _sweep_lock(sweep_dir):
+        execute_runs(sweep_dir, fail_fast=fail_fast, progress=progress)
+        failed = failed_runs(sweep_dir)
+        if failed:
+            print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their "
+                  "run.ipynb)", file=sys.stderr)
+        pdf = execute_report(sweep_dir, pdf_path)
     return sweep_dir, pdf
+
+
+@contextmanager
+def _sweep_lock(sweep_dir: Path) -> Iterator[None]:
+    """One process at a time runs a sweep: two would take the same pending run and its server."""
+    fd = os.open(sweep_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            raise UsageError(f"{sweep_dir} is in use by another pagelab sweep (pid {holder}); wait for it to end, "
+                             f"or stop it with Ctrl-C and continue with --resume {sweep_dir}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # the lock goes with it
