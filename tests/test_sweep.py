@@ -154,6 +154,7 @@ def test_interrupt_then_resume_gives_the_complete_bundle(tmp_path, smoke_sweep):
             process.kill()
     assert process.returncode == 130, stderr[-3000:]
     assert f"--resume {sweep_dir}" in stderr
+    assert "Task exception was never retrieved" not in stderr, "the interrupted cell's traceback was printed"
     statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
     assert statuses == ["done", "interrupted"]
     assert not servers_under(sweep_dir), "an interrupted sweep left a server running"

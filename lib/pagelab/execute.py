@@ -32,7 +32,25 @@ def execute_notebook(source: str | os.PathLike, output: str | os.PathLike, *,
     """papermill.execute_notebook with pagelab's kernel and settings; returns the executed notebook."""
     import papermill
 
-    return papermill.execute_notebook(
-        str(source), str(output), parameters=dict(parameters or {}), kernel_name=kernel_name, progress_bar=False,
-        cwd=None if cwd is None else str(cwd), execution_timeout=execution_timeout, config=kernel_manager_config(),
-    )
+    try:
+        return papermill.execute_notebook(
+            str(source), str(output), parameters=dict(parameters or {}), kernel_name=kernel_name, progress_bar=False,
+            cwd=None if cwd is None else str(cwd), execution_timeout=execution_timeout, config=kernel_manager_config(),
+        )
+    except KeyboardInterrupt:
+        _quiet_interrupted_loop()
+        raise
+
+
+def _quiet_interrupted_loop() -> None:
+    """Ctrl-C stops the event loop that papermill drives the kernel with while a cell's task is
+    still in it. At exit asyncio would log that task ("Task exception was never retrieved", with
+    the interrupted cell's whole traceback, ~125 lines) after pagelab's own one-line message; the
+    interrupt has been reported, so the loop's leftovers are dropped."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:  # no loop in this thread: nothing was left behind
+        return
+    loop.set_exception_handler(lambda loop, context: None)
