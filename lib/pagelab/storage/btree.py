@@ -42,7 +42,7 @@ without that rule.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 
 from pagelab.storage.bufferpool import BufferPool
@@ -114,14 +114,15 @@ class BTree:
             page = fetch(page.children[0] if key is None else page.child_for(key))
         return page
 
-    def scan(self, start: bytes | None = None, end: bytes | None = None, *, end_inclusive: bool = False
-             ) -> Iterator[tuple[bytes, bytes]]:
+    def scan(self, start: bytes | None = None, end: bytes | None = None, *, end_inclusive: bool = False,
+             before_next_leaf: Callable[[], None] | None = None) -> Iterator[tuple[bytes, bytes]]:
         """(key, value) pairs with start <= key < end (key <= end if end_inclusive), in key order.
 
         None means unbounded. The scan reads one leaf at a time and yields copies, so the tree may
         change between items: the scan then finds its place again from the root and goes on after
         the last key it yielded. Each key is yielded at most once, in order; keys put or deleted
-        during the scan may or may not be seen."""
+        during the scan may or may not be seen. `before_next_leaf` runs each time the scan comes
+        back for another leaf, and may raise to end it (the Database's check that it is still open)."""
         leaf = self._leaf_for(start)
         index = 0 if start is None else bisect_left(leaf.keys, start)
         start_yielded = False  # True once `start` is a key already yielded (resume after it)
@@ -137,6 +138,8 @@ class BTree:
             yield from batch
             if finished:
                 return
+            if before_next_leaf is not None:
+                before_next_leaf()
             if batch:
                 start, start_yielded = batch[-1][0], True
             if self.version == version:

@@ -139,9 +139,8 @@ class Database:
         if path is None or in_memory:
             if path is not None:
                 raise UsageError(f"in_memory=True with a path ({path}): give one or the other")
-            page_size = page_size or DEFAULT_PAGE_SIZE
-            BufferPool.check_settings(page_size, cache_bytes, old_blocks_pct, old_blocks_time_ms)
-            return cls._open_in_memory(page_size, cache_bytes, checkpoint_pages, pool_options)
+            # (the pool checks its settings as it is made: nothing outside memory exists before it)
+            return cls._open_in_memory(page_size or DEFAULT_PAGE_SIZE, cache_bytes, checkpoint_pages, pool_options)
         if not isinstance(path, (str, os.PathLike)) or not str(path):
             raise UsageError(f"path must be a file name (str or pathlib.Path), got {path!r}")
         path = Path(path)
@@ -250,13 +249,11 @@ class Database:
         self._check_usable()
         start = start if start is None or start.__class__ is bytes else _as_bytes(start, "start")
         end = end if end is None or end.__class__ is bytes else _as_bytes(end, "end")
-        return self._rows_while_open(self._tree.scan(start, end, end_inclusive=end_inclusive))
+        return self._tree.scan(start, end, end_inclusive=end_inclusive, before_next_leaf=self._check_still_open)
 
-    def _rows_while_open(self, rows: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
-        for row in rows:
-            yield row
-            if self._closed:  # the pages are gone with the files: say so rather than fail inside the tree
-                raise UsageError("the database was closed during a scan; finish the scan (or list() it) before close()")
+    def _check_still_open(self) -> None:
+        if self._closed:  # the pages are gone with the files: say so rather than fail inside the tree
+            raise UsageError("the database was closed during a scan; finish the scan (or list() it) before close()")
 
     def _check_open(self) -> None:
         if self._closed:
