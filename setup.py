@@ -5,4 +5,8 @@ storage prototype's C piece (why it is in C: the comment at the top of _cellsear
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("pagelab.storage._cellsearch", ["lib/pagelab/storage/_cellsearch.c"])])
+# A call the Python headers do not declare (an API of a newer Python) is an error at build time,
+# not an undefined symbol at import time.
+STRICT = ["-Werror=implicit-function-declaration"]
+
+setup(ext_modules=[Extension("pagelab.storage._cellsearch", ["lib/pagelab/storage/_cellsearch.c"], extra_compile_args=STRICT)])

@@ -25,6 +25,8 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <limits.h>
+#include <unistd.h>
 
 #define LEAF_KEY_AT 4      /* key bytes start after key length u16 + value length u16 */
 #define LEAF_LENGTH_AT 0   /* key length u16 */
@@ -78,16 +80,15 @@ static PyObject *raise_damaged(Py_ssize_t page_size) {
 
 /* The first slot whose key is >= key (right == 0) or > key (right == 1), as bisect_left and
  * bisect_right would find it in the list of the page's keys; -1 with ValueError set if a probed
- * cell runs past the end of the page. */
-static Py_ssize_t search(const Operands *operands, Py_ssize_t key_at, Py_ssize_t length_at, int right) {
-    const unsigned char *page = operands->page.buf;
-    const uint16_t *offsets = operands->slots.buf;
-    const unsigned char *key = operands->key.buf;
-    Py_ssize_t page_size = operands->page.len, key_length = operands->key.len;
-    Py_ssize_t low = 0, high = operands->slots.len / 2;
+ * cell runs past the end of the page. `slots` holds `count` u16 offsets, in native byte order
+ * (an in-memory page's array) or little-endian (a slot array straight from the file). */
+static Py_ssize_t search_cells(const unsigned char *page, Py_ssize_t page_size, const unsigned char *slots,
+                               Py_ssize_t count, int slots_native, const unsigned char *key, Py_ssize_t key_length,
+                               Py_ssize_t key_at, Py_ssize_t length_at, int right) {
+    Py_ssize_t low = 0, high = count;
     while (low < high) {
         Py_ssize_t middle = low + (high - low) / 2;
-        Py_ssize_t offset = offsets[middle];
+        Py_ssize_t offset = slots_native ? ((const uint16_t *)slots)[middle] : read_u16(slots + 2 * middle);
         if (offset + key_at > page_size) goto past_the_end;
         Py_ssize_t cell_key_length = read_u16(page + offset + length_at);
         if (offset + key_at + cell_key_length > page_size) goto past_the_end;
@@ -102,6 +103,11 @@ static Py_ssize_t search(const Operands *operands, Py_ssize_t key_at, Py_ssize_t
 past_the_end:
     raise_damaged(page_size);
     return -1;
+}
+
+static Py_ssize_t search(const Operands *operands, Py_ssize_t key_at, Py_ssize_t length_at, int right) {
+    return search_cells(operands->page.buf, operands->page.len, operands->slots.buf, operands->slots.len / 2, 1,
+                        operands->key.buf, operands->key.len, key_at, length_at, right);
 }
 
 /* 1 if the leaf cell at slot `index` holds exactly the key, 0 if not; -1 with ValueError set if
@@ -150,11 +156,195 @@ static PyObject *interior_child(PyObject *module, PyObject *const *args, Py_ssiz
     return child;
 }
 
+/* -- the whole descent of a point lookup ------------------------------------------------------ */
+
+#define HEADER_SIZE 16
+#define HEADER_COUNT_AT 2          /* cell count u16 */
+#define HEADER_CONTENT_START_AT 4  /* content start u32 */
+#define PAGE_TYPE_LEAF 1
+#define PAGE_TYPE_INTERIOR 2
+/* Deeper than any real tree: 1 KiB pages of 244-byte keys fan out at least 4 ways, so 2^64 keys
+ * need 32 levels. A longer walk can only be a cycle in a damaged file, which the Python path
+ * then reports. */
+#define MAX_LEVELS 64
+
+static PyObject *name_is_leaf, *name_data, *name_offsets, *name_children;
+
+/* The value of the leaf cell at `offset` as bytes; NULL with ValueError if it runs past the page. */
+static PyObject *leaf_value(const unsigned char *page, Py_ssize_t page_size, Py_ssize_t offset) {
+    if (offset + LEAF_KEY_AT > page_size) return raise_damaged(page_size);
+    Py_ssize_t start = offset + LEAF_KEY_AT + read_u16(page + offset);
+    Py_ssize_t length = read_u16(page + offset + 2);
+    if (start + length > page_size) return raise_damaged(page_size);
+    return PyBytes_FromStringAndSize((const char *)page + start, length);
+}
+
+/* One page's step: the next page number (>= 0), or -1 for "leaf reached" with *value set (a new
+ * reference: bytes, or None if the key is absent), or -2 with ValueError set (damaged page).
+ * `rightmost` is the child past the last key, or -1 to take it from the header's link field. */
+static Py_ssize_t step(const unsigned char *page, Py_ssize_t page_size, const unsigned char *slots, Py_ssize_t count,
+                       int slots_native, int is_leaf, long long rightmost, const Py_buffer *key, PyObject **value) {
+    if (is_leaf) {
+        Py_ssize_t index = search_cells(page, page_size, slots, count, slots_native, key->buf, key->len,
+                                        LEAF_KEY_AT, LEAF_LENGTH_AT, 0);
+        if (index < 0) return -2;
+        Py_ssize_t offset = index < count ? (slots_native ? ((const uint16_t *)slots)[index] : read_u16(slots + 2 * index)) : -1;
+        if (offset >= 0 && offset + LEAF_KEY_AT + key->len <= page_size &&
+            (Py_ssize_t)read_u16(page + offset + LEAF_LENGTH_AT) == key->len &&
+            memcmp(page + offset + LEAF_KEY_AT, key->buf, key->len) == 0) {
+            *value = leaf_value(page, page_size, offset);
+            return *value == NULL ? -2 : -1;
+        }
+        *value = Py_NewRef(Py_None);
+        return -1;
+    }
+    Py_ssize_t index = search_cells(page, page_size, slots, count, slots_native, key->buf, key->len,
+                                    INTERIOR_KEY_AT, INTERIOR_LENGTH_AT, 1);
+    if (index < 0) return -2;
+    if (index == count && rightmost >= 0) return (Py_ssize_t)rightmost;
+    Py_ssize_t at = index == count ? HEADER_LINK_AT
+                                   : (slots_native ? ((const uint16_t *)slots)[index] : read_u16(slots + 2 * index));
+    if (at + 4 > page_size) {
+        raise_damaged(page_size);
+        return -2;
+    }
+    return (Py_ssize_t)read_u32(page + at);
+}
+
+/* A step over a page object in the buffer pool (slotted.py's TreePage): its cells are kept
+ * current in `data` and its slot array in `offsets`; an interior page whose children are decoded
+ * keeps its rightmost child there (the header's bytes are only written by image()). */
+static Py_ssize_t step_resident(PyObject *frame, const Py_buffer *key, PyObject **value) {
+    Py_ssize_t next = -2;
+    int is_leaf = -1;
+    long long rightmost = -1;
+    Py_buffer data, slots;
+    PyObject *flag = PyObject_GetAttr(frame, name_is_leaf);
+    if (flag == NULL) return -2;
+    is_leaf = PyObject_IsTrue(flag);
+    Py_DECREF(flag);
+    if (is_leaf < 0) return -2;
+    if (!is_leaf) {
+        PyObject *children = PyObject_GetAttr(frame, name_children);
+        if (children == NULL) return -2;
+        if (PyList_Check(children) && PyList_GET_SIZE(children) > 0)
+            rightmost = PyLong_AsLongLong(PyList_GET_ITEM(children, PyList_GET_SIZE(children) - 1));
+        Py_DECREF(children);
+        if (rightmost == -1 && PyErr_Occurred()) return -2;
+    }
+    PyObject *data_object = PyObject_GetAttr(frame, name_data);
+    if (data_object == NULL) return -2;
+    PyObject *slots_object = PyObject_GetAttr(frame, name_offsets);
+    if (slots_object == NULL) goto drop_data_object;
+    if (PyObject_GetBuffer(data_object, &data, PyBUF_SIMPLE) < 0) goto drop_slots_object;
+    if (PyObject_GetBuffer(slots_object, &slots, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) goto drop_data;
+    if (slots.itemsize != 2) {
+        PyErr_SetString(PyExc_TypeError, "descend: a page's offsets must be array('H')");
+    } else {
+        next = step(data.buf, data.len, slots.buf, slots.len / 2, 1, is_leaf, rightmost, key, value);
+    }
+    PyBuffer_Release(&slots);
+drop_data:
+    PyBuffer_Release(&data);
+drop_slots_object:
+    Py_DECREF(slots_object);
+drop_data_object:
+    Py_DECREF(data_object);
+    return next;
+}
+
+/* A step over a page image just read from the file: header and slot array as the file has them. */
+static Py_ssize_t step_image(const unsigned char *page, Py_ssize_t page_size, const Py_buffer *key, PyObject **value) {
+    Py_ssize_t count = read_u16(page + HEADER_COUNT_AT);
+    Py_ssize_t content_start = read_u32(page + HEADER_CONTENT_START_AT);
+    if (page[0] != PAGE_TYPE_LEAF && page[0] != PAGE_TYPE_INTERIOR) return -3;
+    if (HEADER_SIZE + 2 * count > content_start || content_start > page_size) return -3;
+    return step(page, page_size, page + HEADER_SIZE, count, 0, page[0] == PAGE_TYPE_LEAF, -1, key, value);
+}
+
+static PyObject *descend(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "descend(fd, buffer, resident, root, key) takes 5 arguments, got %zd", nargs);
+        return NULL;
+    }
+    long fd = PyLong_AsLong(args[0]);
+    if (fd == -1 && PyErr_Occurred()) return NULL;
+    if (fd < -1 || fd > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "descend: fd must be a file descriptor, or -1 for no file");
+        return NULL;
+    }
+    PyObject *resident = args[2];
+    if (!PyDict_Check(resident)) {
+        PyErr_SetString(PyExc_TypeError, "descend: resident must be the pool's dict of pages");
+        return NULL;
+    }
+    Py_ssize_t page_no = PyLong_AsSsize_t(args[3]);
+    if (page_no == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer buffer, key;
+    if (PyObject_GetBuffer(args[1], &buffer, PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[4], &key, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&buffer);
+        return NULL;
+    }
+    PyObject *visits = PyList_New(0), *value = NULL, *result = NULL;
+    if (visits == NULL) goto done;
+    for (int level = 0; level < MAX_LEVELS && page_no >= 0; level++) {
+        PyObject *number = PyLong_FromSsize_t(page_no);
+        if (number == NULL) goto done;
+        PyObject *frame = PyDict_GetItemWithError(resident, number); /* borrowed */
+        PyObject *visit;
+        if (frame != NULL) {
+            Py_DECREF(number);
+            if (PyList_Append(visits, frame) < 0) goto done;
+            page_no = step_resident(frame, &key, &value);
+        } else {
+            if (PyErr_Occurred() || fd < 0) { /* no file to read from (the in-memory backend) */
+                Py_DECREF(number);
+                goto fall_back_or_fail;
+            }
+            Py_ssize_t got;
+            Py_BEGIN_ALLOW_THREADS
+            got = pread((int)fd, buffer.buf, (size_t)buffer.len, (off_t)page_no * buffer.len);
+            Py_END_ALLOW_THREADS
+            PyObject *image = got == buffer.len ? PyByteArray_FromStringAndSize(buffer.buf, buffer.len) : NULL;
+            visit = image == NULL ? NULL : PyTuple_Pack(2, number, image);
+            Py_DECREF(number);
+            Py_XDECREF(image);
+            if (visit == NULL || PyList_Append(visits, visit) < 0) {
+                Py_XDECREF(visit);
+                goto fall_back_or_fail; /* a short read or an I/O error: the Python path reports it */
+            }
+            Py_DECREF(visit);
+            page_no = step_image((const unsigned char *)PyByteArray_AS_STRING(image), buffer.len, &key, &value);
+        }
+        if (page_no < -1) goto fall_back_or_fail;
+    }
+    if (page_no != -1) goto fall_back_or_fail;
+    result = PyTuple_Pack(2, value, visits);
+    goto done;
+fall_back_or_fail:
+    /* A damaged page, a cycle, a failed read or a page that only the Python path can fetch: None,
+     * and the caller takes the Python path, which reads the same pages again and, for the damage
+     * or the failure, raises the error that names it. Errors that are not about the file pass. */
+    if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_OSError)) {
+        PyErr_Clear();
+        result = Py_NewRef(Py_None);
+    }
+done:
+    Py_XDECREF(value);
+    Py_XDECREF(visits);
+    PyBuffer_Release(&key);
+    PyBuffer_Release(&buffer);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"leaf_find", (PyCFunction)(void (*)(void))leaf_find, METH_FASTCALL,
      "leaf_find(page, offsets, key) -> index of key among the leaf's cells, or -1 if absent"},
     {"interior_child", (PyCFunction)(void (*)(void))interior_child, METH_FASTCALL,
      "interior_child(page, offsets, key) -> the child page whose key range holds key"},
+    {"descend", (PyCFunction)(void (*)(void))descend, METH_FASTCALL,
+     "descend(fd, buffer, resident, root, key) -> (value or None, visits), or None to take the Python path"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -163,4 +353,11 @@ static struct PyModuleDef module = {
     "Binary search over an undecoded slotted page's cells (see the comment in _cellsearch.c).", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__cellsearch(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__cellsearch(void) {
+    if ((name_is_leaf = PyUnicode_InternFromString("is_leaf")) == NULL ||
+        (name_data = PyUnicode_InternFromString("data")) == NULL ||
+        (name_offsets = PyUnicode_InternFromString("offsets")) == NULL ||
+        (name_children = PyUnicode_InternFromString("_children")) == NULL)
+        return NULL;
+    return PyModule_Create(&module);
+}

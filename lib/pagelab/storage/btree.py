@@ -58,6 +58,7 @@ from pagelab.storage.slotted import (
     max_value_bytes,
     usable_bytes,
 )
+from pagelab.storage._cellsearch import descend  # after slotted, whose import says how to build it if missing
 
 INTERIOR_CELL_OVERHEAD = SLOT_SIZE + 6  # slot + child page + key length
 
@@ -100,7 +101,16 @@ class BTree:
     # -- reads ------------------------------------------------------------------------------------
 
     def get(self, key: bytes) -> bytes | None:
-        fetch = self.pool.fetch
+        pool = self.pool
+        pagefile = pool.pagefile
+        found = descend(pagefile.fd, pagefile.read_buffer, pool._resident, self.meta.root, key)
+        if found is not None:  # the usual case; see _cellsearch.c for why the descent is in C
+            value, visits = found
+            pool.replay(visits)
+            return value
+        # A page the C descent could not take: one of the in-memory backend's evicted pages, a
+        # failed read, or damage. The same descent in Python fetches it, or names the problem.
+        fetch = pool.fetch
         page = fetch(self.meta.root)
         while not page.is_leaf:
             page = fetch(page.child_for(key))

@@ -64,6 +64,7 @@ class PageFileLike(Protocol):
     page_size: int
 
     def read_page(self, page_no: int) -> bytes: ...
+    def count_read(self) -> None: ...
     def write_page(self, page_no: int, data: bytes) -> None: ...
     def sync(self) -> None: ...
     def counters(self) -> dict[str, int]: ...
@@ -236,9 +237,23 @@ class BufferPool:
     def is_resident(self, page_no: int) -> bool:
         return page_no in self._resident
 
-    def _read_in(self, page_no: int) -> Frame:
+    def replay(self, visits: list) -> None:
+        """Count and cache what BTree.get's C descent did, in its order: a page object is a page it
+        found here (a fetch), a (page_no, image) pair a page it read from the file (a miss). The
+        descent reads and searches without returning to Python between two reads; the pool's
+        bookkeeping for the whole lookup happens here, after its last read, with the same counts,
+        LRU moves and evictions as fetching the pages one by one would give."""
+        for visit in visits:
+            if visit.__class__ is tuple:
+                self.gets += 1
+                self.pagefile.count_read()
+                self._read_in(*visit)
+            else:
+                self.fetch(visit.page_no)
+
+    def _read_in(self, page_no: int, image: bytearray | None = None) -> Frame:
         self._make_room()
-        frame = self._decode(page_no, self.pagefile.read_page(page_no))
+        frame = self._decode(page_no, self.pagefile.read_page(page_no) if image is None else image)
         self.misses += 1
         self._insert_at_midpoint(frame)
         if self.evictions:

@@ -75,11 +75,13 @@ class MemoryPageFile:
 
     direct_io = False
     path = None
+    fd = -1  # no file: BTree.get's C descent stops at the first page not in the pool
 
     def __init__(self, page_size: int):
         self.page_size = check_page_size(page_size)
         self._pages: dict[int, bytes] = {}
         self._counts = _Counters()
+        self.read_buffer = bytearray(0)
 
     @property
     def page_count(self) -> int:
@@ -91,9 +93,12 @@ class MemoryPageFile:
             data = self._pages[page_no]
         except KeyError:
             raise StorageError(f"page {page_no} was never written (the file has {self.page_count} pages)") from None
+        self.count_read()
+        return data
+
+    def count_read(self) -> None:
         self._counts.reads += 1
         self._counts.bytes_read += self.page_size
-        return data
 
     def write_page(self, page_no: int, data: bytes) -> None:
         if len(data) != self.page_size:
@@ -149,6 +154,21 @@ class PageFile:
         self._view = memoryview(self._buffer)
 
     @property
+    def fd(self) -> int:
+        """The file's descriptor, -1 once closed. BTree.get's C descent reads through it, into
+        `read_buffer`, and reports each read here (count_read) so the counts stay the file's."""
+        return self._fd
+
+    @property
+    def read_buffer(self) -> mmap.mmap:
+        return self._buffer
+
+    def count_read(self) -> None:
+        counts = self._counts
+        counts.reads += 1
+        counts.bytes_read += self.page_size
+
+    @property
     def page_count(self) -> int:
         """Pages in the file; a torn last page (a crash while the file grew) counts as a page."""
         size = os.fstat(self._fd).st_size
@@ -165,9 +185,7 @@ class PageFile:
                 raise StorageError(f"{self.path}: page {page_no} is past the end of the file ({self.page_count} pages)")
             # a page the file only partly holds (a crash while it grew): the rest reads as zeros
             self._view[got:] = bytes(size - got)
-        counts = self._counts
-        counts.reads += 1
-        counts.bytes_read += size
+        self.count_read()
         return bytearray(self._view)  # the caller's own copy: a page decoder keeps it as the page's bytes
 
     def write_page(self, page_no: int, data: bytes) -> None:

@@ -1,0 +1,150 @@
+"""BTree.get's descent in C (_cellsearch.descend) against the same descent in Python.
+
+The C descent reads and searches every page of a lookup before the pool is told (BufferPool.replay);
+these tests hold it to giving the answers, the counts and the pool state the Python path gives,
+on trees built here with real files, and to leaving every irregular page to the Python path."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pagelab.storage import Database, StorageError, btree
+from pagelab.storage._cellsearch import descend
+
+POOL_STATE = ("gets", "misses", "made_young", "not_young", "evictions")
+
+
+def _python_path_only(monkeypatch) -> None:
+    monkeypatch.setattr(btree, "descend", lambda *operands: None)
+
+
+def _build(path, page_size: int, count: int, seed: int = 7) -> dict[bytes, bytes]:
+    picker = random.Random(seed)
+    model = {}
+    with Database.open(path, page_size=page_size) as db:
+        with db.transaction():
+            for _ in range(count):
+                key, value = picker.randbytes(picker.randint(1, 40)), picker.randbytes(picker.randint(0, 60))
+                db.put(key, value)
+                model[key] = value
+    return model
+
+
+def _lookups(db: Database, probes: list[bytes]) -> tuple[list, dict, list, list]:
+    answers = [db.get(probe) for probe in probes]
+    pool = db._tree.pool
+    state = {name: getattr(pool, name) for name in POOL_STATE}
+    return answers, state, [db.counters()["file_reads"]], [list(pool._old), list(pool._young)]
+
+
+@pytest.mark.parametrize("page_size", [1024, 4096])
+@pytest.mark.parametrize("old_blocks_time_ms", [0, 1000])
+def test_the_c_descent_gives_the_python_paths_answers_counts_and_lru(tmp_path, monkeypatch, page_size, old_blocks_time_ms):
+    """old_blocks_time_ms=0 makes a re-read page young at once, so made_young and the LRU order
+    are exercised as well as misses and evictions."""
+    model = _build(tmp_path / "t.db", page_size, 4 * page_size)  # three levels at either size
+    picker = random.Random(11)
+    keys = sorted(model)
+    probes = [picker.choice(keys) if picker.random() < 0.8 else picker.randbytes(5) for _ in range(3000)]
+    results = []
+    for c_descent in (True, False):
+        if not c_descent:
+            _python_path_only(monkeypatch)
+        with Database.open(tmp_path / "t.db", cache_bytes=12 * page_size, direct_io=False,
+                           old_blocks_time_ms=old_blocks_time_ms) as db:  # fmt: skip
+            assert db.counters()["tree_depth"] >= 3
+            results.append(_lookups(db, probes))
+    (c_answers, c_state, c_reads, c_lru), (answers, state, reads, lru) = results
+    assert c_answers == answers == [model.get(probe) for probe in probes]
+    assert c_state == state and c_reads == reads and c_lru == lru
+    assert state["evictions"] > 1000 and state["made_young"] > (0 if old_blocks_time_ms == 0 else -1)
+
+
+def test_the_c_descent_reads_pages_changed_by_an_open_transaction(tmp_path):
+    """Resident pages that a transaction changed keep their header and slot array in Python
+    objects until image(); the C descent must search them as they are, not as the file has them."""
+    model = _build(tmp_path / "t.db", 4096, 3000)
+    picker = random.Random(5)
+    with Database.open(tmp_path / "t.db", cache_bytes=1 << 20) as db:
+        with db.transaction():
+            for _ in range(1500):
+                key = picker.choice(sorted(model)) if picker.random() < 0.3 else picker.randbytes(9)
+                if picker.random() < 0.2:
+                    db.delete(key)
+                    model.pop(key, None)
+                else:
+                    model[key] = picker.randbytes(picker.randint(0, 80))
+                    db.put(key, model[key])
+            pool = db._tree.pool
+            assert any(frame.in_txn for frame in pool._resident.values())
+            for key in [*model, b"absent", b""]:
+                found = descend(-1, bytearray(0), pool._resident, db._tree.meta.root, key)
+                assert found is not None and found[0] == model.get(key)  # every page resident: no fallback
+                assert db.get(key) == model.get(key)
+
+
+def test_a_cold_lookup_is_one_descent_whose_reads_are_counted_once(tmp_path):
+    """The fast path is really taken on a file database (a regression that always fell back would
+    pass the comparison above), and each page it read becomes exactly one counted read and miss."""
+    _build(tmp_path / "t.db", 4096, 3000)
+    with Database.open(tmp_path / "t.db", cache_bytes=8 * 4096, direct_io=True) as db:
+        pool, pagefile = db._tree.pool, db._tree.pool.pagefile
+        found = descend(pagefile.fd, pagefile.read_buffer, pool._resident, db._tree.meta.root, b"no such key")
+        assert found is not None
+        value, visits = found
+        read = [visit for visit in visits if isinstance(visit, tuple)]
+        assert value is None and len(read) == db.counters()["tree_depth"]  # a cold pool: every level from the file
+        assert all(len(image) == 4096 for _, image in read)
+        before = db.counters()
+        pool.replay(visits)
+        after = db.counters()
+        assert after["file_reads"] - before["file_reads"] == len(read) == after["pool_misses"] - before["pool_misses"]
+        assert all(pool.is_resident(page_no) for page_no, _ in read)
+
+
+@pytest.mark.parametrize(("where", "named"), [(0, "its header is impossible"), (300, "past the (page )?end")])
+def test_a_damaged_page_met_by_a_lookup_is_named_by_the_python_path(tmp_path, where, named):
+    """The C descent gives up on a page it cannot trust; the lookup must still end in the error
+    that names the page, never in a wrong value or a bare ValueError."""
+    path = tmp_path / "garbage.db"
+    with Database.open(path, page_size=4096) as db:
+        for number in range(3000):
+            db.put(b"k%05d" % number, b"x" * 40)
+    keys = [b"k%05d" % number for number in range(3000)]
+    with open(path, "r+b") as handle:
+        handle.seek(5 * 4096 + where)
+        handle.write(random.Random(3).randbytes(500))
+    with Database.open(path, cache_bytes=8 * 4096) as db:
+        pagefile = db._tree.pool.pagefile
+        damaged_seen = 0
+        for key in keys:
+            if descend(pagefile.fd, pagefile.read_buffer, {}, db._tree.meta.root, key) is None:
+                damaged_seen += 1
+                with pytest.raises(StorageError, match=f"page 5: .*{named}.*the file is damaged"):
+                    db.get(key)
+        assert damaged_seen > 0
+
+
+def test_an_in_memory_database_that_evicted_pages_falls_back_and_stays_right():
+    picker = random.Random(2)
+    db = Database.open(page_size=1024, cache_bytes=8 * 1024)
+    model = {}
+    for _ in range(3000):
+        key = picker.randbytes(8)
+        model[key] = picker.randbytes(20)
+        db.put(key, model[key])
+    assert db.counters()["pool_evictions"] > 0
+    for key in [*model, b"missing"]:
+        assert db.get(key) == model.get(key)
+    assert db.counters()["file_reads"] == db.counters()["pool_misses"]
+
+
+def test_descend_refuses_bad_operands_clearly():
+    with pytest.raises(TypeError, match="takes 5 arguments"):
+        descend(-1, bytearray(0), {}, 1)
+    with pytest.raises(TypeError, match="resident must be the pool's dict"):
+        descend(-1, bytearray(0), [], 1, b"k")
+    with pytest.raises(ValueError, match="fd must be a file descriptor"):
+        descend(-7, bytearray(0), {}, 1, b"k")
