@@ -19,14 +19,21 @@ If "page cache+sleep" costs several times "page cache", the prototype's shortfal
 the price of waking up cold: fio's loop between two reads is a few hundred bytes of C, ours is the
 interpreter running a B-tree. Loops alternate in short rounds so drift hits them alike.
 
-Two more loops split the prototype's cost in two. "no pool" runs the same lookups over the
-prototype's page file and page objects with no buffer pool (the last 8 pages kept in a dict,
-oldest out first): the prototype minus it is what the pool's bookkeeping costs, and it is also
-the most a buffer pool written in C could save. "leanest" is the floor for any Python lookup over
-this file format: the same descent with no pool and no page objects, each page searched in place
-by the prototype's C search through a memoryview of its slot array. Its ratio to the bare pread
-loop is about the best a Python read path can reach against fio on this machine; "no pool" minus
-it is what the page objects cost.
+"prototype" is the lookups as they run: the whole descent in C (_cellsearch.descend), reading
+and searching each page without returning to Python, then the pool's bookkeeping for all of the
+lookup's pages at once (BufferPool.replay). It sleeps before each lookup in the sleep condition,
+since it runs Python once per lookup, not once per read. The other loops are Python descents,
+which sleep before each read:
+
+  Python descent  the same lookups through the tree's Python descent (the path before the C
+                  one, still taken when the C descent gives up): the pool runs after every read
+  no pool         the prototype's page file and page objects with no buffer pool (the last 8
+                  pages kept in a dict, oldest out first): "Python descent" minus it is what the
+                  pool's bookkeeping costs when it runs between reads
+  leanest         no pool and no page objects, each page searched in place by the prototype's C
+                  search through a memoryview of its slot array: about the best any Python
+                  descent can do against fio on this machine; "no pool" minus it is what the page
+                  objects cost
 
 Usage: .venv/bin/python bench/bench_wakeup.py [--page-size 4096] [--keys 200000] [--reads 3000]
        [--sleep-us 100] [--dir data/runs/bench_wakeup]
@@ -45,7 +52,7 @@ from pathlib import Path
 
 from pagelab.errors import UsageError
 from pagelab.paths import RUNS_DIR
-from pagelab.storage import Database, slotted
+from pagelab.storage import Database, btree, slotted
 from pagelab.storage._cellsearch import interior_child, leaf_find
 from pagelab.storage import pagefile as pagefile_module
 from pagelab.storage.pagefile import check_page_size
@@ -91,15 +98,25 @@ def bare_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: fl
         os.close(fd)
 
 
-def lookup_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: float, seed: int) -> float:
-    """Microseconds per page read of cold random lookups (8-page pool), the prototype's whole path."""
+def lookup_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: float, seed: int,
+                 c_descent: bool = True) -> float:
+    """Microseconds per page read of cold random lookups (8-page pool), the prototype's whole path.
+
+    With c_descent=False the lookups take the tree's Python descent, the path of every release
+    before the C one (btree.get falls back to it when the C descent returns None). In the sleep
+    condition the Python descent sleeps before each page read; the C descent reads inside C, so it
+    sleeps before each lookup instead, which is where it next runs Python after a wake-up."""
     read_page = pagefile_module.PageFile.read_page
+    c_descend = btree.descend
     idle = Idle(sleep_s)
+    per_read_idle, per_lookup_idle = (Idle(0.0), idle) if c_descent else (idle, Idle(0.0))
     if sleep_s:
         def sleepy_read_page(self, page_no):
-            idle()
+            per_read_idle()
             return read_page(self, page_no)
         pagefile_module.PageFile.read_page = sleepy_read_page
+    if not c_descent:
+        btree.descend = lambda *operands: None
     try:
         db = Database.open(path, page_size=page_size, cache_bytes=8 * page_size, direct_io=direct)
         try:
@@ -113,6 +130,7 @@ def lookup_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: 
                 # the read count is looked at once per batch: db.counters() builds a dict of ~30
                 # figures, which per lookup would cost more than a page read's bookkeeping
                 for _ in range(COUNT_EVERY):
+                    per_lookup_idle()
                     get(key_for(picker.randrange(n_keys)))
                 made = db.counters()["file_reads"] - done
             seconds = time.perf_counter() - started - idle.slept
@@ -121,6 +139,11 @@ def lookup_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: 
             db.close(checkpoint=False)
     finally:
         pagefile_module.PageFile.read_page = read_page
+        btree.descend = c_descend
+
+
+def python_descent_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: float, seed: int) -> float:
+    return lookup_reads(path, page_size, reads, direct, sleep_s, seed, c_descent=False)
 
 
 def page_object_reads(path: Path, page_size: int, reads: int, direct: bool, sleep_s: float, seed: int) -> float:
@@ -226,8 +249,10 @@ def main() -> None:
     conditions = [("page cache", False, 0.0), ("page cache+sleep", False, args.sleep_us / 1e6), ("O_DIRECT", True, 0.0)]
     print(f"{args.page_size // 1024}k pages, {args.keys:,} keys, {args.reads:,} reads per loop, {ROUNDS} rounds; "
           "µs per page read (median of rounds)\n")  # fmt: skip
-    loops = [("prototype", lookup_reads), ("no pool", page_object_reads), ("leanest", leanest_reads)]
-    print(f"{'':>18} {'bare pread':>10}" + "".join(f" {name + ': µs, cost, ratio':>27}" for name, _ in loops))
+    loops = [("prototype", lookup_reads), ("Python descent", python_descent_reads), ("no pool", page_object_reads),
+             ("leanest", leanest_reads)]
+    print(f"{'':>18} {'bare pread':>10}" + "".join(f" {name:>20}" for name, _ in loops))
+    print(f"{'':>18} {'µs':>10}" + "".join(f" {'µs   cost  ratio':>20}" for _ in loops))
     for name, direct, sleep_s in conditions:
         bare: list[float] = []
         timings: dict[str, list[float]] = {loop: [] for loop, _ in loops}
@@ -239,12 +264,13 @@ def main() -> None:
         row = f"{name:>18} {bare_us:>10.1f}"
         for loop, _ in loops:
             us = statistics.median(timings[loop])
-            row += f" {us:>13.1f} {us - bare_us:>6.1f} {bare_us / us:>6.2f}"
+            row += f" {us:>7.1f} {us - bare_us:>6.1f} {bare_us / us:>5.2f}"
         print(row)
     print("\nµs: per page read, the median of the rounds; cost = µs - bare pread, the read path's own time per page "
           "read; ratio = bare / µs, the rate it keeps of a bare pread loop (which itself keeps ~0.95 of fio's here).\n"
-          "prototype - no pool = what the buffer pool's bookkeeping costs; no pool - leanest = what the page "
-          "objects cost.")
+          "prototype: the C descent (the lookups' path); Python descent: the same lookups through the tree's "
+          "Python descent, the path before it.\nPython descent - no pool = what the buffer pool's bookkeeping costs "
+          "when it runs between reads; no pool - leanest = what the page objects cost.")
 
 if __name__ == "__main__":
     main()

@@ -1,13 +1,29 @@
-/* Binary search over the cells of a slotted page that has not been decoded (see slotted.py).
+/* The storage prototype's C piece: binary search over the cells of a slotted page (slotted.py),
+ * and the whole descent of a point lookup (BTree.get) built on it.
  *
- * Why this one piece is in C. A cold point lookup reads a page from the device, searches it once
- * and moves on, so the search runs right after the process wakes from the read. Measured on the
- * project's 2-vCPU VM (bench/bench_wakeup.py, bench/bench_lookups.py): Python code that runs
- * right after such a wake-up is 2-3x slower than the same code run warm, and the search written
- * in Python (bisect with a key function that slices each probed key out of the page) was the
- * largest piece of the prototype's own time per page read. In C it costs 3.5 us less per read
- * at 4 KiB pages and 8 us less at 16 KiB (26 us less at 4 KiB while the VM ran slow), a tenth to
- * a quarter of the prototype's overhead per read.
+ * Why these are in C. A cold point lookup reads a page from the device, searches it once and
+ * moves on, so whatever the prototype does between two reads runs right after the process wakes
+ * from the read. Measured on the project's 2-vCPU VM (bench/bench_wakeup.py,
+ * bench/bench_lookups.py): Python code that runs right after such a wake-up is 2-3x slower than
+ * the same code run warm, because while the read was in flight the host ran other work and took
+ * the caches. Two steps followed from that:
+ *
+ *   1. the search (it had been bisect with a Python key function slicing each probed key out of
+ *      the page): 3.5 us less per read at 4 KiB pages and 8 us less at 16 KiB;
+ *   2. the descent (`descend`): it reads and searches every page of a lookup without returning to
+ *      Python, then hands the pool the list of what it did, and the pool's bookkeeping for the
+ *      whole lookup (counts, LRU, eviction: BufferPool.replay) runs once, after the last read,
+ *      instead of after each one. The prototype's own time per page read with O_DIRECT fell from
+ *      ~34 to ~13 us at 4 KiB, which took cold lookups from ~0.79 to ~0.91 of a bare pread
+ *      loop's rate (bench_wakeup.py, same minutes).
+ *
+ * The descent changes nothing the pool or the file decides: pages the pool holds are searched as
+ * their page objects are (cells in `data`, slot array in `offsets`), pages it lacks are read from
+ * the file with one pread each, and the replay counts and caches them in the order met, with the
+ * same evictions as fetching them one by one would give (tests/storage/test_descend.py). Whatever
+ * it cannot take (a page that is neither leaf nor interior, an impossible header, a cell past the
+ * page end, a short or failed read, the in-memory backend's evicted pages) makes it return None,
+ * and the tree's Python descent does the lookup again and names the problem.
  * Everything else stays in Python, where it can be read beside the page layout.
  *
  * The cell formats, as drawn at the top of slotted.py (integers little-endian):

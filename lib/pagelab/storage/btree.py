@@ -33,7 +33,9 @@ effect can be seen; rebuilding into a new database restores a compact tree.
 
 The tree keeps no page references between calls: every page is fetched from the buffer pool by
 number, so the pool's counters see every logical read, and a page can be evicted whenever no
-operation is in flight. Within an operation, a page is marked dirty (mark_dirty) before it is
+operation is in flight. Point lookups (get) descend in C instead, reading the pages the pool
+lacks straight from the file, and then tell the pool what they did (BufferPool.replay), which
+counts and caches exactly as fetching would have; _cellsearch.c says why. Within an operation, a page is marked dirty (mark_dirty) before it is
 changed and before anything else is fetched; a page dirty in the open transaction stays in
 memory (the pool's no-steal rule), and pages are pinned across a split in case the pool runs
 without that rule.

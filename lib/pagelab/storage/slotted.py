@@ -68,11 +68,11 @@ Decoding is lazy. A page read from the file only has its slot array unpacked; lo
 (`child_for`, `find`, `value_at`) binary-search the raw cells through the slot array, reading
 about log2(cells) keys instead of all of them. Keys and children are decoded the first time
 anything asks for `keys` or `children`, which every change does; a page that is only searched
-is never decoded. The raw search is the prototype's one piece of C (_cellsearch.c, which says
-why): 0.3-0.4 µs per search of a 4-16 KiB interior page with warm CPU caches, about what a
-bisect over the decoded keys costs, while a full decode costs ~0.8 µs per cell (80 µs for a
-4 KiB interior page of 32-byte keys, 240 µs at 16 KiB). A cold point lookup therefore costs the
-device's page reads plus the pool's bookkeeping and a search per page.
+is never decoded. The raw search is in C (_cellsearch.c, which says why, and which also holds
+BTree.get's whole descent): 0.3-0.4 µs per search of a 4-16 KiB interior page with warm CPU
+caches, about what a bisect over the decoded keys costs, while a full decode costs ~0.8 µs per
+cell (80 µs for a 4 KiB interior page of 32-byte keys, 240 µs at 16 KiB). A cold point lookup
+therefore costs the device's page reads plus a search per page, and the pool's bookkeeping once.
 
 Rollback snapshots are copy-on-write. The first change to a dirty page in a transaction needs
 the page's committed state kept for rollback; copying the whole page each time cost a fifth of
