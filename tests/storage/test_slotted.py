@@ -200,3 +200,43 @@ def test_the_c_search_refuses_a_slot_array_that_is_not_u16():
         with pytest.raises(TypeError, match="offsets must be a buffer of u16"):
             search(image, array("I", [1000]), b"a")
     assert leaf_find(image, memoryview(page.offsets.tobytes()).cast("H"), b"a") == 0  # any u16 buffer will do
+
+
+@settings(max_examples=200, deadline=None)
+@given(entries=st.dictionaries(st.binary(max_size=12), st.binary(max_size=30), max_size=25), data=st.data())
+def test_a_layout_holds_the_chosen_cells_in_key_order_with_the_new_one_in_place(entries, data):
+    """lay_out (C) is what splits and compaction build pages from: cells first..stop-1 of the
+    page's cells with a new cell put in at insert_at, and nothing else."""
+    page = leaf_with(entries, 4096)
+    deleted = data.draw(st.sets(st.sampled_from(sorted(entries))) if entries else st.just(set()))
+    for key in deleted:  # holes in the content area, so the layout is not a copy of one byte range
+        page.delete_at(page.keys.index(key))
+    kept = [(key, entries[key]) for key in page.keys]
+    insert_at = data.draw(st.integers(-1, len(kept)))
+    new = (b"\xffnew", b"value")
+    cells = kept if insert_at < 0 else [*kept[:insert_at], new, *kept[insert_at:]]
+    first = data.draw(st.integers(0, len(cells)))
+    stop = data.draw(st.integers(first, len(cells)))
+    laid = LeafPage.with_layout(6, 4096, [key for key, _ in cells[first:stop]],
+                                page.lay_out(insert_at, LeafPage.make_cell(*new), first, stop), 0)  # fmt: skip
+    reread = decode_tree_page(6, laid.image())
+    assert [(reread.keys[index], reread.value_at(index)) for index in range(len(reread.keys))] == cells[first:stop]
+    assert reread.free_bytes == laid.free_bytes and laid.fragmented == 0
+    assert laid.content_start == 4096 - sum(4 + len(key) + len(value) for key, value in cells[first:stop])
+    assert page.cell_sizes() == [4 + len(key) + len(value) for key, value in kept]
+
+
+def test_sizes_and_layouts_of_a_damaged_page_name_the_damage():
+    from pagelab.storage.errors import StorageError
+
+    page = leaf_with({b"a": b"one", b"b": b"two", b"c": b"three"})
+    image = bytearray(page.image())
+    image[HEADER_SIZE + 2 : HEADER_SIZE + 4] = (1022).to_bytes(2, "little")  # a cell 2 bytes before the end
+    damaged = decode_tree_page(5, image)
+    for call in (damaged.cell_sizes, damaged.compact, lambda: damaged.lay_out(0, b"", 0, 3)):
+        with pytest.raises(StorageError, match="page 5: .*past the end of the 1024-byte page.*damaged"):
+            call()
+    with pytest.raises(StorageError, match=r"page 5: 3 cells of 1513 bytes do not fit in a 1024-byte page$"):
+        page.lay_out(1, LeafPage.make_cell(b"big", b"x" * 1490), 0, 3)
+    with pytest.raises(IndexError, match="cells 0..5"):
+        page.lay_out(-1, b"", 0, 5)

@@ -49,6 +49,11 @@
 #define INTERIOR_KEY_AT 6  /* key bytes start after child page u32 + key length u16 */
 #define INTERIOR_LENGTH_AT 4
 #define HEADER_LINK_AT 12  /* the page header's link field: an interior page's rightmost child */
+#define HEADER_SIZE 16
+#define HEADER_COUNT_AT 2          /* cell count u16 */
+#define HEADER_CONTENT_START_AT 4  /* content start u32 */
+#define PAGE_TYPE_LEAF 1
+#define PAGE_TYPE_INTERIOR 2
 
 static inline uint32_t read_u16(const unsigned char *at) { return (uint32_t)at[0] | ((uint32_t)at[1] << 8); }
 
@@ -172,13 +177,151 @@ static PyObject *interior_child(PyObject *module, PyObject *const *args, Py_ssiz
     return child;
 }
 
+/* -- cell sizes and layout, for splits and compaction ------------------------------------------ */
+
+/* The size of the cell at `offset` (header and payload), or -1 with ValueError if it runs past
+ * the page end. */
+static Py_ssize_t cell_size(const unsigned char *page, Py_ssize_t page_size, Py_ssize_t offset, int is_leaf) {
+    Py_ssize_t size;
+    if (is_leaf) {
+        if (offset + LEAF_KEY_AT > page_size) goto past_the_end;
+        size = LEAF_KEY_AT + read_u16(page + offset) + read_u16(page + offset + 2);
+    } else {
+        if (offset + INTERIOR_KEY_AT > page_size) goto past_the_end;
+        size = INTERIOR_KEY_AT + read_u16(page + offset + INTERIOR_LENGTH_AT);
+    }
+    if (offset + size > page_size) goto past_the_end;
+    return size;
+past_the_end:
+    raise_damaged(page_size);
+    return -1;
+}
+
+typedef struct {
+    Py_buffer page, slots;
+    int is_leaf;
+} Cells;
+
+/* 0 with the page and its slot array held, or -1 with an exception set and neither held. */
+static int acquire_cells(PyObject *page, PyObject *slots, PyObject *is_leaf, const char *name, Cells *cells) {
+    if ((cells->is_leaf = PyObject_IsTrue(is_leaf)) < 0) return -1;
+    if (PyObject_GetBuffer(page, &cells->page, PyBUF_SIMPLE) < 0) return -1;
+    if (PyObject_GetBuffer(slots, &cells->slots, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&cells->page);
+        return -1;
+    }
+    if (cells->slots.itemsize != 2 || cells->slots.ndim > 1) {
+        PyErr_Format(PyExc_TypeError, "%s: offsets must be a buffer of u16, such as array('H')", name);
+        PyBuffer_Release(&cells->slots);
+        PyBuffer_Release(&cells->page);
+        return -1;
+    }
+    return 0;
+}
+
+static void release_cells(Cells *cells) {
+    PyBuffer_Release(&cells->slots);
+    PyBuffer_Release(&cells->page);
+}
+
+static PyObject *cell_sizes(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    Cells cells;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "cell_sizes(page, offsets, is_leaf) takes 3 arguments, got %zd", nargs);
+        return NULL;
+    }
+    if (acquire_cells(args[0], args[1], args[2], "cell_sizes", &cells) < 0) return NULL;
+    Py_ssize_t count = cells.slots.len / 2;
+    const uint16_t *offsets = cells.slots.buf;
+    PyObject *sizes = PyList_New(count);
+    for (Py_ssize_t index = 0; sizes != NULL && index < count; index++) {
+        Py_ssize_t size = cell_size(cells.page.buf, cells.page.len, offsets[index], cells.is_leaf);
+        PyObject *number = size < 0 ? NULL : PyLong_FromSsize_t(size);
+        if (number == NULL) Py_CLEAR(sizes);
+        else PyList_SET_ITEM(sizes, index, number);
+    }
+    release_cells(&cells);
+    return sizes;
+}
+
+/* lay_out_cells(page, offsets, is_leaf, insert_at, new_cell, first, stop): cells first..stop-1 of
+ * the page's cells in key order with `new_cell` inserted at position `insert_at` (-1: none), laid
+ * contiguously at the end of a fresh zeroed page in key order, as a split or a compaction writes
+ * them. Returns (page bytearray, slot array as native u16 bytes, content start); ValueError if a
+ * cell runs past the end of the source page, OverflowError if the cells do not fit a page. */
+static PyObject *lay_out_cells(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError,
+                     "lay_out_cells(page, offsets, is_leaf, insert_at, new_cell, first, stop) takes 7 arguments, got %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t insert_at = PyLong_AsSsize_t(args[3]), first = PyLong_AsSsize_t(args[5]), stop = PyLong_AsSsize_t(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    Cells cells;
+    Py_buffer extra;
+    if (acquire_cells(args[0], args[1], args[2], "lay_out_cells", &cells) < 0) return NULL;
+    if (PyObject_GetBuffer(args[4], &extra, PyBUF_SIMPLE) < 0) {
+        release_cells(&cells);
+        return NULL;
+    }
+    const unsigned char *page = cells.page.buf;
+    const uint16_t *offsets = cells.slots.buf;
+    Py_ssize_t page_size = cells.page.len, count = cells.slots.len / 2 + (insert_at >= 0);
+    PyObject *image = NULL, *slots = NULL, *result = NULL;
+    if (insert_at > count - 1 || first < 0 || stop > count || first > stop) {
+        PyErr_Format(PyExc_IndexError, "lay_out_cells: cells %zd..%zd (new one at %zd) of a page with %zd", first, stop,
+                     insert_at, count - (insert_at >= 0));
+        goto done;
+    }
+    Py_ssize_t total = 0;
+    for (Py_ssize_t index = first; index < stop; index++) {
+        if (index == insert_at) {
+            total += extra.len;
+            continue;
+        }
+        Py_ssize_t size = cell_size(page, page_size, offsets[insert_at >= 0 && index > insert_at ? index - 1 : index], cells.is_leaf);
+        if (size < 0) goto done;
+        total += size;
+    }
+    Py_ssize_t start = page_size - total;
+    if (start < HEADER_SIZE + 2 * (stop - first)) {
+        /* OverflowError, not ValueError: the caller's mistake (the split rules make it impossible), not damage */
+        PyErr_Format(PyExc_OverflowError, "%zd cells of %zd bytes do not fit in a %zd-byte page", stop - first, total, page_size);
+        goto done;
+    }
+    image = PyByteArray_FromStringAndSize(NULL, page_size);
+    slots = PyBytes_FromStringAndSize(NULL, 2 * (stop - first));
+    if (image == NULL || slots == NULL) goto done;
+    unsigned char *out = (unsigned char *)PyByteArray_AS_STRING(image);
+    uint16_t *out_slots = (uint16_t *)PyBytes_AS_STRING(slots);
+    memset(out, 0, (size_t)start);
+    Py_ssize_t at = start;
+    for (Py_ssize_t index = first; index < stop; index++) {
+        const unsigned char *cell;
+        Py_ssize_t size;
+        if (index == insert_at) {
+            cell = extra.buf;
+            size = extra.len;
+        } else {
+            Py_ssize_t offset = offsets[insert_at >= 0 && index > insert_at ? index - 1 : index];
+            cell = page + offset;
+            size = cell_size(page, page_size, offset, cells.is_leaf); /* checked in the first pass */
+        }
+        memcpy(out + at, cell, (size_t)size);
+        out_slots[index - first] = (uint16_t)at;
+        at += size;
+    }
+    result = Py_BuildValue("(OOn)", image, slots, start);
+done:
+    Py_XDECREF(image);
+    Py_XDECREF(slots);
+    PyBuffer_Release(&extra);
+    release_cells(&cells);
+    return result;
+}
+
 /* -- the whole descent of a point lookup ------------------------------------------------------ */
 
-#define HEADER_SIZE 16
-#define HEADER_COUNT_AT 2          /* cell count u16 */
-#define HEADER_CONTENT_START_AT 4  /* content start u32 */
-#define PAGE_TYPE_LEAF 1
-#define PAGE_TYPE_INTERIOR 2
 /* Deeper than any real tree: 1 KiB pages of 244-byte keys fan out at least 4 ways, so 2^64 keys
  * need 32 levels. A longer walk can only be a cycle in a damaged file, which the Python path
  * then reports. */
@@ -359,6 +502,10 @@ static PyMethodDef methods[] = {
      "leaf_find(page, offsets, key) -> index of key among the leaf's cells, or -1 if absent"},
     {"interior_child", (PyCFunction)(void (*)(void))interior_child, METH_FASTCALL,
      "interior_child(page, offsets, key) -> the child page whose key range holds key"},
+    {"cell_sizes", (PyCFunction)(void (*)(void))cell_sizes, METH_FASTCALL,
+     "cell_sizes(page, offsets, is_leaf) -> each cell's size in bytes, in slot order"},
+    {"lay_out_cells", (PyCFunction)(void (*)(void))lay_out_cells, METH_FASTCALL,
+     "lay_out_cells(page, offsets, is_leaf, insert_at, new_cell, first, stop) -> (page, slots, content_start)"},
     {"descend", (PyCFunction)(void (*)(void))descend, METH_FASTCALL,
      "descend(fd, buffer, resident, root, key) -> (value or None, visits), or None to take the Python path"},
     {NULL, NULL, 0, NULL},

@@ -45,7 +45,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add
 
 from pagelab.storage.bufferpool import BufferPool
 from pagelab.storage.errors import BufferPoolFullError, EntryTooLargeError, StorageError
@@ -225,12 +226,11 @@ class BTree:
         return page_no
 
     def _split_leaf(self, leaf: LeafPage, index: int, key: bytes, value: bytes) -> None:
-        cells, sizes = leaf.cells_in_key_order()
+        sizes = leaf.cell_sizes()
         keys = leaf.keys[:]
         appending = index == len(keys) and leaf.link == 0
         cell = leaf.make_cell(key, value)
         keys.insert(index, key)
-        cells.insert(index, cell)
         sizes.insert(index, len(cell))
         if appending:
             middle = len(keys) - 1  # the new key alone on the new page: the old one stays full
@@ -239,10 +239,12 @@ class BTree:
         leaf.pins += 1
         try:
             path = self._path_to(key)
-            right = LeafPage.with_cells(self._allocate(), self.page_size, keys[middle:], cells[middle:],
-                                        sizes[middle:], leaf.link)
+            right = LeafPage.with_layout(self._allocate(), self.page_size, keys[middle:],
+                                         leaf.lay_out(index, cell, middle, len(keys)), leaf.link)
             self.pool.add_new(right)
-            leaf.load_cells(keys[:middle], cells[:middle], sizes[:middle], right.page_no)
+            leaf.take_layout(leaf.lay_out(index, cell, 0, middle))
+            leaf.keys = keys[:middle]
+            leaf.link = right.page_no
         finally:
             leaf.pins -= 1
         self._insert_separator(path, leaf.page_no, keys[middle], right.page_no)
@@ -407,7 +409,7 @@ def _balanced_split(sizes: list[int], usable: int, *, per_cell: int = 0, promote
     cells[:m] and cells[m:]. Interior pages (promote=True) keep cells[:m], move cell m up to the
     parent and give cells[m+1:] to the new page. The size limits of slotted.py guarantee a split
     point exists."""
-    prefix = list(accumulate(map(per_cell.__add__, sizes)))  # prefix[i] = bytes of cells[:i+1]
+    prefix = list(accumulate(map(add, sizes, repeat(per_cell))))  # prefix[i] = bytes of cells[:i+1]
     total = prefix[-1]
     count = len(sizes)
     last = count - 2 if promote else count - 1  # the right page must get at least one cell

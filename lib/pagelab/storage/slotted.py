@@ -93,14 +93,13 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, repeat
 from typing import ClassVar
 
 from pagelab.storage.bufferpool import Frame
 from pagelab.storage.errors import StorageError
 
 try:
-    from pagelab.storage._cellsearch import interior_child, leaf_find
+    from pagelab.storage._cellsearch import cell_sizes, interior_child, lay_out_cells, leaf_find
 except ImportError as missing:  # pragma: no cover - only on a checkout that was never installed
     raise ImportError(
         f"{missing}: the storage prototype's C piece is not built; run `make setup` (or `pip install -e .`) "
@@ -269,35 +268,35 @@ class TreePage(Frame):
             self.fragmented += size
 
     def cell_sizes(self) -> list[int]:
-        return [self._cell_size(index) for index in range(len(self.offsets))]
+        """Each cell's size in bytes (header and payload), in key order."""
+        try:
+            return cell_sizes(self.data, self.offsets, self.is_leaf)
+        except ValueError as error:
+            raise self._damaged(error) from None
 
-    def raw_cells(self, sizes: list[int]) -> list[bytes]:
-        """Each cell's bytes, in key order."""
-        data = bytes(self.data)  # slices of bytes are one allocation each, of a bytearray two
-        return [data[offset : offset + size] for offset, size in zip(self.offsets, sizes)]
+    def lay_out(self, insert_at: int, new_cell: bytes, first: int, stop: int) -> tuple[bytearray, bytes, int]:
+        """Cells first..stop-1 of this page's cells in key order, with `new_cell` put in at position
+        `insert_at` (-1 for none), laid contiguously at the end of a fresh page: what a split gives
+        each half and what compaction gives the page (take_layout installs it). In C, as the one
+        pass over every cell's bytes a split makes."""
+        try:
+            return lay_out_cells(self.data, self.offsets, self.is_leaf, insert_at, new_cell, first, stop)
+        except ValueError as error:
+            raise self._damaged(error) from None
+        except OverflowError as error:
+            raise StorageError(f"page {self.page_no}: {error}") from None
 
-    def cells_in_key_order(self) -> tuple[list[bytes], list[int]]:
-        """Each cell's bytes and size, in key order: what a split divides."""
-        sizes = self.cell_sizes()
-        return self.raw_cells(sizes), sizes
-
-    def _place_cells(self, cells: list[bytes], sizes: list[int]) -> None:
-        """Lay these cells (in key order) contiguously at the end of a fresh page image."""
-        start = self.page_size - sum(sizes)
-        if start < HEADER_SIZE + SLOT_SIZE * len(sizes):
-            raise StorageError(f"page {self.page_no}: {len(sizes)} cells do not fit in a {self.page_size}-byte page")
-        data = bytearray(self.page_size)
-        data[start:] = b"".join(cells)
-        self.data = data
+    def take_layout(self, layout: tuple[bytearray, bytes, int]) -> None:
+        """Make the page's content a layout from lay_out: new bytes, so no snapshot shares them."""
+        self.data, slots, self.content_start = layout
         offsets = self.offsets = _slot_array()
-        offsets.fromlist(list(accumulate(sizes[:-1], initial=start)) if sizes else [])  # 2x faster than from the iterator
-        self.content_start = start
+        offsets.frombytes(slots)
         self.fragmented = 0
-        self.cow_floor = self.page_size  # new bytes: no snapshot shares them
+        self.cow_floor = self.page_size
 
     def compact(self) -> None:
         """Rewrite the cells contiguously at the page end (in key order), reclaiming freed bytes."""
-        self._place_cells(*self.cells_in_key_order())
+        self.take_layout(self.lay_out(-1, b"", 0, len(self.offsets)))
 
 class LeafPage(TreePage):
     """A leaf: (key, value) cells in key order and the page number of the next leaf."""
@@ -333,30 +332,20 @@ class LeafPage(TreePage):
         key_length, value_length = LEAF_CELL_HEADER.unpack_from(self.data, self.offsets[index])
         return 4 + key_length + value_length
 
-    def cell_sizes(self) -> list[int]:
-        data = self.data
-        unpack = LEAF_CELL_HEADER.unpack_from
-        offsets = self.offsets
-        return [4 + key_length + value_length for key_length, value_length in map(unpack, repeat(data, len(offsets)), offsets)]
-
     @staticmethod
     def make_cell(key: bytes, value: bytes) -> bytes:
         return LEAF_CELL_HEADER.pack(len(key), len(value)) + key + value
 
-    def load_cells(self, keys: list[bytes], cells: list[bytes], sizes: list[int], link: int) -> None:
-        """Replace the whole content with these cells (key order), compact; used by splits."""
-        self._place_cells(cells, sizes)
-        self.keys = keys
-        self.link = link
-
     @classmethod
-    def with_cells(cls, page_no: int, page_size: int, keys: list[bytes], cells: list[bytes], sizes: list[int],
-                   link: int) -> LeafPage:
-        """A new leaf holding these cells (key order), compact: the right half of a split."""
+    def with_layout(cls, page_no: int, page_size: int, keys: list[bytes], layout: tuple[bytearray, bytes, int],
+                    link: int) -> LeafPage:
+        """A new leaf holding these keys' cells, laid out by lay_out: the right half of a split."""
         page = cls.__new__(cls)
         Frame.__init__(page, page_no)
         page.page_size = page_size
-        page.load_cells(keys, cells, sizes, link)
+        page.take_layout(layout)
+        page._keys = keys
+        page.link = link
         return page
 
     def value_at(self, index: int) -> bytes:
