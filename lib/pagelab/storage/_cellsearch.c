@@ -61,6 +61,11 @@ static inline uint32_t read_u32(const unsigned char *at) {
     return (uint32_t)at[0] | ((uint32_t)at[1] << 8) | ((uint32_t)at[2] << 16) | ((uint32_t)at[3] << 24);
 }
 
+/* Slot `index` of a slot array: native u16 (an in-memory page's array) or little-endian (read from the file). */
+static inline Py_ssize_t slot_at(const unsigned char *slots, Py_ssize_t index, int slots_native) {
+    return slots_native ? (Py_ssize_t)((const uint16_t *)slots)[index] : (Py_ssize_t)read_u16(slots + 2 * index);
+}
+
 typedef struct {
     Py_buffer page, slots, key;
 } Operands;
@@ -109,7 +114,7 @@ static Py_ssize_t search_cells(const unsigned char *page, Py_ssize_t page_size, 
     Py_ssize_t low = 0, high = count;
     while (low < high) {
         Py_ssize_t middle = low + (high - low) / 2;
-        Py_ssize_t offset = slots_native ? ((const uint16_t *)slots)[middle] : read_u16(slots + 2 * middle);
+        Py_ssize_t offset = slot_at(slots, middle, slots_native);
         if (offset + key_at > page_size) goto past_the_end;
         Py_ssize_t cell_key_length = read_u16(page + offset + length_at);
         if (offset + key_at + cell_key_length > page_size) goto past_the_end;
@@ -146,7 +151,7 @@ past_the_end:
     return -1;
 }
 
-static PyObject *leaf_find(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *leaf_find(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     Operands operands;
     if (acquire(args, nargs, "leaf_find", &operands) < 0) return NULL;
     Py_ssize_t index = search(&operands, LEAF_KEY_AT, LEAF_LENGTH_AT, 0);
@@ -160,7 +165,7 @@ static PyObject *leaf_find(PyObject *module, PyObject *const *args, Py_ssize_t n
     return found;
 }
 
-static PyObject *interior_child(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *interior_child(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     Operands operands;
     if (acquire(args, nargs, "interior_child", &operands) < 0) return NULL;
     Py_ssize_t index = search(&operands, INTERIOR_KEY_AT, INTERIOR_LENGTH_AT, 1);
@@ -224,7 +229,7 @@ static void release_cells(Cells *cells) {
     PyBuffer_Release(&cells->page);
 }
 
-static PyObject *cell_sizes(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *cell_sizes(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     Cells cells;
     if (nargs != 3) {
         PyErr_Format(PyExc_TypeError, "cell_sizes(page, offsets, is_leaf) takes 3 arguments, got %zd", nargs);
@@ -249,7 +254,7 @@ static PyObject *cell_sizes(PyObject *module, PyObject *const *args, Py_ssize_t 
  * contiguously at the end of a fresh zeroed page in key order, as a split or a compaction writes
  * them. Returns (page bytearray, slot array as native u16 bytes, content start); ValueError if a
  * cell runs past the end of the source page, OverflowError if the cells do not fit a page. */
-static PyObject *lay_out_cells(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *lay_out_cells(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 7) {
         PyErr_Format(PyExc_TypeError,
                      "lay_out_cells(page, offsets, is_leaf, insert_at, new_cell, first, stop) takes 7 arguments, got %zd", nargs);
@@ -347,7 +352,7 @@ static Py_ssize_t step(const unsigned char *page, Py_ssize_t page_size, const un
         Py_ssize_t index = search_cells(page, page_size, slots, count, slots_native, key->buf, key->len,
                                         LEAF_KEY_AT, LEAF_LENGTH_AT, 0);
         if (index < 0) return -2;
-        Py_ssize_t offset = index < count ? (slots_native ? ((const uint16_t *)slots)[index] : read_u16(slots + 2 * index)) : -1;
+        Py_ssize_t offset = index < count ? slot_at(slots, index, slots_native) : -1;
         if (offset >= 0 && offset + LEAF_KEY_AT + key->len <= page_size &&
             (Py_ssize_t)read_u16(page + offset + LEAF_LENGTH_AT) == key->len &&
             memcmp(page + offset + LEAF_KEY_AT, key->buf, key->len) == 0) {
@@ -361,8 +366,7 @@ static Py_ssize_t step(const unsigned char *page, Py_ssize_t page_size, const un
                                     INTERIOR_KEY_AT, INTERIOR_LENGTH_AT, 1);
     if (index < 0) return -2;
     if (index == count && rightmost >= 0) return (Py_ssize_t)rightmost;
-    Py_ssize_t at = index == count ? HEADER_LINK_AT
-                                   : (slots_native ? ((const uint16_t *)slots)[index] : read_u16(slots + 2 * index));
+    Py_ssize_t at = index == count ? HEADER_LINK_AT : slot_at(slots, index, slots_native);
     if (at + 4 > page_size) {
         raise_damaged(page_size);
         return -2;
@@ -421,7 +425,7 @@ static Py_ssize_t step_image(const unsigned char *page, Py_ssize_t page_size, co
     return step(page, page_size, page + HEADER_SIZE, count, 0, page[0] == PAGE_TYPE_LEAF, -1, key, value);
 }
 
-static PyObject *descend(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *descend(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5) {
         PyErr_Format(PyExc_TypeError, "descend(fd, buffer, resident, root, key) takes 5 arguments, got %zd", nargs);
         return NULL;
@@ -485,7 +489,8 @@ fall_back_or_fail:
     /* A damaged page, a cycle, a failed read or a page that only the Python path can fetch: None,
      * and the caller takes the Python path, which reads the same pages again and, for the damage
      * or the failure, raises the error that names it. Errors that are not about the file pass. */
-    if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_OSError)) {
+    if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_OSError) ||
+        PyErr_ExceptionMatches(PyExc_AttributeError)) { /* AttributeError: a pool frame that is not a tree page */
         PyErr_Clear();
         result = Py_NewRef(Py_None);
     }
