@@ -148,3 +148,96 @@ def test_descend_refuses_bad_operands_clearly():
         descend(-1, bytearray(0), [], 1, b"k")
     with pytest.raises(ValueError, match="fd must be a file descriptor"):
         descend(-7, bytearray(0), {}, 1, b"k")
+
+
+def _damaged_root(tmp_path, child: str):
+    """A 3,000-key tree at 4k pages whose root's child pointers all lead to `child`: "root" (a
+    cycle) or "header" (page 0)."""
+    import struct
+
+    path = tmp_path / "bent.db"
+    with Database.open(path, page_size=4096) as db:
+        for number in range(3000):
+            db.put(b"k%05d" % number, b"x" * 40)
+        root = db._tree.meta.root
+    with open(path, "r+b") as handle:
+        handle.seek(root * 4096)
+        page = bytearray(handle.read(4096))
+        target = root if child == "root" else 0
+        for index in range(struct.unpack_from("<H", page, 2)[0]):
+            struct.pack_into("<I", page, struct.unpack_from("<H", page, 16 + 2 * index)[0], target)
+        struct.pack_into("<I", page, 12, target)  # the rightmost child too
+        handle.seek(root * 4096)
+        handle.write(page)
+    return path
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("child", ["root", "header"])
+def test_child_pointers_that_lead_nowhere_are_named_not_followed_forever(tmp_path, child):
+    """A cycle used to send every descent round it forever (the C one gives up after 64 levels,
+    the Python one had no bound); a pointer to the header page ended in an AttributeError."""
+    path = _damaged_root(tmp_path, child)
+    with Database.open(path, cache_bytes=16 * 4096) as db:
+        for operation in (lambda: db.get(b"k00001"), lambda: db.put(b"k00001", b"y"), lambda: db.delete(b"k00002"),
+                          lambda: list(db.scan())):  # fmt: skip
+            with pytest.raises(StorageError, match=r"page \d+ is not (a leaf|an interior page).*the file is damaged"):
+                operation()
+
+
+@pytest.mark.timeout(60)
+def test_a_leaf_link_cycle_ends_a_scan_with_the_damage_named(tmp_path):
+    import struct
+
+    path = tmp_path / "looped.db"
+    with Database.open(path, page_size=4096) as db:
+        for number in range(3000):
+            db.put(b"k%05d" % number, b"x" * 40)
+        first_leaf = db._tree._leaf_for(None).page_no
+    with open(path, "r+b") as handle:
+        handle.seek(first_leaf * 4096 + 12)
+        handle.write(struct.pack("<I", first_leaf))  # the first leaf links to itself
+    with Database.open(path) as db:
+        with pytest.raises(StorageError, match="a leaf links to page .* not the next leaf .*the file is damaged"):
+            list(db.scan())
+
+
+def test_a_lookup_refused_for_a_full_pool_counts_no_read_on_either_path(tmp_path, monkeypatch):
+    """No-steal: with every frame changed by the open transaction, a lookup that needs a page
+    from the file fails before reading it (fetch makes room first); the replay of a C descent,
+    which has already read it, must leave the same counts."""
+    from pagelab.storage import BufferPoolFullError
+
+    _build(tmp_path / "t.db", 4096, 16000)
+    outcomes = []
+    for c_descent in (True, False):
+        if not c_descent:
+            _python_path_only(monkeypatch)
+        with Database.open(tmp_path / "t.db", cache_bytes=8 * 4096) as db:
+            pool = db._tree.pool
+            with pytest.raises(BufferPoolFullError):
+                with db.transaction():
+                    page_no = 1
+                    while len(pool._resident) < pool.capacity:
+                        pool.fetch(page_no)
+                        page_no += 1
+                    for frame in list(pool._resident.values()):  # every frame a page the transaction changed
+                        pool.mark_dirty(frame)
+                    before = (pool.gets, pool.misses, db.counters()["file_reads"])
+                    try:
+                        db.get(b"\xff" * 8)  # the rightmost leaf: not among the pages fetched above
+                    finally:
+                        outcomes.append(tuple(now - then for now, then in
+                                              zip((pool.gets, pool.misses, db.counters()["file_reads"]), before)))  # fmt: skip
+    assert outcomes[0] == outcomes[1] and outcomes[1][2] == 0
+
+
+def test_descend_refuses_a_root_or_a_buffer_that_cannot_be_right(tmp_path):
+    with pytest.raises(ValueError, match="root must be a page number"):
+        descend(-1, bytearray(0), {}, -1, b"k")
+    with open(tmp_path / "f", "wb") as handle:
+        handle.write(b"\x01" * 8192)
+    with open(tmp_path / "f", "rb") as handle:
+        with pytest.raises(ValueError, match="read buffer must be one page, 1024 to 65536 bytes, not 4"):
+            descend(handle.fileno(), bytearray(4), {}, 1, b"k")
+        assert descend(handle.fileno(), bytearray(1024), {}, 1 << 40, b"k") is None  # past any file: the Python path says so

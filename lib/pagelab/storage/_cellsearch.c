@@ -339,6 +339,9 @@ done:
  * need 32 levels. A longer walk can only be a cycle in a damaged file, which the Python path
  * then reports. */
 #define MAX_LEVELS 64
+#define MIN_PAGE_SIZE 1024   /* pagefile.PAGE_SIZES */
+#define MAX_PAGE_SIZE 65536
+#define MAX_FILE_PAGES 0xFFFFFFFFLL /* page numbers are u32 in the format: at 64 KiB, 2^48 bytes, well inside off_t */
 
 static PyObject *name_is_leaf, *name_data, *name_offsets, *name_children;
 
@@ -451,8 +454,18 @@ static PyObject *descend(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
     }
     Py_ssize_t page_no = PyLong_AsSsize_t(args[3]);
     if (page_no == -1 && PyErr_Occurred()) return NULL;
+    if (page_no < 0) {
+        PyErr_SetString(PyExc_ValueError, "descend: root must be a page number");
+        return NULL;
+    }
     Py_buffer buffer, key;
     if (PyObject_GetBuffer(args[1], &buffer, PyBUF_WRITABLE) < 0) return NULL;
+    if (fd >= 0 && (buffer.len < MIN_PAGE_SIZE || buffer.len > MAX_PAGE_SIZE)) {
+        PyErr_Format(PyExc_ValueError, "descend: the read buffer must be one page, %d to %d bytes, not %zd",
+                     MIN_PAGE_SIZE, MAX_PAGE_SIZE, buffer.len);
+        PyBuffer_Release(&buffer);
+        return NULL;
+    }
     if (PyObject_GetBuffer(args[4], &key, PyBUF_SIMPLE) < 0) {
         PyBuffer_Release(&buffer);
         return NULL;
@@ -469,7 +482,9 @@ static PyObject *descend(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
             if (PyList_Append(visits, frame) < 0) goto done;
             page_no = step_resident(frame, &key, &value);
         } else {
-            if (PyErr_Occurred() || fd < 0) { /* no file to read from (the in-memory backend) */
+            /* fd < 0: no file to read from (the in-memory backend); a page number past any file
+             * whose offset would overflow can only come from a caller's mistake */
+            if (PyErr_Occurred() || fd < 0 || page_no > MAX_FILE_PAGES) {
                 Py_DECREF(number);
                 goto fall_back_or_fail;
             }
@@ -490,7 +505,7 @@ static PyObject *descend(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
         }
         if (page_no < -1) goto fall_back_or_fail;
     }
-    if (page_no != -1) goto fall_back_or_fail;
+    if (page_no != -1 || value == NULL) goto fall_back_or_fail; /* value is set exactly when a leaf was reached */
     result = PyTuple_Pack(2, value, visits);
     goto done;
 fall_back_or_fail:

@@ -113,19 +113,27 @@ class BTree:
             return value
         # A page the C descent could not take: one of the in-memory backend's evicted pages, a
         # failed read, or damage. The same descent in Python fetches it, or names the problem.
-        fetch = pool.fetch
-        page = fetch(self.meta.root)
-        while not page.is_leaf:
-            page = fetch(page.child_for(key))
+        page = self._leaf_for(key)
         index = page.find(key)
         return None if index < 0 else page.value_at(index)
 
     def _leaf_for(self, key: bytes | None) -> LeafPage:
+        """The leaf whose range holds `key` (None: the first leaf), depth - 1 interior pages down."""
         fetch = self.pool.fetch
         page = fetch(self.meta.root)
-        while not page.is_leaf:
+        for _ in range(self.meta.depth - 1):
+            if page.__class__ is not InteriorPage:
+                raise self._off_the_path(page, "an interior page")
             page = fetch(page.children[0] if key is None else page.child_for(key))
+        if page.__class__ is not LeafPage:
+            raise self._off_the_path(page, "a leaf")
         return page
+
+    def _off_the_path(self, page: object, expected: str) -> StorageError:
+        """A descent met a page that cannot be where it is: a child pointer to the header page or
+        to the wrong level, or a cycle (all leaves are depth - 1 levels below the root)."""
+        return StorageError(f"page {page.page_no} is not {expected}, yet the tree's pointers lead a descent there "
+                            f"(depth {self.meta.depth}); the file is damaged")
 
     def scan(self, start: bytes | None = None, end: bytes | None = None, *, end_inclusive: bool = False,
              before_next_leaf: Callable[[], None] | None = None) -> Iterator[tuple[bytes, bytes]]:
@@ -139,6 +147,7 @@ class BTree:
         leaf = self._leaf_for(start)
         index = 0 if start is None else bisect_left(leaf.keys, start)
         start_yielded = False  # True once `start` is a key already yielded (resume after it)
+        link_hops = 0  # leaves reached by links since the scan last found its place from the root
         while True:
             keys = leaf.keys
             if end is None:
@@ -157,7 +166,12 @@ class BTree:
                 start, start_yielded = batch[-1][0], True
             if self.version == version:
                 leaf, index = self.pool.fetch(next_leaf), 0
+                link_hops += 1
+                if leaf.__class__ is not LeafPage or link_hops > self.meta.page_count:  # a link cycle, unless damaged otherwise
+                    raise StorageError(f"a leaf links to page {next_leaf}, which is not the next leaf in key order "
+                                       "(not a leaf, or a cycle); the file is damaged")
             else:  # changed while we were away: find our place again
+                link_hops = 0
                 leaf = self._leaf_for(start)
                 if start is None:
                     index = 0
@@ -173,14 +187,18 @@ class BTree:
         pool = self.pool
         fetch = pool.fetch
         page = fetch(self.meta.root)
-        # The hottest loop of an insert. The decoded lists are read directly, decoding only pages
-        # that came from the file and are not decoded yet (slotted.py, "Decoding is lazy"); the
-        # path is not recorded, as only a split needs it (_path_to).
-        while not page.is_leaf:
+        # The hottest loop of an insert: _leaf_for's, with the decoded lists read directly,
+        # decoding only pages that came from the file and are not decoded yet (slotted.py,
+        # "Decoding is lazy"); the path is not recorded, as only a split needs it (_path_to).
+        for _ in range(self.meta.depth - 1):
+            if page.__class__ is not InteriorPage:
+                raise self._off_the_path(page, "an interior page")
             keys = page._keys
             if keys is None:
                 keys = page.keys
             page = fetch(page._children[bisect_right(keys, key)])
+        if page.__class__ is not LeafPage:
+            raise self._off_the_path(page, "a leaf")
         keys = page._keys
         if keys is None:
             keys = page.keys
@@ -206,10 +224,7 @@ class BTree:
 
     def delete(self, key: bytes) -> bool:
         """Remove the key; False if it was not there. Pages are not merged (see module doc)."""
-        fetch = self.pool.fetch
-        page = fetch(self.meta.root)
-        while not page.is_leaf:
-            page = fetch(page.children[bisect_right(page.keys, key)])
+        page = self._leaf_for(key)
         keys = page.keys
         index = bisect_left(keys, key)
         if index == len(keys) or keys[index] != key:

@@ -246,6 +246,7 @@ class BufferPool:
         for visit in visits:
             if visit.__class__ is tuple:
                 self.gets += 1
+                self._make_room()  # first, as in fetch: with no frame free, no read is counted
                 self.pagefile.count_read()
                 self._read_in(*visit)
             else:

@@ -485,6 +485,10 @@ class InteriorPage(TreePage):
     def _cell_size(self, index: int) -> int:
         return 6 + _U16.unpack_from(self.data, self.offsets[index] + 4)[0]
 
+    def compact(self) -> None:
+        self.children  # noqa: B018 - an undecoded page keeps its rightmost child in the header bytes, which compaction rewrites
+        super().compact()
+
     def insert_separator(self, index: int, key: bytes, right_child: int) -> bool:
         """After children[index] split into itself and `right_child` at `key`: add the cell.
 
