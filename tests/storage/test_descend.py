@@ -80,7 +80,7 @@ def test_the_c_descent_reads_pages_changed_by_an_open_transaction(tmp_path):
             pool = db._tree.pool
             assert any(frame.in_txn for frame in pool._resident.values())
             for key in [*model, b"absent", b""]:
-                found = descend(-1, bytearray(0), pool._resident, db._tree.meta.root, key)
+                found = descend(-1, bytearray(0), pool._resident, db._tree.meta.root, db._tree.meta.depth, key)
                 assert found is not None and found[0] == model.get(key)  # every page resident: no fallback
                 assert db.get(key) == model.get(key)
 
@@ -91,7 +91,8 @@ def test_a_cold_lookup_is_one_descent_whose_reads_are_counted_once(tmp_path):
     _build(tmp_path / "t.db", 4096, 3000)
     with Database.open(tmp_path / "t.db", cache_bytes=8 * 4096, direct_io=True) as db:
         pool, pagefile = db._tree.pool, db._tree.pool.pagefile
-        found = descend(pagefile.fd, pagefile.read_buffer, pool._resident, db._tree.meta.root, b"no such key")
+        found = descend(pagefile.fd, pagefile.read_buffer, pool._resident, db._tree.meta.root, db._tree.meta.depth,
+                        b"no such key")
         assert found is not None
         value, visits = found
         read = [visit for visit in visits if isinstance(visit, tuple)]
@@ -120,7 +121,7 @@ def test_a_damaged_page_met_by_a_lookup_is_named_by_the_python_path(tmp_path, wh
         pagefile = db._tree.pool.pagefile
         damaged_seen = 0
         for key in keys:
-            if descend(pagefile.fd, pagefile.read_buffer, {}, db._tree.meta.root, key) is None:
+            if descend(pagefile.fd, pagefile.read_buffer, {}, db._tree.meta.root, db._tree.meta.depth, key) is None:
                 damaged_seen += 1
                 with pytest.raises(StorageError, match=f"page 5: .*{named}.*the file is damaged"):
                     db.get(key)
@@ -142,43 +143,48 @@ def test_an_in_memory_database_that_evicted_pages_falls_back_and_stays_right():
 
 
 def test_descend_refuses_bad_operands_clearly():
-    with pytest.raises(TypeError, match="takes 5 arguments"):
-        descend(-1, bytearray(0), {}, 1)
+    with pytest.raises(TypeError, match="takes 6 arguments"):
+        descend(-1, bytearray(0), {}, 1, b"k")
     with pytest.raises(TypeError, match="resident must be the pool's dict"):
-        descend(-1, bytearray(0), [], 1, b"k")
+        descend(-1, bytearray(0), [], 1, 1, b"k")
     with pytest.raises(ValueError, match="fd must be a file descriptor"):
-        descend(-7, bytearray(0), {}, 1, b"k")
+        descend(-7, bytearray(0), {}, 1, 1, b"k")
+    with pytest.raises(ValueError, match="depth must be 1 or more"):
+        descend(-1, bytearray(0), {}, 1, 0, b"k")
 
 
 def _damaged_root(tmp_path, child: str):
-    """A 3,000-key tree at 4k pages whose root's child pointers all lead to `child`: "root" (a
-    cycle) or "header" (page 0)."""
+    """A 3,000-key tree at 1k pages, three levels, whose root's child pointers all lead to `child`:
+    "root" (a cycle), "header" (page 0) or "leaf" (a leaf one level too high)."""
     import struct
 
     path = tmp_path / "bent.db"
-    with Database.open(path, page_size=4096) as db:
+    with Database.open(path, page_size=1024) as db:
         for number in range(3000):
             db.put(b"k%05d" % number, b"x" * 40)
         root = db._tree.meta.root
+        assert db._tree.meta.depth == 3
+        first_leaf = db._tree._leaf_for(None).page_no
     with open(path, "r+b") as handle:
-        handle.seek(root * 4096)
-        page = bytearray(handle.read(4096))
-        target = root if child == "root" else 0
+        handle.seek(root * 1024)
+        page = bytearray(handle.read(1024))
+        target = {"root": root, "header": 0, "leaf": first_leaf}[child]
         for index in range(struct.unpack_from("<H", page, 2)[0]):
             struct.pack_into("<I", page, struct.unpack_from("<H", page, 16 + 2 * index)[0], target)
         struct.pack_into("<I", page, 12, target)  # the rightmost child too
-        handle.seek(root * 4096)
+        handle.seek(root * 1024)
         handle.write(page)
     return path
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("child", ["root", "header"])
+@pytest.mark.parametrize("child", ["root", "header", "leaf"])
 def test_child_pointers_that_lead_nowhere_are_named_not_followed_forever(tmp_path, child):
-    """A cycle used to send every descent round it forever (the C one gives up after 64 levels,
-    the Python one had no bound); a pointer to the header page ended in an AttributeError."""
+    """A cycle used to send every descent round it forever (the C one gave up after 64 levels, the
+    Python one had no bound); a pointer to the header page ended in an AttributeError; a leaf one
+    level too high was taken for the key's leaf, and a put would have written into it."""
     path = _damaged_root(tmp_path, child)
-    with Database.open(path, cache_bytes=16 * 4096) as db:
+    with Database.open(path, cache_bytes=16 * 1024) as db:
         for operation in (lambda: db.get(b"k00001"), lambda: db.put(b"k00001", b"y"), lambda: db.delete(b"k00002"),
                           lambda: list(db.scan())):  # fmt: skip
             with pytest.raises(StorageError, match=r"page \d+ is not (a leaf|an interior page).*the file is damaged"):
@@ -234,10 +240,10 @@ def test_a_lookup_refused_for_a_full_pool_counts_no_read_on_either_path(tmp_path
 
 def test_descend_refuses_a_root_or_a_buffer_that_cannot_be_right(tmp_path):
     with pytest.raises(ValueError, match="root must be a page number"):
-        descend(-1, bytearray(0), {}, -1, b"k")
+        descend(-1, bytearray(0), {}, -1, 1, b"k")
     with open(tmp_path / "f", "wb") as handle:
         handle.write(b"\x01" * 8192)
     with open(tmp_path / "f", "rb") as handle:
         with pytest.raises(ValueError, match="read buffer must be one page, 1024 to 65536 bytes, not 4"):
-            descend(handle.fileno(), bytearray(4), {}, 1, b"k")
-        assert descend(handle.fileno(), bytearray(1024), {}, 1 << 40, b"k") is None  # past any file: the Python path says so
+            descend(handle.fileno(), bytearray(4), {}, 1, 1, b"k")
+        assert descend(handle.fileno(), bytearray(1024), {}, 1 << 40, 1, b"k") is None  # past any file: the Python path says so

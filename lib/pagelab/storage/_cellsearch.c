@@ -336,8 +336,7 @@ done:
 /* -- the whole descent of a point lookup ------------------------------------------------------ */
 
 /* Deeper than any real tree: 1 KiB pages of 244-byte keys fan out at least 4 ways, so 2^64 keys
- * need 32 levels. A longer walk can only be a cycle in a damaged file, which the Python path
- * then reports. */
+ * need 32 levels. A header claiming more is damaged, which the Python path then reports. */
 #define MAX_LEVELS 64
 #define MIN_PAGE_SIZE 1024   /* pagefile.PAGE_SIZES */
 #define MAX_PAGE_SIZE 65536
@@ -436,9 +435,13 @@ static Py_ssize_t step_image(const unsigned char *page, Py_ssize_t page_size, co
     return step(page, page_size, page + HEADER_SIZE, count, 0, page[0] == PAGE_TYPE_LEAF, -1, key, value);
 }
 
+/* descend(fd, buffer, resident, root, depth, key) -> (value or None, visits), or None.
+ * The lookup of `key` from page `root`, `depth` levels down: the value (None if absent) and what
+ * it did page by page (a page object found in `resident`, or a (page_no, image) pair read from
+ * `fd` into `buffer` and copied). */
 static PyObject *descend(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "descend(fd, buffer, resident, root, key) takes 5 arguments, got %zd", nargs);
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "descend(fd, buffer, resident, root, depth, key) takes 6 arguments, got %zd", nargs);
         return NULL;
     }
     long fd = PyLong_AsLong(args[0]);
@@ -458,6 +461,12 @@ static PyObject *descend(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
         PyErr_SetString(PyExc_ValueError, "descend: root must be a page number");
         return NULL;
     }
+    Py_ssize_t depth = PyLong_AsSsize_t(args[4]);
+    if (depth == -1 && PyErr_Occurred()) return NULL;
+    if (depth < 1) {
+        PyErr_SetString(PyExc_ValueError, "descend: depth must be 1 or more (1: the root is the only leaf)");
+        return NULL;
+    }
     Py_buffer buffer, key;
     if (PyObject_GetBuffer(args[1], &buffer, PyBUF_WRITABLE) < 0) return NULL;
     if (fd >= 0 && (buffer.len < MIN_PAGE_SIZE || buffer.len > MAX_PAGE_SIZE)) {
@@ -466,13 +475,14 @@ static PyObject *descend(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
         PyBuffer_Release(&buffer);
         return NULL;
     }
-    if (PyObject_GetBuffer(args[4], &key, PyBUF_SIMPLE) < 0) {
+    if (PyObject_GetBuffer(args[5], &key, PyBUF_SIMPLE) < 0) {
         PyBuffer_Release(&buffer);
         return NULL;
     }
     PyObject *visits = PyList_New(0), *value = NULL, *result = NULL;
     if (visits == NULL) goto done;
-    for (int level = 0; level < MAX_LEVELS && page_no >= 0; level++) {
+    if (depth > MAX_LEVELS) goto fall_back_or_fail;
+    for (Py_ssize_t level = 0; level < depth; level++) {
         PyObject *number = PyLong_FromSsize_t(page_no);
         if (number == NULL) goto done;
         PyObject *frame = PyDict_GetItemWithError(resident, number); /* borrowed */
@@ -503,7 +513,8 @@ static PyObject *descend(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
             Py_DECREF(visit);
             page_no = step_image((const unsigned char *)PyByteArray_AS_STRING(image), buffer.len, &key, &value);
         }
-        if (page_no < -1) goto fall_back_or_fail;
+        /* every leaf is depth - 1 levels below the root: anything else is damage (or a cycle) */
+        if (page_no < -1 || (page_no == -1) != (level == depth - 1)) goto fall_back_or_fail;
     }
     if (page_no != -1 || value == NULL) goto fall_back_or_fail; /* value is set exactly when a leaf was reached */
     result = PyTuple_Pack(2, value, visits);
@@ -535,7 +546,7 @@ static PyMethodDef methods[] = {
     {"lay_out_cells", (PyCFunction)(void (*)(void))lay_out_cells, METH_FASTCALL,
      "lay_out_cells(page, offsets, is_leaf, insert_at, new_cell, first, stop) -> (page, slots, content_start)"},
     {"descend", (PyCFunction)(void (*)(void))descend, METH_FASTCALL,
-     "descend(fd, buffer, resident, root, key) -> (value or None, visits), or None to take the Python path"},
+     "descend(fd, buffer, resident, root, depth, key) -> (value or None, visits), or None to take the Python path"},
     {NULL, NULL, 0, NULL},
 };
 
