@@ -84,22 +84,31 @@ static void release(Operands *operands, int acquired) {
     if (acquired > 2) PyBuffer_Release(&operands->key);
 }
 
+/* A page's bytes and its slot array (a buffer of u16): 0 with both held, or -1 with an exception
+ * set and neither held. */
+static int acquire_page(PyObject *page, PyObject *slots, const char *name, Py_buffer *page_buffer,
+                        Py_buffer *slots_buffer) {
+    if (PyObject_GetBuffer(page, page_buffer, PyBUF_SIMPLE) < 0) return -1;
+    if (PyObject_GetBuffer(slots, slots_buffer, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(page_buffer);
+        return -1;
+    }
+    if (slots_buffer->itemsize != 2 || slots_buffer->ndim > 1) {
+        PyErr_Format(PyExc_TypeError, "%s: offsets must be a buffer of u16, such as array('H')", name);
+        PyBuffer_Release(slots_buffer);
+        PyBuffer_Release(page_buffer);
+        return -1;
+    }
+    return 0;
+}
+
 /* 0 with all three buffers held, or -1 with an exception set and none held. */
 static int acquire(PyObject *const *args, Py_ssize_t nargs, const char *name, Operands *operands) {
     if (nargs != 3) {
         PyErr_Format(PyExc_TypeError, "%s(page, offsets, key) takes 3 arguments, got %zd", name, nargs);
         return -1;
     }
-    if (PyObject_GetBuffer(args[0], &operands->page, PyBUF_SIMPLE) < 0) return -1;
-    if (PyObject_GetBuffer(args[1], &operands->slots, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        release(operands, 1);
-        return -1;
-    }
-    if (operands->slots.itemsize != 2 || operands->slots.ndim > 1) {
-        PyErr_Format(PyExc_TypeError, "%s: offsets must be a buffer of u16, such as array('H')", name);
-        release(operands, 2);
-        return -1;
-    }
+    if (acquire_page(args[0], args[1], name, &operands->page, &operands->slots) < 0) return -1;
     if (PyObject_GetBuffer(args[2], &operands->key, PyBUF_SIMPLE) < 0) {
         release(operands, 2);
         return -1;
@@ -139,55 +148,59 @@ past_the_end:
     return -1;
 }
 
-static Py_ssize_t search(const Operands *operands, Py_ssize_t key_at, Py_ssize_t length_at, int right) {
-    return search_cells(operands->page.buf, operands->page.len, operands->slots.buf, operands->slots.len / 2, 1,
-                        operands->key.buf, operands->key.len, key_at, length_at, right);
-}
-
-/* 1 if the leaf cell at slot `index` holds exactly the key, 0 if not; -1 with ValueError set if
- * the cell runs past the end of the page. */
-static int leaf_cell_is_key(const Operands *operands, Py_ssize_t index) {
-    Py_ssize_t offset = ((const uint16_t *)operands->slots.buf)[index];
-    Py_ssize_t page_size = operands->page.len, key_length = operands->key.len;
-    const unsigned char *cell = (const unsigned char *)operands->page.buf + offset;
+/* The slot of the leaf cell holding exactly `key`, -1 if none does, or -2 with ValueError set if
+ * a cell looked at runs past the end of the page. */
+static Py_ssize_t find_in_leaf(const unsigned char *page, Py_ssize_t page_size, const unsigned char *slots,
+                               Py_ssize_t count, int slots_native, const unsigned char *key, Py_ssize_t key_length) {
+    Py_ssize_t index = search_cells(page, page_size, slots, count, slots_native, key, key_length, LEAF_KEY_AT,
+                                    LEAF_LENGTH_AT, 0);
+    if (index < 0) return -2;
+    if (index == count) return -1;
+    /* the first key >= the one sought: the answer only if it is that key */
+    Py_ssize_t offset = slot_at(slots, index, slots_native);
     if (offset + LEAF_KEY_AT > page_size) goto past_the_end;
-    if ((Py_ssize_t)read_u16(cell + LEAF_LENGTH_AT) != key_length) return 0;
+    if ((Py_ssize_t)read_u16(page + offset + LEAF_LENGTH_AT) != key_length) return -1;
     if (offset + LEAF_KEY_AT + key_length > page_size) goto past_the_end;
-    return memcmp(cell + LEAF_KEY_AT, operands->key.buf, key_length) == 0;
+    return memcmp(page + offset + LEAF_KEY_AT, key, key_length) == 0 ? index : -1;
 past_the_end:
     raise_damaged(page_size);
-    return -1;
+    return -2;
+}
+
+/* The child page of an interior page whose key range holds `key`, or -1 with ValueError set (a
+ * damaged page). Past the last key it is the rightmost child: `rightmost` if >= 0, else the one in
+ * the header's link field. */
+static Py_ssize_t child_in_interior(const unsigned char *page, Py_ssize_t page_size, const unsigned char *slots,
+                                    Py_ssize_t count, int slots_native, const unsigned char *key,
+                                    Py_ssize_t key_length, long long rightmost) {
+    Py_ssize_t index = search_cells(page, page_size, slots, count, slots_native, key, key_length, INTERIOR_KEY_AT,
+                                    INTERIOR_LENGTH_AT, 1);
+    if (index < 0) return -1;
+    if (index == count && rightmost >= 0) return (Py_ssize_t)rightmost;
+    Py_ssize_t at = index == count ? HEADER_LINK_AT : slot_at(slots, index, slots_native);
+    if (at + 4 > page_size) {
+        raise_damaged(page_size);
+        return -1;
+    }
+    return (Py_ssize_t)read_u32(page + at);
 }
 
 static PyObject *leaf_find(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     Operands operands;
     if (acquire(args, nargs, "leaf_find", &operands) < 0) return NULL;
-    Py_ssize_t index = search(&operands, LEAF_KEY_AT, LEAF_LENGTH_AT, 0);
-    PyObject *found = NULL;
-    if (index >= 0) {
-        /* the first key >= the one sought: the answer only if it is that key */
-        int match = index < operands.slots.len / 2 ? leaf_cell_is_key(&operands, index) : 0;
-        if (match >= 0) found = PyLong_FromSsize_t(match ? index : -1);
-    }
+    Py_ssize_t index = find_in_leaf(operands.page.buf, operands.page.len, operands.slots.buf, operands.slots.len / 2,
+                                    1, operands.key.buf, operands.key.len);
     release(&operands, 3);
-    return found;
+    return index < -1 ? NULL : PyLong_FromSsize_t(index);
 }
 
 static PyObject *interior_child(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     Operands operands;
     if (acquire(args, nargs, "interior_child", &operands) < 0) return NULL;
-    Py_ssize_t index = search(&operands, INTERIOR_KEY_AT, INTERIOR_LENGTH_AT, 1);
-    PyObject *child = NULL;
-    if (index >= 0) {
-        /* past the last key: the rightmost child, which lives in the header's link field */
-        Py_ssize_t at = index == operands.slots.len / 2 ? HEADER_LINK_AT : ((const uint16_t *)operands.slots.buf)[index];
-        if (at + 4 > operands.page.len)
-            raise_damaged(operands.page.len);
-        else
-            child = PyLong_FromUnsignedLong(read_u32((const unsigned char *)operands.page.buf + at));
-    }
+    Py_ssize_t child = child_in_interior(operands.page.buf, operands.page.len, operands.slots.buf,
+                                         operands.slots.len / 2, 1, operands.key.buf, operands.key.len, -1);
     release(&operands, 3);
-    return child;
+    return child < 0 ? NULL : PyLong_FromSsize_t(child);
 }
 
 /* -- cell sizes and layout, for splits and compaction ------------------------------------------ */
@@ -218,18 +231,7 @@ typedef struct {
 /* 0 with the page and its slot array held, or -1 with an exception set and neither held. */
 static int acquire_cells(PyObject *page, PyObject *slots, PyObject *is_leaf, const char *name, Cells *cells) {
     if ((cells->is_leaf = PyObject_IsTrue(is_leaf)) < 0) return -1;
-    if (PyObject_GetBuffer(page, &cells->page, PyBUF_SIMPLE) < 0) return -1;
-    if (PyObject_GetBuffer(slots, &cells->slots, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&cells->page);
-        return -1;
-    }
-    if (cells->slots.itemsize != 2 || cells->slots.ndim > 1) {
-        PyErr_Format(PyExc_TypeError, "%s: offsets must be a buffer of u16, such as array('H')", name);
-        PyBuffer_Release(&cells->slots);
-        PyBuffer_Release(&cells->page);
-        return -1;
-    }
-    return 0;
+    return acquire_page(page, slots, name, &cells->page, &cells->slots);
 }
 
 static void release_cells(Cells *cells) {
@@ -359,29 +361,13 @@ static PyObject *leaf_value(const unsigned char *page, Py_ssize_t page_size, Py_
 static Py_ssize_t step(const unsigned char *page, Py_ssize_t page_size, const unsigned char *slots, Py_ssize_t count,
                        int slots_native, int is_leaf, long long rightmost, const Py_buffer *key, PyObject **value) {
     if (is_leaf) {
-        Py_ssize_t index = search_cells(page, page_size, slots, count, slots_native, key->buf, key->len,
-                                        LEAF_KEY_AT, LEAF_LENGTH_AT, 0);
-        if (index < 0) return -2;
-        Py_ssize_t offset = index < count ? slot_at(slots, index, slots_native) : -1;
-        if (offset >= 0 && offset + LEAF_KEY_AT + key->len <= page_size &&
-            (Py_ssize_t)read_u16(page + offset + LEAF_LENGTH_AT) == key->len &&
-            memcmp(page + offset + LEAF_KEY_AT, key->buf, key->len) == 0) {
-            *value = leaf_value(page, page_size, offset);
-            return *value == NULL ? -2 : -1;
-        }
-        *value = Py_NewRef(Py_None);
-        return -1;
+        Py_ssize_t index = find_in_leaf(page, page_size, slots, count, slots_native, key->buf, key->len);
+        if (index < -1) return -2;
+        *value = index < 0 ? Py_NewRef(Py_None) : leaf_value(page, page_size, slot_at(slots, index, slots_native));
+        return *value == NULL ? -2 : -1;
     }
-    Py_ssize_t index = search_cells(page, page_size, slots, count, slots_native, key->buf, key->len,
-                                    INTERIOR_KEY_AT, INTERIOR_LENGTH_AT, 1);
-    if (index < 0) return -2;
-    if (index == count && rightmost >= 0) return (Py_ssize_t)rightmost;
-    Py_ssize_t at = index == count ? HEADER_LINK_AT : slot_at(slots, index, slots_native);
-    if (at + 4 > page_size) {
-        raise_damaged(page_size);
-        return -2;
-    }
-    return (Py_ssize_t)read_u32(page + at);
+    Py_ssize_t child = child_in_interior(page, page_size, slots, count, slots_native, key->buf, key->len, rightmost);
+    return child < 0 ? -2 : child;
 }
 
 /* A step over a page object in the buffer pool (slotted.py's TreePage): its cells are kept
@@ -409,17 +395,11 @@ static Py_ssize_t step_resident(PyObject *frame, const Py_buffer *key, PyObject 
     if (data_object == NULL) return -2;
     PyObject *slots_object = PyObject_GetAttr(frame, name_offsets);
     if (slots_object == NULL) goto drop_data_object;
-    if (PyObject_GetBuffer(data_object, &data, PyBUF_SIMPLE) < 0) goto drop_slots_object;
-    if (PyObject_GetBuffer(slots_object, &slots, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) goto drop_data;
-    if (slots.itemsize != 2) {
-        PyErr_SetString(PyExc_TypeError, "descend: a page's offsets must be array('H')");
-    } else {
+    if (acquire_page(data_object, slots_object, "descend", &data, &slots) == 0) {
         next = step(data.buf, data.len, slots.buf, slots.len / 2, 1, is_leaf, rightmost, key, value);
+        PyBuffer_Release(&slots);
+        PyBuffer_Release(&data);
     }
-    PyBuffer_Release(&slots);
-drop_data:
-    PyBuffer_Release(&data);
-drop_slots_object:
     Py_DECREF(slots_object);
 drop_data_object:
     Py_DECREF(data_object);

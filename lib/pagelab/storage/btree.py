@@ -259,9 +259,7 @@ class BTree:
             right = LeafPage.with_layout(self._allocate(), self.page_size, keys[middle:],
                                          leaf.lay_out(index, cell, middle, len(keys)), leaf.link)
             self.pool.add_new(right)
-            leaf.take_layout(leaf.lay_out(index, cell, 0, middle))
-            leaf.keys = keys[:middle]
-            leaf.link = right.page_no
+            leaf.load_layout(keys[:middle], leaf.lay_out(index, cell, 0, middle), right.page_no)
         finally:
             leaf.pins -= 1
         self._insert_separator(path, leaf.page_no, keys[middle], right.page_no)

@@ -245,16 +245,20 @@ class BufferPool:
         LRU moves and evictions as fetching the pages one by one would give."""
         for visit in visits:
             if visit.__class__ is tuple:
+                page_no, image = visit
                 self.gets += 1
                 self._make_room()  # first, as in fetch: with no frame free, no read is counted
                 self.pagefile.count_read()
-                self._read_in(*visit)
+                self._admit(self._decode(page_no, image))
             else:
                 self.fetch(visit.page_no)
 
-    def _read_in(self, page_no: int, image: bytearray | None = None) -> Frame:
+    def _read_in(self, page_no: int) -> Frame:
         self._make_room()
-        frame = self._decode(page_no, self.pagefile.read_page(page_no) if image is None else image)
+        return self._admit(self._decode(page_no, self.pagefile.read_page(page_no)))
+
+    def _admit(self, frame: Frame) -> Frame:
+        """A page just read from the file (a miss) into the room made for it."""
         self.misses += 1
         self._insert_at_midpoint(frame)
         if self.evictions:

@@ -336,6 +336,12 @@ class LeafPage(TreePage):
     def make_cell(key: bytes, value: bytes) -> bytes:
         return LEAF_CELL_HEADER.pack(len(key), len(value)) + key + value
 
+    def load_layout(self, keys: list[bytes], layout: tuple[bytearray, bytes, int], link: int) -> None:
+        """Replace the whole content with these keys' cells, laid out by lay_out: each half of a split."""
+        self.take_layout(layout)
+        self._keys = keys
+        self.link = link
+
     @classmethod
     def with_layout(cls, page_no: int, page_size: int, keys: list[bytes], layout: tuple[bytearray, bytes, int],
                     link: int) -> LeafPage:
@@ -343,9 +349,7 @@ class LeafPage(TreePage):
         page = cls.__new__(cls)
         Frame.__init__(page, page_no)
         page.page_size = page_size
-        page.take_layout(layout)
-        page._keys = keys
-        page.link = link
+        page.load_layout(keys, layout, link)
         return page
 
     def value_at(self, index: int) -> bytes:
