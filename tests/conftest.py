@@ -36,19 +36,23 @@ def servers_under(directory: Path) -> dict[int, str]:
     return {pid: cmd for pid, cmd in server_processes().items() if marker in cmd}
 
 
+def pytest_configure(config):
+    """The shared fixtures and seeds are read by tests and, in a few modules, at import: without
+    them the run stops here, saying where they were looked for and how to point elsewhere."""
+    missing = [str(path) for path in (FIXTURES, SEEDS) if not path.is_dir()]
+    if missing:
+        raise pytest.UsageError(f"the shared fixtures and seeds are missing: expected {' and '.join(missing)} beside "
+                                "the repository, as on CI; if yours are elsewhere, run "
+                                "`make test PAGELAB_SHARED_DIR=/path/to/shared` (the directory holding fixtures/ and seeds/)")
+
+
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
-    if not FIXTURES.is_dir():
-        pytest.fail(f"the shared fixtures are missing: expected {FIXTURES} beside the repository "
-                    "(or set PAGELAB_SHARED_DIR to the directory holding fixtures/ and seeds/)")
     return FIXTURES
 
 
 @pytest.fixture(scope="session")
 def seeds_dir() -> Path:
-    if not SEEDS.is_dir():
-        pytest.fail(f"the seed documents are missing: expected {SEEDS} beside the repository "
-                    "(or set PAGELAB_SHARED_DIR to the directory holding fixtures/ and seeds/)")
     return SEEDS
 
 
