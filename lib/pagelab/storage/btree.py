@@ -61,7 +61,7 @@ from pagelab.storage.slotted import (
     max_value_bytes,
     usable_bytes,
 )
-from pagelab.storage._cellsearch import descend  # after slotted, whose import says how to build it if missing
+from pagelab.storage._cellsearch import descend, insert_in_gap  # after slotted, whose import says how to build it if missing
 
 INTERIOR_CELL_OVERHEAD = SLOT_SIZE + 6  # slot + child page + key length
 
@@ -77,6 +77,7 @@ class BTree:
         self.max_key_bytes = max_key_bytes(self.page_size)
         self.max_value_bytes = max_value_bytes(self.page_size)
         self.version = 0  # bumped by every change, so a scan knows when to re-find its place
+        self._mark_dirty = pool.mark_dirty  # handed to insert_in_gap on every put
 
     @staticmethod
     def create_root(page_size: int, page_no: int) -> LeafPage:
@@ -185,8 +186,15 @@ class BTree:
         if len(key) > self.max_key_bytes or len(value) > self.max_value_bytes:
             self.check_entry(key, value)
         pool = self.pool
+        meta = self.meta
+        met = insert_in_gap(pool._resident, self._mark_dirty, meta.root, meta.depth, key, value)
+        if met is not None:  # the usual case, a new key that fits in its leaf: see _cellsearch.c
+            pool.count_hits(met)
+            self.version += 1
+            meta.key_count += 1
+            return True
         fetch = pool.fetch
-        page = fetch(self.meta.root)
+        page = fetch(meta.root)
         # The hottest loop of an insert: _leaf_for's, with the decoded lists read directly,
         # decoding only pages that came from the file and are not decoded yet (slotted.py,
         # "Decoding is lazy"); the path is not recorded, as only a split needs it (_path_to).

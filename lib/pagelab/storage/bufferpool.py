@@ -253,6 +253,16 @@ class BufferPool:
             else:
                 self.fetch(visit.page_no)
 
+    def count_hits(self, frames: list[Frame]) -> None:
+        """Count fetches of these resident pages, in order, after the fact: BTree.put's C path met
+        them without fetching. A hit reads no file and evicts nothing, so this gives the figures
+        and LRU moves fetching them would have; before the first eviction a hit is only a count."""
+        if self.evictions:
+            for frame in frames:
+                self.fetch(frame.page_no)
+        else:
+            self.gets += len(frames)
+
     def _read_in(self, page_no: int) -> Frame:
         self._make_room()
         return self._admit(self._decode(page_no, self.pagefile.read_page(page_no)))
