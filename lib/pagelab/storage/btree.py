@@ -35,7 +35,10 @@ The tree keeps no page references between calls: every page is fetched from the 
 number, so the pool's counters see every logical read, and a page can be evicted whenever no
 operation is in flight. Point lookups (get) descend in C instead, reading the pages the pool
 lacks straight from the file, and then tell the pool what they did (BufferPool.replay), which
-counts and caches exactly as fetching would have; _cellsearch.c says why. Within an operation, a page is marked dirty (mark_dirty) before it is
+counts and caches exactly as fetching would have; _cellsearch.c says why. A put of a new key
+whose cell fits in its leaf's free gap, most puts, is done in C too (insert_in_gap), and the
+pool counts the pages it met afterwards (BufferPool.count_hits); every other put takes the
+Python path below. Within an operation, a page is marked dirty (mark_dirty) before it is
 changed and before anything else is fetched; a page dirty in the open transaction stays in
 memory (the pool's no-steal rule), and pages are pinned across a split in case the pool runs
 without that rule.
