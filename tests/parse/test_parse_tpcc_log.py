@@ -182,3 +182,11 @@ def test_nothing_readable_is_a_parse_error(text):
 
 def test_bytes_are_accepted():
     assert parse_tpcc_log(fixture_log("4k-w1-c4").encode()).meta["tpmc"] == 11688.0
+
+
+def test_the_loaders_log_is_refused_with_what_to_give_instead():
+    """tpcc_load's log shares the option echo and <Parameters> with tpcc_start's; parsed as a run it
+    used to give a header row and two warnings, with exit 0."""
+    text = (FIXTURES_DIR / "mariadb-10.11" / "4k-w1-c4" / "tpcc_load.log").read_text()
+    with pytest.raises(ParseError, match=r"tpcc_load's log \(line 2: 'TPCC-mysql Data Loader'\).*tpcc_start"):
+        parse_tpcc_log(text)

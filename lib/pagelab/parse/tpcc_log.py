@@ -145,6 +145,9 @@ _LABELS = {
 }
 
 
+_LOADER_BANNER = "TPCC-mysql Data Loader"  # the banner tpcc_load prints first; tpcc_start's says "Load Generator"
+
+
 def parse_tpcc_log(text: str) -> ParseResult:
     """Interval rows and run summary from tpcc-mysql `tpcc_start` output (see module docstring)."""
     text = text_of(text, "tpcc-mysql output")
@@ -189,6 +192,11 @@ class _LogReader:
                 return
 
     def result(self) -> ParseResult:
+        if not self.rows and "tpmc" not in self.meta:
+            loader_banner = next((number for number, line in enumerate(self.lines[:5], 1) if _LOADER_BANNER in line), None)
+            if loader_banner is not None:
+                raise ParseError(f"this is tpcc_load's log (line {loader_banner}: {_LOADER_BANNER!r}), which loads the "
+                                 "tables and measures nothing; give the log of tpcc_start, the run")
         if not self.recognised_anything:
             raise ParseError("no tpcc-mysql output found (no interval lines, header or <TpmC> section)")
         for key, value in self.options.items():
