@@ -614,7 +614,10 @@ static PyObject *insert_in_gap(PyObject *Py_UNUSED(module), PyObject *const *arg
         if (frame == NULL) goto fall_back_or_fail;
         PyList_SET_ITEM(pages, level, Py_NewRef(frame));
         PyObject *flag = PyObject_GetAttr(frame, name_is_leaf);
-        if (flag == NULL) goto fall_back_or_fail;
+        if (flag == NULL) { /* a frame that is not a tree page (the header page): the Python path names it */
+            if (PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
+            goto fall_back_or_fail;
+        }
         int is_leaf = PyObject_IsTrue(flag);
         Py_DECREF(flag);
         if (is_leaf < 0) goto fall_back_or_fail;
