@@ -13,6 +13,8 @@ import pytest
 from pagelab.storage import Database, StorageError, btree
 from pagelab.storage._cellsearch import descend
 
+from .damaged import damaged_root
+
 POOL_STATE = ("gets", "misses", "made_young", "not_young", "evictions")
 
 
@@ -153,37 +155,13 @@ def test_descend_refuses_bad_operands_clearly():
         descend(-1, bytearray(0), {}, 1, 0, b"k")
 
 
-def _damaged_root(tmp_path, child: str):
-    """A 3,000-key tree at 1k pages, three levels, whose root's child pointers all lead to `child`:
-    "root" (a cycle), "header" (page 0) or "leaf" (a leaf one level too high)."""
-    import struct
-
-    path = tmp_path / "bent.db"
-    with Database.open(path, page_size=1024) as db:
-        for number in range(3000):
-            db.put(b"k%05d" % number, b"x" * 40)
-        root = db._tree.meta.root
-        assert db._tree.meta.depth == 3
-        first_leaf = db._tree._leaf_for(None).page_no
-    with open(path, "r+b") as handle:
-        handle.seek(root * 1024)
-        page = bytearray(handle.read(1024))
-        target = {"root": root, "header": 0, "leaf": first_leaf}[child]
-        for index in range(struct.unpack_from("<H", page, 2)[0]):
-            struct.pack_into("<I", page, struct.unpack_from("<H", page, 16 + 2 * index)[0], target)
-        struct.pack_into("<I", page, 12, target)  # the rightmost child too
-        handle.seek(root * 1024)
-        handle.write(page)
-    return path
-
-
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("child", ["root", "header", "leaf"])
 def test_child_pointers_that_lead_nowhere_are_named_not_followed_forever(tmp_path, child):
     """A cycle used to send every descent round it forever (the C one gave up after 64 levels, the
     Python one had no bound); a pointer to the header page ended in an AttributeError; a leaf one
     level too high was taken for the key's leaf, and a put would have written into it."""
-    path = _damaged_root(tmp_path, child)
+    path = damaged_root(tmp_path, child)
     with Database.open(path, cache_bytes=16 * 1024) as db:
         for operation in (lambda: db.get(b"k00001"), lambda: db.put(b"k00001", b"y"), lambda: db.delete(b"k00002"),
                           lambda: list(db.scan())):  # fmt: skip

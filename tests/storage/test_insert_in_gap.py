@@ -16,6 +16,8 @@ import pytest
 from pagelab.storage import Database, StorageError, btree
 from pagelab.storage._cellsearch import insert_in_gap
 
+from .damaged import damaged_root
+
 POOL_STATE = ("gets", "misses", "made_young", "not_young", "evictions", "pages_created", "pages_written")
 
 
@@ -149,18 +151,9 @@ def test_insert_in_gap_refuses_bad_operands_clearly():
 def test_a_child_pointer_to_the_header_page_is_named_as_damage(tmp_path):
     """The header page is always in the pool and is no tree page: a descent led there by a damaged
     pointer must end in the StorageError the Python path gives, not in an AttributeError."""
-    import struct
-
-    path = tmp_path / "t.db"
-    with Database.open(path, page_size=1024) as db:
-        for number in range(100):
-            db.put(b"k%03d" % number, b"v" * 20)
-        root = db._tree.meta.root
-        assert db._tree.meta.depth == 2
-    with open(path, "r+b") as handle:
-        handle.seek(root * 1024 + 12)  # the root's link field: its rightmost child
-        handle.write(struct.pack("<I", 0))
-    with Database.open(path) as db:
-        db.put(b"k000a", b"v")  # the Python path (the root is not decoded yet) decodes the root
-        with pytest.raises(StorageError, match="page 0 is not a leaf.*the file is damaged"):
-            db.put(b"zzz", b"v")  # past the last separator: the rightmost child, page 0
+    with Database.open(damaged_root(tmp_path, "header")) as db:
+        with pytest.raises(StorageError, match="page 0 is not an interior page.*the file is damaged"):
+            db.put(b"k00001a", b"v")  # the Python path: the root was not decoded yet, it decodes it
+        assert db._tree.pool.peek(db._tree.meta.root)._keys is not None  # so the next put is C's to try
+        with pytest.raises(StorageError, match="page 0 is not an interior page.*the file is damaged"):
+            db.put(b"k00001a", b"v")
