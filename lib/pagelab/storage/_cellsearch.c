@@ -373,6 +373,16 @@ static Py_ssize_t step(const unsigned char *page, Py_ssize_t page_size, const un
     return child < 0 ? -2 : child;
 }
 
+/* 1 for a leaf page object, 0 for an interior one; -1 with an exception set otherwise
+ * (AttributeError: a frame that is not a tree page, such as the header page). */
+static int frame_is_leaf(PyObject *frame) {
+    PyObject *flag = PyObject_GetAttr(frame, name_is_leaf);
+    if (flag == NULL) return -1;
+    int is_leaf = PyObject_IsTrue(flag);
+    Py_DECREF(flag);
+    return is_leaf;
+}
+
 /* A step over a page object in the buffer pool (slotted.py's TreePage): its cells are kept
  * current in `data` and its slot array in `offsets`; an interior page whose children are decoded
  * keeps its rightmost child there (the header's bytes are only written by image()). */
@@ -381,10 +391,7 @@ static Py_ssize_t step_resident(PyObject *frame, const Py_buffer *key, PyObject 
     int is_leaf = -1;
     long long rightmost = -1;
     Py_buffer data, slots;
-    PyObject *flag = PyObject_GetAttr(frame, name_is_leaf);
-    if (flag == NULL) return -2;
-    is_leaf = PyObject_IsTrue(flag);
-    Py_DECREF(flag);
+    is_leaf = frame_is_leaf(frame);
     if (is_leaf < 0) return -2;
     if (!is_leaf) {
         PyObject *children = PyObject_GetAttr(frame, name_children);
@@ -613,14 +620,11 @@ static PyObject *insert_in_gap(PyObject *Py_UNUSED(module), PyObject *const *arg
         PyObject *frame = PyDict_GetItemWithError(resident, page_no); /* borrowed; `pages` keeps it */
         if (frame == NULL) goto fall_back_or_fail;
         PyList_SET_ITEM(pages, level, Py_NewRef(frame));
-        PyObject *flag = PyObject_GetAttr(frame, name_is_leaf);
-        if (flag == NULL) { /* a frame that is not a tree page (the header page): the Python path names it */
+        int is_leaf = frame_is_leaf(frame);
+        if (is_leaf < 0) { /* a frame that is not a tree page (the header page): the Python path names it */
             if (PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
             goto fall_back_or_fail;
         }
-        int is_leaf = PyObject_IsTrue(flag);
-        Py_DECREF(flag);
-        if (is_leaf < 0) goto fall_back_or_fail;
         if (is_leaf != (level == depth - 1)) goto fall_back; /* off the tree's shape: the Python path names it */
         Py_XSETREF(keys, list_attribute(frame, name_keys));
         if (keys == NULL) goto fall_back_or_fail;

@@ -198,12 +198,11 @@ class BTree:
             return True
         fetch = pool.fetch
         page = fetch(meta.root)
-        # The hottest loop of an insert: _leaf_for's, with the decoded lists read directly,
-        # decoding only pages that came from the file and are not decoded yet (slotted.py,
-        # "Decoding is lazy"); the path is not recorded, as only a split needs it (_path_to).
-        # (Through the C descent, as get goes, it is no faster: replaying its visits costs what
-        # this loop's fetches cost, and a bisect over a decoded page's keys is as fast as C's.)
-        for _ in range(self.meta.depth - 1):
+        # _leaf_for's loop, except that it decodes the interior pages it passes (slotted.py,
+        # "Decoding is lazy"): insert_in_gap takes only decoded pages, so after a reopen the first
+        # puts through each page come here and leave it ready for the C path. The path is not
+        # recorded, as only a split needs it (_path_to).
+        for _ in range(meta.depth - 1):
             if page.__class__ is not InteriorPage:
                 raise self._off_the_path(page, "an interior page")
             keys = page._keys

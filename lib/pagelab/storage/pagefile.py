@@ -68,7 +68,29 @@ class _Counters:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
-class MemoryPageFile:
+class _CountedPages:
+    """The counting both backends share: whole pages of `page_size` bytes."""
+
+    def __init__(self, page_size: int):
+        self.page_size = check_page_size(page_size)
+        self._counts = _Counters()
+
+    def count_read(self) -> None:
+        """One page read; public because BTree.get's C descent reads without read_page."""
+        counts = self._counts
+        counts.reads += 1
+        counts.bytes_read += self.page_size
+
+    def _count_write(self) -> None:
+        counts = self._counts
+        counts.writes += 1
+        counts.bytes_written += self.page_size
+
+    def counters(self) -> dict[str, int]:
+        return self._counts.as_dict()
+
+
+class MemoryPageFile(_CountedPages):
     """Pages in a dict: the page file's interface and counts, without a disk.
 
     `sync()` costs nothing but is counted, so a simulation reports the syncs a file would do."""
@@ -78,9 +100,8 @@ class MemoryPageFile:
     fd = -1  # no file: BTree.get's C descent stops at the first page not in the pool
 
     def __init__(self, page_size: int):
-        self.page_size = check_page_size(page_size)
+        super().__init__(page_size)
         self._pages: dict[int, bytes] = {}
-        self._counts = _Counters()
         self.read_buffer = bytearray(0)
 
     @property
@@ -96,38 +117,29 @@ class MemoryPageFile:
         self.count_read()
         return data
 
-    def count_read(self) -> None:
-        self._counts.reads += 1
-        self._counts.bytes_read += self.page_size
-
     def write_page(self, page_no: int, data: bytes) -> None:
         if len(data) != self.page_size:
             raise StorageError(f"page {page_no}: writing {len(data)} bytes, a page is {self.page_size}")
         self._pages[page_no] = bytes(data)
-        self._counts.writes += 1
-        self._counts.bytes_written += self.page_size
+        self._count_write()
 
     def sync(self) -> None:
         self._counts.syncs += 1
-
-    def counters(self) -> dict[str, int]:
-        return self._counts.as_dict()
 
     def close(self) -> None:
         pass  # the pages stay, so a test can look at what was written
 
 
-class PageFile:
+class PageFile(_CountedPages):
     """Pages in a file, moved by pread/pwrite, optionally with O_DIRECT.
 
     The file is locked (flock) while open: two processes writing one page file without knowing of
     each other would corrupt it, and the second one is told so at once instead."""
 
     def __init__(self, path: str | os.PathLike, page_size: int, *, direct_io: bool = False, create: bool = True):
-        self.page_size = check_page_size(page_size)
+        super().__init__(page_size)
         self.path = Path(path)
         self.direct_io = direct_io
-        self._counts = _Counters()
         flags = os.O_RDWR | os.O_CLOEXEC | (os.O_CREAT if create else 0)
         if direct_io:
             if not hasattr(os, "O_DIRECT"):
@@ -163,11 +175,6 @@ class PageFile:
     def read_buffer(self) -> mmap.mmap:
         return self._buffer
 
-    def count_read(self) -> None:
-        counts = self._counts
-        counts.reads += 1
-        counts.bytes_read += self.page_size
-
     @property
     def page_count(self) -> int:
         """Pages in the file; a torn last page (a crash while the file grew) counts as a page."""
@@ -198,16 +205,12 @@ class PageFile:
             raise self._io_error("write", page_no, error) from None
         if written != self.page_size:
             raise StorageError(f"{self.path}: short write of page {page_no} ({written} of {self.page_size} bytes; disk full?)")
-        self._counts.writes += 1
-        self._counts.bytes_written += self.page_size
+        self._count_write()
 
     def sync(self) -> None:
         # fdatasync: the data and the file size, not the modification time, which recovery never reads
         os.fdatasync(self._fd)
         self._counts.syncs += 1
-
-    def counters(self) -> dict[str, int]:
-        return self._counts.as_dict()
 
     def close(self) -> None:
         if self._fd >= 0:
