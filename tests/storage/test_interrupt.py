@@ -130,3 +130,83 @@ def test_a_journal_that_cannot_be_synced_closes_the_database_and_recovery_decide
         reopened.put(b"after", b"3")
     with Database.open(path) as again:
         assert [key for key, _ in again.scan()] == [b"after", b"before", b"during"]
+
+
+def _pool_is_whole(pool) -> list[str]:
+    """What is wrong with the pool's bookkeeping outside a transaction (empty when nothing)."""
+    problems = []
+    old, young, resident = pool._old, pool._young, pool._resident
+    if len(old) + len(young) != len(resident):
+        problems.append(f"{len(resident)} pages resident, {len(old)} + {len(young)} in the LRU lists")
+    for page_no, frame in resident.items():
+        if (old if frame.old else young).get(page_no) is not frame:
+            problems.append(f"page {page_no} is resident but not in the {'old' if frame.old else 'young'} list")
+        if frame.in_txn or frame.pins:
+            problems.append(f"page {page_no} is still held after the transaction ended (in_txn {frame.in_txn}, pins {frame.pins})")
+        if frame.dirty != (page_no in pool._dirty):
+            problems.append(f"page {page_no}: dirty is {frame.dirty} but the dirty list says otherwise")
+    if pool._txn_pages:
+        problems.append(f"{len(pool._txn_pages)} pages still listed in the ended transaction")
+    return problems
+
+
+def test_an_interrupt_at_any_point_of_a_put_leaves_a_pool_and_tree_that_roll_back_whole(tmp_path):
+    """KeyboardInterrupt is raised where Python delivers it: on entering a Python function and
+    after a builtin call returns. A profile hook raises it at the n-th such point of a transaction
+    of puts (splits, evictions, the C path's mark_dirty), for every n the transaction reaches.
+    After each rollback the pool's lists, flags and dirty set must agree, the tree must check,
+    and later transactions must commit; reopened, the file holds exactly what was committed.
+    (A page the pool had made resident before registering it in the transaction stayed behind
+    after the rollback, and the next split that allocated its number failed.)"""
+    path = tmp_path / "points.db"
+    picker = random.Random(8)
+    model = {}
+    db = Database.open(path, page_size=1024, cache_bytes=24 * 1024, checkpoint_pages=10_000)
+    for _ in range(150):  # ~100 leaves: more than the pool holds, so puts read and evict pages
+        with db.transaction():
+            for _ in range(10):
+                key = picker.randbytes(6)
+                model[key] = picker.randbytes(40)
+                db.put(key, model[key])
+    # six cells that overflow one leaf (a split), and new values for keys spread over the tree
+    # (pages dirty from the commit: mark_dirty keeps snapshots; pages read back: the Python path)
+    crowded = sorted(model)[700]
+    batch = {crowded + bytes([index]): bytes(150) for index in range(6)}
+    batch.update({key: b"changed" for key in sorted(model)[::300]})
+
+    point = 0
+    while True:
+        point += 1
+        reached = 0
+
+        def interrupt_at_point(frame, event, arg):
+            nonlocal reached
+            if event in ("call", "c_return"):
+                reached += 1
+                if reached == point:
+                    sys.setprofile(None)
+                    raise KeyboardInterrupt
+
+        interrupted = False
+        try:
+            with db.transaction():
+                sys.setprofile(interrupt_at_point)
+                try:
+                    for key, value in batch.items():
+                        db.put(key, value)
+                finally:
+                    sys.setprofile(None)  # the commit and the rollback hold signals in real life
+        except KeyboardInterrupt:
+            interrupted = True
+        problems = _pool_is_whole(db._tree.pool)
+        assert not problems, f"interrupt at point {point}: {problems}"
+        db.check()
+        expected = model if interrupted else {**model, **batch}
+        assert dict(db.scan()) == expected, f"interrupt at point {point}: the tree is not what was committed"
+        if not interrupted:
+            break  # the batch ran past its last point without reaching this one: every point was tried
+    model.update(batch)
+    assert point > 200  # splits, reads and evictions: many points were tried
+    db.close(checkpoint=False)
+    with Database.open(path) as reopened:
+        assert dict(reopened.scan()) == model

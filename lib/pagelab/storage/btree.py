@@ -320,7 +320,8 @@ class BTree:
             self.meta.depth += 1
             return
         parent_no, index, took_rightmost = path.pop()
-        parent = pool.pin(parent_no)
+        parent = pool.fetch(parent_no)
+        parent.pins += 1  # and -= 1 below, in place: a call to unpin could be interrupted before it ran
         try:
             pool.mark_dirty(parent)
             if parent.insert_separator(index, separator, right_no):
@@ -340,7 +341,7 @@ class BTree:
             pool.add_new(right)
             parent.rebuild(keys[:middle], children[: middle + 1])
         finally:
-            pool.unpin(parent)
+            parent.pins -= 1
         self._insert_separator(path, parent_no, keys[middle], right.page_no)
 
     # -- statistics -------------------------------------------------------------------------------

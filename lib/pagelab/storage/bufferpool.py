@@ -41,6 +41,14 @@ page's image as it was before (when it held committed changes not yet in the pag
 that the file's copy is current. A transaction that changes more pages than the pool has frames
 fails with BufferPoolFullError, which names the fix. After commit the pages are dirty but
 committed: eviction may write them in place, because the journal already holds their images.
+
+Interrupts. Ctrl-C raises KeyboardInterrupt wherever Python next looks for signals: on entering
+a Python function and after a builtin call returns (such as an OrderedDict's popitem), never
+between two plain stores. So each change to the lists below is written as stores between such
+points (a page is taken out of one list and put in the other with `del` and `[]=`, not with
+popitem), and a new page is listed in the transaction before it becomes resident: an interrupted
+put leaves lists that agree and pages that the rollback finds (tests/storage/test_interrupt.py
+interrupts a transaction at every such point).
 """
 
 from __future__ import annotations
@@ -295,18 +303,14 @@ class BufferPool:
         frame.young_clock = self.evictions
         frame.accessed_at = self._clock()  # every page enters the pool because it is being accessed
         resident = self._resident
-        resident[page_no] = frame
         old = self._old
-        old_target = len(resident) * self.old_blocks_pct // 100
+        old_target = (len(resident) + 1) * self.old_blocks_pct // 100  # with the page entering
         if old and len(old) >= old_target:
             # InnoDB inserts a new page just behind the old head; when that makes the old
             # sublist too long, the midpoint moves past the former head, which turns young.
             # The new page itself stays old, as it must for a scan to pass through unpromoted.
-            head_no, former_head = old.popitem()
-            former_head.old = False
-            young = self._young
-            young[head_no] = former_head
-            young.move_to_end(head_no, last=False)
+            self._old_head_to_young_tail()
+        resident[page_no] = frame
         old[page_no] = frame
         if len(old) != old_target:
             self._rebalance()
@@ -315,15 +319,24 @@ class BufferPool:
         """Move the midpoint so the old sublist is old_blocks_pct of the LRU (InnoDB's LRU_old_len)."""
         target = len(self._resident) * self.old_blocks_pct // 100
         old, young = self._old, self._young
-        while len(old) > target:  # the old head becomes the young tail
-            page_no, frame = old.popitem(last=True)
-            frame.old = False
-            young[page_no] = frame
-            young.move_to_end(page_no, last=False)
+        while len(old) > target:
+            self._old_head_to_young_tail()
         while len(old) < target and young:  # the young tail becomes the old head
-            page_no, frame = young.popitem(last=False)
+            page_no = next(iter(young))
+            frame = young[page_no]
+            del young[page_no]  # from here to the end of the step, no interrupt can land (module doc)
             frame.old = True
             old[page_no] = frame
+
+    def _old_head_to_young_tail(self) -> None:
+        """Move the midpoint one page toward the tail: the old head becomes the young tail."""
+        old, young = self._old, self._young
+        page_no = next(reversed(old))
+        frame = old[page_no]
+        del old[page_no]  # from here to the end, no interrupt can land (module doc)
+        frame.old = False
+        young[page_no] = frame
+        young.move_to_end(page_no, last=False)
 
     # -- eviction ---------------------------------------------------------------------------------
 
@@ -355,7 +368,7 @@ class BufferPool:
     def _remove(self, frame: Frame) -> None:
         page_no = frame.page_no
         del self._resident[page_no]
-        (self._old if frame.old else self._young).pop(page_no)
+        del (self._old if frame.old else self._young)[page_no]
         self._dirty.pop(page_no, None)
 
     def _write(self, frame: Frame) -> None:
@@ -371,15 +384,15 @@ class BufferPool:
         if frame.page_no in self._resident:
             raise UsageError(f"page {frame.page_no} is already in the buffer pool")
         self._make_room()
-        self._insert_at_midpoint(frame)
-        self.pages_created += 1
-        self.gets += 1  # InnoDB counts the get that creates a page
-        if self.no_steal:
+        if self.no_steal:  # first, so that a rollback finds the page wherever an interrupt lands
             frame.before = None
             frame.in_txn = True
             self._txn_pages.append(frame)
+        self._insert_at_midpoint(frame)
         frame.dirty = True
         self._dirty[frame.page_no] = frame
+        self.pages_created += 1
+        self.gets += 1  # InnoDB counts the get that creates a page
         return frame
 
     def mark_dirty(self, frame: Frame) -> None:
@@ -410,8 +423,9 @@ class BufferPool:
         """Forget the open transaction's changes: restore kept images, drop pages the file holds."""
         for frame in self._txn_pages:
             before, frame.before = frame.before, None
-            if before is None:
-                self._remove(frame)  # the file's copy is the committed one (or the page is new)
+            if before is None:  # the file's copy is the committed one (or the page is new)
+                if self._resident.get(frame.page_no) is frame:  # (a new page interrupted in add_new may not be)
+                    self._remove(frame)
                 continue
             if frame.restore(before):
                 frame.in_txn = False
