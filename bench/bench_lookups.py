@@ -14,21 +14,26 @@ prototype's smallest buffer pool: 8 pages) and times --lookups uniform random ge
   pread now        random O_DIRECT preads of the same file from Python just before the lookups:
                    the device at that moment (the shared virtual disk drifts), and the ratio to it
   fio beside       fio reading the same file (QD1, O_DIRECT, psync, read-only) for --fio-beside
-                   seconds just before and just after the lookups, the mean, and the ratio to it:
-                   the goal's denominator measured in the same minutes as the numerator
+                   seconds before the lookups and after each of --fio-rounds slices of them, the
+                   mean, and the ratio to it: the goal's denominator measured in the same seconds
+                   as the numerator. Then each slice against the fio runs either side of it:
+                   the least, median and greatest of those ratios (how far the disk's drift
+                   moves the figure)
   CPU µs/lookup, decode µs/page   where the prototype's time goes
 
 Usage: .venv/bin/python bench/bench_lookups.py [--keys 1000000] [--lookups 20000]
        [--page-sizes 4096,16384] [--dir data/runs/bench_lookups] [--reuse] [--refresh-fio]
-       [--fio-beside 5]
+       [--fio-beside 2] [--fio-rounds 10]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from pathlib import Path
 
+from arguments import at_least_one
 from pagelab.paths import RUNS_DIR
 from pagelab.workloads.fio import load_or_measure
 from pagelab.workloads.point_lookups import GOAL_RATIO, lookup_check
@@ -44,9 +49,12 @@ def main() -> None:
     parser.add_argument("--refresh-fio", action="store_true",
                         help="measure the device with fio again now instead of using the cached profile "
                              "(a shared virtual disk drifts; compare against the device as it is today)")
-    parser.add_argument("--fio-beside", type=float, default=5.0, metavar="SECONDS",
-                        help="fio on each database file for this long just before and just after its lookups "
-                             "(0: skip; default 5)")
+    parser.add_argument("--fio-beside", type=float, default=2.0, metavar="SECONDS",
+                        help="fio on each database file for this long before its lookups and after each slice "
+                             "of them (0: skip; default 2)")
+    parser.add_argument("--fio-rounds", type=at_least_one, default=10, metavar="N",
+                        help="slices of the lookups, with a fio run between each two (default 10; 1: fio just "
+                             "before and just after)")
     args = parser.parse_args()
     page_sizes = [int(size) for size in args.page_sizes.split(",")]
 
@@ -55,7 +63,8 @@ def main() -> None:
     print(f"device: {profile.describe()}")
     started = time.perf_counter()
     table, builds, results = lookup_check(page_sizes, int(args.keys), args.lookups, args.dir, device_profile=profile,
-                                          reuse=args.reuse, progress=True, fio_beside_s=args.fio_beside)  # fmt: skip
+                                          reuse=args.reuse, progress=True, fio_beside_s=args.fio_beside,
+                                          fio_rounds=args.fio_rounds)  # fmt: skip
     total = time.perf_counter() - started
 
     print(f"\n{int(args.keys):,} keys of 32 B + 8 B values, random insert order; {args.lookups:,} cold lookups "
@@ -80,13 +89,17 @@ def main() -> None:
     print()
     for result in results:
         verdict = "meets" if result.meets_goal else "MISSES"
-        print(f"{result.page_size // 1024}k: {result.lookups_per_s:,.0f} lookups/s = {result.ratio:.2f} x "
+        print(f"{result.page_size // 1024}k: {result.lookups_per_s:,.0f} lookups/s = {result.ratio:.3f} x "
               f"(fio {result.device_iops:,.0f} IOPS from the profile / {result.reads_per_lookup:.2f} reads per lookup): "
               f"{verdict} the goal of >= {GOAL_RATIO}")  # fmt: skip
         if result.fio_beside_ratio is not None:
             verdict = "meets" if result.fio_beside_ratio >= GOAL_RATIO else "MISSES"
-            print(f"{'':4}= {result.fio_beside_ratio:.2f} x (fio {result.fio_beside_iops:,.0f} IOPS on this file, "
+            print(f"{'':4}= {result.fio_beside_ratio:.3f} x (fio {result.fio_beside_iops:,.0f} IOPS on this file, "
                   f"same minutes / {result.reads_per_lookup:.2f}): {verdict} the goal")  # fmt: skip
+            if result.fio_round_ratios:
+                ratios = sorted(result.fio_round_ratios)
+                print(f"{'':4}  each of {len(ratios)} slices against the fio runs either side of it: "
+                      f"{ratios[0]:.2f} to {ratios[-1]:.2f}, median {statistics.median(ratios):.2f}")  # fmt: skip
             if result.model_hops:
                 by_depth = result.lookups_per_s * result.model_hops / result.fio_beside_iops
                 print(f"{'':4}(with the seed's hops instead, log_b N = {result.model_hops:.2f} with no cache: "

@@ -25,6 +25,7 @@ import random
 import statistics
 import time
 
+from arguments import at_least_one
 from pagelab.storage import Database
 
 KEY_FORMAT = b"%016d"  # the seed benchmark's keys: ids as 16 zero-padded digits
@@ -99,16 +100,6 @@ def part_two(transactions: int, items: int, jobs: int) -> None:
         print(seed_comparison(results).to_string())
     cpu = results["cpu_seconds"].sum() if "cpu_seconds" in results else float("nan")
     print(f"   five page sizes: {wall:.1f} s wall with {jobs} process(es), {cpu:.1f} s of CPU in the runs (goal <= 60 s)")
-
-
-def at_least_one(text: str) -> int:
-    try:
-        number = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
-    return number
 
 
 def main() -> None:

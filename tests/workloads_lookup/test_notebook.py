@@ -45,6 +45,7 @@ def test_the_notebook_runs_with_tiny_parameters(tmp_path):
         "cache_sizes": ["0", "1M", "1G"],
         "work_dir": str(tmp_path / "trees"),
         "fio_beside_s": 0.5,
+        "fio_rounds": 2,
         **_fio_parameters(tmp_path),
     }
     executed = execute(NOTEBOOK, tmp_path, parameters)
@@ -58,5 +59,6 @@ def test_the_notebook_runs_with_tiny_parameters(tmp_path):
     assert "Recommended page size" in text  # the advisor's last line
     assert "reads per lookup" in text and "the goal >= 0.8" in text  # the prototype check
     assert "against fio on the same file in the same minutes" in text
+    assert "each of 2 slices against the fio runs either side of it" in text
     assert "seed_queries_per_s" in text  # the model beside the seed's table
     assert sorted(path.name for path in (tmp_path / "trees").glob("*.db")) == ["lookups-16k.db", "lookups-4k.db"]

@@ -176,3 +176,31 @@ def test_fill_table_samples_one_doubling_of_the_keys():
     assert list(table["keys"]) == ["4,000..5,657"] * 2
     assert (table["leaf_fill_min"] <= table["leaf_fill"]).all() and (table["leaf_fill"] <= table["leaf_fill_max"]).all()
     assert table["leaf_fill"].between(0.5, 1).all()
+
+
+# -- fio beside the lookups ------------------------------------------------------------------------
+
+
+def test_fio_runs_between_slices_of_the_lookups(built_trees):
+    """fio_rounds=3: fio before the lookups and after each of 3 slices, each slice set beside the
+    runs either side of it; the pooled figure is against the mean of all four runs."""
+    built = built_trees["4k"]
+    result = measure_point_lookups(built.path, built.page_size, 600, device_profile=FAKE_IOPS, baseline=False,
+                                   fio_beside_s=0.3, fio_rounds=3)  # fmt: skip
+    assert len(result.fio_runs) == 4 and all(iops > 0 for iops in result.fio_runs)
+    assert result.fio_beside_iops == pytest.approx(sum(result.fio_runs) / 4)
+    assert result.fio_beside_ratio == pytest.approx(result.lookups_per_s * result.reads_per_lookup / result.fio_beside_iops)
+    assert len(result.fio_round_ratios) == 3
+    # Python's lookups next to fio's own reads of the same file: neither ten times faster nor slower.
+    assert all(0.1 < ratio < 10 for ratio in result.fio_round_ratios)
+    once = measure_point_lookups(built.path, built.page_size, 200, device_profile=FAKE_IOPS, baseline=False,
+                                 fio_beside_s=0.3)  # fmt: skip
+    assert len(once.fio_runs) == 2 and once.fio_round_ratios is None  # one slice: fio just before and just after
+
+
+@pytest.mark.parametrize("rounds", [0, -1, True, 2.5, 601])
+def test_a_bad_number_of_fio_rounds_is_refused_before_fio_runs(built_trees, rounds):
+    built = built_trees["4k"]
+    with pytest.raises(UsageError, match="fio_rounds must be a whole number from 1 to n_lookups"):
+        measure_point_lookups(built.path, built.page_size, 600, device_profile=FAKE_IOPS, baseline=False,
+                              fio_beside_s=30, fio_rounds=rounds)  # fmt: skip

@@ -61,6 +61,7 @@ import math
 import mmap
 import os
 import random
+import statistics
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -467,8 +468,10 @@ class LookupResult:
     pread_iops: float | None = None  # same-moment O_DIRECT preads of this file from Python
     pread_ratio: float | None = None  # lookups_per_s / (pread_iops / reads_per_lookup)
     decode_us_per_page: float | None = None  # CPU to decode one page image
-    fio_beside_iops: float | None = None  # fio QD1 reads of this file just before and just after: the mean
+    fio_beside_iops: float | None = None  # fio QD1 reads of this file before, between and after the lookups: the mean
     fio_beside_ratio: float | None = None  # lookups_per_s / (fio_beside_iops / reads_per_lookup)
+    fio_runs: list[float] | None = None  # the IOPS of each fio run beside the lookups, in order
+    fio_round_ratios: list[float] | None = None  # with fio_rounds > 1: each slice's ratio to the fio runs either side
 
     @property
     def cpu_us_per_lookup(self) -> float:
@@ -502,6 +505,7 @@ def measure_point_lookups(
     baseline: bool = True,
     pool_options: Mapping[str, Any] | None = None,
     fio_beside_s: float = 0,
+    fio_rounds: int = 1,
 ) -> LookupResult:
     """Time `n_lookups` random gets on the database at `path`, opened afresh (cold pool).
 
@@ -518,12 +522,18 @@ def measure_point_lookups(
     fio_beside_s    if > 0, fio reads this very file (QD1, O_DIRECT, read-only) for this many
                     seconds just before and just after the lookups: the device as the lookups
                     found it, since a shared virtual disk drifts between a cached profile and now
+    fio_rounds      with fio_beside_s: split the lookups into this many slices with a fio run
+                    between each two, so each slice is set beside the device of its own seconds
+                    (the disk's latency moves by ±10 µs per read from one minute to the next);
+                    fio_round_ratios holds each slice against the mean of the fio runs either side
     """
     path = Path(path)
     if not path.exists():
         raise UsageError(f"no database at {path}; build one with build_tree first")
     if n_lookups < 1:
         raise UsageError(f"n_lookups must be >= 1, got {n_lookups}")
+    if isinstance(fio_rounds, bool) or not isinstance(fio_rounds, int) or not 1 <= fio_rounds <= n_lookups:
+        raise UsageError(f"fio_rounds must be a whole number from 1 to n_lookups ({n_lookups}), got {fio_rounds!r}")
     recorded = _load_sidecar(path) or {}
     key_bytes = key_bytes or recorded.get("key_bytes") or SEED_KEY_BYTES
     value_bytes = value_bytes if value_bytes is not None else recorded.get("value_bytes", DEFAULT_VALUE_BYTES)
@@ -531,11 +541,16 @@ def measure_point_lookups(
     if cache_bytes is None:
         cache_bytes = MIN_FRAMES * page_size
 
-    fio_before = None
+    fio_runs: list[float] = []
     if fio_beside_s > 0:
         from pagelab.workloads.fio import file_read_iops
 
-        fio_before = file_read_iops(path, page_size, fio_beside_s).iops
+        def fio_now() -> None:
+            fio_runs.append(file_read_iops(path, page_size, fio_beside_s).iops)
+
+        fio_now()
+    else:
+        fio_rounds = 1  # nothing to interleave
     pread_iops = decode_us = None
     if baseline:
         pread_iops = raw_read_iops(path, page_size, min(PREAD_SAMPLE_READS, n_lookups), seed=seed + 1)
@@ -551,13 +566,22 @@ def measure_point_lookups(
         before = db.counters()
         get = db.get
         missing = 0
-        cpu_started = time.process_time()
-        started = time.perf_counter()
-        for key in keys:
-            if get(key) is None:
-                missing += 1
-        seconds = time.perf_counter() - started
-        cpu_seconds = time.process_time() - cpu_started
+        seconds = cpu_seconds = 0.0
+        slices = []  # (lookups, seconds, page reads) of each round
+        for round_no in range(fio_rounds):
+            round_keys = keys[round_no * n_lookups // fio_rounds : (round_no + 1) * n_lookups // fio_rounds]
+            reads_before = db.counters()["file_reads"] if fio_rounds > 1 else 0
+            cpu_started = time.process_time()
+            started = time.perf_counter()
+            for key in round_keys:
+                if get(key) is None:
+                    missing += 1
+            round_seconds = time.perf_counter() - started
+            cpu_seconds += time.process_time() - cpu_started
+            seconds += round_seconds
+            if fio_rounds > 1:
+                slices.append((len(round_keys), round_seconds, db.counters()["file_reads"] - reads_before))
+                fio_now()
         after = db.counters()
     finally:
         db.close(checkpoint=False)
@@ -567,9 +591,13 @@ def measure_point_lookups(
             f"{key_bytes}-byte keys by build_tree (pass key_bytes)"
         )
 
-    fio_beside = None
-    if fio_before is not None:
-        fio_beside = (fio_before + file_read_iops(path, page_size, fio_beside_s).iops) / 2
+    if fio_runs and fio_rounds == 1:
+        fio_now()
+    fio_beside = sum(fio_runs) / len(fio_runs) if fio_runs else None
+    round_ratios = [
+        reads / seconds_of_round / ((fio_runs[index] + fio_runs[index + 1]) / 2)  # lookups/s x reads/lookup / IOPS
+        for index, (_, seconds_of_round, reads) in enumerate(slices)
+    ] or None
     page_reads = after["file_reads"] - before["file_reads"]
     reads_per_lookup = page_reads / n_lookups
     lookups_per_s = n_lookups / seconds
@@ -615,6 +643,8 @@ def measure_point_lookups(
         decode_us_per_page=decode_us,
         fio_beside_iops=fio_beside,
         fio_beside_ratio=lookups_per_s * reads_per_lookup / fio_beside if fio_beside and reads_per_lookup else None,
+        fio_runs=fio_runs or None,
+        fio_round_ratios=round_ratios,
     )
 
 
@@ -692,6 +722,7 @@ def lookup_check(
     reuse: bool = False,
     progress: bool = False,
     fio_beside_s: float = 0,
+    fio_rounds: int = 1,
 ):
     """For each page size: build `n_keys` keys in random order at directory/lookups-<size>.db
     (or reuse it), then measure cold lookups. Returns (table, builds, results): a DataFrame with
@@ -707,10 +738,17 @@ def lookup_check(
     ]
     results = [
         measure_point_lookups(built.path, built.page_size, n_lookups, cache_bytes, True, seed + 1,
-                              device_profile=device_profile, fio_beside_s=fio_beside_s)  # fmt: skip
+                              device_profile=device_profile, fio_beside_s=fio_beside_s, fio_rounds=fio_rounds)  # fmt: skip
         for built in builds
     ]
     return lookup_frame(builds, results), builds, results
+
+
+def _spread(name: str, values: Sequence[float] | None) -> dict[str, float | None]:
+    """{name_min, name_median, name_max} of the values (None for each when there are none)."""
+    if not values:
+        return {f"{name}_min": None, f"{name}_median": None, f"{name}_max": None}
+    return {f"{name}_min": min(values), f"{name}_median": statistics.median(values), f"{name}_max": max(values)}
 
 
 def lookup_frame(builds: Sequence[BuiltTree], results: Sequence[LookupResult]):
@@ -743,6 +781,7 @@ def lookup_frame(builds: Sequence[BuiltTree], results: Sequence[LookupResult]):
             "decode_us_per_page": result.decode_us_per_page,
             "fio_beside_iops": result.fio_beside_iops,
             "ratio_to_fio_beside": result.fio_beside_ratio,
+            **_spread("fio_round_ratio", result.fio_round_ratios),
             "meets_goal": result.meets_goal,
         })  # fmt: skip
     return pd.DataFrame(rows)
