@@ -225,3 +225,52 @@ def test_descend_refuses_a_root_or_a_buffer_that_cannot_be_right(tmp_path):
         with pytest.raises(ValueError, match="read buffer must be one page, 1024 to 65536 bytes, not 4"):
             descend(handle.fileno(), bytearray(4), {}, 1, 1, b"k")
         assert descend(handle.fileno(), bytearray(1024), {}, 1 << 40, 1, b"k") is None  # past any file: the Python path says so
+
+
+def test_lookups_that_evict_committed_dirty_pages_write_them_as_the_python_path_does(tmp_path, monkeypatch):
+    """After a commit the changed pages are dirty in the pool (the journal holds them); a lookup
+    that must evict one writes it to the page file first. The C replay calls the pool's _write
+    for it: the same pages written, the same counts and lists, the same file, as the Python path."""
+    model = _build(tmp_path / "base.db", 1024, 3000)
+    picker = random.Random(4)
+    changes = {key: picker.randbytes(30) for key in picker.sample(sorted(model), 200)}
+    probes = [picker.choice(sorted(model)) for _ in range(2000)]
+    results = []
+    for c_descent in (True, False):
+        path = tmp_path / f"{c_descent}.db"
+        path.write_bytes((tmp_path / "base.db").read_bytes())
+        if not c_descent:
+            _python_path_only(monkeypatch)
+        with Database.open(path, cache_bytes=40 * 1024, direct_io=False, checkpoint_pages=10_000) as db:
+            for key, value in changes.items():  # a transaction each: committed, dirty, not yet written
+                db.put(key, value)
+            pool = db._tree.pool
+            dirty_before = len(pool._dirty)
+            written_before = pool.pages_written
+            answers, state, reads, lru = _lookups(db, probes)
+            results.append((answers, state, reads, lru, pool.pages_written - written_before, db.counters()["file_writes"],
+                            dirty_before, len(pool._dirty), sorted(pool._dirty)))  # fmt: skip
+            db.close(checkpoint=False)
+        results[-1] += (path.read_bytes(),)
+    c_result, python_result = results
+    assert c_result == python_result
+    assert c_result[0] == [{**model, **changes}[probe] for probe in probes]
+    assert c_result[4] > 10 and c_result[6] > c_result[7]  # the lookups did write dirty pages out
+
+
+def test_a_replay_with_every_frame_held_raises_the_pools_own_error():
+    from pagelab.storage.bufferpool import BufferPool
+    from pagelab.storage.errors import BufferPoolFullError
+    from pagelab.storage.pagefile import MemoryPageFile
+
+    pagefile = MemoryPageFile(1024)
+    for page_no in range(10):
+        pagefile.write_page(page_no, bytes(1024))
+    pool = BufferPool(pagefile, 8 * 1024)
+    for page_no in range(8):
+        pool.pin(page_no)  # RawPages: the pool's decode when none is given
+    before = (pool.gets, pool.misses, list(pool._old), list(pool._young))
+    with pytest.raises(BufferPoolFullError, match="the buffer pool's 8 frames of 1024 bytes are all in use: .* 8 pinned"):
+        pool.replay([(9, bytearray(1024))])
+    assert pool.misses == before[1] and (list(pool._old), list(pool._young)) == (before[2], before[3])
+    assert pool.gets == before[0] + 1  # counted before room was sought, as fetch counts it

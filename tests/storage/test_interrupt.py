@@ -210,3 +210,57 @@ def test_an_interrupt_at_any_point_of_a_put_leaves_a_pool_and_tree_that_roll_bac
     db.close(checkpoint=False)
     with Database.open(path) as reopened:
         assert dict(reopened.scan()) == model
+
+
+def test_an_interrupt_at_any_point_of_lookups_leaves_the_pool_whole(tmp_path):
+    """The same for cold lookups through a small pool, whose bookkeeping runs in C after each
+    descent (_cellsearch.replay) and calls back into Python for the page file's count, for
+    writing out a dirty page it evicts, and for decoding: an interrupt in any of those calls must
+    leave lists that agree, and every later lookup right."""
+    path = tmp_path / "lookups.db"
+    picker = random.Random(9)
+    model = {}
+    with Database.open(path, page_size=1024) as db:
+        with db.transaction():
+            for _ in range(1500):
+                key = picker.randbytes(6)
+                model[key] = picker.randbytes(40)
+                db.put(key, model[key])
+    db = Database.open(path, cache_bytes=10 * 1024, checkpoint_pages=10_000)
+    for key in sorted(model)[::40]:  # dirty pages in the pool, so that lookups write some out as they evict
+        model[key] = b"changed"
+        db.put(key, model[key])
+    probes = [picker.choice(sorted(model)) for _ in range(12)]
+    written_before = db._tree.pool.pages_written
+    point = 0
+    while True:
+        point += 1
+        reached = 0
+
+        def interrupt_at_point(frame, event, arg):
+            nonlocal reached
+            if event in ("call", "c_return"):
+                reached += 1
+                if reached == point:
+                    sys.setprofile(None)
+                    raise KeyboardInterrupt
+
+        interrupted = False
+        sys.setprofile(interrupt_at_point)
+        try:
+            for key in probes:
+                assert db.get(key) == model[key]
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            sys.setprofile(None)
+        problems = _pool_is_whole(db._tree.pool)
+        assert not problems, f"interrupt at point {point}: {problems}"
+        assert all(db.get(key) == model[key] for key in probes[::3]), f"interrupt at point {point}"
+        if not interrupted:
+            break
+    assert point > 50 and db._tree.pool.pages_written > written_before  # evictions wrote dirty pages
+    db.check()
+    db.close(checkpoint=False)
+    with Database.open(path) as reopened:
+        assert dict(reopened.scan()) == model

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagelab.storage import InteriorPage, LeafPage, max_key_bytes, max_value_bytes
-from pagelab.storage.slotted import HEADER_SIZE, decode_tree_page
+from pagelab.storage.slotted import HEADER_SIZE, decode_tree_page, decode_tree_page_in_python
 
 
 @pytest.mark.parametrize(
@@ -126,8 +128,9 @@ def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(
     assert raw_leaf.find(stored[-1]) == len(stored) - 1 and raw_interior.link == 100 + len(separators)
 
 
-def test_a_decoded_page_has_every_field_a_new_page_has():
-    """decode_tree_page sets a tree page's own fields itself (not through TreePage.__init__), so
+@pytest.mark.parametrize("decode_tree_page", [decode_tree_page, decode_tree_page_in_python], ids=["c", "python"])
+def test_a_decoded_page_has_every_field_a_new_page_has(decode_tree_page):
+    """Both decodes set a tree page's own fields themselves (not through TreePage.__init__), so
     a field added to TreePage must be added there too; this catches one that is not."""
     from pagelab.storage.bufferpool import Frame
 
@@ -240,3 +243,54 @@ def test_sizes_and_layouts_of_a_damaged_page_name_the_damage():
         page.lay_out(1, LeafPage.make_cell(b"big", b"x" * 1490), 0, 3)
     with pytest.raises(IndexError, match="cells 0..5"):
         page.lay_out(-1, b"", 0, 5)
+
+
+def _fields(page) -> dict:
+    return {field: getattr(page, field) for cls in type(page).__mro__ for field in getattr(cls, "__slots__", ())
+            if not field.startswith("_saved_")}  # fmt: skip
+
+
+@pytest.mark.parametrize("page_size", [1024, 4096, 65536])
+def test_the_c_decode_gives_the_python_decodes_page(page_size):
+    """decode_tree_page (C) and decode_tree_page_in_python give pages of the same type with the
+    same value in every field, from bytes and from a bytearray, which both keep without a copy."""
+    import random
+
+    picker = random.Random(page_size)
+    leaf = LeafPage(7, page_size)
+    while leaf.insert_at(len(leaf.offsets), b"%08d" % len(leaf.offsets), picker.randbytes(picker.randint(0, 30))):
+        pass
+    leaf.delete_at(3)  # a hole: fragmented bytes in the header
+    leaf.link = 99
+    interior = InteriorPage(8, page_size)
+    interior.rebuild([b"%06d" % number for number in range(20)], list(range(100, 121)))
+    empty = LeafPage(9, page_size)
+    for page in (leaf, interior, empty):
+        image = page.image()
+        for given in (image, bytearray(image)):
+            in_c, in_python = decode_tree_page(page.page_no, given), decode_tree_page_in_python(page.page_no, given)
+            assert type(in_c) is type(in_python) is type(page)
+            assert _fields(in_c) == _fields(in_python)
+            assert type(in_c.data) is bytearray and (in_c.data is given) == (type(given) is bytearray)
+            assert in_c.image() == image and in_c.keys == page.keys
+
+
+@pytest.mark.parametrize("damage", ["type", "count", "content_start", "fragmented", "short"])
+def test_an_image_the_c_decode_does_not_take_gets_the_python_decodes_error(damage):
+    page = LeafPage(5, 4096)
+    page.insert_at(0, b"key", b"value")
+    image = bytearray(page.image())
+    if damage == "type":
+        image[0] = 7
+    elif damage == "count":
+        image[2:4] = (3000).to_bytes(2, "little")
+    elif damage == "content_start":
+        image[4:8] = (5000).to_bytes(4, "little")
+    elif damage == "fragmented":
+        image[8:12] = (5000).to_bytes(4, "little")
+    else:
+        image = image[:10]
+    with pytest.raises(Exception) as in_python:
+        decode_tree_page_in_python(5, image)
+    with pytest.raises(type(in_python.value), match=re.escape(str(in_python.value))):
+        decode_tree_page(5, image)

@@ -1,13 +1,15 @@
 /* The storage prototype's C piece: binary search over the cells of a slotted page (slotted.py),
- * the whole descent of a point lookup (BTree.get) built on it, the byte moving of a leaf split
- * or a compaction (cell sizes, and the cells laid out on a fresh page), and put's common case.
+ * the whole descent of a point lookup (BTree.get) built on it, the decoding of a page image and
+ * the buffer pool's bookkeeping after a descent (BufferPool.replay), the byte moving of a leaf
+ * split or a compaction (cell sizes, and the cells laid out on a fresh page), and put's common
+ * case.
  *
  * Why these are in C. A cold point lookup reads a page from the device, searches it once and
  * moves on, so whatever the prototype does between two reads runs right after the process wakes
  * from the read. Measured on the project's 2-vCPU VM (bench/bench_wakeup.py,
  * bench/bench_lookups.py): Python code that runs right after such a wake-up is 2-3x slower than
  * the same code run warm, because while the read was in flight the host ran other work and took
- * the caches. Two steps followed from that:
+ * the caches. Three steps followed from that:
  *
  *   1. the search (it had been bisect with a Python key function slicing each probed key out of
  *      the page): 3.5 us less per read at 4 KiB pages and 8 us less at 16 KiB;
@@ -16,7 +18,12 @@
  *      whole lookup (counts, LRU, eviction: BufferPool.replay) runs once, after the last read,
  *      instead of after each one. The prototype's own time per page read with O_DIRECT fell from
  *      ~34 to ~13 us at 4 KiB, which took cold lookups from ~0.79 to ~0.91 of a bare pread
- *      loop's rate (bench_wakeup.py, same minutes).
+ *      loop's rate (bench_wakeup.py, same minutes);
+ *   3. what was left after the last read: decoding each page read into its page object and the
+ *      pool's counts, LRU moves and evictions (`decode_page`, `replay`), from 36-50 to 21-31 us per
+ *      lookup (three paired runs at each of 4 and 16 KiB, 20,000 cold lookups each): a third of
+ *      the bookkeeping. Alone, the decode in C had shown nothing measurable (30 paired rounds)
+ *      and the replay in C ~15%; the Python frames between the two were much of the cost.
  *
  * The descent changes nothing the pool or the file decides: pages the pool holds are searched as
  * their page objects are (cells in `data`, slot array in `offsets`), pages it lacks are read from
@@ -719,6 +726,373 @@ done:
     return result;
 }
 
+/* -- decoding a page image (slotted.decode_tree_page) ------------------------------------------
+ *
+ * Every page a cold lookup reads becomes a page object in the pool, and that decoding ran in
+ * Python right after the read, with the caches cold. Here it is one C call that sets exactly the
+ * fields slotted's Python decode sets (a test holds the two to the same fields), and hands every
+ * page it does not take, with its page number and image, to that Python decode (`fallback`): a
+ * special page (the database's header page), an impossible header, an unknown page type, an image
+ * that is neither bytes nor bytearray. So the Python decode stays the one that names damage. */
+
+static PyObject *array_type, *name_type_code_H, *zero_float;
+static PyObject *name_page_no, *name_pins, *name_dirty, *name_old, *name_accessed_at, *name_young_clock,
+    *name_before, *name_page_size, *name_fragmented, *name_link;
+
+/* The slot array as array('H') in native order, from the image's little-endian u16s. */
+static PyObject *slot_array(const unsigned char *page, Py_ssize_t count) {
+    PyObject *native = PyBytes_FromStringAndSize(NULL, 2 * count);
+    if (native == NULL) return NULL;
+    char *out = PyBytes_AS_STRING(native);
+    for (Py_ssize_t index = 0; index < count; index++) {
+        uint16_t slot = (uint16_t)read_u16(page + HEADER_SIZE + 2 * index);
+        memcpy(out + 2 * index, &slot, 2);
+    }
+    PyObject *offsets = PyObject_CallFunctionObjArgs(array_type, name_type_code_H, native, NULL);
+    Py_DECREF(native);
+    return offsets;
+}
+
+static int set_number(PyObject *object, PyObject *name, Py_ssize_t number) {
+    PyObject *value = PyLong_FromSsize_t(number);
+    if (value == NULL) return -1;
+    int result = PyObject_SetAttr(object, name, value);
+    Py_DECREF(value);
+    return result;
+}
+
+/* decode_page(leaf_type, interior_type, fallback, special_page_no, page_no, image) -> page object */
+static PyObject *decode_page(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "decode_page(leaf_type, interior_type, fallback, special_page_no, page_no, image) "
+                     "takes 6 arguments, got %zd", nargs);
+        return NULL;
+    }
+    PyObject *page_no = args[4], *image = args[5];
+    int special = PyObject_RichCompareBool(page_no, args[3], Py_EQ);
+    if (special < 0) return NULL;
+    const unsigned char *page = NULL;
+    Py_ssize_t page_size = 0;
+    if (PyByteArray_Check(image)) {
+        page = (const unsigned char *)PyByteArray_AS_STRING(image);
+        page_size = PyByteArray_GET_SIZE(image);
+    } else if (PyBytes_Check(image)) {
+        page = (const unsigned char *)PyBytes_AS_STRING(image);
+        page_size = PyBytes_GET_SIZE(image);
+    }
+    if (special || page == NULL || page_size < HEADER_SIZE || !PyType_Check(args[0]) || !PyType_Check(args[1]))
+        return PyObject_Vectorcall(args[2], args + 4, 2, NULL);
+    int page_type = page[0];
+    Py_ssize_t count = read_u16(page + HEADER_COUNT_AT);
+    Py_ssize_t content_start = read_u32(page + HEADER_CONTENT_START_AT);
+    Py_ssize_t fragmented = read_u32(page + 8);
+    Py_ssize_t link = read_u32(page + HEADER_LINK_AT);
+    if ((page_type != PAGE_TYPE_LEAF && page_type != PAGE_TYPE_INTERIOR) || HEADER_SIZE + 2 * count > content_start ||
+        content_start > page_size || fragmented > page_size)
+        return PyObject_Vectorcall(args[2], args + 4, 2, NULL);
+
+    PyTypeObject *type = (PyTypeObject *)(page_type == PAGE_TYPE_LEAF ? args[0] : args[1]);
+    PyObject *data = PyByteArray_CheckExact(image) ? Py_NewRef(image)  /* the page file's fresh buffer, kept */
+                                                   : PyByteArray_FromStringAndSize((const char *)page, page_size);
+    PyObject *offsets = data ? slot_array(page, count) : NULL;
+    PyObject *frame = offsets ? type->tp_alloc(type, 0) : NULL;
+    int failed = frame == NULL ||
+        /* Frame.__init__ */
+        PyObject_SetAttr(frame, name_page_no, page_no) < 0 || set_number(frame, name_pins, 0) < 0 ||
+        PyObject_SetAttr(frame, name_dirty, Py_False) < 0 || PyObject_SetAttr(frame, name_in_txn, Py_False) < 0 ||
+        PyObject_SetAttr(frame, name_old, Py_True) < 0 || PyObject_SetAttr(frame, name_accessed_at, zero_float) < 0 ||
+        set_number(frame, name_young_clock, 0) < 0 || PyObject_SetAttr(frame, name_before, Py_None) < 0 ||
+        /* the tree page's own fields */
+        set_number(frame, name_page_size, page_size) < 0 || PyObject_SetAttr(frame, name_data, data) < 0 ||
+        set_number(frame, name_content_start, content_start) < 0 || set_number(frame, name_fragmented, fragmented) < 0 ||
+        PyObject_SetAttr(frame, name_offsets, offsets) < 0 || PyObject_SetAttr(frame, name_keys, Py_None) < 0 ||
+        set_number(frame, name_cow_floor, page_size) < 0 ||
+        (page_type == PAGE_TYPE_LEAF ? set_number(frame, name_link, link)
+                                     : PyObject_SetAttr(frame, name_children, Py_None)) < 0; /* rightmost child: in the header until decoded */
+    Py_XDECREF(offsets);
+    Py_XDECREF(data);
+    if (failed) Py_CLEAR(frame);
+    return frame;
+}
+
+/* -- the buffer pool's bookkeeping after a descent (BufferPool.replay) --------------------------
+ *
+ * After a cold lookup's last read, the pool counts the pages met and caches the ones read, with
+ * InnoDB's midpoint insertion and eviction (bufferpool.py draws the lists). In Python that was
+ * ~40 us per lookup at 4 KiB pages right after the read, against ~12 us warm: a tenth of the
+ * lookup. This is the same sequence of steps as BufferPool.fetch for a page found, and as
+ * _make_room, the page file's count_read, the pool's decode and _admit for a page read, written
+ * against the pool's own attributes and lists (its dicts and OrderedDicts, the frames' fields),
+ * so the pool stays the one owner of its state and the Python methods remain its definition;
+ * tests/storage/test_descend.py holds the two to the same counts, evictions and list order.
+ * Python is called back for what is not the pool's to decide: the clock, the page file's
+ * count_read, decode, writing a dirty page out (_write), the error naming a full pool, and
+ * fetch for a page an earlier read of the same lookup evicted. Each list change is a run of C
+ * stores with no Python call inside it, so an interrupt (which can only arrive in those calls)
+ * finds the lists whole, as the module doc of bufferpool.py requires. */
+
+static PyObject *name_resident, *name_old_list, *name_young_list, *name_dirty_pages, *name_capacity,
+    *name_old_blocks_pct, *name_old_blocks_time_s, *name_clock, *name_decode, *name_pagefile,
+    *name_young_refresh_after, *name_gets, *name_misses, *name_not_young, *name_made_young, *name_evictions,
+    *name_count_read, *name_write, *name_pool_full_error, *name_fetch, *name_move_to_end, *name_reversed, *name_pop;
+
+typedef struct {
+    PyObject *pool, *resident, *old, *young; /* the lists: borrowed from the pool for the call */
+    Py_ssize_t capacity, old_blocks_pct, young_refresh_after;
+} Pool;
+
+static Py_ssize_t number_attribute(PyObject *object, PyObject *name) {
+    PyObject *value = PyObject_GetAttr(object, name);
+    if (value == NULL) return -1;
+    Py_ssize_t number = PyLong_AsSsize_t(value);
+    Py_DECREF(value);
+    return number;
+}
+
+static int truth_attribute(PyObject *object, PyObject *name) {
+    PyObject *value = PyObject_GetAttr(object, name);
+    if (value == NULL) return -1;
+    int truth = PyObject_IsTrue(value);
+    Py_DECREF(value);
+    return truth;
+}
+
+/* pool.<counter> += 1 */
+static int count_one(Pool *pool, PyObject *counter) {
+    Py_ssize_t value = number_attribute(pool->pool, counter);
+    if (value == -1 && PyErr_Occurred()) return -1;
+    return set_number(pool->pool, counter, value + 1);
+}
+
+/* pool.<method>(argument) (no argument if NULL), its result dropped */
+static int call_pool(Pool *pool, PyObject *method, PyObject *argument) {
+    PyObject *result = argument ? PyObject_CallMethodOneArg(pool->pool, method, argument)
+                                : PyObject_CallMethodNoArgs(pool->pool, method);
+    Py_XDECREF(result);
+    return result == NULL ? -1 : 0;
+}
+
+/* pool._clock() */
+static PyObject *now(Pool *pool) {
+    PyObject *clock = PyObject_GetAttr(pool->pool, name_clock);
+    if (clock == NULL) return NULL;
+    PyObject *time = PyObject_CallNoArgs(clock);
+    Py_DECREF(clock);
+    return time;
+}
+
+/* The key at the tail (first) or the head (last) of a sublist; a new reference. */
+static PyObject *end_key(PyObject *sublist, int head) {
+    PyObject *iterator = head ? PyObject_CallMethodNoArgs(sublist, name_reversed) : PyObject_GetIter(sublist);
+    if (iterator == NULL) return NULL;
+    PyObject *key = PyIter_Next(iterator);
+    Py_DECREF(iterator);
+    if (key == NULL && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "replay: an LRU sublist is empty");
+    return key;
+}
+
+/* _old_head_to_young_tail */
+static int old_head_to_young_tail(Pool *pool) {
+    PyObject *page_no = end_key(pool->old, 1);
+    if (page_no == NULL) return -1;
+    PyObject *frame = PyObject_GetItem(pool->old, page_no), *moved = NULL;
+    if (frame != NULL && PyObject_DelItem(pool->old, page_no) == 0 && PyObject_SetAttr(frame, name_old, Py_False) == 0 &&
+        PyObject_SetItem(pool->young, page_no, frame) == 0)
+        moved = PyObject_CallMethodObjArgs(pool->young, name_move_to_end, page_no, Py_False, NULL);
+    Py_XDECREF(moved);
+    Py_XDECREF(frame);
+    Py_DECREF(page_no);
+    return moved == NULL ? -1 : 0;
+}
+
+/* _rebalance */
+static int rebalance(Pool *pool) {
+    Py_ssize_t target = PyDict_GET_SIZE(pool->resident) * pool->old_blocks_pct / 100;
+    while (PyObject_Length(pool->old) > target)
+        if (old_head_to_young_tail(pool) < 0) return -1;
+    while (PyObject_Length(pool->old) < target && PyObject_Length(pool->young) > 0) {
+        PyObject *page_no = end_key(pool->young, 0); /* the young tail becomes the old head */
+        if (page_no == NULL) return -1;
+        PyObject *frame = PyObject_GetItem(pool->young, page_no);
+        int failed = frame == NULL || PyObject_DelItem(pool->young, page_no) < 0 ||
+                     PyObject_SetAttr(frame, name_old, Py_True) < 0 || PyObject_SetItem(pool->old, page_no, frame) < 0;
+        Py_XDECREF(frame);
+        Py_DECREF(page_no);
+        if (failed) return -1;
+    }
+    return 0;
+}
+
+/* _insert_at_midpoint */
+static int insert_at_midpoint(Pool *pool, PyObject *frame, Py_ssize_t evictions) {
+    PyObject *page_no = PyObject_GetAttr(frame, name_page_no), *accessed_at = NULL;
+    if (page_no == NULL) return -1;
+    int failed = PyObject_SetAttr(frame, name_old, Py_True) < 0 || set_number(frame, name_young_clock, evictions) < 0 ||
+                 (accessed_at = now(pool)) == NULL || PyObject_SetAttr(frame, name_accessed_at, accessed_at) < 0;
+    Py_XDECREF(accessed_at);
+    Py_ssize_t old_target = (PyDict_GET_SIZE(pool->resident) + 1) * pool->old_blocks_pct / 100; /* with the page entering */
+    if (!failed) {
+        Py_ssize_t old_length = PyObject_Length(pool->old);
+        failed = old_length < 0 || (old_length > 0 && old_length >= old_target && old_head_to_young_tail(pool) < 0) ||
+                 PyDict_SetItem(pool->resident, page_no, frame) < 0 || PyObject_SetItem(pool->old, page_no, frame) < 0;
+    }
+    Py_DECREF(page_no);
+    if (failed) return -1;
+    return PyObject_Length(pool->old) != old_target ? rebalance(pool) : 0;
+}
+
+/* _remove */
+static int remove_frame(Pool *pool, PyObject *frame, PyObject *page_no) {
+    int old = truth_attribute(frame, name_old);
+    if (old < 0 || PyDict_DelItem(pool->resident, page_no) < 0 || PyObject_DelItem(old ? pool->old : pool->young, page_no) < 0)
+        return -1;
+    PyObject *dirty_pages = PyObject_GetAttr(pool->pool, name_dirty_pages);
+    PyObject *popped = dirty_pages ? PyObject_CallMethodObjArgs(dirty_pages, name_pop, page_no, Py_None, NULL) : NULL;
+    Py_XDECREF(dirty_pages);
+    Py_XDECREF(popped);
+    return popped == NULL ? -1 : 0;
+}
+
+/* _evict: the page nearest the tail, old sublist first, that is neither pinned nor in the open
+ * transaction; written first if dirty. */
+static int evict(Pool *pool) {
+    PyObject *sublists[2] = {pool->old, pool->young};
+    for (int which = 0; which < 2; which++) {
+        PyObject *iterator = PyObject_GetIter(sublists[which]), *page_no;
+        if (iterator == NULL) return -1;
+        while ((page_no = PyIter_Next(iterator)) != NULL) {
+            PyObject *frame = PyObject_GetItem(sublists[which], page_no);
+            Py_ssize_t pins = frame ? number_attribute(frame, name_pins) : -1;
+            int in_txn = pins == -1 && PyErr_Occurred() ? -1 : truth_attribute(frame, name_in_txn);
+            int dirty = in_txn < 0 ? -1 : truth_attribute(frame, name_dirty);
+            if (dirty < 0 || (!pins && !in_txn)) {
+                Py_DECREF(iterator); /* the loop ends here, so changing the list is safe */
+                int failed = dirty < 0 || (dirty && call_pool(pool, name_write, frame) < 0) ||
+                             remove_frame(pool, frame, page_no) < 0 || count_one(pool, name_evictions) < 0;
+                Py_XDECREF(frame);
+                Py_DECREF(page_no);
+                return failed ? -1 : 0;
+            }
+            Py_DECREF(frame);
+            Py_DECREF(page_no);
+        }
+        Py_DECREF(iterator);
+        if (PyErr_Occurred()) return -1;
+    }
+    PyObject *error = PyObject_CallMethodNoArgs(pool->pool, name_pool_full_error);
+    if (error != NULL) {
+        PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+        Py_DECREF(error);
+    }
+    return -1;
+}
+
+/* A page the descent read: replay's miss (gets, _make_room, count_read, decode, _admit). */
+static int replay_read(Pool *pool, PyObject *visit) {
+    if (count_one(pool, name_gets) < 0) return -1;
+    if (PyDict_GET_SIZE(pool->resident) >= pool->capacity && evict(pool) < 0) return -1;
+    PyObject *pagefile = PyObject_GetAttr(pool->pool, name_pagefile);
+    PyObject *counted = pagefile ? PyObject_CallMethodNoArgs(pagefile, name_count_read) : NULL;
+    Py_XDECREF(pagefile);
+    if (counted == NULL) return -1;
+    Py_DECREF(counted);
+    PyObject *decode = PyObject_GetAttr(pool->pool, name_decode);
+    PyObject *frame = decode ? PyObject_Vectorcall(decode, &PyTuple_GET_ITEM(visit, 0), 2, NULL) : NULL;
+    Py_XDECREF(decode);
+    if (frame == NULL) return -1;
+    Py_ssize_t evictions = number_attribute(pool->pool, name_evictions);
+    int failed = (evictions == -1 && PyErr_Occurred()) || count_one(pool, name_misses) < 0 ||
+                 insert_at_midpoint(pool, frame, evictions) < 0 || (evictions && count_one(pool, name_not_young) < 0);
+    Py_DECREF(frame);
+    return failed ? -1 : 0;
+}
+
+/* _touch_old, then _make_young when the page has been in the pool long enough */
+static int touch_old(Pool *pool, PyObject *frame, PyObject *page_no, Py_ssize_t evictions) {
+    PyObject *time = now(pool);
+    PyObject *accessed_at = time ? PyObject_GetAttr(frame, name_accessed_at) : NULL;
+    PyObject *waited = accessed_at ? PyNumber_Subtract(time, accessed_at) : NULL;
+    PyObject *threshold = waited ? PyObject_GetAttr(pool->pool, name_old_blocks_time_s) : NULL;
+    int long_enough = threshold ? PyObject_RichCompareBool(waited, threshold, Py_GE) : -1;
+    Py_XDECREF(threshold);
+    Py_XDECREF(waited);
+    Py_XDECREF(accessed_at);
+    Py_XDECREF(time);
+    if (long_enough < 0) return -1;
+    if (!long_enough) return count_one(pool, name_not_young);
+    if (PyObject_DelItem(pool->old, page_no) < 0 || PyObject_SetAttr(frame, name_old, Py_False) < 0 ||
+        set_number(frame, name_young_clock, evictions) < 0 || PyObject_SetItem(pool->young, page_no, frame) < 0 ||
+        count_one(pool, name_made_young) < 0)
+        return -1;
+    return rebalance(pool);
+}
+
+/* A page the descent found in the pool: fetch's hit. */
+static int replay_hit(Pool *pool, PyObject *visit) {
+    PyObject *page_no = PyObject_GetAttr(visit, name_page_no);
+    if (page_no == NULL) return -1;
+    PyObject *frame = PyDict_GetItemWithError(pool->resident, page_no);
+    if (frame == NULL) { /* evicted by an earlier read of this lookup: fetch reads it again, as fetching would have */
+        int failed = PyErr_Occurred() || call_pool(pool, name_fetch, page_no) < 0;
+        Py_DECREF(page_no);
+        return failed ? -1 : 0;
+    }
+    Py_INCREF(frame);
+    Py_ssize_t evictions = count_one(pool, name_gets) < 0 ? -1 : number_attribute(pool->pool, name_evictions);
+    int failed = evictions == -1 && PyErr_Occurred();
+    if (!failed && evictions) { /* before the first eviction a hit moves nothing */
+        int old = truth_attribute(frame, name_old);
+        if (old) {
+            failed = old < 0 || touch_old(pool, frame, page_no, evictions) < 0;
+        } else {
+            Py_ssize_t young_clock = number_attribute(frame, name_young_clock);
+            failed = young_clock == -1 && PyErr_Occurred();
+            if (!failed && evictions - young_clock >= pool->young_refresh_after) {
+                PyObject *moved = PyObject_CallMethodOneArg(pool->young, name_move_to_end, page_no);
+                failed = moved == NULL || set_number(frame, name_young_clock, evictions) < 0;
+                Py_XDECREF(moved);
+            }
+        }
+    }
+    Py_DECREF(frame);
+    Py_DECREF(page_no);
+    return failed ? -1 : 0;
+}
+
+/* replay(pool, visits): BufferPool.replay (see above) */
+static PyObject *replay(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "replay(pool, visits) takes a buffer pool and the list of visits descend made");
+        return NULL;
+    }
+    Pool pool = {.pool = args[0]};
+    pool.resident = PyObject_GetAttr(pool.pool, name_resident);
+    pool.old = pool.resident ? PyObject_GetAttr(pool.pool, name_old_list) : NULL;
+    pool.young = pool.old ? PyObject_GetAttr(pool.pool, name_young_list) : NULL;
+    int failed = pool.young == NULL;
+    if (!failed && !PyDict_CheckExact(pool.resident)) {
+        PyErr_SetString(PyExc_TypeError, "replay: the pool's _resident is not a dict");
+        failed = 1;
+    }
+    if (!failed) {
+        pool.capacity = number_attribute(pool.pool, name_capacity);
+        pool.old_blocks_pct = number_attribute(pool.pool, name_old_blocks_pct);
+        pool.young_refresh_after = number_attribute(pool.pool, name_young_refresh_after);
+        failed = PyErr_Occurred() != NULL;
+    }
+    PyObject *visits = args[1];
+    for (Py_ssize_t index = 0; !failed && index < PyList_GET_SIZE(visits); index++) {
+        PyObject *visit = PyList_GET_ITEM(visits, index);
+        failed = (PyTuple_CheckExact(visit) && PyTuple_GET_SIZE(visit) == 2 ? replay_read(&pool, visit)
+                                                                             : replay_hit(&pool, visit)) < 0;
+    }
+    Py_XDECREF(pool.resident);
+    Py_XDECREF(pool.old);
+    Py_XDECREF(pool.young);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"leaf_find", (PyCFunction)(void (*)(void))leaf_find, METH_FASTCALL,
      "leaf_find(page, offsets, key) -> index of key among the leaf's cells, or -1 if absent"},
@@ -733,6 +1107,11 @@ static PyMethodDef methods[] = {
     {"insert_in_gap", (PyCFunction)(void (*)(void))insert_in_gap, METH_FASTCALL,
      "insert_in_gap(resident, mark_dirty, root, depth, key, value) -> the pages met (root first), or None to take "
      "the Python path"},
+    {"decode_page", (PyCFunction)(void (*)(void))decode_page, METH_FASTCALL,
+     "decode_page(leaf_type, interior_type, fallback, special_page_no, page_no, image) -> the page object "
+     "(fallback(page_no, image) for the special page and any image it does not take)"},
+    {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,
+     "replay(pool, visits): the pool's counts, LRU moves and evictions for what descend did (BufferPool.replay)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -753,5 +1132,25 @@ PyMODINIT_FUNC PyInit__cellsearch(void) {
         (name_unshare = PyUnicode_InternFromString("_unshare")) == NULL ||
         (name_insert = PyUnicode_InternFromString("insert")) == NULL)
         return NULL;
+    struct { PyObject **name; const char *text; } names[] = {
+        {&name_page_no, "page_no"}, {&name_pins, "pins"}, {&name_dirty, "dirty"}, {&name_old, "old"},
+        {&name_accessed_at, "accessed_at"}, {&name_young_clock, "young_clock"}, {&name_before, "before"},
+        {&name_page_size, "page_size"}, {&name_fragmented, "fragmented"}, {&name_link, "link"},
+        {&name_type_code_H, "H"}, {&name_resident, "_resident"}, {&name_old_list, "_old"},
+        {&name_young_list, "_young"}, {&name_dirty_pages, "_dirty"}, {&name_capacity, "capacity"},
+        {&name_old_blocks_pct, "old_blocks_pct"}, {&name_old_blocks_time_s, "old_blocks_time_s"},
+        {&name_clock, "_clock"}, {&name_decode, "_decode"}, {&name_pagefile, "pagefile"},
+        {&name_young_refresh_after, "_young_refresh_after"}, {&name_gets, "gets"}, {&name_misses, "misses"},
+        {&name_not_young, "not_young"}, {&name_made_young, "made_young"}, {&name_evictions, "evictions"},
+        {&name_count_read, "count_read"}, {&name_write, "_write"}, {&name_pool_full_error, "_pool_full_error"},
+        {&name_fetch, "fetch"}, {&name_move_to_end, "move_to_end"}, {&name_reversed, "__reversed__"},
+        {&name_pop, "pop"},
+    };
+    for (size_t index = 0; index < sizeof names / sizeof names[0]; index++)
+        if ((*names[index].name = PyUnicode_InternFromString(names[index].text)) == NULL) return NULL;
+    PyObject *array_module = PyImport_ImportModule("array");
+    array_type = array_module ? PyObject_GetAttrString(array_module, "array") : NULL;
+    Py_XDECREF(array_module);
+    if (array_type == NULL || (zero_float = PyFloat_FromDouble(0.0)) == NULL) return NULL;
     return PyModule_Create(&module);
 }

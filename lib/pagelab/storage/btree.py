@@ -64,7 +64,7 @@ from pagelab.storage.slotted import (
     max_value_bytes,
     usable_bytes,
 )
-from pagelab.storage._cellsearch import descend, insert_in_gap  # after slotted, whose import says how to build it if missing
+from pagelab.storage._cellsearch import descend, insert_in_gap, replay  # after bufferpool, whose import says how to build it if missing
 
 INTERIOR_CELL_OVERHEAD = SLOT_SIZE + 6  # slot + child page + key length
 
@@ -113,7 +113,7 @@ class BTree:
         found = descend(pagefile.fd, pagefile.read_buffer, pool._resident, self.meta.root, self.meta.depth, key)
         if found is not None:  # the usual case; see _cellsearch.c for why the descent is in C
             value, visits = found
-            pool.replay(visits)
+            replay(pool, visits)  # BufferPool.replay, called without its Python frame
             return value
         # A page the C descent could not take: one of the in-memory backend's evicted pages, a
         # failed read, or damage. The same descent in Python fetches it, or names the problem.

@@ -62,6 +62,14 @@ from typing import Protocol
 from pagelab.errors import UsageError
 from pagelab.storage.errors import BufferPoolFullError
 
+try:
+    from pagelab.storage._cellsearch import replay
+except ImportError as missing:  # pragma: no cover - only on a checkout that was never installed
+    raise ImportError(
+        f"{missing}: the storage prototype's C piece is not built; run `make setup` (or `pip install -e .`) "
+        "from the repository root, which compiles lib/pagelab/storage/_cellsearch.c"
+    ) from None
+
 MIN_FRAMES = 8  # a root-to-leaf path plus the pages one split creates, with room for the LRU to work
 OLD_BLOCKS_PCT = 37  # innodb_old_blocks_pct's default: the old sublist is 3/8 of the LRU
 OLD_BLOCKS_TIME_MS = 1000  # innodb_old_blocks_time's default since MySQL 5.6 / MariaDB 10.0
@@ -250,16 +258,10 @@ class BufferPool:
         found here (a fetch), a (page_no, image) pair a page it read from the file (a miss). The
         descent reads and searches without returning to Python between two reads; the pool's
         bookkeeping for the whole lookup happens here, after its last read, with the same counts,
-        LRU moves and evictions as fetching the pages one by one would give."""
-        for visit in visits:
-            if visit.__class__ is tuple:
-                page_no, image = visit
-                self.gets += 1
-                self._make_room()  # first, as in fetch: with no frame free, no read is counted
-                self.pagefile.count_read()
-                self._admit(self._decode(page_no, image))
-            else:
-                self.fetch(visit.page_no)
+        LRU moves and evictions as fetching the pages one by one would give. It runs in C
+        (`_cellsearch.replay`, which says why): fetch's steps for a page found, and _make_room,
+        the page file's count_read, decode and _admit for a page read, on this pool's lists."""
+        replay(self, visits)
 
     def count_hits(self, frames: list[Frame]) -> None:
         """Count fetches of these resident pages, in order, after the fact: BTree.put's C path met

@@ -40,6 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,8 @@ from pagelab.storage.errors import EntryTooLargeError, JournalSyncError, Storage
 from pagelab.storage.header import HEADER_BYTES, HEADER_PAGE_NO, MAGIC, HeaderPage, TreeMeta, read_header
 from pagelab.storage.journal import Journal, RecoveryReport
 from pagelab.storage.pagefile import MemoryPageFile, PageFile, check_page_size
-from pagelab.storage.slotted import decode_tree_page
+from pagelab.storage.slotted import InteriorPage, LeafPage, decode_tree_page_in_python
+from pagelab.storage._cellsearch import decode_page  # after bufferpool, whose import says how to build it if missing
 
 DEFAULT_PAGE_SIZE = 8192  # SQLite's and PostgreSQL's choice, between InnoDB's 16k and LMDB's 4k
 DEFAULT_CACHE_BYTES = 8 << 20  # 8 MiB: InnoDB's smallest buffer pool is 5 MiB, SQLite's default cache ~2 MiB
@@ -65,10 +67,14 @@ _HELD_SIGNALS = (signal.SIGINT.value, signal.SIGTERM.value)
 FIRST_ROOT_PAGE = 1
 
 
-def _decode_page(page_no: int, image: bytes) -> Frame:
+def _decode_header_or_damaged_page(page_no: int, image: bytes) -> Frame:
     if page_no == HEADER_PAGE_NO:
         return HeaderPage.from_image(image)
-    return decode_tree_page(page_no, image)
+    return decode_tree_page_in_python(page_no, image)  # names what is wrong with the page
+
+
+# The pool's decode: tree pages in C, the header page and whatever C does not take in Python.
+_decode_page = partial(decode_page, LeafPage, InteriorPage, _decode_header_or_damaged_page, HEADER_PAGE_NO)
 
 
 def _as_bytes(value: Any, what: str) -> bytes:

@@ -93,18 +93,13 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
+from functools import partial
 from typing import ClassVar
 
-from pagelab.storage.bufferpool import Frame
+from pagelab.storage.bufferpool import Frame  # first: its import of _cellsearch says how to build it if missing
 from pagelab.storage.errors import StorageError
 
-try:
-    from pagelab.storage._cellsearch import cell_sizes, interior_child, lay_out_cells, leaf_find
-except ImportError as missing:  # pragma: no cover - only on a checkout that was never installed
-    raise ImportError(
-        f"{missing}: the storage prototype's C piece is not built; run `make setup` (or `pip install -e .`) "
-        "from the repository root, which compiles lib/pagelab/storage/_cellsearch.c"
-    ) from None
+from pagelab.storage._cellsearch import cell_sizes, decode_page, interior_child, lay_out_cells, leaf_find
 
 LEAF = 1
 INTERIOR = 2
@@ -534,13 +529,17 @@ class InteriorPage(TreePage):
         self.cow_floor = self.page_size
 
 
-def decode_tree_page(page_no: int, image: bytes | bytearray) -> TreePage:
+def decode_tree_page_in_python(page_no: int, image: bytes | bytearray) -> TreePage:
     """The page object for a tree page's image, by the type byte in its header.
 
     A bytearray becomes the page's own bytes (not copied: the page file hands each read's buffer
     over). Only the header and the slot array are read (see "Decoding is lazy"); the page's own
     fields are set here rather than by TreePage.__init__, which would allocate an empty page
-    first (a test checks that a decoded page has every field a new one has)."""
+    first (a test checks that a decoded page has every field a new one has).
+
+    `decode_tree_page` below does the same in C for every image it can take (the common case is
+    a page just read by a cold lookup, whose decode ran with the caches cold: _cellsearch.c) and
+    hands this function the rest, so the errors that name a damaged page are raised here."""
     page_type, _, count, content_start, fragmented, link = HEADER.unpack_from(image, 0)
     page_size = len(image)
     if not HEADER_SIZE + SLOT_SIZE * count <= content_start <= page_size or fragmented > page_size:
@@ -567,3 +566,8 @@ def decode_tree_page(page_no: int, image: bytes | bytearray) -> TreePage:
     page._keys = None
     page.cow_floor = page_size
     return page
+
+
+# decode_tree_page(page_no, image) -> TreePage: decode_tree_page_in_python's result, decoded in C
+# (which calls decode_tree_page_in_python for any image it does not take: damage, odd types).
+decode_tree_page = partial(decode_page, LeafPage, InteriorPage, decode_tree_page_in_python, None)
