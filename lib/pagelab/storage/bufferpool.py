@@ -49,6 +49,14 @@ points (a page is taken out of one list and put in the other with `del` and `[]=
 popitem), and a new page is listed in the transaction before it becomes resident: an interrupted
 put leaves lists that agree and pages that the rollback finds (tests/storage/test_interrupt.py
 interrupts a transaction at every such point).
+
+Two copies of the replacement rules. After a cold lookup's last read the pool's steps for the
+pages it met (fetch's for a page found; _make_room, _admit, _insert_at_midpoint, _rebalance,
+_evict and _remove for a page read) run in C, in _cellsearch.replay, which acts on this pool's
+own lists and fields: the Python here was a tenth of a cold lookup (_cellsearch.c says how that
+was measured). A change to those rules must be made in both; tests/storage/test_descend.py
+compares lookups through the C steps with the same lookups fetched page by page here, counts,
+evictions, written pages and list order.
 """
 
 from __future__ import annotations
