@@ -150,6 +150,22 @@ def _pool_is_whole(pool) -> list[str]:
     return problems
 
 
+def _interrupter(point: int):
+    """A profile hook that raises KeyboardInterrupt at the point-th place where Python delivers
+    one: on entering a Python function and after a builtin call returns."""
+    reached = 0
+
+    def interrupt_at_point(frame, event, arg):
+        nonlocal reached
+        if event in ("call", "c_return"):
+            reached += 1
+            if reached == point:
+                sys.setprofile(None)
+                raise KeyboardInterrupt
+
+    return interrupt_at_point
+
+
 def test_an_interrupt_at_any_point_of_a_put_leaves_a_pool_and_tree_that_roll_back_whole(tmp_path):
     """KeyboardInterrupt is raised where Python delivers it: on entering a Python function and
     after a builtin call returns. A profile hook raises it at the n-th such point of a transaction
@@ -177,16 +193,7 @@ def test_an_interrupt_at_any_point_of_a_put_leaves_a_pool_and_tree_that_roll_bac
     point = 0
     while True:
         point += 1
-        reached = 0
-
-        def interrupt_at_point(frame, event, arg):
-            nonlocal reached
-            if event in ("call", "c_return"):
-                reached += 1
-                if reached == point:
-                    sys.setprofile(None)
-                    raise KeyboardInterrupt
-
+        interrupt_at_point = _interrupter(point)
         interrupted = False
         try:
             with db.transaction():
@@ -235,16 +242,7 @@ def test_an_interrupt_at_any_point_of_lookups_leaves_the_pool_whole(tmp_path):
     point = 0
     while True:
         point += 1
-        reached = 0
-
-        def interrupt_at_point(frame, event, arg):
-            nonlocal reached
-            if event in ("call", "c_return"):
-                reached += 1
-                if reached == point:
-                    sys.setprofile(None)
-                    raise KeyboardInterrupt
-
+        interrupt_at_point = _interrupter(point)
         interrupted = False
         sys.setprofile(interrupt_at_point)
         try:
