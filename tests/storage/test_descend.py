@@ -274,3 +274,27 @@ def test_a_replay_with_every_frame_held_raises_the_pools_own_error():
         pool.replay([(9, bytearray(1024))])
     assert pool.misses == before[1] and (list(pool._old), list(pool._young)) == (before[2], before[3])
     assert pool.gets == before[0] + 1  # counted before room was sought, as fetch counts it
+
+
+def test_a_replay_keeps_each_visit_alive_while_its_callbacks_run():
+    """replay calls back into Python (count_read, decode, writing a page out) between taking a
+    visit from the list and decoding its image; a callback that empties the list must not free
+    the image under it (found by review: a use-after-free that crashed the process)."""
+    from pagelab.storage.bufferpool import BufferPool
+    from pagelab.storage.pagefile import MemoryPageFile
+
+    for _ in range(50):
+        pagefile = MemoryPageFile(1024)
+        pool = BufferPool(pagefile, 8 * 1024)
+        visits = [(9, bytearray(b"x" * 1024))]
+        counted = pagefile.count_read
+
+        def count_read_and_drop_the_visits():
+            counted()
+            visits.clear()
+            [bytearray(1024) for _ in range(3)]  # reuse the freed memory, if it was freed
+
+        pagefile.count_read = count_read_and_drop_the_visits
+        pool.replay(visits)
+        assert pool._resident[9].data == b"x" * 1024
+        assert pagefile.counters()["reads"] == 1

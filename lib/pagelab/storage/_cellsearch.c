@@ -784,12 +784,14 @@ static PyObject *decode_page(PyObject *Py_UNUSED(module), PyObject *const *args,
         return PyObject_Vectorcall(args[2], args + 4, 2, NULL);
     int page_type = page[0];
     Py_ssize_t count = read_u16(page + HEADER_COUNT_AT);
-    Py_ssize_t content_start = read_u32(page + HEADER_CONTENT_START_AT);
-    Py_ssize_t fragmented = read_u32(page + 8);
-    Py_ssize_t link = read_u32(page + HEADER_LINK_AT);
-    if ((page_type != PAGE_TYPE_LEAF && page_type != PAGE_TYPE_INTERIOR) || HEADER_SIZE + 2 * count > content_start ||
-        content_start > page_size || fragmented > page_size)
+    /* Compared as u32 before they become Py_ssize_t: a 32-bit build would see 2^31 and up as negative. */
+    uint32_t content_start_u32 = read_u32(page + HEADER_CONTENT_START_AT), fragmented_u32 = read_u32(page + 8);
+    if ((page_type != PAGE_TYPE_LEAF && page_type != PAGE_TYPE_INTERIOR) ||
+        (uint64_t)content_start_u32 > (uint64_t)page_size || (uint64_t)fragmented_u32 > (uint64_t)page_size ||
+        HEADER_SIZE + 2 * count > (Py_ssize_t)content_start_u32)
         return PyObject_Vectorcall(args[2], args + 4, 2, NULL);
+    Py_ssize_t content_start = content_start_u32, fragmented = fragmented_u32;
+    Py_ssize_t link = read_u32(page + HEADER_LINK_AT);
 
     PyTypeObject *type = (PyTypeObject *)(page_type == PAGE_TYPE_LEAF ? args[0] : args[1]);
     PyObject *data = PyByteArray_CheckExact(image) ? Py_NewRef(image)  /* the page file's fresh buffer, kept */
@@ -1082,9 +1084,11 @@ static PyObject *replay(PyObject *Py_UNUSED(module), PyObject *const *args, Py_s
     }
     PyObject *visits = args[1];
     for (Py_ssize_t index = 0; !failed && index < PyList_GET_SIZE(visits); index++) {
-        PyObject *visit = PyList_GET_ITEM(visits, index);
+        /* Owned for the step: the callbacks run Python, which may drop the list's reference. */
+        PyObject *visit = Py_NewRef(PyList_GET_ITEM(visits, index));
         failed = (PyTuple_CheckExact(visit) && PyTuple_GET_SIZE(visit) == 2 ? replay_read(&pool, visit)
                                                                              : replay_hit(&pool, visit)) < 0;
+        Py_DECREF(visit);
     }
     Py_XDECREF(pool.resident);
     Py_XDECREF(pool.old);
