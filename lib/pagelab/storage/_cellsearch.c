@@ -75,6 +75,9 @@
 
 static inline uint32_t read_u16(const unsigned char *at) { return (uint32_t)at[0] | ((uint32_t)at[1] << 8); }
 
+/* A u32 header field (content start, fragmented bytes, link) is held in a long long, never a
+ * Py_ssize_t: on a 32-bit build a damaged field of 2^31 and up would turn negative there and pass
+ * the checks against the page size. */
 static inline uint32_t read_u32(const unsigned char *at) {
     return (uint32_t)at[0] | ((uint32_t)at[1] << 8) | ((uint32_t)at[2] << 16) | ((uint32_t)at[3] << 24);
 }
@@ -426,7 +429,7 @@ drop_data_object:
 /* A step over a page image just read from the file: header and slot array as the file has them. */
 static Py_ssize_t step_image(const unsigned char *page, Py_ssize_t page_size, const Py_buffer *key, PyObject **value) {
     Py_ssize_t count = read_u16(page + HEADER_COUNT_AT);
-    Py_ssize_t content_start = read_u32(page + HEADER_CONTENT_START_AT);
+    long long content_start = read_u32(page + HEADER_CONTENT_START_AT); /* u32 in a long long: see read_u32 */
     if (page[0] != PAGE_TYPE_LEAF && page[0] != PAGE_TYPE_INTERIOR) return -3;
     if (HEADER_SIZE + 2 * count > content_start || content_start > page_size) return -3;
     return step(page, page_size, page + HEADER_SIZE, count, 0, page[0] == PAGE_TYPE_LEAF, -1, key, value);
@@ -753,8 +756,8 @@ static PyObject *slot_array(const unsigned char *page, Py_ssize_t count) {
     return offsets;
 }
 
-static int set_number(PyObject *object, PyObject *name, Py_ssize_t number) {
-    PyObject *value = PyLong_FromSsize_t(number);
+static int set_number(PyObject *object, PyObject *name, long long number) {
+    PyObject *value = PyLong_FromLongLong(number);
     if (value == NULL) return -1;
     int result = PyObject_SetAttr(object, name, value);
     Py_DECREF(value);
@@ -784,14 +787,12 @@ static PyObject *decode_page(PyObject *Py_UNUSED(module), PyObject *const *args,
         return PyObject_Vectorcall(args[2], args + 4, 2, NULL);
     int page_type = page[0];
     Py_ssize_t count = read_u16(page + HEADER_COUNT_AT);
-    /* Compared as u32 before they become Py_ssize_t: a 32-bit build would see 2^31 and up as negative. */
-    uint32_t content_start_u32 = read_u32(page + HEADER_CONTENT_START_AT), fragmented_u32 = read_u32(page + 8);
-    if ((page_type != PAGE_TYPE_LEAF && page_type != PAGE_TYPE_INTERIOR) ||
-        (uint64_t)content_start_u32 > (uint64_t)page_size || (uint64_t)fragmented_u32 > (uint64_t)page_size ||
-        HEADER_SIZE + 2 * count > (Py_ssize_t)content_start_u32)
+    long long content_start = read_u32(page + HEADER_CONTENT_START_AT); /* u32 in a long long: see read_u32 */
+    long long fragmented = read_u32(page + 8);
+    long long link = read_u32(page + HEADER_LINK_AT);
+    if ((page_type != PAGE_TYPE_LEAF && page_type != PAGE_TYPE_INTERIOR) || HEADER_SIZE + 2 * count > content_start ||
+        content_start > page_size || fragmented > page_size)
         return PyObject_Vectorcall(args[2], args + 4, 2, NULL);
-    Py_ssize_t content_start = content_start_u32, fragmented = fragmented_u32;
-    Py_ssize_t link = read_u32(page + HEADER_LINK_AT);
 
     PyTypeObject *type = (PyTypeObject *)(page_type == PAGE_TYPE_LEAF ? args[0] : args[1]);
     PyObject *data = PyByteArray_CheckExact(image) ? Py_NewRef(image)  /* the page file's fresh buffer, kept */
