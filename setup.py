@@ -1,7 +1,14 @@
-"""The one thing pyproject.toml cannot declare without an experimental setuptools feature: the
-storage prototype's C piece (why it is in C: the comment at the top of _cellsearch.c). Built by
-`pip install -e .`, which `make setup` runs; it needs a C compiler and Python's headers, which
-`make setup` installs when missing."""
+"""What pyproject.toml cannot declare without an experimental setuptools feature: pagelab's two C
+pieces, built by `pip install -e .` (which `make setup` runs) with a C compiler and Python's headers:
+
+- the storage prototype's page search (why it is in C: the comment at the top of _cellsearch.c);
+- the TPC-C terminal's client over MariaDB Connector/C (why: the top of _tpccclient.c), whose
+  flags come from `mariadb_config`, installed with Debian's libmariadb-dev by `make setup`.
+"""
+
+import shlex
+import shutil
+import subprocess
 
 from setuptools import Extension, setup
 
@@ -9,4 +16,24 @@ from setuptools import Extension, setup
 # not an undefined symbol at import time.
 STRICT = ["-Werror=implicit-function-declaration"]
 
-setup(ext_modules=[Extension("pagelab.storage._cellsearch", ["lib/pagelab/storage/_cellsearch.c"], extra_compile_args=STRICT)])
+
+def connector_flags() -> tuple[list[str], list[str]]:
+    """Compile and link flags of MariaDB Connector/C, from mariadb_config (or mysql_config)."""
+    tool = shutil.which("mariadb_config") or shutil.which("mysql_config")
+    if tool is None:
+        raise SystemExit("pagelab: MariaDB Connector/C's headers are missing (no mariadb_config on PATH); "
+                         "install them with `apt-get install libmariadb-dev` (make setup does), then retry")
+
+    def ask(option: str) -> list[str]:
+        return shlex.split(subprocess.run([tool, option], check=True, capture_output=True, text=True).stdout)
+
+    return ask("--cflags"), ask("--libs")
+
+
+connector_cflags, connector_libs = connector_flags()
+
+setup(ext_modules=[
+    Extension("pagelab.storage._cellsearch", ["lib/pagelab/storage/_cellsearch.c"], extra_compile_args=STRICT),
+    Extension("pagelab.tpcc._tpccclient", ["lib/pagelab/tpcc/_tpccclient.c"],
+              extra_compile_args=STRICT + connector_cflags, extra_link_args=connector_libs),
+])

@@ -24,6 +24,7 @@ from pathlib import Path
 from pagelab.errors import PagelabError, UsageError
 
 from pagelab.paths import CACHE_DIR, DATA_DIR
+from pagelab.tpcc.modes import DEFAULT_MODE
 
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,10 +134,20 @@ def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-d", "--database", default="tpcc", help="database name (default tpcc, as tpcc-mysql)")
 
 
-def _add_driver_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--driver", choices=("pagelab", "tpcc-mysql"), default="pagelab",
-                        help="the built-in workload (default), or a real tpcc-mysql build (with --tpcc-mysql-dir)")
-    parser.add_argument("--tpcc-mysql-dir", metavar="DIR", help="directory holding tpcc-mysql's tpcc_load/tpcc_start")
+def _add_mode_argument(parser: argparse.ArgumentParser, default: str | None) -> None:
+    from pagelab.tpcc.modes import ALIASES, MODE_NAMES, mode_help
+
+    shown_default = default or "the profile's driver_mode"
+    parser.add_argument("--mode", "--driver", dest="mode", metavar="MODE", default=default,
+                        choices=MODE_NAMES + tuple(ALIASES),
+                        help=f"driver mode, one of {', '.join(MODE_NAMES)} (default {shown_default}; "
+                             f"--driver is the same option; pagelab is an older name of procedures): {mode_help()}")
+
+
+def _add_tpcc_mysql_dir_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tpcc-mysql-dir", metavar="DIR",
+                        help="directory holding a tpcc-mysql build's tpcc_load/tpcc_start "
+                             "(for --mode tpcc-mysql or --loader tpcc-mysql)")
 
 
 class _Target:
@@ -182,7 +193,7 @@ def cmd_tpcc_load(args: argparse.Namespace) -> int:
     if args.warehouses < 1:
         raise UsageError(f"-w must be at least 1, got {args.warehouses}")
     target = _Target(args)
-    if args.driver == "tpcc-mysql":
+    if args.loader == "tpcc-mysql":
         from pagelab.tpcc.external import find_tpcc_mysql, load_with_tpcc_mysql
 
         find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
@@ -223,17 +234,15 @@ def cmd_tpcc_run(args: argparse.Namespace) -> int:
 
     options = RunOptions(warehouses=args.warehouses, connections=args.connections, rampup_s=args.rampup,
                          measure_s=args.measure, interval_s=args.interval, seed=args.seed, database=args.database,
-                         spec_pacing=args.spec_pacing, response_limits_ms=_response_limits(args.rt_limit))
+                         spec_pacing=args.spec_pacing, response_limits_ms=_response_limits(args.rt_limit),
+                         mode=args.mode, tpcc_mysql_dir=args.tpcc_mysql_dir or "")
     options.validate()  # before any server starts
-    if args.driver == "tpcc-mysql":
-        from pagelab.tpcc.external import find_tpcc_mysql, run_tpcc_mysql
+    if options.driver_mode.external:
+        from pagelab.tpcc.external import find_tpcc_mysql
 
         find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
-        with _Target(args) as target:
-            run_tpcc_mysql(target.spec, options, Path(args.tpcc_mysql_dir), Path(args.out) if args.out else None)
-    else:
-        with _Target(args) as target:
-            run(target.spec, options, out_dir=Path(args.out) if args.out else None)
+    with _Target(args) as target:
+        run(target.spec, options, out_dir=Path(args.out) if args.out else None)
     if args.out:
         print(f"\nwrote {args.out}/tpcc.log, tpcc_intervals.csv and summary.json", file=sys.stderr)
     return 0
@@ -277,15 +286,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         from pagelab.profiles import load_profile
 
         overrides = list(args.set)
-        if args.driver:
-            overrides.append(f"driver={args.driver}")
+        if args.mode:
+            overrides.append(f"driver_mode={args.mode}")
         if args.tpcc_mysql_dir:
             overrides.append(f"tpcc_mysql_dir={args.tpcc_mysql_dir}")
         profile = load_profile(args.profile or "quick", overrides)  # validated before anything starts
-        if profile.to_dict()["driver"] == "tpcc-mysql":
+        if profile.driver_mode == "tpcc-mysql" or profile.loader == "tpcc-mysql":
             from pagelab.tpcc.external import find_tpcc_mysql
 
-            find_tpcc_mysql(Path(profile.to_dict()["tpcc_mysql_dir"] or "."))
+            find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
         sweep_dir, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
                                      fail_fast=args.fail_fast, pdf_path=args.pdf)
     print(f"\nsweep: {sweep_dir}")
@@ -424,7 +433,10 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--seed", type=int, default=1, help="data generator seed (default 1)")
     load.add_argument("--cache-dir", default=str(CACHE_DIR), help="where generated data is kept")
     load.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
-    _add_driver_arguments(load)
+    load.add_argument("--loader", choices=("pagelab", "tpcc-mysql"), default="pagelab",
+                      help="pagelab: the seeded bulk loader (default, ~2.5 s per warehouse, the same rows for every "
+                           "page size); tpcc-mysql: a real tpcc_load (with --tpcc-mysql-dir, ~1 min per warehouse)")
+    _add_tpcc_mysql_dir_argument(load)
     _add_target_arguments(load)
     load.set_defaults(handler=cmd_tpcc_load)
 
@@ -443,7 +455,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="keying and think times of clause 5.2.5.7 (default: none, as tpcc-mysql)")
     run.add_argument("--rt-limit", action="append", default=[], metavar="KIND=MS",
                      help="response-time limit in ms for the 90%% check, e.g. new-order=5000 (repeatable)")
-    _add_driver_arguments(run)
+    _add_mode_argument(run, default=DEFAULT_MODE)
+    _add_tpcc_mysql_dir_argument(run)
     _add_target_arguments(run)
     run.set_defaults(handler=cmd_tpcc_run)
 
@@ -475,7 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--resume", metavar="DIR", help="finish an interrupted sweep")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     sweep.add_argument("--pdf", metavar="PATH", help="where to write the PDF (default reports/<sweep-id>.pdf)")
-    sweep.add_argument("--driver", choices=("pagelab", "tpcc-mysql"), help="shortcut for --set driver=...")
+    _add_mode_argument(sweep, default=None)
     sweep.add_argument("--tpcc-mysql-dir", metavar="DIR", help="shortcut for --set tpcc_mysql_dir=...")
     sweep.set_defaults(handler=cmd_sweep)
 

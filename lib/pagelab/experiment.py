@@ -19,7 +19,6 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from pagelab.mysql.client import ConnectionSpec
 from pagelab.mysql.pagesize import page_size_label, parse_page_size
 from pagelab.runs import project_path, run_name, set_phase, write_json_atomically
 from pagelab.profiles import resolve_buffer_pool
+from pagelab.tpcc.modes import DEFAULT_MODE
 
 LOADED_FILE = "loaded.json"
 
@@ -50,7 +50,8 @@ class RunParameters:
     redo_log: str = "256M"
     max_connections: int = 200
     seed: int = 1
-    driver: str = "pagelab"
+    driver_mode: str = DEFAULT_MODE
+    loader: str = "pagelab"
     tpcc_mysql_dir: str = ""
     server_options: dict = field(default_factory=dict)
     cache_dir: str = "data/cache"
@@ -112,19 +113,19 @@ def _prepare_loaded_instance(params: RunParameters, run_dir: Path) -> tuple[Inst
         instance.start()
         set_phase(run_dir, "load")
         spec = ConnectionSpec.for_instance(instance, tcp=True)
-        if params.driver == "tpcc-mysql":
+        if params.loader == "tpcc-mysql":
             from pagelab.tpcc.external import load_with_tpcc_mysql
 
             load_with_tpcc_mysql(spec, params.warehouses, "tpcc", Path(params.tpcc_mysql_dir),
                                  log_path=run_dir / "tpcc_load.log")
-            load_report = {"driver": "tpcc-mysql"}
+            load_report = {"loader": "tpcc-mysql"}
         else:
             from pagelab.tpcc.datagen import generate
             from pagelab.tpcc.loader import load
 
             dataset = generate(params.warehouses, params.seed, cache_dir=Path(params.cache_dir), progress=False)
             report = load(spec, dataset, progress=False)
-            load_report = {"driver": "pagelab", "seconds_tables": report.seconds_tables,
+            load_report = {"loader": "pagelab", "seconds_tables": report.seconds_tables,
                            "seconds_indexes": report.seconds_indexes, "seconds_verify": report.seconds_verify,
                            "row_counts": report.row_counts, "dataset": str(dataset.directory)}
         db_bytes = database_bytes(spec)
@@ -141,7 +142,8 @@ def run_tpcc_page_size(params: RunParameters) -> dict:
     from pagelab.tpcc.driver import RunOptions, run
 
     options = RunOptions(warehouses=params.warehouses, connections=params.connections, rampup_s=params.rampup_s,
-                         measure_s=params.measure_s, interval_s=params.interval_s, seed=params.seed)
+                         measure_s=params.measure_s, interval_s=params.interval_s, seed=params.seed,
+                         mode=params.driver_mode, tpcc_mysql_dir=params.tpcc_mysql_dir)
     options.validate()
     run_dir = Path(params.sweep_dir) / params.name
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -160,15 +162,8 @@ def run_tpcc_page_size(params: RunParameters) -> dict:
             def progress(t_s, _row):
                 set_phase(run_dir, f"measure {t_s:.0f}/{params.measure_s} s")
 
-            if params.driver == "tpcc-mysql":
-                from pagelab.tpcc.external import run_tpcc_mysql
-
-                # tpcc_start ramps up first; its measurement starts rampup_s from now.
-                monitor.mark_measurement_start(time.monotonic() + params.rampup_s)
-                result = run_tpcc_mysql(spec, options, Path(params.tpcc_mysql_dir), run_dir)
-            else:
-                result = run(spec, options, out_dir=run_dir, echo=None, on_interval=progress,
-                             on_start=lambda measure_start: monitor.mark_measurement_start(measure_start))
+            result = run(spec, options, out_dir=run_dir, echo=None, on_interval=progress,
+                         on_start=lambda measure_start: monitor.mark_measurement_start(measure_start))
         set_phase(run_dir, "record")
         _write_variables(instance, run_dir / "variables.csv")
     _copy_log_part(instance.paths.error_log, log_offset, run_dir / "mysqld.err")

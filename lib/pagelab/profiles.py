@@ -36,6 +36,7 @@ from pagelab.mysql.config import (
 )
 from pagelab.mysql.pagesize import PAGE_SIZES, page_size_label, parse_page_size
 from pagelab.paths import PROFILES_DIR
+from pagelab.tpcc.modes import DEFAULT_MODE, MODE_NAMES, mode_named
 from pagelab.units import format_size, parse_size
 
 PROFILE_SUFFIXES = (".yaml", ".yml")
@@ -251,6 +252,25 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class DriverModeChoice:
+    """One of the driver modes of pagelab.tpcc.modes; an alias reads as the mode it names."""
+
+    allowed: str = " ".join(MODE_NAMES)
+
+    def parse(self, raw: Any) -> str:
+        try:
+            return mode_named(raw).name
+        except UsageError:
+            raise _Rejected(f"{raw} is not allowed") from None
+
+    def text(self, value: str) -> str:
+        return value
+
+    def jsonable(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
 class DirectoryOrEmpty:
     allowed: str = "a directory path, or empty"
 
@@ -388,10 +408,15 @@ KNOBS: tuple[Knob, ...] = (
     Knob("seed", "Seed", Integer(0), 1, "",
          "Seed of the generated TPC-C data and of the driver's inputs, so every page size gets the same "
          "data and the same transactions (the tpcc-mysql driver has no seed)."),
-    Knob("driver", "Driver", Choice(("pagelab", "tpcc-mysql")), "pagelab", "",
-         "pagelab: the built-in TPC-C driver; tpcc-mysql: a real tpcc-mysql build (set tpcc_mysql_dir)."),
+    Knob("driver_mode", "Driver mode", DriverModeChoice(), DEFAULT_MODE, "",
+         "statements: tpcc-mysql's SQL statements from pagelab's terminals (reproduces tpcc-mysql and seed 002); "
+         "procedures: one stored-procedure CALL per transaction (HammerDB-style, a higher load than tpcc-mysql); "
+         "tpcc-mysql: a real tpcc-mysql build (set tpcc_mysql_dir)."),
+    Knob("loader", "Loader", Choice(("pagelab", "tpcc-mysql")), "pagelab", "",
+         "pagelab: the seeded bulk loader, the same rows for every page size (~2.5 s per warehouse); "
+         "tpcc-mysql: a real tpcc_load (set tpcc_mysql_dir; ~1 min per warehouse)."),
     Knob("tpcc_mysql_dir", "tpcc-mysql build", DirectoryOrEmpty(), "", "path",
-         "Directory holding tpcc-mysql's tpcc_load and tpcc_start; needed with driver tpcc-mysql only."),
+         "Directory holding tpcc-mysql's tpcc_load and tpcc_start; needed with driver_mode or loader tpcc-mysql only."),
     Knob("server_options", "Server options", ServerOptionMap(), {}, "",
          "Extra my.cnf options for every run, e.g. {innodb_io_capacity: 2000}; "
          "--set server_options.NAME=VALUE adds or replaces one."),
@@ -435,10 +460,11 @@ def _server_admits_every_connection(values: Mapping[str, Any]) -> list[str]:
 
 def _tpcc_mysql_has_a_build(values: Mapping[str, Any]) -> list[str]:
     directory = values["tpcc_mysql_dir"]
-    if values["driver"] != "tpcc-mysql":
+    users = [f"{name} tpcc-mysql" for name in ("driver_mode", "loader") if values[name] == "tpcc-mysql"]
+    if not users:
         return []
     if not directory:
-        return ["tpcc_mysql_dir: driver tpcc-mysql needs the directory of a tpcc-mysql build; "
+        return [f"tpcc_mysql_dir: {' and '.join(users)} needs the directory of a tpcc-mysql build; "
                 "allowed: a directory holding tpcc_load and tpcc_start"]
     if not Path(directory).is_dir():
         return [f"tpcc_mysql_dir: {directory} is not a directory; "
@@ -620,6 +646,11 @@ def profile_from_dict(data: Mapping[str, Any]) -> Profile:
     """The inverse of `Profile.to_dict()`, validated again (e.g. when resuming a sweep from its sweep.json)."""
     metadata = ("profile", "source", "overrides", "description")
     raw = {name: value for name, value in data.items() if name not in metadata}
+    if "driver" in raw:  # sweep.json written before driver modes: "driver": "pagelab" | "tpcc-mysql"
+        legacy = raw.pop("driver")
+        raw.setdefault("driver_mode", legacy)
+        if legacy == "tpcc-mysql":
+            raw.setdefault("loader", "tpcc-mysql")  # that driver loaded with tpcc_load then
     name = str(data.get("profile", "custom"))
     values = _validate(raw, (), where=f"profile {name}")
     return Profile(name=name, values=values, source=str(data.get("source", "")),
@@ -671,7 +702,7 @@ def describe(profile: Profile, db_bytes: int | None = None) -> list[tuple[str, s
                 shown += f" ({_approximate_size(value.resolve(db_bytes))} of {_approximate_size(db_bytes)})"
         elif knob.unit == "s":
             shown = f"{value} s"
-        elif knob.name == "tpcc_mysql_dir" and profile.driver != "tpcc-mysql":
+        elif knob.name == "tpcc_mysql_dir" and "tpcc-mysql" not in (profile.driver_mode, profile.loader):
             continue  # irrelevant unless that driver runs
         rows.append((knob.label, shown))
     return rows

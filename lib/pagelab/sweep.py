@@ -54,8 +54,8 @@ def run_parameters(profile, sweep_dir: Path, page_size: int, repeat: int) -> dic
         measure_s=values["measure_s"], interval_s=values["interval_s"],
         sample_interval_s=values["sample_interval_s"], buffer_pool=str(values["buffer_pool"]),
         flush_method=values["flush_method"], redo_log=str(values["redo_log"]),
-        max_connections=values["max_connections"], seed=values["seed"], driver=values["driver"],
-        tpcc_mysql_dir=str(values.get("tpcc_mysql_dir") or ""), server_options=dict(values.get("server_options") or {}),
+        max_connections=values["max_connections"], seed=values["seed"], driver_mode=values["driver_mode"],
+        loader=values["loader"], tpcc_mysql_dir=str(values.get("tpcc_mysql_dir") or ""), server_options=dict(values.get("server_options") or {}),
         cache_dir=str(CACHE_DIR),
     )
     return asdict(params)

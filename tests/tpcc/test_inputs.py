@@ -204,7 +204,13 @@ def test_sixty_percent_select_the_customer_by_last_name(transaction):
     valid_names = {last_name(n) for n in range(1000)}
     for x in drawn:
         if x.by_last_name:
-            assert x.customer_id is None and x.customer_last in valid_names
+            assert x.customer_last in valid_names
+            # Payment uses the customer found by name; Order-Status, as tpcc-mysql, also carries
+            # the id whose last order it reads.
+            if transaction == "payment":
+                assert x.customer_id is None
+            else:
+                assert 1 <= x.customer_id <= 3000
         else:
             assert x.customer_last is None and 1 <= x.customer_id <= 3000
 

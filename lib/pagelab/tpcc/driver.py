@@ -1,13 +1,19 @@
-"""The TPC-C driver: N terminal processes, ramp-up then measurement, tpcc-mysql's log format.
+"""The TPC-C driver: N terminals, ramp-up then measurement, tpcc-mysql's log format.
 
     run(connection, RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10),
         out_dir=Path("run"))
 
-writes into `out_dir`:
+`options.mode` chooses the driver mode (pagelab.tpcc.modes): `statements` (default) and
+`procedures` run pagelab's terminals here; `tpcc-mysql` runs a real tpcc_start
+(pagelab.tpcc.external) and reads its log. Every mode writes the same files into `out_dir`:
+
     tpcc.log             tpcc_start's format (header without password, interval lines, Raw Results,
                          Constraint Check, TpmC), written line by line as the run goes
     tpcc_intervals.csv   the tidy table: t_s, count/p95/p99/max per transaction kind
-    summary.json         TpmC and the run's parameters
+    summary.json         TpmC and the run's parameters, one schema for every mode (`summary_record`)
+
+and calls `on_start(measure_start)` once, with the time.monotonic() instant at which the
+measurement begins, so monitors share the run's clock.
 
 The driver waits until every terminal has connected, then starts them together. It prints an
 interval line once every terminal has reported that interval. If the server dies, the terminals
@@ -18,10 +24,10 @@ report it, the driver stops them all, keeps the partial log (marked as such) and
 from __future__ import annotations
 
 import csv
-import json
-import multiprocessing
+import os
 import queue
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -30,23 +36,24 @@ from typing import TextIO
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.mysql.client import ConnectionSpec
+from pagelab.runs import write_json_atomically
 from pagelab.tpcc import logformat
 from pagelab.tpcc.inputs import NURandConstants, TransactionKind, load_constants, run_constants
 from pagelab.tpcc.loader import DEFAULT_DATABASE, loaded_info
+from pagelab.tpcc.modes import DEFAULT_MODE, DriverMode, mode_named
 from pagelab.tpcc.stats import (
     DEFAULT_RESPONSE_LIMITS_MS,
     IntervalSample,
+    KindTotals,
     interval_rows,
     measurement_totals,
     tpmc,
 )
-from pagelab.tpcc.terminal import TerminalPlan, run_terminal
 
 # How long terminals may take to connect, and to finish after the measurement ends (a Delivery
 # stuck behind a lock wait can take innodb_lock_wait_timeout, 50 s by default).
 CONNECT_TIMEOUT_S = 60.0
 FINISH_GRACE_S = 90.0
-DRIVER_NAME = "pagelab"
 
 
 class TpccRunError(PagelabError):
@@ -66,6 +73,12 @@ class RunOptions:
     database: str = DEFAULT_DATABASE
     spec_pacing: bool = False
     response_limits_ms: dict = field(default_factory=lambda: dict(DEFAULT_RESPONSE_LIMITS_MS))
+    mode: str = DEFAULT_MODE
+    tpcc_mysql_dir: str = ""  # the tpcc-mysql build, for mode tpcc-mysql
+
+    @property
+    def driver_mode(self) -> DriverMode:
+        return mode_named(self.mode)
 
     def validate(self) -> None:
         def whole(name: str, value, minimum: int, flag: str) -> None:
@@ -81,6 +94,7 @@ class RunOptions:
         if self.measure_s < self.interval_s:
             raise UsageError(f"the measurement (-l {self.measure_s}) is shorter than one interval "
                              f"(-i {self.interval_s}); make -l at least -i")
+        self.mode = self.driver_mode.name  # an alias ("pagelab") reads as the mode it names
         for kind, limit in self.response_limits_ms.items():
             if not limit > 0:
                 raise UsageError(f"response-time limit for {TransactionKind(kind).name} must be positive, got {limit}")
@@ -111,7 +125,8 @@ def server_facts(cursor, database: str) -> dict:
 
 
 def prepare_database(connection: ConnectionSpec, options: RunOptions) -> tuple[NURandConstants, dict, dict]:
-    """Check the database holds enough warehouses, install the procedures, pick the NURand constants.
+    """Check the database holds enough warehouses, install the procedures (procedures mode), pick
+    the NURand constants.
 
     Returns the run's constants, what the loader recorded, and the server's facts."""
     import mysql.connector
@@ -139,8 +154,9 @@ def prepare_database(connection: ConnectionSpec, options: RunOptions) -> tuple[N
             load = NURandConstants(int(info["nurand_c_last"]), int(info["nurand_c_id"]), int(info["nurand_ol_i_id"]))
         else:  # loaded by tpcc-mysql's tpcc_load: its C-Load is unknown, take one from the seed
             load = load_constants(options.seed)
-        for statement in procedure_statements():
-            cursor.execute(statement)
+        if options.driver_mode.name == "procedures":
+            for statement in procedure_statements():
+                cursor.execute(statement)
         facts = server_facts(cursor, options.database)
     finally:
         link.close()
@@ -166,6 +182,45 @@ class _Output:
             self.file.close()
 
 
+def summary_record(options: RunOptions, facts: dict, result_tpmc: float, totals: dict[int, KindTotals],
+                   *, started_at: float, measurement_started_at: float | None, constants: NURandConstants | None,
+                   load_info: dict | None, rampup_transactions: int | None, new_order_rollbacks: int | None,
+                   parse_warnings: list | None = None) -> dict:
+    """summary.json, the same keys for every mode; what a mode cannot know is null."""
+    mode = options.driver_mode
+    return {
+        "tpmc": round(result_tpmc, 3),
+        **facts,
+        "warehouses": options.warehouses,
+        "connections": options.connections,
+        "rampup_s": options.rampup_s,
+        "measure_s": options.measure_s,
+        "interval_s": options.interval_s,
+        "seed": None if mode.external else options.seed,  # tpcc_start has no seed
+        "driver": mode.driver,
+        "driver_mode": mode.name,
+        "spec_pacing": options.spec_pacing,
+        "response_limits_ms": {TransactionKind(k).name.lower(): v for k, v in options.response_limits_ms.items()},
+        "nurand_run_constants": constants.to_dict() if constants else None,
+        "load_info": load_info,
+        "rampup_transactions": rampup_transactions,
+        "transactions": {TransactionKind(k).name.lower(): asdict(v) | {"average_ms": round(v.average_ms, 3)}
+                         for k, v in totals.items()},
+        "new_order_rollbacks": new_order_rollbacks,
+        "started_at": started_at,
+        "measurement_started_at": measurement_started_at,
+        "parse_warnings": parse_warnings or [],
+    }
+
+
+def write_outputs(out_dir: Path | None, rows: list[dict], summary: dict) -> None:
+    """tpcc_intervals.csv and summary.json, each written whole or not at all."""
+    if out_dir is None:
+        return
+    write_interval_csv(Path(out_dir) / "tpcc_intervals.csv", rows)
+    write_json_atomically(Path(out_dir) / "summary.json", summary)
+
+
 def run(
     connection: ConnectionSpec,
     options: RunOptions,
@@ -175,30 +230,37 @@ def run(
     server_label: str | None = None,
     on_start=None,
 ) -> RunResult:
-    """Run TPC-C; see the module docstring. `on_interval(t_s, row)` is called per interval;
-    `on_start(measure_start)` once the terminals start, with the time.monotonic() instant at which
-    the measurement will begin (after ramp-up), so monitors can share the run's clock."""
+    """Run TPC-C in `options.mode`; see the module docstring. `on_interval(t_s, row)` is called per
+    interval; `on_start(measure_start)` once, with the time.monotonic() instant at which the
+    measurement begins."""
     options.validate()
     if out_dir is not None:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
+    if options.driver_mode.external:
+        from pagelab.tpcc.external import run_tpcc_mysql
+
+        return run_tpcc_mysql(connection, options, out_dir, echo=echo, on_interval=on_interval, on_start=on_start)
+    from pagelab.tpcc.executors import executor_for
+    from pagelab.tpcc.terminal import StartSignal, TerminalPlan, run_terminal
+
     constants, load_info, facts = prepare_database(connection, options)
     output = _Output(out_dir / "tpcc.log" if out_dir else None, echo)
     server_label = server_label or (connection.host or "localhost")
     output.write(logformat.header(server_label, connection.port or connection.socket or "", options.database,
                                   connection.user, options.warehouses, options.connections, options.rampup_s,
-                                  options.measure_s, options.interval_s, options.seed, DRIVER_NAME))
-    context = multiprocessing.get_context("spawn")
-    results = context.Queue()
-    start_at = context.Value("d", 0.0)
-    stop = context.Event()
+                                  options.measure_s, options.interval_s, options.seed,
+                                  options.driver_mode.driver, options.driver_mode.name))
+    results: queue.Queue = queue.Queue()
+    start = StartSignal()
+    stop = threading.Event()
     terminal_connection = connection.with_database(options.database)
-    processes = [
-        context.Process(
+    terminals = [
+        threading.Thread(
             target=run_terminal,
-            args=(TerminalPlan(t, terminal_connection, options.warehouses, options.seed, constants,
-                               options.rampup_s, options.measure_s, options.interval_s, options.spec_pacing),
-                  start_at, stop, results),
+            args=(TerminalPlan(t, options.warehouses, options.seed, constants, options.rampup_s, options.measure_s,
+                               options.interval_s, options.spec_pacing),
+                  executor_for(options.driver_mode, terminal_connection), start, stop, results),
             name=f"tpcc-terminal-{t}", daemon=True)
         for t in range(1, options.connections + 1)
     ]
@@ -211,18 +273,21 @@ def run(
     failure: str | None = None
     completed = False
     started_wall = time.time()
+    measure_started_wall = None
     try:
-        for process in processes:
-            process.start()
-        _wait_until_ready(processes, results, options.connections)
+        for terminal in terminals:
+            terminal.start()
+        _wait_until_ready(terminals, results, options.connections)
         output.write(logformat.rampup_banner(options.rampup_s))
-        start_at.value = time.monotonic()
-        measure_start = start_at.value + options.rampup_s
+        ramp_start = time.monotonic()
+        measure_start = ramp_start + options.rampup_s
+        measure_started_wall = time.time() + options.rampup_s
+        start.fire(ramp_start)
         if on_start is not None:
             on_start(measure_start)
         measure_end = measure_start + options.measure_s
         announced = False
-        while len(finished_terminals) < len(processes):
+        while len(finished_terminals) < len(terminals):
             now = time.monotonic()
             if not announced and now >= measure_start:
                 output.write(logformat.measuring_banner())
@@ -233,20 +298,20 @@ def run(
             try:
                 message = results.get(timeout=0.2)
             except queue.Empty:
-                dead = [p for p in processes if p.exitcode is not None and int(p.name.rsplit("-", 1)[1]) not in finished_terminals]
-                if dead:
-                    failure = f"terminal process {dead[0].name} exited unexpectedly (exit {dead[0].exitcode})"
+                dead = [t for t in terminals if not t.is_alive() and int(t.name.rsplit("-", 1)[1]) not in finished_terminals]
+                if dead and results.empty():
+                    failure = f"terminal {dead[0].name} ended without reporting"
                     break
                 continue
-            tag, terminal = message[0], message[1]
+            tag, terminal_number = message[0], message[1]
             if tag == "interval":
-                index, sample = message[2], IntervalSample.from_wire(message[3])
+                index, sample = message[2], message[3]
                 if index < 0:
                     ramp.merge(sample)
                     continue
                 merged.setdefault(index, IntervalSample()).merge(sample)
                 reported[index] = reported.get(index, 0) + 1
-                while reported.get(printed + 1, 0) == len(processes):
+                while reported.get(printed + 1, 0) == len(terminals):
                     printed += 1
                     if not announced:
                         output.write(logformat.measuring_banner())
@@ -256,13 +321,13 @@ def run(
                     if on_interval is not None:
                         on_interval(t_s, interval_rows([merged[printed]], options.interval_s, options.measure_s)[0])
             elif tag == "done":
-                finished_terminals.add(terminal)
+                finished_terminals.add(terminal_number)
             elif tag == "error":
                 kind, text = message[2], message[3]
                 if kind == "server-gone":
-                    failure = f"the server went away during the run (terminal {terminal}: {text})"
+                    failure = f"the server went away during the run (terminal {terminal_number}: {text})"
                 else:
-                    failure = f"terminal {terminal} failed: {text}"
+                    failure = f"terminal {terminal_number} failed: {text}"
                 break
         completed = failure is None
     except KeyboardInterrupt:
@@ -270,11 +335,11 @@ def run(
         raise
     finally:
         stop.set()
-        for process in processes:
-            process.join(timeout=5 if completed else 2)
-            if process.is_alive():
-                process.terminate()
-                process.join(timeout=5)
+        # A terminal finishes the transaction it is in (a lock wait can take a while); one still
+        # busy after the grace is a daemon thread, ended with the process, its connection with it.
+        deadline = time.monotonic() + (10 if completed else 2)
+        for terminal in terminals:
+            terminal.join(timeout=max(0.0, deadline - time.monotonic()))
         output.write(logformat.stopping_banner())
         if not completed:
             output.write(f"\n# pagelab: run aborted: {failure}\n")
@@ -290,33 +355,15 @@ def run(
     output.close()
 
     rows = interval_rows(intervals, options.interval_s, options.measure_s)
-    summary = {
-        "tpmc": round(result_tpmc, 3),
-        **facts,
-        "warehouses": options.warehouses,
-        "connections": options.connections,
-        "rampup_s": options.rampup_s,
-        "measure_s": options.measure_s,
-        "interval_s": options.interval_s,
-        "seed": options.seed,
-        "driver": DRIVER_NAME,
-        "spec_pacing": options.spec_pacing,
-        "response_limits_ms": {TransactionKind(k).name.lower(): v for k, v in options.response_limits_ms.items()},
-        "nurand_run_constants": constants.to_dict(),
-        "load_info": load_info,
-        "rampup_transactions": sum(ramp.count(int(k)) for k in TransactionKind),
-        "transactions": {TransactionKind(k).name.lower(): asdict(v) | {"average_ms": round(v.average_ms, 3)}
-                         for k, v in totals.items()},
-        "new_order_rollbacks": sum(s.rollbacks for s in intervals),
-        "started_at": started_wall,
-    }
-    if out_dir is not None:
-        write_interval_csv(out_dir / "tpcc_intervals.csv", rows)
-        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    summary = summary_record(options, facts, result_tpmc, totals, started_at=started_wall,
+                             measurement_started_at=measure_started_wall, constants=constants, load_info=load_info,
+                             rampup_transactions=sum(ramp.count(int(k)) for k in TransactionKind),
+                             new_order_rollbacks=sum(s.rollbacks for s in intervals))
+    write_outputs(out_dir, rows, summary)
     return RunResult(result_tpmc, summary, rows, output.path)
 
 
-def _wait_until_ready(processes, results, expected: int) -> None:
+def _wait_until_ready(terminals, results, expected: int) -> None:
     ready = 0
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     while ready < expected:
@@ -326,9 +373,6 @@ def _wait_until_ready(processes, results, expected: int) -> None:
         try:
             message = results.get(timeout=min(remaining, 0.5))
         except queue.Empty:
-            dead = [p for p in processes if p.exitcode is not None]
-            if dead:
-                raise TpccRunError(f"terminal {dead[0].name} exited before connecting (exit {dead[0].exitcode})")
             continue
         if message[0] == "ready":
             ready += 1
@@ -337,11 +381,12 @@ def _wait_until_ready(processes, results, expected: int) -> None:
 
 
 def write_interval_csv(path: Path, rows: list[dict]) -> None:
-    if not rows:
-        path.write_text("")
-        return
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    """The tidy interval table, written to a temporary name and renamed, so it is whole or absent."""
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(temporary, "w", newline="") as handle:
+        if rows:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    temporary.replace(path)

@@ -4,7 +4,7 @@ For users who want the seed's exact tool. The tables are created with pagelab's 
 as tpcc-mysql's create_table.sql), `tpcc_load` fills them, and the indexes and foreign keys of
 add_fkey_idx.sql follow, exactly as with the built-in loader. `tpcc_start`'s log goes through the
 same parser as everyone else's, so the outputs (tpcc.log, tpcc_intervals.csv, summary.json) are the
-same files the built-in driver writes.
+same files, with the same summary schema, that the built-in modes write.
 
 tpcc-mysql takes the password as `-p` and prints it in its header. pagelab passes it (tpcc-mysql
 has no other way) but removes it from everything it keeps or shows: the `option p` and `[pass]`
@@ -13,15 +13,17 @@ lines are dropped from the log as it streams.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from pagelab.errors import MissingDependencyError, UsageError
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.tpcc import schema
-from pagelab.tpcc.driver import RunOptions, RunResult, TpccRunError, server_facts, write_interval_csv
+from pagelab.tpcc.driver import RunOptions, RunResult, TpccRunError, server_facts
+from pagelab.tpcc.inputs import TransactionKind
+from pagelab.tpcc.stats import KIND_COLUMNS, KindTotals
 
 
 def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
@@ -55,7 +57,9 @@ def scrub(line: str, password: str) -> str | None:
     return line
 
 
-def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.stdout) -> int:
+def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.stdout, on_line=None) -> int:
+    """Run `command`, keeping its output (scrubbed) in `log_path` and on `echo`; `on_line(line)`
+    sees each kept line as it arrives."""
     handle = open(log_path, "w") if log_path else None
     try:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -69,6 +73,8 @@ def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.s
                     if sink is not None:
                         sink.write(kept)
                         sink.flush()
+                if on_line is not None:
+                    on_line(kept)
             return process.wait()
         except BaseException:
             process.terminate()
@@ -100,12 +106,32 @@ def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, d
         admin.close()
 
 
-def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, directory: Path, out_dir: Path | None) -> RunResult:
-    """tpcc_start with the run's -w -c -r -l -i; its log parsed into pagelab's tidy outputs."""
+def _totals_from_log(parsed) -> dict[int, KindTotals]:
+    """tpcc_start's <Raw Results> as pagelab's per-kind totals (max from the interval lines)."""
+    totals = {int(kind): KindTotals() for kind in TransactionKind}
+    for raw in parsed.meta.get("raw_results", []):
+        index = raw.get("index")
+        if index not in totals:
+            continue
+        row = totals[index]
+        row.success, row.late, row.retries, row.failures = (raw.get(k) or 0 for k in ("sc", "lt", "rt", "fl"))
+        row.latency_sum_ms = (raw.get("avg_rt_ms") or 0.0) * row.completed
+        column = f"{KIND_COLUMNS[TransactionKind(index)]}_max_ms"
+        row.max_ms = max((r.get(column) or 0.0 for r in parsed.rows), default=0.0)
+    return totals
+
+
+def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | None, echo=sys.stdout,
+                   on_interval=None, on_start=None) -> RunResult:
+    """tpcc_start with the run's -w -c -r -l -i; its log parsed into pagelab's tidy outputs.
+
+    `on_start(measure_start)` is called when tpcc_start prints MEASURING START; `on_interval(t_s,
+    row)` for each interval line it prints."""
     from pagelab.parse import parse_tpcc_log
+    from pagelab.tpcc.driver import summary_record, write_outputs
 
     options.validate()
-    _, tpcc_start = find_tpcc_mysql(directory)
+    _, tpcc_start = find_tpcc_mysql(Path(options.tpcc_mysql_dir) if options.tpcc_mysql_dir else None)
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
     log_path = Path(out_dir) / "tpcc.log" if out_dir else None
@@ -117,17 +143,27 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, directory: Path, o
     command = [str(tpcc_start)] + _connection_flags(spec, options.database) + [
         "-w", str(options.warehouses), "-c", str(options.connections), "-r", str(options.rampup_s),
         "-l", str(options.measure_s), "-i", str(options.interval_s)]
-    code = _stream(command, log_path, spec.password)
+    started_wall = time.time()
+    measurement = {"started_at": None, "lines": []}
+
+    def on_line(line: str) -> None:
+        if line.strip().startswith("MEASURING START") and measurement["started_at"] is None:
+            measurement["started_at"] = time.time()
+            if on_start is not None:
+                on_start(time.monotonic())
+        elif measurement["started_at"] is not None and on_interval is not None:
+            rows = parse_tpcc_log("MEASURING START.\n" + line).rows
+            if rows:
+                on_interval(rows[0]["t_s"], rows[0])
+
+    code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line)
     text = log_path.read_text() if log_path else ""
     parsed = parse_tpcc_log(text) if text else None
     if code != 0 or parsed is None or parsed.meta.get("tpmc") is None:
         raise TpccRunError(f"tpcc_start exited with {code} before reporting TpmC"
                            + (f"; partial log kept in {log_path}" if log_path else ""))
-    summary = {"tpmc": parsed.meta["tpmc"], **facts, "warehouses": options.warehouses,
-               "connections": options.connections, "rampup_s": options.rampup_s, "measure_s": options.measure_s,
-               "interval_s": options.interval_s, "seed": None, "driver": "tpcc-mysql",
-               "parse_warnings": parsed.warnings}
-    if out_dir is not None:
-        write_interval_csv(Path(out_dir) / "tpcc_intervals.csv", parsed.rows)
-        (Path(out_dir) / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    summary = summary_record(options, facts, parsed.meta["tpmc"], _totals_from_log(parsed), started_at=started_wall,
+                             measurement_started_at=measurement["started_at"], constants=None, load_info=None,
+                             rampup_transactions=None, new_order_rollbacks=None, parse_warnings=parsed.warnings)
+    write_outputs(Path(out_dir) if out_dir is not None else None, parsed.rows, summary)
     return RunResult(parsed.meta["tpmc"], summary, parsed.rows, log_path)

@@ -219,7 +219,10 @@ class PaymentInput:
 
 @dataclass(frozen=True)
 class OrderStatusInput:
-    """Clause 2.6.1. Exactly one of customer_id / customer_last is set (by_last_name says which)."""
+    """Clause 2.6.1. by_last_name selects the customer by customer_last, else by customer_id.
+
+    customer_id is always set: tpcc-mysql reads the last order of this id even when it selected the
+    customer by name (see pagelab.tpcc.statements)."""
 
     kind: ClassVar[TransactionKind] = TransactionKind.ORDER_STATUS
     warehouse_id: int
@@ -354,6 +357,10 @@ class InputGenerator:
         warehouse_id = self._warehouse()
         district_id = self._district()
         by_last_name, customer_id, customer_last = self._customer_selector()
+        if by_last_name:
+            # tpcc-mysql draws a customer id for every Order-Status and, selecting by name, still
+            # reads the last order of that id (its by-name cursor returns no c_id).
+            customer_id = self._customer_id()
         return OrderStatusInput(warehouse_id, district_id, by_last_name, customer_id, customer_last)
 
     def delivery(self) -> DeliveryInput:

@@ -49,7 +49,7 @@ RESPONSE_TIME_PASS_PERCENT = 90.0
 
 
 def header(server: str, port: int | str, database: str, user: str, warehouses: int, connections: int,
-           rampup_s: int, measure_s: int, interval_s: int, seed: int, driver: str) -> str:
+           rampup_s: int, measure_s: int, interval_s: int, seed: int, driver: str, mode: str) -> str:
     options = [("h", server), ("P", port), ("d", database), ("u", user), ("w", warehouses),
                ("c", connections), ("r", rampup_s), ("l", measure_s), ("i", interval_s)]
     lines = [BANNER.rstrip("\n")]
@@ -58,7 +58,7 @@ def header(server: str, port: int | str, database: str, user: str, warehouses: i
     parameters = [("server", server), ("port", port), ("DBname", database), ("user", user),
                   ("warehouse", warehouses), ("connection", connections),
                   ("rampup", f"{rampup_s} (sec.)"), ("measure", f"{measure_s} (sec.)"),
-                  ("seed", seed), ("driver", driver)]
+                  ("seed", seed), ("driver", driver), ("mode", mode)]
     lines += [f"{'[' + name + ']':>13}: {value}" for name, value in parameters]
     lines.append("")
     return "\n".join(lines) + "\n"

@@ -1,19 +1,22 @@
--- The five TPC-C transactions (clauses 2.4-2.8) as stored procedures, one CALL per transaction.
+-- The five TPC-C transactions as stored procedures, one CALL per transaction: the `procedures` mode.
 --
--- Why procedures: on a 2-core machine the client shares the CPUs with the server. Sent statement
--- by statement, a New-Order costs ~45 round trips, and a Python client would spend more CPU on
--- them than the server spends executing them; one CALL per transaction leaves the CPUs to the
--- server. The rows each transaction reads, locks and writes, and their order, are those of the
--- specification, so the page-level access pattern (what a page-size experiment measures) is the
--- same as tpcc-mysql's client-side statements. The driver creates these at the start of every run;
--- tpcc-mysql's own tpcc_start ignores them, so a database stays drivable by both.
+-- What they write is what tpcc-mysql's statements write (pagelab.tpcc.statements explains where
+-- tpcc-mysql departs from the specification: New-Order's sorted lines, its stock and amount rules,
+-- Payment's customer update and h_data, Delivery's commit per district), so both built-in modes
+-- leave the same rows behind from the same inputs. What differs is the conversation: one round trip
+-- per transaction instead of one per statement, so the client's share of a small machine's CPUs
+-- goes to the server, which then runs at a higher load than under tpcc-mysql (HammerDB drives its
+-- TPC-C this way). The reads inside are the specification's (a join for Stock-Level, for example),
+-- not tpcc-mysql's statement for statement. The driver creates these at the start of every run in
+-- this mode; tpcc-mysql's own tpcc_start ignores them, so a database stays drivable by all modes.
 --
 -- Conventions: every procedure starts and commits its own transaction; any SQL error rolls back
--- and is re-raised (RESIGNAL), so the driver sees deadlocks (1213) and lock-wait timeouts (1205)
--- and retries the whole CALL. The 1% of New-Orders that name an unused item roll back and raise
--- SQLSTATE 45000 with the message 'pagelab: new-order rolled back' (clause 2.4.2.3), which the
--- driver counts as a completed New-Order, as tpcc-mysql does. Procedures return no result sets:
--- what a terminal would display is read INTO variables, which touches the same rows.
+-- and is re-raised (RESIGNAL), so the driver sees it and retries the whole CALL as tpcc-mysql
+-- retries a transaction. New-Order's lines arrive already in tpcc-mysql's order; the 1% that name an
+-- unused item roll back there and raise SQLSTATE 45000 with the message 'pagelab: new-order rolled
+-- back', which the driver counts as a completed New-Order, as tpcc-mysql does. Timestamps are the
+-- client's (in_now), as tpcc-mysql binds them. Procedures return no result sets: what a terminal
+-- would display is read INTO variables, which touches the same rows.
 --
 -- Statements are separated by lines holding only `-- @@` (the driver splits on them).
 
@@ -38,7 +41,8 @@ DROP PROCEDURE IF EXISTS pagelab_new_order
 -- @@
 CREATE PROCEDURE pagelab_new_order(
     IN in_w_id INT, IN in_d_id INT, IN in_c_id INT, IN in_ol_cnt INT, IN in_all_local INT,
-    IN in_item_ids VARCHAR(255), IN in_supply_w_ids VARCHAR(255), IN in_quantities VARCHAR(255))
+    IN in_item_ids VARCHAR(255), IN in_supply_w_ids VARCHAR(255), IN in_quantities VARCHAR(255),
+    IN in_now DATETIME)
 BEGIN
     DECLARE v_discount DECIMAL(4,4);
     DECLARE v_last VARCHAR(16);
@@ -63,7 +67,7 @@ BEGIN
       FROM district WHERE d_id = in_d_id AND d_w_id = in_w_id FOR UPDATE;
     UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_id = in_d_id AND d_w_id = in_w_id;
     INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
-    VALUES (v_o_id, in_d_id, in_w_id, in_c_id, NOW(), in_ol_cnt, in_all_local);
+    VALUES (v_o_id, in_d_id, in_w_id, in_c_id, in_now, in_ol_cnt, in_all_local);
     INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, in_d_id, in_w_id);
 
     WHILE v_line <= in_ol_cnt DO
@@ -81,17 +85,15 @@ BEGIN
                             s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10)
           INTO v_stock, v_stock_data, v_dist_info
           FROM stock WHERE s_i_id = v_item AND s_w_id = v_supply FOR UPDATE;
-        -- Clause 2.4.2.2: restock by 91 when fewer than 10 would remain.
+        -- tpcc-mysql's rule: restock by 91 unless more than the quantity ordered remains; only
+        -- s_quantity changes.
         UPDATE stock
-           SET s_quantity = IF(v_stock >= v_quantity + 10, v_stock - v_quantity, v_stock - v_quantity + 91),
-               s_ytd = s_ytd + v_quantity,
-               s_order_cnt = s_order_cnt + 1,
-               s_remote_cnt = s_remote_cnt + IF(v_supply = in_w_id, 0, 1)
+           SET s_quantity = IF(v_stock > v_quantity, v_stock - v_quantity, v_stock - v_quantity + 91)
          WHERE s_i_id = v_item AND s_w_id = v_supply;
         INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
                                 ol_quantity, ol_amount, ol_dist_info)
         VALUES (v_o_id, in_d_id, in_w_id, v_line, v_item, v_supply,
-                v_quantity, v_quantity * v_price, v_dist_info);
+                v_quantity, v_quantity * v_price * (1 + v_w_tax + v_d_tax) * (1 - v_discount), v_dist_info);
         SET v_line = v_line + 1;
     END WHILE;
     COMMIT;
@@ -101,7 +103,8 @@ DROP PROCEDURE IF EXISTS pagelab_payment
 -- @@
 CREATE PROCEDURE pagelab_payment(
     IN in_w_id INT, IN in_d_id INT, IN in_c_w_id INT, IN in_c_d_id INT,
-    IN in_c_id INT, IN in_by_last_name INT, IN in_c_last VARCHAR(16), IN in_amount DECIMAL(6,2))
+    IN in_c_id INT, IN in_by_last_name INT, IN in_c_last VARCHAR(16), IN in_amount DECIMAL(6,2),
+    IN in_now DATETIME)
 BEGIN
     DECLARE v_w_name, v_d_name VARCHAR(10);
     DECLARE v_w_street_1, v_w_street_2, v_w_city, v_d_street_1, v_d_street_2, v_d_city VARCHAR(20);
@@ -112,6 +115,7 @@ BEGIN
     DECLARE v_credit CHAR(2);
     DECLARE v_balance DECIMAL(12,2);
     DECLARE v_data VARCHAR(500);
+    DECLARE v_h_data VARCHAR(24);
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     START TRANSACTION;
@@ -128,22 +132,23 @@ BEGIN
     END IF;
     SELECT c_first, c_credit, c_balance INTO v_first, v_credit, v_balance
       FROM customer WHERE c_w_id = in_c_w_id AND c_d_id = in_c_d_id AND c_id = v_c_id FOR UPDATE;
-    IF v_credit = 'BC' THEN
+    -- tpcc-mysql sets c_balance only; for bad credit it reads c_data and writes the same c_data back.
+    IF v_credit LIKE '%BC%' THEN
         SELECT c_data INTO v_data FROM customer
          WHERE c_w_id = in_c_w_id AND c_d_id = in_c_d_id AND c_id = v_c_id;
-        SET v_data = LEFT(CONCAT_WS(' ', v_c_id, in_c_d_id, in_c_w_id, in_d_id, in_w_id, in_amount, '|', v_data), 500);
-        UPDATE customer
-           SET c_balance = c_balance - in_amount, c_ytd_payment = c_ytd_payment + in_amount,
-               c_payment_cnt = c_payment_cnt + 1, c_data = v_data
+        UPDATE customer SET c_balance = v_balance - in_amount, c_data = v_data
          WHERE c_w_id = in_c_w_id AND c_d_id = in_c_d_id AND c_id = v_c_id;
     ELSE
-        UPDATE customer
-           SET c_balance = c_balance - in_amount, c_ytd_payment = c_ytd_payment + in_amount,
-               c_payment_cnt = c_payment_cnt + 1
+        UPDATE customer SET c_balance = v_balance - in_amount
          WHERE c_w_id = in_c_w_id AND c_d_id = in_c_d_id AND c_id = v_c_id;
     END IF;
+    -- h_data: both names cut to 10 characters, four spaces only when they fill 20 (tpcc-mysql's C).
+    SET v_h_data = CONCAT(LEFT(v_w_name, 10), LEFT(v_d_name, 10));
+    IF CHAR_LENGTH(v_h_data) = 20 THEN
+        SET v_h_data = CONCAT(v_h_data, '    ');
+    END IF;
     INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-    VALUES (in_c_d_id, in_c_w_id, v_c_id, in_d_id, in_w_id, NOW(), in_amount, CONCAT(v_w_name, '    ', v_d_name));
+    VALUES (in_c_d_id, in_c_w_id, v_c_id, in_d_id, in_w_id, in_now, in_amount, v_h_data);
     COMMIT;
 END
 -- @@
@@ -153,6 +158,7 @@ CREATE PROCEDURE pagelab_order_status(
     IN in_w_id INT, IN in_d_id INT, IN in_c_id INT, IN in_by_last_name INT, IN in_c_last VARCHAR(16))
 BEGIN
     DECLARE v_c_id INT DEFAULT in_c_id;
+    DECLARE v_read_c_id INT DEFAULT in_c_id;
     DECLARE v_first, v_middle_last VARCHAR(18);
     DECLARE v_balance DECIMAL(12,2);
     DECLARE v_o_id, v_carrier, v_lines INT;
@@ -162,11 +168,13 @@ BEGIN
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     START TRANSACTION;
+    -- As tpcc-mysql: by name, the middle customer with that name is read, but the last order read
+    -- is that of in_c_id (tpcc-mysql's by-name cursor returns no c_id).
     IF in_by_last_name THEN
-        SET v_c_id = pagelab_customer_by_last_name(in_w_id, in_d_id, in_c_last);
+        SET v_read_c_id = pagelab_customer_by_last_name(in_w_id, in_d_id, in_c_last);
     END IF;
     SELECT c_balance, c_first, CONCAT(c_middle, c_last) INTO v_balance, v_first, v_middle_last
-      FROM customer WHERE c_w_id = in_w_id AND c_d_id = in_d_id AND c_id = v_c_id;
+      FROM customer WHERE c_w_id = in_w_id AND c_d_id = in_d_id AND c_id = v_read_c_id;
     SELECT o_id, o_entry_d, o_carrier_id INTO v_o_id, v_entry, v_carrier
       FROM orders WHERE o_w_id = in_w_id AND o_d_id = in_d_id AND o_c_id = v_c_id
      ORDER BY o_id DESC LIMIT 1;
@@ -177,36 +185,34 @@ END
 -- @@
 DROP PROCEDURE IF EXISTS pagelab_delivery
 -- @@
-CREATE PROCEDURE pagelab_delivery(IN in_w_id INT, IN in_carrier_id INT)
+CREATE PROCEDURE pagelab_delivery(IN in_w_id INT, IN in_carrier_id INT, IN in_now DATETIME)
 BEGIN
     DECLARE v_d_id INT DEFAULT 1;
     DECLARE v_o_id, v_c_id INT;
     DECLARE v_amount DECIMAL(12,2);
-    DECLARE v_found INT DEFAULT 1;
-    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
-    START TRANSACTION;
+    -- As tpcc-mysql: one transaction per district; the oldest new order is read without a lock and
+    -- deleted without checking that the delete found it.
     WHILE v_d_id <= 10 DO
-        SET v_found = 1;
-        -- Clause 2.7.4.2: the oldest undelivered order of the district, if any, is delivered.
-        SELECT no_o_id INTO v_o_id FROM new_orders
-         WHERE no_w_id = in_w_id AND no_d_id = v_d_id ORDER BY no_o_id LIMIT 1 FOR UPDATE;
-        IF v_found = 1 THEN
-            DELETE FROM new_orders WHERE no_w_id = in_w_id AND no_d_id = v_d_id AND no_o_id = v_o_id;
-            SELECT o_c_id INTO v_c_id FROM orders WHERE o_w_id = in_w_id AND o_d_id = v_d_id AND o_id = v_o_id;
+        START TRANSACTION;
+        SELECT COALESCE(MIN(no_o_id), 0) INTO v_o_id FROM new_orders
+         WHERE no_d_id = v_d_id AND no_w_id = in_w_id;
+        IF v_o_id <> 0 THEN
+            DELETE FROM new_orders WHERE no_o_id = v_o_id AND no_d_id = v_d_id AND no_w_id = in_w_id;
+            SELECT o_c_id INTO v_c_id FROM orders WHERE o_id = v_o_id AND o_d_id = v_d_id AND o_w_id = in_w_id;
             UPDATE orders SET o_carrier_id = in_carrier_id
-             WHERE o_w_id = in_w_id AND o_d_id = v_d_id AND o_id = v_o_id;
-            UPDATE order_line SET ol_delivery_d = NOW()
-             WHERE ol_w_id = in_w_id AND ol_d_id = v_d_id AND ol_o_id = v_o_id;
+             WHERE o_id = v_o_id AND o_d_id = v_d_id AND o_w_id = in_w_id;
+            UPDATE order_line SET ol_delivery_d = in_now
+             WHERE ol_o_id = v_o_id AND ol_d_id = v_d_id AND ol_w_id = in_w_id;
             SELECT SUM(ol_amount) INTO v_amount FROM order_line
-             WHERE ol_w_id = in_w_id AND ol_d_id = v_d_id AND ol_o_id = v_o_id;
-            UPDATE customer SET c_balance = c_balance + v_amount, c_delivery_cnt = c_delivery_cnt + 1
-             WHERE c_w_id = in_w_id AND c_d_id = v_d_id AND c_id = v_c_id;
+             WHERE ol_o_id = v_o_id AND ol_d_id = v_d_id AND ol_w_id = in_w_id;
+            UPDATE customer SET c_balance = c_balance + COALESCE(v_amount, 0), c_delivery_cnt = c_delivery_cnt + 1
+             WHERE c_id = v_c_id AND c_d_id = v_d_id AND c_w_id = in_w_id;
         END IF;
+        COMMIT;
         SET v_d_id = v_d_id + 1;
     END WHILE;
-    COMMIT;
 END
 -- @@
 DROP PROCEDURE IF EXISTS pagelab_stock_level
