@@ -41,13 +41,24 @@ def test_load_gives_exact_counts_and_consistency(loaded, dataset):
         assert cursor.fetchone()[0] == 1, "the load-time flush setting was not restored"
 
 
-@pytest.fixture(scope="module")
-def short_run(loaded, tmp_path_factory):
+@pytest.fixture(scope="module", params=["statements", "procedures"])
+def short_run(request, loaded, tmp_path_factory):
+    """A 10 s run in each of pagelab's own modes; the tests below hold for both."""
     instance, _, _ = loaded
-    out = tmp_path_factory.mktemp("run")
-    options = RunOptions(warehouses=1, connections=4, rampup_s=2, measure_s=10, interval_s=5, seed=11)
+    out = tmp_path_factory.mktemp(f"run-{request.param}")
+    options = RunOptions(warehouses=1, connections=4, rampup_s=2, measure_s=10, interval_s=5, seed=11,
+                         mode=request.param)
     result = run(ConnectionSpec.for_instance(instance, tcp=True), options, out_dir=out, echo=None)
     return instance, result, out
+
+
+def test_the_run_records_its_mode(short_run):
+    _, result, out = short_run
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["driver"] == "pagelab" and summary["driver_mode"] in ("statements", "procedures")
+    assert summary == result.summary
+    assert f"[mode]: {summary['driver_mode']}" in (out / "tpcc.log").read_text()
+    assert summary["measurement_started_at"] >= summary["started_at"]
 
 
 def test_a_short_run_has_all_five_kinds_and_a_valid_mix(short_run):
@@ -171,16 +182,28 @@ def test_external_driver_plumbing(loaded, tmp_path, fixtures_dir):
         """))
         script.chmod(script.stat().st_mode | stat.S_IXUSR)
     out = tmp_path / "out"
+    started = []
     result = run_tpcc_mysql(ConnectionSpec.for_instance(instance, tcp=True),
-                            RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10),
-                            bin_dir, out)
+                            RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10,
+                                       mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir)),
+                            out, echo=None, on_start=started.append)
     assert result.tpmc == 11688.0
     args = (bin_dir / "tpcc_start.args").read_text().split()
     assert args[args.index("-c") + 1] == "4" and args[args.index("-l") + 1] == "60"
     assert instance.password not in (out / "tpcc.log").read_text()
     assert "option p" not in (out / "tpcc.log").read_text()
     assert len((out / "tpcc_intervals.csv").read_text().splitlines()) == 7
-    assert json.loads((out / "summary.json").read_text())["driver"] == "tpcc-mysql"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["driver"] == "tpcc-mysql" and summary["driver_mode"] == "tpcc-mysql"
+    assert len(started) == 1, "the measurement start is signalled once, at tpcc_start's MEASURING START"
+    # one summary schema for every mode: the same keys as a built-in run's
+    from pagelab.tpcc.driver import summary_record
+    from pagelab.tpcc.stats import measurement_totals
+    built_in = summary_record(RunOptions(), {"page_size_bytes": 0, "buffer_pool_bytes": 0, "server": "", "db_bytes": 0},
+                              0.0, measurement_totals([], {}), started_at=0, measurement_started_at=0, constants=None,
+                              load_info=None, rampup_transactions=0, new_order_rollbacks=0)
+    assert set(summary) == set(built_in)
+    assert summary["transactions"]["new_order"]["success"] == 1183 and summary["transactions"]["new_order"]["late"] == 10505
 
 
 def test_scrub_masks_a_password_anywhere():

@@ -86,7 +86,7 @@ def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.s
 
 
 def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, directory: Path,
-                         log_path: Path | None = None) -> None:
+                         log_path: Path | None = None, echo=sys.stdout) -> None:
     tpcc_load, _ = find_tpcc_mysql(directory)
     admin = spec.with_database(None).connect(autocommit=True)
     try:
@@ -95,7 +95,7 @@ def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, d
         for statement in schema.create_table_statements():
             cursor.execute(statement)
         code = _stream([str(tpcc_load)] + _connection_flags(spec, database) + ["-w", str(warehouses)],
-                       log_path, spec.password)
+                       log_path, spec.password, echo=echo)
         if code != 0:
             raise TpccRunError(f"tpcc_load exited with {code}" + (f"; see {log_path}" if log_path else ""))
         for setting in schema.LOAD_SESSION_SETTINGS:

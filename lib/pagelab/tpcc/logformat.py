@@ -59,7 +59,8 @@ def header(server: str, port: int | str, database: str, user: str, warehouses: i
                   ("warehouse", warehouses), ("connection", connections),
                   ("rampup", f"{rampup_s} (sec.)"), ("measure", f"{measure_s} (sec.)"),
                   ("seed", seed), ("driver", driver), ("mode", mode)]
-    lines += [f"{'[' + name + ']':>13}: {value}" for name, value in parameters]
+    # tpcc-mysql right-aligns the names to 13 columns, except [port], which it indents by five.
+    lines += [f"{'     [port]' if name == 'port' else f'[{name}]'.rjust(13)}: {value}" for name, value in parameters]
     lines.append("")
     return "\n".join(lines) + "\n"
 
