@@ -5,8 +5,9 @@ machine. tpcc-mysql's row-at-a-time loader takes 55-70 s per warehouse there and
 reaches 11,700-12,900 TpmC (../shared/fixtures). Prints:
 
 - generation seconds (cold, separately), then load seconds from the cache per phase, per repeat;
-- TpmC of the built-in driver and the client's CPU seconds per 1,000 transactions (all terminal
-  processes plus the driver process).
+- TpmC of each of pagelab's driver modes (statements, procedures), alternating, and the client's CPU
+  seconds per 1,000 transactions (the driver process and its terminal threads). For how close the
+  statements mode comes to a real tpcc-mysql, see bench_tpcc_fidelity.py.
 
 Usage: .venv/bin/python bench/bench_tpcc.py [--repeats 3] [--measure 60] [--page-size 4k]
 """
@@ -64,20 +65,21 @@ def main() -> None:
             print(f"load median: {statistics.median(totals):.2f} s per warehouse "
                   f"(tpcc_load: 55-70 s; goal <= 7 s)")
 
-            tpmcs = []
+            tpmcs: dict[str, list[float]] = {mode: [] for mode in ("statements", "procedures")}
             for repeat in range(1, args.repeats + 1):
-                before = cpu_seconds()
-                result = run(ConnectionSpec.for_instance(instance, tcp=True),
-                             RunOptions(warehouses=1, connections=args.connections, rampup_s=10,
-                                        measure_s=args.measure, interval_s=10, seed=repeat), echo=None)
-                client_cpu = cpu_seconds() - before
-                transactions = sum(t["success"] + t["late"] for t in result.summary["transactions"].values())
-                transactions += result.summary["rampup_transactions"]
-                tpmcs.append(result.tpmc)
-                print(f"driver #{repeat}: {result.tpmc:,.0f} TpmC, client CPU {client_cpu:.1f} s = "
-                      f"{1000 * client_cpu / transactions:.2f} s per 1,000 transactions")
-            print(f"driver median: {statistics.median(tpmcs):,.0f} TpmC (tpcc-mysql's C driver: 11,700-12,900)")
-
+                for mode in tpmcs:
+                    before = cpu_seconds()
+                    result = run(ConnectionSpec.for_instance(instance, tcp=True),
+                                 RunOptions(warehouses=1, connections=args.connections, rampup_s=10,
+                                            measure_s=args.measure, interval_s=10, seed=repeat, mode=mode), echo=None)
+                    client_cpu = cpu_seconds() - before
+                    transactions = sum(t["success"] + t["late"] for t in result.summary["transactions"].values())
+                    transactions += result.summary["rampup_transactions"]
+                    tpmcs[mode].append(result.tpmc)
+                    print(f"driver #{repeat} {mode:<10}: {result.tpmc:,.0f} TpmC, client CPU {client_cpu:.1f} s = "
+                          f"{1000 * client_cpu / transactions:.2f} s per 1,000 transactions")
+            for mode, values in tpmcs.items():
+                print(f"driver median, {mode}: {statistics.median(values):,.0f} TpmC")
 
 if __name__ == "__main__":
     main()

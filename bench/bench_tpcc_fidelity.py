@@ -42,13 +42,14 @@ from arguments import at_least_one
 
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec
-from pagelab.mysql.pagesize import page_size_label, parse_page_size
+from pagelab.mysql.pagesize import parse_page_size
 from pagelab.paths import CACHE_DIR
 from pagelab.tpcc.datagen import generate
 from pagelab.tpcc.driver import RunOptions, run
 from pagelab.tpcc.external import find_tpcc_mysql, load_with_tpcc_mysql
 from pagelab.tpcc.loader import load
 from pagelab.tpcc.modes import MODE_NAMES
+from pagelab.units import page_size_label
 
 TABLES = ("warehouse", "district", "customer", "history", "new_orders", "orders", "order_line", "item", "stock")
 # The server's counters compared per New-Order; the Com_ ones say what kind of statements carried the work.

@@ -110,8 +110,22 @@ def test_server_options_from_yaml_and_from_set(tmp_path):
 
 
 def test_the_tpcc_mysql_driver_with_its_build(tmp_path):
-    profile = load_profile("smoke", ["driver=tpcc-mysql", f"tpcc_mysql_dir={tmp_path}"])
-    assert profile.driver == "tpcc-mysql" and profile.tpcc_mysql_dir == str(tmp_path)
+    profile = load_profile("smoke", ["driver_mode=tpcc-mysql", f"tpcc_mysql_dir={tmp_path}"])
+    assert profile.driver_mode == "tpcc-mysql" and profile.tpcc_mysql_dir == str(tmp_path)
+    assert profile.loader == "pagelab", "tpcc-mysql's driver may run on pagelab's load"
+    assert load_profile("smoke", ["loader=tpcc-mysql", f"tpcc_mysql_dir={tmp_path}"]).driver_mode == "statements"
+
+
+def test_statements_is_the_default_mode_and_pagelab_reads_as_procedures():
+    assert load_profile("quick").driver_mode == "statements"
+    assert load_profile("smoke", ["driver_mode=pagelab"]).driver_mode == "procedures"
+
+
+def test_a_bundle_written_before_the_modes_reads_back():
+    old = {k: v for k, v in load_profile("smoke").to_dict().items() if k not in ("driver_mode", "loader")}
+    assert profile_from_dict({**old, "driver": "pagelab"}).driver_mode == "procedures"
+    legacy_external = profile_from_dict({**old, "driver": "tpcc-mysql", "tpcc_mysql_dir": "/"})
+    assert (legacy_external.driver_mode, legacy_external.loader) == ("tpcc-mysql", "tpcc-mysql")
 
 
 # --- bad input: one UsageError naming the knob and what it allows --------------------------------------
@@ -132,7 +146,8 @@ def test_the_tpcc_mysql_driver_with_its_build(tmp_path):
     ("buffer_pool=1M", "buffer_pool: 1M is too small; allowed: a size such as 64M or 1G (at least 5M"),
     ("buffer_pool=100000000", "buffer_pool: 100000000 is not a whole number of MiB"),
     ("flush_method=O_DIRCT", "flush_method: O_DIRCT is not allowed; allowed: O_DIRECT fsync"),
-    ("driver=sysbench", "driver: sysbench is not allowed; allowed: pagelab tpcc-mysql"),
+    ("driver_mode=sysbench", "driver_mode: sysbench is not allowed; allowed: statements procedures tpcc-mysql"),
+    ("loader=sysbench", "loader: sysbench is not allowed; allowed: pagelab tpcc-mysql"),
     ("redo_log=big", "redo_log: 'big' is not a size; allowed: a size such as 64M or 1G, at least 1M"),
     ("seed=-3", "seed: -3 is out of range; allowed: an integer >= 0"),
     ("server_options.innodb_buffer_pool_size=1G", "server_options: innodb_buffer_pool_size has its own knob; "
@@ -157,10 +172,11 @@ def test_too_few_server_connections_for_the_driver():
 
 
 def test_the_tpcc_mysql_driver_needs_a_build_directory(tmp_path):
-    assert "tpcc_mysql_dir: driver tpcc-mysql needs the directory" in usage_error("smoke", "driver=tpcc-mysql")
+    assert "tpcc_mysql_dir: driver_mode tpcc-mysql needs the directory" in usage_error("smoke", "driver_mode=tpcc-mysql")
+    assert "tpcc_mysql_dir: loader tpcc-mysql needs the directory" in usage_error("smoke", "loader=tpcc-mysql")
     missing = tmp_path / "nowhere"
     assert f"tpcc_mysql_dir: {missing} is not a directory" in usage_error(
-        "smoke", "driver=tpcc-mysql", f"tpcc_mysql_dir={missing}")
+        "smoke", "driver_mode=tpcc-mysql", f"tpcc_mysql_dir={missing}")
 
 
 def test_an_unknown_knob_lists_the_known_ones():

@@ -215,16 +215,16 @@ def _response_limits(pairs: list[str]) -> dict:
     from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS
 
     limits = dict(DEFAULT_RESPONSE_LIMITS_MS)
-    names = {kind.name.lower().replace("_", "-"): kind for kind in TransactionKind}
     for pair in pairs:
         name, _, value = pair.partition("=")
-        kind = names.get(name.strip().lower().replace("_", "-"))
         try:
+            kind = TransactionKind.from_cli_name(name)
             milliseconds = float(value)
         except ValueError:
-            milliseconds = -1
+            kind, milliseconds = None, -1
         if kind is None or milliseconds <= 0:
-            raise UsageError(f"--rt-limit takes KIND=MS with KIND one of {', '.join(names)}, got {pair!r}")
+            names = ", ".join(k.cli_name for k in TransactionKind)
+            raise UsageError(f"--rt-limit takes KIND=MS with KIND one of {names}, got {pair!r}")
         limits[kind] = milliseconds
     return limits
 

@@ -1,7 +1,8 @@
 """One run of seed 002's experiment: one page size, one repeat, from datadir to tidy tables.
 
-The run notebook (notebooks/tpcc_page_size_run.ipynb) calls `run_tpcc_page_size`, which does,
-in the order of DESIGN.md's flow:
+The run notebook (notebooks/tpcc_page_size_run.ipynb) calls `run_tpcc_page_size` with the sweep's
+profile, a page size and a repeat. What the run takes from the profile is its `RunPlan`, built in
+one place (`run_plan`). The steps:
 
 1. init    the page size's instance (sweep_dir/instances/<page>/), the first time only;
 2. load    TPC-C from the seeded cache, measure the loaded size, stop cleanly, snapshot the
@@ -16,64 +17,55 @@ The server is stopped on every way out, including Ctrl-C and errors.
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from pagelab.atomic import atomic_write_csv, atomic_write_json
 from pagelab.mysql import Instance, ServerSettings
-from pagelab.mysql.client import ConnectionSpec
-from pagelab.mysql.pagesize import page_size_label, parse_page_size
-from pagelab.runs import project_path, run_name, set_phase, write_json_atomically
-from pagelab.profiles import resolve_buffer_pool
-from pagelab.tpcc.modes import DEFAULT_MODE
+from pagelab.mysql.client import ConnectionSpec, database_bytes
+from pagelab.mysql.pagesize import parse_page_size
+from pagelab.paths import CACHE_DIR
+from pagelab.profiles import KNOBS_BY_NAME, Profile
+from pagelab.runs import project_path, run_name, set_phase
+from pagelab.tpcc.driver import RunOptions
+from pagelab.units import page_size_label
 
 LOADED_FILE = "loaded.json"
+# A pool large enough for the load to run from memory; the measured pool is set afterwards.
+LOAD_BUFFER_POOL_BYTES = 256 << 20
 
 
-@dataclass
-class RunParameters:
-    """The run notebook's parameters, one per profile knob that a single run needs."""
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything one run takes from the profile: the only place a run reads the profile's knobs.
 
-    sweep_dir: str
-    page_size: str = "16k"
-    repeat: int = 1
-    warehouses: int = 1
-    connections: int = 4
-    rampup_s: int = 10
-    measure_s: int = 60
-    interval_s: int = 10
-    sample_interval_s: int = 10
-    buffer_pool: str = "64M"
-    flush_method: str = "O_DIRECT"
-    redo_log: str = "256M"
-    max_connections: int = 200
-    seed: int = 1
-    driver_mode: str = DEFAULT_MODE
-    loader: str = "pagelab"
-    tpcc_mysql_dir: str = ""
-    server_options: dict = field(default_factory=dict)
-    cache_dir: str = "data/cache"
-    # A pool large enough for the load to run from memory; the measured pool is set afterwards.
-    load_buffer_pool: str = "256M"
+    `run_plan` builds it; a test varies every knob and checks that each one changes a plan."""
 
-    def __post_init__(self) -> None:
-        self.sweep_dir = str(project_path(self.sweep_dir))
-        self.cache_dir = str(project_path(self.cache_dir))
-
-    @property
-    def page_size_bytes(self) -> int:
-        return parse_page_size(self.page_size)
+    page_size_bytes: int
+    repeat: int
+    run_options: RunOptions
+    server_settings: ServerSettings | None  # of the measured run; None until a pool in % can be resolved
+    load_settings: ServerSettings  # of the load: LOAD_BUFFER_POOL_BYTES
+    monitor_interval_s: int
+    loader: str
+    tpcc_mysql_dir: str
 
     @property
     def name(self) -> str:
         return run_name(self.page_size_bytes, self.repeat)
 
-    def settings(self, buffer_pool_bytes: int) -> ServerSettings:
-        return ServerSettings(buffer_pool_bytes=buffer_pool_bytes, flush_method=self.flush_method,
-                              redo_log_bytes=self.redo_log, max_connections=self.max_connections,
-                              extra=dict(self.server_options))
+
+def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int | None) -> RunPlan:
+    """The plan of one run; `db_bytes` (the loaded database) resolves a buffer pool given in %."""
+    page_size_bytes = parse_page_size(page_size)
+    return RunPlan(
+        page_size_bytes=page_size_bytes, repeat=int(repeat), run_options=profile.run_options(),
+        server_settings=None if db_bytes is None and profile.buffer_pool.percent_of_db is not None
+        else profile.server_settings(db_bytes),
+        load_settings=profile.server_settings(None, LOAD_BUFFER_POOL_BYTES),
+        monitor_interval_s=profile.sample_interval_s, loader=profile.loader, tpcc_mysql_dir=profile.tpcc_mysql_dir)
 
 
 def loaded_state(instance_dir: Path) -> dict | None:
@@ -85,23 +77,19 @@ def loaded_state(instance_dir: Path) -> dict | None:
     return None
 
 
-def database_bytes(connection: ConnectionSpec, database: str = "tpcc") -> int:
+def loaded_bytes(connection: ConnectionSpec, database: str = "tpcc") -> int:
     link = connection.connect()
     try:
-        cursor = link.cursor()
-        cursor.execute("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
-                       "WHERE table_schema = %s", (database,))
-        return int(cursor.fetchone()[0])
+        return database_bytes(link.cursor(), database)
     finally:
         link.close()
 
 
-def _prepare_loaded_instance(params: RunParameters, run_dir: Path) -> tuple[Instance, dict]:
+def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, run_dir: Path) -> tuple[Instance, dict]:
     """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now."""
-    instance_dir = Path(params.sweep_dir) / "instances" / page_size_label(params.page_size_bytes)
+    instance_dir = sweep_dir / "instances" / page_size_label(plan.page_size_bytes)
     state = loaded_state(instance_dir)
-    load_pool = resolve_buffer_pool(params.load_buffer_pool, None)
-    instance = Instance(instance_dir, params.page_size_bytes, settings=params.settings(load_pool))
+    instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
     if state is not None:
         set_phase(run_dir, "restore")
         instance.stop()
@@ -109,79 +97,76 @@ def _prepare_loaded_instance(params: RunParameters, run_dir: Path) -> tuple[Inst
         return instance, state
     set_phase(run_dir, "init")
     instance.init(force=True)
+    options = plan.run_options
     with instance:
         instance.start()
         set_phase(run_dir, "load")
         spec = ConnectionSpec.for_instance(instance, tcp=True)
-        if params.loader == "tpcc-mysql":
+        if plan.loader == "tpcc-mysql":
             from pagelab.tpcc.external import load_with_tpcc_mysql
 
-            load_with_tpcc_mysql(spec, params.warehouses, "tpcc", Path(params.tpcc_mysql_dir),
-                                 log_path=run_dir / "tpcc_load.log")
+            load_with_tpcc_mysql(spec, options.warehouses, options.database, Path(plan.tpcc_mysql_dir),
+                                 log_path=run_dir / "tpcc_load.log", echo=None)
             load_report = {"loader": "tpcc-mysql"}
         else:
             from pagelab.tpcc.datagen import generate
             from pagelab.tpcc.loader import load
 
-            dataset = generate(params.warehouses, params.seed, cache_dir=Path(params.cache_dir), progress=False)
-            report = load(spec, dataset, progress=False)
+            dataset = generate(options.warehouses, options.seed, cache_dir=cache_dir, progress=False)
+            report = load(spec, dataset, database=options.database, progress=False)
             load_report = {"loader": "pagelab", "seconds_tables": report.seconds_tables,
                            "seconds_indexes": report.seconds_indexes, "seconds_verify": report.seconds_verify,
                            "row_counts": report.row_counts, "dataset": str(dataset.directory)}
-        db_bytes = database_bytes(spec)
+        db_bytes = loaded_bytes(spec, options.database)
     set_phase(run_dir, "snapshot")
     instance.snapshot()
-    state = {"db_bytes": db_bytes, "warehouses": params.warehouses, "seed": params.seed, "load": load_report}
-    write_json_atomically(instance_dir / LOADED_FILE, state)
+    state = {"db_bytes": db_bytes, "warehouses": options.warehouses, "seed": options.seed, "load": load_report}
+    atomic_write_json(instance_dir / LOADED_FILE, state)
     return instance, state
 
 
-def run_tpcc_page_size(params: RunParameters) -> dict:
-    """Run one page size and repeat into sweep_dir/<page>-r<k>/; returns its summary."""
+def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int | str, repeat: int,
+                       cache_dir: str | Path = CACHE_DIR) -> dict:
+    """Run one page size and repeat of `profile` into sweep_dir/<page>-r<k>/; returns its summary."""
     from pagelab.monitor import Monitor
-    from pagelab.tpcc.driver import RunOptions, run
+    from pagelab.tpcc.driver import run
 
-    options = RunOptions(warehouses=params.warehouses, connections=params.connections, rampup_s=params.rampup_s,
-                         measure_s=params.measure_s, interval_s=params.interval_s, seed=params.seed,
-                         mode=params.driver_mode, tpcc_mysql_dir=params.tpcc_mysql_dir)
-    options.validate()
-    run_dir = Path(params.sweep_dir) / params.name
+    sweep_dir, cache_dir = project_path(sweep_dir), project_path(cache_dir)
+    plan = run_plan(profile, page_size, repeat, db_bytes=None)
+    plan.run_options.validate()
+    run_dir = sweep_dir / plan.name
     run_dir.mkdir(parents=True, exist_ok=True)
-    instance, state = _prepare_loaded_instance(params, run_dir)
-    pool = resolve_buffer_pool(params.buffer_pool, state["db_bytes"])
-    instance.settings = params.settings(pool)
+    instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
+    plan = run_plan(profile, page_size, repeat, db_bytes=state["db_bytes"])
+    instance.settings = plan.server_settings
     log_offset = instance.paths.error_log.stat().st_size if instance.paths.error_log.exists() else 0
     with instance:
         set_phase(run_dir, "start")
         instance.start()
         shutil.copyfile(instance.paths.my_cnf, run_dir / "my.cnf")
         spec = ConnectionSpec.for_instance(instance, tcp=True)
-        with Monitor(instance, run_dir, interval_s=params.sample_interval_s) as monitor:
+        with Monitor(instance, run_dir, interval_s=plan.monitor_interval_s) as monitor:
             set_phase(run_dir, "ramp-up + measure")
 
             def progress(t_s, _row):
-                set_phase(run_dir, f"measure {t_s:.0f}/{params.measure_s} s")
+                set_phase(run_dir, f"measure {t_s:.0f}/{plan.run_options.measure_s} s")
 
-            result = run(spec, options, out_dir=run_dir, echo=None, on_interval=progress,
+            result = run(spec, plan.run_options, out_dir=run_dir, echo=None, on_interval=progress,
                          on_start=lambda measure_start: monitor.mark_measurement_start(measure_start))
         set_phase(run_dir, "record")
         _write_variables(instance, run_dir / "variables.csv")
     _copy_log_part(instance.paths.error_log, log_offset, run_dir / "mysqld.err")
     summary = dict(result.summary)
-    summary.update(page_size_bytes=params.page_size_bytes, repeat=params.repeat, run=params.name,
-                   db_bytes=state["db_bytes"], buffer_pool_requested_bytes=pool,
-                   buffer_pool_spec=str(params.buffer_pool))  # buffer_pool_bytes: what the server reported
-    write_json_atomically(run_dir / "summary.json", summary)
+    summary.update(page_size_bytes=plan.page_size_bytes, repeat=plan.repeat, run=plan.name,
+                   db_bytes=state["db_bytes"], buffer_pool_requested_bytes=plan.server_settings.buffer_pool_bytes,
+                   buffer_pool_spec=KNOBS_BY_NAME["buffer_pool"].text(profile.buffer_pool))
+    atomic_write_json(run_dir / "summary.json", summary)  # buffer_pool_bytes: what the server reported
     set_phase(run_dir, "done")
     return summary
 
 
 def _write_variables(instance: Instance, path: Path) -> None:
-    rows = instance.query("SHOW GLOBAL VARIABLES")
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["variable_name", "value"])
-        writer.writerows(rows)
+    atomic_write_csv(path, [["variable_name", "value"], *instance.query("SHOW GLOBAL VARIABLES")])
 
 
 def _copy_log_part(source: Path, offset: int, target: Path) -> None:

@@ -34,14 +34,15 @@ from pagelab.mysql.config import (
     ServerSettings,
     option_key,
 )
-from pagelab.mysql.pagesize import PAGE_SIZES, page_size_label, parse_page_size
+from pagelab.mysql.pagesize import PAGE_SIZES, parse_page_size
 from pagelab.paths import PROFILES_DIR
+from pagelab.tpcc.inputs import TransactionKind
 from pagelab.tpcc.modes import DEFAULT_MODE, MODE_NAMES, mode_named
-from pagelab.units import format_size, parse_size
+from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS
+from pagelab.units import MIB, format_size, page_size_label, parse_size, size_text
 
 PROFILE_SUFFIXES = (".yaml", ".yml")
 
-MIB = 1 << 20
 # A buffer pool given as a percentage is rounded to whole MiB: 1 MiB is a multiple of every InnoDB
 # page size (64 KiB at most), so the pool always holds a whole number of pages and "pool bytes /
 # page size" equals the page count InnoDB reports.
@@ -252,6 +253,64 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Boolean:
+    allowed: str = "true or false"
+
+    def parse(self, raw: Any) -> bool:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("true", "yes", "on", "1"):
+            return True
+        if text in ("false", "no", "off", "0"):
+            return False
+        raise _Rejected(f"{raw!r} is not true or false")
+
+    def text(self, value: bool) -> str:
+        return "true" if value else "false"
+
+    def jsonable(self, value: bool) -> bool:
+        return value
+
+
+@dataclass(frozen=True)
+class ResponseLimits:
+    """Milliseconds per transaction kind, for the "90% within the limit" check; kinds not given
+    keep the specification's limit (clause 5.2.5.3)."""
+
+    allowed: str = ("KIND=MS pairs, e.g. new_order=2000,stock_level=10000, with KIND one of "
+                    + " ".join(kind.column for kind in TransactionKind))
+
+    def parse(self, raw: Any) -> Mapping[str, float]:
+        if isinstance(raw, Mapping):
+            pairs = list(raw.items())
+        elif isinstance(raw, str):
+            pairs = [item.partition("=")[::2] for item in re.split(r"[,\s]+", raw.strip()) if item]
+        else:
+            raise _Rejected(f"{raw!r} is not a set of KIND=MS pairs")
+        limits = {kind.column: DEFAULT_RESPONSE_LIMITS_MS[kind] for kind in TransactionKind}
+        for name, value in pairs:
+            try:
+                kind = TransactionKind.from_cli_name(str(name))
+            except ValueError as problem:
+                raise _Rejected(str(problem)) from None
+            try:
+                milliseconds = float(value)
+            except (TypeError, ValueError):
+                milliseconds = -1.0
+            if not milliseconds > 0 or math.isinf(milliseconds):
+                raise _Rejected(f"{kind.column}: {value!r} is not a positive number of milliseconds")
+            limits[kind.column] = milliseconds
+        return MappingProxyType(limits)
+
+    def text(self, value: Mapping[str, float]) -> str:
+        return ",".join(f"{name}={milliseconds:g}" for name, milliseconds in value.items())
+
+    def jsonable(self, value: Mapping[str, float]) -> dict[str, float]:
+        return dict(value)
+
+
+@dataclass(frozen=True)
 class DriverModeChoice:
     """One of the driver modes of pagelab.tpcc.modes; an alias reads as the mode it names."""
 
@@ -412,6 +471,11 @@ KNOBS: tuple[Knob, ...] = (
          "statements: tpcc-mysql's SQL statements from pagelab's terminals (reproduces tpcc-mysql and seed 002); "
          "procedures: one stored-procedure CALL per transaction (HammerDB-style, a higher load than tpcc-mysql); "
          "tpcc-mysql: a real tpcc-mysql build (set tpcc_mysql_dir)."),
+    Knob("spec_pacing", "Spec pacing", Boolean(), False, "",
+         "Keying and think times of TPC-C clause 5.2.5.7 between transactions; off, as in tpcc-mysql, "
+         "so terminals run back to back."),
+    Knob("response_limits", "Response-time limits", ResponseLimits(), "", "ms",
+         "Limits of the \"90% within\" check in the log, per kind; the default is TPC-C's (clause 5.2.5.3)."),
     Knob("loader", "Loader", Choice(("pagelab", "tpcc-mysql")), "pagelab", "",
          "pagelab: the seeded bulk loader, the same rows for every page size (~2.5 s per warehouse); "
          "tpcc-mysql: a real tpcc_load (set tpcc_mysql_dir; ~1 min per warehouse)."),
@@ -524,11 +588,22 @@ class Profile:
         """The pool for the measured runs; a percentage is taken of `db_bytes`, the loaded database."""
         return self.buffer_pool.resolve(db_bytes)
 
-    def server_settings(self, db_bytes: int | None) -> ServerSettings:
-        """What the server runs with for a measured run of this profile."""
-        return ServerSettings(buffer_pool_bytes=self.buffer_pool_bytes(db_bytes), flush_method=self.flush_method,
+    def server_settings(self, db_bytes: int | None, pool_bytes: int | None = None) -> ServerSettings:
+        """What the server runs with for a measured run of this profile (`pool_bytes` instead of the
+        profile's buffer pool, e.g. the roomier pool of the load)."""
+        pool = pool_bytes if pool_bytes is not None else self.buffer_pool_bytes(db_bytes)
+        return ServerSettings(buffer_pool_bytes=pool, flush_method=self.flush_method,
                               redo_log_bytes=self.redo_log, max_connections=self.max_connections,
                               extra=dict(self.server_options))
+
+    def run_options(self):
+        """The TPC-C driver's options for a measured run of this profile."""
+        from pagelab.tpcc.driver import RunOptions
+
+        return RunOptions(warehouses=self.warehouses, connections=self.connections, rampup_s=self.rampup_s,
+                          measure_s=self.measure_s, interval_s=self.interval_s, seed=self.seed,
+                          spec_pacing=self.spec_pacing, mode=self.driver_mode, tpcc_mysql_dir=self.tpcc_mysql_dir,
+                          response_limits_ms={kind: self.response_limits[kind.column] for kind in TransactionKind})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able, for sweep.json; `profile_from_dict` reads it back."""
@@ -680,14 +755,6 @@ def profile_help(width: int = 80) -> str:
     return "\n".join(out)
 
 
-def _approximate_size(n_bytes: int) -> str:
-    """'210.0 MiB': a measured database size is rarely a round number, so show it to a tenth."""
-    for suffix, factor in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):
-        if n_bytes >= factor:
-            return f"{n_bytes / factor:.1f} {suffix}"
-    return f"{n_bytes} B"
-
-
 def describe(profile: Profile, db_bytes: int | None = None) -> list[tuple[str, str]]:
     """(label, value) rows for a report's title page, like the seed's "Benchmark setup" table."""
     rows = [("Profile", profile.name + (f" (--set {' --set '.join(profile.overrides)})" if profile.overrides else ""))]
@@ -699,9 +766,11 @@ def describe(profile: Profile, db_bytes: int | None = None) -> list[tuple[str, s
         elif knob.name == "buffer_pool" and value.percent_of_db is not None:
             shown = f"{value} of the loaded database"
             if db_bytes is not None:
-                shown += f" ({_approximate_size(value.resolve(db_bytes))} of {_approximate_size(db_bytes)})"
+                shown += f" ({size_text(value.resolve(db_bytes), tenths=True)} of {size_text(db_bytes, tenths=True)})"
         elif knob.unit == "s":
             shown = f"{value} s"
+        elif knob.name == "driver_mode":
+            shown = f"{value}: {mode_named(value).summary}"
         elif knob.name == "tpcc_mysql_dir" and "tpcc-mysql" not in (profile.driver_mode, profile.loader):
             continue  # irrelevant unless that driver runs
         rows.append((knob.label, shown))

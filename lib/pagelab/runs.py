@@ -19,7 +19,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pagelab.mysql.pagesize import page_size_label, parse_page_size
+from pagelab.atomic import atomic_write_json, atomic_write_text
+from pagelab.mysql.pagesize import parse_page_size
+from pagelab.units import page_size_label
 from pagelab.paths import PROJECT_ROOT
 
 SWEEP_FILE = "sweep.json"
@@ -42,13 +44,6 @@ def run_name(page_size: int | str, repeat: int) -> str:
     return f"{page_size_label(parse_page_size(page_size))}-r{repeat}"
 
 
-def write_json_atomically(path: Path, document: dict) -> None:
-    """Readers (the sweep's progress, a resume) never see a half-written file."""
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    temporary.write_text(json.dumps(document, indent=2, default=str) + "\n")
-    temporary.replace(path)
-
-
 def set_phase(run_dir: Path, phase: str) -> None:
     """What the run is doing now, for the sweep's progress bar (the run executes in a kernel).
 
@@ -56,9 +51,7 @@ def set_phase(run_dir: Path, phase: str) -> None:
     how long init, load, restarts and the measurement took."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    temporary = run_dir / f"{PHASE_FILE}.tmp"
-    temporary.write_text(phase)
-    temporary.replace(run_dir / PHASE_FILE)
+    atomic_write_text(run_dir / PHASE_FILE, phase)
     if not phase.startswith("measure "):  # per-interval progress is not a phase of its own
         with open(run_dir / PHASES_LOG, "a") as log:
             log.write(f"{time.time():.3f},{phase}\n")
@@ -94,7 +87,7 @@ class SweepRecord:
         return cls(path, json.loads(path.read_text()))
 
     def save(self) -> None:
-        write_json_atomically(self.path, self.document)
+        atomic_write_json(self.path, self.document)
 
     @property
     def runs(self) -> list[dict]:
@@ -114,13 +107,13 @@ class SweepRecord:
         return [entry for entry in self.runs if entry["status"] != "done"]
 
 
-def new_run_entries(page_sizes: list[int], repeats: int) -> list[dict]:
+def new_run_entries(profile) -> list[dict]:
+    """sweep.json's run list, pending, in the profile's order (`Profile.runs`)."""
     return [
         {"name": run_name(size, repeat), "page_size_bytes": size, "page_size": page_size_label(size),
          "repeat": repeat, "status": "pending", "error": None, "notebook": None,
          "started": None, "finished": None}
-        # Repeat by repeat, so slow drift of the machine spreads over every page size.
-        for repeat in range(1, repeats + 1) for size in page_sizes
+        for size, repeat in profile.runs()
     ]
 
 

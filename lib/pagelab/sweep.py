@@ -15,6 +15,7 @@ and executed notebook (until a resume runs it again), the sweep goes on unless `
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import signal
@@ -23,14 +24,14 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
-from pagelab.experiment import RunParameters
 from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
-from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_phase, write_json_atomically
+from pagelab.atomic import atomic_write_json
+from pagelab.experiment import LOADED_FILE
+from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_phase
 
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -45,20 +46,11 @@ class SweepInterrupted(PagelabError):
     exit_code = 130  # as a shell reports a process ended by SIGINT
 
 
-def run_parameters(profile, sweep_dir: Path, page_size: int, repeat: int) -> dict:
-    """The run notebook's parameters for one run, from the profile's validated knobs."""
-    values = profile.to_dict() if hasattr(profile, "to_dict") else dict(profile)
-    params = RunParameters(
-        sweep_dir=str(sweep_dir), page_size=str(page_size), repeat=repeat,
-        warehouses=values["warehouses"], connections=values["connections"], rampup_s=values["rampup_s"],
-        measure_s=values["measure_s"], interval_s=values["interval_s"],
-        sample_interval_s=values["sample_interval_s"], buffer_pool=str(values["buffer_pool"]),
-        flush_method=values["flush_method"], redo_log=str(values["redo_log"]),
-        max_connections=values["max_connections"], seed=values["seed"], driver_mode=values["driver_mode"],
-        loader=values["loader"], tpcc_mysql_dir=str(values.get("tpcc_mysql_dir") or ""), server_options=dict(values.get("server_options") or {}),
-        cache_dir=str(CACHE_DIR),
-    )
-    return asdict(params)
+def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int) -> dict:
+    """The run notebook's parameters: the profile whole (as sweep.json keeps it), the page size and
+    the repeat; the notebook rebuilds the profile with `profile_from_dict`."""
+    return {"sweep_dir": str(sweep_dir), "profile": dict(profile), "page_size": int(page_size),
+            "repeat": int(repeat), "cache_dir": str(CACHE_DIR)}
 
 
 def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
@@ -74,17 +66,16 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
         hint = f"continue it with --resume {sweep_dir}" if (sweep_dir / "sweep.json").exists() else "or empty it"
         raise UsageError(f"{sweep_dir} is not empty; choose another --out, {hint}")
     _check_writable_directory(sweep_dir, "--out")
-    page_sizes = [int(size) for size in values["page_sizes"]]
     document = {
         "sweep_id": sweep_dir.name,
         "profile_name": profile_name,
         "profile": values,
         "created": now_iso(),
         "machine": run_metadata(sweep_dir),
-        "runs": new_run_entries(page_sizes, int(values["repeats"])),
+        "runs": new_run_entries(profile),
         "report": None,
     }
-    write_json_atomically(sweep_dir / "sweep.json", document)
+    atomic_write_json(sweep_dir / "sweep.json", document)
     return sweep_dir
 
 
@@ -125,8 +116,11 @@ def _raise_interrupt(signum, frame):
 
 def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True) -> SweepRecord:
     """Execute every run of the sweep that is not done, one papermill execution each."""
+    from pagelab.profiles import profile_from_dict
+
     record = SweepRecord.load(sweep_dir)
-    profile = record.document["profile"]
+    # validated again, so a damaged or hand-edited sweep.json is refused before any run starts
+    profile = profile_from_dict(record.document["profile"]).to_dict()
     todo = record.pending()
     bar = _Progress(len(record.runs), len(record.runs) - len(todo), progress)
     previous_sigterm = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -234,22 +228,22 @@ def execute_report(sweep_dir: Path, pdf_path: Path | None = None) -> Path:
 
 
 def title_rows(record: SweepRecord) -> list[tuple[str, str]]:
+    """The title page's set-up table: the profile as `describe` shows it, then the machine."""
+    from pagelab.profiles import describe, profile_from_dict
     from pagelab.system import system_setup_table
 
-    profile = record.document["profile"]
-    rows = [("Profile", record.document.get("profile_name", "")),
-            ("Page sizes", " ".join(_label(size) for size in profile["page_sizes"])),
-            ("Repeats", str(profile["repeats"])),
-            ("Warehouses / connections", f"{profile['warehouses']} / {profile['connections']}"),
-            ("Ramp-up / measured", f"{profile['rampup_s']} s / {profile['measure_s']} s"),
-            ("Buffer pool", str(profile["buffer_pool"])),
-            ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}")]
+    profile = profile_from_dict(record.document["profile"])
+    loaded = sorted(Path(record.path.parent / "instances").glob(f"*/{LOADED_FILE}"))
+    db_bytes = json.loads(loaded[0].read_text())["db_bytes"] if loaded else None
+    rows = describe(profile, db_bytes)
+    rows[0] = ("Profile", record.document.get("profile_name", "") or rows[0][1])
+    rows.append(("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"))
     rows += [(key, str(value)) for key, value in system_setup_table(record.document["machine"])]
     return rows
 
 
 def _label(size) -> str:
-    from pagelab.mysql.pagesize import page_size_label
+    from pagelab.units import page_size_label
 
     return page_size_label(int(size))
 

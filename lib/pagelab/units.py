@@ -6,7 +6,10 @@ import re
 
 from pagelab.errors import UsageError
 
-_BINARY_SUFFIX = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+KIB = 1 << 10
+MIB = 1 << 20
+GIB = 1 << 30
+_BINARY_SUFFIX = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB, "t": 1 << 40}
 _SIZE_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 
 
@@ -28,6 +31,23 @@ def parse_size(value: str | int, what: str = "size") -> int:
 def page_size_label(n_bytes: int) -> str:
     """How pages are named in tables, plots and file names: 4096 -> '4k', SQLite's 512 -> '512'."""
     return f"{n_bytes // 1024}k" if n_bytes >= 1024 and n_bytes % 1024 == 0 else str(n_bytes)
+
+
+def kib(n_bytes: int) -> int | float:
+    """A size in KiB for tables: whole when it is whole (4096 -> 4), else fractional (1536 -> 1.5)."""
+    return n_bytes // KIB if n_bytes % KIB == 0 else n_bytes / KIB
+
+
+def size_text(n_bytes: float, tenths: bool = False) -> str:
+    """A size for people, in the largest binary unit it reaches: 4096 -> '4 KiB', 1536 -> '1.5 KiB',
+    0 -> '0 B'. With `tenths`, always one decimal ('210.0 MiB'), for measured sizes that are
+    rarely round."""
+    n_bytes = int(n_bytes)
+    for unit, factor in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if n_bytes >= factor:
+            value = n_bytes / factor
+            return f"{value:.1f} {unit}" if tenths or value != int(value) else f"{value:.0f} {unit}"
+    return f"{n_bytes} B"
 
 
 def format_size(n_bytes: int) -> str:

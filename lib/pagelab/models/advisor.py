@@ -21,7 +21,7 @@ from typing import Any
 from pagelab.errors import UsageError
 from pagelab.models.blocksize import DEFAULT_LAYOUT, RANDOM_INSERT_FILL, NodeCapacity, model_table
 from pagelab.paths import CACHE_DIR, DATA_DIR
-from pagelab.units import parse_size
+from pagelab.units import KIB, size_text, parse_size
 from pagelab.workloads.fio import DEFAULT_BLOCK_SIZES, PROFILE_MAX_AGE_DAYS, DeviceProfile, load_or_measure
 
 # Rates closer than this count as a tie, which the smaller page wins. A 2% lead is below what
@@ -31,7 +31,6 @@ from pagelab.workloads.fio import DEFAULT_BLOCK_SIZES, PROFILE_MAX_AGE_DAYS, Dev
 # for any disk). A spread that large no tolerance can absorb: measure again when the disk is quiet.
 TIE_TOLERANCE = 0.02
 
-KIB = 1024
 
 
 @dataclass
@@ -74,12 +73,12 @@ class Advice:
             lines.append(text.rstrip())
         lines.append("")
         lines += [f"note: {note}" for note in self.notes]
-        lines.append(f"Recommended page size: {_bytes_label(self.recommended_page_size)}. {self.reason}")
+        lines.append(f"Recommended page size: {size_text(self.recommended_page_size)}. {self.reason}")
         return "\n".join(lines)
 
     def _cells(self, row: dict[str, Any]) -> tuple[str, ...]:
         marker = "*" if row["block_size_bytes"] == self.recommended_page_size else ""
-        page = _bytes_label(row["block_size_bytes"])
+        page = size_text(row["block_size_bytes"])
         common = (marker, page, _number(row["iops"], "{:,.0f}"), _number(row.get("lat_p99_us"), "{:,.0f}"),
                   _number(row["keys_per_node"], "{:,.1f}"), _number(row["leaf_keys"], "{:,.1f}"))  # fmt: skip
         if _missing(row["hops"]):
@@ -140,12 +139,12 @@ def advise(
     too_small = table.loc[table["queries_per_s"].isna(), "block_size_bytes"].tolist()
     if too_small:
         notes.append(
-            f"{', '.join(_bytes_label(size) for size in too_small)} cannot hold these keys and values "
+            f"{', '.join(size_text(size) for size in too_small)} cannot hold these keys and values "
             "(too few entries per page for a B-tree to split) and are left out"
         )
     if feasible.empty:
         raise UsageError(
-            f"no measured page size ({', '.join(_bytes_label(size) for size in too_small)}) can hold "
+            f"no measured page size ({', '.join(size_text(size) for size in too_small)}) can hold "
             f"{key_bytes}-byte keys with {value_bytes}-byte values; use smaller keys and values (a database "
             "keeps values this large outside the tree, in overflow pages or blobs, which this model does not cover)"
         )
@@ -199,17 +198,17 @@ def run_advise(
 
 
 def _reason(chosen, fastest, feasible, tie_tolerance: float, cache_bytes: float) -> str:
-    page = _bytes_label(chosen["block_size_bytes"])
+    page = size_text(chosen["block_size_bytes"])
     if math.isinf(chosen["queries_per_s"]):
         return (
-            f"At {page} the whole tree fits in the {_bytes_label(cache_bytes)} cache, so lookups never wait for "
+            f"At {page} the whole tree fits in the {size_text(cache_bytes)} cache, so lookups never wait for "
             f"the device; it is the smallest page size for which that holds, and smaller pages write fewer bytes "
             "per change."
         )
     if chosen["block_size_bytes"] != fastest["block_size_bytes"]:
         return (
             f"It does {chosen['queries_per_s']:,.0f} lookups/s, within {tie_tolerance:.0%} of the fastest, "
-            f"{_bytes_label(fastest['block_size_bytes'])} at {fastest['queries_per_s']:,.0f}/s, and the smaller "
+            f"{size_text(fastest['block_size_bytes'])} at {fastest['queries_per_s']:,.0f}/s, and the smaller "
             "page writes fewer bytes for each changed row (less write amplification)."
         )
     if len(feasible) == 1:
@@ -229,7 +228,7 @@ def _comparison(chosen, other) -> str:
     hop_words += f" ({chosen['uncached_hops']:.2f} -> {other['uncached_hops']:.2f})"
     iops_words = f"get {abs(iops_change):.0%} {'fewer' if iops_change < 0 else 'more'} IOPS"
     joiner = "but" if hop_change < 0 or iops_change > 0 else "and"  # "but" when one of the two helps
-    return f"{_bytes_label(other['block_size_bytes'])} pages would {hop_words} {joiner} {iops_words}"
+    return f"{size_text(other['block_size_bytes'])} pages would {hop_words} {joiner} {iops_words}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,26 +247,14 @@ def _prototype_limit_note(page_size: int, key_bytes: int, value_bytes: int) -> s
     if page_size not in PAGE_SIZES or holds(page_size):
         return None
     larger = [size for size in PAGE_SIZES if size > page_size and holds(size)]
-    where = f"it holds them from {_bytes_label(larger[0])} pages" if larger else "it holds them at no page size"
-    return (f"pagelab's storage prototype (no overflow pages) refuses these entries at {_bytes_label(page_size)} "
+    where = f"it holds them from {size_text(larger[0])} pages" if larger else "it holds them at no page size"
+    return (f"pagelab's storage prototype (no overflow pages) refuses these entries at {size_text(page_size)} "
             f"pages, where it takes keys up to {max_key_bytes(page_size)} B and values up to "
             f"{max_value_bytes(page_size)} B; {where}")
 
 
-def _bytes_label(size: float) -> str:
-    """4096 -> "4 KiB", 1073741824 -> "1 GiB", 1536 -> "1.5 KiB", 0 -> "0 B"."""
-    size = int(size)
-    if size == 0:
-        return "0 B"
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= factor:
-            value = size / factor
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} B"
-
-
 def _cache_label(cache_bytes: float) -> str:
-    return "no cache" if cache_bytes == 0 else f"a {_bytes_label(cache_bytes)} cache"
+    return "no cache" if cache_bytes == 0 else f"a {size_text(cache_bytes)} cache"
 
 
 def _missing(value: Any) -> bool:

@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from pagelab.units import kib
 from pagelab.errors import UsageError
 from pagelab.paths import REFERENCE_DIR
 
-KIB = 1024
 
 # --------------------------------------------------------------------------------------------
 # Constants, each with its reason
@@ -277,7 +277,7 @@ def model_row(
     interior_cells = layout.interior_cells(block_size_bytes, key_bytes)
     fanout, leaf_keys = interior_cells * fill, leaf_cells * fill
     row: dict[str, Any] = {
-        "block_kb": _kib(block_size_bytes),
+        "block_kb": kib(block_size_bytes),
         "block_size_bytes": block_size_bytes,
         "iops": iops,
         "keys_per_node": fanout,
@@ -372,7 +372,7 @@ def beside_seed(ours, seed=None):
     })  # fmt: skip
     ours_columns = ["block_size_bytes", "iops", "keys_per_node", "hops", "uncached_hops", "queries_per_s"]
     merged = renamed.drop(columns=["block_kb"]).merge(ours[ours_columns], on="block_size_bytes", how="outer")
-    merged.insert(0, "block_kb", [_kib(int(size)) for size in merged["block_size_bytes"]])
+    merged.insert(0, "block_kb", [kib(int(size)) for size in merged["block_size_bytes"]])
     order = [
         "block_kb", "block_size_bytes", "seed_keys_per_node", "keys_per_node", "seed_iops", "iops",
         "seed_hops", "hops", "uncached_hops", "seed_queries_per_s", "queries_per_s",
@@ -407,7 +407,3 @@ def _check_question(n_keys: float, key_bytes: int, value_bytes: int, cache_bytes
         raise UsageError(f"value size must be a whole number of bytes >= 0, got {value_bytes!r}")
     if not (isinstance(cache_bytes, numbers.Real) and math.isfinite(cache_bytes) and cache_bytes >= 0):
         raise UsageError(f"the cache budget must be a number of bytes >= 0, got {cache_bytes!r}")
-
-
-def _kib(size_bytes: int) -> int | float:
-    return size_bytes // KIB if size_bytes % KIB == 0 else size_bytes / KIB

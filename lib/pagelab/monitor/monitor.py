@@ -22,13 +22,13 @@ the raw files and the final monitor_status.json. Nothing here waits without a ti
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from pagelab.atomic import atomic_write_json
 from pagelab.errors import ServerError, UsageError
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.monitor.clock import DEFAULT_INTERVAL_S, RunClock, validate_interval
@@ -256,10 +256,8 @@ class Monitor:
     def _write_status(self, state: str) -> dict:
         status = self.status(state)
         path = self.out_dir / STATUS_FILE
-        partial = path.with_name(path.name + ".tmp")
         try:
-            partial.write_text(json.dumps(status, indent=2, default=str) + "\n")
-            os.replace(partial, path)
+            atomic_write_json(path, status)
         except OSError as exc:
             self.warnings.append(f"writing {STATUS_FILE} failed: {exc}")
         return status

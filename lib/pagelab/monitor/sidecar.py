@@ -8,10 +8,10 @@ the ramp-up). `fill_t_s` rewrites a finished file with every t_s filled in from 
 from __future__ import annotations
 
 import csv
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from pagelab.atomic import atomic_write_csv
 from pagelab.monitor.clock import RunClock
 
 # Milliseconds are plenty: samples are at least a second apart, and the clocks are read in
@@ -74,8 +74,5 @@ def fill_t_s(path: Path, clock: RunClock) -> int:
                 row[t_column] = format_cell(rounded_time(clock.t_s_of_clock_s(float(row[clock_column]))))
             except ValueError:
                 continue  # a damaged cell stays as it was
-    partial = path.with_name(path.name + ".tmp")
-    with open(partial, "w", newline="") as handle:
-        csv.writer(handle).writerows(rows)
-    os.replace(partial, path)
+    atomic_write_csv(path, rows)
     return len(rows) - 1

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pagelab.atomic import atomic_write_csv
 from pagelab.errors import ParseError
 from pagelab.monitor.global_status import GLOBAL_STATUS_FILE
 from pagelab.monitor.hit_ratio import COLUMNS as HIT_RATIO_COLUMNS
@@ -72,13 +73,7 @@ def write_table(path: Path, rows: Sequence[dict[str, Any]], leading: Sequence[st
             if key not in seen:
                 seen.add(key)
                 names.append(key)
-    partial = path.with_name(path.name + ".tmp")
-    with open(partial, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(names)
-        for row in rows:
-            writer.writerow([format_cell(row.get(name)) for name in names])
-    os.replace(partial, path)
+    atomic_write_csv(path, [names] + [[format_cell(row.get(name)) for name in names] for row in rows])
     return len(rows)
 
 

@@ -3,9 +3,9 @@
 from pagelab.mysql.config import ServerSettings, parse_set_options
 from pagelab.mysql.flavour import ServerFlavour, detect_server
 from pagelab.mysql.instance import Instance
-from pagelab.mysql.pagesize import PAGE_SIZES, page_size_label, parse_page_size
+from pagelab.mysql.pagesize import PAGE_SIZES, parse_page_size
 
 __all__ = [
     "Instance", "ServerSettings", "ServerFlavour", "detect_server", "parse_set_options",
-    "PAGE_SIZES", "page_size_label", "parse_page_size",
+    "PAGE_SIZES", "parse_page_size",
 ]

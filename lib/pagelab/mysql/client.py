@@ -89,3 +89,10 @@ def fast_connector_available() -> bool:
         return False
     return True
 
+
+def database_bytes(cursor, database: str, table: str | None = None) -> int:
+    """Data + index bytes of `database` (or of one table in it), as information_schema reports them."""
+    sql = ("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
+           "WHERE table_schema = %s")
+    cursor.execute(sql + (" AND table_name = %s" if table else ""), (database, table) if table else (database,))
+    return int(cursor.fetchone()[0])

@@ -41,6 +41,7 @@ import weakref
 from dataclasses import asdict
 from pathlib import Path
 
+from pagelab.atomic import atomic_write_json
 from pagelab.errors import ServerError, UsageError
 from pagelab.mysql.config import (
     InstancePaths,
@@ -49,7 +50,8 @@ from pagelab.mysql.config import (
     render_my_cnf,
 )
 from pagelab.mysql.flavour import ServerFlavour, detect_server
-from pagelab.mysql.pagesize import page_size_label, parse_page_size
+from pagelab.mysql.pagesize import parse_page_size
+from pagelab.units import page_size_label
 from pagelab.processes import process_alive
 
 # sun_path in sockaddr_un is 108 bytes on Linux, including the terminating NUL.
@@ -208,9 +210,7 @@ class Instance:
             socket=str(self.paths.socket),
         )
         state.update(updates)
-        tmp = self.paths.state_file.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(state, indent=2) + "\n")
-        tmp.replace(self.paths.state_file)
+        atomic_write_json(self.paths.state_file, state)
 
     @property
     def password(self) -> str:

@@ -37,8 +37,3 @@ def parse_page_size(value: str | int) -> int:
     if n_bytes not in PAGE_SIZES:
         raise UsageError(f"innodb_page_size must be one of {_allowed()}, got {value!r}")
     return n_bytes
-
-
-def page_size_label(n_bytes: int) -> str:
-    """'16k' for 16384 — the name used in run directories and plots."""
-    return PAGE_SIZES[parse_page_size(n_bytes)]

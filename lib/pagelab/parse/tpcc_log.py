@@ -60,6 +60,7 @@ import re
 from typing import Any
 
 from pagelab.errors import ParseError
+from pagelab.tpcc.inputs import TransactionKind
 from pagelab.parse.common import (
     ParseResult,
     Warnings,
@@ -75,7 +76,7 @@ from pagelab.parse.common import (
 CURRENT_FORMAT = "trx: n, 95%: ms, 99%: ms, max_rt: ms, n|max ms (x4)"
 OLD_FORMAT = "n(late):rt90|max per type, in seconds (older tpcc-mysql)"
 
-TRANSACTION_TYPES = ("new_order", "payment", "order_status", "delivery", "stock_level")
+TRANSACTION_TYPES = tuple(kind.column for kind in TransactionKind)  # in tpcc-mysql's order
 
 COLUMNS = (
     "t_s",

@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagelab.atomic import atomic_write_json
 from pagelab.paths import CACHE_DIR
 from pagelab.processes import process_alive
 from pagelab.errors import PagelabError, UsageError
@@ -848,16 +849,6 @@ def _manifest(
     }
 
 
-def _write_json_atomically(path: Path, document: dict) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=2)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
 def _remove_abandoned_staging(cache_dir: Path, name: str) -> None:
     """Remove staging directories of generations whose process is gone (killed, crashed)."""
     for candidate in cache_dir.glob(f".{name}.partial-*"):
@@ -931,7 +922,7 @@ def generate(
         data_files = sorted(_run_tasks(tasks, context, staging, worker_count, progress), key=_sort_key)
         seconds = time.perf_counter() - started
         # The manifest goes last: until it exists, nothing here counts as a dataset.
-        _write_json_atomically(
+        atomic_write_json(
             staging / MANIFEST_NAME, _manifest(warehouses, seed, context, constants, data_files, seconds)
         )
         _publish(staging, final, warehouses, seed)

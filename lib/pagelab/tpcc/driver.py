@@ -23,8 +23,6 @@ report it, the driver stops them all, keeps the partial log (marked as such) and
 
 from __future__ import annotations
 
-import csv
-import os
 import queue
 import sys
 import threading
@@ -34,9 +32,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
+from pagelab.atomic import atomic_write_csv, atomic_write_json, atomic_write_text
 from pagelab.errors import PagelabError, UsageError
-from pagelab.mysql.client import ConnectionSpec
-from pagelab.runs import write_json_atomically
+from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.tpcc import logformat
 from pagelab.tpcc.inputs import NURandConstants, TransactionKind, load_constants, run_constants
 from pagelab.tpcc.loader import DEFAULT_DATABASE, loaded_info
@@ -118,10 +116,8 @@ def server_facts(cursor, database: str) -> dict:
     """What summary.json records about the server the run measured."""
     cursor.execute("SELECT @@innodb_page_size, @@innodb_buffer_pool_size, VERSION()")
     page_size, pool, version = cursor.fetchone()
-    cursor.execute("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
-                   "WHERE table_schema = %s", (database,))
     return {"page_size_bytes": int(page_size), "buffer_pool_bytes": int(pool), "server": str(version),
-            "db_bytes": int(cursor.fetchone()[0])}
+            "db_bytes": database_bytes(cursor, database)}
 
 
 def prepare_database(connection: ConnectionSpec, options: RunOptions) -> tuple[NURandConstants, dict, dict]:
@@ -200,11 +196,11 @@ def summary_record(options: RunOptions, facts: dict, result_tpmc: float, totals:
         "driver": mode.driver,
         "driver_mode": mode.name,
         "spec_pacing": options.spec_pacing,
-        "response_limits_ms": {TransactionKind(k).name.lower(): v for k, v in options.response_limits_ms.items()},
+        "response_limits_ms": {TransactionKind(k).column: v for k, v in options.response_limits_ms.items()},
         "nurand_run_constants": constants.to_dict() if constants else None,
         "load_info": load_info,
         "rampup_transactions": rampup_transactions,
-        "transactions": {TransactionKind(k).name.lower(): asdict(v) | {"average_ms": round(v.average_ms, 3)}
+        "transactions": {TransactionKind(k).column: asdict(v) | {"average_ms": round(v.average_ms, 3)}
                          for k, v in totals.items()},
         "new_order_rollbacks": new_order_rollbacks,
         "started_at": started_at,
@@ -218,7 +214,7 @@ def write_outputs(out_dir: Path | None, rows: list[dict], summary: dict) -> None
     if out_dir is None:
         return
     write_interval_csv(Path(out_dir) / "tpcc_intervals.csv", rows)
-    write_json_atomically(Path(out_dir) / "summary.json", summary)
+    atomic_write_json(Path(out_dir) / "summary.json", summary)
 
 
 def run(
@@ -381,12 +377,8 @@ def _wait_until_ready(terminals, results, expected: int) -> None:
 
 
 def write_interval_csv(path: Path, rows: list[dict]) -> None:
-    """The tidy interval table, written to a temporary name and renamed, so it is whole or absent."""
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(temporary, "w", newline="") as handle:
-        if rows:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
-    temporary.replace(path)
+    """The tidy interval table, whole or absent."""
+    if rows:
+        atomic_write_csv(path, rows, list(rows[0]))
+    else:
+        atomic_write_text(path, "")

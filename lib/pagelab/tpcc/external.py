@@ -23,7 +23,7 @@ from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.tpcc import schema
 from pagelab.tpcc.driver import RunOptions, RunResult, TpccRunError, server_facts
 from pagelab.tpcc.inputs import TransactionKind
-from pagelab.tpcc.stats import KIND_COLUMNS, KindTotals
+from pagelab.tpcc.stats import KindTotals
 
 
 def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
@@ -116,7 +116,7 @@ def _totals_from_log(parsed) -> dict[int, KindTotals]:
         row = totals[index]
         row.success, row.late, row.retries, row.failures = (raw.get(k) or 0 for k in ("sc", "lt", "rt", "fl"))
         row.latency_sum_ms = (raw.get("avg_rt_ms") or 0.0) * row.completed
-        column = f"{KIND_COLUMNS[TransactionKind(index)]}_max_ms"
+        column = f"{TransactionKind(index).column}_max_ms"
         row.max_ms = max((r.get(column) or 0.0 for r in parsed.rows), default=0.0)
     return totals
 
@@ -147,6 +147,7 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
     measurement = {"started_at": None, "lines": []}
 
     def on_line(line: str) -> None:
+        measurement["lines"].append(line)
         if line.strip().startswith("MEASURING START") and measurement["started_at"] is None:
             measurement["started_at"] = time.time()
             if on_start is not None:
@@ -157,7 +158,7 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
                 on_interval(rows[0]["t_s"], rows[0])
 
     code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line)
-    text = log_path.read_text() if log_path else ""
+    text = "".join(measurement["lines"])
     parsed = parse_tpcc_log(text) if text else None
     if code != 0 or parsed is None or parsed.meta.get("tpmc") is None:
         raise TpccRunError(f"tpcc_start exited with {code} before reporting TpmC"

@@ -30,7 +30,7 @@ prints `option p` and `[pass]`, we leave both lines out.
 from __future__ import annotations
 
 from pagelab.tpcc.inputs import TransactionKind
-from pagelab.tpcc.stats import KIND_LABELS, KindTotals, IntervalSample
+from pagelab.tpcc.stats import IntervalSample, KindTotals
 
 BANNER = (
     "***************************************\n"
@@ -114,12 +114,12 @@ def footer(totals: dict[int, KindTotals], limits_ms: dict, measured_s: float, tp
     for kind, minimum in MINIMUM_MIX_PERCENT.items():
         share = 100.0 * totals[int(kind)].completed / completed_all if completed_all else 0.0
         verdict = "[OK]" if share >= minimum else "[NG] *"
-        lines.append(f"{KIND_LABELS[kind]:>15}: {share:.2f}% (>={minimum:4.1f}%) {verdict}")
+        lines.append(f"{kind.label:>15}: {share:.2f}% (>={minimum:4.1f}%) {verdict}")
     lines.append(" [response time (at least 90% passed)]")
     for kind in TransactionKind:
         row = totals[int(kind)]
         passed = 100.0 * row.success / row.completed if row.completed else 0.0
         verdict = "[OK]" if passed >= RESPONSE_TIME_PASS_PERCENT else "[NG] *"
-        lines.append(f"{KIND_LABELS[kind]:>15}: {passed:.2f}%  {verdict}")
+        lines.append(f"{kind.label:>15}: {passed:.2f}%  {verdict}")
     lines += ["", "<TpmC>", f"{tpmc:26.3f} TpmC", ""]
     return "\n".join(lines)

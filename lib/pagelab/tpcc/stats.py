@@ -1,8 +1,8 @@
 """Response-time statistics of a TPC-C run: per interval, and over the whole measurement.
 
-Each terminal process keeps its own `IntervalSample`s and hands finished ones to the parent, which
-merges them; nothing is shared between processes, so counters cannot race (tpcc-mysql's threads
-update shared arrays without locks). Samples completed during ramp-up are kept apart and never
+Each terminal thread keeps its own `IntervalSample`s and hands each finished one to the driver
+through a queue, never touching it again; the driver merges them, so counters cannot race
+(tpcc-mysql's threads update shared arrays without locks). Samples completed during ramp-up are kept apart and never
 reach the first measured interval (tpcc-mysql adds them to it).
 
 Times are in milliseconds throughout.
@@ -16,22 +16,6 @@ from dataclasses import dataclass, field
 from pagelab.tpcc.inputs import TransactionKind
 
 KINDS = tuple(TransactionKind)
-# tpcc-mysql's names, as its log prints them.
-KIND_LABELS = {
-    TransactionKind.NEW_ORDER: "New-Order",
-    TransactionKind.PAYMENT: "Payment",
-    TransactionKind.ORDER_STATUS: "Order-Status",
-    TransactionKind.DELIVERY: "Delivery",
-    TransactionKind.STOCK_LEVEL: "Stock-Level",
-}
-# Column prefixes of the tidy tables.
-KIND_COLUMNS = {
-    TransactionKind.NEW_ORDER: "new_order",
-    TransactionKind.PAYMENT: "payment",
-    TransactionKind.ORDER_STATUS: "order_status",
-    TransactionKind.DELIVERY: "delivery",
-    TransactionKind.STOCK_LEVEL: "stock_level",
-}
 # Clause 5.2.5.3: 90% of each type must complete within these limits. tpcc-mysql meant the same
 # limits but compared them with milliseconds as if they were seconds (so ~all New-Orders were
 # "late"); here they are milliseconds and can be changed per run.
@@ -94,16 +78,6 @@ class IntervalSample:
             }
         return result
 
-    def to_wire(self) -> tuple:
-        """A compact picklable form for the queue between processes."""
-        return (self.latencies, self.retries, self.failures, self.rollbacks)
-
-    @classmethod
-    def from_wire(cls, wire: tuple) -> "IntervalSample":
-        latencies, retries, failures, rollbacks = wire
-        return cls({int(k): v for k, v in latencies.items()}, {int(k): v for k, v in retries.items()},
-                   {int(k): v for k, v in failures.items()}, rollbacks)
-
 
 @dataclass
 class KindTotals:
@@ -157,7 +131,7 @@ def interval_rows(intervals: list[IntervalSample], interval_s: float, measure_s:
     for index, sample in enumerate(intervals):
         row: dict = {"t_s": min((index + 1) * interval_s, measure_s)}
         for kind, stats in sample.summary().items():
-            prefix = KIND_COLUMNS[TransactionKind(kind)]
+            prefix = TransactionKind(kind).column
             row[prefix] = stats["count"]
             row[f"{prefix}_p95_ms"] = _rounded(stats["p95"])
             row[f"{prefix}_p99_ms"] = _rounded(stats["p99"])

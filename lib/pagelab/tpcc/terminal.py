@@ -159,7 +159,7 @@ def _loop(plan: TerminalPlan, executor, ramp_start: float, stop: threading.Event
                 if verdict is ErrorKind.SERVER_GONE:
                     raise _Stop("server-gone", str(exc)) from exc
                 if verdict is ErrorKind.FATAL:
-                    raise _Stop("sql", f"{kind.name.lower()}: {exc}") from exc
+                    raise _Stop("sql", f"{kind.column}: {exc}") from exc
         finished = clock()
         if finished >= measure_end:
             break  # completed after the end: part of no interval

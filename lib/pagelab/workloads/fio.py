@@ -47,13 +47,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pagelab.atomic import atomic_write_json
 from pagelab.errors import MissingDependencyError, PagelabError, UsageError
 from pagelab.parse import parse_fio
 from pagelab.paths import CACHE_DIR, DATA_DIR
 from pagelab.system import DeviceInfo, block_device_for, nearest_existing, o_direct_works
-from pagelab.units import parse_size
+from pagelab.units import KIB, format_size, kib, parse_size
 
-KIB = 1024
 
 # Seed 003's table runs from 1 KiB to 64 KiB blocks; the storage prototype takes the same range.
 DEFAULT_BLOCK_SIZES = tuple(KIB << shift for shift in range(7))
@@ -154,7 +154,7 @@ class DeviceProfile:
         """One row per block size: block_kb, block_size_bytes, iops, lat_mean_us, lat_p99_us, device_util_pct."""
         import pandas as pd  # late: measuring must not pay for pandas
 
-        rows = [{"block_kb": _kib(r.block_size_bytes), **asdict(r)} for r in self.results]
+        rows = [{"block_kb": kib(r.block_size_bytes), **asdict(r)} for r in self.results]
         columns = ["block_kb", "block_size_bytes", "iops", "lat_mean_us", "lat_p99_us", "device_util_pct"]
         return pd.DataFrame(rows, columns=columns)
 
@@ -179,10 +179,7 @@ class DeviceProfile:
         """Write the profile as JSON, atomically: a reader never sees half a file."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        partial.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
-        os.replace(partial, path)
-        return path
+        return atomic_write_json(path, self.to_dict())
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> DeviceProfile:
@@ -255,7 +252,7 @@ def fio_command(
     """The argv of one random-read run (or, with `layout_only`, of the run that writes the file)."""
     argv = [
         os.fspath(fio),
-        f"--name={'layout' if layout_only else 'randread-' + _size_label(block_size_bytes)}",
+        f"--name={'layout' if layout_only else 'randread-' + fio_size(block_size_bytes)}",
         f"--filename={test_file}",
         f"--size={size_bytes}",
         "--rw=randread",
@@ -301,7 +298,7 @@ def measure_random_read_iops(
         skipped = [size for size in sizes if size < logical_block]
         sizes = [size for size in sizes if size >= logical_block]
         notes.append(
-            f"skipped {', '.join(_size_label(s) for s in skipped)}: direct reads smaller than the "
+            f"skipped {', '.join(fio_size(s) for s in skipped)}: direct reads smaller than the "
             f"disk's {logical_block}-byte logical block are refused"
         )
         if not sizes:
@@ -316,21 +313,21 @@ def measure_random_read_iops(
     started = datetime.now(timezone.utc)
     bar = tqdm(total=len(sizes), desc="fio randread", unit="size", disable=not progress)
     try:
-        bar.set_postfix_str(f"writing the {_size_label(size_bytes)} test file")
+        bar.set_postfix_str(f"writing the {fio_size(size_bytes)} test file")
         layout_timeout = size_bytes / LAYOUT_SLOWEST_BYTES_PER_S + RUN_TIMEOUT_MARGIN_S
         _run_fio(
             fio_command(fio, test_file, max(sizes), size_bytes, runtime_s, iodepth, direct, ioengine, layout_only=True),
             timeout_s=layout_timeout,
         )
         for block_size in sizes:
-            bar.set_postfix_str(f"{_size_label(block_size)} for {runtime_s:g} s")
+            bar.set_postfix_str(f"{fio_size(block_size)} for {runtime_s:g} s")
             argv = fio_command(fio, test_file, block_size, size_bytes, runtime_s, iodepth, direct, ioengine)
             output = _run_fio(argv, timeout_s=runtime_s + RUN_TIMEOUT_MARGIN_S)
             result, meta = _read_run(output, block_size)
             fio_version = fio_version or _version_number(meta.get("fio_version"))
             results.append(result)
             bar.update(1)
-            bar.set_postfix_str(f"{_size_label(block_size)}: {result.iops:,.0f} IOPS")
+            bar.set_postfix_str(f"{fio_size(block_size)}: {result.iops:,.0f} IOPS")
     finally:
         bar.close()
         test_file.unlink(missing_ok=True)
@@ -445,13 +442,13 @@ def _stop(process: subprocess.Popen) -> None:
 def _read_run(output: str, block_size: int) -> tuple[BlockSizeResult, dict]:
     parsed = parse_fio(output)
     if not parsed.rows:
-        raise PagelabError(f"fio printed no job for the {_size_label(block_size)} run")
+        raise PagelabError(f"fio printed no job for the {fio_size(block_size)} run")
     row = parsed.rows[0]
     if row.get("error"):
-        raise PagelabError(f"fio's {_size_label(block_size)} run reported error {row['error']}")
+        raise PagelabError(f"fio's {fio_size(block_size)} run reported error {row['error']}")
     result = _result_from_row(row, parsed.meta)
     if not result.iops or result.iops <= 0:
-        raise PagelabError(f"fio's {_size_label(block_size)} run completed no reads")
+        raise PagelabError(f"fio's {fio_size(block_size)} run completed no reads")
     return result, parsed.meta
 
 
@@ -545,21 +542,9 @@ def _still_answers(
 # Small helpers
 
 
-def _size_label(size_bytes: int) -> str:
-    """4096 -> "4k", 1073741824 -> "1g", 1536 -> "1536" (fio's own spelling, binary units)."""
-    for suffix, factor in (("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10)):
-        if size_bytes % factor == 0:
-            return f"{size_bytes // factor}{suffix}"
-    return str(size_bytes)
-
-
 def _fio_duration(seconds: float) -> str:
     """fio reads a bare --runtime as whole seconds; a fraction is given in milliseconds."""
     return f"{seconds:g}" if float(seconds).is_integer() else f"{round(seconds * 1000)}ms"
-
-
-def _kib(size_bytes: int) -> int | float:
-    return size_bytes // KIB if size_bytes % KIB == 0 else size_bytes / KIB
 
 
 def _version_number(text: Any) -> str | None:
@@ -578,3 +563,8 @@ def _parse_timestamp(text: str | None) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def fio_size(size_bytes: int) -> str:
+    """fio's spelling of a size: 4096 -> "4k", 1536 -> "1536" (binary units, lower case)."""
+    return format_size(size_bytes).lower()

@@ -86,10 +86,8 @@ from pagelab.storage.slotted import (
     max_value_bytes,
     usable_bytes,
 )
-from pagelab.units import format_size, page_size_label
+from pagelab.units import MIB, format_size, kib, page_size_label
 
-KIB = 1024
-MIB = 1 << 20
 
 # The goal: measured cold lookups/s >= 0.8 x (fio QD1 IOPS / hops).
 GOAL_RATIO = 0.8
@@ -413,7 +411,7 @@ def fill_table(
         leaf = [built.leaf_cell_fill for built in builds]
         interior = [built.interior_cell_fill for built in builds if built.interior_cell_fill is not None]
         rows.append({
-            "block_kb": _kib(page_size),
+            "block_kb": kib(page_size),
             "block_size_bytes": page_size,
             "keys": n_keys if steps == 1 else f"{counts[0]:,}..{counts[-1]:,}",
             "leaf_capacity": prototype_capacity.leaf_cells(page_size, key_bytes, value_bytes),
@@ -758,7 +756,7 @@ def lookup_frame(builds: Sequence[BuiltTree], results: Sequence[LookupResult]):
     rows = []
     for built, result in zip(builds, results):
         rows.append({
-            "page_kb": _kib(result.page_size),
+            "page_kb": kib(result.page_size),
             "keys": result.n_keys,
             "depth": result.depth,
             "pages_per_level": "/".join(str(n) for n in built.pages_per_level),
@@ -882,7 +880,3 @@ def _load_sidecar(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("file_bytes") == Path(path).stat().st_size else None
-
-
-def _kib(size_bytes: int) -> int | float:
-    return size_bytes // KIB if size_bytes % KIB == 0 else size_bytes / KIB

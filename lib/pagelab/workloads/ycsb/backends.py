@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelab.errors import ServerError
-from pagelab.mysql.client import ConnectionSpec, recreate_database
+from pagelab.mysql.client import ConnectionSpec, recreate_database, database_bytes
 
 OK, NOT_FOUND, ERROR = "OK", "NOT_FOUND", "ERROR"
 TABLE = "usertable"
@@ -203,10 +203,7 @@ def innodb_table_bytes(connection: ConnectionSpec, database: str = DATABASE) -> 
         cursor = link.cursor()
         cursor.execute(f"ANALYZE TABLE {TABLE}")
         cursor.fetchall()
-        cursor.execute("SELECT data_length + index_length FROM information_schema.tables "
-                       "WHERE table_schema = %s AND table_name = %s", (database, TABLE))
-        row = cursor.fetchone()
-        return int(row[0]) if row and row[0] is not None else 0
+        return database_bytes(cursor, database, TABLE)
     finally:
         link.close()
 

@@ -27,7 +27,8 @@ from typing import Any
 
 from pagelab.errors import ServerError, UsageError
 from pagelab.mysql.client import recreate_database
-from pagelab.mysql.pagesize import page_size_label, parse_page_size
+from pagelab.mysql.pagesize import parse_page_size
+from pagelab.units import page_size_label
 
 ER_TOO_LONG_KEY = 1071
 PROBE_DATABASE = "pagelab_keyprobe"

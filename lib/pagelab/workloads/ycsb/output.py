@@ -29,12 +29,12 @@ RunTime (the seed's per-operation "Thoroughput = N op/secs"); OVERALL's is YCSB'
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from pagelab.atomic import atomic_write_csv
 from pagelab.workloads.ycsb.workloads import OPERATIONS, READ_MODIFY_WRITE
 
 STATUS_ORDER = ("OK", "NOT_FOUND", "ERROR")
@@ -146,10 +146,4 @@ def write_csv(path: Path, rows: Iterable[dict[str, Any]]) -> None:
     columns = list(TIDY_COLUMNS)
     for row in rows:
         columns += [key for key in row if key not in columns]
-    temporary = path.with_name(path.name + ".partial")
-    with open(temporary, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({name: "" if row.get(name) is None else row.get(name) for name in columns})
-    temporary.replace(path)
+    atomic_write_csv(path, rows, columns, line_end="\n")

@@ -34,7 +34,6 @@ the prototype, marks the phase "interrupted" in ycsb.json and re-raises Keyboard
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import platform
@@ -46,8 +45,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagelab.atomic import atomic_write_json
 from pagelab.errors import UsageError
-from pagelab.mysql.pagesize import page_size_label, parse_page_size
+from pagelab.mysql.pagesize import parse_page_size
+from pagelab.units import MIB, page_size_label
 from pagelab.paths import RUNS_DIR
 from pagelab.units import format_size, parse_size
 from pagelab.workloads.ycsb import backends
@@ -232,8 +233,7 @@ def estimated_data_bytes(records: int, field_count: int = 10, field_length: int 
 
 def auto_cache_bytes(data_bytes: int, innodb_page_sizes: Iterable[int] = ()) -> int:
     """15% of the data, in whole MiB, and at least InnoDB's minimum for every page size given."""
-    mib = 1 << 20
-    cache = max(mib, math.ceil(data_bytes * DEFAULT_CACHE_FRACTION / mib) * mib)
+    cache = max(MIB, math.ceil(data_bytes * DEFAULT_CACHE_FRACTION / MIB) * MIB)
     for size in innodb_page_sizes:
         cache = max(cache, MIN_BUFFER_POOL[size])
     return cache
@@ -277,10 +277,7 @@ class _Journal:
         return self.meta["runs"].setdefault(f"{backend}-{page_size_label(page_size)}", {"phases": {}})
 
     def save(self) -> None:
-        path = self.out_dir / "ycsb.json"
-        temporary = path.with_name(path.name + ".partial")
-        temporary.write_text(json.dumps(self.meta, indent=2, default=str) + "\n")
-        temporary.replace(path)
+        atomic_write_json(self.out_dir / "ycsb.json", self.meta)
 
     def add_rows(self, rows: list[dict[str, Any]]) -> None:
         self.rows.extend(rows)

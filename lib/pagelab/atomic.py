@@ -1,0 +1,67 @@
+"""Files written whole or not at all: the one way pagelab writes a file that something reads back.
+
+A reader (a resume, the sweep's progress bar, a report, a second process) must never see half a
+file, and a crash must never leave one under the real name. So every writer here writes a
+temporary file in the same directory (same filesystem, so the rename is atomic), flushes and
+fsyncs it, and renames it over the target. The temporary name starts with a dot and carries the
+process and thread, so concurrent writers never share one; a failed write removes it.
+
+    atomic_write_text(path, text)
+    atomic_write_json(path, document)          indent 2, a final newline, str() for other types
+    atomic_write_csv(path, rows, columns)      rows as dicts (None -> empty cell) or as lists
+    atomic_write_bytes(path, data)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+
+def _temporary_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    path = Path(path)
+    temporary = _temporary_name(path)
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | os.PathLike, document: Any) -> Path:
+    return atomic_write_text(path, json.dumps(document, indent=2, default=str) + "\n")
+
+
+def atomic_write_csv(path: str | os.PathLike, rows: Iterable[dict[str, Any]] | Iterable[Sequence[Any]],
+                     columns: Sequence[str] | None = None, line_end: str = "\r\n") -> Path:
+    """Dict rows under `columns` (a missing or None value is an empty cell), or, with `columns`
+    None, list rows written as they are (the first row being the header, if any). Lines end as
+    the csv module ends them unless `line_end` says otherwise."""
+    buffer = io.StringIO()
+    if columns is None:
+        csv.writer(buffer, lineterminator=line_end).writerows(rows)
+    else:
+        writer = csv.writer(buffer, lineterminator=line_end)
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow(["" if row.get(name) is None else row.get(name) for name in columns])
+    return atomic_write_text(path, buffer.getvalue())

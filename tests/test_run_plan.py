@@ -1,0 +1,61 @@
+"""Every knob reaches the run: the profile is the one description of a run, read in one place."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagelab.experiment import run_plan
+from pagelab.profiles import KNOBS_BY_NAME, load_profile
+from pagelab.sweep import run_parameters
+
+DB_BYTES = 110 << 20
+
+
+@pytest.fixture
+def build_dirs(tmp_path):
+    first, second = tmp_path / "tpcc-mysql-a", tmp_path / "tpcc-mysql-b"
+    first.mkdir()
+    second.mkdir()
+    return first, second
+
+
+def alternatives(second_build) -> dict[str, str]:
+    """A valid value other than the smoke profile's, for every knob."""
+    return {
+        "page_sizes": "4k,8k", "repeats": "2", "warehouses": "2", "connections": "8", "rampup_s": "20",
+        "measure_s": "30", "interval_s": "3", "sample_interval_s": "3", "buffer_pool": "48M",
+        "flush_method": "fsync", "redo_log": "128M", "max_connections": "300", "seed": "2",
+        "driver_mode": "procedures", "spec_pacing": "true", "response_limits": "new_order=1000",
+        "loader": "tpcc-mysql", "tpcc_mysql_dir": str(second_build),
+        "server_options": "innodb_io_capacity=500",
+    }
+
+
+def plans(profile) -> list:
+    return [run_plan(profile, size, repeat, DB_BYTES) for size, repeat in profile.runs()]
+
+
+def test_every_knob_has_an_alternative_here(build_dirs):
+    assert set(alternatives(build_dirs[1])) == set(KNOBS_BY_NAME), "a new knob needs a value in this test"
+
+
+@pytest.mark.parametrize("knob", sorted(KNOBS_BY_NAME))
+def test_changing_a_knob_changes_the_plan_of_the_runs(knob, build_dirs):
+    base = load_profile("smoke", [f"tpcc_mysql_dir={build_dirs[0]}"])
+    changed = load_profile("smoke", [f"tpcc_mysql_dir={build_dirs[0]}", f"{knob}={alternatives(build_dirs[1])[knob]}"])
+    assert changed.values[knob] != base.values[knob]
+    assert plans(changed) != plans(base), f"the runs do not receive the knob {knob}"
+
+
+def test_the_run_notebook_gets_the_profile_whole():
+    profile = load_profile("smoke")
+    parameters = run_parameters(profile.to_dict(), "data/runs/x", 16384, 2)
+    assert parameters["profile"] == profile.to_dict()
+    assert (parameters["page_size"], parameters["repeat"]) == (16384, 2)
+
+
+def test_a_pool_in_percent_waits_for_the_loaded_size():
+    profile = load_profile("quick", ["buffer_pool=30%"])
+    assert run_plan(profile, "8k", 1, None).server_settings is None
+    assert run_plan(profile, "8k", 1, DB_BYTES).server_settings.buffer_pool_bytes == 33 << 20
+    assert run_plan(load_profile("quick"), "8k", 1, None).server_settings.buffer_pool_bytes == 64 << 20
