@@ -61,3 +61,22 @@ def check_ran_without_errors(executed: dict) -> None:
     assert all(cell.get("execution_count") for cell in code)
     errors = [output for cell in code for output in cell.get("outputs", []) if output.get("output_type") == "error"]
     assert errors == []
+
+
+def output_text(executed: dict) -> str:
+    """Everything the executed notebook shows as text (streams, text/plain and text/html results),
+    and nothing of its sources: a check on this fails when an output goes missing, even if the
+    code that should print it is still there."""
+    parts = []
+    for cell in code_cells(executed):
+        for output in cell.get("outputs", []):
+            parts.append("".join(output.get("text", "")))
+            data = output.get("data", {})
+            for mime in ("text/plain", "text/html", "text/markdown"):
+                parts.append("".join(data.get(mime, "")))
+    return "\n".join(parts)
+
+
+def output_count(executed: dict, mime: str) -> int:
+    """How many outputs carry `mime` (e.g. image/png for a drawn figure)."""
+    return sum(mime in output.get("data", {}) for cell in code_cells(executed) for output in cell.get("outputs", []))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -19,11 +20,46 @@ def pagelab(*args, timeout=300):
     return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout)
 
 
-def test_help_names_every_command():
+def command_names() -> list[str]:
+    from pagelab.cli import build_parser
+
+    parser = build_parser()
+    subcommands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    return sorted(subcommands.choices)
+
+
+def test_help_names_every_command_and_the_exit_statuses():
+    names = command_names()
+    assert set(names) >= {"doctor", "server", "tpcc", "parse", "sweep", "report", "advise", "ycsb"}
     done = pagelab("--help")
     assert done.returncode == 0
-    for command in ("doctor", "server", "tpcc", "parse"):
+    for command in names:
         assert command in done.stdout
+    assert "exit status: 0 done; 1 something failed" in " ".join(done.stdout.split())
+
+
+@pytest.mark.parametrize("command", ["doctor", "server", "server init", "server start", "server status",
+                                     "server stop", "tpcc", "tpcc load", "tpcc run", "parse", "sweep", "report",
+                                     "advise", "ycsb"])
+def test_every_command_explains_itself(command):
+    assert set(command_names()) == {"doctor", "server", "tpcc", "parse", "sweep", "report", "advise", "ycsb"}, \
+        "a new command needs its line in this test"
+    done = pagelab(*command.split(), "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: pagelab {command}")
+    assert len(done.stdout.splitlines()) >= 4  # a description and options, not a bare usage line
+
+
+def test_report_on_a_missing_directory_says_it_is_missing(tmp_path):
+    done = pagelab("report", tmp_path / "nowhere")
+    assert done.returncode == 2
+    assert "does not exist" in done.stderr and "sweep.json" not in done.stderr
+
+
+def test_parse_of_a_file_it_cannot_read_is_bad_input(fixtures_dir):
+    done = pagelab("parse", "tpcc-log", fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_load.log")
+    assert done.returncode == 2
+    assert "tpcc_load's log" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize("bad", ["12k", "0", "abc", "128k"])
@@ -51,6 +87,11 @@ def test_manual_lab_cycle(tmp_path):
         assert started.returncode == 0, started.stderr
         assert "8k server running" in started.stdout
         assert servers_under(lab), "the server must outlive `pagelab server start`"
+        shown = pagelab("server", "status", lab)
+        assert shown.returncode == 0
+        assert "state            running" in shown.stdout and "page size        8k" in shown.stdout
+        assert "buffer pool      32M" in shown.stdout and "innodb_io_capacity  1500" in shown.stdout
+        assert "None" not in shown.stdout and "{" not in shown.stdout
         status = pagelab("server", "status", lab, "--json")
         assert status.returncode == 0
         info = json.loads(status.stdout)
@@ -61,7 +102,9 @@ def test_manual_lab_cycle(tmp_path):
         assert client.stdout.strip() == "1500"
         stopped = pagelab("server", "stop", lab)
         assert stopped.returncode == 0 and "stopped cleanly" in stopped.stdout
-        assert pagelab("server", "status", lab).returncode == 3
+        stopped_status = pagelab("server", "status", lab)
+        assert stopped_status.returncode == 3
+        assert "state            stopped" in stopped_status.stdout and "pid" not in stopped_status.stdout
         assert not servers_under(lab)
         # another page size in the same directory: refused, naming the --force that does it
         refused = pagelab("server", "init", lab, "--page-size", "16k")

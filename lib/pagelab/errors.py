@@ -28,6 +28,8 @@ class ServerError(PagelabError):
 class ParseError(PagelabError, ValueError):
     """Input that a parser cannot read at all. `line` is 1-based, or None when no line is to blame."""
 
+    exit_code = 2  # a file the user gave that cannot be used is bad input, like a bad argument
+
     def __init__(self, message: str, line: int | None = None):
         self.line = line
         super().__init__(f"line {line}: {message}" if line is not None else message)

@@ -83,9 +83,9 @@ class _Progress:
     """One bar over the runs; its text shows the current run's phase, read from the run's phase file."""
 
     def __init__(self, total: int, done: int, enabled: bool):
-        from tqdm.auto import tqdm
+        from pagelab.progress import progress_bar
 
-        self.bar = tqdm(total=total, initial=done, unit="run", desc="sweep", disable=not enabled,
+        self.bar = progress_bar(total, "sweep", "run", initial=done, disable=not enabled,
                         bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} {postfix}")
         self.run_dir: Path | None = None
         self._stop = threading.Event()

@@ -50,6 +50,12 @@ def size_text(n_bytes: float, tenths: bool = False) -> str:
     return f"{n_bytes} B"
 
 
+def with_article(label: str) -> str:
+    """'a 4k', 'an 8k', 'an 18k': the article as the label is spoken (eight, eighteen, eleven)."""
+    spoken_vowel = label[:1] in "8aeiou" or re.match(r"(11|18)(\D|$)", label) is not None
+    return f"{'an' if spoken_vowel else 'a'} {label}"
+
+
 def format_size(n_bytes: int) -> str:
     """The shortest exact binary form: 65536 -> '64K', 100 -> '100'."""
     for suffix, factor in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):

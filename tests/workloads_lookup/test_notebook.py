@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pagelab.workloads.fio import PROFILE_MAX_AGE_DAYS, DeviceProfile, profile_cache_path
-from tests.notebook_checks import REPO_ROOT, check_committed_clean, check_ran_without_errors, execute
+from tests.notebook_checks import REPO_ROOT, check_committed_clean, check_ran_without_errors, execute, output_text
 
 NOTEBOOK = "btree_block_size_model.ipynb"
 
@@ -50,12 +50,7 @@ def test_the_notebook_runs_with_tiny_parameters(tmp_path):
     }
     executed = execute(NOTEBOOK, tmp_path, parameters)
     check_ran_without_errors(executed)
-    cells = executed["cells"]
-    text = "\n".join(
-        "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
-        for cell in cells if cell["cell_type"] == "code" for output in cell.get("outputs", [])
-    )  # fmt: skip
-    assert "error" not in {output["output_type"] for cell in cells for output in cell.get("outputs", [])}
+    text = output_text(executed)
     assert "Recommended page size" in text  # the advisor's last line
     assert "reads per lookup" in text and "the goal >= 0.8" in text  # the prototype check
     assert "against fio on the same file in the same minutes" in text

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.notebook_checks import check_committed_clean, check_ran_without_errors, execute
+from tests.notebook_checks import check_committed_clean, check_ran_without_errors, execute, output_count, output_text
 
 NOTEBOOK = "sqlite_page_size.ipynb"
 SMALL_PARAMETERS = dict(page_sizes=[4096, 8192], rows=2000, write_batches=[100, 1000], execute_batch_rows=100,
@@ -24,12 +22,11 @@ def executed(tmp_path_factory) -> dict:
 
 def test_the_notebook_runs_without_errors(executed):
     check_ran_without_errors(executed)
-    text = json.dumps(executed, ensure_ascii=False)
-    assert text.count("image/png") >= 3  # the timings plots (means, fastest) and the WAL plot were drawn
+    assert output_count(executed, "image/png") >= 3  # the timings plots (means, fastest) and the WAL plot were drawn
 
 
 def test_the_notebook_shows_the_tables(executed):
-    text = json.dumps(executed, ensure_ascii=False)
+    text = output_text(executed)
     assert "Select maps 2000 rows" in text and "Batched write tx (executeBatch)" in text
     assert "8192: " in text and " regression" in text  # the summary line
     assert "2 repeats × 1 run vs baseline 4096" in text

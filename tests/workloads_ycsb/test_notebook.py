@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.conftest import servers_under
-from tests.notebook_checks import check_committed_clean, check_ran_without_errors, execute
+from tests.notebook_checks import check_committed_clean, check_ran_without_errors, execute, output_count, output_text
 
 NOTEBOOK = "ycsb_page_size.ipynb"
 PARAMETER_NAMES = {"backends", "page_sizes", "records", "operations", "workloads", "distribution", "threads", "seed",
@@ -29,11 +27,11 @@ def executed(tmp_path_factory):
 def test_the_notebook_runs_and_shows_every_part(executed):
     notebook, work = executed
     check_ran_without_errors(notebook)
-    text = json.dumps(notebook)
+    text = output_text(notebook)
     for expected in ("seed 000 (OrientDB)", "mixed_50_50", "read_only", "throughput_gain", "p99_latency_gain",
                      "times faster on load", "max key length is 3072 bytes", "seed_orientdb_max_key_bytes"):
         assert expected in text, expected
-    assert text.count("image/png") >= 3  # load, throughput and latency plots
+    assert output_count(notebook, "image/png") >= 3  # load, throughput and latency plots
     assert not servers_under(work)
 
 

@@ -51,7 +51,7 @@ from pagelab.mysql.config import (
 )
 from pagelab.mysql.flavour import ServerFlavour, detect_server
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.units import page_size_label
+from pagelab.units import page_size_label, with_article
 from pagelab.processes import process_alive
 
 # sun_path in sockaddr_un is 108 bytes on Linux, including the terminating NUL.
@@ -158,7 +158,7 @@ class Instance:
             if (state is not None and int(state["page_size"]) != self.page_size and self.paths.datadir.exists()
                     and not replacing):
                 raise UsageError(
-                    f"{self.root} holds a {page_size_label(int(state['page_size']))} datadir, "
+                    f"{self.root} holds {with_article(page_size_label(int(state['page_size'])))} datadir, "
                     f"not {page_size_label(self.page_size)}; use another directory, or re-create it at "
                     f"{page_size_label(self.page_size)} with `pagelab server init {self.root} --page-size "
                     f"{page_size_label(self.page_size)} --force`"
@@ -240,7 +240,7 @@ class Instance:
         datadir = self.paths.datadir
         if datadir.exists() and any(datadir.iterdir()):
             if not force:
-                raise UsageError(f"datadir {datadir} is not empty; pass --force (force=True) to wipe it and start over")
+                raise UsageError(f"datadir {datadir} is not empty; give --force to wipe it and start over")
             shutil.rmtree(datadir)
         created_root = not self.root.exists()
         try:
@@ -294,7 +294,7 @@ class Instance:
             raise ServerError(f"initialising {self.paths.datadir} took over {timeout:.0f} s;\n{tail_of(log)}") from exc
         if result.returncode != 0:
             raise ServerError(
-                f"initialising a {self.page_size_label} datadir failed ({Path(command[0]).name} exit {result.returncode}).\n"
+                f"initialising {with_article(self.page_size_label)} datadir failed ({Path(command[0]).name} exit {result.returncode}).\n"
                 f"--- {log.name} ---\n{tail_of(log)}\n--- {self.paths.error_log.name} ---\n{tail_of(self.paths.error_log)}"
             )
 
@@ -599,7 +599,7 @@ class Instance:
             raise UsageError(f"{origin} is not a pagelab snapshot (take one with snapshot() after a clean stop)")
         taken_with = json.loads(marker.read_text())["page_size"]
         if taken_with != self.page_size:
-            raise UsageError(f"snapshot {origin} is of a {page_size_label(taken_with)} datadir, this instance is {self.page_size_label}")
+            raise UsageError(f"snapshot {origin} is of {with_article(page_size_label(taken_with))} datadir, this instance is {self.page_size_label}")
         partial = self.paths.datadir.with_name("data.restoring")
         shutil.rmtree(partial, ignore_errors=True)
         _copy_tree(origin, partial)

@@ -539,19 +539,19 @@ def _tasks(warehouses: int) -> list[_Task]:
 
 
 class _Progress:
-    """One tqdm bar per table, in load order; a no-op when disabled."""
+    """One progress bar per table, in load order; a no-op when disabled."""
 
     def __init__(self, warehouses: int, enabled: bool):
         self.bars = {}
         if not enabled:
             return
-        from tqdm.auto import tqdm
+        from pagelab.progress import progress_bar
 
         for position, (table, total) in enumerate(expected_row_counts(warehouses).items()):
-            self.bars[table] = tqdm(
-                total=total,
-                desc=f"{table:<10}",
-                unit=" rows",
+            self.bars[table] = progress_bar(
+                total,
+                f"{table:<10}",
+                " rows",
                 unit_scale=total is None or total >= 1000,  # "1/1", not "1.00/1.00"
                 position=position,
                 leave=True,

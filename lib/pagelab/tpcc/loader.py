@@ -110,15 +110,15 @@ def load(
 
 
 def _load_files(connection: ConnectionSpec, dataset: Dataset, parallel: int, progress: bool) -> None:
-    from tqdm.auto import tqdm
+    from pagelab.progress import progress_bar
 
     jobs = [(table, path) for table, paths in dataset.files.items() for path in paths]
     rows_by_path = {df.path: df.rows for df in dataset.data_files}
     # Largest first, so the two connections finish together.
     jobs.sort(key=lambda job: -job[1].stat().st_size)
     totals = dataset.row_counts
-    bars = {table: tqdm(total=totals[table], desc=f"load {table:<10}", unit="row", unit_scale=True,
-                        position=index, leave=True, disable=not progress)
+    bars = {table: progress_bar(totals[table], f"load {table:<10}", "row", disable=not progress, unit_scale=True,
+                                position=index, leave=True)
             for index, table in enumerate(schema.TABLES)}
 
     def load_one(job: tuple[str, Path]) -> None:

@@ -306,12 +306,12 @@ def measure_random_read_iops(
     test_file = directory / TEST_FILE_NAME
     _check_free_space(directory, test_file, size_bytes)
 
-    from tqdm.auto import tqdm
+    from pagelab.progress import progress_bar
 
     results: list[BlockSizeResult] = []
     fio_version = None
     started = datetime.now(timezone.utc)
-    bar = tqdm(total=len(sizes), desc="fio randread", unit="size", disable=not progress)
+    bar = progress_bar(len(sizes), "fio randread", "size", disable=not progress)
     try:
         bar.set_postfix_str(f"writing the {fio_size(size_bytes)} test file")
         layout_timeout = size_bytes / LAYOUT_SLOWEST_BYTES_PER_S + RUN_TIMEOUT_MARGIN_S

@@ -277,9 +277,9 @@ def build_tree(
 
     bar = None
     if progress:
-        from tqdm.auto import tqdm  # only when asked: importing it in a notebook warns without ipywidgets
+        from pagelab.progress import progress_bar
 
-        bar = tqdm(total=n_keys, desc=f"build {page_size_label(page_size)}", unit="key")
+        bar = progress_bar(n_keys, f"build {page_size_label(page_size)}", "key")
     started = time.perf_counter()
     db = Database.open(path, page_size=page_size, cache_bytes=cache_bytes, synchronous=False)
     try:

@@ -482,9 +482,9 @@ def run_sqlite_bench(
     iterations: dict[str, int] = {}
     bar = None
     if progress:
-        from tqdm.auto import tqdm  # only when asked: importing it in a notebook warns without ipywidgets
+        from pagelab.progress import progress_bar
 
-        bar = tqdm(total=repeats * runs * len(plan) * len(sizes), desc="sqlite samples", unit="sample")
+        bar = progress_bar(repeats * runs * len(plan) * len(sizes), "sqlite samples", "sample")
     gc_was_enabled = gc.isenabled()
     scratch = Path(tempfile.mkdtemp(prefix="sqlite-bench-", dir=directory))
     try:

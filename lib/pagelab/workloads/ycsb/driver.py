@@ -329,9 +329,9 @@ class _Progress:
     def __init__(self, enabled: bool, total: int, label: str):
         self.bar = None
         if enabled and total:
-            from tqdm import tqdm  # text bar: tqdm.auto needs ipywidgets in a notebook
+            from pagelab.progress import progress_bar
 
-            self.bar = tqdm(total=total, desc=label, unit="op", unit_scale=True, mininterval=1.0, leave=False)
+            self.bar = progress_bar(total, label, "op", unit_scale=True, mininterval=1.0, leave=False)
 
     def update(self, n: int) -> None:
         if self.bar is not None:

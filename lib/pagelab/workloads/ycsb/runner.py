@@ -48,7 +48,7 @@ from typing import Any
 from pagelab.atomic import atomic_write_json
 from pagelab.errors import UsageError
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.units import MIB, page_size_label
+from pagelab.units import MIB, page_size_label, with_article
 from pagelab.paths import RUNS_DIR
 from pagelab.units import format_size, parse_size
 from pagelab.workloads.ycsb import backends
@@ -219,10 +219,10 @@ def _check_prototype_fits(sizes: Iterable[int], field_count: int, field_length: 
     for size in sizes:
         if record > max_value_bytes(size):
             raise UsageError(f"a YCSB record of {field_count} x {field_length} bytes ({record} bytes serialised) does "
-                             f"not fit a {page_size_label(size)} page of the prototype (its largest value is "
+                             f"not fit {with_article(page_size_label(size))} page of the prototype (its largest value is "
                              f"{max_value_bytes(size)} bytes); use a larger page size or fewer/shorter fields")
         if len(key_name(2**63 - 1)) > max_key_bytes(size):
-            raise UsageError(f"YCSB keys do not fit a {page_size_label(size)} page of the prototype")
+            raise UsageError(f"YCSB keys do not fit {with_article(page_size_label(size))} page of the prototype")
 
 
 def estimated_data_bytes(records: int, field_count: int = 10, field_length: int = 100) -> int:

@@ -1,0 +1,60 @@
+"""The `pagelab` command line: one sub-command per step a user takes, each in its own module.
+
+    pagelab doctor                      what an experiment depends on, and what is missing
+    pagelab server init|start|status|stop DIR   the course lab's manual steps, one command each
+    pagelab tpcc load|run               TPC-C: seeded bulk load, and the driver (tpcc-mysql's flags)
+    pagelab parse KIND PATH             any tpcc-mysql log, InnoDB status, iostat, fio or YCSB output as a tidy table
+    pagelab sweep --profile NAME        the page-size sweep: a run notebook per page size and repeat, report, PDF
+    pagelab report DIR                  the report notebook and PDF of a sweep
+    pagelab advise --keys N ...         measure the disk (fio) and suggest a B-tree page size (seed 003)
+    pagelab ycsb --page-sizes 16k,64k   YCSB load and workloads A/B/C per page size, on InnoDB or the prototype (seed 000)
+
+Each module registers its command's arguments next to the handler that reads them (`register`);
+this file is only the table of commands and the one place exit statuses are decided. Errors
+pagelab raises on purpose are printed as one message, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from pagelab.cli import advise, doctor, parse, server, sweep, tpcc, ycsb
+from pagelab.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUSES
+from pagelab.errors import PagelabError
+
+COMMANDS = (doctor, server, tpcc, parse, sweep, advise, ycsb)
+
+def build_parser() -> argparse.ArgumentParser:
+    from pagelab import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="pagelab",
+        description="Reproduce how a database's page size changes its performance: "
+                    "private MariaDB/MySQL instances per innodb_page_size, TPC-C, monitors, reports.",
+        epilog=f"Run `pagelab COMMAND --help` for the options of each command.\n{EXIT_STATUSES}",
+    )
+    parser.add_argument("--version", action="version", version=f"pagelab {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        command.register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # a bad argument exits here with EXIT_BAD_INPUT (argparse's 2)
+    try:
+        return args.handler(args)
+    except PagelabError as exc:
+        print(f"pagelab: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("pagelab: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader went away (`pagelab parse ... | head`): as for any Unix filter, not an error.
+        # Python would report the pipe again when it flushes stdout at exit, so point it at nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK

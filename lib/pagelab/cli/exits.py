@@ -1,0 +1,12 @@
+"""The one exit-status scheme of every `pagelab` command (shown by `pagelab --help`)."""
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # the command ran and something failed: a missing dependency, a failed run
+EXIT_BAD_INPUT = 2  # arguments, a profile, or a file given that cannot be used; nothing was changed
+EXIT_NOT_RUNNING = 3  # `pagelab server status`: the server is not running
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM, as a shell reports SIGINT
+EXIT_STATUSES = (
+    f"exit status: {EXIT_OK} done; {EXIT_FAILED} something failed (a missing dependency, a failed run); "
+    f"{EXIT_BAD_INPUT} bad input (arguments, profile, a file that cannot be read), nothing changed; "
+    f"{EXIT_NOT_RUNNING} `server status` of a stopped server; {EXIT_INTERRUPTED} interrupted."
+)
