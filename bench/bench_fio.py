@@ -16,7 +16,7 @@ import time
 
 from pagelab.models.advisor import advise
 from pagelab.paths import CACHE_DIR, DATA_DIR
-from pagelab.workloads.fio import (
+from pagelab.device.fio import (
     DEFAULT_RUNTIME_S,
     DEFAULT_SIZE,
     load_or_measure,

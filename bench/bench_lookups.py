@@ -35,8 +35,8 @@ from pathlib import Path
 
 from arguments import at_least_one
 from pagelab.paths import RUNS_DIR
-from pagelab.workloads.fio import load_or_measure
-from pagelab.workloads.point_lookups import GOAL_RATIO, lookup_check
+from pagelab.device.fio import load_or_measure
+from pagelab.workloads.lookups.run import GOAL_RATIO, lookup_check
 
 
 def main() -> None:

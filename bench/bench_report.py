@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from pagelab import report
+from pagelab import pdf
 from pagelab.execute import execute_notebook
 
 
@@ -50,7 +50,7 @@ def main() -> None:
     parser.add_argument("--kernel", default="python3")
     args = parser.parse_args()
 
-    print(f"browser: {report.browser_version() or 'none found'}")
+    print(f"browser: {pdf.browser_version() or 'none found'}")
     with tempfile.TemporaryDirectory(prefix="pagelab-bench-report-") as scratch:
         work = Path(scratch)
         nbformat.write(build(args.figures), work / "in.ipynb")
@@ -61,20 +61,20 @@ def main() -> None:
         print(f"{'repeat':>6} {'html s':>7} {'pdf s':>7} {'pages':>5} {'render s':>8} {'KB':>6}")
         for repeat in range(1, args.repeats + 1):
             started = time.perf_counter()
-            report.notebook_to_html(work / "out.ipynb", title="Bench", title_rows=[("Profile", "bench")])
+            pdf.notebook_to_html(work / "out.ipynb", title="Bench", title_rows=[("Profile", "bench")])
             html_s = time.perf_counter() - started
             started = time.perf_counter()
-            pdf = report.notebook_to_pdf(
+            written = pdf.notebook_to_pdf(
                 work / "out.ipynb", work / "out.pdf", title="Bench", title_rows=[("Profile", "bench")]
             )
             pdf_s = time.perf_counter() - started  # includes its own HTML export
             started = time.perf_counter()
-            pages = report.pdf_page_images(pdf, work / f"pages{repeat}")
-            blank = sum(report.is_blank(p) for p in pages)
+            pages = pdf.pdf_page_images(written, work / f"pages{repeat}")
+            blank = sum(pdf.is_blank(p) for p in pages)
             render_s = time.perf_counter() - started
             print(
                 f"{repeat:>6} {html_s:7.2f} {pdf_s:7.2f} {len(pages):>5} {render_s:8.2f} "
-                f"{pdf.stat().st_size / 1024:6.0f}" + (f"  ({blank} blank pages!)" if blank else "")
+                f"{written.stat().st_size / 1024:6.0f}" + (f"  ({blank} blank pages!)" if blank else "")
             )
 
 

@@ -21,21 +21,22 @@ import time
 
 import pandas as pd
 
-from pagelab.workloads import sqlite_bench
+from pagelab.workloads.sqlite import report as sqlite_report
+from pagelab.workloads.sqlite import run as sqlite_run
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--page-sizes", default="4096,8192", help="comma-separated bytes (default 4096,8192)")
-    parser.add_argument("--rows", type=int, default=sqlite_bench.ROWS)
-    parser.add_argument("--repeats", type=int, default=sqlite_bench.REPEATS)
-    parser.add_argument("--runs", type=int, default=sqlite_bench.RUNS)
-    parser.add_argument("--sample-seconds", type=float, default=sqlite_bench.MIN_SAMPLE_SECONDS)
+    parser.add_argument("--rows", type=int, default=sqlite_run.ROWS)
+    parser.add_argument("--repeats", type=int, default=sqlite_run.REPEATS)
+    parser.add_argument("--runs", type=int, default=sqlite_run.RUNS)
+    parser.add_argument("--sample-seconds", type=float, default=sqlite_run.MIN_SAMPLE_SECONDS)
     args = parser.parse_args()
     page_sizes = [int(size) for size in args.page_sizes.split(",") if size.strip()]
 
     started = time.perf_counter()
-    result = sqlite_bench.run_sqlite_bench(page_sizes, rows=args.rows, repeats=args.repeats, runs=args.runs,
+    result = sqlite_run.run_sqlite_bench(page_sizes, rows=args.rows, repeats=args.repeats, runs=args.runs,
                                            min_sample_seconds=args.sample_seconds, progress=True)
     wall = time.perf_counter() - started
     settings = result.settings
@@ -46,20 +47,20 @@ def main() -> None:
           + ", ".join(f"{row.page_size_bytes}: {row.page_size_pragma}/{row.page_size_header}"
                       for row in result.databases.drop_duplicates("page_size_bytes").itertuples()))
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
-        for measure in sqlite_bench.MEASURES:
-            timings = sqlite_bench.timing_summary(result.samples, measure)
+        for measure in sqlite_run.MEASURES:
+            timings = sqlite_report.timing_summary(result.samples, measure)
             print(f"\n1. {measure}: per iteration, median and min-max over the samples")
             print(timings[["benchmark", "page_size_bytes", "iterations", "median_ms", "min_ms", "max_ms",
                            "spread_pct", "us_per_row"]].to_string(index=False))
-            delta = sqlite_bench.delta_table(timings)
-            print(f"\n2. {measure}: {sqlite_bench.summary_line(delta)}")
-            print(sqlite_bench.seed_style_table(delta).to_string())
+            delta = sqlite_report.delta_table(timings)
+            print(f"\n2. {measure}: {sqlite_report.summary_line(delta)}")
+            print(sqlite_report.seed_style_table(delta).to_string())
         print("\n   the seed beside ours (time_ms):")
-        print(sqlite_bench.seed_comparison(result.delta()).to_string())
+        print(sqlite_report.seed_comparison(result.delta()).to_string())
         print("\n3. B-tree per page size (dbstat)")
-        print(sqlite_bench.btree_summary(result.btree).to_string(index=False))
+        print(sqlite_report.btree_summary(result.btree).to_string(index=False))
         print("\n   WAL frames per write transaction")
-        print(sqlite_bench.wal_frames_summary(result.wal_frames, result.btree).to_string(index=False))
+        print(sqlite_report.wal_frames_summary(result.wal_frames, result.btree).to_string(index=False))
     print(f"\n4. {wall:.1f} s wall for {len(result.samples)} samples")
 
 

@@ -87,7 +87,8 @@ def part_two(transactions: int, items: int, jobs: int) -> None:
     """Seed 004 through the same workload the notebook runs (pagelab.workloads.random_writes)."""
     import pandas as pd  # here, not at the top: part 1 times pure Python and needs nothing of numpy's
 
-    from pagelab.workloads.random_writes import run_random_write_cost, seed_comparison
+    from pagelab.workloads.random_writes.report import seed_comparison
+    from pagelab.workloads.random_writes.run import run_random_write_cost
 
     print()
     print(f"2. Seed 004: {transactions:,} transactions x {items} items, pages written to the journal per transaction")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab import report
+from pagelab import pdf
 from pagelab.errors import MissingDependencyError, PagelabError, UsageError
 from pagelab.execute import execute_notebook
 
@@ -64,7 +64,7 @@ def _kernel_name() -> str:
 
 def _require_tools() -> None:
     missing = [name for name in ("pdftoppm", "pdftotext") if shutil.which(name) is None]
-    if report.find_browser() is None:
+    if pdf.find_browser() is None:
         missing.append("chromium")
     if missing:
         pytest.fail(f"the report tests need {', '.join(missing)}: run `make setup` (apt: chromium poppler-utils)")
@@ -72,7 +72,7 @@ def _require_tools() -> None:
 
 def _pages_text(pdf: Path) -> list[str]:
     """The text of each page (pdftotext separates pages with a form feed)."""
-    pages = report.pdf_text(pdf).split("\f")
+    pages = pdf.pdf_text(pdf).split("\f")
     return pages[:-1] if pages and not pages[-1].strip() else pages
 
 
@@ -119,7 +119,7 @@ def executed_notebook(tmp_path_factory) -> Path:
 def exported(executed_notebook, tmp_path_factory) -> tuple[Path, float]:
     out = tmp_path_factory.mktemp("pdf") / "reports" / "smoke.pdf"  # parent made by the exporter
     start = time.perf_counter()
-    result = report.notebook_to_pdf(executed_notebook, out, title=TITLE, title_rows=TITLE_ROWS)
+    result = pdf.notebook_to_pdf(executed_notebook, out, title=TITLE, title_rows=TITLE_ROWS)
     return result, time.perf_counter() - start
 
 
@@ -136,10 +136,10 @@ def test_export_writes_a_pdf_in_place_and_nothing_else(report_pdf, exported):
 
 
 def test_pages_render_to_non_blank_images(report_pdf, tmp_path):
-    pages = report.pdf_page_images(report_pdf, tmp_path / "pages", dpi=50)
+    pages = pdf.pdf_page_images(report_pdf, tmp_path / "pages", dpi=50)
     assert len(pages) >= 2  # the title page, then the report
     assert [p.name for p in pages] == sorted((p.name for p in pages), key=lambda n: int(re.findall(r"\d+", n)[0]))
-    blank = [p.name for p in pages if report.is_blank(p)]
+    blank = [p.name for p in pages if pdf.is_blank(p)]
     assert blank == []
 
 
@@ -153,7 +153,7 @@ def test_pages_are_a4(report_pdf):
 
 
 def test_pdf_has_the_markdown_and_the_table_but_no_code(report_pdf):
-    text = report.pdf_text(report_pdf)
+    text = pdf.pdf_text(report_pdf)
     assert MARKDOWN_TITLE in text
     assert "TpmC per page size" in text
     assert TABLE_VALUE in text
@@ -164,7 +164,7 @@ def test_pdf_has_the_markdown_and_the_table_but_no_code(report_pdf):
 
 
 def test_stderr_and_cells_tagged_remove_are_left_out(report_pdf):
-    text = report.pdf_text(report_pdf)
+    text = pdf.pdf_text(report_pdf)
     assert HIDDEN_MARKER not in text
     assert STDERR_MARKER not in text
 
@@ -180,13 +180,13 @@ def test_title_page_stands_alone_with_its_rows(report_pdf):
 
 
 def test_the_figure_page_carries_more_ink_than_text_alone(report_pdf, tmp_path):
-    pages = report.pdf_page_images(report_pdf, tmp_path / "pages", dpi=50)
+    pages = pdf.pdf_page_images(report_pdf, tmp_path / "pages", dpi=50)
     # The title page holds two lines and a small table; the next holds a table and a bar chart.
-    assert report.ink_fraction(pages[1]) > 2 * report.ink_fraction(pages[0])
+    assert pdf.ink_fraction(pages[1]) > 2 * pdf.ink_fraction(pages[0])
 
 
 def test_html_has_no_code_and_no_network_needed(executed_notebook):
-    page = report.notebook_to_html(executed_notebook)
+    page = pdf.notebook_to_html(executed_notebook)
     for code in CODE_SNIPPETS:
         assert code not in page
     assert "data:image/png;base64," in page  # the figure is embedded, not linked
@@ -197,19 +197,19 @@ def test_missing_browser_names_the_fix(executed_notebook, tmp_path, monkeypatch)
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-    monkeypatch.setenv(report.BROWSER_ENV, str(tmp_path / "no-such-chromium"))
-    assert report.find_browser() is None
-    assert report.browser_version() is None
+    monkeypatch.setenv(pdf.BROWSER_ENV, str(tmp_path / "no-such-chromium"))
+    assert pdf.find_browser() is None
+    assert pdf.browser_version() is None
     out = tmp_path / "out.pdf"
     with pytest.raises(MissingDependencyError) as err:
-        report.notebook_to_pdf(executed_notebook, out)
+        pdf.notebook_to_pdf(executed_notebook, out)
     assert "PAGELAB_CHROMIUM" in str(err.value)
     assert "apt-get install chromium" in str(err.value)
     assert not out.exists()
 
-    monkeypatch.delenv(report.BROWSER_ENV)
+    monkeypatch.delenv(pdf.BROWSER_ENV)
     with pytest.raises(MissingDependencyError, match=r"no Chromium found.*sudo apt-get install chromium"):
-        report.notebook_to_pdf(executed_notebook, out)
+        pdf.notebook_to_pdf(executed_notebook, out)
     assert not out.exists()
 
 
@@ -218,7 +218,7 @@ def test_timeout_kills_chromium_and_leaves_no_file(executed_notebook, tmp_path):
     out_dir.mkdir()
     out = out_dir / "late.pdf"
     with pytest.raises(PagelabError, match="did not finish"):
-        report.notebook_to_pdf(executed_notebook, out, timeout_s=0.05)
+        pdf.notebook_to_pdf(executed_notebook, out, timeout_s=0.05)
     assert not out.exists()
     assert _leftovers(out_dir, set()) == []
     assert _processes_mentioning(str(out_dir)) == []  # no browser process left behind
@@ -229,7 +229,7 @@ def test_failed_export_keeps_the_previous_pdf(executed_notebook, tmp_path):
     out.write_bytes(b"%PDF-1.4 the previous report\n%%EOF\n")
     before = out.read_bytes()
     with pytest.raises(PagelabError):
-        report.notebook_to_pdf(executed_notebook, out, timeout_s=0.05)
+        pdf.notebook_to_pdf(executed_notebook, out, timeout_s=0.05)
     assert out.read_bytes() == before
     assert _leftovers(tmp_path, {"kept.pdf"}) == []
 
@@ -248,10 +248,10 @@ def test_browser_failure_reports_its_stderr(executed_notebook, tmp_path, monkeyp
         "echo '[1:1:ERROR:bus.cc] Failed to connect to the bus' >&2\n"
         "echo 'FATAL: cannot open shared object libnss3.so' >&2\nexit 3\n",
     )
-    monkeypatch.setenv(report.BROWSER_ENV, str(browser))
+    monkeypatch.setenv(pdf.BROWSER_ENV, str(browser))
     out = tmp_path / "out" / "r.pdf"
     with pytest.raises(PagelabError) as err:
-        report.notebook_to_pdf(executed_notebook, out)
+        pdf.notebook_to_pdf(executed_notebook, out)
     message = str(err.value)
     assert "wrote no PDF" in message and "exit status 3" in message
     assert "libnss3.so" in message
@@ -265,24 +265,24 @@ def test_a_non_pdf_output_is_refused(executed_notebook, tmp_path, monkeypatch):
         tmp_path,
         'for a in "$@"; do case "$a" in --print-to-pdf=*) printf "<html>oops" > "${a#--print-to-pdf=}";; esac; done\n',
     )
-    monkeypatch.setenv(report.BROWSER_ENV, str(browser))
+    monkeypatch.setenv(pdf.BROWSER_ENV, str(browser))
     out = tmp_path / "r.pdf"
     with pytest.raises(PagelabError, match="non-PDF"):
-        report.notebook_to_pdf(executed_notebook, out)
+        pdf.notebook_to_pdf(executed_notebook, out)
     assert not out.exists()
 
 
 def test_missing_notebook_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="notebook not found"):
-        report.notebook_to_pdf(tmp_path / "nope.ipynb", tmp_path / "x.pdf")
+        pdf.notebook_to_pdf(tmp_path / "nope.ipynb", tmp_path / "x.pdf")
     assert not (tmp_path / "x.pdf").exists()
 
 
 def test_browser_is_found_and_reports_its_version():
     _require_tools()
-    browser = report.find_browser()
+    browser = pdf.find_browser()
     assert browser is not None and os.access(browser, os.X_OK)
-    version = report.browser_version(browser)
+    version = pdf.browser_version(browser)
     assert version and re.search(r"(Chromium|Chrome)\D*\d+\.\d+", version), version
 
 
@@ -297,6 +297,6 @@ def test_is_blank_tells_a_white_page_from_one_with_text(tmp_path):
     heading = white.copy()
     ImageDraw.Draw(heading).rectangle((30, 40, 330, 60), fill="black")  # a heading's worth of ink
     heading.save(tmp_path / "heading.png")
-    assert report.is_blank(tmp_path / "white.png")
-    assert report.is_blank(tmp_path / "numbered.png")
-    assert not report.is_blank(tmp_path / "heading.png")
+    assert pdf.is_blank(tmp_path / "white.png")
+    assert pdf.is_blank(tmp_path / "numbered.png")
+    assert not pdf.is_blank(tmp_path / "heading.png")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pagelab.report import is_blank, pdf_page_images
+from pagelab.pdf import is_blank, pdf_page_images
 from pagelab.runs import load_tables
 from tests.conftest import REPO_ROOT, servers_under
 

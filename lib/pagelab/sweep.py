@@ -211,7 +211,7 @@ def _check_writable_directory(directory: Path, what: str) -> None:
 
 def execute_report(sweep_dir: Path, pdf_path: Path | None = None) -> Path:
     """Execute the report notebook over the sweep, then write the PDF (no code cells)."""
-    from pagelab.report import notebook_to_pdf
+    from pagelab.pdf import notebook_to_pdf
 
     record = SweepRecord.load(sweep_dir)
     if not any(entry["status"] == "done" for entry in record.runs):

@@ -13,8 +13,8 @@ from pagelab.errors import UsageError
 from pagelab.models import advisor
 from pagelab.models.advisor import TIE_TOLERANCE, Advice, advise, run_advise
 from pagelab.models.blocksize import model_table
-from pagelab.workloads import fio
-from pagelab.workloads.fio import BlockSizeResult, DeviceProfile
+from pagelab.device import fio
+from pagelab.device.fio import BlockSizeResult, DeviceProfile
 
 GIB = 1 << 30
 SEED_QUESTION = dict(n_keys=1e9, key_bytes=32, value_bytes=8)

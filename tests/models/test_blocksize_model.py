@@ -12,7 +12,7 @@ from pagelab.models.blocksize import (
     SEED_LAYOUT,
     TABLE_COLUMNS,
     NodeLayout,
-    beside_seed,
+    seed_comparison,
     cached_level_fractions,
     cached_levels,
     hops,
@@ -80,7 +80,7 @@ def test_recomputed_seed_table_agrees_and_peaks_at_4k(seed):
 
 
 def test_beside_seed_puts_both_tables_in_one_frame(seed):
-    side_by_side = beside_seed(recompute_seed_table(seed), seed)
+    side_by_side = seed_comparison(recompute_seed_table(seed), seed)
     assert side_by_side["block_kb"].tolist() == [1, 2, 4, 8, 16, 32, 64]
     assert (side_by_side["seed_iops"] == side_by_side["iops"]).all()
     assert {"seed_hops", "hops", "seed_queries_per_s", "queries_per_s", "uncached_hops"} <= set(side_by_side.columns)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pagelab.workloads.random_writes import run_random_write_cost
-from pagelab.workloads.sqlite_writes import run_sqlite_write_cost
+from pagelab.workloads.random_writes.run import run_random_write_cost
+from pagelab.workloads.random_writes.sqlite import run_sqlite_write_cost
 
 SMALL = dict(page_sizes=(4096, 16384), transactions=200, items_per_transaction=20, seed=7)
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pagelab.workloads.random_writes import run_random_write_cost
+from pagelab.workloads.random_writes.run import run_random_write_cost
 from tests.notebook_checks import check_committed_clean, check_ran_without_errors, execute, output_count, output_text
 
 NOTEBOOK = "random_write_cost.ipynb"

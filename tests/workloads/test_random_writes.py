@@ -6,15 +6,10 @@ import pandas as pd
 import pytest
 
 from pagelab.errors import UsageError
-from pagelab.workloads import random_writes
-from pagelab.workloads.random_writes import (
-    COLUMNS,
-    make_ids,
-    make_keys,
-    run_random_write_cost,
-    seed_comparison,
-    seed_table,
-)
+from pagelab.workloads.random_writes import report as random_writes_report
+from pagelab.workloads.random_writes import run as random_writes_run
+from pagelab.workloads.random_writes.report import seed_comparison, seed_table
+from pagelab.workloads.random_writes.run import COLUMNS, make_ids, make_keys, run_random_write_cost
 
 from .conftest import SMALL
 
@@ -77,7 +72,7 @@ def test_keys_are_the_seed_programs():
     assert len(set(keys)) == len(keys)
     assert keys != sorted(keys)
     assert all(0 <= number < 2**31 - 1 for number in make_ids(10_000, "random", seed=3))
-    assert len(random_writes.make_value()) == 128
+    assert len(random_writes_run.make_value()) == 128
 
 
 def test_a_file_backed_run_counts_the_same_pages(tmp_path, small_pagelab):
@@ -123,10 +118,10 @@ def test_tables_and_plot_for_the_notebook(small_pagelab):
     import matplotlib
 
     matplotlib.use("Agg")
-    table = random_writes.pages_per_transaction_table(small_pagelab)
+    table = random_writes_report.pages_per_transaction_table(small_pagelab)
     assert list(table.index.get_level_values("page_size_label")) == ["4k", "16k"]
     assert (table["random ÷ sequential"] > 3).all()
-    figure = random_writes.plot_pages_per_transaction(small_pagelab)
+    figure = random_writes_report.plot_pages_per_transaction(small_pagelab)
     assert len(figure.axes) == 2
-    estimate = random_writes.expected_random_pages(small_pagelab)
+    estimate = random_writes_report.expected_random_pages(small_pagelab)
     assert (estimate["distinct_leaves_expected"] <= estimate["items_per_transaction"]).all()

@@ -6,9 +6,10 @@ import pandas as pd
 import pytest
 
 from pagelab.errors import UsageError
-from pagelab.workloads import sqlite_writes
-from pagelab.workloads.random_writes import COLUMNS, seed_comparison
-from pagelab.workloads.sqlite_writes import (
+from pagelab.workloads.random_writes import sqlite as sqlite_writes
+from pagelab.workloads.random_writes.report import seed_comparison
+from pagelab.workloads.random_writes.run import COLUMNS
+from pagelab.workloads.random_writes.sqlite import (
     file_page_size,
     frames_appended,
     open_database,

@@ -10,11 +10,11 @@ from pagelab.errors import UsageError
 from pagelab.models.blocksize import DEFAULT_LAYOUT, model_table
 from pagelab.storage import PAGE_SIZES, max_key_bytes
 from pagelab.storage.bufferpool import MIN_FRAMES
-from pagelab.workloads.point_lookups import (
+from pagelab.workloads.lookups.report import fill_table
+from pagelab.workloads.lookups.run import (
     PrototypeCapacity,
     build_tree,
     cell_fill,
-    fill_table,
     key_for,
     measure_point_lookups,
     measured_fill,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagelab.workloads.sqlite_bench import run_sqlite_bench
+from pagelab.workloads.sqlite.run import run_sqlite_bench
 
 SMALL = dict(page_sizes=(4096, 8192), rows=2000, write_batches=(100, 1000), execute_batch_rows=100,
              read_batches=(500, 1000), repeats=3, runs=2, min_sample_seconds=0.005, frame_transactions=2)

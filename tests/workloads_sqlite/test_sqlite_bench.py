@@ -10,24 +10,26 @@ import pandas as pd
 import pytest
 
 from pagelab.errors import UsageError
-from pagelab.workloads import sqlite_bench
-from pagelab.workloads.sqlite_bench import (
-    EXECUTE_BATCH_NAME,
-    benchmark_plan,
-    btree_levels,
+from pagelab.workloads.sqlite import run as sqlite_run
+from pagelab.workloads.sqlite.report import (
     btree_summary,
     classify,
-    create_database,
     delta_table,
-    load_rows,
-    run_sqlite_bench,
     seed_comparison,
     seed_style_table,
     seed_table,
     summary_line,
     timing_summary,
-    verify_page_size,
     wal_frames_summary,
+)
+from pagelab.workloads.sqlite.run import (
+    EXECUTE_BATCH_NAME,
+    benchmark_plan,
+    btree_levels,
+    create_database,
+    load_rows,
+    run_sqlite_bench,
+    verify_page_size,
 )
 
 from .conftest import SMALL
@@ -270,7 +272,7 @@ def test_larger_pages_are_never_deeper(tmp_path, rows, monkeypatch):
         try:
             load_rows(connection, rows)
             levels = btree_levels(connection, path, size)
-            monkeypatch.setattr(sqlite_bench, "dbstat_available", lambda connection: False)
+            monkeypatch.setattr(sqlite_run, "dbstat_available", lambda connection: False)
             walked = btree_levels(connection, path, size)
             monkeypatch.undo()
         finally:

@@ -312,7 +312,7 @@ def model_table(
 ):
     """The model for every measured block size, as a pandas DataFrame with `TABLE_COLUMNS`.
 
-    The first argument is a `DeviceProfile` (pagelab.workloads.fio), a mapping {block size in
+    The first argument is a `DeviceProfile` (pagelab.device.fio), a mapping {block size in
     bytes: IOPS}, or a DataFrame with block_size_bytes and iops columns (such as `seed_table()`).
     queries_per_s is IOPS / uncached_hops, which with no cache is the seed's IOPS / hops.
     """
@@ -363,7 +363,7 @@ def recompute_seed_table(seed=None):
     return model_table(seed, n_keys=SEED_N_KEYS, key_bytes=SEED_KEY_BYTES, value_bytes=0, layout=SEED_LAYOUT)
 
 
-def beside_seed(ours, seed=None):
+def seed_comparison(ours, seed=None):
     """Our model table and the seed's, side by side per block size (seed_ columns are the seed's)."""
     seed = seed_table() if seed is None else seed
     renamed = seed.rename(columns={

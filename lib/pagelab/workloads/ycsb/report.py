@@ -89,7 +89,7 @@ def workload_table(*frames: pd.DataFrame, seed: bool = True, overall: bool = Fal
     return _sorted(table[columns], ["source", "workload", "operation", "page_size_bytes"])
 
 
-def beside_seed(*frames: pd.DataFrame, figure: str = "throughput_ops_s") -> pd.DataFrame:
+def seed_comparison(*frames: pd.DataFrame, figure: str = "throughput_ops_s") -> pd.DataFrame:
     """One figure, the seed's and ours side by side: a row per (workload, operation, page size),
     a column per source. The load's figure is its total time in seconds."""
     parts = [with_source(f) for f in frames] + [seed_table()]

@@ -1,58 +1,8 @@
-"""Cold random point lookups on the storage prototype: seed 003's model checked against a real tree.
+"""Seed 003 checked against a real B-tree: build storage-prototype trees and time cold point lookups.
 
-Seed 003 (RethinkDB) predicts point queries per second as IOPS(block size) / hops. This module
-builds the thing the model describes, a B+tree on disk (`pagelab.storage`), and counts and times
-what a lookup really does:
-
-    build_tree(path, page_size, n_keys)          insert n_keys keys (random order by default) in
-                                                 batched transactions; returns a `BuiltTree`:
-                                                 depth, pages per level, measured fill
-    measure_point_lookups(path, page_size, n)    reopen it cold (a fresh Database, O_DIRECT, a
-                                                 small buffer pool) and time n random gets;
-                                                 returns a `LookupResult`: lookups/s, page reads
-                                                 per lookup, and the predictions
-                                                     fio IOPS / measured reads per lookup
-                                                     fio IOPS / the model's hops
-                                                 with the ratios measured / predicted (issue 6's
-                                                 goal: >= 0.8 at 4k and 16k)
-    measured_fill(page_size, ...)                node fill after random inserts (in memory), the
-                                                 number seed 003's edit says the model lacks
-    prototype_capacity                           the model's NodeCapacity from the prototype's real
-                                                 slotted-page layout (cells per full leaf/interior)
-    lookup_check, fill_table, extended_model_table, plots
-                                                 what the notebook btree_block_size_model.ipynb
-                                                 and bench/bench_lookups.py call
-
-Keys and values. Key i is `i` as a big-endian integer of `key_bytes` bytes, so key order is
-numeric order and any i < n_keys can be looked up without storing the key list; the value is
-`i` in `value_bytes` bytes (modulo 256**value_bytes). Random order inserts a seeded permutation
-of 0..n_keys-1; lookups pick keys uniformly with their own seed, so every lookup hits.
-
-What "cold" means here. A new `Database` object has an empty buffer pool, and with `direct_io`
-its page file is opened with O_DIRECT, so a page not in the pool is read from the device, not
-from the OS page cache. The build ends with `os.sync()` so that its write-back does not compete
-with the lookups. The pool is kept small (by default the prototype's minimum, 8 pages): it
-holds a few hot interior pages, which is why reads per lookup come out somewhat below the depth.
-The prediction therefore divides by the *measured* reads per lookup, which isolates what the
-goal is about: the prototype's own time per lookup beside the device's. The model's hops (with
-the prototype's page capacity and measured fill, and the same cache budget kept as the model's
-ideal top-of-tree cache) are reported beside it.
-
-Two diagnostics come with each measurement, because the shared virtual disk's speed drifts
-(advisor.TIE_TOLERANCE's note: runs differ by 4-60%) and because the prototype's overhead is
-worth locating:
-
-- `pread_iops`: random O_DIRECT preads of whole pages from the same file, from Python, right
-  before the lookups: the device as it is at that moment, through the same system call.
-- `decode_us_per_page`: the CPU time to turn one page image into the prototype's page object
-  (`slotted.decode_tree_page`), averaged over pages of the file. Only the header and the slot
-  array are unpacked (keys are decoded lazily), so this hardly grows with the page size.
-
-And one optional check (`fio_beside_s`), which bench/bench_lookups.py uses: fio itself reading
-the same database file, QD1 and O_DIRECT as in the profile, for a few seconds just before and
-just after the lookups. Its mean is the fairest denominator for the goal: same device, same
-file, same minutes.
+See the package's docstring (pagelab.workloads.lookups) for what is measured and why.
 """
+
 
 from __future__ import annotations
 
@@ -86,7 +36,8 @@ from pagelab.storage.slotted import (
     max_value_bytes,
     usable_bytes,
 )
-from pagelab.units import MIB, format_size, kib, page_size_label
+from pagelab.units import MIB, kib, page_size_label
+
 
 
 # The issue's goal: measured cold lookups/s >= 0.8 x (fio QD1 IOPS / hops).
@@ -382,52 +333,6 @@ def measured_fill(
     return cell_fill({"page_size": page_size, "levels": built.levels}, key_bytes, value_bytes, level)
 
 
-def fill_table(
-    page_sizes: Sequence[int],
-    n_keys: int = 100_000,
-    key_bytes: int = SEED_KEY_BYTES,
-    value_bytes: int = DEFAULT_VALUE_BYTES,
-    seed: int = 1,
-    order: str = "random",
-    steps: int = 1,
-):
-    """In-memory builds per page size: depth, leaf pages, leaf and interior fill, as a DataFrame.
-
-    Random inserts into an empty tree fill it in waves: leaves born together fill and split
-    together, so the fill rises and falls with the key count, with a period of one doubling of
-    the keys and an amplitude that grows with the page size (measured on the prototype: at 4k the
-    leaf fill stays at 0.69-0.70 from 200k to 400k keys; at 64k it runs from 0.58 to 0.83 and
-    back). One key count can therefore catch a large page at a crest or a trough. With `steps`
-    > 1 the tree is built at n_keys x 2^(i/steps) for i < steps, one doubling sampled evenly, and
-    leaf_fill is the mean (leaf_fill_min / _max the range); `steps` times the build time."""
-    import pandas as pd
-
-    if steps < 1:
-        raise UsageError(f"steps must be >= 1, got {steps}")
-    counts = [round(n_keys * 2 ** (step / steps)) for step in range(steps)]
-    rows = []
-    for page_size in sorted(page_sizes):
-        builds = [build_tree(None, page_size, count, key_bytes, value_bytes, seed, order) for count in counts]
-        leaf = [built.leaf_cell_fill for built in builds]
-        interior = [built.interior_cell_fill for built in builds if built.interior_cell_fill is not None]
-        rows.append({
-            "block_kb": kib(page_size),
-            "block_size_bytes": page_size,
-            "keys": n_keys if steps == 1 else f"{counts[0]:,}..{counts[-1]:,}",
-            "leaf_capacity": prototype_capacity.leaf_cells(page_size, key_bytes, value_bytes),
-            "interior_capacity": prototype_capacity.interior_cells(page_size, key_bytes),
-            "depth": builds[0].depth,
-            "leaf_pages": builds[0].leaf_pages,
-            "leaf_fill": sum(leaf) / len(leaf),
-            "leaf_fill_min": min(leaf),
-            "leaf_fill_max": max(leaf),
-            "interior_fill": sum(interior) / len(interior) if interior else math.nan,
-            "byte_fill": sum(built.fill for built in builds) / len(builds),
-            "inserts_per_s": sum(built.n_keys for built in builds) / sum(built.build_s for built in builds),
-        })  # fmt: skip
-    return pd.DataFrame(rows)
-
-
 # --------------------------------------------------------------------------------------------
 # Measuring lookups
 
@@ -541,7 +446,7 @@ def measure_point_lookups(
 
     fio_runs: list[float] = []
     if fio_beside_s > 0:
-        from pagelab.workloads.fio import file_read_iops
+        from pagelab.device.fio import file_read_iops
 
         def fio_now() -> None:
             fio_runs.append(file_read_iops(path, page_size, fio_beside_s).iops)
@@ -688,7 +593,7 @@ def decode_cost_us(path: str | os.PathLike, page_size: int, n_pages: int = DECOD
 
 def _device_iops(device_profile: Any, path: Path, page_size: int) -> tuple[float | None, str | None]:
     if device_profile is None:
-        from pagelab.workloads.fio import load_or_measure
+        from pagelab.device.fio import load_or_measure
 
         device_profile = load_or_measure(path.parent, progress=False)
     if hasattr(device_profile, "iops_by_block_size"):
@@ -787,80 +692,6 @@ def lookup_frame(builds: Sequence[BuiltTree], results: Sequence[LookupResult]):
 
 # --------------------------------------------------------------------------------------------
 # The extended model (fill and cache) for the notebook
-
-
-def extended_model_table(
-    device_profile: Any,
-    fills: Mapping[int, float] | float,
-    n_keys: float,
-    key_bytes: int = SEED_KEY_BYTES,
-    value_bytes: int = DEFAULT_VALUE_BYTES,
-    cache_sizes: Sequence[int] = (0,),
-    layout: Any = prototype_capacity,
-):
-    """The model per block size and cache budget, each block size with its own fill (`fills`:
-    {page size: fill} as measured, or one fill for all). Long format: one row per (cache, block
-    size), blocksize.TABLE_COLUMNS plus cache_bytes and fill."""
-    import pandas as pd
-
-    from pagelab.models.blocksize import iops_by_block_size
-
-    rows = []
-    for cache in cache_sizes:
-        for size, iops in sorted(iops_by_block_size(device_profile).items()):
-            fill = fills if isinstance(fills, (int, float)) else fills.get(size)
-            if fill is None or (isinstance(fill, float) and math.isnan(fill)):
-                continue
-            row = model_row(size, iops, n_keys, key_bytes, value_bytes, cache, float(fill), layout)
-            rows.append({"cache_bytes": int(cache), "fill": float(fill), **row})
-    return pd.DataFrame(rows)
-
-
-def plot_iops(profile, ax=None):
-    """fio IOPS (and mean latency) per block size, as seed 003's first figure."""
-    import matplotlib.pyplot as plt
-
-    frame = profile.to_frame()
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.5))
-    ax.plot(frame["block_kb"], frame["iops"], marker="o", label="IOPS")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(frame["block_kb"], [f"{kb:g}k" for kb in frame["block_kb"]])
-    ax.set_xlabel("block size")
-    ax.set_ylabel("random reads / s (QD1, direct)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(profile.model)
-    ax.grid(alpha=0.3)
-    return ax
-
-
-def plot_model(extended, seed=None, ax=None):
-    """Lookups/s per block size, one line per cache budget (the extended model), and the seed's
-    own curve for comparison when given."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
-    for cache, group in extended.groupby("cache_bytes"):
-        finite = group[group["queries_per_s"].map(lambda v: v == v and math.isfinite(v))]
-        label = f"cache {format_size(int(cache))}" if cache else "no cache"
-        ax.plot(finite["block_kb"], finite["queries_per_s"], marker="o", label=label)
-    if seed is not None:
-        ax.plot(seed["block_kb"], seed["queries_per_s"], marker="s", linestyle="--", color="grey",
-                label="seed 003 (its SSD, full nodes, no cache)")  # fmt: skip
-    ax.set_xscale("log", base=2)
-    ticks = sorted(extended["block_kb"].unique())
-    ax.set_xticks(ticks, [f"{kb:g}k" for kb in ticks])
-    ax.set_xlabel("block (page) size")
-    ax.set_ylabel("point lookups / s (model)")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
-    return ax
-
-
-# --------------------------------------------------------------------------------------------
-# Helpers
 
 
 def _journal_path(path: Path) -> Path:

@@ -1,41 +1,8 @@
-"""Seed 004, "the cost of random writes": pages written per transaction by sequential and random keys.
+"""Seed 004 run: pages written per transaction on the storage prototype, sequential against random keys."""
 
-The seed (Voron, Ayende Rahien) runs 5,000 transactions of 100 inserts each, once with keys in
-ascending order and once with keys in random order, and counts the pages each transaction writes
-to the journal: 7.06 per transaction for sequential keys, 111.37 for random ones (`seed_table()`).
-`run_random_write_cost` runs the same workload on pagelab's storage prototype at each page size
-and returns one row per (page size, key order); `seed_comparison` sets the seed's table beside
-ours. `pagelab.workloads.sqlite_writes` runs it on SQLite and returns rows of the same shape.
-
-The items are those of the seed's benchmark program (Ayende's `Performance.Comparison`, which
-wrote `Id.ToString("0000000000000000")` keys with 128-byte values):
-
-    key    the item's id as 16 zero-padded decimal digits (16 ASCII bytes), so byte order is
-           numeric order: b"0000000000000042"
-    value  128 bytes (the program's minValueSize = maxValueSize = 128), the same for every item
-    ids    sequential: 0, 1, 2, ... in that order
-           random: distinct ids drawn uniformly from [0, 2**31 - 1), as the program's
-           InitRandomNumbers drew distinct non-negative Int32s; random.Random(seed) draws them,
-           so a seed gives the same ids in the same order every time (and in both engines)
-
-What is counted. The seed counts journal writes only, "because those are the limiting factor";
-pagelab's journal writes, at every commit, one whole image of each page the transaction changed
-plus the header page (as each Voron transaction writes a transaction header page). `pages_*`
-are those images per transaction; `bytes_*` are the journal's bytes (each image carries a
-32-byte record header, and each commit a 32-byte commit record). Voron's pages are 4 KiB (the
-seed's 35,320 pages are its "137MB": 3.9 KiB each), so the seed's table stands beside our 4k row.
-
-The database is in memory by default (`directory=None`): the journal only counts, and the cache
-is large enough to hold the whole tree, as Voron's memory-mapped data file is. The figures are
-the same with a file (`directory=`): only the time differs.
-
-Runs are independent, so they go to `workers` processes (one per core by default); each run's
-figures do not depend on how many workers there are, only `seconds` does.
-"""
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import os
 import random
@@ -51,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 from pagelab.errors import UsageError
-from pagelab.paths import REFERENCE_DIR
 from pagelab.units import page_size_label
+
 
 PAGE_SIZES = (4096, 8192, 16384, 32768, 65536)
 KEY_ORDERS = ("sequential", "random")
@@ -303,118 +270,3 @@ def run_random_write_cost(
                            items_per_transaction=items_per_transaction, key_bytes=key_bytes,
                            value_bytes=value_bytes, seed=seed, cache_bytes=cache_bytes, synchronous=synchronous)
     return results_frame(run_tasks(run_pagelab_once, tasks, workers))
-
-
-# -- the seed beside ours -------------------------------------------------------------------------
-
-def seed_table() -> pd.DataFrame:
-    """Seed 004's published table (data/reference/seed004_random_writes.csv): statistic
-    (average, max, total, std_dev), sequential_pages, random_pages; Voron, 4 KiB pages."""
-    path = REFERENCE_DIR / SEED_TABLE
-    if not path.exists():
-        raise UsageError(f"the seed's table is missing: expected {path}")
-    return pd.read_csv(path)
-
-
-STATISTICS = {"average": "pages_avg", "max": "pages_max", "total": "pages_total", "std_dev": "pages_std"}
-
-
-def seed_comparison(*results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> pd.DataFrame:
-    """The seed's table beside ours at one page size (the seed's 4k by default).
-
-    One row per statistic (average, max, total, std_dev of pages written per transaction); a
-    column per (source, key order): "seed (Voron) sequential", then "<engine> sequential" for each
-    frame given (the prototype's, SQLite's), then the same for random keys. An engine without a
-    row at this page size is left out."""
-    seed = seed_table().set_index("statistic")
-    columns: dict[str, list[float]] = {}
-    for order in KEY_ORDERS:
-        columns[f"seed (Voron) {order}"] = [float(seed.loc[name, f"{order}_pages"]) for name in STATISTICS]
-        for frame in results:
-            rows = frame[(frame["page_size"] == page_size) & (frame["key_order"] == order)]
-            if rows.empty:
-                continue
-            if len(rows) > 1:
-                raise UsageError(f"{len(rows)} rows for {page_size_label(page_size)} {order}; expected one per engine")
-            row = rows.iloc[0]
-            columns[f"{row['engine']} {order}"] = [float(row[column]) for column in STATISTICS.values()]
-    table = pd.DataFrame(columns, index=pd.Index(list(STATISTICS), name="statistic"))
-    return table
-
-
-def ratio_to_seed(results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> pd.DataFrame:
-    """Ours ÷ the seed's, per statistic and key order, at one page size (1.0: the same)."""
-    table = seed_comparison(results, page_size=page_size)
-    engine = results["engine"].iloc[0]
-    return pd.DataFrame({
-        order: table[f"{engine} {order}"] / table[f"seed (Voron) {order}"]
-        for order in KEY_ORDERS if f"{engine} {order}" in table
-    })
-
-
-# -- tables and a plot for the notebook -----------------------------------------------------------
-
-def pages_per_transaction_table(*results: pd.DataFrame) -> pd.DataFrame:
-    """Pages written per transaction (avg, max, std) and bytes per transaction, one row per
-    (engine, page size), sequential and random side by side, plus random ÷ sequential."""
-    frame = pd.concat(results, ignore_index=True)
-    wide = frame.pivot_table(index=["engine", "page_size", "page_size_label"], columns="key_order",
-                             values=["pages_avg", "pages_max", "pages_std", "bytes_per_txn_avg", "tree_depth"],
-                             aggfunc="first")
-    wide.columns = [f"{order} {name}" for name, order in wide.columns]
-    ordered = [f"{order} {name}" for name in ("pages_avg", "pages_max", "pages_std", "bytes_per_txn_avg", "tree_depth")
-               for order in KEY_ORDERS if f"{order} {name}" in wide.columns]
-    wide = wide[ordered]
-    if {"random pages_avg", "sequential pages_avg"} <= set(wide.columns):
-        wide["random ÷ sequential"] = wide["random pages_avg"] / wide["sequential pages_avg"]
-    for column in wide.columns:
-        if column.endswith("bytes_per_txn_avg"):
-            wide[column.replace("bytes_per_txn_avg", "KiB_per_txn_avg")] = wide.pop(column) / 1024
-    return wide.reset_index(level="page_size", drop=True)
-
-
-def plot_pages_per_transaction(*results: pd.DataFrame):
-    """Pages and KiB written per transaction by page size, sequential vs random (a seaborn
-    figure: one panel per measure, one line style per engine, log scale)."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    frame = pd.concat(results, ignore_index=True)
-    frame = frame.assign(kib_per_txn=frame["bytes_per_txn_avg"] / 1024)
-    order = sorted(frame["page_size"].unique())
-    frame["page size"] = pd.Categorical(frame["page_size_label"],
-                                        categories=[page_size_label(size) for size in order], ordered=True)
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, column, title in ((axes[0], "pages_avg", "pages written per transaction"),
-                              (axes[1], "kib_per_txn", "KiB written per transaction")):
-        sns.lineplot(data=frame, x="page size", y=column, hue="key_order", hue_order=list(KEY_ORDERS),
-                     style="engine", markers=True, dashes=True, ax=ax)
-        ax.set_yscale("log")
-        ax.set_title(title)
-        ax.set_ylabel(title.split(" written")[0])
-    seed = seed_table().set_index("statistic")
-    for order, color in zip(KEY_ORDERS, sns.color_palette(n_colors=2)):
-        average = float(seed.loc["average", f"{order}_pages"])
-        axes[0].scatter([page_size_label(SEED_PAGE_SIZE)], [average], marker="*", s=160, color=color,
-                        edgecolor="black", zorder=5, label=f"seed (Voron) {order}")
-        axes[1].scatter([page_size_label(SEED_PAGE_SIZE)], [average * SEED_PAGE_SIZE / 1024], marker="*", s=160,
-                        color=color, edgecolor="black", zorder=5)
-    axes[0].legend(fontsize="small")
-    axes[1].get_legend().remove()
-    figure.tight_layout()
-    return figure
-
-
-def expected_random_pages(results: pd.DataFrame) -> pd.DataFrame:
-    """For random keys: the pages a transaction of k items would dirty if each item landed in a
-    leaf chosen uniformly from the final tree's L leaves, L * (1 - (1 - 1/L)**k), beside the
-    measured average. (Upper-ish bound: the tree grows from nothing, so early transactions have
-    fewer leaves; the interior pages and the header page add the rest.)"""
-    rows = []
-    for _, row in results[results["key_order"] == "random"].iterrows():
-        leaves, k = row["leaf_pages"], row["items_per_transaction"]
-        distinct = leaves * (1 - (1 - 1 / leaves) ** k) if leaves else math.nan
-        rows.append({"engine": row["engine"], "page_size_label": row["page_size_label"], "leaf_pages": leaves,
-                     "items_per_transaction": k, "distinct_leaves_expected": distinct,
-                     "pages_avg_measured": row["pages_avg"]})
-    return pd.DataFrame(rows)

@@ -60,7 +60,7 @@ import pandas as pd
 
 from pagelab.errors import UsageError
 from pagelab.units import page_size_label
-from pagelab.workloads.random_writes import (
+from pagelab.workloads.random_writes.run import (
     ITEMS_PER_TRANSACTION,
     KEY_BYTES,
     KEY_ORDERS,
