@@ -70,9 +70,9 @@ def _require_tools() -> None:
         pytest.fail(f"the report tests need {', '.join(missing)}: run `make setup` (apt: chromium poppler-utils)")
 
 
-def _pages_text(pdf: Path) -> list[str]:
+def _pages_text(pdf_path: Path) -> list[str]:
     """The text of each page (pdftotext separates pages with a form feed)."""
-    pages = pdf.pdf_text(pdf).split("\f")
+    pages = pdf.pdf_text(pdf_path).split("\f")
     return pages[:-1] if pages and not pages[-1].strip() else pages
 
 

@@ -92,7 +92,7 @@ def test_non_empty_datadir_needs_force(make_instance):
     instance = make_instance("4k")
     instance.paths.datadir.mkdir(parents=True)
     (instance.paths.datadir / "precious.txt").write_text("keep me")
-    with pytest.raises(UsageError, match="not empty; pass --force"):
+    with pytest.raises(UsageError, match="not empty; give --force"):
         instance.init()
     assert (instance.paths.datadir / "precious.txt").read_text() == "keep me"
     assert not servers_under(instance.root)
