@@ -60,7 +60,7 @@ import re
 from typing import Any
 
 from pagelab.errors import ParseError
-from pagelab.tpcc.inputs import TransactionKind
+from pagelab.transactions import TransactionKind
 from pagelab.parse.common import (
     ParseResult,
     Warnings,

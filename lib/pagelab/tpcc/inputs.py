@@ -31,8 +31,9 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import IntEnum
 from typing import ClassVar
+
+from pagelab.transactions import TransactionKind
 
 __all__ = [
     "WAREHOUSE_DISTRICTS",
@@ -166,46 +167,6 @@ def run_constants(load: NURandConstants, seed: int) -> NURandConstants:
     rng = derived_random(seed, "nurand", "run")
     c_last = candidates[uniform_int(rng, 0, len(candidates) - 1)]
     return NURandConstants(c_last=c_last, c_id=load.c_id, ol_i_id=load.ol_i_id)
-
-
-class TransactionKind(IntEnum):
-    """The five transactions, numbered as tpcc-mysql numbers them in its driver and its log.
-
-    Each has three names, all from the table below: `label` as tpcc-mysql's log prints it
-    ("New-Order"), `column` as tidy tables and summary.json name it ("new_order"), and `cli_name`
-    as a command-line option takes it ("new-order")."""
-
-    NEW_ORDER = 0
-    PAYMENT = 1
-    ORDER_STATUS = 2
-    DELIVERY = 3
-    STOCK_LEVEL = 4
-
-    @property
-    def label(self) -> str:
-        return _KIND_LABELS[self]
-
-    @property
-    def column(self) -> str:
-        return self.name.lower()
-
-    @property
-    def cli_name(self) -> str:
-        return self.column.replace("_", "-")
-
-    @classmethod
-    def from_cli_name(cls, text: str) -> "TransactionKind":
-        """The kind named `text` ("new-order", "new_order", "New-Order"); ValueError naming the choices."""
-        wanted = text.strip().lower().replace("_", "-")
-        for kind in cls:
-            if kind.cli_name == wanted:
-                return kind
-        raise ValueError(f"{text!r} is not a transaction; one of {', '.join(k.cli_name for k in cls)}")
-
-
-_KIND_LABELS = {TransactionKind.NEW_ORDER: "New-Order", TransactionKind.PAYMENT: "Payment",
-                TransactionKind.ORDER_STATUS: "Order-Status", TransactionKind.DELIVERY: "Delivery",
-                TransactionKind.STOCK_LEVEL: "Stock-Level"}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,100 @@
+"""The library's layers: every import points down (or sideways), and nothing imports in a circle."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+LIB = Path(__file__).resolve().parents[1] / "lib" / "pagelab"
+
+# From the bottom up; a package may import its own layer or any below, never above. The layer of
+# a module is that of its top-level package (pagelab.tpcc.driver -> tpcc).
+LAYERS = (
+    {"pagelab", "errors", "units", "paths", "atomic", "progress", "processes", "execute", "transactions"},
+    {"parse", "mysql", "storage", "pdf"},
+    {"system", "tpcc", "device", "runs"},
+    {"monitor", "models", "profiles", "tpcc_figures", "doctor"},
+    {"workloads", "experiment"},
+    {"sweep"},
+    {"cli", "__main__"},
+)
+LAYER_OF = {package: index for index, layer in enumerate(LAYERS) for package in layer}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(LIB.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "pagelab"
+
+
+def imports(top_level_only: bool) -> dict[str, set[str]]:
+    """Module -> the pagelab modules it imports (at load time only, if `top_level_only`)."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    modules = {module_name(path) for path in LIB.rglob("*.py")}
+    for path in LIB.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        nodes = tree.body if top_level_only else ast.walk(tree)
+        for node in nodes:
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pagelab"):
+                # `from package import submodule` imports the submodule, not the package's names
+                for alias in node.names:
+                    submodule = f"{node.module}.{alias.name}"
+                    graph[module_name(path)].add(submodule if submodule in modules else node.module)
+            elif isinstance(node, ast.Import):
+                graph[module_name(path)].update(a.name for a in node.names if a.name.startswith("pagelab"))
+    return graph
+
+
+def test_every_package_has_a_layer():
+    packages = {package(module_name(path)) for path in LIB.rglob("*.py")}
+    assert packages <= set(LAYER_OF), f"give these a layer: {sorted(packages - set(LAYER_OF))}"
+
+
+def test_no_import_points_up():
+    upward = sorted(f"{source} imports {target}" for source, targets in imports(top_level_only=False).items()
+                    for target in targets if LAYER_OF[package(target)] > LAYER_OF[package(source)])
+    assert upward == []
+
+
+def test_no_circle_between_packages():
+    graph: dict[str, set[str]] = defaultdict(set)
+    for source, targets in imports(top_level_only=False).items():
+        graph[package(source)].update(package(t) for t in targets if package(t) != package(source))
+    assert _cycle(graph) is None
+
+
+def test_no_circle_between_modules_at_load_time():
+    graph = {source: {t for t in targets if t != source} for source, targets in imports(top_level_only=True).items()}
+    assert _cycle(graph) is None
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as a list of nodes, or None (depth-first search, three colours)."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for following in sorted(graph.get(node, ())):
+            if state.get(following) == 1:
+                return stack[stack.index(following):] + [following]
+            if following not in state:
+                found = visit(following)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
