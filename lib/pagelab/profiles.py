@@ -36,7 +36,7 @@ from pagelab.mysql.config import (
 )
 from pagelab.mysql.pagesize import PAGE_SIZES, parse_page_size
 from pagelab.paths import PROFILES_DIR
-from pagelab.tpcc.inputs import TransactionKind
+from pagelab.tpcc.inputs import NURAND_MODELS, TransactionKind
 from pagelab.tpcc.modes import DEFAULT_MODE, MODE_NAMES, mode_named
 from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS
 from pagelab.units import MIB, format_size, page_size_label, parse_size, size_text
@@ -471,6 +471,11 @@ KNOBS: tuple[Knob, ...] = (
          "statements: tpcc-mysql's SQL statements from pagelab's terminals (reproduces tpcc-mysql and seed 002); "
          "procedures: one stored-procedure CALL per transaction (HammerDB-style, a higher load than tpcc-mysql); "
          "tpcc-mysql: a real tpcc-mysql build (set tpcc_mysql_dir)."),
+    Knob("nurand", "NURand constants", Choice(NURAND_MODELS), "tpcc-mysql", "",
+         "Where the skewed draws of customers and items get their constant C: tpcc-mysql (what tpcc_start "
+         "really does: a constant per terminal, and for items after an order's first line the previous "
+         "line's quantity, so each terminal has its own hot set) or spec (one C for the run, TPC-C clause "
+         "2.1.6: a narrower hot set)."),
     Knob("spec_pacing", "Spec pacing", Boolean(), False, "",
          "Keying and think times of TPC-C clause 5.2.5.7 between transactions; off, as in tpcc-mysql, "
          "so terminals run back to back."),
@@ -603,6 +608,7 @@ class Profile:
         return RunOptions(warehouses=self.warehouses, connections=self.connections, rampup_s=self.rampup_s,
                           measure_s=self.measure_s, interval_s=self.interval_s, seed=self.seed,
                           spec_pacing=self.spec_pacing, mode=self.driver_mode, tpcc_mysql_dir=self.tpcc_mysql_dir,
+                          nurand_model=self.nurand,
                           response_limits_ms={kind: self.response_limits[kind.column] for kind in TransactionKind})
 
     def to_dict(self) -> dict[str, Any]:

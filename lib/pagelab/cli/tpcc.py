@@ -9,6 +9,7 @@ from pathlib import Path
 from pagelab.cli.common import Target, add_mode_argument, add_target_arguments, add_tpcc_mysql_dir_argument
 from pagelab.errors import UsageError
 from pagelab.paths import CACHE_DIR
+from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.modes import DEFAULT_MODE
 
 def cmd_tpcc_load(args: argparse.Namespace) -> int:
@@ -60,7 +61,7 @@ def cmd_tpcc_run(args: argparse.Namespace) -> int:
     options = RunOptions(warehouses=args.warehouses, connections=args.connections, rampup_s=args.rampup,
                          measure_s=args.measure, interval_s=args.interval, seed=args.seed, database=args.database,
                          spec_pacing=args.spec_pacing, response_limits_ms=_response_limits(args.rt_limit),
-                         mode=args.mode, tpcc_mysql_dir=args.tpcc_mysql_dir or "")
+                         mode=args.mode, tpcc_mysql_dir=args.tpcc_mysql_dir or "", nurand_model=args.nurand)
     options.validate()  # before any server starts
     if options.driver_mode.external:
         from pagelab.tpcc.external import find_tpcc_mysql
@@ -107,6 +108,10 @@ def register(commands) -> None:
                      help="keying and think times of clause 5.2.5.7 (default: none, as tpcc-mysql)")
     run.add_argument("--rt-limit", action="append", default=[], metavar="KIND=MS",
                      help="response-time limit in ms for the 90%% check, e.g. new-order=5000 (repeatable)")
+    run.add_argument("--nurand", choices=NURAND_MODELS, default="tpcc-mysql",
+                     help="where the skewed draws of customers and items get their constant: tpcc-mysql (default; "
+                          "what tpcc_start really does, a hot set per terminal) or spec (one constant per run, "
+                          "TPC-C clause 2.1.6)")
     add_mode_argument(run, default=DEFAULT_MODE)
     add_tpcc_mysql_dir_argument(run)
     add_target_arguments(run)

@@ -36,7 +36,7 @@ from pagelab.atomic import atomic_write_csv, atomic_write_json, atomic_write_tex
 from pagelab.errors import PagelabError, UsageError
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.tpcc import logformat
-from pagelab.tpcc.inputs import NURandConstants, TransactionKind, load_constants, run_constants
+from pagelab.tpcc.inputs import NURAND_MODELS, NURandConstants, TransactionKind, load_constants, run_constants
 from pagelab.tpcc.loader import DEFAULT_DATABASE, loaded_info
 from pagelab.tpcc.modes import DEFAULT_MODE, DriverMode, mode_named
 from pagelab.tpcc.stats import (
@@ -73,6 +73,7 @@ class RunOptions:
     response_limits_ms: dict = field(default_factory=lambda: dict(DEFAULT_RESPONSE_LIMITS_MS))
     mode: str = DEFAULT_MODE
     tpcc_mysql_dir: str = ""  # the tpcc-mysql build, for mode tpcc-mysql
+    nurand_model: str = "tpcc-mysql"  # where NURand's C comes from (pagelab.tpcc.inputs.InputGenerator)
 
     @property
     def driver_mode(self) -> DriverMode:
@@ -93,6 +94,8 @@ class RunOptions:
             raise UsageError(f"the measurement (-l {self.measure_s}) is shorter than one interval "
                              f"(-i {self.interval_s}); make -l at least -i")
         self.mode = self.driver_mode.name  # an alias ("pagelab") reads as the mode it names
+        if self.nurand_model not in NURAND_MODELS:
+            raise UsageError(f"nurand_model must be one of {' '.join(NURAND_MODELS)}, got {self.nurand_model!r}")
         for kind, limit in self.response_limits_ms.items():
             if not limit > 0:
                 raise UsageError(f"response-time limit for {TransactionKind(kind).name} must be positive, got {limit}")
@@ -193,6 +196,7 @@ def summary_record(options: RunOptions, facts: dict, result_tpmc: float, totals:
         "measure_s": options.measure_s,
         "interval_s": options.interval_s,
         "seed": None if mode.external else options.seed,  # tpcc_start has no seed
+        "nurand_model": "tpcc-mysql" if mode.external else options.nurand_model,
         "driver": mode.driver,
         "driver_mode": mode.name,
         "spec_pacing": options.spec_pacing,
@@ -255,7 +259,7 @@ def run(
         threading.Thread(
             target=run_terminal,
             args=(TerminalPlan(t, options.warehouses, options.seed, constants, options.rampup_s, options.measure_s,
-                               options.interval_s, options.spec_pacing),
+                               options.interval_s, options.spec_pacing, options.nurand_model),
                   executor_for(options.driver_mode, terminal_connection), start, stop, results),
             name=f"tpcc-terminal-{t}", daemon=True)
         for t in range(1, options.connections + 1)

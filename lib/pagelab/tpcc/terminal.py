@@ -60,6 +60,7 @@ class TerminalPlan:
     measure_s: float
     interval_s: float
     spec_pacing: bool = False
+    nurand_model: str = "tpcc-mysql"
 
 
 class StartSignal:
@@ -125,7 +126,7 @@ def _loop(plan: TerminalPlan, executor, ramp_start: float, stop: threading.Event
     measure_start = ramp_start + plan.rampup_s
     measure_end = measure_start + plan.measure_s
     intervals = max(1, math.ceil(plan.measure_s / plan.interval_s - 1e-9))
-    deck = TransactionDeck(plan.warehouses, plan.seed, plan.terminal, plan.constants)
+    deck = TransactionDeck(plan.warehouses, plan.seed, plan.terminal, plan.constants, nurand_model=plan.nurand_model)
     pacing_rng = random.Random(plan.seed * 1_000_003 + plan.terminal)
     current_index = -1  # -1: ramp-up
     current = IntervalSample()
