@@ -14,7 +14,7 @@ LAYERS = (
     {"pagelab", "errors", "units", "paths", "atomic", "progress", "processes", "execute", "transactions"},
     {"parse", "mysql", "storage", "pdf"},
     {"system", "tpcc", "device", "runs"},
-    {"monitor", "models", "profiles", "tpcc_figures", "doctor"},
+    {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "doctor"},
     {"workloads", "experiment"},
     {"sweep"},
     {"cli", "__main__"},

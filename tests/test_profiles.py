@@ -11,6 +11,7 @@ import pytest
 from pagelab import profiles
 from pagelab.errors import UsageError
 from pagelab.mysql.config import ServerSettings
+from pagelab.mysql.pagesize import PAGE_SIZES
 from pagelab.profiles import KNOBS, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
 
 SHIPPED = ["course", "full", "quick", "smoke"]
@@ -248,7 +249,7 @@ def test_a_percentage_is_rounded_to_whole_mib_and_floored_at_5_mib():
     resolved = profile.buffer_pool_bytes(123_456_789)
     assert resolved % MIB == 0 and abs(resolved - 0.3 * 123_456_789) <= MIB / 2
     # Every page size divides the pool, so pool bytes / page size is InnoDB's page count.
-    assert all(resolved % size == 0 for size in profiles.PAGE_SIZES)
+    assert all(resolved % size == 0 for size in PAGE_SIZES)
     assert profile.buffer_pool_bytes(1 * MIB) == 5 * MIB
 
 
