@@ -8,6 +8,9 @@ bundle's sweep.json and `system_setup_table()` renders it in the seed's style.
 
 Everything here only reads (/sys, /proc, /etc/os-release, `--version` outputs); the one side
 effect is the small temporary file `o_direct_works()` writes and removes.
+
+Why one file of this size: the table's rows and the probes that fill them change together (a new
+row is a new probe), and none of it is used apart from the table and `pagelab doctor`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """A private MariaDB/MySQL server: its own datadir, unix socket and loopback port.
 
+Why one file of this size: it is one object's life (init, start, check, stop, snapshot, restore),
+and each step relies on the state files the others write; splitting it would split that contract.
+
 An `Instance` is a directory. Everything it needs lives inside, so a sweep can keep one per page
 size side by side and a user can inspect or delete one with ordinary tools:
 

@@ -1,5 +1,8 @@
 """Deterministic TPC-C initial population (clause 4.3.3.1), written as TSV for LOAD DATA.
 
+Why one file of this size: the generators' draws, their batching and the cache layout are one
+format (GENERATOR_VERSION versions them together), so they change together.
+
 ``generate(warehouses, seed)`` writes one tab-separated file per table and warehouse into a cache
 directory and returns a `Dataset`. The same (warehouses, seed) gives byte-identical files on any
 machine, so every page size in a sweep is loaded with exactly the same rows.

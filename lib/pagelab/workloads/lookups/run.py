@@ -1,5 +1,9 @@
 """Seed 003 checked against a real B-tree: build storage-prototype trees and time cold point lookups.
 
+Why one file of this size: a lookup's measurement and its diagnostics (the pread rate of the same
+file, the decode cost, fio beside it) are taken in one pass over the same database and share its
+cold state, so they live with the measurement.
+
 See the package's docstring (pagelab.workloads.lookups) for what is measured and why.
 """
 
