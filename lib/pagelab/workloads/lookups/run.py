@@ -392,6 +392,21 @@ class LookupResult:
     def meets_goal(self) -> bool | None:
         return None if self.ratio is None else self.ratio >= GOAL_RATIO
 
+    def render(self) -> str:
+        """The result in words, one line and up to two indented ones, for the notebook and the bench."""
+        verdict = "meets" if self.meets_goal else "misses"
+        lines = [f"{self.page_size // 1024}k: {self.lookups_per_s:,.0f} lookups/s = {self.ratio:.3f} x (fio "
+                 f"{self.device_iops:,.0f} IOPS / {self.reads_per_lookup:.2f} reads per lookup) -> {verdict} the goal "
+                 f">= {GOAL_RATIO}; {self.us_per_lookup:,.0f} µs per lookup, {self.cpu_us_per_lookup:,.0f} µs of it CPU"]
+        if self.fio_beside_ratio is not None:
+            beside = "meets" if self.fio_beside_ratio >= GOAL_RATIO else "misses"
+            lines.append(f"    against fio on the same file in the same minutes ({self.fio_beside_iops:,.0f} IOPS): "
+                         f"{self.fio_beside_ratio:.3f} x -> {beside} the goal")
+        if self.fio_round_ratios:
+            lines.append(f"    each of {len(self.fio_round_ratios)} slices against the fio runs either side of it: "
+                         f"{min(self.fio_round_ratios):.2f} to {max(self.fio_round_ratios):.2f}")
+        return "\n".join(lines)
+
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "us_per_lookup": self.us_per_lookup, "cpu_us_per_lookup": self.cpu_us_per_lookup,
                 "meets_goal": self.meets_goal}  # fmt: skip
