@@ -289,3 +289,31 @@ def test_each_terminal_has_its_own_hot_customers_in_the_tpcc_mysql_model():
 def test_an_unknown_nurand_model_is_refused():
     with pytest.raises(ValueError, match="tpcc-mysql, spec"):
         TransactionDeck(1, 1, 1, run_constants(load_constants(1), 1), nurand_model="uniform")
+
+
+def test_a_shared_deck_deals_the_mix_to_the_whole_run_as_tpcc_mysql_does():
+    import threading
+    from collections import Counter
+
+    from pagelab.tpcc.inputs import shared_deck
+
+    deck = shared_deck(5)
+    dealt: list[list[TransactionKind]] = [[] for _ in range(4)]
+
+    def terminal(index: int) -> None:
+        for _ in range(23 * 50):
+            dealt[index].append(deck.deal())
+
+    threads = [threading.Thread(target=terminal, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    every = Counter(kind for cards in dealt for kind in cards)
+    # 200 whole decks in all, whichever terminal took which card
+    assert every == {TransactionKind.NEW_ORDER: 2000, TransactionKind.PAYMENT: 2000, TransactionKind.ORDER_STATUS: 200,
+                     TransactionKind.DELIVERY: 200, TransactionKind.STOCK_LEVEL: 200}
+    # the same seed deals the same sequence
+    again = shared_deck(5)
+    first = shared_deck(5)
+    assert [again.deal() for _ in range(100)] == [first.deal() for _ in range(100)]

@@ -36,7 +36,14 @@ from pagelab.atomic import atomic_write_csv, atomic_write_json, atomic_write_tex
 from pagelab.errors import PagelabError, UsageError
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.tpcc import logformat
-from pagelab.tpcc.inputs import NURAND_MODELS, NURandConstants, TransactionKind, load_constants, run_constants
+from pagelab.tpcc.inputs import (
+    NURAND_MODELS,
+    NURandConstants,
+    TransactionKind,
+    load_constants,
+    run_constants,
+    shared_deck,
+)
 from pagelab.tpcc.loader import DEFAULT_DATABASE, loaded_info
 from pagelab.tpcc.modes import DEFAULT_MODE, DriverMode, mode_named
 from pagelab.tpcc.stats import (
@@ -255,11 +262,12 @@ def run(
     start = StartSignal()
     stop = threading.Event()
     terminal_connection = connection.with_database(options.database)
+    deck = shared_deck(options.seed)
     terminals = [
         threading.Thread(
             target=run_terminal,
             args=(TerminalPlan(t, options.warehouses, options.seed, constants, options.rampup_s, options.measure_s,
-                               options.interval_s, options.spec_pacing, options.nurand_model),
+                               options.interval_s, options.spec_pacing, options.nurand_model, deck),
                   executor_for(options.driver_mode, terminal_connection), start, stop, results),
             name=f"tpcc-terminal-{t}", daemon=True)
         for t in range(1, options.connections + 1)

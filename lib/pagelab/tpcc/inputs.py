@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -60,6 +61,8 @@ __all__ = [
     "InputGenerator",
     "NURAND_MODELS",
     "TransactionDeck",
+    "Deck",
+    "shared_deck",
     "DECK",
     "terminal_random",
 ]
@@ -426,12 +429,52 @@ def terminal_random(seed: int, terminal: int) -> random.Random:
     return derived_random(seed, "terminal", terminal)
 
 
+class Deck:
+    """A shuffled deck of 23 cards (`DECK`), dealt in order and shuffled anew when it runs out, so
+    every 23 consecutive cards from a deck boundary are exactly 10:10:1:1:1.
+
+    `shared=True` makes it safe to deal from several threads at once. tpcc-mysql deals one deck to
+    all its threads (its sequence.c, under a mutex): a Delivery or Stock-Level comes once per 23
+    transactions of the whole run, wherever it lands, instead of once per 23 of each terminal, so
+    the heavy transactions rarely run at the same time. The order of the cards is fixed by the
+    seed; which terminal gets which card depends on timing, as in tpcc-mysql.
+    """
+
+    def __init__(self, rng: random.Random, shared: bool = False):
+        self.rng = rng
+        self._cards: list[TransactionKind] = []
+        self._lock = threading.Lock() if shared else None
+
+    def _shuffled(self) -> list[TransactionKind]:
+        cards = list(DECK)
+        for i in range(len(cards) - 1, 0, -1):  # Fisher-Yates, on random() only
+            j = uniform_int(self.rng, 0, i)
+            cards[i], cards[j] = cards[j], cards[i]
+        cards.reverse()  # dealt from the end of the list, in shuffled order
+        return cards
+
+    def deal(self) -> TransactionKind:
+        if self._lock is None:
+            return self._deal()
+        with self._lock:
+            return self._deal()
+
+    def _deal(self) -> TransactionKind:
+        if not self._cards:
+            self._cards = self._shuffled()
+        return self._cards.pop()
+
+
+def shared_deck(seed: int) -> Deck:
+    """The one deck all terminals of a run deal from, as tpcc-mysql's threads do."""
+    return Deck(derived_random(seed, "deck"), shared=True)
+
+
 class TransactionDeck:
     """An endless iterator of transaction inputs for one terminal.
 
-    Cards are dealt from a freshly shuffled deck of 23 (`DECK`); when it runs out a new deck is
-    shuffled, so every run of 23 consecutive transactions starting at a deck boundary has exactly
-    10:10:1:1:1. The deck order and the inputs come from the same per-terminal stream.
+    The kinds come from `deck` (a run's `shared_deck`, as tpcc-mysql deals them) or, without one,
+    from the terminal's own deck; the inputs always come from the terminal's own stream.
     """
 
     def __init__(
@@ -442,24 +485,15 @@ class TransactionDeck:
         constants: NURandConstants,
         home_warehouse: int | None = None,
         nurand_model: str = "spec",
+        deck: Deck | None = None,
     ):
         self.terminal = terminal
         self.rng = terminal_random(seed, terminal)
         self.inputs = InputGenerator(warehouses, constants, self.rng, home_warehouse, nurand_model)
-        self._cards: list[TransactionKind] = []
-
-    def _shuffled_deck(self) -> list[TransactionKind]:
-        cards = list(DECK)
-        for i in range(len(cards) - 1, 0, -1):  # Fisher-Yates, on random() only
-            j = uniform_int(self.rng, 0, i)
-            cards[i], cards[j] = cards[j], cards[i]
-        return cards
+        self.deck = deck if deck is not None else Deck(self.rng)
 
     def next_kind(self) -> TransactionKind:
-        if not self._cards:
-            self._cards = self._shuffled_deck()
-            self._cards.reverse()  # deal from the end of the list, in shuffled order
-        return self._cards.pop()
+        return self.deck.deal()
 
     def __iter__(self) -> Iterator[TransactionInput]:
         return self

@@ -3,7 +3,8 @@
 The loop here is the same for every built-in mode; what differs is the executor, which opens the
 connection the mode needs and runs one transaction (pagelab.tpcc.executors). The loop owns:
 
-- the deck and its inputs (pagelab.tpcc.inputs), drawn from the terminal's seeded stream;
+- the inputs (pagelab.tpcc.inputs), drawn from the terminal's seeded stream, for the kinds dealt
+  from the run's one shared deck, as tpcc-mysql deals them to its threads;
 - optional spec pacing (keying and think times of clause 5.2.5.7; off by default, as in tpcc-mysql);
 - the response time, from before the first try to the end of the successful one, retries included;
 - which interval a finished transaction belongs to (-1 is the ramp-up);
@@ -34,7 +35,7 @@ import traceback
 from dataclasses import dataclass
 
 from pagelab.tpcc.executors import ErrorKind, classify, connect_errors
-from pagelab.tpcc.inputs import NURandConstants, TransactionDeck, TransactionKind
+from pagelab.tpcc.inputs import Deck, NURandConstants, TransactionDeck, TransactionKind
 from pagelab.tpcc.statements import TIMESTAMP_FORMAT
 from pagelab.tpcc.stats import IntervalSample
 
@@ -61,6 +62,7 @@ class TerminalPlan:
     interval_s: float
     spec_pacing: bool = False
     nurand_model: str = "tpcc-mysql"
+    deck: Deck | None = None  # the run's shared deck; None: the terminal deals its own
 
 
 class StartSignal:
@@ -126,7 +128,8 @@ def _loop(plan: TerminalPlan, executor, ramp_start: float, stop: threading.Event
     measure_start = ramp_start + plan.rampup_s
     measure_end = measure_start + plan.measure_s
     intervals = max(1, math.ceil(plan.measure_s / plan.interval_s - 1e-9))
-    deck = TransactionDeck(plan.warehouses, plan.seed, plan.terminal, plan.constants, nurand_model=plan.nurand_model)
+    deck = TransactionDeck(plan.warehouses, plan.seed, plan.terminal, plan.constants, nurand_model=plan.nurand_model,
+                           deck=plan.deck)
     pacing_rng = random.Random(plan.seed * 1_000_003 + plan.terminal)
     current_index = -1  # -1: ramp-up
     current = IntervalSample()
