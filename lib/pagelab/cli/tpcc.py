@@ -9,6 +9,7 @@ from pathlib import Path
 from pagelab.cli.common import Target, add_mode_argument, add_target_arguments, add_tpcc_mysql_dir_argument
 from pagelab.errors import UsageError
 from pagelab.paths import CACHE_DIR
+from pagelab.profiles import KNOBS_BY_NAME
 from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.modes import DEFAULT_MODE
 
@@ -98,17 +99,24 @@ def register(commands) -> None:
                                                "interval in tpcc_start's format. Writes tpcc.log, tpcc_intervals.csv "
                                                "and summary.json into --out.")
     run.add_argument("-w", "--warehouses", type=int, required=True, help="warehouses to use (at most those loaded)")
-    run.add_argument("-c", "--connections", type=int, default=4, help="terminals, one connection each (default 4)")
-    run.add_argument("-r", "--rampup", type=int, default=10, help="ramp-up seconds, not measured (default 10)")
-    run.add_argument("-l", "--measure", type=int, default=60, help="measured seconds (default 60)")
-    run.add_argument("-i", "--interval", type=int, default=10, help="seconds per report line (default 10)")
-    run.add_argument("--seed", type=int, default=1, help="seed of the terminals' input streams (default 1)")
+    # the defaults are the sweep knobs' (pagelab.profiles), declared once there
+    default = {name: KNOBS_BY_NAME[name].default for name in ("connections", "rampup_s", "measure_s", "interval_s", "seed")}
+    run.add_argument("-c", "--connections", type=int, default=default["connections"],
+                     help=f"terminals, one connection each (default {default['connections']})")
+    run.add_argument("-r", "--rampup", type=int, default=default["rampup_s"],
+                     help=f"ramp-up seconds, not measured (default {default['rampup_s']})")
+    run.add_argument("-l", "--measure", type=int, default=default["measure_s"],
+                     help=f"measured seconds (default {default['measure_s']})")
+    run.add_argument("-i", "--interval", type=int, default=default["interval_s"],
+                     help=f"seconds per report line (default {default['interval_s']})")
+    run.add_argument("--seed", type=int, default=default["seed"],
+                     help=f"seed of the terminals' input streams (default {default['seed']})")
     run.add_argument("--out", metavar="DIR", help="write tpcc.log, tpcc_intervals.csv and summary.json here")
     run.add_argument("--spec-pacing", action="store_true",
                      help="keying and think times of clause 5.2.5.7 (default: none, as tpcc-mysql)")
     run.add_argument("--rt-limit", action="append", default=[], metavar="KIND=MS",
                      help="response-time limit in ms for the 90%% check, e.g. new-order=5000 (repeatable)")
-    run.add_argument("--nurand", choices=NURAND_MODELS, default="tpcc-mysql",
+    run.add_argument("--nurand", choices=NURAND_MODELS, default=KNOBS_BY_NAME["nurand"].default,
                      help="where the skewed draws of customers and items get their constant: tpcc-mysql (default; "
                           "what tpcc_start really does, a hot set per terminal) or spec (one constant per run, "
                           "TPC-C clause 2.1.6)")
