@@ -64,7 +64,9 @@ class PlainProgress:
 
     def line(self) -> str:
         elapsed = int(time.monotonic() - self.started)
-        done = f"{self.n:,}" + (f"/{self.total:,}" if self.total else "") + f" {self.unit}"
+        counted = self.total if self.total else self.n
+        unit = self.unit if counted == 1 or self.unit.endswith("s") else f"{self.unit}s"  # "3 runs", "1 run"
+        done = f"{self.n:,}" + (f"/{self.total:,}" if self.total else "") + f" {unit}"
         if self.total:
             done += f" ({100 * self.n / self.total:.0f}%)"
         minutes, seconds = divmod(elapsed, 60)
