@@ -40,6 +40,7 @@ from pathlib import Path
 
 from arguments import at_least_one
 
+from pagelab.monitor import global_status
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.mysql.pagesize import parse_page_size
@@ -65,12 +66,12 @@ WORK_COUNTERS = ("Rows_read", "Handler_read_key", "Handler_read_next", "Handler_
 POOL = "64M"
 
 
-def status(spec: ConnectionSpec) -> dict[str, int]:
+def status(spec: ConnectionSpec) -> dict[str, float]:
     link = spec.with_database(None).connect()
     try:
         cursor = link.cursor()
-        cursor.execute("SHOW GLOBAL STATUS")
-        return {name: int(value) for name, value in cursor.fetchall() if str(value).lstrip("-").isdigit()}
+        cursor.execute(global_status.STATEMENT)
+        return {name: float(value) for name, value in global_status.numeric_counters(cursor.fetchall()).items()}
     finally:
         link.close()
 

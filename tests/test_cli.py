@@ -166,3 +166,10 @@ def test_advise_refuses_bad_input_before_measuring(tmp_path):
     assert list(tmp_path.iterdir()) == [], "nothing may be written before the input is checked"
     done = pagelab("advise", "--keys", "1e9", "--key-bytes", "32", "--device", tmp_path / "missing")
     assert done.returncode == 2 and "--device" in done.stderr
+
+
+def test_a_bad_response_time_limit_is_refused_before_any_server(tmp_path):
+    done = pagelab("tpcc", "run", "--instance", tmp_path / "none", "-w", "1", "--rt-limit", "refund=5000")
+    assert done.returncode == 2
+    assert "--rt-limit" in done.stderr and "'refund' is not a transaction" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "none").exists()

@@ -12,7 +12,7 @@ from pagelab import profiles
 from pagelab.errors import UsageError
 from pagelab.mysql.config import ServerSettings
 from pagelab.mysql.pagesize import PAGE_SIZES
-from pagelab.profiles import KNOBS, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
+from pagelab.profiles import KNOBS, KNOBS_BY_NAME, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
 
 SHIPPED = ["course", "full", "quick", "smoke"]
 MIB = 1 << 20
@@ -262,9 +262,9 @@ def test_fixed_bytes_ignore_the_database_size():
     assert load_profile("quick").buffer_pool_bytes(10_000 * MIB) == 64 * MIB
 
 
-def test_resolve_buffer_pool_for_a_notebook_parameter():
-    assert profiles.resolve_buffer_pool("30%", 700 * MIB) == 210 * MIB
-    assert profiles.resolve_buffer_pool("64M", None) == 64 * MIB
+def test_the_knob_reads_a_buffer_pool_as_written():
+    assert KNOBS_BY_NAME["buffer_pool"].parse("30%").resolve(700 * MIB) == 210 * MIB
+    assert KNOBS_BY_NAME["buffer_pool"].parse("64M").resolve(None) == 64 * MIB
 
 
 def test_server_settings_for_a_measured_run():

@@ -153,14 +153,6 @@ KNOBS: tuple[Knob, ...] = (
 KNOBS_BY_NAME: Mapping[str, Knob] = MappingProxyType({knob.name: knob for knob in KNOBS})
 
 
-def resolve_buffer_pool(spec: str | int, db_bytes: int | None) -> int:
-    """Bytes of a buffer_pool value as written ("64M", "30%"), given the loaded database's size.
-
-    For code that receives the knob as text (a run notebook's parameter) rather than a Profile.
-    """
-    return KNOBS_BY_NAME["buffer_pool"].parse(spec).resolve(db_bytes)
-
-
 def _known_knobs() -> str:
     return " ".join(KNOBS_BY_NAME)
 

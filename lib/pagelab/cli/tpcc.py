@@ -38,22 +38,14 @@ def cmd_tpcc_load(args: argparse.Namespace) -> int:
 
 
 def _response_limits(pairs: list[str]) -> dict:
-    from pagelab.tpcc.inputs import TransactionKind
-    from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS
+    """--rt-limit KIND=MS pairs, read as the knob response_limits reads them."""
+    from pagelab.transactions import TransactionKind
 
-    limits = dict(DEFAULT_RESPONSE_LIMITS_MS)
-    for pair in pairs:
-        name, _, value = pair.partition("=")
-        try:
-            kind = TransactionKind.from_cli_name(name)
-            milliseconds = float(value)
-        except ValueError:
-            kind, milliseconds = None, -1
-        if kind is None or milliseconds <= 0:
-            names = ", ".join(k.cli_name for k in TransactionKind)
-            raise UsageError(f"--rt-limit takes KIND=MS with KIND one of {names}, got {pair!r}")
-        limits[kind] = milliseconds
-    return limits
+    try:
+        limits = KNOBS_BY_NAME["response_limits"].parse(",".join(pairs))
+    except UsageError as problem:
+        raise UsageError(f"--rt-limit takes KIND=MS pairs: {problem}") from None
+    return {kind: limits[kind.column] for kind in TransactionKind}
 
 
 def cmd_tpcc_run(args: argparse.Namespace) -> int:

@@ -64,15 +64,28 @@ def _session(connection: ConnectionSpec, autocommit: bool) -> Session:
                    connection.socket, connection.user, connection.password, connection.database, autocommit)
 
 
-class StatementsExecutor:
-    """tpcc-mysql's statements over server-side prepared statements, autocommit off."""
+class _SessionExecutor:
+    """What both modes share: one Session per terminal, opened with the mode's autocommit."""
+
+    autocommit = False
 
     def __init__(self, connection: ConnectionSpec):
         self.connection = connection
         self.session: Session | None = None
 
     def open(self) -> None:
-        self.session = _session(self.connection, autocommit=False)
+        self.session = _session(self.connection, autocommit=self.autocommit)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+
+
+class StatementsExecutor(_SessionExecutor):
+    """tpcc-mysql's statements over server-side prepared statements, autocommit off."""
+
+    def open(self) -> None:
+        super().open()
         self.session.prepare(statements.STATEMENT_TEXTS)
 
     def run(self, tx, now: str) -> bool:
@@ -83,10 +96,6 @@ class StatementsExecutor:
             self.session.rollback()
         except ClientError:
             pass  # the connection is gone; the terminal stops on the error that got us here
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
 
 
 def _quoted(text: str) -> str:
@@ -120,15 +129,10 @@ def call_statement(tx, now: str) -> str:
     raise TypeError(f"not a transaction input: {tx!r}")
 
 
-class ProceduresExecutor:
+class ProceduresExecutor(_SessionExecutor):
     """One CALL per transaction; the procedures (procedures.sql) commit and roll back themselves."""
 
-    def __init__(self, connection: ConnectionSpec):
-        self.connection = connection
-        self.session: Session | None = None
-
-    def open(self) -> None:
-        self.session = _session(self.connection, autocommit=True)
+    autocommit = True
 
     def run(self, tx, now: str) -> bool:
         try:
@@ -141,10 +145,6 @@ class ProceduresExecutor:
 
     def after_error(self) -> None:
         """Nothing: a procedure that fails has rolled back already (its EXIT HANDLER)."""
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
 
 
 EXECUTORS = {"statements": StatementsExecutor, "procedures": ProceduresExecutor}

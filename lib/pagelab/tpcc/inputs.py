@@ -294,7 +294,8 @@ class InputGenerator:
         self.rng = rng
         self.home_warehouse = home_warehouse
         self.nurand_model = nurand_model
-        if nurand_model == "tpcc-mysql":
+        self._as_tpcc_mysql = nurand_model == "tpcc-mysql"
+        if self._as_tpcc_mysql:
             # The thread's constants: stack addresses in tpcc_start, so any value; only C modulo
             # the range matters after NURand's final modulo.
             self._terminal_c_id = uniform_int(rng, 0, DISTRICT_CUSTOMERS - 1)
@@ -319,15 +320,15 @@ class InputGenerator:
         return other if other < home else other + 1
 
     def _customer_id(self) -> int:
-        c = self._terminal_c_id if self.nurand_model == "tpcc-mysql" else self.constants.c_id
+        c = self._terminal_c_id if self._as_tpcc_mysql else self.constants.c_id
         return nurand(self.rng, 1023, 1, DISTRICT_CUSTOMERS, c)
 
     def _customer_last(self, warehouse_id: int) -> str:
-        c = warehouse_id if self.nurand_model == "tpcc-mysql" else self.constants.c_last
+        c = warehouse_id if self._as_tpcc_mysql else self.constants.c_last
         return _LAST_NAMES[nurand(self.rng, 255, 0, 999, c)]
 
     def _item_id(self, previous_quantity: int | None) -> int:
-        if self.nurand_model == "tpcc-mysql":
+        if self._as_tpcc_mysql:
             c = self._terminal_c_first_item if previous_quantity is None else previous_quantity
         else:
             c = self.constants.ol_i_id
