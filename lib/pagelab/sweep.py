@@ -15,7 +15,6 @@ and executed notebook (until a resume runs it again), the sweep goes on unless `
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
 import signal
@@ -30,7 +29,6 @@ from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
 from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.atomic import atomic_write_json
-from pagelab.experiment import LOADED_FILE
 from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_phase
 
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
@@ -232,10 +230,8 @@ def title_rows(record: SweepRecord) -> list[tuple[str, str]]:
     from pagelab.profiles import describe, profile_from_dict
     from pagelab.system import system_setup_table
 
-    profile = profile_from_dict(record.document["profile"])
-    loaded = sorted(Path(record.path.parent / "instances").glob(f"*/{LOADED_FILE}"))
-    db_bytes = json.loads(loaded[0].read_text())["db_bytes"] if loaded else None
-    rows = describe(profile, db_bytes)
+    # No database size: each page size loads to its own, and the report's tables give them.
+    rows = describe(profile_from_dict(record.document["profile"]))
     rows[0] = ("Profile", record.document.get("profile_name", "") or rows[0][1])
     rows.append(("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"))
     rows += [(key, str(value)) for key, value in system_setup_table(record.document["machine"])]
