@@ -1,4 +1,4 @@
-"""Cold point lookups on the storage prototype with O_DIRECT, against fio QD1 IOPS / hops (issue 6).
+"""Cold point lookups on the storage prototype with O_DIRECT, against fio QD1 IOPS / hops.
 
 Goal: measured lookups/s >= 0.8 x (fio QD1 random-read IOPS at the page size / hops), at 4k and
 16k pages. For each page size this builds --keys keys (32-byte keys, 8-byte values, random insert

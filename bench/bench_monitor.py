@@ -1,6 +1,6 @@
-"""What the samplers cost the run they measure: TpmC with and without the monitor (issue 4).
+"""What the samplers cost the run they measure: TpmC with and without the monitor.
 
-The reference point of issue 3: 1 warehouse, 4 connections, 64 MB buffer pool, 4k pages, O_DIRECT.
+The reference point: 1 warehouse, 4 connections, 64 MB buffer pool, 4k pages, O_DIRECT.
 Each round runs the same short TPC-C three times, without the monitor, with it at a 10 s interval
 and with it at 1 s, in alternating order (ABC, CBA, ...), each from the same restored snapshot of
 the loaded datadir, so neither the order nor the growing tables favour one configuration. Prints

@@ -1,4 +1,4 @@
-"""Speed and write cost of the storage prototype (issue 6): insert rate, and seed 004's workload.
+"""Speed and write cost of the storage prototype: insert rate, and seed 004's workload.
 
 1. In-memory inserts per second (goal >= 100k/s): 16-byte keys and 128-byte values into an
    in-memory database with 8 KiB pages, in transactions of 1000, keys in ascending order and

@@ -1,4 +1,4 @@
-"""Crash-recovery stress: SIGKILL a committing child at random moments, recover, check (issue 6).
+"""Crash-recovery stress: SIGKILL a committing child at random moments, recover, check.
 
 Each trial starts a child that reopens the database (recovering from the previous kill), then
 commits transactions until it is killed after a random delay; the parent recovers and checks

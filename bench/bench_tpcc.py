@@ -1,8 +1,8 @@
-"""TPC-C load and driver speed at the reference point of issue 3.
+"""TPC-C load and driver speed at the reference point.
 
 The point: 1 warehouse, 4 connections, 64 MB buffer pool, 4k pages, O_DIRECT, on the 2-core
 machine. tpcc-mysql's row-at-a-time loader takes 55-70 s per warehouse there and its C driver
-reaches 11,700-12,900 TpmC (../shared/fixtures). Prints:
+reaches 11,700-12,900 TpmC (tests/fixtures/captured). Prints:
 
 - generation seconds (cold, separately), then load seconds from the cache per phase, per repeat;
 - TpmC of each of pagelab's driver modes (statements, procedures), alternating, and the client's CPU

@@ -1,6 +1,6 @@
 """What the prototype's read path costs per page read: warm, after an idle wait, with O_DIRECT.
 
-Why the prototype's cold lookups fall short of fio (issue 6): the CPU time a Python read path
+Why the prototype's cold lookups fall short of fio: the CPU time a Python read path
 costs after the process has slept, with and without a device in the way.
 
 A cold lookup reads pages one at a time and sleeps in the kernel while each read is in flight.

@@ -1,6 +1,6 @@
 """Is the YCSB driver the bottleneck? Throughput against InnoDB when the data fits in the buffer pool.
 
-Issue 7: "The YCSB driver must not be the bottleneck." With every page in the buffer pool nothing
+The goal: "The YCSB driver must not be the bottleneck." With every page in the buffer pool nothing
 waits for the disk, so a read costs only CPU: the server's (parse, look up, send) and the
 client's (build the statement, send, receive, time it). This starts a private 16k instance with a
 256 MiB buffer pool, loads --records records (~30 MB at the default 20,000), then runs workload C

@@ -1,4 +1,4 @@
-"""Shared test set-up: the real fixtures beside the repo, and a guard against leftover servers."""
+"""Shared test set-up: where the real captures and seed documents are, and a guard against leftover servers."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.paths import SHARED_DIR as SHARED
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = SHARED / "fixtures"
-SEEDS = SHARED / "seeds"
+# Real outputs captured on this kind of machine, and the five seed documents; see tests/fixtures/README.md.
+FIXTURES = REPO_ROOT / "tests" / "fixtures" / "captured"
+SEEDS = REPO_ROOT / "tests" / "fixtures" / "seeds"
 
 
 def server_processes() -> dict[int, str]:
@@ -34,16 +33,6 @@ def server_processes() -> dict[int, str]:
 def servers_under(directory: Path) -> dict[int, str]:
     marker = f"--defaults-file={directory}"
     return {pid: cmd for pid, cmd in server_processes().items() if marker in cmd}
-
-
-def pytest_configure(config):
-    """The shared fixtures and seeds are read by tests and, in a few modules, at import: without
-    them the run stops here, saying where they were looked for and how to point elsewhere."""
-    missing = [str(path) for path in (FIXTURES, SEEDS) if not path.is_dir()]
-    if missing:
-        raise pytest.UsageError(f"the shared fixtures and seeds are missing: expected {' and '.join(missing)} beside "
-                                "the repository, as on CI; if yours are elsewhere, run "
-                                "`make test PAGELAB_SHARED_DIR=/path/to/shared` (the directory holding fixtures/ and seeds/)")
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,3 @@ REFERENCE_DIR = DATA_DIR / "reference"  # the seeds' published numbers, tracked 
 REPORTS_DIR = PROJECT_ROOT / "reports"
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 PROFILES_DIR = PROJECT_ROOT / "runbooks" / "profiles"
-# The seed documents and the real captured outputs the golden tests read live outside the
-# repository, in shared/ beside the checkout (as CI lays them out); PAGELAB_SHARED_DIR points
-# elsewhere for a checkout that has them in another place.
-SHARED_DIR = Path(os.environ.get("PAGELAB_SHARED_DIR") or PROJECT_ROOT.parent / "shared")

@@ -25,30 +25,29 @@ from pagelab.parse import (
     parse_tpcc_log,
     parse_ycsb,
 )
-from pagelab.paths import SHARED_DIR
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 SAMPLES_DIR = GOLDEN_DIR / "samples"
 CAPTURED_DIR = GOLDEN_DIR / "captured"
-FIXTURES_DIR = SHARED_DIR / "fixtures"
-SEED_002 = SHARED_DIR / "seeds" / "002_3ea29d198156ec0b.txt"
-SEED_000 = SHARED_DIR / "seeds" / "000_1832ec65f899bf01.txt"
+FIXTURES_DIR = GOLDEN_DIR.parent / "fixtures" / "captured"
+SEED_002 = GOLDEN_DIR.parent / "fixtures" / "seeds" / "002_3ea29d198156ec0b.txt"
+SEED_000 = GOLDEN_DIR.parent / "fixtures" / "seeds" / "000_1832ec65f899bf01.txt"
 
 MARIADB_RUNS = ("4k-w1-c4", "16k-w1-c4", "64k-w1-c4")
 
 
 class MissingFixtures(RuntimeError):
-    """The shared fixtures are not where the tests expect them; the suite must fail, not skip."""
+    """The captured fixtures are not where the tests expect them; the suite must fail, not skip."""
 
 
-def require_shared_fixtures() -> None:
+def require_fixtures() -> None:
     missing = [path for path in (FIXTURES_DIR, SEED_002, SEED_000) if not path.exists()]
     if missing:
         raise MissingFixtures(
-            "shared fixtures missing: "
+            "captured fixtures missing: "
             + ", ".join(str(path) for path in missing)
-            + " (the golden tests read the real captures in ../shared beside the repository; "
-            "PAGELAB_SHARED_DIR points elsewhere)"
+            + " ("
+            "tests/fixtures/ is part of the repository: restore it with `git checkout -- tests/fixtures`)"
         )
 
 
@@ -321,8 +320,8 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
 
 
 def golden_cases() -> list[tuple[str, Callable[[], GoldenOutput]]]:
-    """All cases; raises MissingFixtures when the shared captures are absent."""
-    require_shared_fixtures()
+    """All cases; raises MissingFixtures when the captures are absent."""
+    require_fixtures()
     return _case_list()
 
 

@@ -23,7 +23,7 @@ except MissingFixtures as error:  # reported by the test below instead of silent
     CASES, MISSING = [], error
 
 
-def test_shared_fixtures_are_present():
+def test_captured_fixtures_are_present():
     if MISSING is not None:
         pytest.fail(str(MISSING))
 

@@ -1,4 +1,4 @@
-"""Samplers on the run's clock: iostat, InnoDB status and global status counters (issue 4).
+"""Samplers on the run's clock: iostat, InnoDB status and global status counters.
 
 `Monitor` starts all three together and, when stopped, writes the tidy tables (iostat.csv,
 innodb.csv, hit_ratio.csv) beside the raw captures. The samplers can also be used one by one.

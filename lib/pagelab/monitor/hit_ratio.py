@@ -1,4 +1,4 @@
-"""The buffer pool hit ratio per interval, two ways, side by side (issue 4, item 3).
+"""The buffer pool hit ratio per interval, two ways, side by side.
 
 A pure function of rows already captured; it samples nothing and has nothing to stop.
 

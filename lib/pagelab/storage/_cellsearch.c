@@ -33,7 +33,7 @@
  * page end, a short or failed read, the in-memory backend's evicted pages) makes it return None,
  * and the tree's Python descent does the lookup again and names the problem.
  *
- * The split's byte moving is here for the in-memory insert rate (issue 6: >= 100k/s): one pass
+ * The split's byte moving is here for the in-memory insert rate (goal: >= 100k/s): one pass
  * over the page's bytes instead of a Python object per cell (a struct unpack for its size, a
  * slice for its bytes, a join). A leaf split of 54 cells at 8 KiB fell from ~50 to ~4 us, and
  * random inserts ran ~17% faster (six alternating runs: 84-96k/s before, 86-118k/s after).

@@ -58,7 +58,7 @@ from those lists when the page's image is taken (`image()`), so an insert costs 
 slice assignment and two list inserts.
 
 Damage. Tree pages carry no checksum (InnoDB's do; here it would cost a crc32 of every page on
-every cold read, the path issue 6 times against fio). What is checked instead is what would
+every cold read, the path the lookup bench times against fio). What is checked instead is what would
 otherwise make a damaged page fail inside struct or quietly return short bytes: a header whose
 slot array and content start cannot fit the page, and any cell whose lengths run past the page
 end, each reported as StorageError("page N: ... the file is damaged"). Bytes changed inside a

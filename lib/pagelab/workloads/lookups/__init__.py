@@ -15,7 +15,7 @@ what a lookup really does:
                                                  per lookup, and the predictions
                                                      fio IOPS / measured reads per lookup
                                                      fio IOPS / the model's hops
-                                                 with the ratios measured / predicted (issue 6's
+                                                 with the ratios measured / predicted (the
                                                  goal: >= 0.8 at 4k and 16k)
     measured_fill(page_size, ...)                node fill after random inserts (in memory), the
                                                  number seed 003's edit says the model lacks
