@@ -2,7 +2,8 @@
 pieces, built by `pip install -e .` (which `make setup` runs) with a C compiler and Python's headers:
 
 - the storage prototype's page search (why it is in C: the comment at the top of _cellsearch.c);
-- the TPC-C terminal's client over MariaDB Connector/C (why: the top of _tpccclient.c), whose
+- the TPC-C terminal's client and its transactions over MariaDB Connector/C (why: the top of
+  _tpccclient.c and tpcc_transactions.c), whose
   flags come from `mariadb_config`, installed with Debian's libmariadb-dev by `make setup`.
 """
 
@@ -34,6 +35,7 @@ connector_cflags, connector_libs = connector_flags()
 
 setup(ext_modules=[
     Extension("pagelab.storage._cellsearch", ["lib/pagelab/storage/_cellsearch.c"], extra_compile_args=STRICT),
-    Extension("pagelab.tpcc._tpccclient", ["lib/pagelab/tpcc/_tpccclient.c"],
+    Extension("pagelab.tpcc._tpccclient", ["lib/pagelab/tpcc/_tpccclient.c", "lib/pagelab/tpcc/tpcc_transactions.c"],
+              depends=["lib/pagelab/tpcc/tpcc_transactions.h"],
               extra_compile_args=STRICT + connector_cflags, extra_link_args=connector_libs),
 ])

@@ -80,6 +80,33 @@ def test_statements_and_procedures_leave_the_same_rows(spare_loaded_instance, da
     assert after_statements == after_procedures
 
 
+def test_a_missing_row_is_reported_for_a_retry_and_an_unprepared_session_refuses(spare_loaded_instance, dataset):
+    from pagelab.tpcc._tpccclient import MissingRow, Session
+    from pagelab.tpcc.executors import ErrorKind, classify
+
+    spec = ConnectionSpec.for_instance(spare_loaded_instance, tcp=True)
+    load(spec, dataset, database="missing_rows", progress=False)
+    connection = spec.with_database("missing_rows")
+    session = Session(connection.host, int(connection.port), None, connection.user, connection.password,
+                      connection.database, False)
+    try:
+        with pytest.raises(RuntimeError, match="prepare"):
+            session.stock_level(1, 1, 15)
+        session.prepare(STATEMENT_TEXTS)
+        session.query("SET foreign_key_checks = 0")  # history rows still name the customer
+        session.query("DELETE FROM customer WHERE c_w_id = 1 AND c_d_id = 2 AND c_id = 7")
+        session.commit()
+        with pytest.raises(MissingRow, match="customer 1/2/7") as missing:
+            session.order_status(1, 2, 7, False, "")
+        assert classify(missing.value) is ErrorKind.RETRY
+        session.rollback()
+        assert session.order_status(1, 2, 8, False, "") is False  # the session carries on after the retry
+        with pytest.raises(ValueError, match="district 11"):
+            session.new_order(1, 11, 1, True, ((1, 1, 1),), FIXED_NOW)
+    finally:
+        session.close()
+
+
 def general_log_of_a_short_run(instance, tmp_path, mode: str) -> list[tuple[int, str, str]]:
     """(connection id, command, text) of every general-log line during a 3 s run of `mode` with 2 terminals."""
     log = tmp_path / f"general-{mode}.log"

@@ -8,9 +8,10 @@
  * transaction (~35 per transaction on average), and ~80% of its CPU is the kernel's share of those
  * round trips. A Python connector adds 30-60 us of interpreter work to every statement, which
  * more than doubles the client's CPU per transaction. This module is the same client library, the
- * same binary protocol and the same calls per statement (bind, execute, store the result, fetch),
- * so the only extra work is turning a row into a Python tuple. The transactions themselves, which
- * statement follows which, stay in Python (pagelab.tpcc.executors), in one place.
+ * same binary protocol and the same calls per statement (bind, execute, store the result, fetch).
+ * The five transactions run here too (tpcc_transactions.c), whole, between one release of the GIL
+ * and the next: the Python terminal draws the inputs, and no interpreter work sits between one
+ * round trip and the next.
  *
  * What it offers, per connection (a Session):
  *
@@ -20,7 +21,15 @@
  *                                     number of affected rows for a statement without a result
  *     session.commit() / rollback()   one round trip each
  *     session.query(sql)              text protocol, every result set read and dropped (CALL)
+ *     session.new_order(w, d, c, all_local, lines, now)        the transactions, once the session
+ *     session.payment(w, d, c_w, c_d, c, by_name, last,       has prepared STATEMENTS' texts;
+ *                     amount_cents, now)                       each returns True when it rolled
+ *     session.order_status(w, d, c, by_name, last)             back by design (New-Order's unused
+ *     session.delivery(w, carrier, now)                        item), and raises MissingRow when a
+ *     session.stock_level(w, d, threshold)                     row tpcc-mysql requires is absent
  *     session.close()
+ *
+ * STATEMENTS is the tuple of (name, text) of tpcc-mysql's 35 statements, in its order.
  *
  * Parameters: int -> BIGINT, float -> DOUBLE, None -> NULL, str and anything else -> its str()
  * as a string (a Decimal arrives exactly as written, and the server converts it to the column's
@@ -38,17 +47,21 @@
 #include <mysql.h>
 #include <string.h>
 
+#include "tpcc_transactions.h"
+
 /* Connect timeout: long enough for a server busy with recovery, short enough to fail a run that
  * names a dead port quickly. */
 #define CONNECT_TIMEOUT_S 30
 
 static PyObject *ClientError;
+static PyObject *MissingRow;
 
 typedef struct {
     PyObject_HEAD
     MYSQL *mysql;
     MYSQL_STMT **statements;
     Py_ssize_t statement_count;
+    int tpcc_prepared; /* the statements are TPCC_STATEMENT_TEXTS, so the transactions may run */
 } Session;
 
 static PyObject *raise_error(unsigned int number, const char *sqlstate, const char *message) {
@@ -84,6 +97,7 @@ static void close_statements(Session *self) {
     PyMem_Free(self->statements);
     self->statements = NULL;
     self->statement_count = 0;
+    self->tpcc_prepared = 0;
 }
 
 static void close_session(Session *self) {
@@ -173,6 +187,10 @@ static PyObject *Session_prepare(Session *self, PyObject *texts) {
             goto failed;
         }
     }
+    self->tpcc_prepared = count == TPCC_STATEMENT_COUNT;
+    for (Py_ssize_t i = 0; self->tpcc_prepared && i < count; i++)
+        self->tpcc_prepared =
+            strcmp(PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(sequence, i)), TPCC_STATEMENT_TEXTS[i]) == 0;
     Py_DECREF(sequence);
     Py_RETURN_NONE;
 failed:
@@ -445,6 +463,141 @@ static PyObject *Session_closed(Session *self, void *Py_UNUSED(closure)) {
     return PyBool_FromLong(self->mysql == NULL);
 }
 
+/* --- the transactions (tpcc_transactions.c), one GIL release each ---------------------------- */
+
+static int ready_for_transactions(Session *self) {
+    if (!session_is_open(self))
+        return 0;
+    if (!self->tpcc_prepared) {
+        PyErr_SetString(PyExc_RuntimeError, "prepare(STATEMENTS' texts) before running a transaction");
+        return 0;
+    }
+    return 1;
+}
+
+/* Copy a Python text argument into a fixed buffer, refusing one that does not fit. */
+static int copy_text(const char *text, char *buffer, size_t size, const char *what) {
+    size_t length = strlen(text);
+    if (length >= size) {
+        PyErr_Format(PyExc_ValueError, "%s is %zu bytes, at most %zu fit", what, length, size - 1);
+        return -1;
+    }
+    memcpy(buffer, text, length + 1);
+    return 0;
+}
+
+static int check_district(long long district) {
+    /* New-Order picks s_dist_<district>: a district outside 1..10 would read past the row. */
+    if (district < 1 || district > 10) {
+        PyErr_Format(PyExc_ValueError, "district %lld is outside 1..10", district);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *transaction_result(const tpcc_outcome *out) {
+    switch (out->status) {
+    case TPCC_COMMITTED:
+        Py_RETURN_FALSE;
+    case TPCC_ROLLED_BACK:
+        Py_RETURN_TRUE;
+    case TPCC_MISSING_ROW:
+        PyErr_SetString(MissingRow, out->message);
+        return NULL;
+    default:
+        return raise_error(out->errnum, out->sqlstate, out->message);
+    }
+}
+
+static PyObject *Session_new_order(Session *self, PyObject *args) {
+    tpcc_new_order_input in;
+    PyObject *lines;
+    const char *now;
+    if (!PyArg_ParseTuple(args, "LLLpOs", &in.warehouse, &in.district, &in.customer, &in.all_local, &lines, &now))
+        return NULL;
+    if (!ready_for_transactions(self) || check_district(in.district) ||
+        copy_text(now, in.now, sizeof in.now, "the timestamp"))
+        return NULL;
+    PyObject *sequence = PySequence_Fast(lines, "lines is a sequence of (item, supply warehouse, quantity)");
+    if (sequence == NULL)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
+    if (count < 1 || count > TPCC_MAX_LINES) {
+        Py_DECREF(sequence);
+        return PyErr_Format(PyExc_ValueError, "a New-Order has 1 to %d lines, not %zd", TPCC_MAX_LINES, count);
+    }
+    in.line_count = (int)count;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(sequence, i), "LLL", &in.item[i], &in.supply_warehouse[i],
+                              &in.quantity[i])) {
+            Py_DECREF(sequence);
+            return NULL;
+        }
+    Py_DECREF(sequence);
+    tpcc_outcome out;
+    Py_BEGIN_ALLOW_THREADS
+    tpcc_new_order(self->mysql, self->statements, &in, &out);
+    Py_END_ALLOW_THREADS
+    return transaction_result(&out);
+}
+
+static PyObject *Session_payment(Session *self, PyObject *args) {
+    tpcc_payment_input in;
+    const char *last, *now;
+    if (!PyArg_ParseTuple(args, "LLLLLpsLs", &in.warehouse, &in.district, &in.customer_warehouse,
+                          &in.customer_district, &in.customer, &in.by_last_name, &last, &in.amount_cents, &now))
+        return NULL;
+    if (!ready_for_transactions(self) || copy_text(last, in.last, sizeof in.last, "the last name") ||
+        copy_text(now, in.now, sizeof in.now, "the timestamp"))
+        return NULL;
+    tpcc_outcome out;
+    Py_BEGIN_ALLOW_THREADS
+    tpcc_payment(self->mysql, self->statements, &in, &out);
+    Py_END_ALLOW_THREADS
+    return transaction_result(&out);
+}
+
+static PyObject *Session_order_status(Session *self, PyObject *args) {
+    tpcc_order_status_input in;
+    const char *last;
+    if (!PyArg_ParseTuple(args, "LLLps", &in.warehouse, &in.district, &in.customer, &in.by_last_name, &last))
+        return NULL;
+    if (!ready_for_transactions(self) || copy_text(last, in.last, sizeof in.last, "the last name"))
+        return NULL;
+    tpcc_outcome out;
+    Py_BEGIN_ALLOW_THREADS
+    tpcc_order_status(self->mysql, self->statements, &in, &out);
+    Py_END_ALLOW_THREADS
+    return transaction_result(&out);
+}
+
+static PyObject *Session_delivery(Session *self, PyObject *args) {
+    tpcc_delivery_input in;
+    const char *now;
+    if (!PyArg_ParseTuple(args, "LLs", &in.warehouse, &in.carrier, &now))
+        return NULL;
+    if (!ready_for_transactions(self) || copy_text(now, in.now, sizeof in.now, "the timestamp"))
+        return NULL;
+    tpcc_outcome out;
+    Py_BEGIN_ALLOW_THREADS
+    tpcc_delivery(self->mysql, self->statements, &in, &out);
+    Py_END_ALLOW_THREADS
+    return transaction_result(&out);
+}
+
+static PyObject *Session_stock_level(Session *self, PyObject *args) {
+    tpcc_stock_level_input in;
+    if (!PyArg_ParseTuple(args, "LLL", &in.warehouse, &in.district, &in.threshold))
+        return NULL;
+    if (!ready_for_transactions(self))
+        return NULL;
+    tpcc_outcome out;
+    Py_BEGIN_ALLOW_THREADS
+    tpcc_stock_level(self->mysql, self->statements, &in, &out);
+    Py_END_ALLOW_THREADS
+    return transaction_result(&out);
+}
+
 static PyMethodDef Session_methods[] = {
     {"prepare", (PyCFunction)Session_prepare, METH_O, "prepare(texts): statement i is texts[i]"},
     {"execute", (PyCFunction)Session_execute, METH_VARARGS,
@@ -453,6 +606,13 @@ static PyMethodDef Session_methods[] = {
     {"rollback", (PyCFunction)Session_rollback, METH_NOARGS, "roll back the open transaction"},
     {"query", (PyCFunction)Session_query, METH_VARARGS, "query(sql): run a text statement, dropping its results"},
     {"close", (PyCFunction)Session_close, METH_NOARGS, "close the connection (idempotent)"},
+    {"new_order", (PyCFunction)Session_new_order, METH_VARARGS,
+     "new_order(w, d, c, all_local, lines, now): lines are (item, supply w, quantity) in processing order"},
+    {"payment", (PyCFunction)Session_payment, METH_VARARGS,
+     "payment(w, d, c_w, c_d, c, by_last_name, last, amount_cents, now)"},
+    {"order_status", (PyCFunction)Session_order_status, METH_VARARGS, "order_status(w, d, c, by_last_name, last)"},
+    {"delivery", (PyCFunction)Session_delivery, METH_VARARGS, "delivery(w, carrier, now)"},
+    {"stock_level", (PyCFunction)Session_stock_level, METH_VARARGS, "stock_level(w, d, threshold)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -494,6 +654,24 @@ PyMODINIT_FUNC PyInit__tpccclient(void) {
         "pagelab.tpcc._tpccclient.Error",
         "A failed call: args are (errno, sqlstate, message); errno >= 2000 is the client library's own.",
         PyExc_Exception, NULL);
+    MissingRow = PyErr_NewExceptionWithDoc(
+        "pagelab.tpcc._tpccclient.MissingRow",
+        "A row tpcc-mysql requires was not there; like an SQL error, the transaction is retried.",
+        PyExc_Exception, NULL);
+    PyObject *statements = PyTuple_New(TPCC_STATEMENT_COUNT);
+    for (int i = 0; statements != NULL && i < TPCC_STATEMENT_COUNT; i++) {
+        PyObject *pair = Py_BuildValue("(ss)", TPCC_STATEMENT_NAMES[i], TPCC_STATEMENT_TEXTS[i]);
+        if (pair == NULL)
+            Py_CLEAR(statements);
+        else
+            PyTuple_SET_ITEM(statements, i, pair);
+    }
+    int added = statements != NULL && PyModule_AddObjectRef(m, "STATEMENTS", statements) == 0;
+    Py_XDECREF(statements);
+    if (!added || MissingRow == NULL || PyModule_AddObjectRef(m, "MissingRow", MissingRow) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     if (ClientError == NULL || PyModule_AddObjectRef(m, "Error", ClientError) < 0 ||
         PyModule_AddObjectRef(m, "Session", (PyObject *)&SessionType) < 0) {
         Py_DECREF(m);
