@@ -12,7 +12,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "pagelab"
 # a module is that of its top-level package (pagelab.tpcc.driver -> tpcc).
 LAYERS = (
     {"pagelab", "errors", "units", "paths", "atomic", "progress", "processes", "execute", "transactions"},
-    {"parse", "mysql", "storage", "pdf"},
+    {"parse", "mysql", "storage", "pdf", "evidence"},
     {"system", "tpcc", "device", "runs"},
     {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "doctor"},
     {"workloads", "experiment"},

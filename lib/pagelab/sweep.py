@@ -238,25 +238,17 @@ def title_rows(record: SweepRecord) -> list[tuple[str, str]]:
     return rows
 
 
-def _label(size) -> str:
-    from pagelab.units import page_size_label
-
-    return page_size_label(int(size))
-
-
 def summary_lines(sweep_dir: Path) -> list[str]:
-    """One line per page size: TpmC (mean over repeats), for the end of `make demo`."""
-    from pagelab.runs import load_tables
+    """What the end of a sweep prints: median TpmC per page size with its interval, then a verdict
+    for each pair of page sizes (pagelab.evidence), so no difference is shown without one."""
+    from pagelab.evidence.tables import page_size_table, page_size_text, read_runs, verdict_lines
 
-    summary = load_tables(sweep_dir)["summary"]
-    if summary.empty:
+    table = read_runs(sweep_dir)
+    if table.runs.empty:
         return ["no finished runs"]
-    lines = []
-    for size, group in summary.groupby("page_size_bytes"):
-        values = group["tpmc"].astype(float)
-        spread = f" (± {values.std():,.0f}, {len(values)} repeats)" if len(values) > 1 else ""
-        lines.append(f"{_label(size):>4}: {values.mean():>10,.0f} TpmC{spread}")
-    return lines
+    per_size = page_size_table(table)
+    lines = page_size_text(per_size[per_size["metric"] == "tpmc"])
+    return lines + verdict_lines(table, "tpmc")
 
 
 def failed_runs(sweep_dir: Path) -> list[str]:

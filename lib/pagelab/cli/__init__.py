@@ -6,6 +6,8 @@
     pagelab parse KIND PATH             any tpcc-mysql log, InnoDB status, iostat, fio or YCSB output as a tidy table
     pagelab sweep --profile NAME        the page-size sweep: a run notebook per page size and repeat, report, PDF
     pagelab report DIR                  the report notebook and PDF of a sweep
+    pagelab stats DIR                   medians with intervals per page size, a verdict per pair
+    pagelab compare DIR_A DIR_B         two sweeps of the same page sizes, compared the same way
     pagelab advise --keys N ...         measure the disk (fio) and suggest a B-tree page size (seed 003)
     pagelab ycsb --page-sizes 16k,64k   YCSB load and workloads A/B/C per page size, on InnoDB or the prototype (seed 000)
 
@@ -20,11 +22,11 @@ import argparse
 import os
 import sys
 
-from pagelab.cli import advise, doctor, parse, server, sweep, tpcc, ycsb
+from pagelab.cli import advise, doctor, parse, server, stats, sweep, tpcc, ycsb
 from pagelab.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUSES
 from pagelab.errors import PagelabError
 
-COMMANDS = (doctor, server, tpcc, parse, sweep, advise, ycsb)
+COMMANDS = (doctor, server, tpcc, parse, sweep, stats, advise, ycsb)
 
 def build_parser() -> argparse.ArgumentParser:
     from pagelab import __version__

@@ -1,0 +1,111 @@
+"""`pagelab stats BUNDLE` and `pagelab compare A B`: what a sweep's runs support, with intervals."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pagelab.errors import UsageError
+
+FORMATS = ("table", "csv", "json")
+
+
+def _resolve_pct(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a percentage such as 5") from None
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"{value:g} is out of range; give a percentage above 0 and below 100")
+    return value
+
+
+def _bundle(path: str) -> Path:
+    bundle = Path(path)
+    if not bundle.is_dir():
+        raise UsageError(f"{bundle} does not exist; give the directory of a sweep made by `pagelab sweep`")
+    return bundle
+
+
+def _print_frame(frame, fmt: str) -> None:
+    if fmt == "json":
+        print(frame.to_json(orient="records", indent=1))
+    else:
+        frame.to_csv(sys.stdout, index=False)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from pagelab.evidence.tables import evidence_text, page_size_table, pairwise_table, read_runs
+
+    table = read_runs(_bundle(args.bundle))
+    if args.format == "table":
+        print(evidence_text(table, args.resolve))
+    elif args.format == "csv":
+        print("# per page size")
+        _print_frame(page_size_table(table), "csv")
+        print("# page sizes compared")
+        _print_frame(pairwise_table(table, args.resolve), "csv")
+    else:
+        import json
+
+        document = {"page_sizes": page_size_table(table).to_dict("records"),
+                    "pairs": pairwise_table(table, args.resolve).to_dict("records"),
+                    "excluded": [{"run": name, "why": why} for name, why in table.excluded]}
+        print(json.dumps(document, indent=1, default=str).replace("NaN", "null"))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from pagelab.evidence.tables import compare_bundles, knob_differences, read_runs, verdict_line
+
+    a_dir, b_dir = _bundle(args.a), _bundle(args.b)
+    a, b = read_runs(a_dir), read_runs(b_dir)
+    common = [size for size in a.page_order if size in b.page_order]
+    if not common:
+        raise UsageError(f"{a_dir} ({', '.join(a.page_order)}) and {b_dir} ({', '.join(b.page_order)}) share no "
+                         "page size; compare sweeps of the same page sizes")
+    for difference in knob_differences(a.profile, b.profile):
+        print(f"pagelab compare: warning: the profiles differ in {difference}", file=sys.stderr)
+    label_a, label_b = args.label_a or a_dir.name, args.label_b or b_dir.name
+    frame = compare_bundles(a, b, label_a, label_b, args.resolve)
+    if args.format != "table":
+        _print_frame(frame, args.format)
+        return 0
+    print(f"A = {a_dir}\nB = {b_dir}\n(ratio of medians A / B per page size, 95% bootstrap interval)")
+    for row in frame.to_dict("records"):
+        print(f"  {verdict_line(row)}")
+    for name, table in ((label_a, a), (label_b, b)):
+        for run, why in table.excluded:
+            print(f"  left out of {name}: {run}: {why}")
+    return 0
+
+
+def register(commands) -> None:
+    stats = commands.add_parser(
+        "stats", help="medians with intervals per page size, and a verdict for each pair",
+        description="Read a sweep bundle's finished runs (each repeat one independent run) and print, per page "
+                    "size, the median TpmC, read and write IOPS, hit ratio and New-Order p95 with an order-statistic "
+                    "interval, then each pair of page sizes as a ratio of medians with a 95%% bootstrap interval and "
+                    "a verdict: faster/slower only when the interval excludes 1 and the exact Mann-Whitney test "
+                    "agrees, else 'not distinguishable', with the repeats this machine's spread needs to resolve "
+                    "--resolve percent. Failed or unfinished runs are left out and named.")
+    stats.add_argument("bundle", metavar="BUNDLE", help="a sweep directory (data/runs/<sweep-id>)")
+    stats.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
+    stats.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",
+                       help="the difference the repeats estimate is for, in percent (default 5)")
+    stats.set_defaults(handler=cmd_stats)
+
+    compare = commands.add_parser(
+        "compare", help="the same page sizes in two sweeps, compared with intervals and verdicts",
+        description="Compare two sweep bundles page size by page size (two machines, two days, two server "
+                    "settings): ratio of medians A / B with a 95%% bootstrap interval and a verdict per metric. "
+                    "Warns when the two profiles differ in a knob other than the repeats.")
+    compare.add_argument("a", metavar="BUNDLE_A")
+    compare.add_argument("b", metavar="BUNDLE_B")
+    compare.add_argument("--label-a", help="name of A in the output (default its directory name)")
+    compare.add_argument("--label-b", help="name of B in the output (default its directory name)")
+    compare.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
+    compare.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",
+                         help="the difference the repeats estimate is for, in percent (default 5)")
+    compare.set_defaults(handler=cmd_compare)

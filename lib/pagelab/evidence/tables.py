@@ -1,0 +1,252 @@
+"""A bundle's runs as evidence: one value per run and metric, medians with intervals per page
+size, and each pair of page sizes compared, with a verdict; the same between two bundles.
+
+The unit of evidence is the run: each repeat restored the loaded snapshot and restarted the
+server, so runs are independent draws of what this machine does. Values within a run (intervals,
+samples) are not, and are only averaged into the run's value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+import pandas as pd
+
+from pagelab.evidence.intervals import (
+    DEFAULT_RESOLVE_PCT,
+    MAX_REPEATS_ESTIMATE,
+    MIN_RUNS_FOR_VERDICT,
+    compare,
+    log_spread,
+    median_interval,
+)
+from pagelab.units import page_size_label
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # the column in every table
+    label: str
+    unit: str
+    higher: str  # the verdict's word when the first page size's median is the higher
+    lower: str
+    decimals: int
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("tpmc", "TpmC", "New-Orders/min", "faster", "slower", 0),
+    Metric("read_iops", "Read IOPS", "r/s", "higher", "lower", 0),
+    Metric("write_iops", "Write IOPS", "w/s", "higher", "lower", 0),
+    Metric("hit_ratio", "Hit ratio", "per 1000", "higher", "lower", 1),
+    Metric("new_order_p95_ms", "New-Order p95", "ms", "higher", "lower", 1),
+)
+METRICS_BY_NAME = {metric.name: metric for metric in METRICS}
+
+
+@dataclass
+class RunTable:
+    """One row per finished run (run, page_size, page_size_bytes, repeat, one column per metric),
+    and the runs left out, with why."""
+
+    runs: pd.DataFrame
+    excluded: list[tuple[str, str]]
+    profile: dict
+    page_order: list[str]
+
+
+def _mean_measured(frame: pd.DataFrame, column: str) -> float:
+    if frame.empty or column not in frame:
+        return math.nan
+    measured = frame[frame["t_s"] >= 0][column].dropna()
+    return float(measured.mean()) if not measured.empty else math.nan
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path) if path.exists() and path.stat().st_size > 0 else pd.DataFrame()
+
+
+def run_values(run_dir: Path) -> dict[str, float]:
+    """The metrics of one finished run, from the files it left."""
+    summary = json.loads((run_dir / "summary.json").read_text())
+    iostat = _read_csv(run_dir / "iostat.csv")
+    hit_ratio = _read_csv(run_dir / "hit_ratio.csv")
+    intervals = _read_csv(run_dir / "tpcc_intervals.csv")
+    hit = _mean_measured(hit_ratio, "counter_hit_rate_per_1000")
+    if math.isnan(hit):
+        hit = _mean_measured(hit_ratio, "status_hit_rate_per_1000")
+    p95 = intervals["new_order_p95_ms"].dropna() if "new_order_p95_ms" in intervals else pd.Series(dtype=float)
+    return {
+        "tpmc": float(summary["tpmc"]),
+        "read_iops": _mean_measured(iostat, "r_s"),
+        "write_iops": _mean_measured(iostat, "w_s"),
+        "hit_ratio": hit,
+        # The run's typical interval: the median of its per-interval 95th percentiles.
+        "new_order_p95_ms": float(p95.median()) if not p95.empty else math.nan,
+    }
+
+
+def read_runs(bundle: Path) -> RunTable:
+    """Every run of a bundle: finished ones as rows, the others named with their status and error."""
+    bundle = Path(bundle)
+    record_path = bundle / "sweep.json"
+    if not record_path.exists():
+        from pagelab.errors import UsageError
+
+        raise UsageError(f"{bundle} is not a sweep bundle (no sweep.json); give the directory `pagelab sweep` wrote")
+    record = json.loads(record_path.read_text())
+    rows, excluded = [], []
+    for entry in record["runs"]:
+        if entry["status"] != "done":
+            reason = entry.get("error") or "not finished"
+            excluded.append((entry["name"], f"{entry['status']}: {reason}"))
+            continue
+        try:
+            values = run_values(bundle / entry["name"])
+        except (OSError, ValueError, KeyError) as exc:
+            excluded.append((entry["name"], f"its files cannot be read: {exc}"))
+            continue
+        rows.append({"run": entry["name"], "page_size": entry["page_size"],
+                     "page_size_bytes": entry["page_size_bytes"], "repeat": entry["repeat"], **values})
+    sizes = record.get("profile", {}).get("page_sizes") or sorted({e["page_size_bytes"] for e in record["runs"]})
+    return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), [page_size_label(int(s)) for s in sizes])
+
+
+def _values(runs: pd.DataFrame, page_size: str, metric: str) -> list[float]:
+    if runs.empty:
+        return []
+    return [float(v) for v in runs.loc[runs["page_size"] == page_size, metric] if not pd.isna(v)]
+
+
+def page_size_table(table: RunTable) -> pd.DataFrame:
+    """Per metric and page size: runs, median, interval and the confidence the interval has."""
+    rows = []
+    for metric in METRICS:
+        for page_size in table.page_order:
+            interval = median_interval(_values(table.runs, page_size, metric.name))
+            rows.append({"metric": metric.name, "page_size": page_size, "runs": interval.n,
+                         "median": interval.median, "low": interval.low, "high": interval.high,
+                         "confidence_pct": round(100 * interval.confidence, 1),
+                         "half_width_pct": interval.half_width_pct})
+    return pd.DataFrame(rows)
+
+
+def pair_rows(a_runs: dict[str, list[float]], b_runs: dict[str, list[float]], label_a: str, label_b: str,
+              metric: Metric, spread: float | None, resolve_pct: float) -> dict:
+    comparison = compare(a_runs[metric.name], b_runs[metric.name], spread=spread, resolve_pct=resolve_pct)
+    return {"metric": metric.name, "a": label_a, "b": label_b, "runs_a": comparison.n_a, "runs_b": comparison.n_b,
+            "change_pct": comparison.change_pct, "low_pct": comparison.low_pct, "high_pct": comparison.high_pct,
+            "verdict": comparison.words(metric.higher, metric.lower), "repeats_needed": comparison.repeats_needed,
+            "resolve_pct": resolve_pct}
+
+
+def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> pd.DataFrame:
+    """Each later page size against each earlier one (8k vs 4k, 16k vs 4k, 16k vs 8k), per metric.
+    The runs needed come from the spread pooled over all page sizes of the bundle."""
+    rows = []
+    for metric in METRICS:
+        by_size = {size: {metric.name: _values(table.runs, size, metric.name)} for size in table.page_order}
+        spread = log_spread([values[metric.name] for values in by_size.values()])
+        for first, second in combinations(table.page_order, 2):
+            rows.append(pair_rows(by_size[second], by_size[first], second, first, metric, spread, resolve_pct))
+    return pd.DataFrame(rows)
+
+
+def _signed(pct: float) -> str:
+    return f"{pct:+.1f}%".replace("-", "−")
+
+
+def verdict_line(row: dict, metric: Metric | None = None) -> str:
+    """'8k vs 4k: TpmC +9.5% [+4.1%, +15.0%], faster', or why there is no verdict."""
+    metric = metric or METRICS_BY_NAME[row["metric"]]
+    head = f"{row['a']} vs {row['b']}: {metric.label}"
+    if math.isnan(row["change_pct"]):
+        return f"{head}: no finished runs on one side"
+    needed = row["repeats_needed"]
+    if needed is None or (isinstance(needed, float) and math.isnan(needed)):
+        advice = f"repeats of {MIN_RUNS_FOR_VERDICT} or more can give a verdict, and show how many resolve " \
+                 f"{row['resolve_pct']:g}%"
+    elif needed > MAX_REPEATS_ESTIMATE:
+        advice = f"more than {MAX_REPEATS_ESTIMATE} repeats would be needed to resolve {row['resolve_pct']:g}%"
+    else:
+        advice = f"about {int(needed)} repeats would resolve {row['resolve_pct']:g}%"
+    if math.isnan(row["low_pct"]):
+        return f"{head} {_signed(row['change_pct'])}, one run on a side, no interval: {row['verdict']} ({advice})"
+    text = f"{head} {_signed(row['change_pct'])} [{_signed(row['low_pct'])}, {_signed(row['high_pct'])}], {row['verdict']}"
+    if row["verdict"] == "not distinguishable":
+        text += f" ({advice})"
+    return text
+
+
+def verdict_lines(table: RunTable, metric: str = "tpmc", resolve_pct: float = DEFAULT_RESOLVE_PCT) -> list[str]:
+    pairs = pairwise_table(table, resolve_pct)
+    return [verdict_line(row) for row in pairs[pairs["metric"] == metric].to_dict("records")]
+
+
+# --- two bundles -----------------------------------------------------------------------------------
+
+# Knobs that differ between two bundles without changing what is measured.
+NEUTRAL_KNOBS = {"repeats", "tpcc_mysql_dir", "description", "profile", "source", "overrides"}
+
+
+def knob_differences(a: dict, b: dict) -> list[str]:
+    """Knobs set differently in two bundles' profiles, as 'name: A vs B'."""
+    names = sorted((set(a) | set(b)) - NEUTRAL_KNOBS)
+    return [f"{name}: {a.get(name)!r} vs {b.get(name)!r}" for name in names if a.get(name) != b.get(name)]
+
+
+def compare_bundles(a: RunTable, b: RunTable, label_a: str, label_b: str,
+                    resolve_pct: float = DEFAULT_RESOLVE_PCT) -> pd.DataFrame:
+    """Per page size both bundles have and per metric: bundle A against bundle B."""
+    rows = []
+    common = [size for size in a.page_order if size in b.page_order]
+    for metric in METRICS:
+        spread = log_spread([_values(t.runs, size, metric.name) for t in (a, b) for size in common])
+        for size in common:
+            row = pair_rows({metric.name: _values(a.runs, size, metric.name)},
+                            {metric.name: _values(b.runs, size, metric.name)},
+                            f"{label_a} {size}", f"{label_b} {size}", metric, spread, resolve_pct)
+            rows.append({"page_size": size, **row})
+    return pd.DataFrame(rows)
+
+
+# --- on a terminal -----------------------------------------------------------------------------------
+
+
+def _number(value: float, decimals: int) -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{decimals}f}"
+
+
+def page_size_text(per_size: pd.DataFrame) -> list[str]:
+    """The per-page-size table as aligned lines: one block per metric."""
+    lines = []
+    for metric in METRICS:
+        part = per_size[per_size["metric"] == metric.name]
+        if part.empty:
+            continue
+        lines.append(f"{metric.label} ({metric.unit}): median [interval] of the runs")
+        for row in part.to_dict("records"):
+            if row["runs"] >= 2:
+                interval = (f"[{_number(row['low'], metric.decimals)}, {_number(row['high'], metric.decimals)}] "
+                            f"at {row['confidence_pct']:g}%  ±{row['half_width_pct']:.1f}%")
+            else:
+                interval = "no interval from one run" if row["runs"] else "no runs"
+            lines.append(f"  {row['page_size']:>4}  {_number(row['median'], metric.decimals):>10}  {interval}"
+                         f"  ({row['runs']} run{'s' if row['runs'] != 1 else ''})")
+    return lines
+
+
+def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> str:
+    """What `pagelab stats` prints: medians with intervals, verdicts per pair, runs left out."""
+    lines = page_size_text(page_size_table(table))
+    pairs = pairwise_table(table, resolve_pct)
+    for metric in METRICS:
+        lines.append(f"{metric.label}, page sizes compared (ratio of medians, 95% bootstrap interval):")
+        lines += [f"  {verdict_line(row, metric)}" for row in pairs[pairs["metric"] == metric.name].to_dict("records")]
+    if table.excluded:
+        lines.append("Runs left out:")
+        lines += [f"  {name}: {why}" for name, why in table.excluded]
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""The statistics behind every verdict, on synthetic series whose answer is known."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pagelab.evidence.intervals import (
+    FASTER,
+    NOT_DISTINGUISHABLE,
+    SLOWER,
+    compare,
+    log_spread,
+    median_interval,
+    repeats_needed,
+)
+from pagelab.evidence.steady import batch_means, mser5
+
+
+def runs(median: float, spread: float, n: int, seed: int) -> list[float]:
+    """n run results scattered log-normally around `median`, as run-to-run noise is."""
+    return list(median * np.exp(np.random.default_rng(seed).normal(0, spread, n)))
+
+
+def test_a_known_shift_is_found_with_an_interval_around_it():
+    a, b = runs(12_000, 0.03, 7, 1), runs(10_000, 0.03, 7, 2)
+    comparison = compare(a, b)
+    assert comparison.verdict == FASTER
+    assert comparison.low < 1.2 < comparison.high
+    assert compare(b, a).verdict == SLOWER
+
+
+def test_no_shift_is_not_distinguishable():
+    a, b = runs(12_000, 0.05, 7, 3), runs(12_000, 0.05, 7, 4)
+    comparison = compare(a, b)
+    assert comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.low < 1 < comparison.high
+
+
+def test_one_run_a_side_gives_no_interval_and_no_verdict():
+    comparison = compare([15_000.0], [10_000.0])
+    assert comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.ratio == pytest.approx(1.5)
+    assert math.isnan(comparison.low)
+
+
+def test_three_runs_a_side_never_give_a_verdict_however_far_apart():
+    # The exact rank test cannot reject with 3 against 3 (smallest two-sided p = 0.1).
+    comparison = compare([30_000.0, 30_100.0, 30_200.0], [10_000.0, 10_100.0, 10_200.0])
+    assert comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.low > 1  # the interval alone would have said "faster"
+    assert comparison.p_value == pytest.approx(0.1)
+
+
+def test_the_median_interval_says_what_confidence_it_really_has():
+    three = median_interval([3.0, 1.0, 2.0])
+    assert (three.low, three.median, three.high) == (1.0, 2.0, 3.0)
+    assert three.confidence == pytest.approx(0.75)
+    ten = median_interval([float(v) for v in range(1, 11)])
+    assert ten.confidence == 0.95
+    assert 1 < ten.low <= 3 and 8 <= ten.high < 10  # order statistics inside the range
+    assert ten.half_width_pct == pytest.approx(100 * max(5.5 - ten.low, ten.high - 5.5) / 5.5)
+
+
+def test_more_spread_needs_more_repeats():
+    assert repeats_needed(None) is None
+    assert repeats_needed(0.0) == 4  # the fewest with which the rank test can reject
+    few, many = repeats_needed(0.02), repeats_needed(0.10)
+    assert 4 <= few < many
+    assert repeats_needed(0.02, resolve_pct=1) > few
+
+
+def test_log_spread_pools_groups_around_their_own_centres():
+    # Two page sizes far apart but each tight: the spread is small, not the gap between them.
+    spread = log_spread([runs(10_000, 0.02, 20, 5), runs(20_000, 0.02, 20, 6)])
+    assert 0.01 < spread < 0.03
+    assert log_spread([[1.0], [2.0]]) is None
+
+
+def test_mser5_cuts_a_warm_up_and_calls_what_follows_level():
+    rng = np.random.default_rng(7)
+    warming = np.linspace(200, 1000, 30) + rng.normal(0, 10, 30)
+    level = 1000 + rng.normal(0, 10, 90)
+    cut = mser5(np.concatenate([warming, level]))
+    assert cut.level
+    assert 20 <= cut.cut <= 40
+
+
+def test_mser5_does_not_call_a_rising_series_level():
+    rng = np.random.default_rng(8)
+    assert not mser5(np.linspace(200, 1000, 60) + rng.normal(0, 10, 60)).level
+
+
+def test_mser5_leaves_a_stationary_series_almost_whole():
+    cut = mser5(1000 + np.random.default_rng(9).normal(0, 20, 100))
+    assert cut.level
+    assert cut.cut <= 25
+
+
+def test_batch_means_cover_the_true_mean_about_95_times_in_100():
+    rng = np.random.default_rng(10)
+    covered = 0
+    for _ in range(400):
+        interval = batch_means(500 + rng.normal(0, 50, 200))
+        covered += abs(interval.mean - 500) <= interval.half_width
+        assert 0 < interval.half_width_pct < 10
+    assert 0.90 <= covered / 400 <= 0.99
+
+
+def test_batch_means_widen_for_correlated_intervals_and_need_enough_values():
+    rng = np.random.default_rng(11)
+    noise = rng.normal(0, 50, 200)
+    correlated = 500 + np.convolve(noise, np.ones(10) / 10, mode="same") * 3  # neighbours move together
+    assert batch_means(correlated).half_width > batch_means(500 + noise).half_width
+    assert batch_means(noise[:9]) is None
