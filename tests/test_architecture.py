@@ -14,7 +14,7 @@ LAYERS = (
     {"pagelab", "errors", "units", "paths", "atomic", "progress", "processes", "execute", "transactions"},
     {"parse", "mysql", "storage", "pdf", "evidence"},
     {"system", "tpcc", "device", "runs"},
-    {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "doctor"},
+    {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "doctor", "noise"},
     {"workloads", "experiment"},
     {"sweep"},
     {"cli", "__main__"},

@@ -60,7 +60,8 @@ def assert_complete_bundle(sweep_dir: Path) -> None:
 def test_smoke_sweep_writes_a_complete_bundle(smoke_sweep):
     out, _, done = smoke_sweep
     assert_complete_bundle(out)
-    assert "4k:" in done.stdout and "16k:" in done.stdout and "TpmC" in done.stdout
+    medians = [line.split() for line in done.stdout.splitlines() if line.strip().startswith(("4k ", "16k ")) and "vs" not in line]
+    assert [words[0] for words in medians] == ["4k", "16k"] and "TpmC" in done.stdout
 
 
 def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
@@ -262,3 +263,71 @@ def test_summary_table_reads_as_pandas(smoke_sweep):
     out, _, _ = smoke_sweep
     frame = pd.read_csv(out / "4k-r1" / "tpcc_intervals.csv")
     assert list(frame["t_s"]) == [5, 10, 15]
+
+
+# --- what the runs support: `pagelab stats` and `pagelab compare` on the smoke bundle ------------
+
+
+def pagelab_output(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+
+
+def test_the_sweep_ends_with_a_verdict_not_a_bare_number(smoke_sweep):
+    _, _, done = smoke_sweep
+    assert "16k vs 4k: TpmC" in done.stdout
+    assert "not distinguishable" in done.stdout  # one run each can never say more
+
+
+def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_sweep):
+    out, _, _ = smoke_sweep
+    document = json.loads(pagelab_output("stats", out, "--format", "json").stdout)
+    for row in (r for r in document["page_sizes"] if r["metric"] == "tpmc"):
+        recorded = json.loads((out / f"{row['page_size']}-r1" / "summary.json").read_text())["tpmc"]
+        assert row["runs"] == 1 and row["median"] == pytest.approx(recorded)
+    [pair] = [p for p in document["pairs"] if p["metric"] == "tpmc"]
+    assert (pair["a"], pair["b"], pair["verdict"]) == ("16k", "4k", "not distinguishable")
+    assert document["excluded"] == []
+    table = pagelab_output("stats", out).stdout
+    assert "16k vs 4k: TpmC" in table and "no interval from one run" in table
+
+
+def test_stats_leaves_out_and_names_a_failed_run(smoke_sweep, tmp_path):
+    import shutil
+
+    out, _, _ = smoke_sweep
+    copy = tmp_path / "with-a-failure"
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("instances"))
+    record = json.loads((copy / "sweep.json").read_text())
+    for run in record["runs"]:
+        if run["name"] == "16k-r1":
+            run.update(status="failed", error="the server went away during the run")
+    (copy / "sweep.json").write_text(json.dumps(record))
+    done = pagelab_output("stats", copy)
+    assert done.returncode == 0, done.stderr
+    assert "Runs left out:\n  16k-r1: failed: the server went away during the run" in done.stdout
+    document = json.loads(pagelab_output("stats", copy, "--format", "json").stdout)
+    assert {(r["page_size"], r["runs"]) for r in document["page_sizes"] if r["metric"] == "tpmc"} == {("4k", 1), ("16k", 0)}
+    assert document["excluded"] == [{"run": "16k-r1", "why": "failed: the server went away during the run"}]
+
+
+def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_sweep, tmp_path):
+    import shutil
+
+    out, _, _ = smoke_sweep
+    same = pagelab_output("compare", out, out, "--label-a", "A", "--label-b", "B")
+    assert same.returncode == 0, same.stderr
+    assert "A 4k vs B 4k: TpmC +0.0%" in same.stdout and "warning" not in same.stderr
+    other = tmp_path / "other-day"
+    shutil.copytree(out, other, ignore=shutil.ignore_patterns("instances"))
+    record = json.loads((other / "sweep.json").read_text())
+    record["profile"]["buffer_pool"] = "64M"
+    (other / "sweep.json").write_text(json.dumps(record))
+    differs = pagelab_output("compare", out, other)
+    assert "the profiles differ in buffer_pool: '32M' vs '64M'" in differs.stderr
+
+
+def test_stats_refuses_what_is_not_a_bundle(tmp_path):
+    done = pagelab_output("stats", tmp_path)
+    assert done.returncode == 2 and "no sweep.json" in done.stderr
+    done = pagelab_output("stats", tmp_path, "--resolve", "0")
+    assert done.returncode == 2 and "out of range" in done.stderr

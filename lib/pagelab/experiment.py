@@ -149,7 +149,7 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
             set_phase(run_dir, "ramp-up + measure")
 
             def progress(t_s, _row):
-                set_phase(run_dir, f"measure {t_s:.0f}/{plan.run_options.measure_s} s")
+                set_phase(run_dir, f"measure {t_s:.0f}/{plan.run_options.longest_measure_s} s")
 
             result = run(spec, plan.run_options, out_dir=run_dir, echo=None, on_interval=progress,
                          on_start=lambda measure_start: monitor.mark_measurement_start(measure_start))

@@ -79,6 +79,60 @@ class Integer:
         return value
 
 
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class SecondsOrAuto:
+    """Whole seconds, or `auto`: let a stated rule decide, up to a cap set by another knob."""
+
+    minimum: int
+    rule: str  # what `auto` does, for the allowed text
+
+    @property
+    def allowed(self) -> str:
+        return f"an integer >= {self.minimum}, or auto ({self.rule})"
+
+    def parse(self, raw: Any) -> int | str:
+        if isinstance(raw, str) and raw.strip().lower() == AUTO:
+            return AUTO
+        return Integer(self.minimum).parse(raw)
+
+    def text(self, value: int | str) -> str:
+        return str(value)
+
+    def jsonable(self, value: int | str) -> int | str:
+        return value
+
+
+@dataclass(frozen=True)
+class Percent:
+    """A percentage above 0 and at most `maximum`."""
+
+    maximum: float
+
+    @property
+    def allowed(self) -> str:
+        return f"a number above 0 and at most {self.maximum:g}"
+
+    def parse(self, raw: Any) -> float:
+        if isinstance(raw, bool):
+            raise Rejected(f"{raw!r} is not a number")
+        try:
+            value = float(str(raw).strip().rstrip("%"))
+        except ValueError:
+            raise Rejected(f"{raw!r} is not a number") from None
+        if not (math.isfinite(value) and 0 < value <= self.maximum):
+            raise Rejected(f"{value:g} is out of range")
+        return value
+
+    def text(self, value: float) -> str:
+        return f"{value:g}"
+
+    def jsonable(self, value: float) -> float:
+        return value
+
+
 @dataclass(frozen=True)
 class PageSizeList:
     """One or more InnoDB page sizes, in the order given, as bytes."""

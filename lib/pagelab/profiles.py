@@ -32,6 +32,7 @@ from pagelab.mysql.config import (
     ServerSettings,
 )
 from pagelab.knob_types import (
+    AUTO,
     Boolean,
     BufferPoolSize,
     ByteSize,
@@ -40,8 +41,10 @@ from pagelab.knob_types import (
     DriverModeChoice,
     Integer,
     PageSizeList,
+    Percent,
     Rejected,
     ResponseLimits,
+    SecondsOrAuto,
     ServerOptionMap,
 )
 from pagelab.paths import PROFILES_DIR
@@ -106,10 +109,19 @@ KNOBS: tuple[Knob, ...] = (
          "TPC-C scale: about 100 MB of data per warehouse (seed 002: 7 warehouses, 700 MB)."),
     Knob("connections", "Connections", Integer(1), 4, "connections",
          "Driver connections (terminals), each running transactions back to back (tpcc-mysql -c)."),
-    Knob("rampup_s", "Ramp-up", Integer(0), 10, "s",
-         "Seconds of load before measuring starts, not counted (tpcc-mysql -r)."),
-    Knob("measure_s", "Measured time", Integer(1), 60, "s",
-         "Measured seconds; TpmC is the New-Orders completed in them, per minute (tpcc-mysql -l)."),
+    Knob("rampup_s", "Ramp-up", SecondsOrAuto(0, "until steady state, at most max_rampup_s"), 10, "s",
+         "Seconds of load before measuring starts, not counted (tpcc-mysql -r); auto: until the buffer pool "
+         "has stopped filling and MSER-5 finds the work rate level (TPC-C clause 5.5's steady state), at most "
+         "max_rampup_s. Built-in driver modes only."),
+    Knob("max_rampup_s", "Ramp-up cap", Integer(1), 600, "s",
+         "The longest an auto ramp-up may take; a run that reaches it says so in its summary."),
+    Knob("measure_s", "Measured time", SecondsOrAuto(1, "until TpmC is precise to target_ci_pct"), 60, "s",
+         "Measured seconds; TpmC is the New-Orders completed in them, per minute (tpcc-mysql -l); auto: until "
+         "the 95% batch-means interval of TpmC is within target_ci_pct, at most max_measure_s."),
+    Knob("max_measure_s", "Measurement cap", Integer(1), 1200, "s",
+         "The longest an auto measurement may take (seed 002 measured 1200 s)."),
+    Knob("target_ci_pct", "Target precision", Percent(50), 5, "%",
+         "With measure_s auto: stop once the 95% interval of TpmC within the run is this close, in percent."),
     Knob("interval_s", "Report interval", Integer(1), 10, "s",
          "Seconds per driver report line (tpcc-mysql -i); at most measure_s."),
     Knob("sample_interval_s", "Monitor interval", Integer(1), 10, "s",
@@ -164,11 +176,20 @@ def _known_knobs() -> str:
 
 def _intervals_fit_the_measurement(values: Mapping[str, Any]) -> list[str]:
     problems = []
+    longest = "max_measure_s" if values["measure_s"] == AUTO else "measure_s"
     for name in ("interval_s", "sample_interval_s"):
-        if values[name] > values["measure_s"]:
-            problems.append(f"{name}: {values[name]} is longer than measure_s ({values['measure_s']}), "
-                            f"so no interval would be complete; allowed: 1 to measure_s")
+        if values[name] > values[longest]:
+            problems.append(f"{name}: {values[name]} is longer than {longest} ({values[longest]}), "
+                            f"so no interval would be complete; allowed: 1 to {longest}")
     return problems
+
+
+def _auto_needs_a_builtin_driver(values: Mapping[str, Any]) -> list[str]:
+    automatic = [name for name in ("rampup_s", "measure_s") if values[name] == AUTO]
+    if automatic and values["driver_mode"] == "tpcc-mysql":
+        return [f"{automatic[0]}: auto needs one of pagelab's driver modes (tpcc_start takes fixed -r and -l); "
+                "allowed with driver_mode tpcc-mysql: whole seconds"]
+    return []
 
 
 def _server_admits_every_connection(values: Mapping[str, Any]) -> list[str]:
@@ -193,7 +214,8 @@ def _tpcc_mysql_has_a_build(values: Mapping[str, Any]) -> list[str]:
     return []
 
 
-RULES = (_intervals_fit_the_measurement, _server_admits_every_connection, _tpcc_mysql_has_a_build)
+RULES = (_intervals_fit_the_measurement, _auto_needs_a_builtin_driver, _server_admits_every_connection,
+         _tpcc_mysql_has_a_build)
 
 
 # --- profiles ----------------------------------------------------------------------------------------
@@ -257,8 +279,12 @@ class Profile:
         """The TPC-C driver's options for a measured run of this profile."""
         from pagelab.tpcc.driver import RunOptions
 
-        return RunOptions(warehouses=self.warehouses, connections=self.connections, rampup_s=self.rampup_s,
-                          measure_s=self.measure_s, interval_s=self.interval_s, seed=self.seed,
+        rampup_auto, measure_auto = self.rampup_s == AUTO, self.measure_s == AUTO
+        return RunOptions(warehouses=self.warehouses, connections=self.connections,
+                          rampup_s=0 if rampup_auto else self.rampup_s, measure_s=0 if measure_auto else self.measure_s,
+                          rampup_auto=rampup_auto, max_rampup_s=self.max_rampup_s, measure_auto=measure_auto,
+                          max_measure_s=self.max_measure_s, target_ci_pct=self.target_ci_pct,
+                          interval_s=self.interval_s, seed=self.seed,
                           spec_pacing=self.spec_pacing, mode=self.driver_mode, tpcc_mysql_dir=self.tpcc_mysql_dir,
                           nurand_model=self.nurand,
                           response_limits_ms={kind: self.response_limits[kind.column] for kind in TransactionKind})

@@ -256,10 +256,15 @@ def failed_runs(sweep_dir: Path) -> list[str]:
 
 
 def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bool = False,
-          pdf_path: Path | None = None, progress: bool = True) -> tuple[Path, Path | None]:
+          pdf_path: Path | None = None, progress: bool = True, noise: bool = False) -> tuple[Path, Path | None]:
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))  # before the runs, not after an hour of them
     sweep_dir = create_sweep(profile, out_dir, profile_name)
+    if noise:
+        from pagelab.atomic import atomic_write_json
+        from pagelab.noise import NOISE_FILE, measure_noise
+
+        atomic_write_json(sweep_dir / NOISE_FILE, measure_noise(sweep_dir, progress=progress))
     return finish(sweep_dir, fail_fast, pdf_path, progress)
 
 

@@ -36,18 +36,30 @@ def _page_order(frame: pd.DataFrame) -> list[str]:
     return list(frame.sort_values("page_size_bytes")["page_size"].drop_duplicates())
 
 
-def tpmc_by_page_size(summary: pd.DataFrame):
-    """TpmC per page size; with repeats, the bar is the mean and the line a 95% confidence interval."""
+def tpmc_by_page_size(summary: pd.DataFrame, per_size: pd.DataFrame):
+    """Each run's TpmC as a dot, and per page size the median with its order-statistic interval
+    (pagelab.evidence), labelled with the confidence that interval really has."""
     sns = _style()
     import matplotlib.pyplot as plt
 
     figure, axis = plt.subplots(figsize=(6, 4))
-    repeats = summary.groupby("page_size")["tpmc"].count().max() if not summary.empty else 0
-    sns.barplot(data=summary, x="page_size", y="tpmc", order=_page_order(summary), ax=axis,
-                errorbar=("ci", 95) if repeats > 1 else None, color="#4C72B0")
-    axis.set(xlabel="innodb_page_size", ylabel="TpmC", title="TPC-C throughput per page size")
-    for container in axis.containers:
-        axis.bar_label(container, fmt="%.0f", padding=3)
+    order = _page_order(summary) if not summary.empty else []
+    tpmc = per_size[per_size["metric"] == "tpmc"].set_index("page_size").reindex(order)
+    if not summary.empty:
+        sns.stripplot(data=summary, x="page_size", y="tpmc", order=order, ax=axis, color="#888888", size=5,
+                      jitter=0.08, zorder=1)
+    for position, (label, row) in enumerate(tpmc.iterrows()):
+        if pd.isna(row["median"]):
+            continue
+        has_interval = row["runs"] >= 2
+        axis.errorbar(position, row["median"], yerr=[[row["median"] - row["low"]], [row["high"] - row["median"]]]
+                      if has_interval else None, fmt="_", markersize=26, color="#4C72B0", capsize=8, zorder=2)
+        note = f"{row['median']:,.0f}" + (f"\n{row['confidence_pct']:g}% interval" if has_interval else "\n1 run")
+        axis.annotate(note, (position, row["high"] if has_interval else row["median"]), textcoords="offset points",
+                      xytext=(0, 8), ha="center", fontsize=8)
+    axis.set(xlabel="innodb_page_size", ylabel="TpmC (New-Orders per minute)",
+             title="TPC-C throughput: runs (dots), median and its interval")
+    axis.margins(y=0.2)
     figure.tight_layout()
     return figure
 

@@ -12,8 +12,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from pagelab import sweep
 
     if args.resume:
-        if args.profile or args.set or args.out:
-            raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out")
+        if args.profile or args.set or args.out or args.noise:
+            raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
         sweep_dir = Path(args.resume)
         if not sweep_dir.is_dir():
             raise UsageError(f"{sweep_dir} does not exist; give the directory of a sweep to --resume")
@@ -34,7 +34,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
             find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
         sweep_dir, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
-                                     fail_fast=args.fail_fast, pdf_path=args.pdf)
+                                     fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise)
     print(f"\nsweep: {sweep_dir}")
     print(f"PDF:   {pdf}")
     for line in sweep.summary_lines(sweep_dir):
@@ -82,6 +82,9 @@ def register(commands) -> None:
     sweep.add_argument("--out", metavar="DIR", help="the sweep directory (default data/runs/<profile>-<time>)")
     sweep.add_argument("--resume", metavar="DIR", help="finish an interrupted sweep")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
+    sweep.add_argument("--noise", action="store_true",
+                       help="first measure this machine's noise (fio and a CPU loop, 5 times each, ~30 s) into the "
+                            "bundle's noise.json, so the report can say how noisy the runs' machine was")
     sweep.add_argument("--pdf", metavar="PATH", help="where to write the PDF (default reports/<sweep-id>.pdf)")
     add_mode_argument(sweep, default=None)
     sweep.add_argument("--tpcc-mysql-dir", metavar="DIR", help="shortcut for --set tpcc_mysql_dir=...")

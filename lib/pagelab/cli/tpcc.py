@@ -48,11 +48,26 @@ def _response_limits(pairs: list[str]) -> dict:
     return {kind: limits[kind.column] for kind in TransactionKind}
 
 
+def _seconds_or_auto(knob: str):
+    """-r / -l read as their knobs read them: whole seconds, or auto."""
+    def parse(text: str):
+        try:
+            return KNOBS_BY_NAME[knob].parse(text)
+        except UsageError as problem:
+            raise argparse.ArgumentTypeError(str(problem)) from None
+    return parse
+
+
 def cmd_tpcc_run(args: argparse.Namespace) -> int:
+    from pagelab.knob_types import AUTO
     from pagelab.tpcc.driver import RunOptions, run
 
-    options = RunOptions(warehouses=args.warehouses, connections=args.connections, rampup_s=args.rampup,
-                         measure_s=args.measure, interval_s=args.interval, seed=args.seed, database=args.database,
+    rampup_auto, measure_auto = args.rampup == AUTO, args.measure == AUTO
+    options = RunOptions(warehouses=args.warehouses, connections=args.connections,
+                         rampup_s=0 if rampup_auto else args.rampup, measure_s=0 if measure_auto else args.measure,
+                         rampup_auto=rampup_auto, max_rampup_s=args.max_rampup, measure_auto=measure_auto,
+                         max_measure_s=args.max_measure, target_ci_pct=args.target_ci,
+                         interval_s=args.interval, seed=args.seed, database=args.database,
                          spec_pacing=args.spec_pacing, response_limits_ms=_response_limits(args.rt_limit),
                          mode=args.mode, tpcc_mysql_dir=args.tpcc_mysql_dir or "", nurand_model=args.nurand)
     options.validate()  # before any server starts
@@ -92,13 +107,22 @@ def register(commands) -> None:
                                                "and summary.json into --out.")
     run.add_argument("-w", "--warehouses", type=int, required=True, help="warehouses to use (at most those loaded)")
     # the defaults are the sweep knobs' (pagelab.profiles), declared once there
-    default = {name: KNOBS_BY_NAME[name].default for name in ("connections", "rampup_s", "measure_s", "interval_s", "seed")}
+    default = {name: KNOBS_BY_NAME[name].default for name in ("connections", "rampup_s", "measure_s", "interval_s", "seed",
+                                                            "max_rampup_s", "max_measure_s", "target_ci_pct")}
     run.add_argument("-c", "--connections", type=int, default=default["connections"],
                      help=f"terminals, one connection each (default {default['connections']})")
-    run.add_argument("-r", "--rampup", type=int, default=default["rampup_s"],
-                     help=f"ramp-up seconds, not measured (default {default['rampup_s']})")
-    run.add_argument("-l", "--measure", type=int, default=default["measure_s"],
-                     help=f"measured seconds (default {default['measure_s']})")
+    run.add_argument("-r", "--rampup", type=_seconds_or_auto("rampup_s"), default=default["rampup_s"],
+                     help=f"ramp-up seconds, not measured, or auto: until steady state (default {default['rampup_s']})")
+    run.add_argument("-l", "--measure", type=_seconds_or_auto("measure_s"), default=default["measure_s"],
+                     help=f"measured seconds, or auto: until TpmC is precise to --target-ci "
+                          f"(default {default['measure_s']})")
+    run.add_argument("--max-rampup", type=int, default=default["max_rampup_s"], metavar="S",
+                     help=f"cap of an auto ramp-up (default {default['max_rampup_s']})")
+    run.add_argument("--max-measure", type=int, default=default["max_measure_s"], metavar="S",
+                     help=f"cap of an auto measurement (default {default['max_measure_s']})")
+    run.add_argument("--target-ci", type=float, default=default["target_ci_pct"], metavar="PCT",
+                     help=f"with -l auto: the 95%% interval of TpmC to reach, in percent "
+                          f"(default {default['target_ci_pct']:g})")
     run.add_argument("-i", "--interval", type=int, default=default["interval_s"],
                      help=f"seconds per report line (default {default['interval_s']})")
     run.add_argument("--seed", type=int, default=default["seed"],

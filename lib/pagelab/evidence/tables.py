@@ -56,6 +56,7 @@ class RunTable:
     excluded: list[tuple[str, str]]
     profile: dict
     page_order: list[str]
+    noise: dict | None = None  # noise.json, when the sweep measured the machine first
 
 
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
@@ -112,7 +113,10 @@ def read_runs(bundle: Path) -> RunTable:
         rows.append({"run": entry["name"], "page_size": entry["page_size"],
                      "page_size_bytes": entry["page_size_bytes"], "repeat": entry["repeat"], **values})
     sizes = record.get("profile", {}).get("page_sizes") or sorted({e["page_size_bytes"] for e in record["runs"]})
-    return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), [page_size_label(int(s)) for s in sizes])
+    noise_path = bundle / "noise.json"
+    noise = json.loads(noise_path.read_text()) if noise_path.exists() else None
+    return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), [page_size_label(int(s)) for s in sizes],
+                    noise)
 
 
 def _values(runs: pd.DataFrame, page_size: str, metric: str) -> list[float]:
@@ -249,4 +253,18 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
     if table.excluded:
         lines.append("Runs left out:")
         lines += [f"  {name}: {why}" for name, why in table.excluded]
+    if table.noise:
+        lines.append("The machine's noise, measured before the runs (pagelab sweep --noise):")
+        lines += [f"  {line}" for line in noise_lines(table.noise)]
     return "\n".join(lines)
+
+
+def noise_lines(noise: dict) -> list[str]:
+    lines = []
+    for key, name, unit, decimals in (("disk_read_iops_4k_qd1", "disk, fio 4 KiB random reads QD1", "IOPS", 0),
+                                      ("cpu_loop_s", "CPU, a fixed loop", "s", 3)):
+        part = noise[key]
+        cv = "—" if part["cv_pct"] is None else f"{part['cv_pct']:.1f}%"
+        lines.append(f"{name}: median {part['median']:,.{decimals}f} {unit}, coefficient of variation {cv}, "
+                     f"range {part['range_pct']:.1f}% of the median, {len(part['values'])} runs")
+    return lines

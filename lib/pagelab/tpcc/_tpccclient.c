@@ -65,7 +65,12 @@ typedef struct {
 } Session;
 
 static PyObject *raise_error(unsigned int number, const char *sqlstate, const char *message) {
-    PyObject *args = Py_BuildValue("(Iss)", number, sqlstate ? sqlstate : "", message ? message : "");
+    /* A server message cut short can end inside a UTF-8 sequence: decode it leniently, so the
+     * caller always gets the client Error it can classify. */
+    message = message ? message : "";
+    PyObject *text = PyUnicode_DecodeUTF8(message, (Py_ssize_t)strlen(message), "replace");
+    PyObject *args = text ? Py_BuildValue("(IsO)", number, sqlstate ? sqlstate : "", text) : NULL;
+    Py_XDECREF(text);
     if (args != NULL) {
         PyErr_SetObject(ClientError, args);
         Py_DECREF(args);
@@ -535,8 +540,10 @@ static PyObject *Session_new_order(Session *self, PyObject *args) {
         }
     Py_DECREF(sequence);
     tpcc_outcome out;
+    MYSQL *mysql = self->mysql;
+    MYSQL_STMT **statements = self->statements;
     Py_BEGIN_ALLOW_THREADS
-    tpcc_new_order(self->mysql, self->statements, &in, &out);
+    tpcc_new_order(mysql, statements, &in, &out);
     Py_END_ALLOW_THREADS
     return transaction_result(&out);
 }
@@ -551,8 +558,10 @@ static PyObject *Session_payment(Session *self, PyObject *args) {
         copy_text(now, in.now, sizeof in.now, "the timestamp"))
         return NULL;
     tpcc_outcome out;
+    MYSQL *mysql = self->mysql;
+    MYSQL_STMT **statements = self->statements;
     Py_BEGIN_ALLOW_THREADS
-    tpcc_payment(self->mysql, self->statements, &in, &out);
+    tpcc_payment(mysql, statements, &in, &out);
     Py_END_ALLOW_THREADS
     return transaction_result(&out);
 }
@@ -565,8 +574,10 @@ static PyObject *Session_order_status(Session *self, PyObject *args) {
     if (!ready_for_transactions(self) || copy_text(last, in.last, sizeof in.last, "the last name"))
         return NULL;
     tpcc_outcome out;
+    MYSQL *mysql = self->mysql;
+    MYSQL_STMT **statements = self->statements;
     Py_BEGIN_ALLOW_THREADS
-    tpcc_order_status(self->mysql, self->statements, &in, &out);
+    tpcc_order_status(mysql, statements, &in, &out);
     Py_END_ALLOW_THREADS
     return transaction_result(&out);
 }
@@ -579,8 +590,10 @@ static PyObject *Session_delivery(Session *self, PyObject *args) {
     if (!ready_for_transactions(self) || copy_text(now, in.now, sizeof in.now, "the timestamp"))
         return NULL;
     tpcc_outcome out;
+    MYSQL *mysql = self->mysql;
+    MYSQL_STMT **statements = self->statements;
     Py_BEGIN_ALLOW_THREADS
-    tpcc_delivery(self->mysql, self->statements, &in, &out);
+    tpcc_delivery(mysql, statements, &in, &out);
     Py_END_ALLOW_THREADS
     return transaction_result(&out);
 }
@@ -592,8 +605,10 @@ static PyObject *Session_stock_level(Session *self, PyObject *args) {
     if (!ready_for_transactions(self))
         return NULL;
     tpcc_outcome out;
+    MYSQL *mysql = self->mysql;
+    MYSQL_STMT **statements = self->statements;
     Py_BEGIN_ALLOW_THREADS
-    tpcc_stock_level(self->mysql, self->statements, &in, &out);
+    tpcc_stock_level(mysql, statements, &in, &out);
     Py_END_ALLOW_THREADS
     return transaction_result(&out);
 }

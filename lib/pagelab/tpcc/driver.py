@@ -23,6 +23,7 @@ report it, the driver stops them all, keeps the partial log (marked as such) and
 
 from __future__ import annotations
 
+import math
 import queue
 import sys
 import threading
@@ -46,6 +47,14 @@ from pagelab.tpcc.inputs import (
 )
 from pagelab.tpcc.loader import DEFAULT_DATABASE, loaded_info
 from pagelab.tpcc.modes import DEFAULT_MODE, DriverMode, mode_named
+from pagelab.tpcc.schedule import (
+    WARMUP_SAMPLE_S,
+    PrecisionWatch,
+    Schedule,
+    WarmupSample,
+    WarmupWatch,
+    read_status,
+)
 from pagelab.tpcc.stats import (
     DEFAULT_RESPONSE_LIMITS_MS,
     IntervalSample,
@@ -81,6 +90,20 @@ class RunOptions:
     mode: str = DEFAULT_MODE
     tpcc_mysql_dir: str = ""  # the tpcc-mysql build, for mode tpcc-mysql
     nurand_model: str = "tpcc-mysql"  # where NURand's C comes from (pagelab.tpcc.inputs.InputGenerator)
+    # `auto` (pagelab.tpcc.schedule): a rule decides, up to the cap; rampup_s and measure_s are unused.
+    rampup_auto: bool = False
+    max_rampup_s: int = 600
+    measure_auto: bool = False
+    max_measure_s: int = 1200
+    target_ci_pct: float = 5.0
+
+    @property
+    def longest_rampup_s(self) -> int:
+        return self.max_rampup_s if self.rampup_auto else self.rampup_s
+
+    @property
+    def longest_measure_s(self) -> int:
+        return self.max_measure_s if self.measure_auto else self.measure_s
 
     @property
     def driver_mode(self) -> DriverMode:
@@ -94,13 +117,21 @@ class RunOptions:
         whole("warehouses", self.warehouses, 1, "-w")
         whole("connections", self.connections, 1, "-c")
         whole("ramp-up seconds", self.rampup_s, 0, "-r")
+        whole("ramp-up cap", self.max_rampup_s, 1, "--max-rampup")
+        whole("measurement cap", self.max_measure_s, 1, "--max-measure")
         whole("interval seconds", self.interval_s, 1, "-i")
         whole("measurement seconds", self.measure_s, 1, "-l")
         whole("seed", self.seed, 0, "--seed")
-        if self.measure_s < self.interval_s:
-            raise UsageError(f"the measurement (-l {self.measure_s}) is shorter than one interval "
-                             f"(-i {self.interval_s}); make -l at least -i")
+        if self.longest_measure_s < self.interval_s:
+            flag = "--max-measure" if self.measure_auto else "-l"
+            raise UsageError(f"the measurement ({flag} {self.longest_measure_s}) is shorter than one interval "
+                             f"(-i {self.interval_s}); make {flag} at least -i")
         self.mode = self.driver_mode.name  # an alias ("pagelab") reads as the mode it names
+        if (self.rampup_auto or self.measure_auto) and self.driver_mode.external:
+            raise UsageError(f"rampup_s/measure_s auto need one of pagelab's driver modes: {self.mode} runs "
+                             "tpcc_start, which takes fixed -r and -l; give seconds, or another driver_mode")
+        if not 0 < self.target_ci_pct <= 100:
+            raise UsageError(f"target_ci_pct must be above 0 and at most 100, got {self.target_ci_pct!r}")
         if self.nurand_model not in NURAND_MODELS:
             raise UsageError(f"nurand_model must be one of {' '.join(NURAND_MODELS)}, got {self.nurand_model!r}")
         for kind, limit in self.response_limits_ms.items():
@@ -191,16 +222,23 @@ class _Output:
 def summary_record(options: RunOptions, facts: dict, result_tpmc: float, totals: dict[int, KindTotals],
                    *, started_at: float, measurement_started_at: float | None, constants: NURandConstants | None,
                    load_info: dict | None, rampup_transactions: int | None, new_order_rollbacks: int | None,
-                   parse_warnings: list | None = None) -> dict:
-    """summary.json, the same keys for every mode; what a mode cannot know is null."""
+                   parse_warnings: list | None = None, rampup: dict | None = None,
+                   measurement: dict | None = None) -> dict:
+    """summary.json, the same keys for every mode; what a mode cannot know is null. `rampup` and
+    `measurement` say how long each phase really was and what ended it (fixed seconds, or an
+    `auto` rule and whether it was met or capped)."""
     mode = options.driver_mode
+    rampup = rampup or {"rule": "fixed", "seconds": options.rampup_s}
+    measurement = measurement or {"rule": "fixed", "seconds": options.measure_s}
     return {
         "tpmc": round(result_tpmc, 3),
         **facts,
         "warehouses": options.warehouses,
         "connections": options.connections,
-        "rampup_s": options.rampup_s,
-        "measure_s": options.measure_s,
+        "rampup_s": rampup["seconds"],
+        "measure_s": measurement["seconds"],
+        "rampup": rampup,
+        "measurement": measurement,
         "interval_s": options.interval_s,
         "seed": None if mode.external else options.seed,  # tpcc_start has no seed
         "nurand_model": "tpcc-mysql" if mode.external else options.nurand_model,
@@ -255,8 +293,8 @@ def run(
     output = _Output(out_dir / "tpcc.log" if out_dir else None, echo)
     server_label = server_label or (connection.host or "localhost")
     output.write(logformat.header(server_label, connection.port or connection.socket or "", options.database,
-                                  connection.user, options.warehouses, options.connections, options.rampup_s,
-                                  options.measure_s, options.interval_s, options.seed,
+                                  connection.user, options.warehouses, options.connections, options.longest_rampup_s,
+                                  options.longest_measure_s, options.interval_s, options.seed,
                                   options.driver_mode.driver, options.driver_mode.name))
     results: queue.Queue = queue.Queue()
     start = StartSignal()
@@ -266,13 +304,19 @@ def run(
     terminals = [
         threading.Thread(
             target=run_terminal,
-            args=(TerminalPlan(t, options.warehouses, options.seed, constants, options.rampup_s, options.measure_s,
-                               options.interval_s, options.spec_pacing, options.nurand_model, deck),
+            args=(TerminalPlan(t, options.warehouses, options.seed, constants, options.spec_pacing,
+                               options.nurand_model, deck),
                   executor_for(options.driver_mode, terminal_connection), start, stop, results),
             name=f"tpcc-terminal-{t}", daemon=True)
         for t in range(1, options.connections + 1)
     ]
-    intervals_expected = -(-options.measure_s // options.interval_s)
+    schedule = Schedule(options.interval_s, max(1, -(-options.longest_measure_s // options.interval_s)))
+    warmup = WarmupWatch(options.longest_rampup_s) if options.rampup_auto else None
+    precision = PrecisionWatch(options.target_ci_pct) if options.measure_auto else None
+    # An auto measurement starts with its end at the cap; PrecisionWatch may bring it forward.
+    provisional_measure_s = options.longest_measure_s
+    if warmup or precision:
+        output.write(f"# pagelab: {auto_rules_text(options)}\n")
     merged: dict[int, IntervalSample] = {}
     reported: dict[int, int] = {}
     printed = -1
@@ -282,25 +326,38 @@ def run(
     completed = False
     started_wall = time.time()
     measure_started_wall = None
+    status_link = connection.connect(autocommit=True) if warmup else None
     try:
         for terminal in terminals:
             terminal.start()
         _wait_until_ready(terminals, results, options.connections)
-        output.write(logformat.rampup_banner(options.rampup_s))
+        output.write(logformat.rampup_banner(options.longest_rampup_s))
         ramp_start = time.monotonic()
-        measure_start = ramp_start + options.rampup_s
-        measure_started_wall = time.time() + options.rampup_s
-        start.fire(ramp_start)
-        if on_start is not None:
-            on_start(measure_start)
-        measure_end = measure_start + options.measure_s
+        if warmup is None:
+            schedule.start_measuring(ramp_start + options.longest_rampup_s, provisional_measure_s)
+        start.fire(schedule)
+        next_sample = ramp_start
         announced = False
         while len(finished_terminals) < len(terminals):
             now = time.monotonic()
-            if not announced and now >= measure_start:
+            if warmup is not None and schedule.measure_start == math.inf and now >= next_sample:
+                next_sample = now + WARMUP_SAMPLE_S
+                try:
+                    status = read_status(status_link.cursor())
+                except Exception as exc:  # noqa: BLE001 - any failure to read the server ends the run
+                    failure = f"the server's status could not be read during the ramp-up: {exc}"
+                    break
+                if warmup.add(now, ramp_start, status):
+                    # now, not the sample's instant: what finished in between was still ramp-up
+                    schedule.start_measuring(time.monotonic(), provisional_measure_s)
+            if measure_started_wall is None and schedule.measure_start < math.inf:
+                measure_started_wall = time.time() + (schedule.measure_start - now)
+                if on_start is not None:
+                    on_start(schedule.measure_start)
+            if not announced and now >= schedule.measure_start:
                 output.write(logformat.measuring_banner())
                 announced = True
-            if now > measure_end + FINISH_GRACE_S:
+            if now > schedule.measure_end + FINISH_GRACE_S:
                 failure = "terminals did not finish within {:.0f} s after the measurement ended".format(FINISH_GRACE_S)
                 break
             try:
@@ -319,15 +376,19 @@ def run(
                     continue
                 merged.setdefault(index, IntervalSample()).merge(sample)
                 reported[index] = reported.get(index, 0) + 1
-                while reported.get(printed + 1, 0) == len(terminals):
+                while reported.get(printed + 1, 0) == len(terminals) and printed + 1 < schedule.intervals:
                     printed += 1
                     if not announced:
                         output.write(logformat.measuring_banner())
                         announced = True
-                    t_s = min((printed + 1) * options.interval_s, options.measure_s)
+                    t_s = min((printed + 1) * options.interval_s, options.longest_measure_s)
                     output.write(logformat.interval_line(t_s, merged[printed]))
                     if on_interval is not None:
-                        on_interval(t_s, interval_rows([merged[printed]], options.interval_s, options.measure_s)[0])
+                        on_interval(t_s, interval_rows([merged[printed]], options.interval_s, options.longest_measure_s)[0])
+                    if precision is not None and precision.ended_by is None:
+                        counts = [merged[i].count(int(TransactionKind.NEW_ORDER)) for i in range(printed + 1)]
+                        if precision.enough(counts, schedule.max_intervals):
+                            schedule.end_after(printed + 1)
             elif tag == "done":
                 finished_terminals.add(terminal_number)
             elif tag == "error":
@@ -343,6 +404,8 @@ def run(
         raise
     finally:
         stop.set()
+        if status_link is not None:
+            status_link.close()
         # A terminal finishes the transaction it is in (a lock wait can take a while); one still
         # busy after the grace is a daemon thread, ended with the process, its connection with it.
         deadline = time.monotonic() + (10 if completed else 2)
@@ -353,22 +416,41 @@ def run(
             output.write(f"\n# pagelab: run aborted: {failure}\n")
             output.close()
 
-    intervals = [merged.get(i, IntervalSample()) for i in range(intervals_expected)]
+    intervals = [merged.get(i, IntervalSample()) for i in range(schedule.intervals)]
+    measured_s = min(schedule.intervals * options.interval_s, options.longest_measure_s)
     totals = measurement_totals(intervals, options.response_limits_ms)
-    result_tpmc = tpmc(totals, options.measure_s)
+    result_tpmc = tpmc(totals, measured_s)
     if not completed:
         where = f"; partial log kept in {output.path}" if output.path else ""
         raise TpccRunError(f"the TPC-C run did not finish: {failure}{where}")
-    output.write(logformat.footer(totals, options.response_limits_ms, options.measure_s, result_tpmc))
+    output.write(logformat.footer(totals, options.response_limits_ms, measured_s, result_tpmc))
     output.close()
 
-    rows = interval_rows(intervals, options.interval_s, options.measure_s)
+    rows = interval_rows(intervals, options.interval_s, measured_s)
+    rampup_s = round(schedule.measure_start - ramp_start, 3)
     summary = summary_record(options, facts, result_tpmc, totals, started_at=started_wall,
                              measurement_started_at=measure_started_wall, constants=constants, load_info=load_info,
                              rampup_transactions=sum(ramp.count(int(k)) for k in TransactionKind),
-                             new_order_rollbacks=sum(s.rollbacks for s in intervals))
+                             new_order_rollbacks=sum(s.rollbacks for s in intervals),
+                             rampup=warmup.record(rampup_s) if warmup else None,
+                             measurement=precision.record(measured_s, options.longest_measure_s) if precision else None)
     write_outputs(out_dir, rows, summary)
+    if warmup is not None and out_dir is not None:
+        atomic_write_csv(out_dir / "rampup_series.csv", warmup.rows(), list(vars(WarmupSample(0, 0, 0, 0, 0, 0))))
     return RunResult(result_tpmc, summary, rows, output.path)
+
+
+def auto_rules_text(options: RunOptions) -> str:
+    """The `auto` rules of a run, in words, for the log and the report."""
+    parts = []
+    if options.rampup_auto:
+        parts.append(f"ramp-up until steady (buffer pool no longer filling and MSER-5 finds rows written and "
+                     f"pages read per second level), "
+                     f"at most {options.max_rampup_s} s")
+    if options.measure_auto:
+        parts.append(f"measurement until the 95% batch-means interval of TpmC is within {options.target_ci_pct:g}%, "
+                     f"at most {options.max_measure_s} s")
+    return "; ".join(parts)
 
 
 def _wait_until_ready(terminals, results, expected: int) -> None:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from pagelab.tpcc.executors import ErrorKind, classify, connect_errors
 from pagelab.tpcc.inputs import Deck, NURandConstants, TransactionDeck, TransactionKind
+from pagelab.tpcc.schedule import Schedule
 from pagelab.tpcc.statements import TIMESTAMP_FORMAT
 from pagelab.tpcc.stats import IntervalSample
 
@@ -57,23 +58,21 @@ class TerminalPlan:
     warehouses: int
     seed: int
     constants: NURandConstants
-    rampup_s: float
-    measure_s: float
-    interval_s: float
     spec_pacing: bool = False
     nurand_model: str = "tpcc-mysql"
     deck: Deck | None = None  # the run's shared deck; None: the terminal deals its own
 
 
 class StartSignal:
-    """Set once by the driver when every terminal is ready: the monotonic start of the ramp-up."""
+    """Set once by the driver when every terminal is ready, with the run's Schedule (its instants
+    may move later, under `auto`; the terminals read them at every transaction)."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
-        self.at = 0.0
+        self.schedule: Schedule | None = None
 
-    def fire(self, at: float) -> None:
-        self.at = at
+    def fire(self, schedule: Schedule) -> None:
+        self.schedule = schedule
         self._event.set()
 
     def wait(self, stop: threading.Event) -> bool:
@@ -102,7 +101,7 @@ def run_terminal(plan: TerminalPlan, executor, start: StartSignal, stop: threadi
         results.put(("ready", terminal))
         if not start.wait(stop):
             return
-        _loop(plan, executor, start.at, stop, results)
+        _loop(plan, executor, start.schedule, stop, results)
         results.put(("done", terminal))
     except _Stop as exc:
         results.put(("error", terminal, exc.kind, exc.message))
@@ -124,10 +123,7 @@ def _message_kind(exc: BaseException) -> str:
     return "server-gone" if classify(exc) is ErrorKind.SERVER_GONE else "sql"
 
 
-def _loop(plan: TerminalPlan, executor, ramp_start: float, stop: threading.Event, results) -> None:
-    measure_start = ramp_start + plan.rampup_s
-    measure_end = measure_start + plan.measure_s
-    intervals = max(1, math.ceil(plan.measure_s / plan.interval_s - 1e-9))
+def _loop(plan: TerminalPlan, executor, schedule: Schedule, stop: threading.Event, results) -> None:
     deck = TransactionDeck(plan.warehouses, plan.seed, plan.terminal, plan.constants, nurand_model=plan.nurand_model,
                            deck=plan.deck)
     pacing_rng = random.Random(plan.seed * 1_000_003 + plan.terminal)
@@ -143,7 +139,7 @@ def _loop(plan: TerminalPlan, executor, ramp_start: float, stop: threading.Event
             current = IntervalSample()
 
     for tx in deck:
-        if stop.is_set() or clock() >= measure_end:
+        if stop.is_set() or clock() >= schedule.measure_end:
             break
         kind = tx.kind
         if plan.spec_pacing:
@@ -165,9 +161,9 @@ def _loop(plan: TerminalPlan, executor, ramp_start: float, stop: threading.Event
                 if verdict is ErrorKind.FATAL:
                     raise _Stop("sql", f"{kind.column}: {exc}") from exc
         finished = clock()
-        if finished >= measure_end:
+        index = schedule.index_of(finished)
+        if index is None:
             break  # completed after the end: part of no interval
-        index = -1 if finished < measure_start else min(int((finished - measure_start) // plan.interval_s), intervals - 1)
         if index != current_index:
             flush_until(index)
         if rolled_back is None:
@@ -176,4 +172,5 @@ def _loop(plan: TerminalPlan, executor, ramp_start: float, stop: threading.Event
             current.record(int(kind), (finished - began) * 1000.0, tries - 1, rolled_back)
         if plan.spec_pacing:
             time.sleep(_think(kind, pacing_rng))
-    flush_until(intervals)
+    # Intervals past the schedule's end (an `auto` end is set after the fact) are dropped.
+    flush_until(schedule.intervals)

@@ -181,8 +181,15 @@ static int run(MYSQL_STMT *statement, params *p, row *r, tpcc_outcome *out) {
         return 0;
     unsigned int columns = mysql_num_fields(metadata);
     MYSQL_FIELD *fields = mysql_fetch_fields(metadata);
-    if (columns > MAX_COLUMNS)
-        columns = MAX_COLUMNS;
+    if (columns > MAX_COLUMNS) {  /* mysql_stmt_bind_result would read a bind per column */
+        mysql_free_result(metadata);
+        out->status = TPCC_SQL_ERROR;
+        out->errnum = 0;
+        snprintf(out->sqlstate, sizeof out->sqlstate, "HY000");
+        snprintf(out->message, sizeof out->message, "a statement returned %u columns, at most %d are read",
+                 columns, MAX_COLUMNS);
+        return -1;
+    }
     memset(r->bind, 0, sizeof r->bind);
     for (unsigned int c = 0; c < columns; c++) {
         r->bind[c].length = &r->length[c];
@@ -205,14 +212,21 @@ static int run(MYSQL_STMT *statement, params *p, row *r, tpcc_outcome *out) {
     return 0;
 }
 
-/* The next row into `r`: 1, 0 at the end, -1 on an error. A column cut at TEXT_SIZE is fine:
- * nothing read here is longer than c_data's 500. */
+/* The next row into `r`: 1, 0 at the end, -1 on an error. A value longer than TEXT_SIZE - 1 is
+ * an error, not cut: c_data is read and written back, and must not shrink. */
 static int next_row(MYSQL_STMT *statement, row *r, tpcc_outcome *out) {
     int status = mysql_stmt_fetch(statement);
     if (status == MYSQL_NO_DATA)
         return 0;
     if (status == 1) {
         sql_error(statement, out);
+        return -1;
+    }
+    if (status == MYSQL_DATA_TRUNCATED) {
+        out->status = TPCC_SQL_ERROR;
+        out->errnum = 0;
+        snprintf(out->sqlstate, sizeof out->sqlstate, "HY000");
+        snprintf(out->message, sizeof out->message, "a column is longer than the %d bytes read", TEXT_SIZE - 1);
         return -1;
     }
     for (unsigned int c = 0; c < r->columns; c++)
@@ -313,8 +327,9 @@ void tpcc_new_order(MYSQL *mysql, MYSQL_STMT **st, const tpcc_new_order_input *i
             return;
         if (found == 0) {  /* the unused item of the 1%: tpcc-mysql rolls back here */
             if (mysql_rollback(mysql))
-                return session_error(mysql, out);
-            out->status = TPCC_ROLLED_BACK;
+                session_error(mysql, out);
+            else
+                out->status = TPCC_ROLLED_BACK;
             return;
         }
         long long price = column_fixed(&r, 0, 2);

@@ -1,0 +1,82 @@
+"""`auto` ramp-up and measurement against real MariaDB: where the rules cut, and what they record."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from pagelab.errors import UsageError
+from pagelab.mysql.client import ConnectionSpec
+from pagelab.parse import parse_tpcc_log
+from pagelab.profiles import load_profile
+from pagelab.tpcc.driver import RunOptions, run
+from pagelab.tpcc.schedule import POOL_SETTLE_S, POOL_SETTLE_SHARE
+
+pytestmark = pytest.mark.server
+
+
+def test_auto_rampup_starts_measuring_only_once_the_pool_has_settled(spare_loaded_instance, tmp_path):
+    spec = ConnectionSpec.for_instance(spare_loaded_instance, tcp=True)
+    options = RunOptions(warehouses=1, connections=4, max_rampup_s=90, rampup_auto=True, measure_s=10, interval_s=5,
+                         seed=3)
+    result = run(spec, options, out_dir=tmp_path, echo=None)
+    rampup = result.summary["rampup"]
+    assert rampup["rule"] == "auto" and rampup["ended_by"] in ("steady", "cap")
+    with open(tmp_path / "rampup_series.csv") as handle:
+        series = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+    assert len(series) >= 20 and series[-1]["t_s"] <= rampup["seconds"] + 0.5
+    assert all(row["rows_per_s"] > 0 for row in series[1:])
+    if rampup["ended_by"] == "steady":
+        # the last POOL_SETTLE_S before the cut: the pool's data pages no longer growing
+        window = [row for row in series if row["t_s"] >= series[-1]["t_s"] - POOL_SETTLE_S]
+        assert window[-1]["pages_data"] - window[0]["pages_data"] < POOL_SETTLE_SHARE * window[-1]["pages_total"]
+        assert 0 <= rampup["mser5_cut_s"] <= rampup["seconds"] / 2 + 2
+        assert rampup["seconds"] >= 20  # MSER-5 needs 4 batches of 5 one-second samples
+    assert result.summary["rampup_s"] == rampup["seconds"] and result.summary["measure_s"] == 10
+    assert len(result.intervals) == 2
+    log = (tmp_path / "tpcc.log").read_text()
+    assert "# pagelab: ramp-up until steady" in log
+    assert parse_tpcc_log(log).meta["tpmc"] == pytest.approx(result.tpmc, rel=1e-3)
+
+
+def test_auto_measurement_stops_at_the_target_and_counts_only_what_it_measured(spare_loaded_instance, tmp_path):
+    spec = ConnectionSpec.for_instance(spare_loaded_instance, tcp=True)
+    options = RunOptions(warehouses=1, connections=4, rampup_s=5, max_measure_s=120, measure_auto=True,
+                         target_ci_pct=40, interval_s=1, seed=4)
+    result = run(spec, options, out_dir=tmp_path, echo=None)
+    measurement = result.summary["measurement"]
+    assert measurement["ended_by"] == "target" and measurement["ci_pct"] <= 40
+    # the rule needs 20 intervals (10 batches of 2), and a 40% target is met at the first chance
+    assert measurement["seconds"] == result.summary["measure_s"] == len(result.intervals) == 20
+    new_orders = sum(row["new_order"] for row in result.intervals)
+    assert result.tpmc == pytest.approx(new_orders * 60 / 20, rel=1e-6)
+    assert json.loads((tmp_path / "summary.json").read_text())["measurement"]["ended_by"] == "target"
+
+
+def test_an_unreachable_target_ends_at_the_cap_and_says_so(spare_loaded_instance, tmp_path):
+    spec = ConnectionSpec.for_instance(spare_loaded_instance, tcp=True)
+    options = RunOptions(warehouses=1, connections=2, rampup_s=2, max_measure_s=8, measure_auto=True,
+                         target_ci_pct=0.001, interval_s=1, seed=5)
+    result = run(spec, options, out_dir=tmp_path, echo=None)
+    assert result.summary["measurement"]["ended_by"] == "cap"
+    assert result.summary["measure_s"] == 8 and len(result.intervals) == 8
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["target_ci_pct=0"], "target_ci_pct: 0 is out of range"),
+    (["measure_s=auto", "max_measure_s=5", "interval_s=10"], "interval_s: 10 is longer than max_measure_s \\(5\\)"),
+    (["rampup_s=auto", "driver_mode=tpcc-mysql", "tpcc_mysql_dir=/tmp"], "rampup_s: auto needs one of pagelab's"),
+    (["rampup_s=soon"], "rampup_s: 'soon' is not an integer; allowed: an integer >= 0, or auto"),
+])
+def test_bad_auto_knobs_are_refused_before_anything_starts(overrides, message):
+    with pytest.raises(UsageError, match=message):
+        load_profile("smoke", overrides)
+
+
+def test_auto_knobs_reach_the_driver():
+    options = load_profile("smoke", ["rampup_s=auto", "max_rampup_s=77", "measure_s=auto", "max_measure_s=300",
+                                     "target_ci_pct=2.5"]).run_options()
+    assert (options.rampup_auto, options.longest_rampup_s, options.measure_auto, options.longest_measure_s,
+            options.target_ci_pct) == (True, 77, True, 300, 2.5)
