@@ -14,9 +14,10 @@ LAYERS = (
     {"pagelab", "errors", "units", "paths", "atomic", "progress", "processes", "execute", "transactions"},
     {"parse", "mysql", "storage", "pdf", "evidence"},
     {"system", "tpcc", "device", "runs"},
-    {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "doctor", "noise"},
+    {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "lab_report", "doctor", "noise"},
     {"workloads", "experiment"},
     {"sweep"},
+    {"notebook_report"},
     {"cli", "__main__"},
 )
 LAYER_OF = {package: index for index, layer in enumerate(LAYERS) for package in layer}

@@ -4,6 +4,7 @@ an interrupted and resumed sweep, and profile errors caught before anything star
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -90,11 +91,53 @@ def test_buffer_pool_pages_match_pool_bytes_over_page_size(smoke_sweep):
 
 
 def test_the_pdf_renders_to_non_blank_pages(smoke_sweep, tmp_path):
-    _, pdf, _ = smoke_sweep
+    out, pdf, _ = smoke_sweep
     assert pdf.read_bytes()[:5] == b"%PDF-"
+    assert (out / "report.pdf").read_bytes() == pdf.read_bytes(), "the bundle holds its own report"
     pages = pdf_page_images(pdf, tmp_path)
     assert len(pages) >= 4
     assert not any(is_blank(page) for page in pages)
+
+
+def pages_text(pdf: Path, first: int, last: int) -> str:
+    text = subprocess.run(["pdftotext", "-f", str(first), "-l", str(last), str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return " ".join(text.split())
+
+
+def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
+    from pagelab.lab_report import claims, load
+
+    _, pdf, _ = smoke_sweep
+    text = pages_text(pdf, 1, 1000)
+    for title in ("Summary", "1 Introduction", "2 Method", "3 Setup", "4 Results", "5 Discussion", "6 Conclusion",
+                  "References", "Appendix", "Figure 1.", "Table 1."):
+        assert title in text, title
+    assert "shared/" not in text and not re.search(r"\bissue \d", text, re.IGNORECASE)
+    opening = pages_text(pdf, 1, 2)
+    assert "had the highest median TpmC" in opening, "the answer belongs on page 1 or 2"
+    assert "This is a check that the chain works, not a measurement." in opening
+    discussion = text[text.index("5 Discussion"):text.index("6 Conclusion")]
+    for claim in claims(load(smoke_sweep[0])):
+        statement = " ".join(claim.statement.split())
+        assert statement in discussion, statement
+        assert claim.verdict in ("holds", "does not hold", "not distinguishable here")
+
+
+def test_no_number_in_the_pdf_shows_more_than_four_decimals(smoke_sweep):
+    _, pdf, _ = smoke_sweep
+    numbers = re.findall(r"\b\d+\.(\d{5,})\b", pages_text(pdf, 1, 1000))
+    significant = [digits for digits in numbers if len(digits.rstrip("0")) > 4]
+    assert not significant, significant[:5]
+
+
+def test_figures_are_kept_as_png_and_svg_and_printed_as_vectors(smoke_sweep):
+    out, _, _ = smoke_sweep
+    for figure in FIGURES:
+        assert (out / "figures" / f"{figure}.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
+    notebook = json.loads((out / "report.ipynb").read_text())
+    outputs = [o for cell in notebook["cells"] for o in cell.get("outputs", [])]
+    assert sum("image/svg+xml" in o.get("data", {}) for o in outputs) >= len(FIGURES)
 
 
 def test_no_password_anywhere_in_the_bundle(smoke_sweep):

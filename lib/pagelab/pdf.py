@@ -115,6 +115,9 @@ tr, td, th { page-break-inside: avoid; break-inside: avoid; }
 td, th { padding: 2px 6px !important; }
 pre { white-space: pre-wrap !important; overflow-wrap: anywhere; font-size: 8.5pt; }
 h1, h2, h3, h4 { page-break-after: avoid; break-after: avoid; }
+/* A code cell's outputs are a heading, a figure or table, and its caption: keep them on one page
+   (a cell taller than a page is still split, as it must be). */
+.jp-CodeCell { page-break-inside: avoid; break-inside: avoid; }
 
 .pagelab-title-page {
   page-break-after: always;

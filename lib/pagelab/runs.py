@@ -4,9 +4,10 @@
       sweep.json              profile, machine, versions, and the status of every run
       instances/<page>/       one server instance per page size; snapshot/ is its loaded datadir
       <page>-r<k>/            one run: run.ipynb, my.cnf, variables.csv, mysqld.err, tpcc.log,
-                              iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json
-      report.ipynb, figures/
-    reports/<sweep-id>.pdf
+                              iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json,
+                              rampup_series.csv (auto ramp-up)
+      report.ipynb, report.pdf, figures/ (PNG and SVG), noise.json (sweep --noise), notes.md (yours)
+    reports/<sweep-id>-<hash>.pdf  a copy of report.pdf
 
 A bundle is self-contained: zip the sweep directory and anyone can rerun the report on it.
 """

@@ -207,35 +207,77 @@ def _check_writable_directory(directory: Path, what: str) -> None:
         raise UsageError(f"{what} {directory} is not writable; choose another path")
 
 
-def execute_report(sweep_dir: Path, pdf_path: Path | None = None) -> Path:
-    """Execute the report notebook over the sweep, then write the PDF (no code cells)."""
+REPORT_PDF = "report.pdf"
+
+
+def execute_report(sweep_dir: Path, pdf_path: Path | None = None, author: str = "", title: str = "",
+                   affiliation: str = "", notes: str = "") -> Path:
+    """Execute the report notebook over the sweep and print it without code cells into the bundle
+    (BUNDLE/report.pdf), with a copy at `pdf_path`, or else in reports/ named after the bundle and
+    its location, so two bundles of one name never overwrite each other's report. Returns the
+    bundle's PDF."""
     from pagelab.pdf import notebook_to_pdf
 
     record = SweepRecord.load(sweep_dir)
     if not any(entry["status"] == "done" for entry in record.runs):
         raise PagelabError(f"{sweep_dir} has no finished run to report on")
-    pdf_path = check_pdf_path(Path(pdf_path) if pdf_path else REPORTS_DIR / f"{sweep_dir.name}.pdf")
+    if notes and not Path(notes).is_file():
+        raise UsageError(f"--notes {notes}: no such file; give a Markdown file of your own notes")
+    copy_path = check_pdf_path(Path(pdf_path)) if pdf_path else None
+    pdf_path = Path(sweep_dir) / REPORT_PDF
     notebook = sweep_dir / "report.ipynb"
-    execute_notebook(REPORT_NOTEBOOK, notebook, parameters={"sweep_dir": str(sweep_dir)}, cwd=PROJECT_ROOT,
-                     execution_timeout=1800)
-    notebook_to_pdf(notebook, pdf_path, title=f"pagelab: page-size sweep {sweep_dir.name}",
-                    title_rows=title_rows(record))
-    record.document["report"] = {"notebook": "report.ipynb", "pdf": str(pdf_path), "written": now_iso()}
+    execute_notebook(REPORT_NOTEBOOK, notebook,
+                     parameters={"sweep_dir": str(sweep_dir), "title": title, "author": author,
+                                 "affiliation": affiliation, "notes": str(Path(notes).resolve()) if notes else ""},
+                     cwd=PROJECT_ROOT, execution_timeout=1800)
+    notebook_to_pdf(notebook, pdf_path, title=title or DEFAULT_REPORT_TITLE,
+                    title_rows=title_rows(record, author, affiliation))
+    copy = copy_pdf(pdf_path, copy_path) if copy_path else reports_copy(sweep_dir, pdf_path)
+    record.document["report"] = {"notebook": "report.ipynb", "pdf": str(pdf_path), "copy": str(copy),
+                                 "written": now_iso()}
     record.save()
     return pdf_path
 
 
-def title_rows(record: SweepRecord) -> list[tuple[str, str]]:
-    """The title page's set-up table: the profile as `describe` shows it, then the machine."""
-    from pagelab.profiles import describe, profile_from_dict
-    from pagelab.system import system_setup_table
+DEFAULT_REPORT_TITLE = "The effect of InnoDB page size on TPC-C: a reproduction of seed 002"
 
-    # No database size: each page size loads to its own, and the report's tables give them.
-    rows = describe(profile_from_dict(record.document["profile"]))
-    rows[0] = ("Profile", record.document.get("profile_name", "") or rows[0][1])
-    rows.append(("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"))
-    rows += [(key, str(value)) for key, value in system_setup_table(record.document["machine"])]
-    return rows
+
+def reports_copy(sweep_dir: Path, pdf_path: Path) -> Path:
+    """reports/<bundle name>-<6 hex digits of its absolute path>.pdf, a copy of the bundle's PDF."""
+    import hashlib
+
+    digest = hashlib.sha1(str(Path(sweep_dir).resolve()).encode()).hexdigest()[:6]
+    REPORTS_DIR.mkdir(parents=True, exist_ok=True)
+    return copy_pdf(pdf_path, REPORTS_DIR / f"{Path(sweep_dir).name}-{digest}.pdf")
+
+
+def copy_pdf(source: Path, target: Path) -> Path:
+    """A whole copy or none: written under a temporary name, then renamed."""
+    if target.resolve() != Path(source).resolve():
+        partial = target.with_name(f".{target.name}.partial")
+        shutil.copyfile(source, partial)
+        os.replace(partial, target)
+    return target
+
+
+def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> list[tuple[str, str]]:
+    """The title page: who, when, what profile and driver, which pagelab, and how many runs."""
+    from pagelab.profiles import profile_from_dict
+
+    profile = profile_from_dict(record.document["profile"])
+    machine = record.document["machine"]
+    # The profile's first sentence: what it is for.
+    first_line = " ".join(profile.description.split()).split(". ")[0].split(" -- ")[0] if profile.description else ""
+    first_line = first_line.removeprefix(f"{profile.name}:").strip()
+    rows = [("Author", author), ("Affiliation", affiliation),
+            ("Date", time.strftime("%Y-%m-%d")),
+            ("Profile", f"{record.document.get('profile_name') or profile.name}" + (f" ({first_line})" if first_line else "")),
+            ("Driver", f"pagelab TPC-C, mode {profile.driver_mode}" if profile.driver_mode != "tpcc-mysql"
+             else "tpcc-mysql's tpcc_start"),
+            ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"),
+            ("pagelab", f"commit {machine.get('git_sha') or 'unknown'}" + (" with local changes" if machine.get("git_dirty") else "")),
+            ("Bundle", record.document.get("sweep_id", ""))]
+    return [(key, value) for key, value in rows if value]
 
 
 def summary_lines(sweep_dir: Path) -> list[str]:
@@ -256,7 +298,10 @@ def failed_runs(sweep_dir: Path) -> list[str]:
 
 
 def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bool = False,
-          pdf_path: Path | None = None, progress: bool = True, noise: bool = False) -> tuple[Path, Path | None]:
+          pdf_path: Path | None = None, progress: bool = True, noise: bool = False,
+          report: dict | None = None) -> tuple[Path, Path | None]:
+    """Create the bundle, run every run, write the report. `report`: author, title, affiliation
+    and notes for the PDF (see execute_report)."""
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))  # before the runs, not after an hour of them
     sweep_dir = create_sweep(profile, out_dir, profile_name)
@@ -265,11 +310,11 @@ def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bo
         from pagelab.noise import NOISE_FILE, measure_noise
 
         atomic_write_json(sweep_dir / NOISE_FILE, measure_noise(sweep_dir, progress=progress))
-    return finish(sweep_dir, fail_fast, pdf_path, progress)
+    return finish(sweep_dir, fail_fast, pdf_path, progress, report)
 
 
 def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = None,
-           progress: bool = True) -> tuple[Path, Path | None]:
+           progress: bool = True, report: dict | None = None) -> tuple[Path, Path | None]:
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))
     with _sweep_lock(sweep_dir):
@@ -278,7 +323,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         if failed:
             print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their "
                   "run.ipynb)", file=sys.stderr)
-        pdf = execute_report(sweep_dir, pdf_path)
+        pdf = execute_report(sweep_dir, pdf_path, **(report or {}))
     return sweep_dir, pdf
 
 

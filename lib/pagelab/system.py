@@ -61,6 +61,8 @@ KEY_PACKAGES = (
     "jupyterlab",
     "mysql-connector-python",
     "tqdm",
+    "scipy",
+    "numpy",
 )
 
 PROGRAM_TIMEOUT_S = 10

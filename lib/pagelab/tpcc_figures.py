@@ -14,6 +14,9 @@ import pandas as pd
 from pagelab.paths import REFERENCE_DIR
 # The seed's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
+# One colour per page size in every figure of a report (seaborn's colour-blind palette, in page
+# size order), so 16k is the same colour in the IOPS, hit-ratio and latency figures.
+PAGE_COLOURS = {"4k": "#0173B2", "8k": "#DE8F05", "16k": "#029E73", "32k": "#D55E00", "64k": "#CC78BC"}
 
 
 def _style():
@@ -24,11 +27,13 @@ def _style():
 
 
 def save_figure(figure, sweep_dir: str | Path, name: str) -> Path:
-    """Keep a figure in the bundle (sweep_dir/figures/NAME.png), for use outside the report."""
+    """Keep a figure in the bundle for use in a paper: sweep_dir/figures/NAME.png (raster, 200 dpi)
+    and NAME.svg (vector). Returns the PNG's path."""
     directory = Path(sweep_dir) / "figures"
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.png"
-    figure.savefig(path, dpi=120, bbox_inches="tight")
+    figure.savefig(path, dpi=200, bbox_inches="tight")
+    figure.savefig(directory / f"{name}.svg", bbox_inches="tight")
     return path
 
 
@@ -46,14 +51,15 @@ def tpmc_by_page_size(summary: pd.DataFrame, per_size: pd.DataFrame):
     order = _page_order(summary) if not summary.empty else []
     tpmc = per_size[per_size["metric"] == "tpmc"].set_index("page_size").reindex(order)
     if not summary.empty:
-        sns.stripplot(data=summary, x="page_size", y="tpmc", order=order, ax=axis, color="#888888", size=5,
-                      jitter=0.08, zorder=1)
+        sns.stripplot(data=summary, x="page_size", y="tpmc", order=order, ax=axis, hue="page_size",
+                      palette=PAGE_COLOURS, size=5, jitter=0.08, zorder=1, legend=False, alpha=0.7)
     for position, (label, row) in enumerate(tpmc.iterrows()):
         if pd.isna(row["median"]):
             continue
         has_interval = row["runs"] >= 2
         axis.errorbar(position, row["median"], yerr=[[row["median"] - row["low"]], [row["high"] - row["median"]]]
-                      if has_interval else None, fmt="_", markersize=26, color="#4C72B0", capsize=8, zorder=2)
+                      if has_interval else None, fmt="_", markersize=26, color=PAGE_COLOURS.get(label, "#333333"),
+                      capsize=8, zorder=2)
         note = f"{row['median']:,.0f}" + (f"\n{row['confidence_pct']:g}% interval" if has_interval else "\n1 run")
         axis.annotate(note, (position, row["high"] if has_interval else row["median"]), textcoords="offset points",
                       xytext=(0, 8), ha="center", fontsize=8)
@@ -71,10 +77,10 @@ def iops_over_time(iostat: pd.DataFrame):
 
     figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharex=True)
     data = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
-    for axis, column, label in ((axes[0], "r_s", "read IOPS (r/s)"), (axes[1], "w_s", "write IOPS (w/s)")):
+    for axis, column, label in ((axes[0], "r_s", "read IOPS (requests/s)"), (axes[1], "w_s", "write IOPS (requests/s)")):
         if not data.empty:
             sns.lineplot(data=data, x="t_s", y=column, hue="page_size", hue_order=_page_order(data), ax=axis,
-                         errorbar=None)
+                         palette=PAGE_COLOURS, errorbar=None)
         axis.set(xlabel="seconds since measurement start", ylabel=label, title=label)
     figure.tight_layout()
     return figure
@@ -123,7 +129,7 @@ def hit_ratio_over_time(innodb: pd.DataFrame):
     data = innodb.dropna(subset=["hit_rate"]) if "hit_rate" in innodb else innodb
     if not data.empty:
         sns.lineplot(data=data, x="t_s", y="hit_rate", hue="page_size", hue_order=_page_order(data), ax=axis,
-                     marker="o", errorbar=None)
+                     palette=PAGE_COLOURS, marker="o", errorbar=None)
     axis.axvline(0, color="grey", linewidth=0.8, linestyle=":")
     axis.set(xlabel="seconds since measurement start (negative: ramp-up)", ylabel="hit rate (per 1000)",
              title="Buffer pool hit ratio")
@@ -151,8 +157,8 @@ def new_order_latency_over_time(intervals: pd.DataFrame):
     for axis, column in zip(axes, ("new_order_p95_ms", "new_order_p99_ms")):
         if not intervals.empty:
             sns.lineplot(data=intervals, x="t_s", y=column, hue="page_size", hue_order=_page_order(intervals),
-                         ax=axis, marker="o", errorbar=None)
-        axis.set(xlabel="seconds since measurement start", ylabel="ms",
+                         ax=axis, palette=PAGE_COLOURS, marker="o", errorbar=None)
+        axis.set(xlabel="seconds since measurement start", ylabel="response time (ms)",
                  title=f"New-Order {'95th' if 'p95' in column else '99th'} percentile")
     figure.tight_layout()
     return figure

@@ -19,7 +19,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             raise UsageError(f"{sweep_dir} does not exist; give the directory of a sweep to --resume")
         if not (sweep_dir / "sweep.json").exists():
             raise UsageError(f"{sweep_dir} has no sweep.json; give the directory of a sweep to --resume")
-        sweep_dir, pdf = sweep.finish(sweep_dir, fail_fast=args.fail_fast, pdf_path=args.pdf)
+        sweep_dir, pdf = sweep.finish(sweep_dir, fail_fast=args.fail_fast, pdf_path=args.pdf,
+                                      report=_report_options(args))
     else:
         from pagelab.profiles import load_profile
 
@@ -34,27 +35,55 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
             find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
         sweep_dir, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
-                                     fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise)
+                                     fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise,
+                                     report=_report_options(args))
     print(f"\nsweep: {sweep_dir}")
     print(f"PDF:   {pdf}")
+    print(f"copy:  {sweep.SweepRecord.load(sweep_dir).document['report']['copy']}")
     for line in sweep.summary_lines(sweep_dir):
         print(f"  {line}")
     # the report covers the runs that finished; a script or CI must still learn that some did not
     return 1 if sweep.failed_runs(sweep_dir) else 0
 
 
+def _report_options(args: argparse.Namespace) -> dict:
+    if args.notes and not Path(args.notes).is_file():
+        raise UsageError(f"--notes {args.notes}: no such file; give a Markdown file of your own notes")
+    return {"author": args.author or "", "title": args.title or "", "affiliation": args.affiliation or "",
+            "notes": args.notes or ""}
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from pagelab import sweep
 
-    sweep_dir = Path(args.directory)
-    if not sweep_dir.is_dir():
-        raise UsageError(f"{sweep_dir} does not exist; give the directory of a sweep made by `pagelab sweep`")
-    if not (sweep_dir / "sweep.json").exists():
-        raise UsageError(f"{sweep_dir} has no sweep.json; give the directory of a sweep made by `pagelab sweep`")
-    pdf = sweep.execute_report(sweep_dir, Path(args.pdf) if args.pdf else None)
-    print(f"PDF: {pdf}")
+    target = Path(args.target)
+    if target.suffix == ".ipynb":
+        from pagelab.notebook_report import report_notebook
+
+        if args.notes or args.author or args.title or args.affiliation:
+            raise UsageError("--author/--title/--affiliation/--notes are for a sweep's report; give a sweep directory")
+        notebook, pdf = report_notebook(target, args.parameter, Path(args.pdf) if args.pdf else None)
+        print(f"notebook: {notebook}\nPDF: {pdf}")
+        return 0
+    if args.parameter:
+        raise UsageError("-p NAME VALUE is for a notebook; a sweep's report takes its directory only")
+    if not target.is_dir():
+        raise UsageError(f"{target} does not exist; give the directory of a sweep made by `pagelab sweep`, "
+                         "or a notebook (.ipynb)")
+    if not (target / "sweep.json").exists():
+        raise UsageError(f"{target} has no sweep.json; give the directory of a sweep made by `pagelab sweep`")
+    pdf = sweep.execute_report(target, Path(args.pdf) if args.pdf else None, **_report_options(args))
+    print(f"PDF: {pdf}\ncopy: {sweep.SweepRecord.load(target).document['report']['copy']}")
     return 0
 
+
+def _add_report_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("the report's title page and notes")
+    group.add_argument("--title", help="the report's title (default: the effect of InnoDB page size on TPC-C)")
+    group.add_argument("--author", help="who made the sweep, for the title page")
+    group.add_argument("--affiliation", help="course, lab or institution, for the title page")
+    group.add_argument("--notes", metavar="FILE.md", help="your own notes (Markdown), placed in the report's Notes "
+                                                           "section (default: BUNDLE/notes.md if it exists)")
 
 
 def _profile_epilog() -> str:
@@ -72,7 +101,9 @@ def register(commands) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="For each page size and repeat of a profile, execute notebooks/tpcc_page_size_run.ipynb with "
                     "papermill into a run bundle (data/runs/<sweep-id>/), then the report notebook and the PDF "
-                    "(reports/<sweep-id>.pdf). Ctrl-C keeps finished runs; --resume DIR does the rest.\n\n"
+                    "(BUNDLE/report.pdf, copied to reports/). Ctrl-C keeps finished runs; --resume DIR does the rest. "
+                    "It ends with the median TpmC per page size and a verdict for each pair; `pagelab stats DIR` "
+                    "gives every metric.\n\n"
                     "Profiles live in runbooks/profiles/ (smoke, quick, course, full); any knob can be changed with "
                     "--set knob=value.",
         epilog=_profile_epilog())
@@ -85,14 +116,24 @@ def register(commands) -> None:
     sweep.add_argument("--noise", action="store_true",
                        help="first measure this machine's noise (fio and a CPU loop, 5 times each, ~30 s) into the "
                             "bundle's noise.json, so the report can say how noisy the runs' machine was")
-    sweep.add_argument("--pdf", metavar="PATH", help="where to write the PDF (default reports/<sweep-id>.pdf)")
+    sweep.add_argument("--pdf", metavar="PATH", help="where to write the PDF (default BUNDLE/report.pdf, with a copy "
+                                                     "in reports/)")
+    _add_report_options(sweep)
     add_mode_argument(sweep, default=None)
     sweep.add_argument("--tpcc-mysql-dir", metavar="DIR", help="shortcut for --set tpcc_mysql_dir=...")
     sweep.set_defaults(handler=cmd_sweep)
 
-    report = commands.add_parser("report", help="execute a sweep's report notebook and write its PDF",
-                                 description="Execute notebooks/tpcc_page_size_report.ipynb over a sweep directory and "
-                                             "print it to PDF without code cells (system Chromium).")
-    report.add_argument("directory", metavar="DIR", help="the sweep directory")
-    report.add_argument("--pdf", metavar="PATH", help="default reports/<sweep-id>.pdf")
+    report = commands.add_parser(
+        "report", help="a sweep's lab report, or any notebook, as a PDF without code",
+        description="With a sweep directory: execute notebooks/tpcc_page_size_report.ipynb over it and print the lab "
+                    "report (title page, introduction, method, setup, results with intervals and verdicts, "
+                    "discussion of the seed's claims, conclusion, notes, references, appendix) to BUNDLE/report.pdf, "
+                    "with a copy in reports/. With a notebook (.ipynb): execute it with papermill (-p NAME VALUE "
+                    "sets a parameter) into reports/<name>-<time>/ and print it to PDF without code cells.")
+    report.add_argument("target", metavar="DIR|NOTEBOOK", help="a sweep directory, or a notebook such as "
+                                                               "notebooks/sqlite_page_size.ipynb")
+    report.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                        help="a notebook parameter (repeatable; the value is read as YAML: 3, 1e3, [4096, 8192], text)")
+    report.add_argument("--pdf", metavar="PATH", help="where to write the PDF")
+    _add_report_options(report)
     report.set_defaults(handler=cmd_report)

@@ -131,10 +131,12 @@ def page_size_table(table: RunTable) -> pd.DataFrame:
     for metric in METRICS:
         for page_size in table.page_order:
             interval = median_interval(_values(table.runs, page_size, metric.name))
+            ranged = interval.n >= 2  # one run has a value, not an interval
             rows.append({"metric": metric.name, "page_size": page_size, "runs": interval.n,
-                         "median": interval.median, "low": interval.low, "high": interval.high,
-                         "confidence_pct": round(100 * interval.confidence, 1),
-                         "half_width_pct": interval.half_width_pct})
+                         "median": interval.median, "low": interval.low if ranged else math.nan,
+                         "high": interval.high if ranged else math.nan,
+                         "confidence_pct": round(100 * interval.confidence, 1) if ranged else math.nan,
+                         "half_width_pct": interval.half_width_pct if ranged else math.nan})
     return pd.DataFrame(rows)
 
 

@@ -59,6 +59,23 @@ def ratio_to_seed(results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> pd.
     })
 
 
+def findings(results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> str:
+    """The notebook's opening paragraph: pages per transaction at the seed's page size, ours
+    beside Voron's, and what random keys cost against sequential ones at every page size."""
+    table = seed_comparison(results, page_size=page_size)
+    engine = results["engine"].iloc[0]
+    seed_seq, seed_rand = table.loc["average", "seed (Voron) sequential"], table.loc["average", "seed (Voron) random"]
+    ours_seq, ours_rand = table.loc["average", f"{engine} sequential"], table.loc["average", f"{engine} random"]
+    by_size = results.pivot_table(index="page_size", columns="key_order", values="pages_avg")
+    ratios = ", ".join(f"{page_size_label(int(size))} {row['random'] / row['sequential']:.0f}×"
+                       for size, row in by_size.iterrows() if row.get("sequential"))
+    return (f"At {page_size_label(page_size)} pages the prototype wrote {ours_seq:.2f} pages per transaction with "
+            f"sequential keys and {ours_rand:.2f} with random keys; Voron, in the seed, wrote {seed_seq:.2f} and "
+            f"{seed_rand:.2f}. Random keys cost {ours_rand / ours_seq:.0f}× the pages of sequential ones here, "
+            f"{seed_rand / seed_seq:.0f}× in the seed. Random ÷ sequential per page size: {ratios}. These are counts "
+            "of pages written, not timings, so they do not vary from run to run with the machine.")
+
+
 # -- tables and a plot for the notebook -----------------------------------------------------------
 
 def pages_per_transaction_table(*results: pd.DataFrame) -> pd.DataFrame:

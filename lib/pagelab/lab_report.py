@@ -1,0 +1,443 @@
+"""The words and tables of a sweep's lab report, generated from its bundle.
+
+Seed 002 is itself a lab report (Introduction, Methods, Experimental Setup, Results, Conclusion,
+References); the report notebook (notebooks/tpcc_page_size_report.ipynb) follows that outline
+and takes every sentence that depends on the data from here, so the text cannot disagree with
+the numbers. The verdicts come from pagelab.evidence: no sentence calls a difference real unless
+the runs support it.
+
+The seed's claims checked in the Discussion, in the seed's own order:
+
+    read_request   the average read request equals the page size
+    iops_fall      IOPS falls slightly as the page size grows
+    hit_ratio      the hit ratio starts near 990/1000 and settles near 993
+    best_8k        TpmC 3,518 -> 3,898 -> 3,758 at 4k/8k/16k, so 8k is best
+    similar        transaction throughput is similar no matter the page size
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from pagelab.evidence.tables import RunTable, page_size_table, pairwise_table, read_runs
+from pagelab.runs import SweepRecord, load_tables
+from pagelab.units import format_size
+
+HOLDS, DOES_NOT_HOLD, NOT_DISTINGUISHABLE = "holds", "does not hold", "not distinguishable here"
+# "The average read request equals the page size": within this share of it.
+REQUEST_SIZE_TOLERANCE = 0.10
+# "Similar" throughput: every pair of page sizes within this ratio of each other.
+SIMILAR_WITHIN = 0.10
+# The seed's hit ratio: "starts near 990, settles near 993" (per 1000); near = within this.
+HIT_RATIO_NEAR = 3.0
+SEED_HIT_START, SEED_HIT_END = 990.0, 993.0
+# Text cells are cut here: one long value (optimizer_switch) would shrink a whole table to fit.
+TEXT_CELL_CHARS = 48
+# A run shorter than this measures start-up, not a page size: the report says so on page 1.
+SHORTEST_MEANINGFUL_MEASURE_S = 60
+
+REFERENCES = [
+    "Hyuksoo Yeo, \"Week#4 Effect of page size on performance\", lab report for SWE3033 Database "
+    "Systems (Sungkyunkwan University, Fall 2021); the course's labs: https://github.com/meeeejin/SWE3033-F2021 "
+    "(week-4).",
+    "Percona-Lab, tpcc-mysql: https://github.com/Percona-Lab/tpcc-mysql (the driver whose statements, "
+    "transaction boundaries and log format pagelab's default driver mode reproduces).",
+    "Transaction Processing Performance Council, TPC Benchmark C Standard Specification, revision 5.11 "
+    "(2010): https://www.tpc.org/tpcc/",
+    "A. Maricq, D. Duplyakin, I. Jimenez, C. Maltzahn, R. Stutsman, R. Ricci, \"Taming Performance "
+    "Variability\", OSDI 2018.",
+    "T. Hoefler, R. Belli, \"Scientific Benchmarking of Parallel Computing Systems\", SC 2015.",
+    "K. P. White Jr., \"An effective truncation heuristic for bias reduction in simulation output\", "
+    "Simulation 69(6), 1997 (MSER).",
+]
+
+
+@dataclass
+class ReportData:
+    sweep_dir: Path
+    record: SweepRecord
+    tables: dict
+    evidence: RunTable
+    per_size: pd.DataFrame
+    pairs: pd.DataFrame
+
+    @property
+    def profile(self) -> dict:
+        return self.record.document["profile"]
+
+    @property
+    def page_sizes(self) -> list[str]:
+        return self.evidence.page_order
+
+
+def load(sweep_dir: str | Path) -> ReportData:
+    sweep_dir = Path(sweep_dir)
+    evidence = read_runs(sweep_dir)
+    return ReportData(sweep_dir, SweepRecord.load(sweep_dir), load_tables(sweep_dir), evidence,
+                      page_size_table(evidence), pairwise_table(evidence))
+
+
+# --- tables as a reader wants them --------------------------------------------------------------------
+
+
+def present(frame: pd.DataFrame, columns: dict[str, tuple[str, int | None]], caption: str | None = None):
+    """`frame` with only `columns` ({name: (header with unit, decimals or None for text)}), no
+    index, thousands separators, fixed decimals; a pandas Styler, which the notebook shows as HTML."""
+    shown = frame[[name for name in columns if name in frame]].rename(
+        columns={name: header for name, (header, _) in columns.items()})
+    texts = [header for name, (header, decimals) in columns.items() if decimals is None and name in frame]
+    for header in texts:  # a value longer than a line (optimizer_switch) would shrink the whole table
+        shown[header] = shown[header].map(lambda v: v if not isinstance(v, str) or len(v) <= TEXT_CELL_CHARS
+                                          else v[:TEXT_CELL_CHARS - 1] + "…")
+    formats = {header: _formatter(decimals) for name, (header, decimals) in columns.items()
+               if decimals is not None and name in frame}
+    styler = shown.style.hide(axis="index").format(formats, na_rep="—")
+    if texts:
+        styler = styler.set_properties(subset=texts, **{"text-align": "left"})
+    if caption:
+        styler = styler.set_caption(caption)
+    return styler
+
+
+def _formatter(decimals: int):
+    def format_number(value) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "—"
+        return f"{value:,.{decimals}f}"
+    return format_number
+
+
+# --- what was found ----------------------------------------------------------------------------------
+
+
+def _tpmc_rows(data: ReportData) -> pd.DataFrame:
+    return data.per_size[(data.per_size["metric"] == "tpmc") & (data.per_size["runs"] > 0)]
+
+
+def _pair(data: ReportData, metric: str, a: str, b: str) -> dict | None:
+    """The comparison of a against b, whichever order the table holds them in (ratios inverted)."""
+    rows = data.pairs[(data.pairs["metric"] == metric)]
+    for row in rows.to_dict("records"):
+        if (row["a"], row["b"]) == (a, b):
+            return row
+        if (row["a"], row["b"]) == (b, a):
+            flipped = dict(row, a=a, b=b)
+            for key in ("change_pct", "low_pct", "high_pct"):
+                flipped[key] = 100 * (1 / (1 + row[key] / 100) - 1) if not math.isnan(row[key]) else math.nan
+            flipped["low_pct"], flipped["high_pct"] = flipped["high_pct"], flipped["low_pct"]
+            words = {"faster": "slower", "slower": "faster", "higher": "lower", "lower": "higher"}
+            flipped["verdict"] = words.get(row["verdict"], row["verdict"])
+            return flipped
+    return None
+
+
+def _pct(value: float) -> str:
+    return f"{value:+.1f}%".replace("-", "−")
+
+
+def is_chain_check(data: ReportData) -> bool:
+    measured = data.profile.get("measure_s")
+    return data.record.document.get("profile_name") == "smoke" or (
+        isinstance(measured, int) and measured < SHORTEST_MEANINGFUL_MEASURE_S and data.profile.get("repeats", 1) < 2)
+
+
+def answer(data: ReportData) -> str:
+    """One sentence: which page size is best here, and is that a real difference."""
+    rows = _tpmc_rows(data)
+    if rows.empty:
+        return "No run finished, so this sweep cannot say which page size is best."
+    best = rows.loc[rows["median"].idxmax()]
+    others = [size for size in data.page_sizes if size != best["page_size"] and size in set(rows["page_size"])]
+    if not others:
+        return f"Only {best['page_size']} has finished runs ({best['median']:,.0f} TpmC): nothing to compare."
+    comparisons = [_pair(data, "tpmc", best["page_size"], other) for other in others]
+    parts = []
+    for other, row in zip(others, comparisons):
+        if row is None:
+            continue
+        interval = "" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]"
+        parts.append(f"{_pct(row['change_pct'])}{interval} against {other} ({row['verdict']})")
+    real = all(row is not None and row["verdict"] == "faster" for row in comparisons)
+    runs = int(best["runs"])
+    head = (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
+            f"{'s' if runs != 1 else ''} per page size): {'; '.join(parts)}. ")
+    if real:
+        return head + f"The data support {best['page_size']} as the fastest page size on this machine."
+    if runs < 4:
+        return head + ("With fewer than 4 runs per page size no difference can be told from noise; "
+                       "this ranking is not a finding.")
+    return head + "The data cannot tell it from every other page size at this precision."
+
+
+@dataclass(frozen=True)
+class Claim:
+    key: str
+    statement: str
+    verdict: str
+    evidence: str
+    where: str
+
+
+def claims(data: ReportData) -> list[Claim]:
+    """Seed 002's claims, each checked against this sweep (see the module comment)."""
+    return [_read_request(data), _iops_fall(data), _hit_ratio(data), _best_8k(data), _similar(data)]
+
+
+def _read_request(data: ReportData) -> Claim:
+    from pagelab.tpcc_figures import request_sizes
+
+    iostat = data.tables["iostat"]
+    sizes = request_sizes(iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat)
+    statement = "The average read request equals the page size."
+    if sizes.empty or sizes["read_kb"].isna().all():
+        return Claim("read_request", statement, NOT_DISTINGUISHABLE, "no iostat samples were taken", "Table 4")
+    ratios = sizes["read_kb"] / sizes["page_kb"]
+    within = (ratios - 1).abs() <= REQUEST_SIZE_TOLERANCE
+    text = ", ".join(f"{row.page_size}: {row.read_kb:.1f} KiB" for row in sizes.itertuples())
+    verdict = HOLDS if within.all() else DOES_NOT_HOLD
+    return Claim("read_request", statement, verdict,
+                 f"mean read request per page size {text} (holds within {REQUEST_SIZE_TOLERANCE:.0%})", "Figure 3, Table 4")
+
+
+def _iops_fall(data: ReportData) -> Claim:
+    statement = "IOPS falls slightly as the page size grows."
+    first, last = data.page_sizes[0], data.page_sizes[-1]
+    row = _pair(data, "read_iops", last, first)
+    if row is None or math.isnan(row["change_pct"]):
+        return Claim("iops_fall", statement, NOT_DISTINGUISHABLE, "no read IOPS on one side", "Figure 2")
+    verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD}.get(row["verdict"], NOT_DISTINGUISHABLE)
+    interval = "" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]"
+    return Claim("iops_fall", statement, verdict,
+                 f"read IOPS {last} against {first}: {_pct(row['change_pct'])}{interval}, {row['verdict']}", "Figure 2")
+
+
+def _hit_ratio(data: ReportData) -> Claim:
+    statement = "The buffer-pool hit ratio starts near 990/1000 and settles near 993."
+    innodb = data.tables["innodb"]
+    if innodb.empty or "hit_rate" not in innodb or innodb["hit_rate"].dropna().empty:
+        return Claim("hit_ratio", statement, NOT_DISTINGUISHABLE, "no InnoDB status samples with a hit rate", "Figure 4")
+    measured = innodb.dropna(subset=["hit_rate"])
+    measured = measured[measured["t_s"] >= 0]
+    parts, near = [], True
+    for size in data.page_sizes:
+        series = measured[measured["page_size"] == size].sort_values("t_s")
+        if series.empty:
+            continue
+        start = series.groupby("repeat")["hit_rate"].first().median()
+        end = series.groupby("repeat")["hit_rate"].last().median()
+        parts.append(f"{size}: {start:.0f} → {end:.0f}")
+        near &= abs(start - SEED_HIT_START) <= HIT_RATIO_NEAR and abs(end - SEED_HIT_END) <= HIT_RATIO_NEAR
+    verdict = HOLDS if near else DOES_NOT_HOLD
+    return Claim("hit_ratio", statement, verdict,
+                 f"first and last measured hit rate per 1000, median over repeats: {'; '.join(parts)} "
+                 f"(near = within {HIT_RATIO_NEAR:g})", "Figure 4")
+
+
+def _best_8k(data: ReportData) -> Claim:
+    statement = "TpmC goes 3,518 → 3,898 → 3,758 at 4k / 8k / 16k, so 8k is best."
+    if "8k" not in data.page_sizes:
+        return Claim("best_8k", statement, NOT_DISTINGUISHABLE, "this sweep has no 8k runs", "Figure 1")
+    rows = [(other, _pair(data, "tpmc", "8k", other)) for other in ("4k", "16k") if other in data.page_sizes]
+    verdicts = [row["verdict"] for _, row in rows if row is not None]
+    if verdicts and all(v == "faster" for v in verdicts):
+        verdict = HOLDS
+    elif any(v == "slower" for v in verdicts):
+        verdict = DOES_NOT_HOLD
+    else:
+        verdict = NOT_DISTINGUISHABLE
+    text = "; ".join(f"8k against {other}: {_pct(row['change_pct'])}, {row['verdict']}" for other, row in rows if row)
+    return Claim("best_8k", statement, verdict, text, "Figure 1")
+
+
+def _similar(data: ReportData) -> Claim:
+    statement = "Transaction throughput is similar no matter the page size."
+    rows = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records")
+    if not rows:
+        return Claim("similar", statement, NOT_DISTINGUISHABLE, "fewer than two page sizes finished", "Figure 1")
+    bound = 100 * SIMILAR_WITHIN
+    inside = [r for r in rows if not math.isnan(r["low_pct"]) and -bound <= r["low_pct"] and r["high_pct"] <= bound]
+    apart = [r for r in rows if r["verdict"] in ("faster", "slower") and abs(r["change_pct"]) > bound]
+    if len(inside) == len(rows):
+        verdict = HOLDS
+    elif apart:
+        verdict = DOES_NOT_HOLD
+    else:
+        verdict = NOT_DISTINGUISHABLE
+    text = "; ".join(f"{r['a']}/{r['b']} {_pct(r['change_pct'])}" for r in rows)
+    return Claim("similar", statement, verdict,
+                 f"TpmC ratios {text}; similar = every pair's interval within ±{bound:.0f}%", "Figure 1")
+
+
+def discussion_markdown(found: list[Claim]) -> str:
+    lines = []
+    for number, claim in enumerate(found, start=1):
+        lines.append(f"{number}. *\"{claim.statement}\"* — **{claim.verdict}**. {claim.evidence[0].upper()}"
+                     f"{claim.evidence[1:]} ({claim.where}).")
+    return "\n".join(lines)
+
+
+def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
+    held = [c for c in found if c.verdict == HOLDS]
+    failed = [c for c in found if c.verdict == DOES_NOT_HOLD]
+    open_ = [c for c in found if c.verdict == NOT_DISTINGUISHABLE]
+    text = [answer(data)]
+    def listed(group: list[Claim]) -> str:
+        return "; ".join(c.statement[0].lower() + c.statement[1:].rstrip(".") for c in group) + "."
+
+    if held:
+        text.append("Of seed 002's observations, these hold here: " + listed(held))
+    if failed:
+        text.append("These do not: " + listed(failed))
+    if open_:
+        text.append("These the data cannot decide: " + listed(open_))
+    return " ".join(text)
+
+
+# --- method and set-up ------------------------------------------------------------------------------
+
+
+def _summary_values(data: ReportData, column: str) -> list:
+    summary = data.tables["summary"]
+    return [] if summary.empty or column not in summary else list(summary[column].dropna())
+
+
+def method_markdown(data: ReportData) -> str:
+    profile = data.profile
+    db = _summary_values(data, "db_bytes")
+    pools = _summary_values(data, "buffer_pool_bytes")
+    pool_text = str(profile.get("buffer_pool"))
+    if db and pools:
+        share = 100 * sum(pools) / sum(db)
+        pool_text = f"{profile.get('buffer_pool')} ({format_size(int(sum(pools) / len(pools)))}, {share:.0f}% of the loaded database)"
+    if profile.get("rampup_s") == "auto":
+        rampup = (f"ramp-up until steady state (the buffer pool no longer filling, and MSER-5 finding the rows "
+                  f"written and pages read per second level; at most {profile.get('max_rampup_s')} s)")
+        taken = _summary_values(data, "rampup_s")
+        if taken:
+            rampup += f", which took {min(taken):.0f}-{max(taken):.0f} s"
+    else:
+        rampup = f"{profile.get('rampup_s')} s of ramp-up"
+    if profile.get("measure_s") == "auto":
+        measure = (f"measurement until the 95% batch-means interval of TpmC was within {profile.get('target_ci_pct')}% "
+                   f"(at most {profile.get('max_measure_s')} s)")
+    else:
+        measure = f"{profile.get('measure_s')} s measured"
+    sizes = ", ".join(data.page_sizes)
+    repeats = profile.get("repeats", 1)
+    return (
+        f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
+        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
+        f"size holds the same rows. After the load the datadir was snapshotted. Each measured run restored that "
+        f"snapshot, restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
+        f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
+        f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) with "
+        f"{rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW GLOBAL STATUS` were sampled "
+        f"every {profile.get('sample_interval_s')} s. There were {repeats} run(s) per page size, interleaved "
+        f"({', '.join(sizes.split(', ')[:3])}, then again), so a slow drift of the machine falls on every page size. "
+        f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
+        f"of page sizes the ratio of medians with a 95% bootstrap interval and a verdict that needs an exact "
+        f"Mann-Whitney test to agree.")
+
+
+def benchmark_setup(data: ReportData) -> pd.DataFrame:
+    """The seed's "Benchmark setup" table, ours beside the seed's."""
+    from pagelab.tpcc_figures import read_reference
+
+    profile = data.profile
+    db = _summary_values(data, "db_bytes")
+    pools = _summary_values(data, "buffer_pool_bytes")
+    ours = {
+        "DB size": f"{format_size(int(sum(db) / len(db)))} ({profile.get('warehouses')} warehouse)" if db else "—",
+        "Buffer Pool Size": (f"{format_size(int(sum(pools) / len(pools)))} ({profile.get('buffer_pool')})"
+                             if pools else str(profile.get("buffer_pool"))),
+        "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
+        "Runtime": (f"{profile.get('measure_s')} s" if profile.get("measure_s") != "auto" else "auto") +
+                   f" × {profile.get('repeats')} run(s) per page size",
+        "Connections": str(profile.get("connections")),
+    }
+    seed = read_reference("seed002_setup.csv")
+    seed = seed[seed["table"] == "Benchmark setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
+    return pd.DataFrame([{"Setting": key, "This sweep": value, "Seed 002": seed.get(key, "—")} for key, value in ours.items()])
+
+
+def system_setup(data: ReportData) -> pd.DataFrame:
+    """The seed's "System setup" table, this machine beside the seed's."""
+    from pagelab.system import system_setup_table
+    from pagelab.tpcc_figures import read_reference
+
+    seed = read_reference("seed002_setup.csv")
+    seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
+    return pd.DataFrame([{"Type": key, "This machine": value, "Seed 002": seed.get(key, "—")}
+                         for key, value in system_setup_table(data.record.document["machine"])])
+
+
+# --- the user's words, and the appendix -------------------------------------------------------------
+
+
+def notes_markdown(sweep_dir: Path, notes_path: str | None = None) -> str | None:
+    """The user's own notes: --notes FILE.md, else BUNDLE/notes.md; None when there are none."""
+    path = Path(notes_path) if notes_path else Path(sweep_dir) / "notes.md"
+    return path.read_text() if path.is_file() else None
+
+
+def server_defaults(server: str = "mariadbd") -> dict[str, str]:
+    """The server's compiled-in defaults (`--no-defaults --help --verbose`), by variable name."""
+    import shutil
+
+    binary = shutil.which(server) or shutil.which(f"/usr/sbin/{server}") or shutil.which("mysqld") or "/usr/sbin/mysqld"
+    try:
+        text = subprocess.run([binary, "--no-defaults", "--help", "--verbose"], capture_output=True, text=True,
+                              timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    defaults, started = {}, False
+    for line in text.splitlines():
+        if line.startswith("-----"):
+            started = True
+            continue
+        if started:
+            match = re.match(r"^(\S+)\s+(.*)$", line)
+            if not match:
+                break
+            defaults[match.group(1).replace("-", "_")] = match.group(2).strip()
+    return defaults
+
+
+def _same(value: str, default: str) -> bool:
+    norm = {"TRUE": "ON", "FALSE": "OFF", "(No default value)": ""}
+    return norm.get(default, default).upper() == str(value).upper()
+
+
+def non_default_variables(data: ReportData) -> pd.DataFrame:
+    """Server variables of the first finished run that differ from the server's defaults."""
+    runs = [e for e in data.record.runs if e["status"] == "done"]
+    if not runs:
+        return pd.DataFrame()
+    path = data.sweep_dir / runs[0]["name"] / "variables.csv"
+    if not path.exists():
+        return pd.DataFrame()
+    variables = pd.read_csv(path, dtype=str, keep_default_na=False)
+    defaults = server_defaults()
+    rows = [{"Variable": row.variable_name, "Value": row.value, "Server default": defaults[row.variable_name]}
+            for row in variables.itertuples() if row.variable_name in defaults
+            and not _same(row.value, defaults[row.variable_name])]
+    return pd.DataFrame(rows)
+
+
+def versions(data: ReportData) -> pd.DataFrame:
+    machine = data.record.document["machine"]
+    rows = [("pagelab commit", f"{machine.get('git_sha') or 'unknown'}{' (with local changes)' if machine.get('git_dirty') else ''}"),
+            ("Server", (machine.get("server") or {}).get("version_line") or "—"), ("Python", machine.get("python") or "—")]
+    rows += [(name, version) for name, version in sorted((machine.get("packages") or {}).items())]
+    rows += [(name, version) for name, version in sorted((machine.get("tools") or {}).items())]
+    return pd.DataFrame(rows, columns=["Component", "Version"])
+
+
+def failed_runs(data: ReportData) -> pd.DataFrame:
+    return pd.DataFrame([{"Run": name, "Why it is left out": why} for name, why in data.evidence.excluded])
