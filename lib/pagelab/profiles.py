@@ -48,6 +48,7 @@ from pagelab.knob_types import (
     ServerOptionMap,
 )
 from pagelab.paths import PROFILES_DIR
+from pagelab.tpcc.driver import RunOptions
 from pagelab.tpcc.inputs import NURAND_MODELS, TransactionKind
 from pagelab.tpcc.modes import DEFAULT_MODE, mode_named
 from pagelab.units import MIB, format_size, page_size_label, size_text
@@ -98,6 +99,10 @@ class Knob:
         return f"{self.help} (default {self.text(self.default)}; allowed: {self.allowed})"
 
 
+# The driver's own defaults (pagelab.tpcc.driver.RunOptions, the layer below) are the knobs'
+# defaults: each value is written once, there, and read here.
+RUN_DEFAULTS = RunOptions()
+
 KNOBS: tuple[Knob, ...] = (
     Knob("page_sizes", "Page sizes", PageSizeList(), "4k,8k,16k", "bytes (k = KiB)",
          "innodb_page_size values to sweep, comma-separated, in this order. Each gets its own "
@@ -105,24 +110,25 @@ KNOBS: tuple[Knob, ...] = (
     Knob("repeats", "Repeats", Integer(1), 1, "runs",
          "Measured runs per page size, each restarted from the same loaded snapshot; 3 or more give "
          "a confidence interval for TpmC."),
-    Knob("warehouses", "Warehouses", Integer(1), 1, "warehouses",
+    Knob("warehouses", "Warehouses", Integer(1), RUN_DEFAULTS.warehouses, "warehouses",
          "TPC-C scale: about 100 MB of data per warehouse (seed 002: 7 warehouses, 700 MB)."),
-    Knob("connections", "Connections", Integer(1), 4, "connections",
+    Knob("connections", "Connections", Integer(1), RUN_DEFAULTS.connections, "connections",
          "Driver connections (terminals), each running transactions back to back (tpcc-mysql -c)."),
-    Knob("rampup_s", "Ramp-up", SecondsOrAuto(0, "until steady state, at most max_rampup_s"), 10, "s",
+    Knob("rampup_s", "Ramp-up", SecondsOrAuto(0, "until steady state, at most max_rampup_s"), RUN_DEFAULTS.rampup_s, "s",
          "Seconds of load before measuring starts, not counted (tpcc-mysql -r); auto: until the buffer pool "
          "has stopped filling and MSER-5 finds the work rate level (TPC-C clause 5.5's steady state), at most "
          "max_rampup_s. Built-in driver modes only."),
-    Knob("max_rampup_s", "Ramp-up cap", Integer(1), 600, "s",
+    Knob("max_rampup_s", "Ramp-up cap", Integer(1), RUN_DEFAULTS.max_rampup_s, "s",
          "The longest an auto ramp-up may take; a run that reaches it says so in its summary."),
-    Knob("measure_s", "Measured time", SecondsOrAuto(1, "until TpmC is precise to target_ci_pct"), 60, "s",
+    Knob("measure_s", "Measured time", SecondsOrAuto(1, "until TpmC is precise to target_ci_pct"), RUN_DEFAULTS.measure_s,
+         "s",
          "Measured seconds; TpmC is the New-Orders completed in them, per minute (tpcc-mysql -l); auto: until "
          "the 95% batch-means interval of TpmC is within target_ci_pct, at most max_measure_s."),
-    Knob("max_measure_s", "Measurement cap", Integer(1), 1200, "s",
+    Knob("max_measure_s", "Measurement cap", Integer(1), RUN_DEFAULTS.max_measure_s, "s",
          "The longest an auto measurement may take (seed 002 measured 1200 s)."),
-    Knob("target_ci_pct", "Target precision", Percent(50), 5, "%",
+    Knob("target_ci_pct", "Target precision", Percent(50), RUN_DEFAULTS.target_ci_pct, "%",
          "With measure_s auto: stop once the 95% interval of TpmC within the run is this close, in percent."),
-    Knob("interval_s", "Report interval", Integer(1), 10, "s",
+    Knob("interval_s", "Report interval", Integer(1), RUN_DEFAULTS.interval_s, "s",
          "Seconds per driver report line (tpcc-mysql -i); at most measure_s."),
     Knob("sample_interval_s", "Monitor interval", Integer(1), 10, "s",
          "Seconds between monitor samples of iostat, SHOW ENGINE INNODB STATUS and SHOW GLOBAL STATUS; "
@@ -136,19 +142,19 @@ KNOBS: tuple[Knob, ...] = (
          "innodb_log_file_size; large enough that checkpoints do not throttle a short run."),
     Knob("max_connections", "Max connections", Integer(1, 100_000), DEFAULT_MAX_CONNECTIONS, "connections",
          f"Server max_connections; at least connections + {PAGELAB_OWN_CONNECTIONS} for pagelab's monitors."),
-    Knob("seed", "Seed", Integer(0), 1, "",
+    Knob("seed", "Seed", Integer(0), RUN_DEFAULTS.seed, "",
          "Seed of the generated TPC-C data and of the driver's inputs, so every page size gets the same "
          "data and the same transactions (the tpcc-mysql driver has no seed)."),
     Knob("driver_mode", "Driver mode", DriverModeChoice(), DEFAULT_MODE, "",
          "statements: tpcc-mysql's SQL statements from pagelab's terminals (reproduces tpcc-mysql and seed 002); "
          "procedures: one stored-procedure CALL per transaction (HammerDB-style, a higher load than tpcc-mysql); "
          "tpcc-mysql: a real tpcc-mysql build (set tpcc_mysql_dir)."),
-    Knob("nurand", "NURand constants", Choice(NURAND_MODELS), "tpcc-mysql", "",
+    Knob("nurand", "NURand constants", Choice(NURAND_MODELS), RUN_DEFAULTS.nurand_model, "",
          "Where the skewed draws of customers and items get their constant C: tpcc-mysql (what tpcc_start "
          "really does: a constant per terminal, and for items after an order's first line the previous "
          "line's quantity, so each terminal has its own hot set) or spec (one C for the run, TPC-C clause "
          "2.1.6: a narrower hot set)."),
-    Knob("spec_pacing", "Spec pacing", Boolean(), False, "",
+    Knob("spec_pacing", "Spec pacing", Boolean(), RUN_DEFAULTS.spec_pacing, "",
          "Keying and think times of TPC-C clause 5.2.5.7 between transactions; off, as in tpcc-mysql, "
          "so terminals run back to back."),
     Knob("response_limits", "Response-time limits", ResponseLimits(), "", "ms",
@@ -277,8 +283,6 @@ class Profile:
 
     def run_options(self):
         """The TPC-C driver's options for a measured run of this profile."""
-        from pagelab.tpcc.driver import RunOptions
-
         rampup_auto, measure_auto = self.rampup_s == AUTO, self.measure_s == AUTO
         return RunOptions(warehouses=self.warehouses, connections=self.connections,
                           rampup_s=0 if rampup_auto else self.rampup_s, measure_s=0 if measure_auto else self.measure_s,

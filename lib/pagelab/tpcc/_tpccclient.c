@@ -31,6 +31,10 @@
  *
  * STATEMENTS is the tuple of (name, text) of tpcc-mysql's 35 statements, in its order.
  *
+ * Why this file is ~700 lines: a CPython extension type is one unit (its struct, methods, method
+ * table and module init see each other's statics); what could stand alone, the transactions
+ * themselves, already does (tpcc_transactions.c).
+ *
  * Parameters: int -> BIGINT, float -> DOUBLE, None -> NULL, str and anything else -> its str()
  * as a string (a Decimal arrives exactly as written, and the server converts it to the column's
  * type, as it does for tpcc-mysql's strings). Result columns: integer types -> int, NULL -> None,
