@@ -27,7 +27,7 @@ import pandas as pd
 
 from pagelab.evidence.tables import RunTable, page_size_table, pairwise_table, read_runs
 from pagelab.runs import SweepRecord, load_tables
-from pagelab.units import format_size
+from pagelab.units import size_text
 
 HOLDS, DOES_NOT_HOLD, NOT_DISTINGUISHABLE = "holds", "does not hold", "not distinguishable here"
 # "The average read request equals the page size": within this share of it.
@@ -172,7 +172,7 @@ def answer(data: ReportData) -> str:
     if runs < 4:
         return head + ("With fewer than 4 runs per page size no difference can be told from noise; "
                        "this ranking is not a finding.")
-    return head + "The data cannot tell it from every other page size at this precision."
+    return head + "The data cannot tell it apart from every other page size at this precision."
 
 
 @dataclass(frozen=True)
@@ -290,14 +290,12 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
     open_ = [c for c in found if c.verdict == NOT_DISTINGUISHABLE]
     text = [answer(data)]
     def listed(group: list[Claim]) -> str:
-        return "; ".join(c.statement[0].lower() + c.statement[1:].rstrip(".") for c in group) + "."
+        return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" for c in group)
 
-    if held:
-        text.append("Of seed 002's observations, these hold here: " + listed(held))
-    if failed:
-        text.append("These do not: " + listed(failed))
-    if open_:
-        text.append("These the data cannot decide: " + listed(open_))
+    parts = [f"{label} {listed(group)}" for label, group in
+             (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_))
+             if group]
+    text.append("Of seed 002's five observations, " + "; ".join(parts) + ".")
     return " ".join(text)
 
 
@@ -316,7 +314,7 @@ def method_markdown(data: ReportData) -> str:
     pool_text = str(profile.get("buffer_pool"))
     if db and pools:
         share = 100 * sum(pools) / sum(db)
-        pool_text = f"{profile.get('buffer_pool')} ({format_size(int(sum(pools) / len(pools)))}, {share:.0f}% of the loaded database)"
+        pool_text = f"{size_text(sum(pools) / len(pools))} ({share:.0f}% of the loaded database)"
     if profile.get("rampup_s") == "auto":
         rampup = (f"ramp-up until steady state (the buffer pool no longer filling, and MSER-5 finding the rows "
                   f"written and pages read per second level; at most {profile.get('max_rampup_s')} s)")
@@ -361,9 +359,9 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     db = _summary_values(data, "db_bytes")
     pools = _summary_values(data, "buffer_pool_bytes")
     ours = {
-        "DB size": f"{format_size(int(sum(db) / len(db)))} ({profile.get('warehouses')} warehouse)" if db else "—",
-        "Buffer Pool Size": (f"{format_size(int(sum(pools) / len(pools)))} ({profile.get('buffer_pool')})"
-                             if pools else str(profile.get("buffer_pool"))),
+        "DB size": f"{size_text(sum(db) / len(db))} ({profile.get('warehouses')} warehouse)" if db else "—",
+        "Buffer Pool Size": (f"{size_text(sum(pools) / len(pools))} ({100 * sum(pools) / sum(db):.0f}% of DB size)"
+                             if pools and db else str(profile.get("buffer_pool"))),
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
         "Runtime": (f"{profile.get('measure_s')} s" if profile.get("measure_s") != "auto" else "auto") +
                    f" × {profile.get('repeats')} run(s) per page size",

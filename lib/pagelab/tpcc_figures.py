@@ -37,6 +37,14 @@ def save_figure(figure, sweep_dir: str | Path, name: str) -> Path:
     return path
 
 
+def _per_run(frame: pd.DataFrame) -> dict:
+    """seaborn arguments for one line per run: the runs' samples fall at different times (each
+    ramp-up ends when the run is steady), so a mean across runs at each time would zigzag."""
+    if "repeat" in frame and frame["repeat"].nunique() > 1:
+        return {"units": "repeat", "estimator": None, "alpha": 0.8, "linewidth": 1}
+    return {"errorbar": None}
+
+
 def _page_order(frame: pd.DataFrame) -> list[str]:
     return list(frame.sort_values("page_size_bytes")["page_size"].drop_duplicates())
 
@@ -80,7 +88,7 @@ def iops_over_time(iostat: pd.DataFrame):
     for axis, column, label in ((axes[0], "r_s", "read IOPS (requests/s)"), (axes[1], "w_s", "write IOPS (requests/s)")):
         if not data.empty:
             sns.lineplot(data=data, x="t_s", y=column, hue="page_size", hue_order=_page_order(data), ax=axis,
-                         palette=PAGE_COLOURS, errorbar=None)
+                         palette=PAGE_COLOURS, **_per_run(data))
         axis.set(xlabel="seconds since measurement start", ylabel=label, title=label)
     figure.tight_layout()
     return figure
@@ -129,7 +137,7 @@ def hit_ratio_over_time(innodb: pd.DataFrame):
     data = innodb.dropna(subset=["hit_rate"]) if "hit_rate" in innodb else innodb
     if not data.empty:
         sns.lineplot(data=data, x="t_s", y="hit_rate", hue="page_size", hue_order=_page_order(data), ax=axis,
-                     palette=PAGE_COLOURS, marker="o", errorbar=None)
+                     palette=PAGE_COLOURS, marker="o", **_per_run(data))
     axis.axvline(0, color="grey", linewidth=0.8, linestyle=":")
     axis.set(xlabel="seconds since measurement start (negative: ramp-up)", ylabel="hit rate (per 1000)",
              title="Buffer pool hit ratio")
@@ -157,7 +165,7 @@ def new_order_latency_over_time(intervals: pd.DataFrame):
     for axis, column in zip(axes, ("new_order_p95_ms", "new_order_p99_ms")):
         if not intervals.empty:
             sns.lineplot(data=intervals, x="t_s", y=column, hue="page_size", hue_order=_page_order(intervals),
-                         ax=axis, palette=PAGE_COLOURS, marker="o", errorbar=None)
+                         ax=axis, palette=PAGE_COLOURS, marker="o", **_per_run(intervals))
         axis.set(xlabel="seconds since measurement start", ylabel="response time (ms)",
                  title=f"New-Order {'95th' if 'p95' in column else '99th'} percentile")
     figure.tight_layout()

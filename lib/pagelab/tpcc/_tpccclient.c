@@ -504,6 +504,19 @@ static int check_district(long long district) {
     return 0;
 }
 
+/* Run one transaction of tpcc_transactions.c on `in` with the GIL released (it touches no Python
+ * object), then turn its outcome into the method's result. */
+#define RUN_WITHOUT_THE_GIL(transaction)                                                            \
+    do {                                                                                           \
+        tpcc_outcome out;                                                                          \
+        MYSQL *mysql = self->mysql;                                                                \
+        MYSQL_STMT **statements = self->statements;                                                \
+        Py_BEGIN_ALLOW_THREADS                                                                     \
+        transaction(mysql, statements, &in, &out);                                                 \
+        Py_END_ALLOW_THREADS                                                                       \
+        return transaction_result(&out);                                                           \
+    } while (0)
+
 static PyObject *transaction_result(const tpcc_outcome *out) {
     switch (out->status) {
     case TPCC_COMMITTED:
@@ -543,13 +556,7 @@ static PyObject *Session_new_order(Session *self, PyObject *args) {
             return NULL;
         }
     Py_DECREF(sequence);
-    tpcc_outcome out;
-    MYSQL *mysql = self->mysql;
-    MYSQL_STMT **statements = self->statements;
-    Py_BEGIN_ALLOW_THREADS
-    tpcc_new_order(mysql, statements, &in, &out);
-    Py_END_ALLOW_THREADS
-    return transaction_result(&out);
+    RUN_WITHOUT_THE_GIL(tpcc_new_order);
 }
 
 static PyObject *Session_payment(Session *self, PyObject *args) {
@@ -561,13 +568,7 @@ static PyObject *Session_payment(Session *self, PyObject *args) {
     if (!ready_for_transactions(self) || copy_text(last, in.last, sizeof in.last, "the last name") ||
         copy_text(now, in.now, sizeof in.now, "the timestamp"))
         return NULL;
-    tpcc_outcome out;
-    MYSQL *mysql = self->mysql;
-    MYSQL_STMT **statements = self->statements;
-    Py_BEGIN_ALLOW_THREADS
-    tpcc_payment(mysql, statements, &in, &out);
-    Py_END_ALLOW_THREADS
-    return transaction_result(&out);
+    RUN_WITHOUT_THE_GIL(tpcc_payment);
 }
 
 static PyObject *Session_order_status(Session *self, PyObject *args) {
@@ -577,13 +578,7 @@ static PyObject *Session_order_status(Session *self, PyObject *args) {
         return NULL;
     if (!ready_for_transactions(self) || copy_text(last, in.last, sizeof in.last, "the last name"))
         return NULL;
-    tpcc_outcome out;
-    MYSQL *mysql = self->mysql;
-    MYSQL_STMT **statements = self->statements;
-    Py_BEGIN_ALLOW_THREADS
-    tpcc_order_status(mysql, statements, &in, &out);
-    Py_END_ALLOW_THREADS
-    return transaction_result(&out);
+    RUN_WITHOUT_THE_GIL(tpcc_order_status);
 }
 
 static PyObject *Session_delivery(Session *self, PyObject *args) {
@@ -593,13 +588,7 @@ static PyObject *Session_delivery(Session *self, PyObject *args) {
         return NULL;
     if (!ready_for_transactions(self) || copy_text(now, in.now, sizeof in.now, "the timestamp"))
         return NULL;
-    tpcc_outcome out;
-    MYSQL *mysql = self->mysql;
-    MYSQL_STMT **statements = self->statements;
-    Py_BEGIN_ALLOW_THREADS
-    tpcc_delivery(mysql, statements, &in, &out);
-    Py_END_ALLOW_THREADS
-    return transaction_result(&out);
+    RUN_WITHOUT_THE_GIL(tpcc_delivery);
 }
 
 static PyObject *Session_stock_level(Session *self, PyObject *args) {
@@ -608,13 +597,7 @@ static PyObject *Session_stock_level(Session *self, PyObject *args) {
         return NULL;
     if (!ready_for_transactions(self))
         return NULL;
-    tpcc_outcome out;
-    MYSQL *mysql = self->mysql;
-    MYSQL_STMT **statements = self->statements;
-    Py_BEGIN_ALLOW_THREADS
-    tpcc_stock_level(mysql, statements, &in, &out);
-    Py_END_ALLOW_THREADS
-    return transaction_result(&out);
+    RUN_WITHOUT_THE_GIL(tpcc_stock_level);
 }
 
 static PyMethodDef Session_methods[] = {
