@@ -416,8 +416,14 @@ def server_defaults(server: str = "mariadbd") -> dict[str, str]:
 
 
 def _same(value: str, default: str) -> bool:
+    """The server prints a default as --help does (TRUE, 100) and a value as SHOW VARIABLES does
+    (ON, 100.000000): equal after that spelling is undone."""
     norm = {"TRUE": "ON", "FALSE": "OFF", "(No default value)": ""}
-    return norm.get(default, default).upper() == str(value).upper()
+    default, value = norm.get(default, default), str(value)
+    try:
+        return float(default) == float(value)
+    except ValueError:
+        return default.upper() == value.upper()
 
 
 def non_default_variables(data: ReportData) -> pd.DataFrame:
