@@ -106,7 +106,7 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
             from pagelab.tpcc.external import load_with_tpcc_mysql
 
             load_with_tpcc_mysql(spec, options.warehouses, options.database, Path(plan.tpcc_mysql_dir),
-                                 log_path=run_dir / "tpcc_load.log", echo=None)
+                                 log_path=run_dir / "tpcc_load.log", echo=None, local_socket=local_socket(instance))
             load_report = {"loader": "tpcc-mysql"}
         else:
             from pagelab.tpcc.datagen import generate
@@ -152,7 +152,8 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
                 set_phase(run_dir, f"measure {t_s:.0f}/{plan.run_options.longest_measure_s} s")
 
             result = run(spec, plan.run_options, out_dir=run_dir, echo=None, on_interval=progress,
-                         on_start=lambda measure_start: monitor.mark_measurement_start(measure_start))
+                         on_start=lambda measure_start: monitor.mark_measurement_start(measure_start),
+                         local_socket=local_socket(instance))
         set_phase(run_dir, "record")
         _write_variables(instance, run_dir / "variables.csv")
     _copy_log_part(instance.paths.error_log, log_offset, run_dir / "mysqld.err")
@@ -163,6 +164,11 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
     atomic_write_json(run_dir / "summary.json", summary)  # buffer_pool_bytes: what the server reported
     set_phase(run_dir, "done")
     return summary
+
+
+def local_socket(instance: Instance) -> str | None:
+    """The socket tpcc-mysql's programs log in over without a password (MariaDB instances)."""
+    return str(instance.paths.socket) if instance.flavour.flavour == "mariadb" else None
 
 
 def _write_variables(instance: Instance, path: Path) -> None:

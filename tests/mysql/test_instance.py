@@ -197,16 +197,36 @@ def test_password_only_in_client_cnf(make_instance):
             assert password not in path.read_text(errors="replace"), f"password leaked into {path}"
 
 
-def test_root_without_password_is_refused(make_instance):
+def test_without_a_password_only_the_os_user_itself_gets_in(make_instance):
+    """Over TCP root needs its password. Over the private socket, unix_socket authentication lets
+    the OS user running pagelab in (tpcc-mysql's programs need that: see Instance._secure_root),
+    and refuses anyone else, whichever database user they claim."""
+    import shutil
+
     import mysql.connector
+
+    from pagelab.mysql.instance import socket_login_user
 
     instance = make_instance("4k")
     instance.init()
     with instance:
         instance.start()
-        for args in ({"unix_socket": str(instance.paths.socket)}, {"host": "127.0.0.1", "port": instance.port}):
-            with pytest.raises(mysql.connector.Error):
-                mysql.connector.connect(user="root", password="", **args)
+        with pytest.raises(mysql.connector.Error):
+            mysql.connector.connect(user="root", password="", host="127.0.0.1", port=instance.port)
+        client = shutil.which("mariadb")
+        own = subprocess.run([client, "--no-defaults", "-S", str(instance.paths.socket), "-u", socket_login_user(),
+                              "-N", "-e", "SELECT CURRENT_USER()"], capture_output=True, text=True, timeout=30)
+        assert own.returncode == 0 and own.stdout.strip() == f"{socket_login_user()}@localhost", own.stderr
+        if os.geteuid() == 0:  # another OS user claiming root over the same socket
+            other = subprocess.run(["runuser", "-u", "nobody", "--", client, "--no-defaults", "-S",
+                                    str(instance.paths.socket), "-u", "root", "-e", "SELECT 1"],
+                                   capture_output=True, text=True, timeout=30)
+            # refused by the server, or before that by the private directories around the socket (errno 13)
+            assert other.returncode != 0 and ("Access denied" in other.stderr or "(13)" in other.stderr), other.stderr
+        else:  # this OS user claiming root
+            other = subprocess.run([client, "--no-defaults", "-S", str(instance.paths.socket), "-u", "root",
+                                    "-e", "SELECT 1"], capture_output=True, text=True, timeout=30)
+            assert other.returncode != 0 and "Access denied" in other.stderr, other.stderr
 
 
 def test_snapshot_and_restore_give_back_the_loaded_state(make_instance):

@@ -185,10 +185,13 @@ def test_external_driver_plumbing(loaded, tmp_path, fixtures_dir):
     result = run_tpcc_mysql(ConnectionSpec.for_instance(instance, tcp=True),
                             RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10,
                                        mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir)),
-                            out, echo=None, on_start=started.append)
+                            out, echo=None, on_start=started.append, local_socket=str(instance.paths.socket))
     assert result.tpmc == 11688.0
     args = (bin_dir / "tpcc_start.args").read_text().split()
     assert args[args.index("-c") + 1] == "4" and args[args.index("-l") + 1] == "60"
+    # no password on the command line (any local user could read it with ps): the instance's socket
+    assert "-p" not in args and instance.password not in " ".join(args)
+    assert args[args.index("-S") + 1] == str(instance.paths.socket) and args[args.index("-h") + 1] == "localhost"
     assert instance.password not in (out / "tpcc.log").read_text()
     assert "option p" not in (out / "tpcc.log").read_text()
     assert len((out / "tpcc_intervals.csv").read_text().splitlines()) == 7
@@ -203,6 +206,25 @@ def test_external_driver_plumbing(loaded, tmp_path, fixtures_dir):
                               load_info=None, rampup_transactions=0, new_order_rollbacks=0)
     assert set(summary) == set(built_in)
     assert summary["transactions"]["new_order"]["success"] == 1183 and summary["transactions"]["new_order"]["late"] == 10505
+
+
+def test_the_os_user_logs_in_over_the_instances_socket_without_a_password(loaded):
+    """What tpcc_start relies on: unix_socket authentication for the OS user on the private socket."""
+    import shutil
+
+    from pagelab.mysql.instance import socket_login_user
+
+    instance, _, _ = loaded
+    client = shutil.which("mariadb") or shutil.which("mysql")
+    done = subprocess.run([client, "--no-defaults", "-S", str(instance.paths.socket), "-u", socket_login_user(),
+                           "-N", "-e", "SELECT CURRENT_USER()"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"{socket_login_user()}@localhost"
+    # the password still works for pagelab's own connections, and over TCP nothing changed
+    with instance.connect() as connection:
+        cursor = connection.cursor()
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone()[0] == 1
 
 
 def test_scrub_masks_a_password_anywhere():

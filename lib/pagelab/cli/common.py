@@ -75,6 +75,13 @@ def add_tpcc_mysql_dir_argument(parser: argparse.ArgumentParser) -> None:
 class Target:
     """The server a tpcc command talks to; starts and stops an instance that was not running."""
 
+    @property
+    def local_socket(self) -> str | None:
+        """An instance's private socket, for tpcc-mysql's password-less login (MariaDB only)."""
+        from pagelab.experiment import local_socket
+
+        return local_socket(self.instance) if self.instance is not None else None
+
     def __init__(self, args: argparse.Namespace):
         from pagelab.mysql.client import ConnectionSpec
 

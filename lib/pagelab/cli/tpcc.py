@@ -25,7 +25,8 @@ def cmd_tpcc_load(args: argparse.Namespace) -> int:
 
         find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
         with target:
-            load_with_tpcc_mysql(target.spec, args.warehouses, args.database, Path(args.tpcc_mysql_dir))
+            load_with_tpcc_mysql(target.spec, args.warehouses, args.database, Path(args.tpcc_mysql_dir),
+                                 local_socket=target.local_socket)
         print(f"loaded {args.warehouses} warehouse(s) with tpcc_load into {target.spec.describe()}/{args.database}")
         return 0
     dataset = generate(args.warehouses, args.seed, cache_dir=Path(args.cache_dir), progress=not args.quiet)
@@ -76,7 +77,7 @@ def cmd_tpcc_run(args: argparse.Namespace) -> int:
 
         find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
     with Target(args) as target:
-        run(target.spec, options, out_dir=Path(args.out) if args.out else None)
+        run(target.spec, options, out_dir=Path(args.out) if args.out else None, local_socket=target.local_socket)
     if args.out:
         print(f"\nwrote {args.out}/tpcc.log, tpcc_intervals.csv and summary.json", file=sys.stderr)
     return 0

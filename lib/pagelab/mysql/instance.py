@@ -257,7 +257,7 @@ class Instance:
             password = secrets.token_urlsafe(PASSWORD_BYTES)
             self._write_client_cnf(password, port=None)
             self._run_install_db(flavour, timeout)
-            self._secure_root(password, timeout)
+            self._secure_root(password, timeout, flavour)
         except BaseException:
             # Includes KeyboardInterrupt: a half-made datadir would later look initialised.
             self._kill_quietly()
@@ -301,12 +301,26 @@ class Instance:
                 f"--- {log.name} ---\n{tail_of(log)}\n--- {self.paths.error_log.name} ---\n{tail_of(self.paths.error_log)}"
             )
 
-    def _secure_root(self, password: str, timeout: float) -> None:
-        """One start without networking, with an init file that gives root its password."""
+    def _secure_root(self, password: str, timeout: float, flavour: ServerFlavour | None = None) -> None:
+        """One start without networking, with an init file that gives root its password.
+
+        On MariaDB, root@localhost also keeps unix_socket authentication, and the OS user running
+        pagelab gets a socket-only account: over the instance's private socket the kernel vouches
+        for who connects, so a program that only takes a password on its command line (tpcc-mysql's
+        tpcc_start) can log in with none at all (SOCKET_LOGIN_USER)."""
         init_sql = self.root / "secure-root.sql"
         quoted = password.replace("\\", "\\\\").replace("'", "\\'")
+        if flavour is not None and flavour.flavour == "mariadb":
+            local_root = (f"ALTER USER 'root'@'localhost' IDENTIFIED VIA mysql_native_password "
+                          f"USING PASSWORD('{quoted}') OR unix_socket;\n")
+            user = socket_login_user()
+            if user and user != "root":
+                local_root += (f"CREATE USER IF NOT EXISTS '{user}'@'localhost' IDENTIFIED VIA unix_socket;\n"
+                               f"GRANT ALL PRIVILEGES ON *.* TO '{user}'@'localhost';\n")
+        else:
+            local_root = f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{quoted}';\n"
         _write_private(init_sql,
-                       f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{quoted}';\n"
+                       local_root +
                        f"CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '{quoted}';\n"
                        "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n"
                        "FLUSH PRIVILEGES;\n")
@@ -619,6 +633,17 @@ class Instance:
         shutil.rmtree(self.root, ignore_errors=True)
         if self.paths.socket.parent != self.root:
             self.paths.socket.unlink(missing_ok=True)
+
+
+def socket_login_user() -> str:
+    """The database account of the OS user running pagelab on its private MariaDB instances: the
+    OS user's own name, authenticated by unix_socket (see Instance._secure_root). Only names of
+    letters, digits, '_', '-' and '.' are used; anything else falls back to no socket login."""
+    import getpass
+    import re
+
+    name = getpass.getuser()
+    return name if re.fullmatch(r"[A-Za-z0-9_.-]{1,80}", name) else ""
 
 
 def _write_private(path: Path, text: str) -> None:

@@ -274,10 +274,12 @@ def run(
     on_interval=None,
     server_label: str | None = None,
     on_start=None,
+    local_socket: str | None = None,
 ) -> RunResult:
     """Run TPC-C in `options.mode`; see the module docstring. `on_interval(t_s, row)` is called per
     interval; `on_start(measure_start)` once, with the time.monotonic() instant at which the
-    measurement begins."""
+    measurement begins. `local_socket`: the private socket of a pagelab MariaDB instance, over
+    which tpcc_start logs in without a password (pagelab.tpcc.external)."""
     options.validate()
     if out_dir is not None:
         out_dir = Path(out_dir)
@@ -285,7 +287,8 @@ def run(
     if options.driver_mode.external:
         from pagelab.tpcc.external import run_tpcc_mysql
 
-        return run_tpcc_mysql(connection, options, out_dir, echo=echo, on_interval=on_interval, on_start=on_start)
+        return run_tpcc_mysql(connection, options, out_dir, echo=echo, on_interval=on_interval, on_start=on_start,
+                              local_socket=local_socket)
     from pagelab.tpcc.executors import executor_for
     from pagelab.tpcc.terminal import StartSignal, TerminalPlan, run_terminal
 

@@ -13,6 +13,7 @@ lines are dropped from the log as it streams.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -41,10 +42,24 @@ def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
     return found[0], found[1]
 
 
-def _connection_flags(spec: ConnectionSpec, database: str) -> list[str]:
+def _connection_flags(spec: ConnectionSpec, database: str, local_socket: str | None = None) -> list[str]:
+    """tpcc_start's connection flags. With `local_socket` (a pagelab instance on MariaDB) it logs in
+    over that socket as the OS user, by unix_socket authentication, with no password at all:
+    tpcc_start only takes a password as `-p PASSWORD`, which every local user would see in `ps`.
+    For any other server that is the only way, and pagelab says so."""
+    from pagelab.mysql.instance import socket_login_user
+
+    user = socket_login_user()
+    if local_socket and user:
+        return ["-h", "localhost", "-S", str(local_socket), "-d", database, "-u", user]
     if not spec.host:
         raise UsageError("tpcc-mysql connects over TCP: give --host and --port (or --instance)")
-    return ["-h", spec.host, "-P", str(spec.port or 3306), "-d", database, "-u", spec.user, "-p", spec.password]
+    if spec.password:
+        print("pagelab: warning: tpcc_start takes the password on its command line, where other local users "
+              "can see it (ps); on a shared machine use a pagelab instance (--instance), which needs none",
+              file=sys.stderr)
+    flags = ["-h", spec.host, "-P", str(spec.port or 3306), "-d", database, "-u", spec.user]
+    return flags + (["-p", spec.password] if spec.password else [])
 
 
 def scrub(line: str, password: str) -> str | None:
@@ -57,13 +72,16 @@ def scrub(line: str, password: str) -> str | None:
     return line
 
 
-def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.stdout, on_line=None) -> int:
+def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.stdout, on_line=None,
+            local_socket: str | None = None) -> int:
     """Run `command`, keeping its output (scrubbed) in `log_path` and on `echo`; `on_line(line)`
-    sees each kept line as it arrives."""
+    sees each kept line as it arrives. With `local_socket`, the client library's default socket
+    (MYSQL_UNIX_PORT) is that one, for tpcc_load, which has no -S."""
     handle = open(log_path, "w") if log_path else None
+    env = dict(os.environ, MYSQL_UNIX_PORT=str(local_socket)) if local_socket else None
     try:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   stdin=subprocess.DEVNULL)
+                                   stdin=subprocess.DEVNULL, env=env)
         try:
             for line in process.stdout:
                 kept = scrub(line, password)
@@ -86,7 +104,7 @@ def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.s
 
 
 def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, directory: Path,
-                         log_path: Path | None = None, echo=sys.stdout) -> None:
+                         log_path: Path | None = None, echo=sys.stdout, local_socket: str | None = None) -> None:
     tpcc_load, _ = find_tpcc_mysql(directory)
     admin = spec.with_database(None).connect(autocommit=True)
     try:
@@ -94,8 +112,12 @@ def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, d
         recreate_database(cursor, database)
         for statement in schema.create_table_statements():
             cursor.execute(statement)
-        code = _stream([str(tpcc_load)] + _connection_flags(spec, database) + ["-w", str(warehouses)],
-                       log_path, spec.password, echo=echo)
+        flags = _connection_flags(spec, database, local_socket)
+        if "-S" in flags:  # tpcc_load has no -S: the socket goes in MYSQL_UNIX_PORT
+            at = flags.index("-S")
+            del flags[at:at + 2]
+        code = _stream([str(tpcc_load)] + flags + ["-w", str(warehouses)], log_path, spec.password, echo=echo,
+                       local_socket=local_socket)
         if code != 0:
             raise TpccRunError(f"tpcc_load exited with {code}" + (f"; see {log_path}" if log_path else ""))
         for setting in schema.LOAD_SESSION_SETTINGS:
@@ -122,7 +144,7 @@ def _totals_from_log(parsed) -> dict[int, KindTotals]:
 
 
 def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | None, echo=sys.stdout,
-                   on_interval=None, on_start=None) -> RunResult:
+                   on_interval=None, on_start=None, local_socket: str | None = None) -> RunResult:
     """tpcc_start with the run's -w -c -r -l -i; its log parsed into pagelab's tidy outputs.
 
     `on_start(measure_start)` is called when tpcc_start prints MEASURING START; `on_interval(t_s,
@@ -140,7 +162,7 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
         facts = server_facts(link.cursor(), options.database)
     finally:
         link.close()
-    command = [str(tpcc_start)] + _connection_flags(spec, options.database) + [
+    command = [str(tpcc_start)] + _connection_flags(spec, options.database, local_socket) + [
         "-w", str(options.warehouses), "-c", str(options.connections), "-r", str(options.rampup_s),
         "-l", str(options.measure_s), "-i", str(options.interval_s)]
     started_wall = time.time()
@@ -157,7 +179,7 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
             if rows:
                 on_interval(rows[0]["t_s"], rows[0])
 
-    code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line)
+    code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line, local_socket=local_socket)
     text = "".join(measurement["lines"])
     parsed = parse_tpcc_log(text) if text else None
     if code != 0 or parsed is None or parsed.meta.get("tpmc") is None:
