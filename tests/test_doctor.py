@@ -128,3 +128,22 @@ def test_report_status_marks_and_ok():
     report.checks.append(Check("c", False, "required thing missing"))
     assert report.ok is False and report.checks[-1].mark == "✗"
     assert "Not ready: c failed." in report.render()
+
+
+def test_the_machines_noise_is_measured_by_real_fio_and_a_cpu_loop(tmp_path, monkeypatch):
+    import shutil
+
+    from pagelab import noise
+    from pagelab.evidence.tables import noise_lines
+
+    if shutil.which("fio") is None:
+        pytest.fail("fio is not installed: run `make setup` (or sudo apt-get install fio)")
+    monkeypatch.setattr(noise, "FIO_RUNTIME_S", 1)
+    measured = noise.measure_noise(tmp_path, repeats=3, progress=False)
+    disk, cpu = measured["disk_read_iops_4k_qd1"], measured["cpu_loop_s"]
+    assert len(disk["values"]) == len(cpu["values"]) == 3
+    assert all(v > 0 for v in disk["values"] + cpu["values"])
+    assert disk["median"] == sorted(disk["values"])[1] and disk["cv_pct"] >= 0 and disk["range_pct"] >= 0
+    assert not list(tmp_path.iterdir()), "fio's test file is removed"
+    lines = noise_lines(measured)
+    assert lines[0].startswith("disk, fio 4 KiB random reads QD1: median") and "3 runs" in lines[1]
