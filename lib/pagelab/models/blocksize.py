@@ -380,6 +380,21 @@ def seed_comparison(ours, seed=None):
     return merged[order].sort_values("block_size_bytes").reset_index(drop=True)
 
 
+def findings(comparison: pd.DataFrame) -> str:
+    """The notebook's opening paragraph: the block size seed 003's model picks on this disk, beside
+    the one it picked on the seed's SSD (`comparison` is `seed_comparison`'s table)."""
+    ours = comparison.dropna(subset=["queries_per_s"])
+    best = ours.loc[ours["queries_per_s"].idxmax()]
+    seed = comparison.dropna(subset=["seed_queries_per_s"])
+    seed_best = seed.loc[seed["seed_queries_per_s"].idxmax()]
+    return (f"Seed 003's model (point lookups per second = random-read IOPS at the block size ÷ B-tree hops, "
+            f"nothing cached) picks {best['block_kb']:g} KiB blocks on this disk: {best['queries_per_s']:,.0f} "
+            f"lookups/s from {best['iops']:,.0f} IOPS and {best['hops']:.1f} hops. On the seed's SSD it picked "
+            f"{seed_best['block_kb']:g} KiB ({seed_best['seed_queries_per_s']:,.0f} lookups/s). These are one fio "
+            "measurement per block size and the model's arithmetic, not repeated timings; sections 3 and 4 "
+            "extend the model with node fill and a cache and check it against real lookups on the prototype.")
+
+
 # --------------------------------------------------------------------------------------------
 # Checks
 
