@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import math
 import re
+from functools import partial
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from pagelab.evidence.tables import RunTable, page_size_table, pairwise_table, read_runs
+from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table, read_runs
 from pagelab.runs import SweepRecord, load_tables
 from pagelab.units import size_text
 
@@ -95,7 +96,7 @@ def present(frame: pd.DataFrame, columns: dict[str, tuple[str, int | None]], cap
     for header in texts:  # a value longer than a line (optimizer_switch) would shrink the whole table
         shown[header] = shown[header].map(lambda v: v if not isinstance(v, str) or len(v) <= TEXT_CELL_CHARS
                                           else v[:TEXT_CELL_CHARS - 1] + "…")
-    formats = {header: _formatter(decimals) for name, (header, decimals) in columns.items()
+    formats = {header: partial(number_text, decimals=decimals) for name, (header, decimals) in columns.items()
                if decimals is not None and name in frame}
     styler = shown.style.hide(axis="index").format(formats, na_rep="—")
     if texts:
@@ -103,14 +104,6 @@ def present(frame: pd.DataFrame, columns: dict[str, tuple[str, int | None]], cap
     if caption:
         styler = styler.set_caption(caption)
     return styler
-
-
-def _formatter(decimals: int):
-    def format_number(value) -> str:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            return "—"
-        return f"{value:,.{decimals}f}"
-    return format_number
 
 
 # --- what was found ----------------------------------------------------------------------------------
@@ -156,17 +149,18 @@ def answer(data: ReportData) -> str:
     others = [size for size in data.page_sizes if size != best["page_size"] and size in set(rows["page_size"])]
     if not others:
         return f"Only {best['page_size']} has finished runs ({best['median']:,.0f} TpmC): nothing to compare."
-    comparisons = [_pair(data, "tpmc", best["page_size"], other) for other in others]
+    # Each other page size against the best, the direction of the verdict lines ("16k vs 4k: -30.6%").
+    comparisons = [_pair(data, "tpmc", other, best["page_size"]) for other in others]
     parts = []
     for other, row in zip(others, comparisons):
         if row is None:
             continue
         interval = "" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]"
-        parts.append(f"{_pct(row['change_pct'])}{interval} against {other} ({row['verdict']})")
-    real = all(row is not None and row["verdict"] == "faster" for row in comparisons)
+        parts.append(f"{other} {_pct(row['change_pct'])}{interval} ({row['verdict']})")
+    real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
     head = (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
-            f"{'s' if runs != 1 else ''} per page size): {'; '.join(parts)}. ")
+            f"{'s' if runs != 1 else ''} per page size); against it, {'; '.join(parts)}. ")
     if real:
         return head + f"The data support {best['page_size']} as the fastest page size on this machine."
     if runs < 4:
@@ -344,8 +338,10 @@ def method_markdown(data: ReportData) -> str:
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
         f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) with "
         f"{rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW GLOBAL STATUS` were sampled "
-        f"every {profile.get('sample_interval_s')} s. There were {repeats} run(s) per page size, interleaved "
-        f"({', '.join(sizes.split(', ')[:3])}, then again), so a slow drift of the machine falls on every page size. "
+        f"every {profile.get('sample_interval_s')} s. "
+        + (f"There were {repeats} runs per page size, interleaved ({sizes}, then again), so a slow drift of the "
+           "machine falls on every page size. " if repeats > 1 else
+           "There was one run per page size, so no difference between page sizes can be told from noise. ") +
         f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
         f"of page sizes the ratio of medians with a 95% bootstrap interval and a verdict that needs an exact "
         f"Mann-Whitney test to agree.{noise}")

@@ -222,7 +222,7 @@ def compare_bundles(a: RunTable, b: RunTable, label_a: str, label_b: str,
 # --- on a terminal -----------------------------------------------------------------------------------
 
 
-def _number(value: float, decimals: int) -> str:
+def number_text(value: float, decimals: int) -> str:
     return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{decimals}f}"
 
 
@@ -236,11 +236,11 @@ def page_size_text(per_size: pd.DataFrame) -> list[str]:
         lines.append(f"{metric.label} ({metric.unit}): median [interval] of the runs")
         for row in part.to_dict("records"):
             if row["runs"] >= 2:
-                interval = (f"[{_number(row['low'], metric.decimals)}, {_number(row['high'], metric.decimals)}] "
+                interval = (f"[{number_text(row['low'], metric.decimals)}, {number_text(row['high'], metric.decimals)}] "
                             f"at {row['confidence_pct']:g}%  ±{row['half_width_pct']:.1f}%")
             else:
                 interval = "no interval from one run" if row["runs"] else "no runs"
-            lines.append(f"  {row['page_size']:>4}  {_number(row['median'], metric.decimals):>10}  {interval}"
+            lines.append(f"  {row['page_size']:>4}  {number_text(row['median'], metric.decimals):>10}  {interval}"
                          f"  ({row['runs']} run{'s' if row['runs'] != 1 else ''})")
     return lines
 
