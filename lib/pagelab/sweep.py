@@ -28,7 +28,7 @@ from pathlib import Path
 from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
 from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
-from pagelab.atomic import atomic_write_json
+from pagelab.atomic import atomic_write_bytes, atomic_write_json
 from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_phase
 
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
@@ -252,11 +252,9 @@ def reports_copy(sweep_dir: Path, pdf_path: Path) -> Path:
 
 
 def copy_pdf(source: Path, target: Path) -> Path:
-    """A whole copy or none: written under a temporary name, then renamed."""
+    """A whole copy or none (pagelab.atomic)."""
     if target.resolve() != Path(source).resolve():
-        partial = target.with_name(f".{target.name}.partial")
-        shutil.copyfile(source, partial)
-        os.replace(partial, target)
+        atomic_write_bytes(target, Path(source).read_bytes())
     return target
 
 
@@ -306,7 +304,6 @@ def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bo
         check_pdf_path(Path(pdf_path))  # before the runs, not after an hour of them
     sweep_dir = create_sweep(profile, out_dir, profile_name)
     if noise:
-        from pagelab.atomic import atomic_write_json
         from pagelab.noise import NOISE_FILE, measure_noise
 
         atomic_write_json(sweep_dir / NOISE_FILE, measure_noise(sweep_dir, progress=progress))
