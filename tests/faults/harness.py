@@ -1,0 +1,429 @@
+"""Fault injection for `pagelab sweep` on real parts: a real sweep subprocess, real MariaDB, real
+signals, a real full disk.
+
+    sweep = start_sweep(["--resume", bundle], bundle, workdir)   # `python -m pagelab.cli sweep ...`
+    wait_for_phase(sweep, "load")                                # the sweep's own phase marker
+    what = inject("kill-mysqld", sweep)                          # see FAULTS
+    sweep.wait(); check_after_fault(bundle, done_before, sweep.tag)
+
+Where the injection points come from (never from sleeps):
+  run phases   BUNDLE/<run>/.phase of the run sweep.json marks `running` (pagelab.runs.set_phase):
+               init, load, snapshot, restore, start, "ramp-up + measure" (ramp-up), "measure N/M s"
+               (measurement: the driver has reported its first interval), record;
+  report       BUNDLE/report.ipynb written anew: papermill writes it when the report notebook starts;
+  pdf          a new BUNDLE/.report.pdf.*.tmp directory: pagelab.pdf's work directory, made just
+               before Chromium prints.
+
+Which processes the test started: every process the sweep starts (its kernel, mysqld, iostat, cp,
+Chromium) inherits the sweep's environment, which carries TAG_VARIABLE=<a token per sweep>; they
+are found by scanning /proc/*/environ, so an orphan re-parented to init is found too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT, servers_under
+
+TAG_VARIABLE = "PAGELAB_FAULT_TAG"
+TINY_PROFILE = Path(__file__).with_name("tiny.yaml")
+# How often markers are polled: the shortest phase (record) lasts a few tenths of a second.
+POLL_S = 0.02
+# Longest a sweep may take to reach a phase: init + load + snapshot + a run, with a loaded machine.
+PHASE_TIMEOUT_S = 180.0
+# After a fault, how long the processes of the sweep get to go away. mysqld's clean shutdown (the
+# parent-death signal is SIGTERM) of a 1-warehouse datadir takes about a second; the kernel notices
+# its parent is gone within its poller's 1 s.
+GRACE_S = 30.0
+
+RUN_PHASES = ("init", "load", "snapshot", "restore", "start", "ramp-up", "measurement", "record")
+SWEEP_PHASES = ("report", "pdf")
+PHASES = RUN_PHASES + SWEEP_PHASES
+# The text set_phase writes for each run phase (pagelab.experiment); measurement is any
+# "measure N/M s", written when the driver reports an interval.
+PHASE_MARKERS = {"init": "init", "load": "load", "snapshot": "snapshot", "restore": "restore", "start": "start",
+                 "ramp-up": "ramp-up + measure", "record": "record"}
+SNAPSHOT_MARKER = ".pagelab-snapshot.json"  # pagelab.mysql.instance: written into a whole snapshot
+CACHE_MANIFEST = "manifest.json"  # pagelab.tpcc.datagen: written last into a whole dataset
+
+
+class CellError(AssertionError):
+    """The cell could not do what it set out to (the phase never came, the fault found no target)."""
+
+
+@dataclass
+class Sweep:
+    """A running `pagelab sweep` and what the cell knows of it."""
+
+    process: subprocess.Popen
+    bundle: Path
+    tag: str
+    output: Path
+    started: float = field(default_factory=time.time)
+    # report.ipynb's and the PDF work directories as they were before this sweep started
+    report_mtime: int | None = None
+    pdf_work_dirs: frozenset = frozenset()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def wait(self, timeout: float) -> int:
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise CellError(f"the sweep (pid {self.pid}) did not exit within {timeout:.0f} s;\n{self.tail()}") from None
+
+    def text(self) -> str:
+        return self.output.read_text(errors="replace") if self.output.exists() else ""
+
+    def tail(self, lines: int = 30) -> str:
+        return "\n".join(self.text().splitlines()[-lines:])
+
+
+def sweep_command(*args) -> list[str]:
+    return [sys.executable, "-m", "pagelab.cli", "sweep", *[str(a) for a in args]]
+
+
+def start_sweep(args: list, bundle: Path, workdir: Path) -> Sweep:
+    """`pagelab sweep ARGS` in its own session (a signal reaches it only when the cell sends one),
+    its output in a file of `workdir`, tagged so that everything it starts can be found."""
+    tag = uuid.uuid4().hex
+    output = workdir / f"sweep-{tag[:8]}.log"
+    report = bundle / "report.ipynb"
+    with open(output, "wb") as handle:
+        process = subprocess.Popen(sweep_command(*args), cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=handle,
+                                   stderr=subprocess.STDOUT, start_new_session=True,
+                                   env={**os.environ, TAG_VARIABLE: tag, "PYTHONUNBUFFERED": "1"})
+    return Sweep(process, bundle, tag, output, report_mtime=report.stat().st_mtime_ns if report.exists() else None,
+                 pdf_work_dirs=frozenset(pdf_work_dirs(bundle)))
+
+
+# --- processes ------------------------------------------------------------------------------------
+
+
+def _proc_state(pid: int | str) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def tagged_processes(tag: str) -> dict[int, str]:
+    """pid -> command line of every live process whose environment carries this sweep's tag."""
+    needle = f"{TAG_VARIABLE}={tag}".encode()
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if _proc_state(entry.name) not in (None, "Z"):
+            found[int(entry.name)] = " ".join(a.decode(errors="replace") for a in argv if a)
+    return found
+
+
+def kernel_pid(sweep: Sweep) -> int | None:
+    """The papermill kernel the sweep is running a notebook in."""
+    for pid, command in tagged_processes(sweep.tag).items():
+        if "ipykernel_launcher" in command:
+            return pid
+    return None
+
+
+def wait_until_gone(sweep: Sweep, timeout: float = GRACE_S) -> dict[int, str]:
+    """Wait until no process of the sweep and no server of its bundle is alive; what is left after
+    `timeout` is killed (so the next cell starts clean) and returned."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = {**tagged_processes(sweep.tag), **servers_under(sweep.bundle)}
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return left
+
+
+# --- phases ---------------------------------------------------------------------------------------
+
+
+def read_record(bundle: Path) -> dict | None:
+    try:
+        return json.loads((bundle / "sweep.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def running_run(bundle: Path) -> str | None:
+    record = read_record(bundle)
+    for entry in (record or {}).get("runs", []):
+        if entry.get("status") == "running":
+            return entry["name"]
+    return None
+
+
+def read_phase(run_dir: Path) -> str:
+    try:
+        return (run_dir / ".phase").read_text().strip()
+    except OSError:
+        return ""
+
+
+def pdf_work_dirs(bundle: Path) -> set[Path]:
+    return set(bundle.glob(".report.pdf.*.tmp")) if bundle.exists() else set()
+
+
+def phase_now(sweep: Sweep, phase: str) -> str | None:
+    """Where the sweep is, if it is in `phase`: the run's name, or "report"/"pdf"; else None."""
+    bundle = sweep.bundle
+    if phase in RUN_PHASES:
+        name = running_run(bundle)
+        if name is None:
+            return None
+        text = read_phase(bundle / name)
+        hit = text.startswith("measure ") if phase == "measurement" else text == PHASE_MARKERS[phase]
+        return name if hit else None
+    if phase == "report":
+        report = bundle / "report.ipynb"
+        try:
+            fresh = report.stat().st_mtime_ns != sweep.report_mtime
+        except OSError:
+            return None
+        return "report" if fresh and not (pdf_work_dirs(bundle) - sweep.pdf_work_dirs) else None
+    if phase == "pdf":
+        return "pdf" if pdf_work_dirs(bundle) - sweep.pdf_work_dirs else None
+    raise ValueError(phase)
+
+
+def wait_for(sweep: Sweep, condition, what: str, timeout: float = PHASE_TIMEOUT_S):
+    """Poll `condition()` until it returns something true; CellError if the sweep ends first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if not sweep.alive():
+            raise CellError(f"the sweep ended (exit {sweep.process.returncode}) before {what};\n{sweep.tail()}")
+        if time.monotonic() > deadline:
+            raise CellError(f"no {what} within {timeout:.0f} s;\n{sweep.tail()}")
+        time.sleep(POLL_S)
+
+
+def wait_for_phase(sweep: Sweep, phase: str, timeout: float = PHASE_TIMEOUT_S) -> str:
+    return wait_for(sweep, lambda: phase_now(sweep, phase), f"phase {phase}", timeout)
+
+
+# --- faults ---------------------------------------------------------------------------------------
+
+
+def instance_dir(bundle: Path, run: str) -> Path:
+    return bundle / "instances" / run.split("-r")[0]
+
+
+def send(sweep: Sweep, signum: int) -> str:
+    os.kill(sweep.pid, signum)
+    return f"{signal.Signals(signum).name} to pagelab sweep (pid {sweep.pid})"
+
+
+def kill_server(sweep: Sweep, where: str) -> str:
+    servers = wait_for(sweep, lambda: servers_under(sweep.bundle), "a server to kill", timeout=30)
+    for pid in servers:
+        os.kill(pid, signal.SIGKILL)
+    return f"SIGKILL to mysqld (pid {', '.join(map(str, servers))})"
+
+
+def kill_kernel(sweep: Sweep, where: str) -> str:
+    pid = wait_for(sweep, lambda: kernel_pid(sweep), "the papermill kernel", timeout=30)
+    os.kill(pid, signal.SIGKILL)
+    return f"SIGKILL to the ipykernel (pid {pid})"
+
+
+def kill_terminal(sweep: Sweep, where: str) -> str:
+    """The driver's terminals are threads of the kernel (pagelab.tpcc.driver), each with its own
+    connection: one terminal is killed by ending its connection from a monitoring session
+    (KILL CONNECTION), what a crashed terminal looks like to the server and to the driver."""
+    from pagelab.mysql import Instance
+
+    instance = Instance(instance_dir(sweep.bundle, where))
+
+    def terminals():
+        try:
+            rows = instance.query("SELECT id FROM information_schema.PROCESSLIST WHERE db = 'tpcc' "
+                                  "AND id <> CONNECTION_ID() ORDER BY id")
+        except Exception:  # noqa: BLE001 - the server may be between states; try again
+            return None
+        return [row[0] for row in rows] if len(rows) >= 2 else None
+
+    victims = wait_for(sweep, terminals, "two TPC-C terminal connections", timeout=30)
+    instance.query(f"KILL CONNECTION {int(victims[-1])}")
+    return f"KILL CONNECTION {victims[-1]} (one TPC-C terminal) from a monitoring session"
+
+
+def take_port(sweep: Sweep, where: str, holders: list) -> str:
+    """The port the server was just given (my.cnf is written before mysqld starts, and mysqld binds
+    it only after InnoDB has started), bound by this process before the server gets to it."""
+    my_cnf = instance_dir(sweep.bundle, where) / "my.cnf"
+
+    def modified() -> int | None:
+        try:
+            return my_cnf.stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def new_port() -> int | None:
+        """The port of a my.cnf written since the phase began (init writes one without a port)."""
+        if modified() == before:
+            return None
+        try:
+            lines = [line for line in my_cnf.read_text().splitlines() if line.startswith("port=")]
+        except OSError:
+            return None
+        return int(lines[0].split("=", 1)[1]) if lines else None
+
+    before = modified()
+    port = wait_for(sweep, new_port, "a new port in my.cnf", timeout=60)
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", port))
+    holder.listen()
+    holders.append(holder)
+    return f"port {port} taken by the test before mysqld bound it"
+
+
+def fill_disk(bundle: Path) -> Path:
+    """Fill the bundle's filesystem to the last block with one file (next to the bundle, on the same
+    filesystem): every free block allocated at once, then page by page what rounding left."""
+    filler = bundle.parent / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        free = os.statvfs(filler).f_bavail * os.statvfs(filler).f_frsize
+        if free > 0:
+            os.posix_fallocate(fd, 0, free)
+        page = b"\0" * 4096
+        while True:
+            try:
+                os.write(fd, page)
+            except OSError:
+                break
+    finally:
+        os.close(fd)
+    return filler
+
+
+# --- what must hold after a fault -------------------------------------------------------------------
+
+
+def file_hashes(directory: Path) -> dict[str, str]:
+    return {str(path.relative_to(directory)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(directory.rglob("*")) if path.is_file()}
+
+
+def done_runs(bundle: Path) -> dict[str, dict[str, str]]:
+    """Every run sweep.json marks done, with the hash of each of its files."""
+    record = read_record(bundle) or {"runs": []}
+    return {entry["name"]: file_hashes(bundle / entry["name"]) for entry in record["runs"]
+            if entry["status"] == "done"}
+
+
+def assert_run_whole(run_dir: Path) -> None:
+    """A finished run's files, each read back with the reader the project uses for it."""
+    import configparser
+
+    import nbformat
+    import pandas as pd
+
+    from pagelab.parse import parse_innodb_status_dir, parse_iostat, parse_tpcc_log
+
+    name = run_dir.name
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["run"] == name and summary["tpmc"] > 0, f"{name}/summary.json: {summary}"
+    log = (run_dir / "tpcc.log").read_text()
+    assert "run aborted" not in log, f"{name}/tpcc.log is the log of an aborted run"
+    assert parse_tpcc_log(log).rows, f"{name}/tpcc.log has no interval lines"
+    for table in ("tpcc_intervals", "iostat", "innodb", "global_status", "variables"):
+        frame = pd.read_csv(run_dir / f"{table}.csv")
+        assert not frame.empty, f"{name}/{table}.csv has no rows"
+    pd.read_csv(run_dir / "hit_ratio.csv")
+    assert parse_iostat((run_dir / "iostat.json").read_text()).rows, f"{name}/iostat.json has no samples"
+    assert parse_innodb_status_dir(run_dir / "innodb").rows, f"{name}/innodb/ has no readable snapshot"
+    notebook = nbformat.read(run_dir / "run.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors, f"{name}/run.ipynb holds an error: {errors[0].get('ename')}"
+    config = configparser.ConfigParser(allow_no_value=True, strict=False)
+    config.read_string((run_dir / "my.cnf").read_text())
+    assert int(config.get("mysqld", "innodb_page_size")) == summary["page_size_bytes"], f"{name}/my.cnf"
+    assert (run_dir / "mysqld.err").stat().st_size > 0, f"{name}/mysqld.err is empty"
+    phases = (run_dir / "phases.csv").read_text().splitlines()
+    assert phases and phases[-1].split(",", 1)[1] == "done", f"{name}/phases.csv does not end in done"
+
+
+def assert_no_half_copies(bundle: Path, cache_dir: Path | None) -> None:
+    """Only a whole copy carries a final name: every snapshot/ has its marker, and every dataset in
+    the TPC-C cache its manifest."""
+    for snapshot in (bundle / "instances").glob("*/snapshot"):
+        assert (snapshot / SNAPSHOT_MARKER).exists(), f"{snapshot} has no {SNAPSHOT_MARKER}: a half copy under the final name"
+    if cache_dir is not None:
+        for dataset in cache_dir.glob("tpcc-w*-s*"):
+            assert (dataset / CACHE_MANIFEST).exists(), f"{dataset} has no {CACHE_MANIFEST}: a half dataset under the final name"
+
+
+def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str]],
+                cache_dir: Path | None = None) -> dict:
+    """The promises after a fault or a resume: nothing of the sweep left running, sweep.json whole,
+    no run done unless its files are whole, every run done before still done and byte-identical,
+    no half copy under a final name. Returns sweep.json."""
+    left = wait_until_gone(sweep)
+    assert not left, f"still running {GRACE_S:.0f} s after the sweep ended (now killed): {left}"
+    record = read_record(bundle)
+    assert record is not None, f"{bundle}/sweep.json is missing or not whole JSON"
+    statuses = {entry["name"]: entry["status"] for entry in record["runs"]}
+    for name, hashes in done_before.items():
+        assert statuses.get(name) == "done", f"{name} was done before the fault and is now {statuses.get(name)}"
+        now = file_hashes(bundle / name)
+        changed = sorted(set(hashes) ^ set(now) | {p for p in hashes if p in now and hashes[p] != now[p]})
+        assert not changed, f"{name} was done before the fault and changed: {changed[:5]}"
+    for name, status in statuses.items():
+        if status == "done":
+            assert_run_whole(bundle / name)
+    assert_no_half_copies(bundle, cache_dir)
+    return record
+
+
+def assert_complete_bundle(bundle: Path) -> None:
+    """What an uninterrupted sweep leaves: every run done and whole, the report notebook without
+    errors, the PDF whole, the figures, and the report recorded in sweep.json."""
+    import nbformat
+
+    record = read_record(bundle)
+    assert record is not None
+    assert [e["status"] for e in record["runs"]] == ["done"] * len(record["runs"]), record["runs"]
+    for entry in record["runs"]:
+        assert_run_whole(bundle / entry["name"])
+    notebook = nbformat.read(bundle / "report.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert not [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    pdf = (bundle / "report.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-1024:], "report.pdf is not a whole PDF"
+    assert record.get("report") and record["report"].get("pdf"), "sweep.json does not record the report"
+    assert list((bundle / "figures").glob("*.png")), "no figures"
