@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 from pathlib import Path
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def process_alive(pid: int) -> bool:
@@ -19,3 +22,14 @@ def process_alive(pid: int) -> bool:
     except (OSError, IndexError):
         return True  # no /proc to ask: the signal test said it exists
     return state != "Z"
+
+
+def die_with_parent(signum: int) -> None:
+    """Have Linux send this process `signum` when the thread that started it ends (PR_SET_PDEATHSIG),
+    so a child never outlives a parent that died without cleaning up (SIGKILL, the OOM killer).
+    Called in the child: as a Popen preexec_fn (between fork and exec) or a worker's initializer.
+    Not Linux: nothing happens, and the parent's own cleanup is all there is."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signum)
+    except Exception:  # noqa: BLE001 - no prctl here
+        pass

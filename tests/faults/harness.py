@@ -140,10 +140,18 @@ def tagged_processes(tag: str) -> dict[int, str]:
     return found
 
 
+def parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/status").read_text().split("PPid:")[1].split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def kernel_pid(sweep: Sweep) -> int | None:
-    """The papermill kernel the sweep is running a notebook in."""
+    """The papermill kernel the sweep is running a notebook in: the sweep's own child (processes
+    the kernel forks, such as the TPC-C generator's workers, carry the same command line)."""
     for pid, command in tagged_processes(sweep.tag).items():
-        if "ipykernel_launcher" in command:
+        if "ipykernel_launcher" in command and parent_of(pid) == sweep.pid:
             return pid
     return None
 
@@ -153,7 +161,8 @@ def wait_until_gone(sweep: Sweep, timeout: float = GRACE_S) -> dict[int, str]:
     `timeout` is killed (so the next cell starts clean) and returned."""
     deadline = time.monotonic() + timeout
     while True:
-        left = {**tagged_processes(sweep.tag), **servers_under(sweep.bundle)}
+        left = {pid: f"{command} (parent {parent_of(pid)})"
+                for pid, command in {**tagged_processes(sweep.tag), **servers_under(sweep.bundle)}.items()}
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.1)
@@ -310,6 +319,47 @@ def take_port(sweep: Sweep, where: str, holders: list) -> str:
     return f"port {port} taken by the test before mysqld bound it"
 
 
+TORN_WRITE_SYSCALLS = "write,pwrite64,writev,pwritev,pwritev2"
+
+
+def tear_writes(pid: int, paths: list[Path], tracers: list) -> str:
+    """From now on, the process `pid` dies (SIGKILL) at its first write into any of `paths` under
+    their final names: what a power cut or a kill -9 in the middle of rewriting a file in place
+    does. strace's fault injection, attached to every thread the process has now; a file written
+    under a temporary name and renamed into place is never written under its final name, so a
+    process that writes that way goes on undisturbed."""
+    threads = sorted(int(t.name) for t in Path(f"/proc/{pid}/task").iterdir())
+    command = ["strace", "-o", "/dev/null", "-e", f"trace={TORN_WRITE_SYSCALLS}",
+               "-e", f"inject={TORN_WRITE_SYSCALLS}:signal=KILL"]
+    for path in paths:
+        command += ["-P", str(path)]
+    for thread in threads:
+        command += ["-p", str(thread)]
+    tracer = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tracers.append(tracer)
+    deadline = time.monotonic() + 10
+
+    def traced(thread: int) -> bool:
+        try:
+            status = Path(f"/proc/{pid}/task/{thread}/status").read_text()
+        except OSError:
+            return True  # gone: nothing left to trace
+        return f"TracerPid:\t{tracer.pid}\n" in status
+
+    while not all(traced(t) for t in threads):
+        if tracer.poll() is not None or time.monotonic() > deadline:
+            raise CellError(f"strace could not attach to pid {pid} (exit {tracer.poll()})")
+        time.sleep(POLL_S)
+    return f"SIGKILL to pid {pid} at any write into {', '.join(p.name for p in paths)} under the final name"
+
+
+def stop_tracers(tracers: list) -> None:
+    for tracer in tracers:
+        if tracer.poll() is None:
+            tracer.terminate()  # strace detaches from its tracees on SIGTERM
+            tracer.wait(timeout=30)
+
+
 def fill_disk(bundle: Path) -> Path:
     """Fill the bundle's filesystem to the last block with one file (next to the bundle, on the same
     filesystem): every free block allocated at once, then page by page what rounding left."""
@@ -378,6 +428,19 @@ def assert_run_whole(run_dir: Path) -> None:
     assert phases and phases[-1].split(",", 1)[1] == "done", f"{name}/phases.csv does not end in done"
 
 
+def assert_state_files_whole(bundle: Path) -> None:
+    """The small files that a later process reads back are whole: each instance's instance.json and
+    loaded.json parse, and every run's .phase names a phase."""
+    for name in ("instance.json", "loaded.json"):
+        for path in (bundle / "instances").glob(f"*/{name}"):
+            try:
+                json.loads(path.read_text())
+            except ValueError:
+                raise AssertionError(f"{path} is not whole JSON: {path.read_bytes()[:80]!r}") from None
+    for path in bundle.glob("*/.phase"):
+        assert path.read_text().strip(), f"{path} is empty"
+
+
 def assert_no_half_copies(bundle: Path, cache_dir: Path | None) -> None:
     """Only a whole copy carries a final name: every snapshot/ has its marker, and every dataset in
     the TPC-C cache its manifest."""
@@ -394,7 +457,7 @@ def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str
     no run done unless its files are whole, every run done before still done and byte-identical,
     no half copy under a final name. Returns sweep.json."""
     left = wait_until_gone(sweep)
-    assert not left, f"still running {GRACE_S:.0f} s after the sweep ended (now killed): {left}"
+    assert not left, f"still running {GRACE_S:.0f} s after the sweep (pid {sweep.pid}) ended (now killed): {left}"
     record = read_record(bundle)
     assert record is not None, f"{bundle}/sweep.json is missing or not whole JSON"
     statuses = {entry["name"]: entry["status"] for entry in record["runs"]}
@@ -406,6 +469,7 @@ def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str
     for name, status in statuses.items():
         if status == "done":
             assert_run_whole(bundle / name)
+    assert_state_files_whole(bundle)
     assert_no_half_copies(bundle, cache_dir)
     return record
 

@@ -108,6 +108,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     before = harness.done_runs(chain.bundle)
     sweep = harness.start_sweep(chain.args(fail_fast=fault in RUN_FAILURES), chain.bundle, chain.workdir)
     holders: list = []
+    tracers: list = []
     filler: Path | None = None
     try:
         where = harness.wait_for_phase(sweep, phase)
@@ -123,6 +124,8 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             what = harness.kill_terminal(sweep, where)
         elif fault == "port-taken":
             what = harness.take_port(sweep, where, holders)
+        elif fault == "torn-write":
+            what = _tear(chain, sweep, phase, tracers)
         elif fault == "disk-full":
             filler = harness.fill_disk(chain.bundle)
             what = "the bundle's filesystem filled"
@@ -146,6 +149,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         _record_result(fault, phase, outcome)
         return record
     finally:
+        harness.stop_tracers(tracers)
         for holder in holders:
             holder.close()
         if filler is not None:
@@ -154,6 +158,17 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             sweep.process.kill()
             sweep.process.wait()
         harness.wait_until_gone(sweep, timeout=10)
+
+
+# Which process rewrites which state file in the phase a torn-write cell targets.
+TORN_FILES = {"record": ("sweep", "sweep.json"), "start": ("kernel", "instances/4k/instance.json"),
+              "snapshot": ("kernel", "instances/4k/loaded.json")}
+
+
+def _tear(chain: Chain, sweep: harness.Sweep, phase: str, tracers: list) -> str:
+    who, name = TORN_FILES[phase]
+    pid = sweep.pid if who == "sweep" else harness.kernel_pid(sweep)
+    return harness.tear_writes(pid, [chain.bundle / name], tracers)
 
 
 def _status(bundle: Path, run: str) -> str | None:
@@ -188,7 +203,7 @@ def _expect(fault: str, phase: str, where: str, code: int, record: dict, sweep: 
         assert "Address already in use" in log or "Bind on TCP/IP port" in log, "the port was not in fact taken"
 
 
-@pytest.mark.parametrize("fault, phase", CELLS, ids=[f"{f}@{p}" for f, p in CELLS])
+@pytest.mark.parametrize("fault, phase", CELLS, ids=[f"{f}-in-{p}" for f, p in CELLS])
 def test_fault(chain, fault, phase):
     run_cell(chain, fault, phase)
 

@@ -20,7 +20,6 @@ the thread that started it dies without cleanup.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import signal
@@ -31,6 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pagelab.errors import MissingDependencyError, UsageError
+from pagelab.processes import die_with_parent
 from pagelab.monitor.clock import RunClock, validate_interval
 from pagelab.monitor.schedule import STOPPED_BY_RUN, SamplerStatus
 from pagelab.monitor.sidecar import SidecarWriter, rounded_time
@@ -45,7 +45,6 @@ READER_JOIN_TIMEOUT_S = 5.0
 STDERR_LIMIT_BYTES = 4000
 # Every report in the JSON opens a "disk" array; the parser counts samples the same way.
 _SAMPLE_START = re.compile(rb'"disk"\s*:\s*\[')
-_PR_SET_PDEATHSIG = 1
 SYS_BLOCK = Path("/sys/class/block")
 
 
@@ -100,10 +99,7 @@ def _process_cpu_s(pid: int) -> float | None:
 def _interrupt_with_parent() -> None:  # runs in the child between fork and exec
     # SIGINT, not SIGKILL: iostat then still closes its JSON. PDEATHSIG follows the *thread* that
     # forked, which is why start() is meant to be called from the run's main thread.
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGINT)
-    except Exception:
-        pass
+    die_with_parent(signal.SIGINT)
 
 
 class IostatSampler:

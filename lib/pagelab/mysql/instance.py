@@ -29,7 +29,6 @@ get SIGTERM from the kernel if this process dies without running any cleanup at 
 from __future__ import annotations
 
 import atexit
-import ctypes
 import hashlib
 import json
 import os
@@ -55,7 +54,7 @@ from pagelab.mysql.config import (
 from pagelab.mysql.flavour import ServerFlavour, detect_server
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.units import page_size_label, with_article
-from pagelab.processes import process_alive
+from pagelab.processes import die_with_parent, process_alive
 
 # sun_path in sockaddr_un is 108 bytes on Linux, including the terminating NUL.
 MAX_SOCKET_PATH = 107
@@ -68,17 +67,13 @@ POLL_INTERVAL_S = 0.1
 PASSWORD_BYTES = 18  # 24 URL-safe characters
 SNAPSHOT_PASSWORD_FILE = ".pagelab-root-password"
 
-_PR_SET_PDEATHSIG = 1
 _started_here: "weakref.WeakSet[Instance]" = weakref.WeakSet()
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
     # If the Python process dies without cleanup (SIGKILL, OOM), the kernel sends the server
     # SIGTERM, which is a clean shutdown for mysqld: no orphaned server holds memory and a port.
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except Exception:  # not Linux: atexit and the context manager still apply
-        pass
+    die_with_parent(signal.SIGTERM)
 
 
 def _stop_all_started_here() -> None:

@@ -68,6 +68,7 @@ import os
 import queue
 import secrets
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -77,7 +78,7 @@ from typing import Any
 
 from pagelab.atomic import atomic_write_json
 from pagelab.paths import CACHE_DIR
-from pagelab.processes import process_alive
+from pagelab.processes import die_with_parent, process_alive
 from pagelab.errors import PagelabError, UsageError
 from pagelab.tpcc import schema
 from pagelab.tpcc.inputs import (
@@ -478,6 +479,15 @@ def _file_name(table: str, warehouse: int | None) -> str:
 _progress_sink: Callable[[str, int], None] | None = None
 
 
+def _start_worker(progress_queue, parent: int) -> None:
+    """A generator worker's initializer: it dies with the process that started it (a sweep killed
+    with -9 would otherwise leave workers waiting for work forever), and reports progress."""
+    die_with_parent(signal.SIGTERM)
+    if os.getppid() != parent:  # the parent was gone before the line above took effect
+        os._exit(1)
+    _set_progress_queue(progress_queue)
+
+
 def _set_progress_queue(progress_queue) -> None:
     global _progress_sink
     _progress_sink = (
@@ -590,8 +600,8 @@ def _run_tasks(
     pool = concurrent.futures.ProcessPoolExecutor(
         max_workers=workers,
         mp_context=mp_context,
-        initializer=_set_progress_queue,
-        initargs=(progress_queue,),
+        initializer=_start_worker,
+        initargs=(progress_queue, os.getpid()),
     )
     progress = None
     try:
