@@ -33,21 +33,72 @@ pytestmark = pytest.mark.server
 RUN_FAILURES = {"kill-mysqld", "kill-terminal", "kill-kernel"}
 SWEEP_SIGNALS = {"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "sighup": signal.SIGHUP,
                  "kill-sweep": signal.SIGKILL}
-# The cells in the order the bundle meets them. Phases of a run that has no snapshot yet (init,
-# load, snapshot) come first; then those of runs that restore; then the report and the PDF.
-CELLS = [
+# Where each fault can land, and why not elsewhere:
+#   kill-mysqld   no server runs while the datadir is copied (snapshot, restore: it is stopped
+#                 first, by design) nor during the report and the PDF;
+#   kill-terminal terminals exist only while the driver runs;
+#   kill-kernel   the PDF is printed by Chromium from the sweep itself, with no kernel;
+#   port-taken    a port is chosen only when a server starts: after init (the load's server) and
+#                 at start;
+#   second-sweep  (a second `pagelab sweep --resume` into the bundle in use) lands anywhere;
+#   torn-write    the phases in which a state file that a later process reads is rewritten:
+#                 loaded.json after the snapshot, instance.json at start, sweep.json when a run ends.
+ALL_PHASES = harness.PHASES
+APPLICABLE = {
+    **{fault: ALL_PHASES for fault in SWEEP_SIGNALS},
+    "kill-mysqld": ("init", "load", "start", "ramp-up", "measurement", "record"),
+    "kill-terminal": ("ramp-up", "measurement"),
+    "kill-kernel": harness.RUN_PHASES + ("report",),
+    "disk-full": ALL_PHASES,
+    "port-taken": ("init", "start"),
+    "torn-write": ("snapshot", "start", "record"),
+    "second-sweep": ALL_PHASES,
+}
+# The cells in the order the bundle meets them: the phases of a run with no snapshot yet (init,
+# load, snapshot), then port-taken in init, whose run finishes; the phases of runs that restore,
+# then port-taken in start, whose run finishes; then the report and the PDF.
+FIRST_LOAD, RESTORED, SWEEP_END = ("init", "load", "snapshot"), ("restore", "start", "ramp-up", "measurement", "record"), ("report", "pdf")
+
+
+def full_matrix() -> list[tuple[str, str]]:
+    cells = []
+    for phases, finisher in ((FIRST_LOAD, ("port-taken", "init")), (RESTORED, ("port-taken", "start")), (SWEEP_END, None)):
+        cells += [(fault, phase) for phase in phases for fault in APPLICABLE
+                  if phase in APPLICABLE[fault] and (fault, phase) != finisher]
+        cells += [finisher] if finisher else []
+    return cells
+
+
+# The default: every fault at least twice, every phase at least twice, chosen where the fault does
+# the most harm or where a guard is at stake (see tests/faults/README.md); `PAGELAB_FAULT_MATRIX=full`
+# runs every applicable cell instead (~72, about 12 minutes).
+REPRESENTATIVE = [
     ("sigint", "init"),
-    ("kill-sweep", "load"),
-    ("sigterm", "snapshot"),
+    ("kill-mysqld", "init"),
+    ("kill-sweep", "load"),        # during the TPC-C cache's generation: its staging directory
+    ("kill-kernel", "load"),
+    ("disk-full", "load"),
+    ("sigterm", "snapshot"),       # into the copy: the snapshot's partial copy
+    ("kill-sweep", "snapshot"),
+    ("torn-write", "snapshot"),
     ("port-taken", "init"),
     ("sighup", "restore"),
+    ("disk-full", "restore"),
     ("kill-mysqld", "start"),
+    ("torn-write", "start"),       # instance.json
+    ("sigterm", "ramp-up"),
     ("kill-terminal", "measurement"),
+    ("kill-mysqld", "measurement"),
+    ("second-sweep", "measurement"),  # the bundle lock
     ("kill-kernel", "record"),
+    ("torn-write", "record"),      # sweep.json
+    ("port-taken", "start"),
     ("sigint", "report"),
+    ("kill-kernel", "report"),
     ("kill-sweep", "pdf"),
 ]
-EXIT_TIMEOUT_S = 180.0  # a run that fails still stops its server and writes its notebook
+CELLS = full_matrix() if os.environ.get("PAGELAB_FAULT_MATRIX") == "full" else REPRESENTATIVE
+EXIT_TIMEOUT_S = 120.0  # a run that fails still stops its server and writes its notebook
 
 
 class Chain:
@@ -106,15 +157,19 @@ def _record_result(fault: str, phase: str, outcome: str) -> None:
 
 def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     before = harness.done_runs(chain.bundle)
+    statuses_before = {e["name"]: e["status"] for e in (harness.read_record(chain.bundle) or {"runs": []})["runs"]}
     sweep = harness.start_sweep(chain.args(fail_fast=fault in RUN_FAILURES), chain.bundle, chain.workdir)
     holders: list = []
     tracers: list = []
+    seconds: list[harness.Sweep] = []
     filler: Path | None = None
     try:
         where = harness.wait_for_phase(sweep, phase)
         if fault in SWEEP_SIGNALS:
             if phase == "snapshot":  # into the copy itself, not the moment before it
                 harness.wait_for(sweep, lambda: _copy_under_way(chain.bundle / "instances" / "4k"), "the snapshot's copy")
+            if phase == "load" and not chain.cache.exists():  # into the cache's generation
+                harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
             what = harness.send(sweep, SWEEP_SIGNALS[fault])
         elif fault == "kill-mysqld":
             what = harness.kill_server(sweep, where)
@@ -126,6 +181,11 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             what = harness.take_port(sweep, where, holders)
         elif fault == "torn-write":
             what = _tear(chain, sweep, phase, tracers)
+        elif fault == "second-sweep":
+            second = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
+            seconds.append(second)
+            second_code = second.wait(EXIT_TIMEOUT_S)
+            what = f"a second pagelab sweep --resume (exit {second_code})"
         elif fault == "disk-full":
             filler = harness.fill_disk(chain.bundle)
             what = "the bundle's filesystem filled"
@@ -134,9 +194,21 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         # still in the phase just after the injection? (a phase that ended under the fault is named)
         landed = "in phase" if harness.phase_now(sweep, phase) else "phase had just ended"
         if fault == "port-taken":
-            # the server gets another port; the run goes on and finishes, then the sweep is stopped
-            harness.wait_for(sweep, lambda: (harness.read_record(chain.bundle) or {"runs": []})["runs"]
-                             and _status(chain.bundle, where) in ("done", "failed"), f"{where} to end", timeout=180)
+            # the server gets another port and the run goes on; once it has ended, the sweep is
+            # stopped with SIGINT (a fault of its own cells) so that the next cell has runs left
+            _until(sweep, lambda: _status(chain.bundle, where) in ("done", "failed"), f"{where} to end")
+        elif fault == "torn-write":
+            # the file is rewritten within the phase; once it is over, the tracer lets go and the
+            # sweep, if nothing killed it, is stopped with SIGINT
+            _until(sweep, lambda: not harness.phase_now(sweep, phase), f"the end of {phase}")
+            harness.stop_tracers(tracers)
+        elif fault == "second-sweep":
+            # refused at once, the first sweep goes on; it is then stopped with SIGINT
+            second = seconds[0]
+            assert second.process.returncode == 2, f"a second sweep into a bundle in use was not refused:\n{second.tail()}"
+            assert f"pid {sweep.pid}" in second.text(), f"the refusal does not name the holder:\n{second.tail()}"
+            assert sweep.alive(), f"the first sweep did not survive the second:\n{sweep.tail()}"
+        if fault in ("port-taken", "torn-write", "second-sweep") and sweep.alive():
             harness.send(sweep, signal.SIGINT)
         code = sweep.wait(EXIT_TIMEOUT_S)
         if filler is not None:
@@ -145,7 +217,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         record = harness.check_after(chain.bundle, sweep, before, chain.cache)
         status = {e["name"]: e["status"] for e in record["runs"]}.get(where, "-")
         outcome = f"{what} ({landed}); exit {code}; {where}: {status}"
-        _expect(fault, phase, where, code, record, sweep)
+        _expect(fault, phase, where, code, record, statuses_before, sweep)
         _record_result(fault, phase, outcome)
         return record
     finally:
@@ -154,10 +226,11 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             holder.close()
         if filler is not None:
             filler.unlink(missing_ok=True)
-        if sweep.alive():
-            sweep.process.kill()
-            sweep.process.wait()
-        harness.wait_until_gone(sweep, timeout=10)
+        for started in [sweep, *seconds]:
+            if started.alive():
+                started.process.kill()
+                started.process.wait()
+            harness.wait_until_gone(started, timeout=10)
 
 
 # Which process rewrites which state file in the phase a torn-write cell targets.
@@ -171,11 +244,21 @@ def _tear(chain: Chain, sweep: harness.Sweep, phase: str, tracers: list) -> str:
     return harness.tear_writes(pid, [chain.bundle / name], tracers)
 
 
+def _until(sweep: harness.Sweep, condition, what: str) -> None:
+    """Wait for `condition` or for the sweep to end, whichever comes first."""
+    if sweep.alive():
+        harness.wait_for(sweep, lambda: condition() or not sweep.alive(), what)
+
+
 def _status(bundle: Path, run: str) -> str | None:
     for entry in (harness.read_record(bundle) or {"runs": []})["runs"]:
         if entry["name"] == run:
             return entry["status"]
     return None
+
+
+def _generation_under_way(chain: Chain) -> bool:
+    return any(any(staging.iterdir()) for staging in CACHE_DIR.glob(f".{chain.cache.name}.partial-*"))
 
 
 def _copy_under_way(instance: Path) -> bool:
@@ -185,22 +268,32 @@ def _copy_under_way(instance: Path) -> bool:
     return False
 
 
-def _expect(fault: str, phase: str, where: str, code: int, record: dict, sweep: harness.Sweep) -> None:
-    """What the sweep must have said and recorded, beyond the invariants every cell checks."""
-    statuses = {e["name"]: e["status"] for e in record["runs"]}
-    if phase in harness.RUN_PHASES and fault != "port-taken":
-        assert statuses[where] != "done", f"{where} is marked done after a {fault} during its {phase}"
-    if fault in ("sigint", "sigterm"):
+def _expect(fault: str, phase: str, where: str, code: int, record: dict, before: dict, sweep: harness.Sweep) -> None:
+    """What the sweep must have done and said, beyond the promises every cell checks."""
+    runs = {e["name"]: e for e in record["runs"]}
+    in_run = phase in harness.RUN_PHASES
+    if in_run and fault not in ("port-taken", "torn-write", "second-sweep"):
+        assert runs[where]["status"] != "done", f"{where} is marked done after a {fault} during its {phase}"
+    if fault in ("sigint", "sigterm", "second-sweep"):
         assert code == 130, sweep.tail()
         assert f"--resume {sweep.bundle}" in sweep.text(), "the message does not say how to continue"
-        if phase in harness.RUN_PHASES:
-            assert statuses[where] == "interrupted"
+        if in_run and fault != "second-sweep":  # the first sweep is stopped whenever the second has gone
+            assert runs[where]["status"] == "interrupted", runs[where]
     if fault in RUN_FAILURES:
-        assert statuses[where] == "failed", statuses
+        assert code != 0, sweep.tail()
+        if in_run:
+            assert runs[where]["status"] == "failed", runs[where]
+    if fault == "disk-full":
+        assert code != 0, sweep.tail()
+        if in_run:
+            assert runs[where]["status"] == "failed" and "disk full" in (runs[where]["error"] or ""), runs[where]
+        # the sweep stops at a full disk rather than failing every run after it
+        later = {name: entry["status"] for name, entry in runs.items() if name != where}
+        assert later == {name: status for name, status in before.items() if name != where}, later
     if fault == "port-taken":
-        assert statuses[where] == "done", f"{where} did not finish after its port was taken: {statuses}"
+        assert runs[where]["status"] == "done", f"{where} did not finish after its port was taken: {runs[where]}"
         log = (sweep.bundle / "instances" / where.split("-r")[0] / "mysqld.err").read_text(errors="replace")
-        assert "Address already in use" in log or "Bind on TCP/IP port" in log, "the port was not in fact taken"
+        assert "Address already in use" in log, "the port was not in fact taken"
 
 
 @pytest.mark.parametrize("fault, phase", CELLS, ids=[f"{f}-in-{p}" for f, p in CELLS])
