@@ -656,13 +656,6 @@ class Instance:
         partial.rename(self.paths.datadir)
         self._write_client_cnf(password, self.port)
 
-    def destroy(self) -> None:
-        """Stop and delete the whole instance directory."""
-        self.stop()
-        shutil.rmtree(self.root, ignore_errors=True)
-        if self.paths.socket.parent != self.root:
-            self.paths.socket.unlink(missing_ok=True)
-
 
 def _write_private(path: Path, text: str) -> None:
     """Write a file that holds a password: created 0600, so it is never readable by others, even briefly."""
