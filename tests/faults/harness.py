@@ -225,6 +225,17 @@ def phase_now(sweep: Sweep, phase: str) -> str | None:
     raise ValueError(phase)
 
 
+def phase_at(run_dir: Path, moment: float) -> str:
+    """The phase a run was in at `moment` (epoch seconds), from its phases.csv."""
+    try:
+        lines = (run_dir / "phases.csv").read_text().splitlines()
+    except OSError:
+        return "?"
+    marks = [(float(t), name) for t, name in (line.split(",", 1) for line in lines if "," in line)]
+    current = [name for t, name in marks if t <= moment]
+    return current[-1] if current else "?"
+
+
 def wait_for(sweep: Sweep, condition, what: str, timeout: float = PHASE_TIMEOUT_S):
     """Poll `condition()` until it returns something true; CellError if the sweep ends first."""
     deadline = time.monotonic() + timeout

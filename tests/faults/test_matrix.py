@@ -79,7 +79,7 @@ REPRESENTATIVE = [
     ("kill-kernel", "load"),
     ("disk-full", "load"),
     ("sigterm", "snapshot"),       # into the copy: the snapshot's partial copy
-    ("kill-sweep", "snapshot"),
+    ("kill-kernel", "snapshot"),   # the copy goes on without its kernel: the partial copy
     ("torn-write", "snapshot"),
     ("port-taken", "init"),
     ("sighup", "restore"),
@@ -130,9 +130,9 @@ def chain(tmp_path_factory):
     base = tmp_path_factory.mktemp("faults")
     mount = base / "disk"
     mount.mkdir()
-    # A bundle of the tiny profile holds ~? MB at most (a 4k datadir and its snapshot, and a
-    # restore's copy while it is made); the rest is room for the runs and the report.
-    _mount_tmpfs(mount, "1500m")
+    # The tiny profile's bundle keeps ~1 GB (a datadir and a snapshot per page size), and before a
+    # first load the sweep wants ~930 MiB free (pagelab.footprint.run_needs): 2.5 GB holds both.
+    _mount_tmpfs(mount, "2500m")
     # A seed of its own, so the first load generates the TPC-C cache while the cells watch.
     chain = Chain(mount, base, seed=100_000 + os.getpid() % 100_000)
     try:
@@ -167,7 +167,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         where = harness.wait_for_phase(sweep, phase)
         if fault in SWEEP_SIGNALS:
             if phase == "snapshot":  # into the copy itself, not the moment before it
-                harness.wait_for(sweep, lambda: _copy_under_way(chain.bundle / "instances" / "4k"), "the snapshot's copy")
+                harness.wait_for(sweep, lambda: _copy_under_way(harness.instance_dir(chain.bundle, where)), "the snapshot's copy")
             if phase == "load" and not chain.cache.exists():  # into the cache's generation
                 harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
             what = harness.send(sweep, SWEEP_SIGNALS[fault])
@@ -180,7 +180,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         elif fault == "port-taken":
             what = harness.take_port(sweep, where, holders)
         elif fault == "torn-write":
-            what = _tear(chain, sweep, phase, tracers)
+            what = _tear(chain, sweep, phase, where, tracers)
         elif fault == "second-sweep":
             second = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
             seconds.append(second)
@@ -191,8 +191,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             what = "the bundle's filesystem filled"
         else:
             raise ValueError(fault)
-        # still in the phase just after the injection? (a phase that ended under the fault is named)
-        landed = "in phase" if harness.phase_now(sweep, phase) else "phase had just ended"
+        landed = harness.phase_at(chain.bundle / where, time.time()) if phase in harness.RUN_PHASES else phase
         if fault == "port-taken":
             # the server gets another port and the run goes on; once it has ended, the sweep is
             # stopped with SIGINT (a fault of its own cells) so that the next cell has runs left
@@ -216,7 +215,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             filler = None
         record = harness.check_after(chain.bundle, sweep, before, chain.cache)
         status = {e["name"]: e["status"] for e in record["runs"]}.get(where, "-")
-        outcome = f"{what} ({landed}); exit {code}; {where}: {status}"
+        outcome = f"{what} (landed in: {landed}); exit {code}; {where}: {status}"
         _expect(fault, phase, where, code, record, statuses_before, sweep)
         _record_result(fault, phase, outcome)
         return record
@@ -234,14 +233,15 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
 
 
 # Which process rewrites which state file in the phase a torn-write cell targets.
-TORN_FILES = {"record": ("sweep", "sweep.json"), "start": ("kernel", "instances/4k/instance.json"),
-              "snapshot": ("kernel", "instances/4k/loaded.json")}
+TORN_FILES = {"record": ("sweep", "sweep.json"), "start": ("kernel", "instance.json"),
+              "snapshot": ("kernel", "loaded.json")}
 
 
-def _tear(chain: Chain, sweep: harness.Sweep, phase: str, tracers: list) -> str:
+def _tear(chain: Chain, sweep: harness.Sweep, phase: str, where: str, tracers: list) -> str:
     who, name = TORN_FILES[phase]
-    pid = sweep.pid if who == "sweep" else harness.kernel_pid(sweep)
-    return harness.tear_writes(pid, [chain.bundle / name], tracers)
+    if who == "sweep":
+        return harness.tear_writes(sweep.pid, [chain.bundle / name], tracers)
+    return harness.tear_writes(harness.kernel_pid(sweep), [harness.instance_dir(chain.bundle, where) / name], tracers)
 
 
 def _until(sweep: harness.Sweep, condition, what: str) -> None:
