@@ -502,3 +502,9 @@ def assert_complete_bundle(bundle: Path) -> None:
     assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-1024:], "report.pdf is not a whole PDF"
     assert record.get("report") and record["report"].get("pdf"), "sweep.json does not record the report"
     assert list((bundle / "figures").glob("*.png")), "no figures"
+    # what a finished sweep no longer keeps: the lock, the datadirs and snapshots, and any
+    # temporary file or directory (a rename that never happened, a PDF export that was killed)
+    assert not (bundle / ".sweep.lock").exists(), "the lock file outlived the sweep"
+    left = [p for p in bundle.rglob("*") if p.name in ("data", "snapshot", "snapshot.partial", "data.restoring")
+            or ".tmp" in p.name]
+    assert not left, f"left behind in a finished bundle: {[str(p.relative_to(bundle)) for p in left[:5]]}"

@@ -258,7 +258,10 @@ def _status(bundle: Path, run: str) -> str | None:
 
 
 def _generation_under_way(chain: Chain) -> bool:
-    return any(any(staging.iterdir()) for staging in CACHE_DIR.glob(f".{chain.cache.name}.partial-*"))
+    """Files of the cache being written: in a staging directory, or under the final name without
+    the manifest that marks it whole."""
+    candidates = [*CACHE_DIR.glob(f".{chain.cache.name}.partial-*"), chain.cache]
+    return any(d.is_dir() and not (d / harness.CACHE_MANIFEST).exists() and any(d.iterdir()) for d in candidates)
 
 
 def _copy_under_way(instance: Path) -> bool:
