@@ -197,9 +197,13 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             # stopped with SIGINT (a fault of its own cells) so that the next cell has runs left
             _until(sweep, lambda: _status(chain.bundle, where) in ("done", "failed"), f"{where} to end")
         elif fault == "torn-write":
-            # the file is rewritten within the phase; once it is over, the tracer lets go and the
-            # sweep, if nothing killed it, is stopped with SIGINT
-            _until(sweep, lambda: not harness.phase_now(sweep, phase), f"the end of {phase}")
+            # the file is rewritten within the phase (sweep.json: once the run's notebook has
+            # returned); once that is over, the tracer lets go and the sweep, if nothing killed it,
+            # is stopped with SIGINT
+            if phase == "record":
+                _until(sweep, lambda: _status(chain.bundle, where) != "running", f"{where} to be recorded")
+            else:
+                _until(sweep, lambda: not harness.phase_now(sweep, phase), f"the end of {phase}")
             harness.stop_tracers(tracers)
         elif fault == "second-sweep":
             # refused at once, the first sweep goes on; it is then stopped with SIGINT
