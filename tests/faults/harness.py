@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import REPO_ROOT, servers_under
@@ -69,7 +69,6 @@ class Sweep:
     bundle: Path
     tag: str
     output: Path
-    started: float = field(default_factory=time.time)
     # report.ipynb's and the PDF work directories as they were before this sweep started
     report_mtime: int | None = None
     pdf_work_dirs: frozenset = frozenset()

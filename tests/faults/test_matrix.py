@@ -23,7 +23,6 @@ import pytest
 
 from pagelab.paths import CACHE_DIR
 from tests.faults import harness
-from tests.faults.harness import CellError
 
 pytestmark = pytest.mark.server
 
