@@ -11,7 +11,8 @@ the report is made in two plain steps that only need the Debian `chromium` packa
 2. `notebook_to_pdf()`: `chromium --headless --print-to-pdf` on that HTML, with a fresh profile,
    no network and a timeout. The PDF is written under a temporary name next to the target and
    renamed only once it is a complete PDF, so an interrupted or failed export never leaves a
-   half-written file under the final name.
+   half-written file under the final name; the work directory of an export killed outright
+   (its pid is in its name) is removed by the next export to that PDF.
 
 `pdf_page_images()` and `is_blank()` (poppler's `pdftoppm`) let tests check that the pages render
 to something. `find_browser()` and `browser_version()` are for `pagelab doctor`.
@@ -33,6 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pagelab.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.processes import process_alive
 
 BROWSER_ENV = "PAGELAB_CHROMIUM"
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -385,7 +387,8 @@ def notebook_to_pdf(
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     # Everything temporary lives beside the target: the rename is then atomic (same filesystem),
     # and a snap-packaged browser, which cannot see the caller's /tmp, can still read and write it.
-    work = Path(tempfile.mkdtemp(prefix=f".{pdf_path.name}.", suffix=".tmp", dir=pdf_path.parent))
+    _remove_abandoned_work(pdf_path)
+    work = Path(tempfile.mkdtemp(prefix=f".{pdf_path.name}.{os.getpid()}.", suffix=".tmp", dir=pdf_path.parent))
     proc: subprocess.Popen | None = None
     try:
         html_path = work / "report.html"
@@ -437,6 +440,15 @@ def notebook_to_pdf(
         raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _remove_abandoned_work(pdf_path: Path) -> None:
+    """Work directories of exports whose process is gone (killed with -9 mid-print: nothing ran
+    their cleanup), found by the pid in their name; another live export's is left alone."""
+    for candidate in pdf_path.parent.glob(f".{pdf_path.name}.*.tmp"):
+        pid_text = candidate.name[len(pdf_path.name) + 2:].split(".", 1)[0]
+        if pid_text.isdigit() and not process_alive(int(pid_text)):
+            shutil.rmtree(candidate, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------------------------

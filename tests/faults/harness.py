@@ -69,6 +69,7 @@ class Sweep:
     bundle: Path
     tag: str
     output: Path
+    started: float  # time.time() when it was started: older phase markers are not its own
     # report.ipynb's and the PDF work directories as they were before this sweep started
     report_mtime: int | None = None
     pdf_work_dirs: frozenset = frozenset()
@@ -101,13 +102,14 @@ def start_sweep(args: list, bundle: Path, workdir: Path) -> Sweep:
     """`pagelab sweep ARGS` in its own session (a signal reaches it only when the cell sends one),
     its output in a file of `workdir`, tagged so that everything it starts can be found."""
     tag = uuid.uuid4().hex
+    started = time.time()
     output = workdir / f"sweep-{tag[:8]}.log"
     report = bundle / "report.ipynb"
     with open(output, "wb") as handle:
         process = subprocess.Popen(sweep_command(*args), cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=handle,
                                    stderr=subprocess.STDOUT, start_new_session=True,
                                    env={**os.environ, TAG_VARIABLE: tag, "PYTHONUNBUFFERED": "1"})
-    return Sweep(process, bundle, tag, output, report_mtime=report.stat().st_mtime_ns if report.exists() else None,
+    return Sweep(process, bundle, tag, output, started, report_mtime=report.stat().st_mtime_ns if report.exists() else None,
                  pdf_work_dirs=frozenset(pdf_work_dirs(bundle)))
 
 
@@ -191,9 +193,12 @@ def running_run(bundle: Path) -> str | None:
     return None
 
 
-def read_phase(run_dir: Path) -> str:
+def read_phase(run_dir: Path, since: float = 0.0) -> str:
+    """The run's phase marker, if written at or after `since` (a sweep killed with -9 leaves its
+    run marked running in sweep.json, with the phase it was in, until the resume starts it again)."""
     try:
-        return (run_dir / ".phase").read_text().strip()
+        marker = run_dir / ".phase"
+        return marker.read_text().strip() if marker.stat().st_mtime >= since else ""
     except OSError:
         return ""
 
@@ -209,7 +214,7 @@ def phase_now(sweep: Sweep, phase: str) -> str | None:
         name = running_run(bundle)
         if name is None:
             return None
-        text = read_phase(bundle / name)
+        text = read_phase(bundle / name, since=sweep.started)
         hit = text.startswith("measure ") if phase == "measurement" else text == PHASE_MARKERS[phase]
         return name if hit else None
     if phase == "report":
@@ -371,15 +376,20 @@ def stop_tracers(tracers: list) -> None:
 
 
 def fill_disk(bundle: Path) -> Path:
-    """Fill the bundle's filesystem to the last block with one file (next to the bundle, on the same
-    filesystem): every free block allocated at once, then page by page what rounding left."""
+    """Fill the bundle's filesystem to the last block with one file next to the bundle: the free
+    space in as few allocations as the writers racing for it allow, then page by page."""
     filler = bundle.parent / "filler"
     fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        free = os.statvfs(filler).f_bavail * os.statvfs(filler).f_frsize
-        if free > 0:
-            os.posix_fallocate(fd, 0, free)
-        page = b"\0" * 4096
+        chunk = 1 << 40
+        while chunk >= 1 << 16:
+            free = os.statvfs(filler).f_bavail * os.statvfs(filler).f_frsize
+            chunk = min(chunk, free)
+            try:
+                os.posix_fallocate(fd, os.fstat(fd).st_size, chunk)
+            except OSError:
+                chunk //= 2  # someone else took some of it meanwhile
+        page = bytes(4096)
         while True:
             try:
                 os.write(fd, page)
