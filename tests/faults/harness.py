@@ -461,18 +461,17 @@ def assert_state_files_whole(bundle: Path) -> None:
         assert path.read_text().strip(), f"{path} is empty"
 
 
-def assert_no_half_copies(bundle: Path, cache_dir: Path | None) -> None:
-    """Only a whole copy carries a final name: every snapshot/ has its marker, and every dataset in
-    the TPC-C cache its manifest."""
+def assert_no_half_copies(bundle: Path, dataset: Path | None) -> None:
+    """Only a whole copy carries a final name: every snapshot/ has its marker, and the TPC-C
+    cache's dataset directory (if there is one yet) its manifest."""
     for snapshot in (bundle / "instances").glob("*/snapshot"):
         assert (snapshot / SNAPSHOT_MARKER).exists(), f"{snapshot} has no {SNAPSHOT_MARKER}: a half copy under the final name"
-    if cache_dir is not None:
-        for dataset in cache_dir.glob("tpcc-w*-s*"):
-            assert (dataset / CACHE_MANIFEST).exists(), f"{dataset} has no {CACHE_MANIFEST}: a half dataset under the final name"
+    if dataset is not None and dataset.exists():
+        assert (dataset / CACHE_MANIFEST).exists(), f"{dataset} has no {CACHE_MANIFEST}: a half dataset under the final name"
 
 
 def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str]],
-                cache_dir: Path | None = None) -> dict:
+                dataset: Path | None = None) -> dict:
     """The promises after a fault or a resume: nothing of the sweep left running, sweep.json whole,
     no run done unless its files are whole, every run done before still done and byte-identical,
     no half copy under a final name. Returns sweep.json."""
@@ -490,7 +489,7 @@ def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str
         if status == "done":
             assert_run_whole(bundle / name)
     assert_state_files_whole(bundle)
-    assert_no_half_copies(bundle, cache_dir)
+    assert_no_half_copies(bundle, dataset)
     return record
 
 

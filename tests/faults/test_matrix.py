@@ -74,8 +74,8 @@ def full_matrix() -> list[tuple[str, str]]:
 REPRESENTATIVE = [
     ("sigint", "init"),
     ("kill-mysqld", "init"),
-    ("kill-sweep", "load"),        # during the TPC-C cache's generation: its staging directory
-    ("kill-kernel", "load"),
+    ("kill-kernel", "load"),       # during the TPC-C cache's generation: its staging directory
+    ("kill-sweep", "load"),
     ("disk-full", "load"),
     ("sigterm", "snapshot"),       # into the copy: the snapshot's partial copy
     ("kill-kernel", "snapshot"),   # the copy goes on without its kernel: the partial copy
@@ -164,11 +164,11 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     filler: Path | None = None
     try:
         where = harness.wait_for_phase(sweep, phase)
+        if phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel"}:  # into the copy itself
+            harness.wait_for(sweep, lambda: _copy_under_way(harness.instance_dir(chain.bundle, where)), "the snapshot's copy")
+        if phase == "load" and not (chain.cache / harness.CACHE_MANIFEST).exists():  # into the cache's generation
+            harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
         if fault in SWEEP_SIGNALS:
-            if phase == "snapshot":  # into the copy itself, not the moment before it
-                harness.wait_for(sweep, lambda: _copy_under_way(harness.instance_dir(chain.bundle, where)), "the snapshot's copy")
-            if phase == "load" and not chain.cache.exists():  # into the cache's generation
-                harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
             what = harness.send(sweep, SWEEP_SIGNALS[fault])
         elif fault == "kill-mysqld":
             what = harness.kill_server(sweep, where)
