@@ -254,8 +254,23 @@ def wait_for(sweep: Sweep, condition, what: str, timeout: float = PHASE_TIMEOUT_
         time.sleep(POLL_S)
 
 
+FIRST_LOAD_PHASES = ("init", "load", "snapshot")
+
+
 def wait_for_phase(sweep: Sweep, phase: str, timeout: float = PHASE_TIMEOUT_S) -> str:
-    return wait_for(sweep, lambda: phase_now(sweep, phase), f"phase {phase}", timeout)
+    """Wait for `phase` in whichever run (or the report) comes to it. A phase of a first load can
+    only come in a first repeat: once a second one runs, it never will, and the sweep is stopped
+    at once rather than left to spend the runs that later cells need."""
+    def reached():
+        hit = phase_now(sweep, phase)
+        if not hit and phase in FIRST_LOAD_PHASES and not (running_run(sweep.bundle) or "-r1").endswith("-r1"):
+            if running_run(sweep.bundle):
+                os.kill(sweep.pid, signal.SIGINT)
+                sweep.wait(120)
+                raise CellError(f"no run is left to load: phase {phase} will not come;\n{sweep.tail()}")
+        return hit
+
+    return wait_for(sweep, reached, f"phase {phase}", timeout)
 
 
 # --- faults ---------------------------------------------------------------------------------------

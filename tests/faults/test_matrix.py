@@ -53,19 +53,21 @@ APPLICABLE = {
     "torn-write": ("snapshot", "start", "record"),
     "second-sweep": ALL_PHASES,
 }
-# The cells in the order the bundle meets them: the phases of a run with no snapshot yet (init,
-# load, snapshot), then port-taken in init, whose run finishes; the phases of runs that restore,
-# then port-taken in start, whose run finishes; then the report and the PDF.
-FIRST_LOAD, RESTORED, SWEEP_END = ("init", "load", "snapshot"), ("restore", "start", "ramp-up", "measurement", "record"), ("report", "pdf")
+# The full matrix in the order the bundle can meet it: the phases of a first load (init, load,
+# then, once port-taken in init has let one run finish, the snapshot of the other page size, the
+# cells that let it complete last); the phases of runs that restore, then port-taken in start,
+# whose run finishes; then the report and the PDF.
+LETS_THE_PHASE_FINISH = ("torn-write", "second-sweep")
 
 
 def full_matrix() -> list[tuple[str, str]]:
-    cells = []
-    for phases, finisher in ((FIRST_LOAD, ("port-taken", "init")), (RESTORED, ("port-taken", "start")), (SWEEP_END, None)):
-        cells += [(fault, phase) for phase in phases for fault in APPLICABLE
-                  if phase in APPLICABLE[fault] and (fault, phase) != finisher]
-        cells += [finisher] if finisher else []
-    return cells
+    def cells(phase: str, leave_out=()) -> list[tuple[str, str]]:
+        found = [(f, phase) for f in APPLICABLE if phase in APPLICABLE[f] and f not in leave_out]
+        return sorted(found, key=lambda cell: cell[0] in LETS_THE_PHASE_FINISH)
+
+    return (cells("init", ("port-taken",)) + cells("load") + [("port-taken", "init")] + cells("snapshot")
+            + [c for phase in ("restore", "start", "ramp-up", "measurement", "record") for c in cells(phase, ("port-taken",))]
+            + [("port-taken", "start")] + cells("report") + cells("pdf"))
 
 
 # The default: every fault and every phase at least once, chosen where the fault does
