@@ -270,7 +270,9 @@ class Instance:
         created_root = not self.root.exists()
         was_empty = created_root or not any(self.root.iterdir())
         try:
-            for leftover in (self.paths.error_log, self.paths.pid_file, self.paths.state_file):
+            # instance.json is rewritten below, never removed first: it marks the directory as
+            # pagelab's for as long as it is (see the clean-up after a failure)
+            for leftover in (self.paths.error_log, self.paths.pid_file):
                 leftover.unlink(missing_ok=True)
             self.root.mkdir(parents=True, exist_ok=True)
             datadir.mkdir()
@@ -293,8 +295,10 @@ class Instance:
                     else:
                         made.unlink(missing_ok=True)
             else:
+                # An instance being initialised again (a resumed sweep's first load): instance.json
+                # stays, as the mark that the directory is pagelab's, or the next init would refuse it.
                 shutil.rmtree(datadir, ignore_errors=True)
-                for made in (self.paths.client_cnf, self.paths.state_file, self.paths.my_cnf):
+                for made in (self.paths.client_cnf, self.paths.my_cnf):
                     made.unlink(missing_ok=True)
             raise
         return self
