@@ -6,11 +6,12 @@ VENV        := .venv
 PYTHON      ?= python3
 VPY         := $(VENV)/bin/python
 PAGELAB     := $(VENV)/bin/pagelab
-# OS packages an experiment needs: the database server, iostat, fio; and for the PDF report a
-# browser to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own
-# download is not reachable) and pdftoppm to check the pages render.
-OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils
-# The venv is rebuilt when the dependency list or the C piece changes; the stamp records the last good install.
+# OS packages an experiment needs: the database server, iostat, fio; SQLite's header and library
+# for the C timing of seed 001's benchmarks; and for the PDF report a browser to print HTML
+# (nbconvert's webpdf cannot use a system browser; Playwright's own download is not reachable)
+# and pdftoppm to check the pages render.
+OS_PACKAGES := mariadb-server sysstat fio libsqlite3-dev chromium poppler-utils
+# The venv is rebuilt when the dependency list or a C piece changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
 TEST_ARGS   ?=
 
@@ -26,7 +27,7 @@ os-packages:
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h
+$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h lib/pagelab/workloads/sqlite/_sqlitetimer.c
 	@echo "setup: creating $(VENV) and installing pagelab with its dependencies (pip install -e .[dev])"
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	@$(VPY) -m pip install --quiet --upgrade pip
