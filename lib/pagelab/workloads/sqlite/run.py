@@ -222,7 +222,7 @@ def run_sqlite_bench(
                                     "path": path_name, "page_size": page_size_label(size), "page_size_bytes": size,
                                     "repeat": repeat, "run": run, "benchmark": bench.name, "kind": bench.kind,
                                     "rows_per_iteration": bench.rows, "iterations": count,
-                                    "time_ms": wall, "cpu_ms": cpu, "best_ms": best,
+                                    "rows": rows, "time_ms": wall, "cpu_ms": cpu, "best_ms": best,
                                 })
                                 if bar is not None:
                                     bar.update()
