@@ -265,3 +265,21 @@ def run_sqlite_bench(
     return SqliteBenchResult(samples=pd.DataFrame(samples), btree=pd.DataFrame(tree_rows),
                              wal_frames=pd.DataFrame(frame_rows), databases=pd.DataFrame(database_rows),
                              settings=settings)
+
+
+def run_row_counts(row_counts: Iterable[int], **options: Any) -> dict[int, SqliteBenchResult]:
+    """`run_sqlite_bench` once per table size (e.g. the seed's 10,000 rows and 1,000,000, where
+    the B-tree is a level deeper), with the same `options`; every size and option is checked
+    before the first run starts."""
+    if isinstance(row_counts, (int, str)):
+        raise UsageError(f"row_counts must be a list such as [10000, 1000000], got {row_counts!r}")
+    counts = tuple(positive_int("row_counts", count) for count in row_counts)
+    if not counts or len(set(counts)) != len(counts):
+        raise UsageError(f"row_counts must name at least one table size, each once, got {list(counts)}")
+    plan_options = {key: options[key] for key in ("write_batches", "execute_batch_rows", "read_batches")
+                    if key in options}
+    for count in counts:
+        benchmark_plan(count, **plan_options)
+    check_page_sizes(options.get("page_sizes", PAGE_SIZES))
+    check_paths(options.get("paths", PATHS))
+    return {count: run_sqlite_bench(rows=count, **options) for count in counts}
