@@ -112,7 +112,8 @@ def main() -> None:
                              cwd=PROJECT_ROOT)
             notebook_wall = time.perf_counter() - started
         mark = "ok" if notebook_wall <= NOTEBOOK_GOAL_S else "over"
-        print(f"\n5. the notebook with its defaults: {notebook_wall:.0f} s wall (goal <= {NOTEBOOK_GOAL_S:.0f} s: {mark})")
+        print(f"\n5. the notebook with its defaults: {notebook_wall:.0f} s wall "
+              f"(goal <= {NOTEBOOK_GOAL_S:.0f} s: {mark})")
 
 
 if __name__ == "__main__":

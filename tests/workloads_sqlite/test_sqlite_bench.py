@@ -129,7 +129,8 @@ def test_timing_summary_has_median_interval_and_spread(small_bench):
     timings = small_bench.timings
     assert list(timings.columns[:4]) == ["path", "benchmark", "page_size", "page_size_bytes"]
     assert (timings["min_ms"] <= timings["median_ms"]).all() and (timings["median_ms"] <= timings["max_ms"]).all()
-    assert (timings["ci_low_ms"] <= timings["median_ms"]).all() and (timings["median_ms"] <= timings["ci_high_ms"]).all()
+    assert (timings["ci_low_ms"] <= timings["median_ms"]).all()
+    assert (timings["median_ms"] <= timings["ci_high_ms"]).all()
     assert (timings["samples"] == SMALL["repeats"] * SMALL["runs"]).all()
     for path in ("native", "python"):
         one = small_bench.samples.query(
@@ -212,7 +213,8 @@ def test_seed_style_table_prints_the_seeds_own_row():
     table = seed_style_table(delta)
     row = table.loc["Select maps 10000 rows"]
     assert list(row) == ["5.57ms", "4.58-4.67ms", "-16 to -18%", "-17.4% [-18.2%, -16.0%]", "faster"]
-    assert summary_line(delta) == "8192: 1 faster, 0 slower, 0 not distinguishable (3 repeats × 2 runs vs baseline 4096)"
+    assert summary_line(delta) == ("8192: 1 faster, 0 slower, 0 not distinguishable "
+                                   "(3 repeats × 2 runs vs baseline 4096)")
 
 
 @pytest.mark.parametrize("low, high, verdict, expected", [

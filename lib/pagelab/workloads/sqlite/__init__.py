@@ -102,7 +102,8 @@ WAL frames per write transaction (`wal_frames`). After the timings, on the last 
 databases, through the Python path's connection (SQLite writes the same frames for either),
 with `PRAGMA wal_autocheckpoint = 0`: before each of `frame_transactions` transactions the WAL is
 checkpointed and truncated, so the transaction's frames are the WAL's size after it, less the
-32-byte header, over page_size + 24 (`pagelab.workloads.random_writes.sqlite.frames_appended`), and `PRAGMA wal_checkpoint(PASSIVE)` reports the same count as its "log" figure
+32-byte header, over page_size + 24 (`pagelab.workloads.random_writes.sqlite.frames_appended`),
+and `PRAGMA wal_checkpoint(PASSIVE)` reports the same count as its "log" figure
 (`wal_frames_checkpoint`, a cross-check). A commit writes one frame per page it changed, so the
 larger batch writes more frames, and larger pages write fewer but bigger ones.
 
