@@ -6,7 +6,9 @@ notebooks/sqlite_page_size.ipynb calls the same function) and prints:
 
 1. per benchmark and page size, the native path's spread: max/min of the repeats x runs samples
    (goal: <= 5% on an idle machine, so that the seed's 16% is resolvable), for the wall-clock
-   mean per iteration (time_ms) and the fastest iteration (best_ms); the same for the Python path;
+   mean per iteration (time_ms), the CPU time (cpu_ms) and the fastest iteration (best_ms); the
+   same for the Python path; and the machine's load average before and after, since other work
+   on a shared machine is what widens it;
 2. per path, the seed's table beside ours: the 8192 delta with its 95% interval, our verdict
    (pagelab.evidence) and what the interval says of the seed's delta;
 3. the share of the Python path's time the native path accounts for;
@@ -20,6 +22,7 @@ Usage: .venv/bin/python bench/bench_sqlite_native.py [--page-sizes 4096,8192] [-
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -40,12 +43,13 @@ NOTEBOOK = "sqlite_page_size.ipynb"
 def spread_lines(result: sqlite_run.SqliteBenchResult, path: str) -> list[str]:
     lines = [f"{path}: max/min of the samples - 1 (goal for native: <= {SPREAD_GOAL_PCT:g}%)"]
     tables = {measure: sqlite_report.timing_summary(result.samples_of(path), measure).set_index(
-        ["benchmark", "page_size_bytes"]) for measure in ("time_ms", "best_ms")}
+        ["benchmark", "page_size_bytes"]) for measure in sqlite_run.MEASURES}
     for (name, size), row in tables["time_ms"].iterrows():
-        best = tables["best_ms"].loc[(name, size)]
+        cpu, best = tables["cpu_ms"].loc[(name, size)], tables["best_ms"].loc[(name, size)]
         mark = "ok" if row["spread_pct"] <= SPREAD_GOAL_PCT else "over"
         lines.append(f"  {name:<34} {size:>6}  median {row['median_ms']:8.3f} ms  spread {row['spread_pct']:5.1f}% "
-                     f"({mark})   best_ms spread {best['spread_pct']:5.1f}%  [{row['samples']} samples]")
+                     f"({mark})   cpu_ms {cpu['spread_pct']:5.1f}%   best_ms {best['spread_pct']:5.1f}%  "
+                     f"[{row['samples']} samples]")
     return lines
 
 
@@ -78,6 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     page_sizes = [int(size) for size in args.page_sizes.split(",") if size.strip()]
 
+    load_before = os.getloadavg()
     started = time.perf_counter()
     result = sqlite_run.run_sqlite_bench(page_sizes, rows=args.rows, repeats=args.repeats, runs=args.runs,
                                          min_sample_seconds=args.sample_seconds, progress=True)
@@ -88,6 +93,10 @@ def main() -> None:
           f"{settings['rows']:,} rows; {settings['repeats']} repeats x {settings['runs']} runs; "
           f"dbstat: {settings['dbstat']} (C module's library: {settings['native_dbstat']})")
     print(f"iterations per sample: {settings['iterations']}")
+    load_after = os.getloadavg()
+    print(f"load average (1, 5, 15 min) before the run {load_before[0]:.2f} {load_before[1]:.2f} "
+          f"{load_before[2]:.2f}, after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} "
+          f"on {os.cpu_count()} CPUs")
     print("\n1. run-to-run spread")
     for path in settings["paths"]:
         print("\n".join(spread_lines(result, path)))
