@@ -95,8 +95,8 @@ and the verdict "faster" or "slower" only when the interval lies on one side of 
 the test rejects at 5%, else "not distinguishable" (always so with a single sample per page
 size). The seed's printed form is kept beside it: the other page size's min-max in ms and as a
 delta from the baseline's median ("4.58-4.67ms", "-16 to -18%"). `seed_check` reads our
-interval against the seed's delta: reproduced, faster but less, does not hold here (the interval
-excludes it), or undecided.
+interval against the seed's delta: reproduced, faster but less than the seed's, does not hold
+(the interval excludes it), or undecided.
 
 WAL frames per write transaction (`wal_frames`). After the timings, on the last repeat's
 databases, through the Python path's connection (SQLite writes the same frames for either),

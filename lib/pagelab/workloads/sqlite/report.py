@@ -31,13 +31,13 @@ from pagelab.workloads.sqlite.run import (
     SEED_TABLE,
 )
 
-# What our interval says about the seed's delta (`seed_check`)
-REPRODUCED = "reproduced"
-REPRODUCED_LARGER = "reproduced, larger than the seed's"
-SMALLER = "faster, but less than the seed's (interval excludes it)"
-NOT_REPRODUCED = "does not hold here (interval excludes it)"
-UNDECIDED = "undecided (interval includes the seed's delta and no change)"
-NO_INTERVAL = "no interval (one sample a side)"
+# What our interval says about the seed's delta (`seed_check`); short, to fit a table cell
+REPRODUCED = "reproduced"  # faster, and the interval reaches the seed's delta
+REPRODUCED_LARGER = "reproduced, larger"  # faster, the whole interval beyond the seed's delta
+SMALLER = "faster, less than seed"  # faster, the whole interval short of the seed's delta
+NOT_REPRODUCED = "does not hold"  # not faster, and the interval excludes the seed's delta
+UNDECIDED = "undecided"  # the interval holds both the seed's delta and no change
+NO_INTERVAL = "no interval"  # one sample a side
 
 # -- statistics and verdicts ----------------------------------------------------------------------
 
@@ -219,7 +219,8 @@ def seed_comparison(delta: pd.DataFrame) -> pd.DataFrame:
     seed_*      the seed's baseline ms, 8192 ms from/to and delta % from/to as printed, its
                 verdict ("faster" where it printed a negative delta: its "win"; else its note)
     our_*       our baseline median, 8192 median, its delta % with the 95% interval, our verdict
-    seed_check  what our interval says of the seed's delta (`seed_check`)
+    seed_check  what our interval says of the seed's delta (`seed_check`: reproduced,
+                reproduced larger, faster but less than the seed's, does not hold, undecided)
     """
     seed = seed_table()
     seed_verdict = [FASTER if pd.notna(high) and high < 0 and low < 0 else (note if isinstance(note, str) else None)
