@@ -73,11 +73,12 @@ class SqliteBenchResult:
     """What `run_sqlite_bench` measured: tidy tables (snake_case, units in the names).
 
     samples     one row per timed sample: path (native or python), page_size, page_size_bytes,
-                repeat, run, benchmark, kind, rows_per_iteration, iterations, time_ms and cpu_ms
-                (mean per iteration), best_ms (the fastest iteration)
+                repeat, run, benchmark, kind, rows_per_iteration, iterations, rows (the table's),
+                time_ms and cpu_ms (mean per iteration), best_ms (the fastest iteration)
     timings     per path, benchmark and page size: median with its interval, min-max
                 (`report.timing_summary`)
-    btree       per page size, B-tree and level: pages, cells, used_bytes, bytes (after the load)
+    btree       per page size, B-tree and level: rows (the table's), pages, cells, used_bytes,
+                bytes (after the load)
     wal_frames  per page size, write benchmark and measured transaction: wal_frames,
                 wal_frames_checkpoint, wal_bytes, rows_per_tx
     databases   per page size and repeat: the page size asked, PRAGMA page_size (each path's
