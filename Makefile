@@ -27,7 +27,7 @@ os-packages:
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h lib/pagelab/workloads/sqlite/_sqlitetimer.c
+$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h lib/pagelab/workloads/sqlite/_sqlitetimer.c lib/pagelab/workloads/sqlite/sqlite_iterations.c lib/pagelab/workloads/sqlite/sqlite_iterations.h
 	@echo "setup: creating $(VENV) and installing pagelab with its dependencies (pip install -e .[dev])"
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	@$(VPY) -m pip install --quiet --upgrade pip

@@ -5,7 +5,8 @@ pieces, built by `pip install -e .` (which `make setup` runs) with a C compiler 
 - the TPC-C terminal's client and its transactions over MariaDB Connector/C (why: the top of
   _tpccclient.c and tpcc_transactions.c), whose
   flags come from `mariadb_config`, installed with Debian's libmariadb-dev by `make setup`;
-- seed 001's SQLite benchmarks timed in C (why: the top of _sqlitetimer.c), linked with the
+- seed 001's SQLite benchmarks timed in C (why: the top of _sqlitetimer.c; the iterations
+  themselves are sqlite_iterations.c), linked with the
   system's libsqlite3, whose header comes with Debian's libsqlite3-dev (`make setup` installs it).
 """
 
@@ -57,6 +58,8 @@ setup(ext_modules=[
     Extension("pagelab.tpcc._tpccclient", ["lib/pagelab/tpcc/_tpccclient.c", "lib/pagelab/tpcc/tpcc_transactions.c"],
               depends=["lib/pagelab/tpcc/tpcc_transactions.h"],
               extra_compile_args=STRICT + connector_cflags, extra_link_args=connector_libs),
-    Extension("pagelab.workloads.sqlite._sqlitetimer", ["lib/pagelab/workloads/sqlite/_sqlitetimer.c"],
+    Extension("pagelab.workloads.sqlite._sqlitetimer",
+              ["lib/pagelab/workloads/sqlite/_sqlitetimer.c", "lib/pagelab/workloads/sqlite/sqlite_iterations.c"],
+              depends=["lib/pagelab/workloads/sqlite/sqlite_iterations.h"],
               extra_compile_args=STRICT, libraries=["sqlite3"]),
 ])

@@ -57,6 +57,9 @@
  * copied into C memory before the clock starts.
  *
  * Errors raise `Error` with SQLite's message; a write that fails mid-transaction is rolled back.
+ *
+ * This file is the Python type and the copying of Python objects in and out; the iterations,
+ * the row structure and the checksum, which touch no Python object, are sqlite_iterations.c.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -68,252 +71,12 @@
 
 static PyObject *TimerError;
 
-enum { VALUE_NULL = 'n', VALUE_INT = 'i', VALUE_FLOAT = 'f', VALUE_TEXT = 't', VALUE_BLOB = 'b' };
-
-typedef struct {
-    char type;
-    uint32_t length;  /* bytes of a text or blob */
-    union {
-        int64_t integer;
-        double real;
-        size_t offset;  /* into the arena */
-    } as;
-} Value;
-
-/* One parameter of a row to write, its bytes (if any) in the batch's own buffer. */
-typedef struct {
-    char type;
-    uint32_t length;
-    union {
-        int64_t integer;
-        double real;
-        size_t offset;
-    } as;
-} Parameter;
-
-typedef struct {
-    Parameter *parameters;  /* rows x columns */
-    Py_ssize_t rows, columns;
-    char *bytes;
-} Batch;
-
-enum { KIND_SELECT_MAPS, KIND_TX_READ, KIND_WRITE_TX, KIND_EXECUTE_BATCH };
+#include "sqlite_iterations.h"
 
 typedef struct {
     PyObject_HEAD
-    sqlite3 *db;
-    sqlite3_stmt *select_all, *select_first, *insert, *delete_after, *begin, *commit;
-    sqlite3_int64 table_rows;
-    Value *values;  /* the last iteration's rows, columns values each */
-    size_t value_capacity, rows_read;
-    int columns;
-    char *arena;
-    size_t arena_capacity, arena_used;
-    char message[512];  /* the error of a call that ran without the GIL */
+    Bench bench;
 } Timer;
-
-/* --- helpers that run without the GIL: each returns 0, or -1 with `message` set ---------------- */
-
-static int fail_sqlite(Timer *t, const char *what) {
-    snprintf(t->message, sizeof t->message, "%s: %s", what, sqlite3_errmsg(t->db));
-    return -1;
-}
-
-static int run_to_done(Timer *t, sqlite3_stmt *statement, const char *what) {
-    int rc = sqlite3_step(statement);
-    sqlite3_reset(statement);
-    return rc == SQLITE_DONE ? 0 : fail_sqlite(t, what);
-}
-
-static int grow(void **buffer, size_t *capacity, size_t needed, size_t unit, Timer *t) {
-    if (needed <= *capacity)
-        return 0;
-    size_t wanted = *capacity ? *capacity : 1024;
-    while (wanted < needed)
-        wanted *= 2;
-    void *bigger = realloc(*buffer, wanted * unit);
-    if (bigger == NULL) {
-        snprintf(t->message, sizeof t->message, "out of memory for %zu rows' values", needed);
-        return -1;
-    }
-    *buffer = bigger;
-    *capacity = wanted;
-    return 0;
-}
-
-/* Step `statement` to its end, keeping every row as Values; rows_read says how many. */
-static int read_rows(Timer *t, sqlite3_stmt *statement, const char *what) {
-    int columns = sqlite3_column_count(statement);
-    size_t rows = 0;
-    int rc;
-    t->columns = columns;
-    t->arena_used = 0;
-    while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-        if (grow((void **)&t->values, &t->value_capacity, (rows + 1) * (size_t)columns, sizeof(Value), t) < 0) {
-            sqlite3_reset(statement);
-            return -1;
-        }
-        Value *row = t->values + rows * (size_t)columns;
-        for (int c = 0; c < columns; c++) {
-            Value *value = &row[c];
-            switch (sqlite3_column_type(statement, c)) {
-            case SQLITE_INTEGER:
-                value->type = VALUE_INT;
-                value->as.integer = sqlite3_column_int64(statement, c);
-                break;
-            case SQLITE_FLOAT:
-                value->type = VALUE_FLOAT;
-                value->as.real = sqlite3_column_double(statement, c);
-                break;
-            case SQLITE_NULL:
-                value->type = VALUE_NULL;
-                break;
-            default: {  /* text or blob: the bytes first, then their length (SQLite's advice) */
-                int text = sqlite3_column_type(statement, c) == SQLITE_TEXT;
-                const void *bytes = text ? (const void *)sqlite3_column_text(statement, c)
-                                         : sqlite3_column_blob(statement, c);
-                int length = sqlite3_column_bytes(statement, c);
-                if (grow((void **)&t->arena, &t->arena_capacity, t->arena_used + (size_t)length, 1, t) < 0) {
-                    sqlite3_reset(statement);
-                    return -1;
-                }
-                if (length > 0)
-                    memcpy(t->arena + t->arena_used, bytes, (size_t)length);
-                value->type = text ? VALUE_TEXT : VALUE_BLOB;
-                value->length = (uint32_t)length;
-                value->as.offset = t->arena_used;
-                t->arena_used += (size_t)length;
-            }
-            }
-        }
-        rows++;
-    }
-    sqlite3_reset(statement);
-    t->rows_read = rows;
-    return rc == SQLITE_DONE ? 0 : fail_sqlite(t, what);
-}
-
-static int bind_row(Timer *t, const Batch *batch, Py_ssize_t row) {
-    const Parameter *parameters = batch->parameters + row * batch->columns;
-    for (Py_ssize_t c = 0; c < batch->columns; c++) {
-        const Parameter *p = &parameters[c];
-        int index = (int)c + 1, rc;
-        switch (p->type) {
-        case VALUE_INT: rc = sqlite3_bind_int64(t->insert, index, p->as.integer); break;
-        case VALUE_FLOAT: rc = sqlite3_bind_double(t->insert, index, p->as.real); break;
-        case VALUE_TEXT:
-            rc = sqlite3_bind_text(t->insert, index, batch->bytes + p->as.offset, (int)p->length, SQLITE_STATIC);
-            break;
-        case VALUE_BLOB:
-            rc = sqlite3_bind_blob(t->insert, index, batch->bytes + p->as.offset, (int)p->length, SQLITE_STATIC);
-            break;
-        default: rc = sqlite3_bind_null(t->insert, index);
-        }
-        if (rc != SQLITE_OK)
-            return fail_sqlite(t, "binding a row to the insert");
-    }
-    return 0;
-}
-
-static int rollback_if_open(Timer *t) {
-    if (!sqlite3_get_autocommit(t->db))
-        sqlite3_exec(t->db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
-}
-
-/* One iteration of `kind`; `done` is the rows it read or wrote. */
-static int iteration(Timer *t, int kind, int rows, const Batch *batch, size_t *done) {
-    switch (kind) {
-    case KIND_SELECT_MAPS:
-        if (read_rows(t, t->select_all, "select_all") < 0)
-            return -1;
-        *done = t->rows_read;
-        return 0;
-    case KIND_TX_READ:
-        if (run_to_done(t, t->begin, "BEGIN") < 0)
-            return -1;
-        if (sqlite3_bind_int(t->select_first, 1, rows) != SQLITE_OK)
-            return fail_sqlite(t, "binding the LIMIT"), rollback_if_open(t);
-        if (read_rows(t, t->select_first, "select_first") < 0 || run_to_done(t, t->commit, "COMMIT") < 0)
-            return rollback_if_open(t);
-        *done = t->rows_read;
-        return 0;
-    default:  /* write_tx, execute_batch */
-        if (run_to_done(t, t->begin, "BEGIN") < 0)
-            return -1;
-        for (Py_ssize_t row = 0; row < batch->rows; row++) {
-            if (bind_row(t, batch, row) < 0 || run_to_done(t, t->insert, "insert") < 0)
-                return rollback_if_open(t);
-        }
-        if (run_to_done(t, t->commit, "COMMIT") < 0)
-            return rollback_if_open(t);
-        *done = (size_t)batch->rows;
-        return 0;
-    }
-}
-
-static int delete_added_rows(Timer *t) {
-    if (sqlite3_bind_int64(t->delete_after, 1, t->table_rows) != SQLITE_OK)
-        return fail_sqlite(t, "binding delete_after");
-    return run_to_done(t, t->delete_after, "delete_after");
-}
-
-static int64_t clock_ns(clockid_t clock) {
-    struct timespec now;
-    clock_gettime(clock, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
-/* --- the checksum: CRC-32, zlib's polynomial (reflected 0xEDB88320) ---------------------------- */
-
-static uint32_t crc_table[256];
-
-static void crc_init(void) {
-    for (uint32_t n = 0; n < 256; n++) {
-        uint32_t c = n;
-        for (int k = 0; k < 8; k++)
-            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_table[n] = c;
-    }
-}
-
-static uint32_t crc_add(uint32_t crc, const void *data, size_t length) {
-    const unsigned char *p = data;
-    crc = ~crc;
-    while (length--)
-        crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-    return ~crc;
-}
-
-static uint32_t crc_little_endian(uint32_t crc, uint64_t bits, int bytes) {
-    unsigned char out[8];
-    for (int i = 0; i < bytes; i++)
-        out[i] = (unsigned char)(bits >> (8 * i));
-    return crc_add(crc, out, (size_t)bytes);
-}
-
-static uint32_t rows_checksum(const Timer *t) {
-    uint32_t crc = 0;
-    for (size_t i = 0; i < t->rows_read * (size_t)t->columns; i++) {
-        const Value *value = &t->values[i];
-        crc = crc_add(crc, &value->type, 1);
-        uint64_t bits;
-        switch (value->type) {
-        case VALUE_INT: crc = crc_little_endian(crc, (uint64_t)value->as.integer, 8); break;
-        case VALUE_FLOAT:
-            memcpy(&bits, &value->as.real, sizeof bits);
-            crc = crc_little_endian(crc, bits, 8);
-            break;
-        case VALUE_TEXT:
-        case VALUE_BLOB:
-            crc = crc_little_endian(crc, value->length, 4);
-            crc = crc_add(crc, t->arena + value->as.offset, value->length);
-            break;
-        default: break;
-        }
-    }
-    return crc;
-}
 
 /* --- Python's side ------------------------------------------------------------------------------ */
 
@@ -333,18 +96,16 @@ static int take_batch(PyObject *rows, Batch *batch) {
     PyObject *sequence = PySequence_Fast(rows, "batch must be a sequence of row tuples");
     if (sequence == NULL)
         return -1;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence), columns = -1;
     size_t byte_count = 0;
-    batch->rows = count;
-    batch->columns = -1;
     for (Py_ssize_t r = 0; r < count; r++) {
         PyObject *row = PySequence_Fast_GET_ITEM(sequence, r);
-        if (!PyTuple_Check(row) || (batch->columns >= 0 && PyTuple_GET_SIZE(row) != batch->columns)) {
+        if (!PyTuple_Check(row) || (columns >= 0 && PyTuple_GET_SIZE(row) != columns)) {
             PyErr_SetString(PyExc_TypeError, "every row of a batch must be a tuple of the same length");
             goto failed;
         }
-        batch->columns = PyTuple_GET_SIZE(row);
-        for (Py_ssize_t c = 0; c < batch->columns; c++) {
+        columns = PyTuple_GET_SIZE(row);
+        for (Py_ssize_t c = 0; c < columns; c++) {
             PyObject *item = PyTuple_GET_ITEM(row, c);
             Py_ssize_t size = 0;
             if (PyUnicode_Check(item)) {
@@ -356,9 +117,9 @@ static int take_batch(PyObject *rows, Batch *batch) {
             byte_count += (size_t)size;
         }
     }
-    if (batch->columns < 0)
-        batch->columns = 0;
-    batch->parameters = PyMem_Calloc((size_t)(count * batch->columns) + 1, sizeof(Parameter));
+    batch->rows = (size_t)count;
+    batch->columns = columns < 0 ? 0 : (size_t)columns;
+    batch->parameters = PyMem_Calloc(batch->rows * batch->columns + 1, sizeof(Value));
     batch->bytes = PyMem_Malloc(byte_count + 1);
     if (batch->parameters == NULL || batch->bytes == NULL) {
         PyErr_NoMemory();
@@ -367,9 +128,9 @@ static int take_batch(PyObject *rows, Batch *batch) {
     size_t used = 0;
     for (Py_ssize_t r = 0; r < count; r++) {
         PyObject *row = PySequence_Fast_GET_ITEM(sequence, r);
-        for (Py_ssize_t c = 0; c < batch->columns; c++) {
-            PyObject *item = PyTuple_GET_ITEM(row, c);
-            Parameter *p = &batch->parameters[r * batch->columns + c];
+        for (size_t c = 0; c < batch->columns; c++) {
+            PyObject *item = PyTuple_GET_ITEM(row, (Py_ssize_t)c);
+            Value *p = &batch->parameters[(size_t)r * batch->columns + c];
             const char *bytes = NULL;
             Py_ssize_t size = 0;
             if (item == Py_None) {
@@ -410,7 +171,7 @@ failed:
     return -1;
 }
 
-static int prepare(Timer *t, PyObject *statements, const char *key, sqlite3_stmt **out) {
+static int prepare(Bench *t, PyObject *statements, const char *key, sqlite3_stmt **out) {
     PyObject *text = PyDict_GetItemString(statements, key);  /* borrowed */
     if (text == NULL || !PyUnicode_Check(text)) {
         PyErr_Format(PyExc_KeyError, "statements needs the SQL text %s", key);
@@ -418,14 +179,14 @@ static int prepare(Timer *t, PyObject *statements, const char *key, sqlite3_stmt
     }
     /* SQLITE_PREPARE_PERSISTENT: kept for the Timer's life, as a library's statement cache does. */
     if (sqlite3_prepare_v3(t->db, PyUnicode_AsUTF8(text), -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK) {
-        fail_sqlite(t, key);
+        bench_fail(t, key);
         raise_message(t->message);
         return -1;
     }
     return 0;
 }
 
-static void close_timer(Timer *t) {
+static void close_timer(Bench *t) {
     sqlite3_stmt **statements[] = {&t->select_all, &t->select_first, &t->insert, &t->delete_after, &t->begin,
                                    &t->commit};
     for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++) {
@@ -450,15 +211,15 @@ static int Timer_init(Timer *self, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O!OL", keywords, PyUnicode_FSConverter, &path_object,
                                      &PyDict_Type, &statements, &pragmas, &table_rows))
         return -1;
-    close_timer(self);
-    self->table_rows = table_rows;
-    int rc = sqlite3_open_v2(PyBytes_AS_STRING(path_object), &self->db, SQLITE_OPEN_READWRITE, NULL);
+    close_timer(&self->bench);
+    self->bench.table_rows = table_rows;
+    int rc = sqlite3_open_v2(PyBytes_AS_STRING(path_object), &self->bench.db, SQLITE_OPEN_READWRITE, NULL);
     Py_DECREF(path_object);
     if (rc != SQLITE_OK) {
-        snprintf(self->message, sizeof self->message, "opening the database: %s",
-                 self->db ? sqlite3_errmsg(self->db) : sqlite3_errstr(rc));
-        close_timer(self);
-        raise_message(self->message);
+        snprintf(self->bench.message, sizeof self->bench.message, "opening the database: %s",
+                 self->bench.db ? sqlite3_errmsg(self->bench.db) : sqlite3_errstr(rc));
+        close_timer(&self->bench);
+        raise_message(self->bench.message);
         return -1;
     }
     PyObject *texts = PySequence_Fast(pragmas, "pragmas must be a sequence of SQL texts");
@@ -470,30 +231,30 @@ static int Timer_init(Timer *self, PyObject *args, PyObject *kwargs) {
             Py_DECREF(texts);
             return -1;
         }
-        if (sqlite3_exec(self->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-            fail_sqlite(self, sql);
+        if (sqlite3_exec(self->bench.db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+            bench_fail(&self->bench, sql);
             Py_DECREF(texts);
-            raise_message(self->message);
+            raise_message(self->bench.message);
             return -1;
         }
     }
     Py_DECREF(texts);
-    if (prepare(self, statements, "select_all", &self->select_all) < 0 ||
-        prepare(self, statements, "select_first", &self->select_first) < 0 ||
-        prepare(self, statements, "insert", &self->insert) < 0 ||
-        prepare(self, statements, "delete_after", &self->delete_after) < 0)
+    if (prepare(&self->bench, statements, "select_all", &self->bench.select_all) < 0 ||
+        prepare(&self->bench, statements, "select_first", &self->bench.select_first) < 0 ||
+        prepare(&self->bench, statements, "insert", &self->bench.insert) < 0 ||
+        prepare(&self->bench, statements, "delete_after", &self->bench.delete_after) < 0)
         return -1;
-    if (sqlite3_prepare_v3(self->db, "BEGIN", -1, SQLITE_PREPARE_PERSISTENT, &self->begin, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v3(self->db, "COMMIT", -1, SQLITE_PREPARE_PERSISTENT, &self->commit, NULL) != SQLITE_OK) {
-        fail_sqlite(self, "BEGIN/COMMIT");
-        raise_message(self->message);
+    if (sqlite3_prepare_v3(self->bench.db, "BEGIN", -1, SQLITE_PREPARE_PERSISTENT, &self->bench.begin, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(self->bench.db, "COMMIT", -1, SQLITE_PREPARE_PERSISTENT, &self->bench.commit, NULL) != SQLITE_OK) {
+        bench_fail(&self->bench, "BEGIN/COMMIT");
+        raise_message(self->bench.message);
         return -1;
     }
     return 0;
 }
 
 static void Timer_dealloc(Timer *self) {
-    close_timer(self);
+    close_timer(&self->bench);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -514,7 +275,7 @@ static PyObject *Timer_sample(Timer *self, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sin|Opp", keywords, &kind_name, &rows, &iterations,
                                      &rows_to_write, &reset, &want_checksum))
         return NULL;
-    if (self->db == NULL)
+    if (self->bench.db == NULL)
         return raise_message("the Timer is closed");
     int kind = kind_of(kind_name);
     if (kind < 0)
@@ -529,9 +290,9 @@ static PyObject *Timer_sample(Timer *self, PyObject *args, PyObject *kwargs) {
             return PyErr_Format(PyExc_ValueError, "%s needs the batch of rows to write", kind_name);
         if (take_batch(rows_to_write, &batch) < 0)
             return NULL;
-        if (batch.rows != rows) {
+        if (batch.rows != (size_t)rows) {
             free_batch(&batch);
-            return PyErr_Format(PyExc_ValueError, "the batch has %zd rows, rows says %d", batch.rows, rows);
+            return PyErr_Format(PyExc_ValueError, "the batch has %zu rows, rows says %d", batch.rows, rows);
         }
     }
     int64_t wall = 0, cpu = 0, best = INT64_MAX;
@@ -539,15 +300,15 @@ static PyObject *Timer_sample(Timer *self, PyObject *args, PyObject *kwargs) {
     int failed = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < iterations && !failed; i++) {
-        int64_t cpu_started = clock_ns(CLOCK_PROCESS_CPUTIME_ID), started = clock_ns(CLOCK_MONOTONIC);
-        failed = iteration(self, kind, rows, &batch, &done) < 0;
-        int64_t ended = clock_ns(CLOCK_MONOTONIC), cpu_ended = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+        int64_t cpu_started = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID), started = bench_clock_ns(CLOCK_MONOTONIC);
+        failed = bench_iteration(&self->bench, kind, rows, &batch, &done) < 0;
+        int64_t ended = bench_clock_ns(CLOCK_MONOTONIC), cpu_ended = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
         if (failed)
             break;
         if (writes && reset)
-            failed = delete_added_rows(self) < 0;
+            failed = bench_delete_added_rows(&self->bench) < 0;
         if (!failed && done != (size_t)rows) {
-            snprintf(self->message, sizeof self->message, "%s handled %zu rows, expected %d", kind_name, done, rows);
+            snprintf(self->bench.message, sizeof self->bench.message, "%s handled %zu rows, expected %d", kind_name, done, rows);
             failed = 1;
         }
         wall += ended - started;
@@ -558,10 +319,10 @@ static PyObject *Timer_sample(Timer *self, PyObject *args, PyObject *kwargs) {
     Py_END_ALLOW_THREADS
     free_batch(&batch);
     if (failed)
-        return raise_message(self->message);
+        return raise_message(self->bench.message);
     if (want_checksum && !writes)
         return Py_BuildValue("(LLLk)", (long long)wall, (long long)cpu, (long long)best,
-                             (unsigned long)rows_checksum(self));
+                             (unsigned long)bench_rows_checksum(&self->bench));
     return Py_BuildValue("(LLLO)", (long long)wall, (long long)cpu, (long long)best, Py_None);
 }
 
@@ -570,11 +331,11 @@ static PyObject *Timer_value(Timer *self, PyObject *args) {
     sqlite3_stmt *statement;
     if (!PyArg_ParseTuple(args, "s", &sql))
         return NULL;
-    if (self->db == NULL)
+    if (self->bench.db == NULL)
         return raise_message("the Timer is closed");
-    if (sqlite3_prepare_v2(self->db, sql, -1, &statement, NULL) != SQLITE_OK) {
-        fail_sqlite(self, sql);
-        return raise_message(self->message);
+    if (sqlite3_prepare_v2(self->bench.db, sql, -1, &statement, NULL) != SQLITE_OK) {
+        bench_fail(&self->bench, sql);
+        return raise_message(self->bench.message);
     }
     PyObject *result;
     int rc = sqlite3_step(statement);
@@ -588,15 +349,15 @@ static PyObject *Timer_value(Timer *self, PyObject *args) {
     } else if (rc == SQLITE_DONE) {
         result = Py_NewRef(Py_None);
     } else {
-        fail_sqlite(self, sql);
-        result = raise_message(self->message);
+        bench_fail(&self->bench, sql);
+        result = raise_message(self->bench.message);
     }
     sqlite3_finalize(statement);
     return result;
 }
 
 static PyObject *Timer_close(Timer *self, PyObject *Py_UNUSED(ignored)) {
-    close_timer(self);
+    close_timer(&self->bench);
     Py_RETURN_NONE;
 }
 
@@ -641,7 +402,7 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__sqlitetimer(void) {
-    crc_init();
+    bench_checksum_init();
     if (PyType_Ready(&TimerType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
