@@ -244,8 +244,9 @@ static int Timer_init(Timer *self, PyObject *args, PyObject *kwargs) {
         prepare(&self->bench, statements, "insert", &self->bench.insert) < 0 ||
         prepare(&self->bench, statements, "delete_after", &self->bench.delete_after) < 0)
         return -1;
-    if (sqlite3_prepare_v3(self->bench.db, "BEGIN", -1, SQLITE_PREPARE_PERSISTENT, &self->bench.begin, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v3(self->bench.db, "COMMIT", -1, SQLITE_PREPARE_PERSISTENT, &self->bench.commit, NULL) != SQLITE_OK) {
+    Bench *t = &self->bench;
+    if (sqlite3_prepare_v3(t->db, "BEGIN", -1, SQLITE_PREPARE_PERSISTENT, &t->begin, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(t->db, "COMMIT", -1, SQLITE_PREPARE_PERSISTENT, &t->commit, NULL) != SQLITE_OK) {
         bench_fail(&self->bench, "BEGIN/COMMIT");
         raise_message(self->bench.message);
         return -1;
@@ -308,7 +309,8 @@ static PyObject *Timer_sample(Timer *self, PyObject *args, PyObject *kwargs) {
         if (writes && reset)
             failed = bench_delete_added_rows(&self->bench) < 0;
         if (!failed && done != (size_t)rows) {
-            snprintf(self->bench.message, sizeof self->bench.message, "%s handled %zu rows, expected %d", kind_name, done, rows);
+            snprintf(self->bench.message, sizeof self->bench.message, "%s handled %zu rows, expected %d", kind_name,
+                     done, rows);
             failed = 1;
         }
         wall += ended - started;
