@@ -72,7 +72,7 @@ def full_matrix() -> list[tuple[str, str]]:
 
 # The default: every fault and every phase at least once, chosen where the fault does
 # the most harm or where a guard is at stake (see tests/faults/README.md); `PAGELAB_FAULT_MATRIX=full`
-# runs every applicable cell instead (~72, about 12 minutes).
+# runs every applicable cell instead (82, 12-15 minutes).
 REPRESENTATIVE = [
     ("kill-sweep", "init"),        # leaves the instance directory half made, for the next init
     ("kill-mysqld", "init"),
@@ -137,7 +137,7 @@ def chain(tmp_path_factory):
     mount.mkdir()
     # The tiny profile's bundle keeps ~1 GB (a datadir and a snapshot per page size), and before a
     # first load the sweep wants ~930 MiB free (pagelab.footprint.run_needs): 2.5 GB holds both.
-    _mount_tmpfs(mount, "2500m")
+    _mount_tmpfs(mount, "5000m" if FULL else "2500m")  # the full matrix: four page sizes
     # A seed of its own, so the first load generates the TPC-C cache while the cells watch.
     chain = Chain(mount, base, seed=100_000 + os.getpid() % 100_000)
     try:
