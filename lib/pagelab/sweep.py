@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -29,7 +28,9 @@ from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
 from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.atomic import atomic_write_bytes, atomic_write_json
-from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase, set_phase
+from pagelab.plan import write_plan
+from pagelab.run_unit import begin, execute, stop_unit_server
+from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase
 
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -74,6 +75,7 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
         "report": None,
     }
     atomic_write_json(sweep_dir / "sweep.json", document)
+    write_plan(sweep_dir)
     return sweep_dir
 
 
@@ -126,21 +128,11 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
     try:
         for entry in todo:
             current = entry
-            run_dir = sweep_dir / entry["name"]
-            if run_dir.exists():  # an earlier attempt (interrupted or failed): its partial outputs would
-                shutil.rmtree(run_dir)  # be taken for this one's (the monitor refuses a used directory)
-            run_dir.mkdir()
+            run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.run_unit)
             notebook = run_dir / "run.ipynb"
-            record.update_run(entry["name"], status="running", started=now_iso(), error=None,
-                              notebook=str(notebook.relative_to(sweep_dir)))
-            set_phase(run_dir, "starting")
             bar.follow(run_dir)
             try:
-                execute_notebook(
-                    RUN_NOTEBOOK, notebook,
-                    parameters=run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"]),
-                    cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S,
-                )
+                execute(sweep_dir, entry, profile)
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
                 record.update_run(entry["name"], status="failed", finished=now_iso(), error=_short_error(exc))
@@ -179,14 +171,7 @@ def _short_error(exc: Exception) -> str:
 
 def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
     """Belt and braces: whatever happened in the kernel, no server of this sweep keeps running."""
-    from pagelab.mysql import Instance
-
-    instance_dir = sweep_dir / "instances" / entry["page_size"]
-    if (instance_dir / "instance.json").exists():
-        try:
-            Instance(instance_dir).stop(timeout=60)
-        except PagelabError:
-            pass
+    stop_unit_server(sweep_dir, entry)
 
 
 def check_pdf_path(pdf_path: Path) -> Path:

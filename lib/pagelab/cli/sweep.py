@@ -11,6 +11,7 @@ from pagelab.errors import UsageError
 def cmd_sweep(args: argparse.Namespace) -> int:
     from pagelab import sweep
 
+    _check_executor_options(args)
     if args.resume:
         if args.profile or args.set or args.out or args.noise:
             raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
@@ -19,6 +20,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             raise UsageError(f"{sweep_dir} does not exist; give the directory of a sweep to --resume")
         if not (sweep_dir / "sweep.json").exists():
             raise UsageError(f"{sweep_dir} has no sweep.json; give the directory of a sweep to --resume")
+        if args.executor == "slurm":
+            return _submit_to_slurm(args, sweep_dir)
         sweep_dir, pdf = sweep.finish(sweep_dir, fail_fast=args.fail_fast, pdf_path=args.pdf,
                                       report=_report_options(args))
     else:
@@ -34,6 +37,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             from pagelab.tpcc.external import find_tpcc_mysql
 
             find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
+        if args.executor == "slurm" or args.plan_only:
+            return _plan_elsewhere(args, profile)
         sweep_dir, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
                                      fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise,
                                      report=_report_options(args))
@@ -44,6 +49,62 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"  {line}")
     # the report covers the runs that finished; a script or CI must still learn that some did not
     return 1 if sweep.failed_runs(sweep_dir) else 0
+
+
+def _check_executor_options(args: argparse.Namespace) -> None:
+    """Options of one executor given to the other are refused before anything is made."""
+    if args.executor != "slurm":
+        for flag, value in (("--slurm-args", args.slurm_args), ("--slurm-max-running", args.slurm_max_running),
+                            ("--scratch", args.scratch)):
+            if value is not None:
+                raise UsageError(f"{flag} is for --executor slurm; add --executor slurm or drop {flag}")
+    elif args.fail_fast:
+        raise UsageError("--fail-fast is for --executor local: Slurm runs the units independently; drop it")
+    if args.plan_only and (args.resume or args.executor == "slurm"):
+        raise UsageError("--plan-only only writes a new bundle's plan; drop --resume and --executor")
+    if args.executor == "slurm":
+        from pagelab.executors.slurm import parse_slurm_args
+
+        parse_slurm_args(args.slurm_args)
+        if args.slurm_max_running is not None and args.slurm_max_running < 1:
+            raise UsageError(f"--slurm-max-running must be at least 1, got {args.slurm_max_running}")
+    if args.pdf:
+        from pagelab.sweep import check_pdf_path
+
+        check_pdf_path(Path(args.pdf))
+
+
+def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
+    """A new bundle whose units run on Slurm, or only its plan (--plan-only)."""
+    from pagelab import sweep
+    from pagelab.plan import write_plan
+
+    sweep_dir = sweep.create_sweep(profile, Path(args.out) if args.out else None, profile.name)
+    # On Slurm each node measures its own noise before its first unit; locally it is measured first.
+    plan = write_plan(sweep_dir, measure_noise=args.noise)
+    if args.plan_only:
+        print(f"plan: {sweep_dir / 'plan.json'} ({len(plan.units)} units)")
+        for unit in plan.units:
+            print(f"  {unit.index}: {unit.name}")
+        print(f"run one unit:  pagelab run-unit {sweep_dir} INDEX\n"
+              f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm]")
+        return 0
+    return _submit_to_slurm(args, sweep_dir)
+
+
+def _submit_to_slurm(args: argparse.Namespace, sweep_dir: Path) -> int:
+    from pagelab.executors.slurm import parse_slurm_args, submit
+    from pagelab.plan import units_not_done
+
+    report_args = [word for flag, value in (("--pdf", args.pdf), ("--title", args.title), ("--author", args.author),
+                                            ("--affiliation", args.affiliation), ("--notes", args.notes))
+                   if value for word in (flag, str(Path(value).resolve()) if flag in ("--pdf", "--notes") else value)]
+    submission = submit(Path(sweep_dir), units_not_done(Path(sweep_dir)), parse_slurm_args(args.slurm_args),
+                        args.slurm_max_running, Path(args.scratch) if args.scratch else None, report_args)
+    print(f"sweep: {Path(sweep_dir).resolve()}")
+    for line in submission.watch_lines(Path(sweep_dir).resolve()):
+        print(line)
+    return 0
 
 
 def _report_options(args: argparse.Namespace) -> dict:
@@ -86,6 +147,24 @@ def _add_report_options(parser: argparse.ArgumentParser) -> None:
                                                            "section (default: BUNDLE/notes.md if it exists)")
 
 
+def _add_executor_options(parser: argparse.ArgumentParser) -> None:
+    from pagelab.executors import EXECUTORS
+
+    group = parser.add_argument_group("where the units run (runbooks/slurm.md)")
+    group.add_argument("--executor", choices=EXECUTORS, default="local",
+                       help="local (default): one unit after another on this machine, then the report; slurm: one "
+                            "job array of exclusive nodes, one unit each, and a report job after it; prints the job "
+                            "ids and returns at once")
+    group.add_argument("--slurm-args", metavar="'ARGS'",
+                       help="passed to sbatch for both jobs; give it with '=' since it starts with a dash, e.g. "
+                            "--slurm-args='--partition=short --time=02:00:00 --account=db'")
+    group.add_argument("--slurm-max-running", metavar="K", type=int,
+                       help="at most K units at once (the array's %%K; default: all of them)")
+    group.add_argument("--scratch", metavar="DIR",
+                       help="where each unit's server lives on its node, ideally a node-local disk (default: the "
+                            "bundle's instances/); it is restored there from the bundle's snapshot and removed after")
+
+
 def _profile_epilog() -> str:
     try:
         from pagelab.profiles import profile_help
@@ -118,6 +197,10 @@ def register(commands) -> None:
                             "bundle's noise.json, so the report can say how noisy the runs' machine was")
     sweep.add_argument("--pdf", metavar="PATH", help="where to write the PDF (default BUNDLE/report.pdf, with a copy "
                                                      "in reports/)")
+    sweep.add_argument("--plan-only", action="store_true",
+                       help="write the bundle and its plan of run units (plan.json) and stop; run them later with "
+                            "--resume, or one at a time with `pagelab run-unit BUNDLE INDEX`")
+    _add_executor_options(sweep)
     _add_report_options(sweep)
     add_mode_argument(sweep, default=None)
     sweep.add_argument("--tpcc-mysql-dir", metavar="DIR", help="shortcut for --set tpcc_mysql_dir=...")

@@ -1,0 +1,136 @@
+"""One unit of a sweep's plan, run into its own run directory: the one code path of both
+executors. The local sweep's loop calls `begin` and `execute` for each unit in turn;
+`pagelab run-unit BUNDLE INDEX` (a Slurm array task) calls `run_one`, which adds the bookkeeping
+a process of its own needs: the unit's lock, SIGTERM, and its status on the way out.
+
+Where the unit's server lives:
+- by default in the page size's instance, BUNDLE/instances/<page>/, as a local sweep always did;
+  the page size's lock is then held for the whole unit, so two units never share a datadir;
+- with `scratch`, in a directory of its own, SCRATCH/<sweep id>-<run>/, restored from the page
+  size's snapshot and removed afterwards; the page size's lock is held only while the snapshot
+  is made, so units of one page size on several nodes run at once (pagelab.experiment).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from pathlib import Path
+
+from pagelab.errors import PagelabError, UsageError
+from pagelab.hosts import host_noise, host_record, write_host_record
+from pagelab.locks import LockBusy, held_lock
+from pagelab.plan import Unit, read_plan
+from pagelab.runs import SweepRecord, now_iso, set_phase
+
+UNIT_LOCKS_DIR = "locks"  # BUNDLE/locks/<run>.lock, held by the process running that unit
+# What a unit stopped by SIGTERM records: under Slurm that is scancel or the job's time limit.
+STOPPED_BY_SIGTERM = "stopped by SIGTERM (scancel, the job's time limit, or Ctrl-C)"
+# The exit status of a process ended by SIGTERM, as a shell reports it.
+EXIT_SIGTERM = 143
+
+
+def unit_instance_dir(sweep_dir: Path, unit: Unit | dict, scratch: Path | None) -> Path:
+    """The directory of the unit's server (see the module comment)."""
+    name = unit.name if isinstance(unit, Unit) else unit["name"]
+    page = unit.page_size if isinstance(unit, Unit) else unit["page_size"]
+    if scratch is None:
+        return Path(sweep_dir) / "instances" / page
+    return Path(scratch) / f"{Path(sweep_dir).name}-{name}"
+
+
+def begin(record: SweepRecord, entry: dict, scratch: Path | None = None, measure_noise: bool = False) -> Path:
+    """An empty run directory for the unit, its host recorded, its entry marked running."""
+    sweep_dir = record.path.parent
+    run_dir = sweep_dir / entry["name"]
+    if run_dir.exists():  # an earlier attempt (interrupted or failed): its partial outputs would
+        shutil.rmtree(run_dir)  # be taken for this one's (the monitor refuses a used directory)
+    run_dir.mkdir()
+    data_dir = unit_instance_dir(sweep_dir, entry, scratch).parent
+    data_dir.mkdir(parents=True, exist_ok=True)
+    host = host_record(data_dir, host_noise(sweep_dir, measure_noise, data_dir))
+    write_host_record(run_dir, host)
+    job = os.environ.get("SLURM_JOB_ID")
+    record.update_run(entry["name"], status="running", started=now_iso(), finished=None, error=None,
+                      notebook=f"{entry['name']}/run.ipynb", host=host["hostname"],
+                      slurm_job=f"{os.environ.get('SLURM_ARRAY_JOB_ID')}_{os.environ.get('SLURM_ARRAY_TASK_ID')}"
+                      if os.environ.get("SLURM_ARRAY_JOB_ID") else job)
+    set_phase(run_dir, "starting")
+    return run_dir
+
+
+def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = None) -> None:
+    """The run notebook, executed by papermill into the run directory; raises what the run raised."""
+    from pagelab.execute import execute_notebook
+    from pagelab.paths import PROJECT_ROOT
+    from pagelab.sweep import CELL_TIMEOUT_S, RUN_NOTEBOOK, run_parameters
+
+    parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"])
+    parameters["instance_dir"] = str(unit_instance_dir(sweep_dir, entry, scratch)) if scratch is not None else ""
+    execute_notebook(RUN_NOTEBOOK, Path(sweep_dir) / entry["name"] / "run.ipynb", parameters=parameters,
+                     cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S)
+
+
+def stop_unit_server(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> None:
+    """Belt and braces: whatever happened in the kernel, the unit's server is not left running,
+    and a unit's own copy of the datadir is not left behind."""
+    from pagelab.mysql import Instance
+
+    instance_dir = unit_instance_dir(sweep_dir, entry, scratch)
+    if (instance_dir / "instance.json").exists():
+        try:
+            Instance(instance_dir).stop(timeout=60)
+        except PagelabError:
+            pass
+    if scratch is not None:
+        shutil.rmtree(instance_dir, ignore_errors=True)
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
+    """`pagelab run-unit`: unit `index` of the bundle's plan, start to end; 0 if it is done, 1 if
+    it failed, 143 if SIGTERM stopped it (its entry says which, and why)."""
+    from pagelab.profiles import profile_from_dict
+
+    sweep_dir = Path(sweep_dir).resolve()
+    plan = read_plan(sweep_dir)
+    unit = plan.unit(index)
+    record = SweepRecord.load(sweep_dir)
+    profile = profile_from_dict(record.document["profile"]).to_dict()  # a damaged sweep.json fails here
+    entry = record.run(unit.name)
+    if scratch is not None:
+        scratch = Path(scratch).resolve()
+    try:
+        with held_lock(sweep_dir / UNIT_LOCKS_DIR / f"{unit.name}.lock", wait=False):
+            return _run_locked(sweep_dir, record, entry, profile, scratch, plan.measure_noise)
+    except LockBusy as busy:
+        raise UsageError(f"unit {index} ({unit.name}) of {sweep_dir} is being run by {busy.holder}; "
+                         "wait for it to end") from None
+
+
+def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict, scratch: Path | None,
+                measure_noise: bool) -> int:
+    from pagelab.sweep import _short_error
+
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        begin(record, entry, scratch, measure_noise)
+        execute(sweep_dir, entry, profile, scratch)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
+        stop_unit_server(sweep_dir, entry, scratch)
+        return EXIT_SIGTERM
+    except Exception as exc:  # papermill's execution error carries the cell's traceback
+        stop_unit_server(sweep_dir, entry, scratch)
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=_short_error(exc))
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    record.update_run(entry["name"], status="done", finished=now_iso())
+    stop_unit_server(sweep_dir, entry, scratch)
+    return 0
