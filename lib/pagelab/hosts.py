@@ -64,11 +64,3 @@ def host_record(data_dir: Path, noise: dict | None) -> dict:
 
 def write_host_record(run_dir: Path, record: dict) -> None:
     atomic_write_json(Path(run_dir) / HOST_FILE, record)
-
-
-def read_host(run_dir: Path) -> str | None:
-    """The hostname a run recorded, or None for a run made before hosts were recorded."""
-    try:
-        return json.loads((Path(run_dir) / HOST_FILE).read_text())["hostname"]
-    except (OSError, ValueError, KeyError):
-        return None

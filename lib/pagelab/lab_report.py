@@ -330,6 +330,9 @@ def method_markdown(data: ReportData) -> str:
 
         noise = (" Before the runs the machine's own noise was measured (`pagelab sweep --noise`): "
                  + "; ".join(noise_lines(data.evidence.noise)) + ".")
+    from pagelab.evidence.tables import host_lines
+
+    hosts = " ".join(line.strip() for line in host_lines(data.evidence))
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
         f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
@@ -344,7 +347,7 @@ def method_markdown(data: ReportData) -> str:
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
         f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
         f"of page sizes the ratio of medians with a 95% bootstrap interval and a verdict that needs an exact "
-        f"Mann-Whitney test to agree.{noise}")
+        f"Mann-Whitney test to agree.{noise}" + (f" {hosts}" if hosts else ""))
 
 
 def benchmark_setup(data: ReportData) -> pd.DataFrame:

@@ -21,14 +21,32 @@ from pathlib import Path
 from pagelab.errors import PagelabError, UsageError
 from pagelab.hosts import host_noise, host_record, write_host_record
 from pagelab.locks import LockBusy, held_lock
+from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
 from pagelab.plan import Unit, read_plan
 from pagelab.runs import SweepRecord, now_iso, set_phase
 
+RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
+# A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
+CELL_TIMEOUT_S = 4 * 3600
 UNIT_LOCKS_DIR = "locks"  # BUNDLE/locks/<run>.lock, held by the process running that unit
 # What a unit stopped by SIGTERM records: under Slurm that is scancel or the job's time limit.
 STOPPED_BY_SIGTERM = "stopped by SIGTERM (scancel, the job's time limit, or Ctrl-C)"
 # The exit status of a process ended by SIGTERM, as a shell reports it.
 EXIT_SIGTERM = 143
+
+
+def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int) -> dict:
+    """The run notebook's parameters: the profile whole (as sweep.json keeps it), the page size and
+    the repeat; the notebook rebuilds the profile with `profile_from_dict`."""
+    return {"sweep_dir": str(sweep_dir), "profile": dict(profile), "page_size": int(page_size),
+            "repeat": int(repeat), "cache_dir": str(CACHE_DIR)}
+
+
+def short_error(exc: Exception) -> str:
+    """A failed run's error for sweep.json: papermill's cell error name and value, or the exception's."""
+    name = getattr(exc, "ename", type(exc).__name__)
+    value = getattr(exc, "evalue", str(exc))
+    return f"{name}: {value}".strip()[:2000]
 
 
 def unit_instance_dir(sweep_dir: Path, unit: Unit | dict, scratch: Path | None) -> Path:
@@ -63,8 +81,6 @@ def begin(record: SweepRecord, entry: dict, scratch: Path | None = None, measure
 def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = None) -> None:
     """The run notebook, executed by papermill into the run directory; raises what the run raised."""
     from pagelab.execute import execute_notebook
-    from pagelab.paths import PROJECT_ROOT
-    from pagelab.sweep import CELL_TIMEOUT_S, RUN_NOTEBOOK, run_parameters
 
     parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"])
     parameters["instance_dir"] = str(unit_instance_dir(sweep_dir, entry, scratch)) if scratch is not None else ""
@@ -114,8 +130,6 @@ def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
 
 def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict, scratch: Path | None,
                 measure_noise: bool) -> int:
-    from pagelab.sweep import _short_error
-
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         begin(record, entry, scratch, measure_noise)
@@ -127,7 +141,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         return EXIT_SIGTERM
     except Exception as exc:  # papermill's execution error carries the cell's traceback
         stop_unit_server(sweep_dir, entry, scratch)
-        record.update_run(entry["name"], status="failed", finished=now_iso(), error=_short_error(exc))
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=short_error(exc))
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)

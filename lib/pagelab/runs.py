@@ -154,8 +154,10 @@ def now_iso() -> str:
 
 def load_tables(sweep_dir: Path) -> dict:
     """Every finished run's tidy tables combined, with run-level columns added
-    (sweep, run, page_size_bytes, page_size, repeat), plus `summary`: one row per run."""
+    (sweep, run, page_size_bytes, page_size, repeat, host), plus `summary`: one row per run."""
     import pandas as pd
+
+    from pagelab.evidence.tables import UNRECORDED_HOST
 
     sweep_dir = project_path(sweep_dir)
     record = SweepRecord.load(sweep_dir)
@@ -166,7 +168,8 @@ def load_tables(sweep_dir: Path) -> dict:
             continue
         run_dir = sweep_dir / entry["name"]
         keys = {"sweep": sweep_dir.name, "run": entry["name"], "page_size_bytes": entry["page_size_bytes"],
-                "page_size": entry["page_size"], "repeat": entry["repeat"]}
+                "page_size": entry["page_size"], "repeat": entry["repeat"],
+                "host": entry.get("host") or UNRECORDED_HOST}
         for name in TIDY_TABLES:
             path = run_dir / f"{name}.csv"
             if path.exists() and path.stat().st_size > 0:

@@ -26,30 +26,20 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
-from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
+from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.atomic import atomic_write_bytes, atomic_write_json
 from pagelab.plan import write_plan
-from pagelab.run_unit import begin, execute, stop_unit_server
+from pagelab.run_unit import begin, execute, short_error as _short_error, stop_unit_server
 from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase
 
-RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
 LOCK_FILE = ".sweep.lock"  # held (flock) by the process running the sweep; holds its pid
-# A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
-CELL_TIMEOUT_S = 4 * 3600
 
 
 class SweepInterrupted(PagelabError):
     """Ctrl-C or SIGTERM: finished runs are kept; `pagelab sweep --resume DIR` does the rest."""
 
     exit_code = 130  # as a shell reports a process ended by SIGINT
-
-
-def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int) -> dict:
-    """The run notebook's parameters: the profile whole (as sweep.json keeps it), the page size and
-    the repeat; the notebook rebuilds the profile with `profile_from_dict`."""
-    return {"sweep_dir": str(sweep_dir), "profile": dict(profile), "page_size": int(page_size),
-            "repeat": int(repeat), "cache_dir": str(CACHE_DIR)}
 
 
 def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
@@ -161,12 +151,6 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
         signal.signal(signal.SIGTERM, previous_sigterm)
         bar.close()
     return record
-
-
-def _short_error(exc: Exception) -> str:
-    name = getattr(exc, "ename", type(exc).__name__)
-    value = getattr(exc, "evalue", str(exc))
-    return f"{name}: {value}".strip()[:2000]
 
 
 def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
