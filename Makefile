@@ -8,9 +8,10 @@ VPY         := $(VENV)/bin/python
 PAGELAB     := $(VENV)/bin/pagelab
 # OS packages an experiment needs: the database server, iostat, fio; and for the PDF report a
 # browser to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own
-# download is not reachable) and pdftoppm to check the pages render; Slurm's client and daemons
-# with munge, for `pagelab sweep --executor slurm` and the tests' private one-node cluster.
-OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils slurm-wlm munge
+# download is not reachable), pdftoppm to check the pages render, ss (iproute2) for the test
+# that servers listen on the loopback address only, and Slurm's client and daemons with munge, for
+# `pagelab sweep --executor slurm` and the tests' private one-node cluster.
+OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils iproute2 slurm-wlm munge
 # The venv is rebuilt when the dependency list or the C piece changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
 TEST_ARGS   ?=

@@ -13,7 +13,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "pagelab"
 LAYERS = (
     {"pagelab", "errors", "units", "paths", "atomic", "locks", "progress", "processes", "execute", "transactions"},
     {"parse", "mysql", "storage", "pdf", "evidence"},
-    {"system", "tpcc", "device", "runs"},
+    {"system", "tpcc", "device", "runs", "footprint"},
     {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "lab_report", "doctor", "noise", "plan", "hosts"},
     {"workloads", "experiment", "run_unit"},
     {"sweep", "executors"},

@@ -4,10 +4,12 @@ an interrupted and resumed sweep, and profile errors caught before anything star
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -140,16 +142,18 @@ def test_figures_are_kept_as_png_and_svg_and_printed_as_vectors(smoke_sweep):
     assert sum("image/svg+xml" in o.get("data", {}) for o in outputs) >= len(FIGURES)
 
 
-def test_no_password_anywhere_in_the_bundle(smoke_sweep):
-    out, pdf, _ = smoke_sweep
-    passwords = {(d / "client.cnf").read_text().split("password=")[1].split("\n")[0]
-                 for d in (out / "instances").iterdir() if (d / "client.cnf").exists()}
-    assert passwords
-    for path in out.rglob("*"):
-        if path.is_file() and "instances" not in path.relative_to(out).parts:
-            text = path.read_bytes().decode(errors="replace")
-            for password in passwords:
-                assert password not in text, f"password in {path}"
+def test_a_finished_sweep_keeps_its_record_not_its_datadirs(smoke_sweep):
+    """Datadirs, snapshots and root's password file go when a sweep has finished; the lock file
+    too; the user is told what was kept."""
+    out, _, done = smoke_sweep
+    instances = sorted((out / "instances").iterdir())
+    assert instances
+    for instance_dir in instances:
+        assert (instance_dir / "instance.json").is_file() and (instance_dir / "loaded.json").is_file()
+        for removed in ("data", "snapshot", "client.cnf", "tmp"):
+            assert not (instance_dir / removed).exists(), f"{instance_dir.name}/{removed} was kept"
+    assert not (out / ".sweep.lock").exists()
+    assert "the bundle holds" in done.stderr and "keeps about" in done.stderr
 
 
 def test_no_server_left_running(smoke_sweep):
@@ -203,11 +207,19 @@ def test_interrupt_then_resume_gives_the_complete_bundle(tmp_path, smoke_sweep):
     assert statuses == ["done", "interrupted"]
     assert not servers_under(sweep_dir), "an interrupted sweep left a server running"
     first_summary = (sweep_dir / "4k-r1" / "summary.json").read_text()
+    # an unfinished sweep keeps its instances for the resume; their passwords must show nowhere else
+    passwords = {(d / "client.cnf").read_text().split("password=")[1].split("\n")[0]
+                 for d in (sweep_dir / "instances").iterdir()}
+    assert len(passwords) == 2
 
     resumed = subprocess.run(sweep_command("--resume", sweep_dir, "--pdf", tmp_path / "r.pdf"),
                              capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert_complete_bundle(sweep_dir)
+    for path in sweep_dir.rglob("*"):  # every file of the finished bundle, the instances' included
+        if path.is_file():
+            text = path.read_bytes().decode(errors="replace")
+            assert not any(password in text for password in passwords), f"a password in {path}"
     assert (sweep_dir / "4k-r1" / "summary.json").read_text() == first_summary, "a finished run was redone"
     for run in ("4k-r1", "16k-r1"):
         summary = json.loads((sweep_dir / run / "summary.json").read_text())
@@ -245,7 +257,6 @@ def test_an_interrupt_between_two_runs_still_names_resume(tmp_path, monkeypatch)
 def test_a_sweep_in_use_is_refused_to_a_second_process(tmp_path):
     """Two processes on one sweep would take the same pending run and its server."""
     import fcntl
-    import os
 
     from pagelab import sweep as sweep_module
     from pagelab.profiles import load_profile
@@ -263,6 +274,88 @@ def test_a_sweep_in_use_is_refused_to_a_second_process(tmp_path):
     assert f"{sweep_dir} is in use by another pagelab sweep (pid 4242)" in done.stderr
     statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
     assert statuses == ["pending", "pending"]
+
+
+def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_path):
+    """kill -9 leaves .sweep.lock behind, but not its flock: the next sweep takes it over at once,
+    writes its own pid in it, and removes it when it ends."""
+    from pagelab import sweep as sweep_module
+    from pagelab.profiles import load_profile
+
+    sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "stale", "smoke")
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""\
+        import sys, time
+        sys.path.insert(0, {str(REPO_ROOT / 'lib')!r})
+        from pathlib import Path
+        from pagelab.sweep import _sweep_lock
+        with _sweep_lock(Path({str(sweep_dir)!r})):
+            print("held", flush=True)
+            time.sleep(600)
+        """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert (sweep_dir / sweep_module.LOCK_FILE).read_text() == str(holder.pid)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=30)
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+    assert (sweep_dir / sweep_module.LOCK_FILE).exists(), "the killed sweep's lock file is the stale one to take over"
+    with sweep_module._sweep_lock(sweep_dir):
+        assert (sweep_dir / sweep_module.LOCK_FILE).read_text() == str(os.getpid())
+    assert not (sweep_dir / sweep_module.LOCK_FILE).exists()
+
+
+def test_a_run_without_room_on_its_disk_is_refused_before_it_starts(tmp_path):
+    """The disk check before each run: 100,000 warehouses need terabytes; nothing is written for the run."""
+    from pagelab import sweep as sweep_module
+    from pagelab.profiles import load_profile
+
+    sweep_dir = sweep_module.create_sweep(load_profile("smoke", ["warehouses=100000"]), tmp_path / "big", "smoke")
+    done = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
+                          cwd=REPO_ROOT)
+    assert done.returncode == 2, done.stderr
+    assert "run 4k-r1 needs about" in done.stderr and "free on the disk of" in done.stderr
+    assert f"--resume {sweep_dir}" in done.stderr
+    assert sorted(p.name for p in sweep_dir.iterdir()) == ["sweep.json"], "the refused run left files behind"
+    statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
+    assert statuses == ["pending", "pending"]
+
+
+def test_resume_refuses_what_is_not_a_bundle_or_was_edited(tmp_path):
+    """--resume on a folder of one's own, or on a bundle whose knobs were edited after runs were
+    measured, is refused with the way out, and nothing in the folder changes."""
+    from pagelab import sweep as sweep_module
+    from pagelab.profiles import load_profile
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("my work")
+    refused = subprocess.run(sweep_command("--resume", mine), capture_output=True, text=True, timeout=120,
+                             cwd=REPO_ROOT)
+    assert refused.returncode == 2 and "is not a sweep (no sweep.json)" in refused.stderr, refused.stderr
+    assert sorted(p.name for p in mine.iterdir()) == ["thesis.tex"]
+
+    sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "edited", "smoke")
+    record = json.loads((sweep_dir / "sweep.json").read_text())
+    record["runs"][0]["status"] = "done"
+    record["profile"]["measure_s"] = record["profile"]["measure_s"] + 5
+    (sweep_dir / "sweep.json").write_text(json.dumps(record))
+    before = (sweep_dir / "sweep.json").read_bytes()
+    refused = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
+                             cwd=REPO_ROOT)
+    assert refused.returncode == 2 and "knob values were changed after runs were measured" in refused.stderr
+    assert (sweep_dir / "sweep.json").read_bytes() == before
+
+
+def test_out_into_a_folder_of_ones_own_is_refused(tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    refused = subprocess.run(sweep_command("--profile", "smoke", "--out", mine), capture_output=True, text=True,
+                             timeout=120, cwd=REPO_ROOT)
+    assert refused.returncode == 2 and f"{mine} is not empty" in refused.stderr, refused.stderr
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
 
 
 @pytest.mark.parametrize("args, message", [

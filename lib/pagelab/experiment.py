@@ -174,9 +174,18 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
             set_phase(run_dir, "restore")
             shutil.rmtree(instance_dir, ignore_errors=True)  # a killed earlier attempt's copy
             instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
-            stack.callback(instance.destroy)
+            stack.callback(_remove_own_instance, instance)
             instance.restore_new(page_dir / "snapshot")
         return _measure(instance, state, plan, profile, run_dir)
+
+
+def _remove_own_instance(instance: Instance) -> None:
+    """A run's own server goes with the run: its datadir is a copy of the snapshot, and what the
+    run needs from it (my.cnf, its part of the error log) is already in the run directory."""
+    instance.stop()
+    shutil.rmtree(instance.root, ignore_errors=True)
+    if instance.paths.socket.parent != instance.root:  # a long path's socket lives in the temp dir
+        instance.paths.socket.unlink(missing_ok=True)
 
 
 def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, run_dir: Path) -> dict:

@@ -103,6 +103,18 @@ def stop_unit_server(sweep_dir: Path, entry: dict, scratch: Path | None = None) 
         shutil.rmtree(instance_dir, ignore_errors=True)
 
 
+def check_room_for_unit(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None) -> None:
+    """NotEnoughSpace before the unit starts if the disk its server will live on is too full."""
+    from pagelab.footprint import check_room, run_needs
+    from pagelab.profiles import profile_from_dict
+
+    values = profile_from_dict(profile)
+    needed = run_needs(Path(sweep_dir) / "instances" / entry["page_size"], values.warehouses, values.redo_log)
+    where = unit_instance_dir(sweep_dir, entry, scratch).parent
+    where.mkdir(parents=True, exist_ok=True)
+    check_room(where, needed, f"unit {entry['name']}")
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
@@ -130,10 +142,16 @@ def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
 
 def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict, scratch: Path | None,
                 measure_noise: bool) -> int:
+    from pagelab.footprint import NotEnoughSpace, is_disk_full
+
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
+        check_room_for_unit(sweep_dir, entry, profile, scratch)
         begin(record, entry, scratch, measure_noise)
         execute(sweep_dir, entry, profile, scratch)
+    except NotEnoughSpace as short:  # nothing started: the unit says why, and a resume reruns it
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=f"disk full: {short}")
+        return 1
     except KeyboardInterrupt:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
         record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
@@ -141,7 +159,8 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         return EXIT_SIGTERM
     except Exception as exc:  # papermill's execution error carries the cell's traceback
         stop_unit_server(sweep_dir, entry, scratch)
-        record.update_run(entry["name"], status="failed", finished=now_iso(), error=short_error(exc))
+        error = ("disk full: " if is_disk_full(exc) else "") + short_error(exc)
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)

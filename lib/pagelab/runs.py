@@ -47,6 +47,14 @@ def project_path(path: str | os.PathLike) -> Path:
     return path if path.is_absolute() else PROJECT_ROOT / path
 
 
+def profile_digest(values: dict) -> str:
+    """A fingerprint of a sweep's knob values, kept in sweep.json, so that a resume can tell that
+    they were edited after runs were measured with them."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(values, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def run_name(page_size: int | str, repeat: int) -> str:
     """'16k-r1': the directory of one run."""
     return f"{page_size_label(parse_page_size(page_size))}-r{repeat}"

@@ -5,9 +5,9 @@ report notebook and the PDF.
     pagelab sweep --resume DIR
 
 Every run is recorded in sweep.json as it goes (pending, running, done, failed, interrupted), so
-a sweep can be stopped at any point: Ctrl-C or SIGTERM interrupts the current run (its kernel
-stops the server on the way out), keeps every finished run, and `--resume DIR` runs the rest;
-a run that did not finish starts again from an empty directory. A failed run keeps its error
+a sweep can be stopped at any point: Ctrl-C, SIGTERM or SIGHUP (a closed terminal) interrupts
+the current run (its kernel stops the server on the way out), keeps every finished run, and
+`--resume DIR` runs the rest; a run that did not finish starts again from an empty directory. A failed run keeps its error
 and executed notebook (until a resume runs it again), the sweep goes on unless `fail_fast`, and
 `pagelab sweep` exits 1 after the report if any run failed.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -26,18 +27,22 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
+from pagelab.footprint import NotEnoughSpace, check_room, is_disk_full, run_needs
 from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.atomic import atomic_write_bytes, atomic_write_json
+from pagelab.units import format_size
 from pagelab.plan import write_plan
 from pagelab.run_unit import begin, execute, short_error as _short_error, stop_unit_server
-from pagelab.runs import SweepRecord, new_run_entries, now_iso, read_phase
+from pagelab.runs import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
 LOCK_FILE = ".sweep.lock"  # held (flock) by the process running the sweep; holds its pid
+# Signals that stop a sweep the way Ctrl-C does (SIGINT raises KeyboardInterrupt by itself).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class SweepInterrupted(PagelabError):
-    """Ctrl-C or SIGTERM: finished runs are kept; `pagelab sweep --resume DIR` does the rest."""
+    """Ctrl-C, SIGTERM or SIGHUP: finished runs are kept; `pagelab sweep --resume DIR` does the rest."""
 
     exit_code = 130  # as a shell reports a process ended by SIGINT
 
@@ -59,6 +64,7 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
         "sweep_id": sweep_dir.name,
         "profile_name": profile_name,
         "profile": values,
+        "profile_sha256": profile_digest(values),
         "created": now_iso(),
         "machine": run_metadata(sweep_dir),
         "runs": new_run_entries(profile),
@@ -104,8 +110,25 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+@contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop the block as Ctrl-C does. SIGHUP is what a closed terminal sends:
+    without a handler it would end the sweep at once, with no run marked and no server stopped."""
+    previous = {signum: signal.signal(signum, _raise_interrupt) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True) -> SweepRecord:
     """Execute every run of the sweep that is not done, one papermill execution each."""
+    with stop_signals_interrupt():
+        return _execute_runs(sweep_dir, fail_fast, progress)
+
+
+def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepRecord:
     from pagelab.profiles import profile_from_dict
 
     record = SweepRecord.load(sweep_dir)
@@ -113,10 +136,10 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
     profile = profile_from_dict(record.document["profile"]).to_dict()
     todo = record.pending()
     bar = _Progress(len(record.runs), len(record.runs) - len(todo), progress)
-    previous_sigterm = signal.signal(signal.SIGTERM, _raise_interrupt)
     current = None  # the run under way, if the interrupt comes during one rather than between two
     try:
         for entry in todo:
+            _check_room_for(sweep_dir, entry, profile)
             current = entry
             run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.run_unit)
             notebook = run_dir / "run.ipynb"
@@ -125,9 +148,15 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
                 execute(sweep_dir, entry, profile)
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
-                record.update_run(entry["name"], status="failed", finished=now_iso(), error=_short_error(exc))
+                disk_full = is_disk_full(exc)
+                error = ("disk full: " if disk_full else "") + _short_error(exc)
+                record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
                 current = None
                 bar.advance()
+                if disk_full:  # every next run would fail the same way, after a load's worth of waiting
+                    raise PagelabError(
+                        f"run {entry['name']} failed: the disk of {sweep_dir} is full. Free some space, then "
+                        f"continue with: pagelab sweep --resume {sweep_dir}") from exc
                 if fail_fast:
                     raise PagelabError(f"run {entry['name']} failed (--fail-fast): {_short_error(exc)}\n"
                                        f"executed notebook: {notebook}") from exc
@@ -141,16 +170,27 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
         where = "between runs"
         if current is not None and record.run(current["name"])["status"] != "done":  # not if it just finished
             record.update_run(current["name"], status="interrupted", finished=now_iso(),
-                              error="interrupted by Ctrl-C or SIGTERM")
+                              error="interrupted by Ctrl-C, SIGTERM or SIGHUP")
             _stop_run_instance(sweep_dir, current)
             where = f"during {current['name']}"
         raise SweepInterrupted(
             f"sweep interrupted {where}; finished runs are kept. "
             f"Continue with: pagelab sweep --resume {sweep_dir}") from None
     finally:
-        signal.signal(signal.SIGTERM, previous_sigterm)
         bar.close()
     return record
+
+
+def _check_room_for(sweep_dir: Path, entry: dict, profile: dict) -> None:
+    """Refuse the run before it starts if its disk has too little room for it (pagelab.footprint)."""
+    from pagelab.profiles import profile_from_dict
+
+    values = profile_from_dict(profile)
+    needed = run_needs(sweep_dir / "instances" / entry["page_size"], values.warehouses, values.redo_log)
+    try:
+        check_room(sweep_dir, needed, f"run {entry['name']}")
+    except NotEnoughSpace as short:
+        raise UsageError(f"{short}; then continue with: pagelab sweep --resume {sweep_dir}") from None
 
 
 def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
@@ -266,7 +306,7 @@ def failed_runs(sweep_dir: Path) -> list[str]:
 
 def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bool = False,
           pdf_path: Path | None = None, progress: bool = True, noise: bool = False,
-          report: dict | None = None) -> tuple[Path, Path | None]:
+          report: dict | None = None, keep_instances: bool = False) -> tuple[Path, Path | None]:
     """Create the bundle, run every run, write the report. `report`: author, title, affiliation
     and notes for the PDF (see execute_report)."""
     if pdf_path is not None:
@@ -276,36 +316,114 @@ def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bo
         from pagelab.noise import NOISE_FILE, measure_noise
 
         atomic_write_json(sweep_dir / NOISE_FILE, measure_noise(sweep_dir, progress=progress))
-    return finish(sweep_dir, fail_fast, pdf_path, progress, report)
+    return finish(sweep_dir, fail_fast, pdf_path, progress, report, keep_instances)
+
+
+def check_resumable(sweep_dir: Path) -> None:
+    """UsageError unless `sweep_dir` is a bundle whose knob values are the ones it started with."""
+    from pagelab.profiles import profile_from_dict
+
+    sweep_dir = Path(sweep_dir)
+    if not sweep_dir.is_dir():
+        raise UsageError(f"{sweep_dir} does not exist; give the directory of a sweep to --resume")
+    if not (sweep_dir / "sweep.json").is_file():
+        raise UsageError(f"{sweep_dir} is not a sweep (no sweep.json); give the directory of a sweep to --resume")
+    try:
+        record = SweepRecord.load(sweep_dir)
+        values = record.document["profile"]
+        runs = record.runs
+    except (ValueError, KeyError, TypeError) as damage:
+        raise UsageError(f"{sweep_dir}/sweep.json is damaged ({damage}); it cannot be resumed, start a new "
+                         "sweep with --out") from None
+    profile_from_dict(values)  # a knob edited into something invalid is refused, naming the knob
+    recorded = record.document.get("profile_sha256")
+    if recorded is not None and recorded != profile_digest(values) and any(e["status"] == "done" for e in runs):
+        raise UsageError(f"{sweep_dir}/sweep.json's knob values were changed after runs were measured with "
+                         "the old ones, so its runs would not be comparable; put the values back, or start a "
+                         "new sweep with --out")
 
 
 def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = None,
-           progress: bool = True, report: dict | None = None) -> tuple[Path, Path | None]:
+           progress: bool = True, report: dict | None = None,
+           keep_instances: bool = False) -> tuple[Path, Path | None]:
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))
-    with _sweep_lock(sweep_dir):
+    check_resumable(sweep_dir)
+    with _sweep_lock(sweep_dir), stop_signals_interrupt():
+        _say_footprint_ahead(sweep_dir)
         execute_runs(sweep_dir, fail_fast=fail_fast, progress=progress)
         failed = failed_runs(sweep_dir)
         if failed:
             print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their "
                   "run.ipynb)", file=sys.stderr)
-        pdf = execute_report(sweep_dir, pdf_path, **(report or {}))
+        try:
+            pdf = execute_report(sweep_dir, pdf_path, **(report or {}))
+        except KeyboardInterrupt:
+            raise SweepInterrupted(f"sweep interrupted while writing the report; every run is kept. "
+                                   f"Continue with: pagelab sweep --resume {sweep_dir}") from None
+        _tidy_up(sweep_dir, keep=keep_instances or bool(failed))
     return sweep_dir, pdf
+
+
+def _say_footprint_ahead(sweep_dir: Path) -> None:
+    from pagelab.footprint import sweep_estimate
+    from pagelab.profiles import profile_from_dict
+
+    profile = profile_from_dict(SweepRecord.load(sweep_dir).document["profile"])
+    needed = sweep_estimate(len(set(profile.page_sizes)), profile.warehouses, profile.redo_log)
+    free = shutil.disk_usage(sweep_dir).free
+    print(f"pagelab sweep: while it runs, this sweep keeps about {format_size(needed)} in {sweep_dir} (a datadir "
+          f"and a snapshot per page size, removed at the end unless --keep-instances); "
+          f"{format_size(free)} free there", file=sys.stderr)
+
+
+def _tidy_up(sweep_dir: Path, keep: bool) -> None:
+    """After the report: the datadirs and snapshots go (unless kept, or a run still has to be
+    redone with --resume), and the user is told what the bundle holds."""
+    from pagelab.footprint import remove_instances, tree_bytes
+
+    if not keep:
+        freed = remove_instances(sweep_dir)
+        if freed:
+            record = SweepRecord.load(sweep_dir)
+            record.document["instances_removed"] = now_iso()
+            record.save()
+    left = tree_bytes(sweep_dir)
+    kept = " (datadirs and snapshots kept)" if keep else ""
+    print(f"pagelab sweep: the bundle holds {format_size(left)}{kept}", file=sys.stderr)
 
 
 @contextmanager
 def _sweep_lock(sweep_dir: Path) -> Iterator[None]:
-    """One process at a time runs a sweep: two would take the same pending run and its server."""
-    fd = os.open(sweep_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
+    """One process at a time runs a sweep: two would take the same pending run and its server.
+
+    The lock is an flock on BUNDLE/.sweep.lock, which holds the holder's pid for the message a
+    second sweep gets. The kernel drops an flock when its process dies, so a sweep killed with -9
+    leaves only the file, and the next sweep takes it over. The file is removed at the end while
+    still locked; a sweep that opened it just before and locks it just after finds it unlinked
+    (another inode than the path's) and tries again on the new file."""
+    lock_path = sweep_dir / LOCK_FILE
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
             raise UsageError(f"{sweep_dir} is in use by another pagelab sweep (pid {holder}); wait for it to end, "
-                             f"or stop it with Ctrl-C and continue with --resume {sweep_dir}") from None
+                             f"or stop it (Ctrl-C in its terminal, or kill {holder}) and then continue with "
+                             f"--resume {sweep_dir}") from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(lock_path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
     finally:
+        lock_path.unlink(missing_ok=True)
         os.close(fd)  # the lock goes with it

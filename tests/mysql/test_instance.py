@@ -197,15 +197,14 @@ def test_password_only_in_client_cnf(make_instance):
             assert password not in path.read_text(errors="replace"), f"password leaked into {path}"
 
 
-def test_without_a_password_only_the_os_user_itself_gets_in(make_instance):
-    """Over TCP root needs its password. Over the private socket, unix_socket authentication lets
-    the OS user running pagelab in (tpcc-mysql's programs need that: see Instance._secure_root),
-    and refuses anyone else, whichever database user they claim."""
+def test_without_a_password_no_one_gets_in_but_the_os_root(make_instance):
+    """Over TCP root needs its password. Over the private socket no standing account admits anyone
+    without one (tpcc-mysql's programs get an account per run: pagelab.mysql.program_account);
+    claiming root from another OS user is refused. Under root the socket sits in a root-owned
+    directory that others may pass through but not write."""
     import shutil
 
     import mysql.connector
-
-    from pagelab.mysql.instance import socket_login_user
 
     instance = make_instance("4k")
     instance.init()
@@ -213,20 +212,35 @@ def test_without_a_password_only_the_os_user_itself_gets_in(make_instance):
         instance.start()
         with pytest.raises(mysql.connector.Error):
             mysql.connector.connect(user="root", password="", host="127.0.0.1", port=instance.port)
+        accounts = {row[0] for row in instance.query("SELECT user FROM mysql.user")}
+        assert accounts <= {"root", "mariadb.sys", "PUBLIC", ""}, accounts
         client = shutil.which("mariadb")
-        own = subprocess.run([client, "--no-defaults", "-S", str(instance.paths.socket), "-u", socket_login_user(),
-                              "-N", "-e", "SELECT CURRENT_USER()"], capture_output=True, text=True, timeout=30)
-        assert own.returncode == 0 and own.stdout.strip() == f"{socket_login_user()}@localhost", own.stderr
-        if os.geteuid() == 0:  # another OS user claiming root over the same socket
+        if os.geteuid() == 0:
+            directory = instance.paths.socket.parent.lstat()
+            assert directory.st_uid == 0 and stat.S_IMODE(directory.st_mode) == 0o711
             other = subprocess.run(["runuser", "-u", "nobody", "--", client, "--no-defaults", "-S",
                                     str(instance.paths.socket), "-u", "root", "-e", "SELECT 1"],
                                    capture_output=True, text=True, timeout=30)
-            # refused by the server, or before that by the private directories around the socket (errno 13)
-            assert other.returncode != 0 and ("Access denied" in other.stderr or "(13)" in other.stderr), other.stderr
-        else:  # this OS user claiming root
+        else:
             other = subprocess.run([client, "--no-defaults", "-S", str(instance.paths.socket), "-u", "root",
                                     "-e", "SELECT 1"], capture_output=True, text=True, timeout=30)
-            assert other.returncode != 0 and "Access denied" in other.stderr, other.stderr
+        assert other.returncode != 0 and "Access denied" in other.stderr, other.stderr
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_init_into_a_folder_of_ones_own_is_refused_and_changes_nothing(tmp_path, force):
+    """`pagelab server init` into a non-empty directory that is not an instance must not mix a
+    datadir into the user's files or overwrite a my.cnf or init.log there, --force or not."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    files = {"my.cnf": "[client]\nuser=me\n", "init.log": "my log\n", "paper.md": "draft\n"}
+    for name, text in files.items():
+        (mine / name).write_text(text)
+    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "server", "init", str(mine), "--page-size", "4k",
+                           *(["--force"] if force else [])], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "is not empty and is not a pagelab instance" in done.stderr
+    assert {p.name: p.read_text() for p in mine.iterdir()} == files
 
 
 def test_snapshot_and_restore_give_back_the_loaded_state(make_instance):

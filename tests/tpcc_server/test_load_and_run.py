@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
-import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
+from pathlib import Path
 
 import pytest
 
@@ -164,34 +167,104 @@ def test_a_server_killed_mid_run_ends_the_run_and_keeps_the_partial_log(spare_lo
     assert partial.meta.get("tpmc") is None
 
 
-def test_external_driver_plumbing(loaded, tmp_path, fixtures_dir):
-    """tpcc-mysql is not buildable here; a stand-in replays a real tpcc_start log (with a
-    password line added) to check argument passing, password scrubbing and parsing."""
-    instance, _, _ = loaded
+@pytest.fixture
+def stand_in_tpcc_mysql(fixtures_dir):
+    """tpcc-mysql is not built in the tests; a stand-in for each program records its arguments and
+    its OS user, logs in over the socket it was given as that user (as the real programs do), holds
+    on for a second so the test can look at every process, then replays a real tpcc_start log with
+    a password line added. It lives in a directory any user can enter, since under root the
+    programs run as `nobody`."""
     real_log = fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log"
-    bin_dir = tmp_path / "tpcc-mysql"
-    bin_dir.mkdir()
+    bin_dir = Path(tempfile.mkdtemp(prefix="pagelab-stand-in-"))
+    bin_dir.chmod(0o755)
+    outbox = bin_dir / "outbox"
+    outbox.mkdir()
+    outbox.chmod(0o777)
+    shutil.copy(real_log, bin_dir / "tpcc_start.log")
+    (bin_dir / "tpcc_start.log").chmod(0o644)
+    client = shutil.which("mariadb")
     for name in ("tpcc_load", "tpcc_start"):
         script = bin_dir / name
         script.write_text(textwrap.dedent(f"""\
             #!/bin/sh
-            echo "$@" > {bin_dir}/{name}.args
+            echo "$@" > {outbox}/{name}.args
+            id -un > {outbox}/{name}.user
+            {client} --no-defaults -S "$MYSQL_UNIX_PORT" -u "$(id -un)" -N \\
+                -e "SELECT CURRENT_USER(); SHOW GRANTS" > {outbox}/{name}.login 2>&1
+            sleep 1
             echo "option p with value '$(echo "$@" | sed -e 's/.*-p //' -e 's/ .*//')'"
-            cat {real_log}
+            cat {bin_dir}/tpcc_start.log
         """))
-        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+        script.chmod(0o755)
+    yield bin_dir, outbox
+    shutil.rmtree(bin_dir, ignore_errors=True)
+
+
+class ProcessScanner:
+    """Reads every process's command line and environment, over and over, while a block runs, and
+    keeps the pids whose text holds `secret` (and whether `marker` was ever seen, so the scan is
+    known to have caught the program it is meant to watch)."""
+
+    def __init__(self, secret: str, marker: str):
+        self.secret, self.marker = secret.encode(), marker.encode()
+        self.hits: list[str] = []
+        self.saw_marker = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._scan, daemon=True)
+
+    def _scan(self) -> None:
+        while not self._stop.is_set():
+            for proc in Path("/proc").glob("[0-9]*"):
+                for part in ("cmdline", "environ"):
+                    try:
+                        text = (proc / part).read_bytes()
+                    except OSError:
+                        continue
+                    self.saw_marker |= part == "cmdline" and self.marker in text
+                    if self.secret in text:
+                        self.hits.append(f"{proc.name}/{part}")
+            self._stop.wait(0.05)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+def test_external_driver_plumbing(loaded, tmp_path, stand_in_tpcc_mysql):
+    """A stand-in replays a real tpcc_start log (with a password line added) to check argument
+    passing, the per-run account, password scrubbing and parsing. No process's arguments or
+    environment hold the password while it runs."""
+    instance, _, _ = loaded
+    bin_dir, outbox = stand_in_tpcc_mysql
     out = tmp_path / "out"
     started = []
-    result = run_tpcc_mysql(ConnectionSpec.for_instance(instance, tcp=True),
-                            RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10,
-                                       mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir)),
-                            out, echo=None, on_start=started.append, local_socket=str(instance.paths.socket))
+    with ProcessScanner(instance.password, "tpcc_start") as scanner:
+        result = run_tpcc_mysql(ConnectionSpec.for_instance(instance, tcp=True),
+                                RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10,
+                                           mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir)),
+                                out, echo=None, on_start=started.append, local_socket=str(instance.paths.socket))
+    assert scanner.saw_marker, "the scan never saw tpcc_start running"
+    assert scanner.hits == [], f"the password was readable in {scanner.hits}"
     assert result.tpmc == 11688.0
-    args = (bin_dir / "tpcc_start.args").read_text().split()
+    args = (outbox / "tpcc_start.args").read_text().split()
     assert args[args.index("-c") + 1] == "4" and args[args.index("-l") + 1] == "60"
     # no password on the command line (any local user could read it with ps): the instance's socket
     assert "-p" not in args and instance.password not in " ".join(args)
     assert args[args.index("-S") + 1] == str(instance.paths.socket) and args[args.index("-h") + 1] == "localhost"
+    # a per-run account named after the program's OS user, never root, granted the database alone
+    program_user = (outbox / "tpcc_start.user").read_text().strip()
+    assert program_user != "root" and args[args.index("-u") + 1] == program_user
+    login = (outbox / "tpcc_start.login").read_text()
+    assert login.splitlines()[0] == f"{program_user}@localhost", login
+    grants = login.splitlines()[1:]
+    assert grants and all("ON *.*" not in grant or "USAGE" in grant for grant in grants), grants
+    assert any("`tpcc`.*" in grant for grant in grants), grants
+    assert instance.query("SELECT COUNT(*) FROM mysql.user WHERE user = %s", (program_user,))[0][0] == 0, \
+        "the run's account outlived the run"
     assert instance.password not in (out / "tpcc.log").read_text()
     assert "option p" not in (out / "tpcc.log").read_text()
     assert len((out / "tpcc_intervals.csv").read_text().splitlines()) == 7
@@ -208,23 +281,14 @@ def test_external_driver_plumbing(loaded, tmp_path, fixtures_dir):
     assert summary["transactions"]["new_order"]["success"] == 1183 and summary["transactions"]["new_order"]["late"] == 10505
 
 
-def test_the_os_user_logs_in_over_the_instances_socket_without_a_password(loaded):
-    """What tpcc_start relies on: unix_socket authentication for the OS user on the private socket."""
-    import shutil
-
-    from pagelab.mysql.instance import socket_login_user
-
+def test_instances_listen_on_the_loopback_address_only(loaded):
+    """Lab machines are shared and networked: a private server answers on 127.0.0.1 and its socket, nowhere else."""
     instance, _, _ = loaded
-    client = shutil.which("mariadb") or shutil.which("mysql")
-    done = subprocess.run([client, "--no-defaults", "-S", str(instance.paths.socket), "-u", socket_login_user(),
-                           "-N", "-e", "SELECT CURRENT_USER()"], capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"{socket_login_user()}@localhost"
-    # the password still works for pagelab's own connections, and over TCP nothing changed
-    with instance.connect() as connection:
-        cursor = connection.cursor()
-        cursor.execute("SELECT 1")
-        assert cursor.fetchone()[0] == 1
+    listening = subprocess.run(["ss", "-Hltnp"], capture_output=True, text=True, check=True).stdout
+    ours = [line for line in listening.splitlines() if f"pid={instance.pid()}," in line]
+    assert ours, listening
+    addresses = {line.split()[3].rsplit(":", 1)[0] for line in ours}
+    assert addresses == {"127.0.0.1"}, ours
 
 
 def test_scrub_masks_a_password_anywhere():

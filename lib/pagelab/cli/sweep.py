@@ -15,15 +15,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.resume:
         if args.profile or args.set or args.out or args.noise:
             raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
-        sweep_dir = Path(args.resume)
-        if not sweep_dir.is_dir():
-            raise UsageError(f"{sweep_dir} does not exist; give the directory of a sweep to --resume")
-        if not (sweep_dir / "sweep.json").exists():
-            raise UsageError(f"{sweep_dir} has no sweep.json; give the directory of a sweep to --resume")
         if args.executor == "slurm":
-            return _submit_to_slurm(args, sweep_dir)
-        sweep_dir, pdf = sweep.finish(sweep_dir, fail_fast=args.fail_fast, pdf_path=args.pdf,
-                                      report=_report_options(args))
+            sweep.check_resumable(Path(args.resume))
+            return _submit_to_slurm(args, Path(args.resume))
+        sweep_dir, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
+                                      report=_report_options(args), keep_instances=args.keep_instances)
     else:
         from pagelab.profiles import load_profile
 
@@ -41,7 +37,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             return _plan_elsewhere(args, profile)
         sweep_dir, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
                                      fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise,
-                                     report=_report_options(args))
+                                     report=_report_options(args), keep_instances=args.keep_instances)
     print(f"\nsweep: {sweep_dir}")
     print(f"PDF:   {pdf}")
     print(f"copy:  {sweep.SweepRecord.load(sweep_dir).document['report']['copy']}")
@@ -192,6 +188,10 @@ def register(commands) -> None:
     sweep.add_argument("--out", metavar="DIR", help="the sweep directory (default data/runs/<profile>-<time>)")
     sweep.add_argument("--resume", metavar="DIR", help="finish an interrupted sweep")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
+    sweep.add_argument("--keep-instances", action="store_true",
+                       help="keep each page size's datadir and loaded snapshot after a finished sweep (about twice "
+                            "the loaded database per page size); by default they are removed and the bundle keeps "
+                            "its tables, logs, notebooks and PDF. An unfinished sweep always keeps them for --resume")
     sweep.add_argument("--noise", action="store_true",
                        help="first measure this machine's noise (fio and a CPU loop, 5 times each, ~30 s) into the "
                             "bundle's noise.json, so the report can say how noisy the runs' machine was")

@@ -37,6 +37,7 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import time
@@ -120,10 +121,30 @@ def free_loopback_port() -> int:
 
 def _socket_path_for(root: Path) -> Path:
     preferred = root / "mysqld.sock"
-    if len(str(preferred)) <= MAX_SOCKET_PATH:
+    if len(str(preferred)) <= MAX_SOCKET_PATH and os.geteuid() != 0:
         return preferred
     digest = hashlib.sha1(str(root).encode()).hexdigest()[:16]
+    if os.geteuid() == 0:
+        return socket_directory_for_others() / f"{digest}.sock"
     return Path(tempfile.gettempdir()) / f"pagelab-{digest}.sock"
+
+
+def socket_directory_for_others() -> Path:
+    """Where root's instances keep their sockets: a root-owned directory that others may pass
+    through (0711) but not list or write. Under root, tpcc-mysql runs as an unprivileged user
+    (pagelab.mysql.program_account), which must reach the socket, and the instance's own
+    directory may sit below one it cannot enter (pytest's temporary directories are 0700)."""
+    directory = Path(tempfile.gettempdir()) / "pagelab-sockets"
+    try:
+        directory.mkdir(mode=0o711)
+    except FileExistsError:
+        pass
+    status = directory.lstat()
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != 0 or status.st_mode & 0o022:
+        raise ServerError(f"{directory} exists but is not a root-owned directory that only root can write; "
+                          "remove it, and pagelab makes it again")
+    os.chmod(directory, 0o711)
+    return directory
 
 
 class Instance:
@@ -240,12 +261,19 @@ class Instance:
         flavour = self.flavour  # a missing server fails here, before anything is written
         if self.is_running():
             raise UsageError(f"{self.root} has a running server (pid {self.pid()}); stop it first: pagelab server stop {self.root}")
+        if self.root.is_dir() and any(self.root.iterdir()) and not self.paths.state_file.is_file():
+            # Not ours: init would mix a datadir into the user's files and overwrite any my.cnf there.
+            raise UsageError(f"{self.root} is not empty and is not a pagelab instance (no instance.json); "
+                             "give a new or empty directory")
+        if self.root.exists() and not self.root.is_dir():
+            raise UsageError(f"{self.root} is a file; give a new or empty directory for the instance")
         datadir = self.paths.datadir
         if datadir.exists() and any(datadir.iterdir()):
             if not force:
                 raise UsageError(f"datadir {datadir} is not empty; give --force to wipe it and start over")
             shutil.rmtree(datadir)
         created_root = not self.root.exists()
+        was_empty = created_root or not any(self.root.iterdir())
         try:
             for leftover in (self.paths.error_log, self.paths.pid_file, self.paths.state_file):
                 leftover.unlink(missing_ok=True)
@@ -263,6 +291,12 @@ class Instance:
             self._kill_quietly()
             if created_root:
                 shutil.rmtree(self.root, ignore_errors=True)
+            elif was_empty:  # the user's empty directory: empty again
+                for made in self.root.iterdir():
+                    if made.is_dir() and not made.is_symlink():
+                        shutil.rmtree(made, ignore_errors=True)
+                    else:
+                        made.unlink(missing_ok=True)
             else:
                 shutil.rmtree(datadir, ignore_errors=True)
                 for made in (self.paths.client_cnf, self.paths.state_file, self.paths.my_cnf):
@@ -304,19 +338,14 @@ class Instance:
     def _secure_root(self, password: str, timeout: float, flavour: ServerFlavour | None = None) -> None:
         """One start without networking, with an init file that gives root its password.
 
-        On MariaDB, root@localhost also keeps unix_socket authentication, and the OS user running
-        pagelab gets a socket-only account: over the instance's private socket the kernel vouches
-        for who connects, so a program that only takes a password on its command line (tpcc-mysql's
-        tpcc_start) can log in with none at all (SOCKET_LOGIN_USER)."""
+        On MariaDB, root@localhost also keeps unix_socket authentication, so the OS root can
+        always reach its own instances. Programs that only take a password on their command line
+        (tpcc-mysql) get an account of their own per run (pagelab.mysql.program_account)."""
         init_sql = self.root / "secure-root.sql"
         quoted = password.replace("\\", "\\\\").replace("'", "\\'")
         if flavour is not None and flavour.flavour == "mariadb":
             local_root = (f"ALTER USER 'root'@'localhost' IDENTIFIED VIA mysql_native_password "
                           f"USING PASSWORD('{quoted}') OR unix_socket;\n")
-            user = socket_login_user()
-            if user and user != "root":
-                local_root += (f"CREATE USER IF NOT EXISTS '{user}'@'localhost' IDENTIFIED VIA unix_socket;\n"
-                               f"GRANT ALL PRIVILEGES ON *.* TO '{user}'@'localhost';\n")
         else:
             local_root = f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{quoted}';\n"
         _write_private(init_sql,
@@ -638,24 +667,6 @@ class Instance:
         self._write_state(port=None)
         self.restore(source)
         return self
-
-    def destroy(self) -> None:
-        """Stop and delete the whole instance directory."""
-        self.stop()
-        shutil.rmtree(self.root, ignore_errors=True)
-        if self.paths.socket.parent != self.root:
-            self.paths.socket.unlink(missing_ok=True)
-
-
-def socket_login_user() -> str:
-    """The database account of the OS user running pagelab on its private MariaDB instances: the
-    OS user's own name, authenticated by unix_socket (see Instance._secure_root). Only names of
-    letters, digits, '_', '-' and '.' are used; anything else falls back to no socket login."""
-    import getpass
-    import re
-
-    name = getpass.getuser()
-    return name if re.fullmatch(r"[A-Za-z0-9_.-]{1,80}", name) else ""
 
 
 def _write_private(path: Path, text: str) -> None:

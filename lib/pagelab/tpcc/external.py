@@ -6,21 +6,28 @@ add_fkey_idx.sql follow, exactly as with the built-in loader. `tpcc_start`'s log
 same parser as everyone else's, so the outputs (tpcc.log, tpcc_intervals.csv, summary.json) are the
 same files, with the same summary schema, that the built-in modes write.
 
-tpcc-mysql takes the password as `-p` and prints it in its header. pagelab passes it (tpcc-mysql
-has no other way) but removes it from everything it keeps or shows: the `option p` and `[pass]`
-lines are dropped from the log as it streams.
+Logging in. tpcc-mysql takes a password only as `-p`, where every local user can read it (`ps`),
+and prints it in its header. On a pagelab MariaDB instance it needs none: each program gets a
+socket-only account of its own for the run, limited to the benchmark's database and never root
+(pagelab.mysql.program_account), and runs as that account's OS user. Against any other server `-p`
+is the only way; pagelab warns, and drops the `option p` and `[pass]` lines from the log as it
+streams.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pagelab.errors import MissingDependencyError, UsageError
 from pagelab.mysql.client import ConnectionSpec, recreate_database
+from pagelab.mysql.program_account import ProgramIdentity, program_account
 from pagelab.tpcc import schema
 from pagelab.tpcc.driver import RunOptions, RunResult, TpccRunError, server_facts
 from pagelab.tpcc.inputs import TransactionKind
@@ -42,16 +49,11 @@ def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
     return found[0], found[1]
 
 
-def _connection_flags(spec: ConnectionSpec, database: str, local_socket: str | None = None) -> list[str]:
-    """tpcc_start's connection flags. With `local_socket` (a pagelab instance on MariaDB) it logs in
-    over that socket as the OS user, by unix_socket authentication, with no password at all:
-    tpcc_start only takes a password as `-p PASSWORD`, which every local user would see in `ps`.
-    For any other server that is the only way, and pagelab says so."""
-    from pagelab.mysql.instance import socket_login_user
-
-    user = socket_login_user()
-    if local_socket and user:
-        return ["-h", "localhost", "-S", str(local_socket), "-d", database, "-u", user]
+def _connection_flags(spec: ConnectionSpec, database: str, identity: ProgramIdentity | None) -> list[str]:
+    """tpcc_start's connection flags: over the instance's socket as `identity`'s account (no
+    password), or, for a server pagelab did not start, over TCP with `-p`."""
+    if identity is not None:
+        return ["-h", "localhost", "-S", str(spec.socket), "-d", database, "-u", identity.account]
     if not spec.host:
         raise UsageError("tpcc-mysql connects over TCP: give --host and --port (or --instance)")
     if spec.password:
@@ -60,6 +62,22 @@ def _connection_flags(spec: ConnectionSpec, database: str, local_socket: str | N
               file=sys.stderr)
     flags = ["-h", spec.host, "-P", str(spec.port or 3306), "-d", database, "-u", spec.user]
     return flags + (["-p", spec.password] if spec.password else [])
+
+
+@contextmanager
+def _program_login(spec: ConnectionSpec, database: str, local_socket: str | None) -> Iterator[
+        tuple[ConnectionSpec, ProgramIdentity | None]]:
+    """The connection the program uses and who it runs as: on a pagelab instance (`local_socket`),
+    a per-run socket account; otherwise `spec` as given, as ourselves."""
+    if not local_socket:
+        yield spec, None
+        return
+    admin = spec.with_database(None).connect(autocommit=True)
+    try:
+        with program_account(admin.cursor(), database) as identity:
+            yield dataclasses.replace(spec, socket=str(local_socket)), identity
+    finally:
+        admin.close()
 
 
 def scrub(line: str, password: str) -> str | None:
@@ -73,15 +91,20 @@ def scrub(line: str, password: str) -> str | None:
 
 
 def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.stdout, on_line=None,
-            local_socket: str | None = None) -> int:
+            login: tuple[ConnectionSpec, ProgramIdentity | None] | None = None) -> int:
     """Run `command`, keeping its output (scrubbed) in `log_path` and on `echo`; `on_line(line)`
-    sees each kept line as it arrives. With `local_socket`, the client library's default socket
-    (MYSQL_UNIX_PORT) is that one, for tpcc_load, which has no -S."""
+    sees each kept line as it arrives. With a socket `login`, the program runs as its identity, and
+    the client library's default socket (MYSQL_UNIX_PORT) is the instance's, for tpcc_load, which
+    has no -S. The program's environment never holds a password."""
     handle = open(log_path, "w") if log_path else None
-    env = dict(os.environ, MYSQL_UNIX_PORT=str(local_socket)) if local_socket else None
+    spec, identity = login or (None, None)
+    env = {name: value for name, value in os.environ.items() if name != "MYSQL_PWD"}
+    if identity is not None:
+        env["MYSQL_UNIX_PORT"] = str(spec.socket)
     try:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   stdin=subprocess.DEVNULL, env=env)
+                                   stdin=subprocess.DEVNULL, env=env,
+                                   **(identity.popen_arguments() if identity else {}))
         try:
             for line in process.stdout:
                 kept = scrub(line, password)
@@ -112,12 +135,13 @@ def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, d
         recreate_database(cursor, database)
         for statement in schema.create_table_statements():
             cursor.execute(statement)
-        flags = _connection_flags(spec, database, local_socket)
-        if "-S" in flags:  # tpcc_load has no -S: the socket goes in MYSQL_UNIX_PORT
-            at = flags.index("-S")
-            del flags[at:at + 2]
-        code = _stream([str(tpcc_load)] + flags + ["-w", str(warehouses)], log_path, spec.password, echo=echo,
-                       local_socket=local_socket)
+        with _program_login(spec, database, local_socket) as login:
+            flags = _connection_flags(login[0], database, login[1])
+            if "-S" in flags:  # tpcc_load has no -S: the socket goes in MYSQL_UNIX_PORT
+                at = flags.index("-S")
+                del flags[at:at + 2]
+            code = _stream([str(tpcc_load)] + flags + ["-w", str(warehouses)], log_path, spec.password, echo=echo,
+                           login=login)
         if code != 0:
             raise TpccRunError(f"tpcc_load exited with {code}" + (f"; see {log_path}" if log_path else ""))
         for setting in schema.LOAD_SESSION_SETTINGS:
@@ -162,9 +186,6 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
         facts = server_facts(link.cursor(), options.database)
     finally:
         link.close()
-    command = [str(tpcc_start)] + _connection_flags(spec, options.database, local_socket) + [
-        "-w", str(options.warehouses), "-c", str(options.connections), "-r", str(options.rampup_s),
-        "-l", str(options.measure_s), "-i", str(options.interval_s)]
     started_wall = time.time()
     measurement = {"started_at": None, "lines": []}
 
@@ -179,7 +200,11 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
             if rows:
                 on_interval(rows[0]["t_s"], rows[0])
 
-    code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line, local_socket=local_socket)
+    with _program_login(spec, options.database, local_socket) as login:
+        command = [str(tpcc_start)] + _connection_flags(login[0], options.database, login[1]) + [
+            "-w", str(options.warehouses), "-c", str(options.connections), "-r", str(options.rampup_s),
+            "-l", str(options.measure_s), "-i", str(options.interval_s)]
+        code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line, login=login)
     text = "".join(measurement["lines"])
     parsed = parse_tpcc_log(text) if text else None
     if code != 0 or parsed is None or parsed.meta.get("tpmc") is None:
