@@ -95,6 +95,7 @@ def _submit_to_slurm(args: argparse.Namespace, sweep_dir: Path) -> int:
     report_args = [word for flag, value in (("--pdf", args.pdf), ("--title", args.title), ("--author", args.author),
                                             ("--affiliation", args.affiliation), ("--notes", args.notes))
                    if value for word in (flag, str(Path(value).resolve()) if flag in ("--pdf", "--notes") else value)]
+    report_args += ["--finish-sweep"] + (["--keep-instances"] if args.keep_instances else [])
     submission = submit(Path(sweep_dir), units_not_done(Path(sweep_dir)), parse_slurm_args(args.slurm_args),
                         args.slurm_max_running, Path(args.scratch) if args.scratch else None, report_args)
     print(f"sweep: {Path(sweep_dir).resolve()}")
@@ -131,7 +132,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"{target} has no sweep.json; give the directory of a sweep made by `pagelab sweep`")
     pdf = sweep.execute_report(target, Path(args.pdf) if args.pdf else None, **_report_options(args))
     print(f"PDF: {pdf}\ncopy: {sweep.SweepRecord.load(target).document['report']['copy']}")
-    return 0
+    if args.finish_sweep:  # what a local sweep does after its report; every run must be done to drop the datadirs
+        not_done = [entry["name"] for entry in sweep.SweepRecord.load(target).runs if entry["status"] != "done"]
+        sweep._tidy_up(target, keep=args.keep_instances or bool(not_done))
+    return 1 if args.finish_sweep and sweep.failed_runs(target) else 0
 
 
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
@@ -218,5 +222,9 @@ def register(commands) -> None:
     report.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                         help="a notebook parameter (repeatable; the value is read as YAML: 3, 1e3, [4096, 8192], text)")
     report.add_argument("--pdf", metavar="PATH", help="where to write the PDF")
+    report.add_argument("--finish-sweep", action="store_true",
+                        help="end the sweep as a local one ends (the Slurm report job does this): after the report, "
+                             "remove the datadirs and snapshots if every run is done, and exit 1 if a run failed")
+    report.add_argument("--keep-instances", action="store_true", help="with --finish-sweep: keep them")
     _add_report_options(report)
     report.set_defaults(handler=cmd_report)
