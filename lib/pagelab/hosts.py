@@ -41,11 +41,11 @@ def host_noise(sweep_dir: Path, measure: bool, data_dir: Path) -> dict | None:
         if noise.get("host", name) == name:
             return noise
     own = Path(sweep_dir) / HOSTS_DIR / name / NOISE_FILE
-    with held_lock(own.with_name(".noise.lock")):
+    if not measure:
+        return json.loads(own.read_text()) if own.exists() else None
+    with held_lock(own.with_name(".noise.lock")):  # two units starting on one host measure it once
         if own.exists():
             return json.loads(own.read_text())
-        if not measure:
-            return None
         noise = measure_noise(data_dir, progress=False)
         atomic_write_json(own, noise)
         return noise
