@@ -134,10 +134,12 @@ def test_resume_reruns_only_the_unit_that_is_not_done(slurm_sweep):
         {"4k-r1": "done", "16k-r1": "done"}
     assert (bundle / "16k-r1" / "summary.json").read_text() == slurm_sweep["16k_summary"], "a finished unit was redone"
     assert not servers_under(bundle)
-    # every run says where it ran
+    # every run says where it ran, and the statistics take the host as a factor
     for run in ("4k-r1", "16k-r1"):
         host = json.loads((bundle / run / "host.json").read_text())
         assert host["hostname"] == slurm_sweep["after_resume"][run]["host"] and host["cpu_model"] and host["kernel"]
+    stats = subprocess.run(PAGELAB + ["stats", str(bundle)], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert f"All runs ran on one host, {host['hostname']}." in stats.stdout, stats.stderr
 
 
 @pytest.fixture(scope="module")
