@@ -115,10 +115,6 @@ def check_room_for_unit(sweep_dir: Path, entry: dict, profile: dict, scratch: Pa
     check_room(where, needed, f"unit {entry['name']}")
 
 
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
     """`pagelab run-unit`: unit `index` of the bundle's plan, start to end; 0 if it is done, 1 if
     it failed, 143 if SIGTERM stopped it (its entry says which, and why)."""
@@ -144,7 +140,16 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
                 measure_noise: bool) -> int:
     from pagelab.footprint import NotEnoughSpace, is_disk_full
 
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    finished = False
+
+    def stopped(signum, frame):
+        # Recorded at once: Slurm follows SIGTERM with SIGKILL after its KillWait (often 30 s),
+        # which may come before the notebook's kernel has been shut down below.
+        if not finished:
+            record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, stopped)
     try:
         check_room_for_unit(sweep_dir, entry, profile, scratch)
         begin(record, entry, scratch, measure_noise)
@@ -154,7 +159,8 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         return 1
     except KeyboardInterrupt:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
-        record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
+        if record.run(entry["name"])["status"] != "failed":  # Ctrl-C, which has no handler of ours
+            record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
         stop_unit_server(sweep_dir, entry, scratch)
         return EXIT_SIGTERM
     except Exception as exc:  # papermill's execution error carries the cell's traceback
@@ -163,6 +169,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
         return 1
     finally:
+        finished = True
         signal.signal(signal.SIGTERM, previous)
     record.update_run(entry["name"], status="done", finished=now_iso())
     stop_unit_server(sweep_dir, entry, scratch)
