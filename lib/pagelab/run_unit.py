@@ -69,13 +69,16 @@ def begin(record: SweepRecord, entry: dict, scratch: Path | None = None, measure
     data_dir.mkdir(parents=True, exist_ok=True)
     host = host_record(data_dir, host_noise(sweep_dir, measure_noise, data_dir))
     write_host_record(run_dir, host)
-    job = os.environ.get("SLURM_JOB_ID")
     record.update_run(entry["name"], status="running", started=now_iso(), finished=None, error=None,
-                      notebook=f"{entry['name']}/run.ipynb", host=host["hostname"],
-                      slurm_job=f"{os.environ.get('SLURM_ARRAY_JOB_ID')}_{os.environ.get('SLURM_ARRAY_TASK_ID')}"
-                      if os.environ.get("SLURM_ARRAY_JOB_ID") else job)
+                      notebook=f"{entry['name']}/run.ipynb", host=host["hostname"], slurm_job=slurm_task())
     set_phase(run_dir, "starting")
     return run_dir
+
+
+def slurm_task() -> str | None:
+    """'4711_7' (array job and task, as squeue and sacct name it) under Slurm, else None."""
+    array_job, task = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    return f"{array_job}_{task}" if array_job and task else os.environ.get("SLURM_JOB_ID")
 
 
 def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = None) -> None:
@@ -126,6 +129,8 @@ def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
     record = SweepRecord.load(sweep_dir)
     profile = profile_from_dict(record.document["profile"]).to_dict()  # a damaged sweep.json fails here
     entry = record.run(unit.name)
+    if entry["status"] == "done":  # a result is never redone by accident (a requeued task, a typo)
+        raise UsageError(f"unit {index} ({unit.name}) of {sweep_dir} is done; its results are in {sweep_dir / unit.name}")
     if scratch is not None:
         scratch = Path(scratch).resolve()
     try:
