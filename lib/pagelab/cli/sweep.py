@@ -17,7 +17,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
         if args.executor == "slurm":
             sweep.check_resumable(Path(args.resume))
-            return _submit_to_slurm(args, Path(args.resume))
+            with sweep._sweep_lock(Path(args.resume)):  # not while a local sweep runs its units
+                return _submit_to_slurm(args, Path(args.resume))
+        _refuse_while_queued(Path(args.resume))
         sweep_dir, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
                                       report=_report_options(args), keep_instances=args.keep_instances)
     else:
@@ -86,6 +88,27 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
               f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm]")
         return 0
     return _submit_to_slurm(args, sweep_dir)
+
+
+def _refuse_while_queued(sweep_dir: Path) -> None:
+    """A local resume must not run units that Slurm jobs of the same bundle may still run."""
+    from pagelab.runs import SweepRecord
+
+    try:
+        submissions = SweepRecord.load(sweep_dir).document.get("slurm") or []
+    except (OSError, ValueError):
+        return  # not a bundle: finish() says so
+    if submissions:
+        import sys
+
+        from pagelab.errors import MissingDependencyError
+        from pagelab.executors.slurm import refuse_while_queued
+
+        try:
+            refuse_while_queued(sweep_dir, submissions)
+        except MissingDependencyError:
+            print(f"pagelab sweep: warning: {sweep_dir} was submitted to Slurm, and this machine cannot ask Slurm "
+                  "whether its jobs still run (no squeue); make sure they have ended", file=sys.stderr)
 
 
 def _submit_to_slurm(args: argparse.Namespace, sweep_dir: Path) -> int:

@@ -136,6 +136,16 @@ def active_jobs(job_ids: list[str]) -> list[str]:
     return [job for job in job_ids if job in active]
 
 
+def refuse_while_queued(sweep_dir: Path, submissions: list[dict]) -> None:
+    """UsageError while a job of the bundle's earlier submissions is queued or running: the same
+    unit must never run twice at once."""
+    earlier = [job for entry in submissions for job in (entry["array_job"], entry["report_job"])]
+    still = active_jobs(earlier)
+    if still:
+        raise UsageError(f"jobs {', '.join(still)} of {sweep_dir} are still in Slurm's queue; wait for them "
+                         f"(squeue -j {','.join(still)}) or cancel them (scancel {' '.join(still)}), then resume")
+
+
 def submit(sweep_dir: Path, units: list[Unit], slurm_args: list[str], max_running: int | None = None,
            scratch: Path | None = None, report_args: list[str] | None = None) -> Submission:
     """Queue the units and the report; returns their job ids. Refuses while an earlier submission
@@ -146,11 +156,7 @@ def submit(sweep_dir: Path, units: list[Unit], slurm_args: list[str], max_runnin
     if max_running is not None and max_running < 1:
         raise UsageError(f"--slurm-max-running must be at least 1, got {max_running}")
     record = SweepRecord.load(sweep_dir)
-    earlier = [job for entry in record.document.get("slurm", []) for job in (entry["array_job"], entry["report_job"])]
-    still = active_jobs(earlier)
-    if still:
-        raise UsageError(f"jobs {', '.join(still)} of {sweep_dir} are still in Slurm's queue; wait for them "
-                         f"(squeue -j {','.join(still)}) or cancel them (scancel {' '.join(still)}), then resume")
+    refuse_while_queued(sweep_dir, record.document.get("slurm", []))
     scratch = Path(scratch).resolve() if scratch else sweep_dir / "instances"
     folder = sweep_dir / SLURM_DIR
     folder.mkdir(exist_ok=True)
