@@ -79,6 +79,7 @@ def slurm_sweep(slurm_cluster, tmp_path_factory):
     found["jobs"] = (array_job, report_job)
     # While the array is in the queue, a second submission of the same bundle is refused.
     found["resume_while_queued"] = pagelab(slurm_cluster, "sweep", "--resume", bundle, "--executor", "slurm")
+    found["local_resume_while_queued"] = pagelab(slurm_cluster, "sweep", "--resume", bundle, timeout=60)
     found["dependency"] = slurm_cluster.run("scontrol", "show", "job", report_job).stdout
     wait_for_measurement(bundle / "4k-r1")
     slurm_cluster.run("scancel", f"{array_job}_0")
@@ -107,8 +108,8 @@ def test_submitting_prints_the_jobs_and_how_to_watch_them(slurm_sweep):
     # and the sbatch arguments given went to both jobs
     record = slurm_sweep["record_after_cancel"]
     assert record["slurm"][0]["sbatch_args"] == ["--time=30", "--job-name=pagelab-test"]
-    refused = slurm_sweep["resume_while_queued"]
-    assert refused.returncode == 2 and "still in Slurm's queue" in refused.stderr, refused.stderr
+    for refused in (slurm_sweep["resume_while_queued"], slurm_sweep["local_resume_while_queued"]):
+        assert refused.returncode == 2 and "still in Slurm's queue" in refused.stderr, refused.stderr
 
 
 def test_a_cancelled_task_is_failed_and_the_others_finish_and_are_reported(slurm_sweep):
