@@ -88,16 +88,18 @@ def test_page_size_spellings(tmp_path, spelling, expected):
     assert Instance(tmp_path / "x", spelling).page_size == expected
 
 
-def test_non_empty_datadir_needs_force(make_instance):
+def test_an_instances_non_empty_datadir_needs_force(make_instance):
+    """Initialising an instance again needs --force, which wipes its datadir and only that (a
+    directory that is not an instance is refused even with --force: see the test below)."""
     instance = make_instance("4k")
-    instance.paths.datadir.mkdir(parents=True)
-    (instance.paths.datadir / "precious.txt").write_text("keep me")
+    instance.init()
+    (instance.paths.datadir / "marker.txt").write_text("from the first init")
     with pytest.raises(UsageError, match="not empty; give --force"):
         instance.init()
-    assert (instance.paths.datadir / "precious.txt").read_text() == "keep me"
+    assert (instance.paths.datadir / "marker.txt").read_text() == "from the first init"
     assert not servers_under(instance.root)
     instance.init(force=True)
-    assert not (instance.paths.datadir / "precious.txt").exists()
+    assert not (instance.paths.datadir / "marker.txt").exists()
     assert instance.is_initialised()
 
 
