@@ -89,6 +89,9 @@ def slurm_sweep(slurm_cluster, tmp_path_factory):
     found["record_after_cancel"] = json.loads((bundle / "sweep.json").read_text())
     found["16k_summary"] = (bundle / "16k-r1" / "summary.json").read_text()
     found["servers_after_cancel"] = servers_under(bundle)
+    instances = bundle / "instances"
+    found["instances_after_cancel"] = sorted(p.name for p in instances.iterdir() if p.is_dir())
+    found["snapshots_after_cancel"] = sorted(p.parent.name for p in instances.glob("*/snapshot"))
 
     resumed = pagelab(slurm_cluster, "sweep", "--resume", bundle, "--executor", "slurm", "--pdf", pdf)
     assert resumed.returncode == 0, resumed.stderr
@@ -121,9 +124,8 @@ def test_a_cancelled_task_is_failed_and_the_others_finish_and_are_reported(slurm
     assert report is not None, "the report job did not run after the array"
     assert report["written"] >= after["16k-r1"]["finished"]
     # the cancelled unit's copy of the datadir went with it; the snapshots stay for the resume
-    instances = slurm_sweep["bundle"] / "instances"
-    assert sorted(p.name for p in instances.iterdir() if p.is_dir()) == ["16k", "4k"]
-    assert (instances / "16k" / "snapshot").is_dir()
+    assert slurm_sweep["instances_after_cancel"] == ["16k", "4k"]
+    assert slurm_sweep["snapshots_after_cancel"] == ["16k", "4k"]
 
 
 def test_resume_reruns_only_the_unit_that_is_not_done(slurm_sweep):
@@ -135,6 +137,8 @@ def test_resume_reruns_only_the_unit_that_is_not_done(slurm_sweep):
         {"4k-r1": "done", "16k-r1": "done"}
     assert (bundle / "16k-r1" / "summary.json").read_text() == slurm_sweep["16k_summary"], "a finished unit was redone"
     assert not servers_under(bundle)
+    # with every unit done, the report job ended the sweep as a local one ends: no datadir or snapshot left
+    assert not list((bundle / "instances").glob("*/snapshot")) and not list((bundle / "instances").glob("*/data"))
     # every run says where it ran, and the statistics take the host as a factor
     for run in ("4k-r1", "16k-r1"):
         host = json.loads((bundle / run / "host.json").read_text())
