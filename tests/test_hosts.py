@@ -53,5 +53,6 @@ def test_hosts_that_agree_leave_the_page_size_effect_standing():
 
 def test_one_host_is_named_and_hosts_without_a_shared_page_size_cannot_be_compared():
     assert host_lines(table([("4k", "vm", 1000), ("16k", "vm", 1100)])) == ["All runs ran on one host, vm."]
+    assert host_lines(table([("4k", "unrecorded", 1000), ("16k", "unrecorded", 1100)])) == []
     apart = host_lines(table([("4k", "node1", 1000), ("16k", "node2", 1100)]))
     assert apart[-1].startswith("No page size ran on two hosts")

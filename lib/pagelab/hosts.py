@@ -7,7 +7,8 @@ BUNDLE/<run>/host.json:
      "disk": "the data directory's disk, as `pagelab doctor` describes it", "disk_model": "...",
      "filesystem": "ext4", "noise": {...noise.json's figures for this host...} or null}
 
-The noise figures are the host's own (`pagelab.noise`): the bundle's noise.json when it was
+The hostname is also in the run's sweep.json entry ("host"), where `pagelab stats` and the report
+read it. The noise figures are the host's own (`pagelab.noise`): the bundle's noise.json when it was
 measured on this host (a local `sweep --noise`), else BUNDLE/hosts/<hostname>/noise.json, which
 the first unit on each host measures when the plan asks for it (`--noise` with Slurm).
 """

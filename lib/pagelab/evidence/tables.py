@@ -175,7 +175,7 @@ def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     hosts differ more than the page sizes do."""
     found = host_spread(table, metric)
     hosts, label = found["hosts"], METRICS_BY_NAME[metric].label
-    if not hosts:
+    if not hosts or hosts == [UNRECORDED_HOST]:  # a bundle from before runs recorded their host
         return []
     if len(hosts) == 1:
         return [f"All runs ran on one host, {hosts[0]}."]
