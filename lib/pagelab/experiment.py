@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.atomic import atomic_write_csv, atomic_write_json
-from pagelab.locks import LockBusy, held_lock
+from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
@@ -95,7 +95,7 @@ def loaded_bytes(connection: ConnectionSpec, database: str = "tpcc") -> int:
 
 
 def page_lock_path(sweep_dir: Path, page_size_bytes: int) -> Path:
-    return Path(sweep_dir) / "instances" / f".{page_size_label(page_size_bytes)}.lock"
+    return Path(sweep_dir) / BUNDLE_LOCKS_DIR / f"instance-{page_size_label(page_size_bytes)}.lock"
 
 
 def _hold_page_lock(stack: ExitStack, sweep_dir: Path, plan: RunPlan, run_dir: Path) -> None:

@@ -20,7 +20,7 @@ import socket
 from pathlib import Path
 
 from pagelab.atomic import atomic_write_json
-from pagelab.locks import held_lock
+from pagelab.locks import BUNDLE_LOCKS_DIR, held_lock
 
 HOST_FILE = "host.json"
 HOSTS_DIR = "hosts"
@@ -44,7 +44,7 @@ def host_noise(sweep_dir: Path, measure: bool, data_dir: Path) -> dict | None:
     own = Path(sweep_dir) / HOSTS_DIR / name / NOISE_FILE
     if not measure:
         return json.loads(own.read_text()) if own.exists() else None
-    with held_lock(own.with_name(".noise.lock")):  # two units starting on one host measure it once
+    with held_lock(Path(sweep_dir) / BUNDLE_LOCKS_DIR / f"noise-{name}.lock"):  # measured once per host
         if own.exists():
             return json.loads(own.read_text())
         noise = measure_noise(data_dir, progress=False)

@@ -20,6 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+# A bundle's lock files, in one folder out of the way of its runs and instances:
+#   locks/instance-<page>.lock   the page size's instance and snapshot (pagelab.experiment)
+#   locks/unit-<run>.lock        held by the process running that unit (pagelab.run_unit)
+#   locks/noise-<host>.lock      while a host measures its noise (pagelab.hosts)
+BUNDLE_LOCKS_DIR = "locks"
+
+
 class LockBusy(Exception):
     """Another process holds the lock; `holder` is what it wrote ('pid 123 on node7')."""
 

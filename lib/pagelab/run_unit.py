@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.hosts import host_noise, host_record, write_host_record
-from pagelab.locks import LockBusy, held_lock
+from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock
 from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
 from pagelab.plan import Unit, read_plan
 from pagelab.runs import SweepRecord, now_iso, set_phase
@@ -28,7 +28,6 @@ from pagelab.runs import SweepRecord, now_iso, set_phase
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 # A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
 CELL_TIMEOUT_S = 4 * 3600
-UNIT_LOCKS_DIR = "locks"  # BUNDLE/locks/<run>.lock, held by the process running that unit
 # What a unit stopped by SIGTERM records: under Slurm that is scancel or the job's time limit.
 STOPPED_BY_SIGTERM = "stopped by SIGTERM (scancel, the job's time limit, or Ctrl-C)"
 # The exit status of a process ended by SIGTERM, as a shell reports it.
@@ -134,7 +133,7 @@ def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
     if scratch is not None:
         scratch = Path(scratch).resolve()
     try:
-        with held_lock(sweep_dir / UNIT_LOCKS_DIR / f"{unit.name}.lock", wait=False):
+        with held_lock(sweep_dir / BUNDLE_LOCKS_DIR / f"unit-{unit.name}.lock", wait=False):
             return _run_locked(sweep_dir, record, entry, profile, scratch, plan.measure_noise)
     except LockBusy as busy:
         raise UsageError(f"unit {index} ({unit.name}) of {sweep_dir} is being run by {busy.holder}; "

@@ -3,6 +3,7 @@
     data/runs/<sweep-id>/
       sweep.json              profile, machine, versions, and the status of every run
       plan.json               the run units, in order: `pagelab run-unit BUNDLE INDEX` runs one
+      locks/                  lock files of units and instances (pagelab.locks)
       instances/<page>/       one server instance per page size; snapshot/ is its loaded datadir
       <page>-r<k>/            one run: run.ipynb, host.json, my.cnf, variables.csv, mysqld.err, tpcc.log,
                               iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json,

@@ -25,7 +25,7 @@ PAGELAB = [sys.executable, "-m", "pagelab.cli"]
 # A smoke run takes about 1.5 min here; the whole sweep, report included, well under 10.
 SWEEP_TIMEOUT_S = 900
 # Files that only a Slurm sweep has: its job scripts and outputs, and the locks run-unit holds.
-SLURM_ONLY = ("slurm", "locks")
+SLURM_ONLY = ("slurm/*", "locks/unit-*.lock")
 
 
 def pagelab(cluster: Cluster, *args, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -161,7 +161,7 @@ def local_sweep(tmp_path_factory, slurm_sweep):
 
 def relative_files(bundle: Path) -> set[str]:
     return {str(path.relative_to(bundle)) for path in bundle.rglob("*")
-            if path.is_file() and path.relative_to(bundle).parts[0] not in SLURM_ONLY}
+            if path.is_file() and not any(path.relative_to(bundle).match(pattern) for pattern in SLURM_ONLY)}
 
 
 @pytest.mark.timeout(SWEEP_TIMEOUT_S)
