@@ -61,9 +61,10 @@ def _check_executor_options(args: argparse.Namespace) -> None:
     if args.plan_only and (args.resume or args.executor == "slurm"):
         raise UsageError("--plan-only only writes a new bundle's plan; drop --resume and --executor")
     if args.executor == "slurm":
-        from pagelab.executors.slurm import parse_slurm_args
+        from pagelab.executors.slurm import parse_slurm_args, require_slurm_client
 
         parse_slurm_args(args.slurm_args)
+        require_slurm_client()
         if args.slurm_max_running is not None and args.slurm_max_running < 1:
             raise UsageError(f"--slurm-max-running must be at least 1, got {args.slurm_max_running}")
     if args.pdf:

@@ -21,6 +21,7 @@ from the page size's snapshot in the bundle.
 from __future__ import annotations
 
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -105,6 +106,14 @@ def report_script(sweep_dir: Path, report_args: list[str]) -> str:
             f"{_python_command()} report {shlex.quote(str(sweep_dir))}{' ' + words if words else ''}\n")
 
 
+def require_slurm_client() -> None:
+    """MissingDependencyError, before a bundle is made, when this machine cannot submit jobs."""
+    missing = [program for program in ("sbatch", "squeue") if shutil.which(program) is None]
+    if missing:
+        raise MissingDependencyError(f"{' and '.join(missing)} not found: run this on a Slurm login node, or install "
+                                     "Slurm's client (Debian: slurm-client; `make setup` installs slurm-wlm)")
+
+
 def _sbatch(argv: list[str]) -> str:
     try:
         done = subprocess.run(["sbatch", "--parsable", *argv], capture_output=True, text=True, timeout=SBATCH_TIMEOUT_S,
@@ -165,10 +174,18 @@ def submit(sweep_dir: Path, units: list[Unit], slurm_args: list[str], max_runnin
     indices = tuple(unit.index for unit in units)
     throttle = f"%{max_running}" if max_running else ""
     name = f"pagelab-{sweep_dir.name}"
-    array_job = _sbatch([f"--array={array_spec(indices)}{throttle}", "--exclusive", f"--job-name={name}",
-                         f"--output={folder}/unit-%A_%a.out", *slurm_args, str(folder / "unit.sh")])
-    report_job = _sbatch([f"--dependency=afterany:{array_job}", f"--job-name={name}-report",
-                          f"--output={folder}/report-%j.out", *slurm_args, str(folder / "report.sh")])
+    try:
+        array_job = _sbatch([f"--array={array_spec(indices)}{throttle}", "--exclusive", f"--job-name={name}",
+                             f"--output={folder}/unit-%A_%a.out", *slurm_args, str(folder / "unit.sh")])
+    except PagelabError as error:
+        raise PagelabError(f"{error}\nNothing was submitted; the bundle is ready: once Slurm takes jobs, "
+                           f"pagelab sweep --resume {sweep_dir} --executor slurm") from None
+    try:
+        report_job = _sbatch([f"--dependency=afterany:{array_job}", f"--job-name={name}-report",
+                              f"--output={folder}/report-%j.out", *slurm_args, str(folder / "report.sh")])
+    except PagelabError as error:
+        raise PagelabError(f"{error}\nThe units are submitted (array job {array_job}), the report is not: once "
+                           f"they have ended, run: sbatch {folder / 'report.sh'}") from None
     submission = Submission(array_job, report_job, indices)
     record.update_document(slurm=record.document.get("slurm", []) + [
         {"array_job": array_job, "report_job": report_job, "units": list(indices), "submitted": now_iso(),
