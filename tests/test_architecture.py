@@ -11,9 +11,10 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "pagelab"
 # From the bottom up; a package may import its own layer or any below, never above. The layer of
 # a module is that of its top-level package (pagelab.tpcc.driver -> tpcc).
 LAYERS = (
-    {"pagelab", "errors", "units", "paths", "atomic", "locks", "progress", "processes", "execute", "transactions"},
+    {"pagelab", "errors", "units", "paths", "atomic", "locks", "progress", "processes", "execute", "transactions",
+     "footprint"},
     {"parse", "mysql", "storage", "pdf", "evidence"},
-    {"system", "tpcc", "device", "runs", "footprint"},
+    {"system", "tpcc", "device", "runs"},
     {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "lab_report", "doctor", "noise", "plan", "hosts"},
     {"workloads", "experiment", "run_unit"},
     {"sweep", "executors"},
