@@ -196,3 +196,27 @@ def test_the_cluster_stops_without_leaving_a_daemon(tmp_path_factory):
         cluster.stop()
     assert all(process.poll() is not None for process in cluster.processes.values())
     assert leftover_daemons(cluster.directory) == []
+
+
+def test_stats_give_per_host_medians_when_runs_spread_over_hosts(slurm_sweep, tmp_path):
+    """The same bundle as if its 16k unit had run on another node: each host is named with its median."""
+    import shutil
+
+    copy = tmp_path / "two-hosts"
+    shutil.copytree(slurm_sweep["bundle"], copy, ignore=shutil.ignore_patterns("instances"))
+    record = json.loads((copy / "sweep.json").read_text())
+    for run in record["runs"]:
+        if run["name"] == "16k-r1":
+            run["host"] = "node2"
+    (copy / "sweep.json").write_text(json.dumps(record))
+    stats = subprocess.run(PAGELAB + ["stats", str(copy)], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert stats.returncode == 0, stats.stderr
+    this_host = slurm_sweep["after_resume"]["4k-r1"]["host"]
+    assert f"The runs ran on 2 hosts: {', '.join(sorted([this_host, 'node2']))}." in stats.stdout
+    assert "16k on node2:" in stats.stdout and f"4k on {this_host}:" in stats.stdout
+    assert "No page size ran on two hosts" in stats.stdout
+    document = json.loads(subprocess.run(PAGELAB + ["stats", str(copy), "--format", "json"], capture_output=True,
+                                         text=True, timeout=120, cwd=REPO_ROOT).stdout)
+    assert {(row["page_size"], row["host"]) for row in document["hosts"] if row["metric"] == "tpmc"} == \
+        {("4k", this_host), ("16k", "node2")}
+    assert document["host_spread"]["hosts"] == sorted([this_host, "node2"])
