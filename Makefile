@@ -6,13 +6,15 @@ VENV        := .venv
 PYTHON      ?= python3
 VPY         := $(VENV)/bin/python
 PAGELAB     := $(VENV)/bin/pagelab
-# OS packages an experiment needs: the database server, iostat, fio; and for the PDF report a
-# browser to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own
-# download is not reachable), pdftoppm to check the pages render, ss (iproute2) for the test
-# that servers listen on the loopback address only, and Slurm's client and daemons with munge, for
-# `pagelab sweep --executor slurm` and the tests' private one-node cluster.
+# OS packages an experiment needs: the database server, iostat, fio; for the PDF report a browser
+# to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own download is not
+# reachable) and pdftoppm to check the pages render; ss (iproute2) for the test that servers listen
+# on the loopback address only; Slurm's client and daemons with munge, for `pagelab sweep
+# --executor slurm` and the tests' private one-node cluster. The compilers and headers of pagelab's
+# C pieces are added by the install script itself (runbooks/setup/install-os-packages.sh), next to
+# the check for Python's headers.
 OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils iproute2 slurm-wlm munge
-# The venv is rebuilt when the dependency list or the C piece changes; the stamp records the last good install.
+# The venv is rebuilt when the dependency list or a C piece changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
 TEST_ARGS   ?=
 
@@ -28,7 +30,7 @@ os-packages:
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h
+$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h lib/pagelab/workloads/sqlite/_sqlitetimer.c lib/pagelab/workloads/sqlite/sqlite_iterations.c lib/pagelab/workloads/sqlite/sqlite_iterations.h
 	@echo "setup: creating $(VENV) and installing pagelab with its dependencies (pip install -e .[dev])"
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	@$(VPY) -m pip install --quiet --upgrade pip

@@ -1,11 +1,13 @@
 """Seed 001 on this machine: SQLite page_size 4096 against 8192 (or other sizes), the seed's benchmarks.
 
-Runs `pagelab.workloads.sqlite_bench.run_sqlite_bench` (the notebook notebooks/sqlite_page_size.ipynb
-calls the same function) and prints:
+Runs `pagelab.workloads.sqlite.run.run_sqlite_bench` on the Python path (the notebook
+notebooks/sqlite_page_size.ipynb calls the same function; bench_sqlite_native.py measures the
+native path's goals) and prints:
 
-1. timings per benchmark and page size: median and min-max over repeats x runs samples, for the
-   wall-clock mean per iteration (the seed's kind), CPU time, and each sample's fastest iteration;
-2. the delta table in the seed's style with its "N wins, M regressions" line, for each measure,
+1. timings per benchmark and page size: median with its interval and min-max over repeats x runs
+   samples, for the wall-clock mean per iteration (the seed's kind), CPU time, and each sample's
+   fastest iteration;
+2. the delta table in the seed's style with its "N faster, M slower" line, for each measure,
    and the seed's numbers beside ours;
 3. the B-tree per page size (dbstat) and the WAL frames per write transaction;
 4. how long the run took.
@@ -36,8 +38,8 @@ def main() -> None:
     page_sizes = [int(size) for size in args.page_sizes.split(",") if size.strip()]
 
     started = time.perf_counter()
-    result = sqlite_run.run_sqlite_bench(page_sizes, rows=args.rows, repeats=args.repeats, runs=args.runs,
-                                           min_sample_seconds=args.sample_seconds, progress=True)
+    result = sqlite_run.run_sqlite_bench(page_sizes, paths=["python"], rows=args.rows, repeats=args.repeats,
+                                         runs=args.runs, min_sample_seconds=args.sample_seconds, progress=True)
     wall = time.perf_counter() - started
     settings = result.settings
     print(f"SQLite {settings['sqlite_version']}, WAL, synchronous={settings['synchronous']}, "
@@ -49,14 +51,14 @@ def main() -> None:
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
         for measure in sqlite_run.MEASURES:
             timings = sqlite_report.timing_summary(result.samples, measure)
-            print(f"\n1. {measure}: per iteration, median and min-max over the samples")
-            print(timings[["benchmark", "page_size_bytes", "iterations", "median_ms", "min_ms", "max_ms",
-                           "spread_pct", "us_per_row"]].to_string(index=False))
-            delta = sqlite_report.delta_table(timings)
+            print(f"\n1. {measure}: per iteration, median with its interval, and min-max over the samples")
+            print(timings[["benchmark", "page_size_bytes", "iterations", "median_ms", "ci_low_ms", "ci_high_ms",
+                           "min_ms", "max_ms", "spread_pct", "us_per_row"]].to_string(index=False))
+            delta = sqlite_report.delta_table(result.samples, measure=measure)
             print(f"\n2. {measure}: {sqlite_report.summary_line(delta)}")
             print(sqlite_report.seed_style_table(delta).to_string())
         print("\n   the seed beside ours (time_ms):")
-        print(sqlite_report.seed_comparison(result.delta()).to_string())
+        print(sqlite_report.seed_comparison(result.delta(path="python")).to_string())
         print("\n3. B-tree per page size (dbstat)")
         print(sqlite_report.btree_summary(result.btree).to_string(index=False))
         print("\n   WAL frames per write transaction")

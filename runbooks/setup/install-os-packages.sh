@@ -11,10 +11,12 @@ if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
   wanted+=(python3-venv)
 fi
 
-# `pip install -e .` compiles pagelab's two C pieces: the storage prototype's
-# (lib/pagelab/storage/_cellsearch.c) and the TPC-C terminal's client (lib/pagelab/tpcc/_tpccclient.c),
-# which links MariaDB Connector/C (libmariadb-dev gives its headers and mariadb_config).
-wanted+=(gcc libc6-dev libmariadb-dev)
+# `pip install -e .` compiles pagelab's three C pieces: the storage prototype's
+# (lib/pagelab/storage/_cellsearch.c), the TPC-C terminal's client (lib/pagelab/tpcc/_tpccclient.c),
+# which links MariaDB Connector/C (libmariadb-dev gives its headers and mariadb_config), and
+# the SQLite benchmarks' timer (lib/pagelab/workloads/sqlite/_sqlitetimer.c), which links the
+# system's libsqlite3 (libsqlite3-dev gives its header).
+wanted+=(gcc libc6-dev libmariadb-dev libsqlite3-dev)
 if ! "$python" -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' >/dev/null 2>&1; then
   wanted+=(python3-dev)
 fi

@@ -1,4 +1,4 @@
-"""Seed 001's SQLite benchmark (pagelab.workloads.sqlite_bench) at two page sizes, small."""
+"""Seed 001's SQLite benchmark (pagelab.workloads.sqlite) at two page sizes, on both paths, small."""
 
 from __future__ import annotations
 
@@ -10,27 +10,23 @@ import pandas as pd
 import pytest
 
 from pagelab.errors import UsageError
-from pagelab.workloads.sqlite import run as sqlite_run
+from pagelab.workloads.sqlite import database as sqlite_database
+from pagelab.workloads.sqlite.benchmarks import EXECUTE_BATCH_NAME, benchmark_plan
+from pagelab.workloads.sqlite.database import btree_levels, create_database, load_rows, verify_page_size
 from pagelab.workloads.sqlite.report import (
+    btree_beside_times,
     btree_summary,
-    classify,
     delta_table,
+    seed_check,
     seed_comparison,
     seed_style_table,
     seed_table,
+    share_table,
     summary_line,
     timing_summary,
     wal_frames_summary,
 )
-from pagelab.workloads.sqlite.run import (
-    EXECUTE_BATCH_NAME,
-    benchmark_plan,
-    btree_levels,
-    create_database,
-    load_rows,
-    run_sqlite_bench,
-    verify_page_size,
-)
+from pagelab.workloads.sqlite.run import run_sqlite_bench
 
 from .conftest import SMALL
 
@@ -66,6 +62,7 @@ def test_each_benchmark_database_really_has_its_page_size(small_bench):
     assert sorted(databases["page_size_bytes"].unique()) == list(SIZES)
     assert (databases["page_size_pragma"] == databases["page_size_bytes"]).all()
     assert (databases["page_size_header"] == databases["page_size_bytes"]).all()
+    assert (databases["page_size_native"] == databases["page_size_bytes"]).all()  # the C connection's view
     assert (databases["mmap_bytes"] == 256 * 1024 * 1024).all()
 
 
@@ -107,53 +104,53 @@ def test_the_default_benchmarks_carry_the_seeds_names():
     assert EXECUTE_BATCH_NAME in names
 
 
-def test_samples_are_the_seeds_repeats_times_runs(small_bench):
+def test_samples_are_the_seeds_repeats_times_runs_on_each_path(small_bench):
     samples = small_bench.samples
     names = [bench.name for bench in benchmark_plan(SMALL["rows"], SMALL["write_batches"],
                                                    SMALL["execute_batch_rows"], SMALL["read_batches"])]
     assert list(dict.fromkeys(samples["benchmark"])) == names
-    counts = samples.groupby(["benchmark", "page_size_bytes"]).size()
-    assert len(counts) == len(names) * len(SIZES)
+    counts = samples.groupby(["path", "benchmark", "page_size_bytes"]).size()
+    assert len(counts) == 2 * len(names) * len(SIZES)
     assert (counts == SMALL["repeats"] * SMALL["runs"]).all()
     assert (samples[["time_ms", "cpu_ms", "best_ms"]] > 0).all().all()
     assert (samples["best_ms"] <= samples["time_ms"] * (1 + 1e-9)).all()
-    # enough iterations for the sample time, the same count at both page sizes
+    # enough iterations for the sample time, the same count at both page sizes of a path
     work = samples["iterations"] * samples["time_ms"] / 1000
-    assert (samples.groupby("benchmark")["iterations"].nunique() == 1).all()
-    assert samples.loc[samples["benchmark"] == EXECUTE_BATCH_NAME, "iterations"].iloc[0] > 1
+    assert (samples.groupby(["path", "benchmark"])["iterations"].nunique() == 1).all()
+    assert (samples.loc[samples["benchmark"] == EXECUTE_BATCH_NAME, "iterations"] > 1).all()
     assert work.median() >= SMALL["min_sample_seconds"] * 0.25
+    # C builds a row without Python objects: selecting every row is faster natively
+    medians = samples.groupby(["benchmark", "path"])["best_ms"].median().unstack()
+    assert medians.loc[f"Select maps {SMALL['rows']} rows", "native"] < medians.loc[
+        f"Select maps {SMALL['rows']} rows", "python"]
 
 
-def test_timing_summary_has_median_and_spread(small_bench):
+def test_timing_summary_has_median_interval_and_spread(small_bench):
     timings = small_bench.timings
-    assert list(timings.columns[:3]) == ["benchmark", "page_size", "page_size_bytes"]
+    assert list(timings.columns[:4]) == ["path", "benchmark", "page_size", "page_size_bytes"]
     assert (timings["min_ms"] <= timings["median_ms"]).all() and (timings["median_ms"] <= timings["max_ms"]).all()
+    assert (timings["ci_low_ms"] <= timings["median_ms"]).all()
+    assert (timings["median_ms"] <= timings["ci_high_ms"]).all()
     assert (timings["samples"] == SMALL["repeats"] * SMALL["runs"]).all()
-    one = small_bench.samples.query("benchmark == 'Batched write tx 100 rows' and page_size_bytes == 8192")["time_ms"]
-    row = timings.query("benchmark == 'Batched write tx 100 rows' and page_size_bytes == 8192").iloc[0]
-    assert row["median_ms"] == pytest.approx(one.median())
-    assert (row["min_ms"], row["max_ms"]) == (one.min(), one.max())
+    for path in ("native", "python"):
+        one = small_bench.samples.query(
+            f"path == '{path}' and benchmark == 'Batched write tx 100 rows' and page_size_bytes == 8192")["time_ms"]
+        row = timings.query(
+            f"path == '{path}' and benchmark == 'Batched write tx 100 rows' and page_size_bytes == 8192").iloc[0]
+        assert row["median_ms"] == pytest.approx(one.median())
+        assert (row["min_ms"], row["max_ms"]) == (one.min(), one.max())
+        assert row["spread_pct"] == pytest.approx((one.max() / one.min() - 1) * 100)
     # selects grow with the rows read
     read = timings[timings["kind"] == "tx_read"].groupby("rows_per_iteration")["median_ms"].median()
     assert read.loc[1000] > read.loc[500]
 
 
-# -- verdicts: a win only beyond the spread -----------------------------------------------------------
-
-def test_classify_calls_only_ranges_that_do_not_overlap():
-    assert classify(5.5, 5.6, 4.58, 4.67) == "win"
-    assert classify(5.5, 5.6, 5.7, 6.0) == "regression"
-    assert classify(5.5, 5.6, 4.0, 5.5) == "unchanged"  # touching: not beyond the spread
-    assert classify(5.0, 6.0, 5.1, 5.2) == "unchanged"  # inside, however much lower its median
-    assert classify(5.0, 5.0, 4.99, 4.99) == "win"
-    with pytest.raises(UsageError, match="min is above its max"):
-        classify(6.0, 5.0, 4.0, 4.5)
-
+# -- verdicts: pagelab.evidence's interval and rank test ------------------------------------------------
 
 def scaled(samples: pd.DataFrame, factor: float, jitter: float = 0.0) -> pd.DataFrame:
-    """The measured samples, with 8192's replaced by 4096's own times x factor (plus a jitter
-    that alternates sign), so both sides keep the real spread of this machine."""
-    samples = samples.copy()
+    """The native path's measured samples, with 8192's replaced by 4096's own times x factor
+    (plus a jitter that alternates sign), so both sides keep the real spread of this machine."""
+    samples = samples[samples["path"] == "native"].copy()
     base = samples[samples["page_size_bytes"] == 4096].sort_values(["benchmark", "repeat", "run"])
     other_index = samples[samples["page_size_bytes"] == 8192].sort_values(["benchmark", "repeat", "run"]).index
     signs = [1 if i % 2 else -1 for i in range(len(base))]
@@ -164,58 +161,75 @@ def scaled(samples: pd.DataFrame, factor: float, jitter: float = 0.0) -> pd.Data
 
 def test_verdicts_on_the_measured_samples(small_bench):
     samples = small_bench.samples
-    timings = timing_summary(samples)
+    timings = timing_summary(samples[samples["path"] == "native"])
     spread = (timings["max_ms"] / timings["min_ms"]).max()
     # 8192 exactly as fast as 4096: nothing called
-    same = delta_table(timing_summary(scaled(samples, 1.0)))
-    assert set(same["verdict"]) == {"unchanged"}
+    same = delta_table(scaled(samples, 1.0))
+    assert set(same["verdict"]) == {"not distinguishable"}
+    assert (same["delta_ci_low_pct"] <= 0).all() and (same["delta_ci_high_pct"] >= 0).all()
     # faster or slower by more than the widest spread measured: every benchmark called
-    faster = delta_table(timing_summary(scaled(samples, 0.9 / spread)))
-    assert set(faster["verdict"]) == {"win"} and (faster["delta_max_pct"] < 0).all()
-    slower = delta_table(timing_summary(scaled(samples, 1.1 * spread)))
-    assert set(slower["verdict"]) == {"regression"}
-    # most samples faster, one as slow as the baseline's slowest: faster at its best, yet the
-    # ranges overlap, so no win
-    nudged = scaled(samples, 0.8)
-    for name, rows in samples[samples["page_size_bytes"] == 8192].groupby("benchmark"):
-        slowest = samples[(samples["benchmark"] == name) & (samples["page_size_bytes"] == 4096)]["time_ms"].max()
-        nudged.loc[nudged.loc[rows.index, "time_ms"].idxmax(), "time_ms"] = slowest
-    overlapping = delta_table(timing_summary(nudged))
-    assert set(overlapping["verdict"]) == {"unchanged"}
-    assert (overlapping["min_ms"] < overlapping["baseline_min_ms"]).all()
-    # one sample per page size has no spread: however large the difference, nothing is called
+    faster = delta_table(scaled(samples, 0.9 / spread))
+    assert set(faster["verdict"]) == {"faster"} and (faster["delta_ci_high_pct"] < 0).all()
+    assert (faster["p_value"] < 0.05).all()
+    slower = delta_table(scaled(samples, 1.1 * spread))
+    assert set(slower["verdict"]) == {"slower"} and (slower["delta_ci_low_pct"] > 0).all()
+    # one sample per page size has no interval: however large the difference, nothing is called
     single = scaled(samples, 0.1)
     single = single[(single["repeat"] == 0) & (single["run"] == 0)]
-    assert set(delta_table(timing_summary(single))["verdict"]) == {"unchanged"}
-    assert summary_line(faster).startswith(f"8192: {len(faster)} wins, 0 regressions (0 unchanged; 3 repeats × 2 runs")
+    assert set(delta_table(single)["verdict"]) == {"not distinguishable"}
+    assert summary_line(faster) == f"8192: {len(faster)} faster, 0 slower, 0 not distinguishable (3 repeats × 2 runs " \
+                                   "vs baseline 4096)"
 
 
-def test_the_real_verdicts_follow_the_ranges(small_bench):
-    for measure in ("time_ms", "cpu_ms", "best_ms"):
-        delta = small_bench.delta(measure=measure)
-        assert len(delta) == 6 and set(delta["page_size_bytes"]) == {8192}
-        wins = delta["max_ms"] < delta["baseline_min_ms"]
-        regressions = delta["min_ms"] > delta["baseline_max_ms"]
-        expected = ["win" if w else "regression" if r else "unchanged" for w, r in zip(wins, regressions)]
-        assert list(delta["verdict"]) == expected
-        assert (delta["delta_min_pct"] <= delta["delta_max_pct"]).all()
-        line = small_bench.summary_line(measure=measure)
-        assert line == (f"8192: {sum(wins)} win{'s' * (sum(wins) != 1)}, {sum(regressions)} "
-                        f"regression{'s' * (sum(regressions) != 1)} ({6 - sum(wins) - sum(regressions)} unchanged; "
-                        f"3 repeats × 2 runs vs baseline 4096)")
+def test_the_real_verdicts_follow_their_intervals(small_bench):
+    for path in ("native", "python"):
+        for measure in ("time_ms", "cpu_ms", "best_ms"):
+            delta = small_bench.delta(measure=measure, path=path)
+            assert len(delta) == 6 and set(delta["page_size_bytes"]) == {8192} and set(delta["path"]) == {path}
+            for row in delta.itertuples():
+                assert row.delta_ci_low_pct <= row.delta_pct <= row.delta_ci_high_pct
+                called = row.p_value < 0.05
+                if row.verdict == "faster":  # 8192 takes less time than 4096
+                    assert called and row.delta_ci_high_pct < 0
+                elif row.verdict == "slower":
+                    assert called and row.delta_ci_low_pct > 0
+                else:
+                    assert not called or row.delta_ci_low_pct <= 0 <= row.delta_ci_high_pct
+                assert row.delta_pct == pytest.approx((row.median_ms / row.baseline_ms - 1) * 100)
+            counts = delta["verdict"].value_counts()
+            assert small_bench.summary_line(measure=measure, path=path) == (
+                f"8192: {counts.get('faster', 0)} faster, {counts.get('slower', 0)} slower, "
+                f"{counts.get('not distinguishable', 0)} not distinguishable (3 repeats × 2 runs vs baseline 4096)")
 
 
 def test_seed_style_table_prints_the_seeds_own_row():
     delta = pd.DataFrame([{
-        "benchmark": "Select maps 10000 rows", "baseline_page_size_bytes": 4096, "page_size": "8k",
-        "page_size_bytes": 8192, "baseline_ms": 5.57, "baseline_min_ms": 5.5, "baseline_max_ms": 5.6,
-        "median_ms": 4.6, "min_ms": 4.58, "max_ms": 4.67, "delta_median_pct": (4.6 / 5.57 - 1) * 100,
+        "path": "native", "benchmark": "Select maps 10000 rows", "baseline_page_size_bytes": 4096,
+        "page_size": "8k", "page_size_bytes": 8192, "baseline_ms": 5.57, "baseline_min_ms": 5.5,
+        "baseline_max_ms": 5.6, "median_ms": 4.6, "min_ms": 4.58, "max_ms": 4.67,
+        "delta_pct": (4.6 / 5.57 - 1) * 100, "delta_ci_low_pct": -18.2, "delta_ci_high_pct": -16.0, "p_value": 0.002,
         "delta_min_pct": (4.58 / 5.57 - 1) * 100, "delta_max_pct": (4.67 / 5.57 - 1) * 100,
-        "verdict": "win", "repeats": 3, "runs": 2, "measure": "time_ms"}])
+        "verdict": "faster", "samples_needed": 4, "repeats": 3, "runs": 2, "measure": "time_ms"}])
     table = seed_style_table(delta)
     row = table.loc["Select maps 10000 rows"]
-    assert list(row) == ["5.57ms", "4.58-4.67ms", "-16 to -18%", "win"]
-    assert summary_line(delta) == "8192: 1 win, 0 regressions (0 unchanged; 3 repeats × 2 runs vs baseline 4096)"
+    assert list(row) == ["5.57ms", "4.58-4.67ms", "-16 to -18%", "-17.4% [-18.2%, -16.0%]", "faster"]
+    assert summary_line(delta) == ("8192: 1 faster, 0 slower, 0 not distinguishable "
+                                   "(3 repeats × 2 runs vs baseline 4096)")
+
+
+@pytest.mark.parametrize("low, high, verdict, expected", [
+    (-20.0, -15.0, "faster", "reproduced"),
+    (-30.0, -25.0, "faster", "reproduced, larger"),
+    (-10.0, -2.0, "faster", "faster, less than seed"),
+    (-5.0, 3.0, "not distinguishable", "does not hold"),
+    (2.0, 6.0, "slower", "does not hold"),
+    (-25.0, 5.0, "not distinguishable", "undecided"),
+    (-30.0, -25.0, "not distinguishable", "undecided"),
+    (float("nan"), float("nan"), "not distinguishable", "no interval"),
+])
+def test_seed_check_reads_our_interval_against_the_seeds_range(low, high, verdict, expected):
+    assert seed_check(-16, -18, low, high, verdict) == expected  # the seed's "-16 to -18%"
+    assert seed_check(float("nan"), float("nan"), low, high, verdict) is None  # selectBytes: no delta
 
 
 def test_seed_comparison_puts_the_seeds_numbers_beside_ours(small_bench):
@@ -223,7 +237,7 @@ def test_seed_comparison_puts_the_seeds_numbers_beside_ours(small_bench):
     seed = seed_table()
     assert list(table.index[: len(seed)]) == list(seed["benchmark"])
     assert table.loc["Select maps 10000 rows", "seed_baseline_ms"] == 5.57
-    assert table.loc["Select maps 10000 rows", "seed_verdict"] == "win"
+    assert table.loc["Select maps 10000 rows", "seed_verdict"] == "faster"
     assert table.loc["selectBytes (all sizes)", "seed_verdict"] == "unchanged"
     assert pd.isna(table.loc["selectBytes (all sizes)", "our_baseline_ms"])
     ours = small_bench.delta().set_index("benchmark")
@@ -231,17 +245,49 @@ def test_seed_comparison_puts_the_seeds_numbers_beside_ours(small_bench):
                  "Transaction read 500 rows", "Transaction read 1000 rows"):
         assert table.loc[name, "our_baseline_ms"] == ours.loc[name, "baseline_ms"]
         assert table.loc[name, "our_verdict"] == ours.loc[name, "verdict"]
+        assert table.loc[name, "seed_check"] == seed_check(
+            table.loc[name, "seed_delta_pct_from"], table.loc[name, "seed_delta_pct_to"],
+            ours.loc[name, "delta_ci_low_pct"], ours.loc[name, "delta_ci_high_pct"], ours.loc[name, "verdict"])
     assert table.index[-1] == "Select maps 2000 rows"  # ours, with another row count than the seed's
     assert pd.isna(table.loc["Select maps 2000 rows", "seed_baseline_ms"])
 
 
-def test_delta_needs_a_measured_baseline(small_bench):
+def test_delta_needs_a_measured_baseline_and_one_path(small_bench):
     with pytest.raises(UsageError, match="baseline 16384 was not measured"):
         small_bench.delta(baseline=16384)
     with pytest.raises(UsageError, match="measure must be one of"):
         small_bench.delta(measure="wall")
+    with pytest.raises(UsageError, match="a delta table is for one path"):
+        delta_table(small_bench.samples)
     reversed_ = small_bench.delta(baseline=8192)
     assert set(reversed_["page_size_bytes"]) == {4096}
+
+
+# -- the two paths side by side, and the tree beside the times ------------------------------------------
+
+def test_the_share_of_the_python_time_the_native_path_accounts_for(small_bench):
+    shares = share_table(small_bench.samples).set_index(["benchmark", "page_size_bytes"])
+    assert len(shares) == 6 * len(SIZES)
+    samples = small_bench.samples
+    for (name, size), row in shares.iterrows():
+        part = samples[(samples["benchmark"] == name) & (samples["page_size_bytes"] == size)]
+        native = part.loc[part["path"] == "native", "time_ms"].median()
+        python = part.loc[part["path"] == "python", "time_ms"].median()
+        assert row["native_share_pct"] == pytest.approx(100 * native / python)
+        assert row["share_ci_low_pct"] <= row["native_share_pct"] <= row["share_ci_high_pct"]
+    with pytest.raises(UsageError, match="python was not measured"):
+        share_table(samples[samples["path"] == "native"])
+
+
+def test_btree_depth_and_leaves_stand_beside_the_times(small_bench):
+    table = btree_beside_times(small_bench.btree, small_bench.samples)
+    assert len(table) == 6 * len(SIZES)
+    trees = btree_summary(small_bench.btree).set_index("page_size_bytes")
+    for row in table.itertuples():
+        assert row.rows == SMALL["rows"]
+        assert (row.height, row.leaf_pages) == (trees.loc[row.page_size_bytes, "height"],
+                                                trees.loc[row.page_size_bytes, "leaf_pages"])
+        assert row.native_ms > 0 and row.python_ms > 0
 
 
 # -- dbstat: the B-tree per page size -------------------------------------------------------------
@@ -272,7 +318,7 @@ def test_larger_pages_are_never_deeper(tmp_path, rows, monkeypatch):
         try:
             load_rows(connection, rows)
             levels = btree_levels(connection, path, size)
-            monkeypatch.setattr(sqlite_run, "dbstat_available", lambda connection: False)
+            monkeypatch.setattr(sqlite_database, "dbstat_available", lambda connection: False)
             walked = btree_levels(connection, path, size)
             monkeypatch.undo()
         finally:
@@ -330,6 +376,10 @@ def test_wal_frames_per_write_transaction(small_bench):
     (dict(frame_transactions=0), "frame_transactions must be"),
     (dict(synchronous="sometimes"), "synchronous must be one of OFF, NORMAL, FULL, EXTRA"),
     (dict(mmap_bytes=-1), "mmap_bytes must be"),
+    (dict(paths=("native", "native")), "paths must name each of native, python at most once"),
+    (dict(paths=("c",)), "paths must name each of"),
+    (dict(paths=()), "paths must name each of"),
+    (dict(paths="native"), "paths must be a list"),
 ])
 def test_bad_parameters_are_refused_before_side_effects(tmp_path, arguments, message):
     with pytest.raises(UsageError, match=message):
@@ -355,6 +405,6 @@ def test_without_keep_the_databases_are_removed(tmp_path):
                               frame_transactions=1, directory=tmp_path)
     assert list(tmp_path.iterdir()) == []
     assert result.settings["database_directory"] is None
-    assert len(result.samples) == 4 and set(result.samples["page_size_bytes"]) == {8192}
+    assert len(result.samples) == 8 and set(result.samples["page_size_bytes"]) == {8192}  # 4 benchmarks, 2 paths
     with pytest.raises(UsageError, match="at least two page sizes"):
         result.delta()
