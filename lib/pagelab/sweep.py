@@ -27,12 +27,12 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
-from pagelab.footprint import NotEnoughSpace, check_room, is_disk_full, run_needs
+from pagelab.footprint import NotEnoughSpace, is_disk_full
 from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.atomic import atomic_write_bytes, atomic_write_json
 from pagelab.units import format_size
 from pagelab.plan import write_plan
-from pagelab.run_unit import begin, execute, short_error as _short_error, stop_unit_server
+from pagelab.run_unit import begin, check_room_for_unit, execute, short_error, stop_unit_server
 from pagelab.runs import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -149,7 +149,7 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
                 disk_full = is_disk_full(exc)
-                error = ("disk full: " if disk_full else "") + _short_error(exc)
+                error = ("disk full: " if disk_full else "") + short_error(exc)
                 record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
                 current = None
                 bar.advance()
@@ -158,7 +158,7 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
                         f"run {entry['name']} failed: the disk of {sweep_dir} is full. Free some space, then "
                         f"continue with: pagelab sweep --resume {sweep_dir}") from exc
                 if fail_fast:
-                    raise PagelabError(f"run {entry['name']} failed (--fail-fast): {_short_error(exc)}\n"
+                    raise PagelabError(f"run {entry['name']} failed (--fail-fast): {short_error(exc)}\n"
                                        f"executed notebook: {notebook}") from exc
                 continue
             record.update_run(entry["name"], status="done", finished=now_iso())
@@ -182,13 +182,9 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
 
 
 def _check_room_for(sweep_dir: Path, entry: dict, profile: dict) -> None:
-    """Refuse the run before it starts if its disk has too little room for it (pagelab.footprint)."""
-    from pagelab.profiles import profile_from_dict
-
-    values = profile_from_dict(profile)
-    needed = run_needs(sweep_dir / "instances" / entry["page_size"], values.warehouses, values.redo_log)
+    """Refuse the run before it starts if its disk has too little room for it (the unit's own check)."""
     try:
-        check_room(sweep_dir, needed, f"run {entry['name']}")
+        check_room_for_unit(sweep_dir, entry, profile, scratch=None)
     except NotEnoughSpace as short:
         raise UsageError(f"{short}; then continue with: pagelab sweep --resume {sweep_dir}") from None
 
@@ -361,7 +357,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         except KeyboardInterrupt:
             raise SweepInterrupted(f"sweep interrupted while writing the report; every run is kept. "
                                    f"Continue with: pagelab sweep --resume {sweep_dir}") from None
-        _tidy_up(sweep_dir, keep=keep_instances or bool(failed))
+        tidy_up(sweep_dir, keep=keep_instances or bool(failed))
     return sweep_dir, pdf
 
 
@@ -377,7 +373,7 @@ def _say_footprint_ahead(sweep_dir: Path) -> None:
           f"{format_size(free)} free there", file=sys.stderr)
 
 
-def _tidy_up(sweep_dir: Path, keep: bool) -> None:
+def tidy_up(sweep_dir: Path, keep: bool) -> None:
     """After the report: the datadirs and snapshots go (unless kept, or a run still has to be
     redone with --resume), and the user is told what the bundle holds."""
     from pagelab.footprint import remove_instances, tree_bytes

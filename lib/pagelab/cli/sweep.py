@@ -158,7 +158,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(f"PDF: {pdf}\ncopy: {sweep.SweepRecord.load(target).document['report']['copy']}")
     if args.finish_sweep:  # what a local sweep does after its report; every run must be done to drop the datadirs
         not_done = [entry["name"] for entry in sweep.SweepRecord.load(target).runs if entry["status"] != "done"]
-        sweep._tidy_up(target, keep=args.keep_instances or bool(not_done))
+        sweep.tidy_up(target, keep=args.keep_instances or bool(not_done))
     return 1 if args.finish_sweep and sweep.failed_runs(target) else 0
 
 
