@@ -9,10 +9,12 @@ PAGELAB     := $(VENV)/bin/pagelab
 # OS packages an experiment needs: the database server, iostat, fio; for the PDF report a browser
 # to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own download is not
 # reachable) and pdftoppm to check the pages render; ss (iproute2) for the test that servers listen
-# on the loopback address only; strace for the fault suite (tests/faults), which kills a process at
-# a write through strace's fault injection. The compilers and headers of pagelab's C pieces are added
-# by the install script itself (runbooks/setup/install-os-packages.sh), next to the check for Python's headers.
-OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils iproute2 strace
+# on the loopback address only; Slurm's client and daemons with munge, for `pagelab sweep
+# --executor slurm` and the tests' private one-node cluster; strace for the fault suite
+# (tests/faults), which kills a process at a write through strace's fault injection. The compilers
+# and headers of pagelab's C pieces are added by the install script itself
+# (runbooks/setup/install-os-packages.sh), next to the check for Python's headers.
+OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils iproute2 slurm-wlm munge strace
 # The venv is rebuilt when the dependency list or a C piece changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
 TEST_ARGS   ?=

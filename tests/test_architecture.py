@@ -11,12 +11,13 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "pagelab"
 # From the bottom up; a package may import its own layer or any below, never above. The layer of
 # a module is that of its top-level package (pagelab.tpcc.driver -> tpcc).
 LAYERS = (
-    {"pagelab", "errors", "units", "paths", "atomic", "progress", "processes", "execute", "transactions", "footprint"},
+    {"pagelab", "errors", "units", "paths", "atomic", "locks", "progress", "processes", "execute", "transactions",
+     "footprint"},
     {"parse", "mysql", "storage", "pdf", "evidence"},
     {"system", "tpcc", "device", "runs"},
-    {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "lab_report", "doctor", "noise"},
-    {"workloads", "experiment"},
-    {"sweep"},
+    {"monitor", "models", "knob_types", "profiles", "tpcc_figures", "lab_report", "doctor", "noise", "plan", "hosts"},
+    {"workloads", "experiment", "run_unit"},
+    {"sweep", "executors"},
     {"notebook_report"},
     {"cli", "__main__"},
 )

@@ -6,7 +6,7 @@ import pytest
 
 from pagelab.experiment import run_plan
 from pagelab.profiles import KNOBS_BY_NAME, load_profile
-from pagelab.sweep import run_parameters
+from pagelab.run_unit import run_parameters
 
 DB_BYTES = 110 << 20
 

@@ -315,9 +315,9 @@ def test_a_run_without_room_on_its_disk_is_refused_before_it_starts(tmp_path):
     done = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
                           cwd=REPO_ROOT)
     assert done.returncode == 2, done.stderr
-    assert "run 4k-r1 needs about" in done.stderr and "free on the disk of" in done.stderr
+    assert "4k-r1 needs about" in done.stderr and "free on the disk of" in done.stderr
     assert f"--resume {sweep_dir}" in done.stderr
-    assert sorted(p.name for p in sweep_dir.iterdir()) == ["sweep.json"], "the refused run left files behind"
+    assert sorted(p.name for p in sweep_dir.iterdir()) == ["plan.json", "sweep.json"], "the refused run left files behind"
     statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
     assert statuses == ["pending", "pending"]
 

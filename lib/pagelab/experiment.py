@@ -13,16 +13,24 @@ one place (`run_plan`). The steps:
 5. record  my.cnf, SHOW VARIABLES, this run's part of the error log, tidy tables, summary.json.
 
 The server is stopped on every way out, including Ctrl-C and errors.
+
+Units of a sweep may run at once on several nodes sharing the bundle (pagelab.run_unit). The
+page size's instance and snapshot are guarded by its lock, instances/.<page>.lock: whoever needs
+the snapshot first makes it while the others wait, then restores it. A run in the page size's own
+instance holds that lock to its end; a run given `instance_dir` (its own server) holds it only
+until the snapshot exists. The generated TPC-C cache is made under the cache's lock likewise.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.atomic import atomic_write_csv, atomic_write_json
+from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
@@ -33,6 +41,7 @@ from pagelab.tpcc.driver import RunOptions
 from pagelab.units import page_size_label
 
 LOADED_FILE = "loaded.json"
+CACHE_LOCK = ".generate.lock"  # in the cache directory: one process generates a dataset, others wait
 # A pool large enough for the load to run from memory; the measured pool is set afterwards.
 LOAD_BUFFER_POOL_BYTES = 256 << 20
 
@@ -85,8 +94,23 @@ def loaded_bytes(connection: ConnectionSpec, database: str = "tpcc") -> int:
         link.close()
 
 
+def page_lock_path(sweep_dir: Path, page_size_bytes: int) -> Path:
+    return Path(sweep_dir) / BUNDLE_LOCKS_DIR / f"instance-{page_size_label(page_size_bytes)}.lock"
+
+
+def _hold_page_lock(stack: ExitStack, sweep_dir: Path, plan: RunPlan, run_dir: Path) -> None:
+    """The page size's lock, waited for (and the wait shown as a phase) if another unit has it."""
+    path = page_lock_path(sweep_dir, plan.page_size_bytes)
+    try:
+        stack.enter_context(held_lock(path, wait=False))
+    except LockBusy:
+        set_phase(run_dir, f"wait for {page_size_label(plan.page_size_bytes)}")
+        stack.enter_context(held_lock(path))
+
+
 def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, run_dir: Path) -> tuple[Instance, dict]:
-    """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now."""
+    """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now.
+    The caller holds the page size's lock."""
     instance_dir = sweep_dir / "instances" / page_size_label(plan.page_size_bytes)
     state = loaded_state(instance_dir)
     instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
@@ -112,7 +136,8 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
             from pagelab.tpcc.datagen import generate
             from pagelab.tpcc.loader import load
 
-            dataset = generate(options.warehouses, options.seed, cache_dir=cache_dir, progress=False)
+            with held_lock(Path(cache_dir) / CACHE_LOCK):
+                dataset = generate(options.warehouses, options.seed, cache_dir=cache_dir, progress=False)
             report = load(spec, dataset, database=options.database, progress=False)
             load_report = {"loader": "pagelab", "seconds_tables": report.seconds_tables,
                            "seconds_indexes": report.seconds_indexes, "seconds_verify": report.seconds_verify,
@@ -126,18 +151,49 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
 
 
 def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int | str, repeat: int,
-                       cache_dir: str | Path = CACHE_DIR) -> dict:
-    """Run one page size and repeat of `profile` into sweep_dir/<page>-r<k>/; returns its summary."""
-    from pagelab.monitor import Monitor
-    from pagelab.tpcc.driver import run
-
+                       cache_dir: str | Path = CACHE_DIR, instance_dir: str | Path | None = None) -> dict:
+    """Run one page size and repeat of `profile` into sweep_dir/<page>-r<k>/; returns its summary.
+    `instance_dir`: a server of the run's own there, restored from the page size's snapshot and
+    removed at the end, instead of the page size's instance (see the module comment)."""
     sweep_dir, cache_dir = project_path(sweep_dir), project_path(cache_dir)
     plan = run_plan(profile, page_size, repeat, db_bytes=None)
     plan.run_options.validate()
     run_dir = sweep_dir / plan.name
     run_dir.mkdir(parents=True, exist_ok=True)
-    instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
-    plan = run_plan(profile, page_size, repeat, db_bytes=state["db_bytes"])
+    with ExitStack() as stack:
+        page_lock = stack.enter_context(ExitStack())
+        _hold_page_lock(page_lock, sweep_dir, plan, run_dir)
+        if not instance_dir:
+            instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
+        else:
+            page_dir = sweep_dir / "instances" / page_size_label(plan.page_size_bytes)
+            state = loaded_state(page_dir)
+            if state is None:
+                _, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
+            page_lock.close()  # the snapshot exists and is only read from here on
+            set_phase(run_dir, "restore")
+            shutil.rmtree(instance_dir, ignore_errors=True)  # a killed earlier attempt's copy
+            instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
+            stack.callback(_remove_own_instance, instance)
+            instance.restore_new(page_dir / "snapshot")
+        return _measure(instance, state, plan, profile, run_dir)
+
+
+def _remove_own_instance(instance: Instance) -> None:
+    """A run's own server goes with the run: its datadir is a copy of the snapshot, and what the
+    run needs from it (my.cnf, its part of the error log) is already in the run directory."""
+    instance.stop()
+    shutil.rmtree(instance.root, ignore_errors=True)
+    if instance.paths.socket.parent != instance.root:  # a long path's socket lives in the temp dir
+        instance.paths.socket.unlink(missing_ok=True)
+
+
+def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, run_dir: Path) -> dict:
+    """Steps 3 to 5 of the module comment, on a loaded and stopped instance."""
+    from pagelab.monitor import Monitor
+    from pagelab.tpcc.driver import run
+
+    plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=state["db_bytes"])
     instance.settings = plan.server_settings
     log_offset = instance.paths.error_log.stat().st_size if instance.paths.error_log.exists() else 0
     with instance:

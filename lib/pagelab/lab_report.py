@@ -330,6 +330,10 @@ def method_markdown(data: ReportData) -> str:
 
         noise = (" Before the runs the machine's own noise was measured (`pagelab sweep --noise`): "
                  + "; ".join(noise_lines(data.evidence.noise)) + ".")
+    from pagelab.evidence.tables import host_lines
+
+    found_hosts = host_lines(data.evidence)
+    hosts = found_hosts[0].split(" Median ")[0] if found_hosts else ""  # which hosts; Table "per host" has the rest
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
         f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
@@ -344,7 +348,25 @@ def method_markdown(data: ReportData) -> str:
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
         f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
         f"of page sizes the ratio of medians with a 95% bootstrap interval and a verdict that needs an exact "
-        f"Mann-Whitney test to agree.{noise}")
+        f"Mann-Whitney test to agree.{noise}" + (f" {hosts}" if hosts else ""))
+
+
+def per_host_tpmc(data: ReportData) -> pd.DataFrame:
+    """TpmC per page size and host (pagelab.evidence.tables.host_table); empty with one host."""
+    from pagelab.evidence.tables import host_table
+
+    if data.evidence.runs.empty or data.evidence.runs["host"].nunique() < 2:
+        return pd.DataFrame()
+    rows = host_table(data.evidence)
+    return rows[(rows["metric"] == "tpmc") & (rows["runs"] > 0)]
+
+
+def host_verdict(data: ReportData) -> str:
+    """Whether the hosts differ more than the page sizes do, in one sentence (host_lines' last)."""
+    from pagelab.evidence.tables import host_lines
+
+    lines = host_lines(data.evidence)
+    return lines[-1].strip() if len(lines) > 1 else ""
 
 
 def benchmark_setup(data: ReportData) -> pd.DataFrame:

@@ -17,6 +17,7 @@ The spread of each is reported as the coefficient of variation and the range ove
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -70,7 +71,7 @@ def measure_noise(directory: str | Path = DATA_DIR, repeats: int = NOISE_REPEATS
             bar.update(1)
     finally:
         bar.close()
-    return {"repeats": repeats, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    return {"repeats": repeats, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "host": socket.gethostname(),
             "disk_read_iops_4k_qd1": spread(iops), "cpu_loop_s": spread(cpu),
             "method": f"fio randread 4 KiB QD1 O_DIRECT {FIO_RUNTIME_S} s, and a {CPU_LOOP_ITERATIONS:,}-step Python "
                       f"loop, alternated, {repeats} times each"}

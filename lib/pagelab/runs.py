@@ -2,14 +2,20 @@
 
     data/runs/<sweep-id>/
       sweep.json              profile, machine, versions, and the status of every run
+      plan.json               the run units, in order: `pagelab run-unit BUNDLE INDEX` runs one
+      locks/                  lock files of units and instances (pagelab.locks)
       instances/<page>/       one server instance per page size; snapshot/ is its loaded datadir
-      <page>-r<k>/            one run: run.ipynb, my.cnf, variables.csv, mysqld.err, tpcc.log,
+      <page>-r<k>/            one run: run.ipynb, host.json, my.cnf, variables.csv, mysqld.err, tpcc.log,
                               iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json,
                               rampup_series.csv (auto ramp-up)
       report.ipynb, report.pdf, figures/ (PNG and SVG), noise.json (sweep --noise), notes.md (yours)
     reports/<sweep-id>-<hash>.pdf  a copy of report.pdf
 
 A bundle is self-contained: zip the sweep directory and anyone can rerun the report on it.
+
+Units may run at once on several nodes (`--executor slurm`), so sweep.json is never rewritten
+from a copy read earlier: every change re-reads it and writes it back under its lock
+(.sweep.json.lock, pagelab.locks), changing only its own part.
 """
 
 from __future__ import annotations
@@ -21,11 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.atomic import atomic_write_json, atomic_write_text
+from pagelab.locks import held_lock
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.units import page_size_label
 from pagelab.paths import PROJECT_ROOT
 
 SWEEP_FILE = "sweep.json"
+SWEEP_FILE_LOCK = ".sweep.json.lock"  # held while sweep.json is read, changed and written back
 PHASE_FILE = ".phase"
 PHASES_LOG = "phases.csv"
 # The per-run tidy tables of DESIGN.md ("Tidy tables"), combined across runs by load_tables().
@@ -96,7 +104,21 @@ class SweepRecord:
         return cls(path, json.loads(path.read_text()))
 
     def save(self) -> None:
-        atomic_write_json(self.path, self.document)
+        """Write back the document's own keys (profile, report, ...); each run's entry is written
+        by update_run, and taken here as it is on disk, which other processes may have changed."""
+        with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):
+            current = json.loads(self.path.read_text())
+            self.document["runs"] = current["runs"]
+            atomic_write_json(self.path, self.document)
+
+    def update_document(self, **changes) -> None:
+        """Set top-level keys, leaving the rest as other processes left it."""
+        with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):
+            current = json.loads(self.path.read_text())
+            current.update(changes)
+            atomic_write_json(self.path, current)
+        self.document.update(changes)
+        self.document["runs"] = current["runs"]
 
     @property
     def runs(self) -> list[dict]:
@@ -109,8 +131,17 @@ class SweepRecord:
         raise KeyError(name)
 
     def update_run(self, name: str, **changes) -> None:
-        self.run(name).update(changes)
-        self.save()
+        """Change one run's entry, leaving every other as other processes left it."""
+        with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):
+            current = json.loads(self.path.read_text())
+            for entry in current["runs"]:
+                if entry["name"] == name:
+                    entry.update(changes)
+                    break
+            else:
+                raise KeyError(name)
+            atomic_write_json(self.path, current)
+        self.document["runs"] = current["runs"]
 
     def pending(self) -> list[dict]:
         return [entry for entry in self.runs if entry["status"] != "done"]
@@ -132,8 +163,10 @@ def now_iso() -> str:
 
 def load_tables(sweep_dir: Path) -> dict:
     """Every finished run's tidy tables combined, with run-level columns added
-    (sweep, run, page_size_bytes, page_size, repeat), plus `summary`: one row per run."""
+    (sweep, run, page_size_bytes, page_size, repeat, host), plus `summary`: one row per run."""
     import pandas as pd
+
+    from pagelab.evidence.tables import UNRECORDED_HOST
 
     sweep_dir = project_path(sweep_dir)
     record = SweepRecord.load(sweep_dir)
@@ -144,7 +177,8 @@ def load_tables(sweep_dir: Path) -> dict:
             continue
         run_dir = sweep_dir / entry["name"]
         keys = {"sweep": sweep_dir.name, "run": entry["name"], "page_size_bytes": entry["page_size_bytes"],
-                "page_size": entry["page_size"], "repeat": entry["repeat"]}
+                "page_size": entry["page_size"], "repeat": entry["repeat"],
+                "host": entry.get("host") or UNRECORDED_HOST}
         for name in TIDY_TABLES:
             path = run_dir / f"{name}.csv"
             if path.exists() and path.stat().st_size > 0:

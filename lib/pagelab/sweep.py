@@ -27,17 +27,16 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
-from pagelab.footprint import NotEnoughSpace, check_room, is_disk_full, run_needs
-from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
+from pagelab.footprint import NotEnoughSpace, is_disk_full
+from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.atomic import atomic_write_bytes, atomic_write_json
 from pagelab.units import format_size
-from pagelab.runs import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase, set_phase
+from pagelab.plan import write_plan
+from pagelab.run_unit import begin, check_room_for_unit, execute, short_error, stop_unit_server
+from pagelab.runs import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase
 
-RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
 LOCK_FILE = ".sweep.lock"  # held (flock) by the process running the sweep; holds its pid
-# A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
-CELL_TIMEOUT_S = 4 * 3600
 # Signals that stop a sweep the way Ctrl-C does (SIGINT raises KeyboardInterrupt by itself).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -46,13 +45,6 @@ class SweepInterrupted(PagelabError):
     """Ctrl-C, SIGTERM or SIGHUP: finished runs are kept; `pagelab sweep --resume DIR` does the rest."""
 
     exit_code = 130  # as a shell reports a process ended by SIGINT
-
-
-def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int) -> dict:
-    """The run notebook's parameters: the profile whole (as sweep.json keeps it), the page size and
-    the repeat; the notebook rebuilds the profile with `profile_from_dict`."""
-    return {"sweep_dir": str(sweep_dir), "profile": dict(profile), "page_size": int(page_size),
-            "repeat": int(repeat), "cache_dir": str(CACHE_DIR)}
 
 
 def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
@@ -79,6 +71,7 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
         "report": None,
     }
     atomic_write_json(sweep_dir / "sweep.json", document)
+    write_plan(sweep_dir)
     return sweep_dir
 
 
@@ -148,25 +141,15 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
         for entry in todo:
             _check_room_for(sweep_dir, entry, profile)
             current = entry
-            run_dir = sweep_dir / entry["name"]
-            if run_dir.exists():  # an earlier attempt (interrupted or failed): its partial outputs would
-                shutil.rmtree(run_dir)  # be taken for this one's (the monitor refuses a used directory)
-            run_dir.mkdir()
+            run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.run_unit)
             notebook = run_dir / "run.ipynb"
-            record.update_run(entry["name"], status="running", started=now_iso(), error=None,
-                              notebook=str(notebook.relative_to(sweep_dir)))
-            set_phase(run_dir, "starting")
             bar.follow(run_dir)
             try:
-                execute_notebook(
-                    RUN_NOTEBOOK, notebook,
-                    parameters=run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"]),
-                    cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S,
-                )
+                execute(sweep_dir, entry, profile)
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
                 disk_full = is_disk_full(exc)
-                error = ("disk full: " if disk_full else "") + _short_error(exc)
+                error = ("disk full: " if disk_full else "") + short_error(exc)
                 record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
                 current = None
                 bar.advance()
@@ -175,7 +158,7 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
                         f"run {entry['name']} failed: the disk of {sweep_dir} is full. Free some space, then "
                         f"continue with: pagelab sweep --resume {sweep_dir}") from exc
                 if fail_fast:
-                    raise PagelabError(f"run {entry['name']} failed (--fail-fast): {_short_error(exc)}\n"
+                    raise PagelabError(f"run {entry['name']} failed (--fail-fast): {short_error(exc)}\n"
                                        f"executed notebook: {notebook}") from exc
                 continue
             record.update_run(entry["name"], status="done", finished=now_iso())
@@ -199,33 +182,16 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
 
 
 def _check_room_for(sweep_dir: Path, entry: dict, profile: dict) -> None:
-    """Refuse the run before it starts if its disk has too little room for it (pagelab.footprint)."""
-    from pagelab.profiles import profile_from_dict
-
-    values = profile_from_dict(profile)
-    needed = run_needs(sweep_dir / "instances" / entry["page_size"], values.warehouses, values.redo_log)
+    """Refuse the run before it starts if its disk has too little room for it (the unit's own check)."""
     try:
-        check_room(sweep_dir, needed, f"run {entry['name']}")
+        check_room_for_unit(sweep_dir, entry, profile, scratch=None)
     except NotEnoughSpace as short:
         raise UsageError(f"{short}; then continue with: pagelab sweep --resume {sweep_dir}") from None
 
 
-def _short_error(exc: Exception) -> str:
-    name = getattr(exc, "ename", type(exc).__name__)
-    value = getattr(exc, "evalue", str(exc))
-    return f"{name}: {value}".strip()[:2000]
-
-
 def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
     """Belt and braces: whatever happened in the kernel, no server of this sweep keeps running."""
-    from pagelab.mysql import Instance
-
-    instance_dir = sweep_dir / "instances" / entry["page_size"]
-    if (instance_dir / "instance.json").exists():
-        try:
-            Instance(instance_dir).stop(timeout=60)
-        except PagelabError:
-            pass
+    stop_unit_server(sweep_dir, entry)
 
 
 def check_pdf_path(pdf_path: Path) -> Path:
@@ -391,7 +357,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         except KeyboardInterrupt:
             raise SweepInterrupted(f"sweep interrupted while writing the report; every run is kept. "
                                    f"Continue with: pagelab sweep --resume {sweep_dir}") from None
-        _tidy_up(sweep_dir, keep=keep_instances or bool(failed))
+        tidy_up(sweep_dir, keep=keep_instances or bool(failed))
     return sweep_dir, pdf
 
 
@@ -407,7 +373,7 @@ def _say_footprint_ahead(sweep_dir: Path) -> None:
           f"{format_size(free)} free there", file=sys.stderr)
 
 
-def _tidy_up(sweep_dir: Path, keep: bool) -> None:
+def tidy_up(sweep_dir: Path, keep: bool) -> None:
     """After the report: the datadirs and snapshots go (unless kept, or a run still has to be
     redone with --resume), and the user is told what the bundle holds."""
     from pagelab.footprint import remove_instances, tree_bytes

@@ -36,7 +36,8 @@ def _print_frame(frame, fmt: str) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from pagelab.evidence.tables import evidence_text, page_size_table, pairwise_table, read_runs
+    from pagelab.evidence.tables import (evidence_text, host_spread, host_table, page_size_table, pairwise_table,
+                                         read_runs)
 
     table = read_runs(_bundle(args.bundle))
     if args.format == "table":
@@ -46,12 +47,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
         _print_frame(page_size_table(table), "csv")
         print("# page sizes compared")
         _print_frame(pairwise_table(table, args.resolve), "csv")
+        print("# per host")
+        _print_frame(host_table(table), "csv")
     else:
         import json
 
         document = {"page_sizes": page_size_table(table).to_dict("records"),
                     "pairs": pairwise_table(table, args.resolve).to_dict("records"),
-                    "excluded": [{"run": name, "why": why} for name, why in table.excluded]}
+                    "excluded": [{"run": name, "why": why} for name, why in table.excluded],
+                    "hosts": host_table(table).to_dict("records"), "host_spread": host_spread(table)}
         print(json.dumps(document, indent=1, default=str).replace("NaN", "null"))
     return 0
 

@@ -11,9 +11,15 @@ from pagelab.errors import UsageError
 def cmd_sweep(args: argparse.Namespace) -> int:
     from pagelab import sweep
 
+    _check_executor_options(args)
     if args.resume:
         if args.profile or args.set or args.out or args.noise:
             raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
+        if args.executor == "slurm":
+            sweep.check_resumable(Path(args.resume))
+            with sweep._sweep_lock(Path(args.resume)):  # not while a local sweep runs its units
+                return _submit_to_slurm(args, Path(args.resume))
+        _refuse_while_queued(Path(args.resume))
         sweep_dir, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
                                       report=_report_options(args), keep_instances=args.keep_instances)
     else:
@@ -29,6 +35,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             from pagelab.tpcc.external import find_tpcc_mysql
 
             find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
+        if args.executor == "slurm" or args.plan_only:
+            return _plan_elsewhere(args, profile)
         sweep_dir, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
                                      fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise,
                                      report=_report_options(args), keep_instances=args.keep_instances)
@@ -39,6 +47,85 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"  {line}")
     # the report covers the runs that finished; a script or CI must still learn that some did not
     return 1 if sweep.failed_runs(sweep_dir) else 0
+
+
+def _check_executor_options(args: argparse.Namespace) -> None:
+    """Options of one executor given to the other are refused before anything is made."""
+    if args.executor != "slurm":
+        for flag, value in (("--slurm-args", args.slurm_args), ("--slurm-max-running", args.slurm_max_running),
+                            ("--scratch", args.scratch)):
+            if value is not None:
+                raise UsageError(f"{flag} is for --executor slurm; add --executor slurm or drop {flag}")
+    elif args.fail_fast:
+        raise UsageError("--fail-fast is for --executor local: Slurm runs the units independently; drop it")
+    if args.plan_only and (args.resume or args.executor == "slurm"):
+        raise UsageError("--plan-only only writes a new bundle's plan; drop --resume and --executor")
+    if args.executor == "slurm":
+        from pagelab.executors.slurm import parse_slurm_args, require_slurm_client
+
+        parse_slurm_args(args.slurm_args)
+        require_slurm_client()
+        if args.slurm_max_running is not None and args.slurm_max_running < 1:
+            raise UsageError(f"--slurm-max-running must be at least 1, got {args.slurm_max_running}")
+    if args.pdf:
+        from pagelab.sweep import check_pdf_path
+
+        check_pdf_path(Path(args.pdf))
+
+
+def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
+    """A new bundle whose units run on Slurm, or only its plan (--plan-only)."""
+    from pagelab import sweep
+    from pagelab.plan import write_plan
+
+    sweep_dir = sweep.create_sweep(profile, Path(args.out) if args.out else None, profile.name)
+    # On Slurm each node measures its own noise before its first unit; locally it is measured first.
+    plan = write_plan(sweep_dir, measure_noise=args.noise)
+    if args.plan_only:
+        print(f"plan: {sweep_dir / 'plan.json'} ({len(plan.units)} units)")
+        for unit in plan.units:
+            print(f"  {unit.index}: {unit.name}")
+        print(f"run one unit:  pagelab run-unit {sweep_dir} INDEX\n"
+              f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm]")
+        return 0
+    return _submit_to_slurm(args, sweep_dir)
+
+
+def _refuse_while_queued(sweep_dir: Path) -> None:
+    """A local resume must not run units that Slurm jobs of the same bundle may still run."""
+    from pagelab.runs import SweepRecord
+
+    try:
+        submissions = SweepRecord.load(sweep_dir).document.get("slurm") or []
+    except (OSError, ValueError):
+        return  # not a bundle: finish() says so
+    if submissions:
+        import sys
+
+        from pagelab.errors import MissingDependencyError
+        from pagelab.executors.slurm import refuse_while_queued
+
+        try:
+            refuse_while_queued(sweep_dir, submissions)
+        except MissingDependencyError:
+            print(f"pagelab sweep: warning: {sweep_dir} was submitted to Slurm, and this machine cannot ask Slurm "
+                  "whether its jobs still run (no squeue); make sure they have ended", file=sys.stderr)
+
+
+def _submit_to_slurm(args: argparse.Namespace, sweep_dir: Path) -> int:
+    from pagelab.executors.slurm import parse_slurm_args, submit
+    from pagelab.plan import units_not_done
+
+    report_args = [word for flag, value in (("--pdf", args.pdf), ("--title", args.title), ("--author", args.author),
+                                            ("--affiliation", args.affiliation), ("--notes", args.notes))
+                   if value for word in (flag, str(Path(value).resolve()) if flag in ("--pdf", "--notes") else value)]
+    report_args += ["--finish-sweep"] + (["--keep-instances"] if args.keep_instances else [])
+    submission = submit(Path(sweep_dir), units_not_done(Path(sweep_dir)), parse_slurm_args(args.slurm_args),
+                        args.slurm_max_running, Path(args.scratch) if args.scratch else None, report_args)
+    print(f"sweep: {Path(sweep_dir).resolve()}")
+    for line in submission.watch_lines(Path(sweep_dir).resolve()):
+        print(line)
+    return 0
 
 
 def _report_options(args: argparse.Namespace) -> dict:
@@ -69,7 +156,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"{target} has no sweep.json; give the directory of a sweep made by `pagelab sweep`")
     pdf = sweep.execute_report(target, Path(args.pdf) if args.pdf else None, **_report_options(args))
     print(f"PDF: {pdf}\ncopy: {sweep.SweepRecord.load(target).document['report']['copy']}")
-    return 0
+    if args.finish_sweep:  # what a local sweep does after its report; every run must be done to drop the datadirs
+        not_done = [entry["name"] for entry in sweep.SweepRecord.load(target).runs if entry["status"] != "done"]
+        sweep.tidy_up(target, keep=args.keep_instances or bool(not_done))
+    return 1 if args.finish_sweep and sweep.failed_runs(target) else 0
 
 
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
@@ -79,6 +169,24 @@ def _add_report_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--affiliation", help="course, lab or institution, for the title page")
     group.add_argument("--notes", metavar="FILE.md", help="your own notes (Markdown), placed in the report's Notes "
                                                            "section (default: BUNDLE/notes.md if it exists)")
+
+
+def _add_executor_options(parser: argparse.ArgumentParser) -> None:
+    from pagelab.executors import EXECUTORS
+
+    group = parser.add_argument_group("where the units run (runbooks/slurm.md)")
+    group.add_argument("--executor", choices=EXECUTORS, default="local",
+                       help="local (default): one unit after another on this machine, then the report; slurm: one "
+                            "job array of exclusive nodes, one unit each, and a report job after it; prints the job "
+                            "ids and returns at once")
+    group.add_argument("--slurm-args", metavar="'ARGS'",
+                       help="passed to sbatch for both jobs; give it with '=' since it starts with a dash, e.g. "
+                            "--slurm-args='--partition=short --time=02:00:00 --account=db'")
+    group.add_argument("--slurm-max-running", metavar="K", type=int,
+                       help="at most K units at once (the array's %%K; default: all of them)")
+    group.add_argument("--scratch", metavar="DIR",
+                       help="where each unit's server lives on its node, ideally a node-local disk (default: the "
+                            "bundle's instances/); it is restored there from the bundle's snapshot and removed after")
 
 
 def _profile_epilog() -> str:
@@ -117,6 +225,10 @@ def register(commands) -> None:
                             "bundle's noise.json, so the report can say how noisy the runs' machine was")
     sweep.add_argument("--pdf", metavar="PATH", help="where to write the PDF (default BUNDLE/report.pdf, with a copy "
                                                      "in reports/)")
+    sweep.add_argument("--plan-only", action="store_true",
+                       help="write the bundle and its plan of run units (plan.json) and stop; run them later with "
+                            "--resume, or one at a time with `pagelab run-unit BUNDLE INDEX`")
+    _add_executor_options(sweep)
     _add_report_options(sweep)
     add_mode_argument(sweep, default=None)
     sweep.add_argument("--tpcc-mysql-dir", metavar="DIR", help="shortcut for --set tpcc_mysql_dir=...")
@@ -134,5 +246,9 @@ def register(commands) -> None:
     report.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                         help="a notebook parameter (repeatable; the value is read as YAML: 3, 1e3, [4096, 8192], text)")
     report.add_argument("--pdf", metavar="PATH", help="where to write the PDF")
+    report.add_argument("--finish-sweep", action="store_true",
+                        help="end the sweep as a local one ends (the Slurm report job does this): after the report, "
+                             "remove the datadirs and snapshots if every run is done, and exit 1 if a run failed")
+    report.add_argument("--keep-instances", action="store_true", help="with --finish-sweep: keep them")
     _add_report_options(report)
     report.set_defaults(handler=cmd_report)

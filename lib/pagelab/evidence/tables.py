@@ -4,6 +4,10 @@ size, and each pair of page sizes compared, with a verdict; the same between two
 The unit of evidence is the run: each repeat restored the loaded snapshot and restarted the
 server, so runs are independent draws of what this machine does. Values within a run (intervals,
 samples) are not, and are only averaged into the run's value.
+
+The host is a factor: runs spread over nodes (Slurm) may differ by node as much as by page size
+(Maricq et al., OSDI 2018). `host_table` gives per-host medians, and `host_lines` says when the
+spread between hosts is larger than the effect of the page size.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pagelab.evidence.intervals import (
@@ -25,6 +30,10 @@ from pagelab.evidence.intervals import (
     median_interval,
 )
 from pagelab.units import page_size_label
+
+
+# The host of a run made before runs recorded theirs (sweep.json's entry has no "host").
+UNRECORDED_HOST = "unrecorded"
 
 
 @dataclass(frozen=True)
@@ -111,12 +120,80 @@ def read_runs(bundle: Path) -> RunTable:
             excluded.append((entry["name"], f"its files cannot be read: {exc}"))
             continue
         rows.append({"run": entry["name"], "page_size": entry["page_size"],
-                     "page_size_bytes": entry["page_size_bytes"], "repeat": entry["repeat"], **values})
+                     "page_size_bytes": entry["page_size_bytes"], "repeat": entry["repeat"],
+                     "host": entry.get("host") or UNRECORDED_HOST, **values})
     sizes = record.get("profile", {}).get("page_sizes") or sorted({e["page_size_bytes"] for e in record["runs"]})
     noise_path = bundle / "noise.json"
     noise = json.loads(noise_path.read_text()) if noise_path.exists() else None
     return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), [page_size_label(int(s)) for s in sizes],
                     noise)
+
+
+def host_table(table: RunTable) -> pd.DataFrame:
+    """Per metric, page size and host: the runs and their median (numpy's median; too few runs per
+    host for an interval in most sweeps, so none is claimed)."""
+    rows = []
+    if table.runs.empty:
+        return pd.DataFrame(rows, columns=["metric", "page_size", "host", "runs", "median"])
+    for metric in METRICS:
+        for page_size in table.page_order:
+            part = table.runs[table.runs["page_size"] == page_size]
+            for host, group in part.groupby("host", sort=True):
+                values = group[metric.name].dropna()
+                rows.append({"metric": metric.name, "page_size": page_size, "host": host, "runs": len(values),
+                             "median": float(np.median(values)) if len(values) else math.nan})
+    return pd.DataFrame(rows, columns=["metric", "page_size", "host", "runs", "median"])
+
+
+def host_spread(table: RunTable, metric: str = "tpmc") -> dict:
+    """The largest host-to-host spread within one page size, and the page-size effect, both as the
+    range of medians over the median of all runs, in %: {'hosts', 'host_spread_pct', 'page_size',
+    'page_effect_pct', 'larger'} ('larger': the hosts differ more than the page sizes do)."""
+    hosts = sorted(set(table.runs["host"])) if not table.runs.empty else []
+    per_host = host_table(table)
+    per_host = per_host[(per_host["metric"] == metric) & (per_host["runs"] > 0)]
+    overall = float(np.median(table.runs[metric].dropna())) if hosts else math.nan
+    worst, worst_size = math.nan, None
+    for page_size, group in per_host.groupby("page_size", sort=False):
+        if len(group) >= 2 and overall:
+            spread = 100 * (group["median"].max() - group["median"].min()) / overall
+            if math.isnan(worst) or spread > worst:
+                worst, worst_size = spread, page_size
+    sizes = [median for size in table.page_order if (median := _median_or_nan(table.runs, size, metric)) == median]
+    effect = 100 * (max(sizes) - min(sizes)) / overall if len(sizes) >= 2 and overall else math.nan
+    return {"hosts": hosts, "host_spread_pct": worst, "page_size": worst_size, "page_effect_pct": effect,
+            "larger": bool(not math.isnan(worst) and not math.isnan(effect) and worst > effect)}
+
+
+def _median_or_nan(runs: pd.DataFrame, page_size: str, metric: str) -> float:
+    values = _values(runs, page_size, metric)
+    return float(np.median(values)) if values else math.nan
+
+
+def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
+    """Which hosts the runs ran on and, with more than one, the per-host medians and whether the
+    hosts differ more than the page sizes do."""
+    found = host_spread(table, metric)
+    hosts, label = found["hosts"], METRICS_BY_NAME[metric].label
+    if not hosts or hosts == [UNRECORDED_HOST]:  # a bundle from before runs recorded their host
+        return []
+    if len(hosts) == 1:
+        return [f"All runs ran on one host, {hosts[0]}."]
+    lines = [f"The runs ran on {len(hosts)} hosts: {', '.join(hosts)}. Median {label} per host:"]
+    per_host = host_table(table)
+    for row in per_host[(per_host["metric"] == metric) & (per_host["runs"] > 0)].to_dict("records"):
+        lines.append(f"  {row['page_size']:>4} on {row['host']}: {number_text(row['median'], 0)} "
+                     f"({row['runs']} run{'s' if row['runs'] != 1 else ''})")
+    if math.isnan(found["host_spread_pct"]):
+        lines.append("No page size ran on two hosts, so the hosts cannot be told apart from the page sizes.")
+    elif found["larger"]:
+        lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is larger "
+                     f"than the page-size effect ({found['page_effect_pct']:.1f}%): the hosts differ more than the "
+                     "page sizes do. Compare page sizes within one host, or run every page size on every host.")
+    else:
+        lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is smaller "
+                     f"than the page-size effect ({found['page_effect_pct']:.1f}%).")
+    return lines
 
 
 def _values(runs: pd.DataFrame, page_size: str, metric: str) -> list[float]:
@@ -252,6 +329,7 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
     for metric in METRICS:
         lines.append(f"{metric.label}, page sizes compared (ratio of medians, 95% bootstrap interval):")
         lines += [f"  {verdict_line(row, metric)}" for row in pairs[pairs["metric"] == metric.name].to_dict("records")]
+    lines += host_lines(table)
     if table.excluded:
         lines.append("Runs left out:")
         lines += [f"  {name}: {why}" for name, why in table.excluded]

@@ -655,6 +655,18 @@ class Instance:
         partial.rename(self.paths.datadir)
         self._write_client_cnf(password, self.port)
 
+    def restore_new(self, source: str | os.PathLike) -> "Instance":
+        """Make this (new, empty) directory an instance whose datadir is a copy of a snapshot,
+        without initialising one first: a unit with a server of its own starts from the page
+        size's snapshot this way."""
+        if self.paths.state_file.exists():
+            raise UsageError(f"{self.root} is already an instance; restore() replaces its datadir")
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.paths.tmpdir.mkdir(exist_ok=True)
+        self._write_state(port=None)
+        self.restore(source)
+        return self
+
 
 def _write_private(path: Path, text: str) -> None:
     """Write a file that holds a password: created 0600, so it is never readable by others, even briefly."""

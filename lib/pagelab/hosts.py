@@ -1,0 +1,67 @@
+"""The host a run ran on, recorded with the run: identical-looking servers differ (Maricq et al.,
+OSDI 2018), so a sweep spread over nodes must say which node made which number.
+
+BUNDLE/<run>/host.json:
+
+    {"hostname": "node7", "cpu_model": "...", "cores": 2, "memory_bytes": ..., "kernel": "6.1.0-...",
+     "disk": "the data directory's disk, as `pagelab doctor` describes it", "disk_model": "...",
+     "filesystem": "ext4", "noise": {...noise.json's figures for this host...} or null}
+
+The hostname is also in the run's sweep.json entry ("host"), where `pagelab stats` and the report
+read it. The noise figures are the host's own (`pagelab.noise`): the bundle's noise.json when it was
+measured on this host (a local `sweep --noise`), else BUNDLE/hosts/<hostname>/noise.json, which
+the first unit on each host measures when the plan asks for it (`--noise` with Slurm).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+from pagelab.atomic import atomic_write_json
+from pagelab.locks import BUNDLE_LOCKS_DIR, held_lock
+
+HOST_FILE = "host.json"
+HOSTS_DIR = "hosts"
+
+
+def hostname() -> str:
+    return socket.gethostname()
+
+
+def host_noise(sweep_dir: Path, measure: bool, data_dir: Path) -> dict | None:
+    """This host's noise figures, measured now (once per host, under its lock) if `measure` and
+    none are recorded yet."""
+    from pagelab.noise import NOISE_FILE, measure_noise
+
+    name = hostname()
+    bundle_noise = Path(sweep_dir) / NOISE_FILE
+    if bundle_noise.exists():
+        noise = json.loads(bundle_noise.read_text())
+        if noise.get("host", name) == name:
+            return noise
+    own = Path(sweep_dir) / HOSTS_DIR / name / NOISE_FILE
+    if not measure:
+        return json.loads(own.read_text()) if own.exists() else None
+    with held_lock(Path(sweep_dir) / BUNDLE_LOCKS_DIR / f"noise-{name}.lock"):  # measured once per host
+        if own.exists():
+            return json.loads(own.read_text())
+        noise = measure_noise(data_dir, progress=False)
+        atomic_write_json(own, noise)
+        return noise
+
+
+def host_record(data_dir: Path, noise: dict | None) -> dict:
+    from pagelab.system import machine_info
+
+    machine = machine_info(data_dir)
+    device = machine.get("data_device") or {}
+    return {"hostname": hostname(), "cpu_model": machine["cpu_model"], "cores": machine["cores"],
+            "memory_bytes": machine["memory_bytes"], "kernel": machine["kernel"], "os": machine["os"],
+            "disk": machine["data_device_description"], "disk_model": device.get("model"),
+            "filesystem": machine["filesystem"], "noise": noise}
+
+
+def write_host_record(run_dir: Path, record: dict) -> None:
+    atomic_write_json(Path(run_dir) / HOST_FILE, record)

@@ -1,0 +1,53 @@
+"""Locks that hold across machines: a sweep's units may run on many nodes at once, all writing one
+bundle on a shared filesystem.
+
+    with held_lock(path):             waits until no other process holds it
+    with held_lock(path, wait=False): raises LockBusy at once if another process holds it
+
+POSIX record locks (fcntl.lockf) rather than flock: NFS carries them to the server, so two nodes
+see each other's lock; the kernel drops a lock with its process, so a crashed or killed holder
+never leaves one behind. The lock file itself stays (removing it would race a waiter that has it
+open); it holds the pid and host of the last holder, for the message a busy lock gives.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+# A bundle's lock files, in one folder out of the way of its runs and instances:
+#   locks/instance-<page>.lock   the page size's instance and snapshot (pagelab.experiment)
+#   locks/unit-<run>.lock        held by the process running that unit (pagelab.run_unit)
+#   locks/noise-<host>.lock      while a host measures its noise (pagelab.hosts)
+BUNDLE_LOCKS_DIR = "locks"
+
+
+class LockBusy(Exception):
+    """Another process holds the lock; `holder` is what it wrote ('pid 123 on node7')."""
+
+    def __init__(self, path: Path, holder: str):
+        super().__init__(f"{path} is held by {holder}")
+        self.path, self.holder = path, holder
+
+
+@contextmanager
+def held_lock(path: str | os.PathLike, wait: bool = True) -> Iterator[None]:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except (BlockingIOError, PermissionError):  # lockf reports a held lock as EAGAIN or EACCES
+            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
+            raise LockBusy(path, holder) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock

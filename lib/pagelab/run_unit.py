@@ -1,0 +1,180 @@
+"""One unit of a sweep's plan, run into its own run directory: the one code path of both
+executors. The local sweep's loop calls `begin` and `execute` for each unit in turn;
+`pagelab run-unit BUNDLE INDEX` (a Slurm array task) calls `run_one`, which adds the bookkeeping
+a process of its own needs: the unit's lock, SIGTERM, and its status on the way out.
+
+Where the unit's server lives:
+- by default in the page size's instance, BUNDLE/instances/<page>/, as a local sweep always did;
+  the page size's lock is then held for the whole unit, so two units never share a datadir;
+- with `scratch`, in a directory of its own, SCRATCH/<sweep id>-<run>/, restored from the page
+  size's snapshot and removed afterwards; the page size's lock is held only while the snapshot
+  is made, so units of one page size on several nodes run at once (pagelab.experiment).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from pathlib import Path
+
+from pagelab.errors import PagelabError, UsageError
+from pagelab.hosts import host_noise, host_record, write_host_record
+from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock
+from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
+from pagelab.plan import Unit, read_plan
+from pagelab.runs import SweepRecord, now_iso, set_phase
+
+RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
+# A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
+CELL_TIMEOUT_S = 4 * 3600
+# What a unit stopped by SIGTERM records: under Slurm that is scancel or the job's time limit.
+STOPPED_BY_SIGTERM = "stopped by SIGTERM (scancel, the job's time limit, or Ctrl-C)"
+# The exit status of a process ended by SIGTERM, as a shell reports it.
+EXIT_SIGTERM = 143
+
+
+def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int) -> dict:
+    """The run notebook's parameters: the profile whole (as sweep.json keeps it), the page size and
+    the repeat; the notebook rebuilds the profile with `profile_from_dict`."""
+    return {"sweep_dir": str(sweep_dir), "profile": dict(profile), "page_size": int(page_size),
+            "repeat": int(repeat), "cache_dir": str(CACHE_DIR)}
+
+
+def short_error(exc: Exception) -> str:
+    """A failed run's error for sweep.json: papermill's cell error name and value, or the exception's."""
+    name = getattr(exc, "ename", type(exc).__name__)
+    value = getattr(exc, "evalue", str(exc))
+    return f"{name}: {value}".strip()[:2000]
+
+
+def unit_instance_dir(sweep_dir: Path, unit: Unit | dict, scratch: Path | None) -> Path:
+    """The directory of the unit's server (see the module comment)."""
+    name = unit.name if isinstance(unit, Unit) else unit["name"]
+    page = unit.page_size if isinstance(unit, Unit) else unit["page_size"]
+    if scratch is None:
+        return Path(sweep_dir) / "instances" / page
+    return Path(scratch) / f"{Path(sweep_dir).name}-{name}"
+
+
+def begin(record: SweepRecord, entry: dict, scratch: Path | None = None, measure_noise: bool = False) -> Path:
+    """An empty run directory for the unit, its host recorded, its entry marked running."""
+    sweep_dir = record.path.parent
+    run_dir = sweep_dir / entry["name"]
+    if run_dir.exists():  # an earlier attempt (interrupted or failed): its partial outputs would
+        shutil.rmtree(run_dir)  # be taken for this one's (the monitor refuses a used directory)
+    run_dir.mkdir()
+    data_dir = unit_instance_dir(sweep_dir, entry, scratch).parent
+    data_dir.mkdir(parents=True, exist_ok=True)
+    host = host_record(data_dir, host_noise(sweep_dir, measure_noise, data_dir))
+    write_host_record(run_dir, host)
+    record.update_run(entry["name"], status="running", started=now_iso(), finished=None, error=None,
+                      notebook=f"{entry['name']}/run.ipynb", host=host["hostname"], slurm_job=slurm_task())
+    set_phase(run_dir, "starting")
+    return run_dir
+
+
+def slurm_task() -> str | None:
+    """'4711_7' (array job and task, as squeue and sacct name it) under Slurm, else None."""
+    array_job, task = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    return f"{array_job}_{task}" if array_job and task else os.environ.get("SLURM_JOB_ID")
+
+
+def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = None) -> None:
+    """The run notebook, executed by papermill into the run directory; raises what the run raised."""
+    from pagelab.execute import execute_notebook
+
+    parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"])
+    parameters["instance_dir"] = str(unit_instance_dir(sweep_dir, entry, scratch)) if scratch is not None else ""
+    execute_notebook(RUN_NOTEBOOK, Path(sweep_dir) / entry["name"] / "run.ipynb", parameters=parameters,
+                     cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S)
+
+
+def stop_unit_server(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> None:
+    """Belt and braces: whatever happened in the kernel, the unit's server is not left running,
+    and a unit's own copy of the datadir is not left behind."""
+    from pagelab.mysql import Instance
+
+    instance_dir = unit_instance_dir(sweep_dir, entry, scratch)
+    if (instance_dir / "instance.json").exists():
+        try:
+            Instance(instance_dir).stop(timeout=60)
+        except PagelabError:
+            pass
+    if scratch is not None:
+        shutil.rmtree(instance_dir, ignore_errors=True)
+
+
+def check_room_for_unit(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None) -> None:
+    """NotEnoughSpace before the unit starts if the disk its server will live on is too full."""
+    from pagelab.footprint import check_room, run_needs
+    from pagelab.profiles import profile_from_dict
+
+    values = profile_from_dict(profile)
+    needed = run_needs(Path(sweep_dir) / "instances" / entry["page_size"], values.warehouses, values.redo_log)
+    where = unit_instance_dir(sweep_dir, entry, scratch).parent
+    existing = next(path for path in (where, *where.parents) if path.exists())  # made by the run, not here
+    check_room(existing, needed, f"unit {entry['name']}")
+
+
+def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
+    """`pagelab run-unit`: unit `index` of the bundle's plan, start to end; 0 if it is done, 1 if
+    it failed, 143 if SIGTERM stopped it (its entry says which, and why)."""
+    from pagelab.profiles import profile_from_dict
+
+    sweep_dir = Path(sweep_dir).resolve()
+    plan = read_plan(sweep_dir)
+    unit = plan.unit(index)
+    record = SweepRecord.load(sweep_dir)
+    profile = profile_from_dict(record.document["profile"]).to_dict()  # a damaged sweep.json fails here
+    entry = record.run(unit.name)
+    if entry["status"] == "done":  # a result is never redone by accident (a requeued task, a typo)
+        raise UsageError(f"unit {index} ({unit.name}) of {sweep_dir} is done; its results are in {sweep_dir / unit.name}")
+    if scratch is not None:
+        scratch = Path(scratch).resolve()
+    try:
+        with held_lock(sweep_dir / BUNDLE_LOCKS_DIR / f"unit-{unit.name}.lock", wait=False):
+            return _run_locked(sweep_dir, record, entry, profile, scratch, plan.measure_noise)
+    except LockBusy as busy:
+        raise UsageError(f"unit {index} ({unit.name}) of {sweep_dir} is being run by {busy.holder}; "
+                         "wait for it to end") from None
+
+
+def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict, scratch: Path | None,
+                measure_noise: bool) -> int:
+    from pagelab.footprint import NotEnoughSpace, is_disk_full
+
+    finished = False
+
+    def stopped(signum, frame):
+        # Recorded at once: Slurm follows SIGTERM with SIGKILL after its KillWait (often 30 s),
+        # which may come before the notebook's kernel has been shut down below.
+        if not finished:
+            record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, stopped)
+    try:
+        check_room_for_unit(sweep_dir, entry, profile, scratch)
+        begin(record, entry, scratch, measure_noise)
+        execute(sweep_dir, entry, profile, scratch)
+    except NotEnoughSpace as short:  # nothing started: the unit says why, and a resume reruns it
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=f"disk full: {short}")
+        return 1
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
+        if record.run(entry["name"])["status"] != "failed":  # Ctrl-C, which has no handler of ours
+            record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
+        stop_unit_server(sweep_dir, entry, scratch)
+        return EXIT_SIGTERM
+    except Exception as exc:  # papermill's execution error carries the cell's traceback
+        stop_unit_server(sweep_dir, entry, scratch)
+        error = ("disk full: " if is_disk_full(exc) else "") + short_error(exc)
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+        return 1
+    finally:
+        finished = True
+        signal.signal(signal.SIGTERM, previous)
+    record.update_run(entry["name"], status="done", finished=now_iso())
+    stop_unit_server(sweep_dir, entry, scratch)
+    return 0

@@ -1,0 +1,72 @@
+"""`pagelab run-unit` without a scheduler: the plan a bundle holds, and two units of one page size
+started at once, which must build the page size's loaded snapshot once between them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO_ROOT, servers_under
+
+PAGELAB = [sys.executable, "-m", "pagelab.cli"]
+
+
+def pagelab(*args, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
+                          cwd=REPO_ROOT)
+
+
+def test_plan_only_writes_the_units_and_runs_nothing(tmp_path):
+    bundle = tmp_path / "planned"
+    done = pagelab("sweep", "--profile", "smoke", "--set", "repeats=2", "--plan-only", "--out", bundle)
+    assert done.returncode == 0, done.stderr
+    plan = json.loads((bundle / "plan.json").read_text())
+    assert [(u["index"], u["name"]) for u in plan["units"]] == [(0, "4k-r1"), (1, "16k-r1"), (2, "4k-r2"), (3, "16k-r2")]
+    assert plan["profile"]["repeats"] == 2
+    record = json.loads((bundle / "sweep.json").read_text())
+    assert {entry["status"] for entry in record["runs"]} == {"pending"}
+    assert not (bundle / "4k-r1").exists() and not (bundle / "instances").exists()
+    refused = pagelab("run-unit", bundle, 4)
+    assert refused.returncode == 2 and "unit 4 is out of range: this plan has units 0 to 3" in refused.stderr
+
+
+def test_executor_options_are_checked_before_anything_is_made(tmp_path):
+    out = tmp_path / "never"
+    for args, message in ((["--slurm-args=--partition=x"], "--slurm-args is for --executor slurm"),
+                          (["--executor", "slurm", "--slurm-args=--array=0-3"], "--array is set by pagelab itself"),
+                          (["--executor", "slurm", "--slurm-args=--x 'a"], "cannot be split into words"),
+                          (["--executor", "slurm", "--fail-fast"], "--fail-fast is for --executor local")):
+        done = pagelab("sweep", "--profile", "smoke", "--out", out, *args)
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert not out.exists()
+
+
+@pytest.mark.server
+@pytest.mark.timeout(900)
+def test_two_units_needing_one_snapshot_at_once_build_it_once(tmp_path):
+    bundle, scratch = tmp_path / "two", tmp_path / "scratch"
+    assert pagelab("sweep", "--profile", "smoke", "--set", "page_sizes=4k", "--set", "repeats=2", "--plan-only",
+                   "--out", bundle).returncode == 0
+    units = [subprocess.Popen(PAGELAB + ["run-unit", str(bundle), str(index), "--scratch", str(scratch)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+             for index in (0, 1)]
+    try:
+        outputs = [unit.communicate(timeout=800) for unit in units]
+    finally:
+        for unit in units:
+            if unit.poll() is None:
+                unit.kill()
+    assert [unit.returncode for unit in units] == [0, 0], [err[-3000:] for _, err in outputs]
+    phases = {run: [line.split(",", 1)[1] for line in (bundle / run / "phases.csv").read_text().splitlines()]
+              for run in ("4k-r1", "4k-r2")}
+    loaded = [run for run, names in phases.items() if "load" in names]
+    assert len(loaded) == 1, phases
+    other = "4k-r2" if loaded == ["4k-r1"] else "4k-r1"
+    assert "init" not in phases[other] and "restore" in phases[other], phases
+    assert {entry["status"] for entry in json.loads((bundle / "sweep.json").read_text())["runs"]} == {"done"}
+    assert (bundle / "instances" / "4k" / "snapshot" / ".pagelab-snapshot.json").exists()
+    assert not scratch.exists() or not any(scratch.iterdir()), "a unit's own datadir was left in the scratch directory"
+    assert not servers_under(tmp_path)
