@@ -56,3 +56,15 @@ def test_one_host_is_named_and_hosts_without_a_shared_page_size_cannot_be_compar
     assert host_lines(table([("4k", "unrecorded", 1000), ("16k", "unrecorded", 1100)])) == []
     apart = host_lines(table([("4k", "node1", 1000), ("16k", "node2", 1100)]))
     assert apart[-1].startswith("No page size ran on two hosts")
+
+
+def test_one_page_size_gives_an_empty_pair_table_with_its_columns():
+    """A sweep of one page size has nothing to compare; the report reads the pair table by its
+    columns all the same (it once failed with KeyError 'metric')."""
+    from pagelab.evidence.tables import PAIR_COLUMNS, pairwise_table
+
+    runs = table([("4k", "node1", 1000), ("4k", "node1", 1010)])
+    one_size = RunTable(runs.runs, [], {}, ["4k"])
+    pairs = pairwise_table(one_size)
+    assert pairs.empty and tuple(pairs.columns) == PAIR_COLUMNS
+    assert pairs[pairs["metric"] == "tpmc"].empty

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -31,8 +32,10 @@ RUN_GROWTH_BYTES = 64 * MIB
 # Free space left for everyone else on the disk, and for the logs, notebook and report.
 HEADROOM_BYTES = 256 * MIB
 # How a full disk reads in the errors of Python, the server and the client library.
-_DISK_FULL_TEXTS = ("no space left on device", "errno 28", "errcode: 28", "disk full", "enospc",
-                    "the table is full")
+# MariaDB says "The table 'stock' is full" (error 1114) and, in its error log, "Error number 28".
+_DISK_FULL_TEXTS = ("no space left on device", "errno 28", "errcode: 28", "error number 28", "disk full",
+                    "enospc")
+_DISK_FULL_PATTERN = re.compile(r"the table '[^']*' is full|the table is full")
 
 
 class NotEnoughSpace(Exception):
@@ -85,7 +88,7 @@ def is_disk_full(error: BaseException | str) -> bool:
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
         return True
     text = str(error).lower()
-    return any(phrase in text for phrase in _DISK_FULL_TEXTS)
+    return any(phrase in text for phrase in _DISK_FULL_TEXTS) or _DISK_FULL_PATTERN.search(text) is not None
 
 
 # What a finished sweep removes from each instance directory (pagelab.mysql.instance's layout): the

@@ -14,6 +14,7 @@ and executed notebook (until a resume runs it again), the sweep goes on unless `
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import shutil
@@ -150,7 +151,7 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
                 _stop_run_instance(sweep_dir, entry)
                 disk_full = is_disk_full(exc)
                 error = ("disk full: " if disk_full else "") + short_error(exc)
-                record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+                _record_failure(record, entry, run_dir, error)
                 current = None
                 bar.advance()
                 if disk_full:  # every next run would fail the same way, after a load's worth of waiting
@@ -179,6 +180,23 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
     finally:
         bar.close()
     return record
+
+
+def _record_failure(record: SweepRecord, entry: dict, run_dir: Path, error: str) -> None:
+    """Mark the run failed. On a disk that is still full the record's own write can fail: the
+    failed run's partial outputs go first (a resume redoes it from an empty directory anyway)."""
+    try:
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+    except OSError as write_error:
+        if write_error.errno != errno.ENOSPC:
+            raise
+        shutil.rmtree(run_dir, ignore_errors=True)
+        try:
+            record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+        except OSError:
+            raise PagelabError(f"the disk of {record.path.parent} is full, even for sweep.json; run {entry['name']} "
+                               f"stays marked running. Free some space, then continue with: "
+                               f"pagelab sweep --resume {record.path.parent}") from None
 
 
 def _check_room_for(sweep_dir: Path, entry: dict, profile: dict) -> None:

@@ -217,6 +217,10 @@ def page_size_table(table: RunTable) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+PAIR_COLUMNS = ("metric", "a", "b", "runs_a", "runs_b", "change_pct", "low_pct", "high_pct", "verdict",
+                "repeats_needed", "resolve_pct")
+
+
 def pair_rows(a_runs: dict[str, list[float]], b_runs: dict[str, list[float]], label_a: str, label_b: str,
               metric: Metric, spread: float | None, resolve_pct: float) -> dict:
     comparison = compare(a_runs[metric.name], b_runs[metric.name], spread=spread, resolve_pct=resolve_pct)
@@ -235,7 +239,7 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) ->
         spread = log_spread([values[metric.name] for values in by_size.values()])
         for first, second in combinations(table.page_order, 2):
             rows.append(pair_rows(by_size[second], by_size[first], second, first, metric, spread, resolve_pct))
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
 
 
 def _signed(pct: float) -> str:
