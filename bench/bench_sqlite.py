@@ -22,18 +22,24 @@ import argparse
 import time
 
 import pandas as pd
+from arguments import at_least_one
 
 from pagelab.workloads.sqlite import report as sqlite_report
 from pagelab.workloads.sqlite import run as sqlite_run
 
 
+def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
+    """The SQLite workload's size and timing, shared with bench_sqlite_native.py."""
+    parser.add_argument("--page-sizes", default="4096,8192", help="comma-separated bytes (default 4096,8192)")
+    parser.add_argument("--rows", type=at_least_one, default=sqlite_run.ROWS)
+    parser.add_argument("--repeats", type=at_least_one, default=sqlite_run.REPEATS)
+    parser.add_argument("--runs", type=at_least_one, default=sqlite_run.RUNS)
+    parser.add_argument("--sample-seconds", type=float, default=sqlite_run.MIN_SAMPLE_SECONDS)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--page-sizes", default="4096,8192", help="comma-separated bytes (default 4096,8192)")
-    parser.add_argument("--rows", type=int, default=sqlite_run.ROWS)
-    parser.add_argument("--repeats", type=int, default=sqlite_run.REPEATS)
-    parser.add_argument("--runs", type=int, default=sqlite_run.RUNS)
-    parser.add_argument("--sample-seconds", type=float, default=sqlite_run.MIN_SAMPLE_SECONDS)
+    add_workload_arguments(parser)
     args = parser.parse_args()
     page_sizes = [int(size) for size in args.page_sizes.split(",") if size.strip()]
 

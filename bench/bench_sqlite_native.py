@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from arguments import at_least_one
+from bench_sqlite import add_workload_arguments
 
 from pagelab.execute import execute_notebook
 from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT
@@ -77,11 +77,7 @@ def verdict_lines(result: sqlite_run.SqliteBenchResult, path: str, measure: str)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--page-sizes", default="4096,8192", help="comma-separated bytes (default 4096,8192)")
-    parser.add_argument("--rows", type=at_least_one, default=sqlite_run.ROWS)
-    parser.add_argument("--repeats", type=at_least_one, default=sqlite_run.REPEATS)
-    parser.add_argument("--runs", type=at_least_one, default=sqlite_run.RUNS)
-    parser.add_argument("--sample-seconds", type=float, default=sqlite_run.MIN_SAMPLE_SECONDS)
+    add_workload_arguments(parser)
     parser.add_argument("--skip-notebook", action="store_true", help="do not time the notebook")
     args = parser.parse_args()
     page_sizes = [int(size) for size in args.page_sizes.split(",") if size.strip()]
