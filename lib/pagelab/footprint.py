@@ -19,7 +19,7 @@ import re
 import shutil
 from pathlib import Path
 
-from pagelab.units import MIB, format_size
+from pagelab.units import MIB, size_text
 
 # On-disk TPC-C per warehouse, all tables with secondary indexes: 173 MiB measured at 4k pages on
 # MariaDB 10.11, rounded up for larger pages' emptier leaves.
@@ -66,8 +66,8 @@ def check_room(directory: Path, needed: int, what: str) -> None:
     free = shutil.disk_usage(directory).free
     if free < needed:
         raise NotEnoughSpace(
-            f"{what} needs about {format_size(needed)} free on the disk of {directory}, and it has "
-            f"{format_size(free)}. Free some space (old bundles in data/runs/ keep their datadirs only with "
+            f"{what} needs about {size_text(needed)} free on the disk of {directory}, and it has "
+            f"{size_text(free)}. Free some space (old bundles in data/runs/ keep their datadirs only with "
             f"--keep-instances), or start the sweep on a larger disk with --out")
 
 

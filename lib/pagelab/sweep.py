@@ -31,7 +31,7 @@ from pagelab.execute import execute_notebook
 from pagelab.footprint import NotEnoughSpace, is_disk_full
 from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.atomic import atomic_write_bytes, atomic_write_json
-from pagelab.units import format_size
+from pagelab.units import size_text
 from pagelab.plan import write_plan
 from pagelab.run_unit import begin, check_room_for_unit, execute, short_error, stop_unit_server
 from pagelab.runs import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase
@@ -386,9 +386,9 @@ def _say_footprint_ahead(sweep_dir: Path) -> None:
     profile = profile_from_dict(SweepRecord.load(sweep_dir).document["profile"])
     needed = sweep_estimate(len(set(profile.page_sizes)), profile.warehouses, profile.redo_log)
     free = shutil.disk_usage(sweep_dir).free
-    print(f"pagelab sweep: while it runs, this sweep keeps about {format_size(needed)} in {sweep_dir} (a datadir "
+    print(f"pagelab sweep: while it runs, this sweep keeps about {size_text(needed)} in {sweep_dir} (a datadir "
           f"and a snapshot per page size, removed at the end unless --keep-instances); "
-          f"{format_size(free)} free there", file=sys.stderr)
+          f"{size_text(free)} free there", file=sys.stderr)
 
 
 def tidy_up(sweep_dir: Path, keep: bool) -> None:
@@ -404,7 +404,7 @@ def tidy_up(sweep_dir: Path, keep: bool) -> None:
             record.save()
     left = tree_bytes(sweep_dir)
     kept = " (datadirs and snapshots kept)" if keep else ""
-    print(f"pagelab sweep: the bundle holds {format_size(left)}{kept}", file=sys.stderr)
+    print(f"pagelab sweep: the bundle holds {size_text(left)}{kept}", file=sys.stderr)
 
 
 @contextmanager
