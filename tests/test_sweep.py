@@ -287,8 +287,8 @@ def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_
         import sys, time
         sys.path.insert(0, {str(REPO_ROOT / 'lib')!r})
         from pathlib import Path
-        from pagelab.sweep import _sweep_lock
-        with _sweep_lock(Path({str(sweep_dir)!r})):
+        from pagelab.sweep import bundle_lock
+        with bundle_lock(Path({str(sweep_dir)!r})):
             print("held", flush=True)
             time.sleep(600)
         """)], stdout=subprocess.PIPE, text=True)
@@ -301,7 +301,7 @@ def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_
         if holder.poll() is None:
             holder.kill()
     assert (sweep_dir / sweep_module.LOCK_FILE).exists(), "the killed sweep's lock file is the stale one to take over"
-    with sweep_module._sweep_lock(sweep_dir):
+    with sweep_module.bundle_lock(sweep_dir):
         assert (sweep_dir / sweep_module.LOCK_FILE).read_text() == str(os.getpid())
     assert not (sweep_dir / sweep_module.LOCK_FILE).exists()
 

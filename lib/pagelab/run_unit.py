@@ -13,6 +13,7 @@ Where the unit's server lives:
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -46,6 +47,31 @@ def short_error(exc: Exception) -> str:
     name = getattr(exc, "ename", type(exc).__name__)
     value = getattr(exc, "evalue", str(exc))
     return f"{name}: {value}".strip()[:2000]
+
+
+def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str) -> bool:
+    """Mark the unit failed with its error ("disk full: ..." when it was one); True if it was.
+
+    On a disk that is still full the record's own write can fail: the unit's partial outputs go
+    first (a resume redoes it from an empty directory anyway), then the record is written again."""
+    from pagelab.footprint import is_disk_full
+
+    disk_full = is_disk_full(exc)
+    error = ("disk full: " if disk_full else "") + (exc if isinstance(exc, str) else short_error(exc))
+    sweep_dir = record.path.parent
+    try:
+        record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+    except OSError as write_error:
+        if write_error.errno != errno.ENOSPC:
+            raise
+        shutil.rmtree(sweep_dir / entry["name"], ignore_errors=True)
+        try:
+            record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+        except OSError:
+            raise PagelabError(f"the disk of {sweep_dir} is full, even for sweep.json; {entry['name']} stays "
+                               f"marked running. Free some space, then continue with: "
+                               f"pagelab sweep --resume {sweep_dir}") from None
+    return disk_full
 
 
 def unit_instance_dir(sweep_dir: Path, unit: Unit | dict, scratch: Path | None) -> Path:
@@ -142,7 +168,7 @@ def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
 
 def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict, scratch: Path | None,
                 measure_noise: bool) -> int:
-    from pagelab.footprint import NotEnoughSpace, is_disk_full
+    from pagelab.footprint import NotEnoughSpace
 
     finished = False
 
@@ -159,7 +185,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         begin(record, entry, scratch, measure_noise)
         execute(sweep_dir, entry, profile, scratch)
     except NotEnoughSpace as short:  # nothing started: the unit says why, and a resume reruns it
-        record.update_run(entry["name"], status="failed", finished=now_iso(), error=f"disk full: {short}")
+        record_failure(record, entry, f"disk full: {short}")
         return 1
     except KeyboardInterrupt:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
@@ -169,8 +195,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         return EXIT_SIGTERM
     except Exception as exc:  # papermill's execution error carries the cell's traceback
         stop_unit_server(sweep_dir, entry, scratch)
-        error = ("disk full: " if is_disk_full(exc) else "") + short_error(exc)
-        record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+        record_failure(record, entry, exc)
         return 1
     finally:
         finished = True

@@ -14,7 +14,6 @@ and executed notebook (until a resume runs it again), the sweep goes on unless `
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 import shutil
@@ -28,12 +27,12 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.execute import execute_notebook
-from pagelab.footprint import NotEnoughSpace, is_disk_full
+from pagelab.footprint import NotEnoughSpace
 from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.atomic import atomic_write_bytes, atomic_write_json
 from pagelab.units import size_text
 from pagelab.plan import write_plan
-from pagelab.run_unit import begin, check_room_for_unit, execute, short_error, stop_unit_server
+from pagelab.run_unit import begin, check_room_for_unit, execute, record_failure, short_error, stop_unit_server
 from pagelab.runs import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -149,9 +148,7 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
                 execute(sweep_dir, entry, profile)
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
-                disk_full = is_disk_full(exc)
-                error = ("disk full: " if disk_full else "") + short_error(exc)
-                _record_failure(record, entry, run_dir, error)
+                disk_full = record_failure(record, entry, exc)
                 current = None
                 bar.advance()
                 if disk_full:  # every next run would fail the same way, after a load's worth of waiting
@@ -180,23 +177,6 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
     finally:
         bar.close()
     return record
-
-
-def _record_failure(record: SweepRecord, entry: dict, run_dir: Path, error: str) -> None:
-    """Mark the run failed. On a disk that is still full the record's own write can fail: the
-    failed run's partial outputs go first (a resume redoes it from an empty directory anyway)."""
-    try:
-        record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
-    except OSError as write_error:
-        if write_error.errno != errno.ENOSPC:
-            raise
-        shutil.rmtree(run_dir, ignore_errors=True)
-        try:
-            record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
-        except OSError:
-            raise PagelabError(f"the disk of {record.path.parent} is full, even for sweep.json; run {entry['name']} "
-                               f"stays marked running. Free some space, then continue with: "
-                               f"pagelab sweep --resume {record.path.parent}") from None
 
 
 def _check_room_for(sweep_dir: Path, entry: dict, profile: dict) -> None:
@@ -363,7 +343,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))
     check_resumable(sweep_dir)
-    with _sweep_lock(sweep_dir), stop_signals_interrupt():
+    with bundle_lock(sweep_dir), stop_signals_interrupt():
         _say_footprint_ahead(sweep_dir)
         execute_runs(sweep_dir, fail_fast=fail_fast, progress=progress)
         failed = failed_runs(sweep_dir)
@@ -375,7 +355,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         except KeyboardInterrupt:
             raise SweepInterrupted(f"sweep interrupted while writing the report; every run is kept. "
                                    f"Continue with: pagelab sweep --resume {sweep_dir}") from None
-        tidy_up(sweep_dir, keep=keep_instances or bool(failed))
+        tidy_up(sweep_dir, keep_instances)
     return sweep_dir, pdf
 
 
@@ -391,24 +371,21 @@ def _say_footprint_ahead(sweep_dir: Path) -> None:
           f"{size_text(free)} free there", file=sys.stderr)
 
 
-def tidy_up(sweep_dir: Path, keep: bool) -> None:
-    """After the report: the datadirs and snapshots go (unless kept, or a run still has to be
-    redone with --resume), and the user is told what the bundle holds."""
+def tidy_up(sweep_dir: Path, keep_instances: bool) -> None:
+    """After the report: the datadirs and snapshots go, unless asked to keep them or a run still
+    has to be redone with --resume, and the user is told what the bundle holds."""
     from pagelab.footprint import remove_instances, tree_bytes
 
-    if not keep:
-        freed = remove_instances(sweep_dir)
-        if freed:
-            record = SweepRecord.load(sweep_dir)
-            record.document["instances_removed"] = now_iso()
-            record.save()
-    left = tree_bytes(sweep_dir)
+    record = SweepRecord.load(sweep_dir)
+    keep = keep_instances or any(entry["status"] != "done" for entry in record.runs)
+    if not keep and remove_instances(sweep_dir):
+        record.update_document(instances_removed=now_iso())
     kept = " (datadirs and snapshots kept)" if keep else ""
-    print(f"pagelab sweep: the bundle holds {size_text(left)}{kept}", file=sys.stderr)
+    print(f"pagelab sweep: the bundle holds {size_text(tree_bytes(sweep_dir))}{kept}", file=sys.stderr)
 
 
 @contextmanager
-def _sweep_lock(sweep_dir: Path) -> Iterator[None]:
+def bundle_lock(sweep_dir: Path) -> Iterator[None]:
     """One process at a time runs a sweep: two would take the same pending run and its server.
 
     The lock is an flock on BUNDLE/.sweep.lock, which holds the holder's pid for the message a

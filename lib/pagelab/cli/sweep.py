@@ -17,7 +17,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
         if args.executor == "slurm":
             sweep.check_resumable(Path(args.resume))
-            with sweep._sweep_lock(Path(args.resume)):  # not while a local sweep runs its units
+            with sweep.bundle_lock(Path(args.resume)):  # not while a local sweep runs its units
                 return _submit_to_slurm(args, Path(args.resume))
         _refuse_while_queued(Path(args.resume))
         sweep_dir, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
@@ -157,8 +157,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     pdf = sweep.execute_report(target, Path(args.pdf) if args.pdf else None, **_report_options(args))
     print(f"PDF: {pdf}\ncopy: {sweep.SweepRecord.load(target).document['report']['copy']}")
     if args.finish_sweep:  # what a local sweep does after its report; every run must be done to drop the datadirs
-        not_done = [entry["name"] for entry in sweep.SweepRecord.load(target).runs if entry["status"] != "done"]
-        sweep.tidy_up(target, keep=args.keep_instances or bool(not_done))
+        sweep.tidy_up(target, args.keep_instances)
     return 1 if args.finish_sweep and sweep.failed_runs(target) else 0
 
 
