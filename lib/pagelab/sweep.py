@@ -269,7 +269,8 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> 
     machine = record.document["machine"]
     # The profile's first sentence: what it is for.
     first_line = " ".join(profile.description.split()).split(". ")[0].split(" -- ")[0] if profile.description else ""
-    first_line = first_line.removeprefix(f"{profile.name}:").strip()
+    # The title page is plain text: the comment's Markdown code quotes would print as backticks.
+    first_line = first_line.removeprefix(f"{profile.name}:").strip().replace("`", "")
     rows = [("Author", author), ("Affiliation", affiliation),
             ("Date", time.strftime("%Y-%m-%d")),
             ("Profile", f"{record.document.get('profile_name') or profile.name}" + (f" ({first_line})" if first_line else "")),
