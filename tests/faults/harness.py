@@ -53,6 +53,7 @@ PHASES = RUN_PHASES + SWEEP_PHASES
 # "measure N/M s", written when the driver reports an interval.
 PHASE_MARKERS = {"init": "init", "load": "load", "snapshot": "snapshot", "restore": "restore", "start": "start",
                  "ramp-up": "ramp-up + measure", "record": "record"}
+PHASES_CSV = "phases.csv"  # pagelab.runs.set_phase: a line per phase, after .phase
 SNAPSHOT_MARKER = ".pagelab-snapshot.json"  # pagelab.mysql.instance: written into a whole snapshot
 CACHE_MANIFEST = "manifest.json"  # pagelab.tpcc.datagen: written last into a whole dataset
 
@@ -232,7 +233,7 @@ def phase_now(sweep: Sweep, phase: str) -> str | None:
 def phase_at(run_dir: Path, moment: float) -> str:
     """The phase a run was in at `moment` (epoch seconds), from its phases.csv."""
     try:
-        lines = (run_dir / "phases.csv").read_text().splitlines()
+        lines = (run_dir / PHASES_CSV).read_text().splitlines()
     except OSError:
         return "?"
     marks = [(float(t), name) for t, name in (line.split(",", 1) for line in lines if "," in line)]
@@ -355,12 +356,30 @@ TORN_WRITE_SYSCALLS = "write,pwrite64,writev,pwritev,pwritev2"
 def tear_writes(pid: int, paths: list[Path], tracers: list) -> str:
     """From now on, the process `pid` dies (SIGKILL) at its first write into any of `paths` under
     their final names: what a power cut or a kill -9 in the middle of rewriting a file in place
-    does. strace's fault injection, attached to every thread the process has now; a file written
-    under a temporary name and renamed into place is never written under its final name, so a
-    process that writes that way goes on undisturbed."""
+    does. A file written under a temporary name and renamed into place is never written under its
+    final name, so a process that writes that way goes on undisturbed."""
+    _trace_writes(pid, paths, f"inject={TORN_WRITE_SYSCALLS}:signal=KILL", tracers)
+    return f"SIGKILL to pid {pid} at any write into {', '.join(p.name for p in paths)} under the final name"
+
+
+# How long a held write may wait for the cell that holds it: far longer than any fault takes to
+# inject; the cell lets go of it (stop_tracers) as soon as its fault is in.
+HOLD_S = 60
+
+
+def hold_next_write(pid: int, path: Path, tracers: list) -> None:
+    """Hold the process `pid` at its next write into `path` until the tracer is stopped. What makes
+    a phase that lasts a fraction of a second (record) a phase a cell can land in: the run's
+    phases.csv gets its line just after .phase has been rewritten, so holding that write keeps the
+    run in the phase, with everything of it still to do, for as long as the cell needs."""
+    _trace_writes(pid, [path], f"inject={TORN_WRITE_SYSCALLS}:delay_enter={HOLD_S}s:when=1", tracers)
+
+
+def _trace_writes(pid: int, paths: list[Path], inject: str, tracers: list) -> None:
+    """strace's syscall tampering on the writes of `pid` into `paths` (-P), attached to every thread
+    the process has now; returns once every thread is traced."""
     threads = sorted(int(t.name) for t in Path(f"/proc/{pid}/task").iterdir())
-    command = ["strace", "-o", "/dev/null", "-e", f"trace={TORN_WRITE_SYSCALLS}",
-               "-e", f"inject={TORN_WRITE_SYSCALLS}:signal=KILL"]
+    command = ["strace", "-o", "/dev/null", "-e", f"trace={TORN_WRITE_SYSCALLS}", "-e", inject]
     for path in paths:
         command += ["-P", str(path)]
     for thread in threads:
@@ -380,7 +399,20 @@ def tear_writes(pid: int, paths: list[Path], tracers: list) -> str:
         if tracer.poll() is not None or time.monotonic() > deadline:
             raise CellError(f"strace could not attach to pid {pid} (exit {tracer.poll()})")
         time.sleep(POLL_S)
-    return f"SIGKILL to pid {pid} at any write into {', '.join(p.name for p in paths)} under the final name"
+
+
+def wait_for_held_record(sweep: Sweep, holders: list) -> str:
+    """Wait for a run's record phase, with the run held in it (hold_next_write): from a run's
+    measurement, hold its kernel's next line into phases.csv, which is record's. Returns the run."""
+    while True:
+        run = wait_for_phase(sweep, "measurement")
+        kernel = wait_for(sweep, lambda: kernel_pid(sweep), "the papermill kernel", timeout=30)
+        hold_next_write(kernel, sweep.bundle / run / PHASES_CSV, holders)
+        if phase_now(sweep, "measurement") == run:  # record's line is still to come: it will be held
+            break
+        stop_tracers(holders)  # the run got past measurement while the tracer attached: the next run
+        holders.clear()
+    return wait_for_phase(sweep, "record")
 
 
 def stop_tracers(tracers: list) -> None:
@@ -459,7 +491,7 @@ def assert_run_whole(run_dir: Path) -> None:
     config.read_string((run_dir / "my.cnf").read_text())
     assert int(config.get("mysqld", "innodb_page_size")) == summary["page_size_bytes"], f"{name}/my.cnf"
     assert (run_dir / "mysqld.err").stat().st_size > 0, f"{name}/mysqld.err is empty"
-    phases = (run_dir / "phases.csv").read_text().splitlines()
+    phases = (run_dir / PHASES_CSV).read_text().splitlines()
     assert phases and phases[-1].split(",", 1)[1] == "done", f"{name}/phases.csv does not end in done"
 
 

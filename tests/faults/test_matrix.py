@@ -166,11 +166,12 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     sweep = harness.start_sweep(chain.args(fail_fast=fault in RUN_FAILURES), chain.bundle, chain.workdir)
     holders: list = []
     tracers: list = []
+    holds: list = []  # the tracer holding a record phase open (harness.wait_for_held_record)
     seconds: list[harness.Sweep] = []
     filler: Path | None = None
     injected: float | None = None  # when the fault was injected, if not when its call returned
     try:
-        where = harness.wait_for_phase(sweep, phase)
+        where = harness.wait_for_held_record(sweep, holds) if phase == "record" else harness.wait_for_phase(sweep, phase)
         if phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel"}:  # into the copy itself
             harness.wait_for(sweep, lambda: _copy_under_way(harness.instance_dir(chain.bundle, where)), "the snapshot's copy")
         if phase == "load" and not (chain.cache / harness.CACHE_MANIFEST).exists():  # into the cache's generation
@@ -189,9 +190,21 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             what = _tear(chain, sweep, phase, where, tracers)
         elif fault == "second-sweep":
             injected = time.time()
-            second = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
-            seconds.append(second)
-            second_code = second.wait(EXIT_TIMEOUT_S)
+            # the first sweep is stopped (SIGSTOP) while the second one runs, so that it is still in
+            # its phase, holding the bundle, when the second comes to the lock (the PDF, for one,
+            # takes less time than a second sweep takes to start); it gets its SIGINT before it is
+            # let go, so that it stops there rather than finish
+            os.kill(sweep.pid, signal.SIGSTOP)
+            try:
+                second = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
+                seconds.append(second)
+                second_code = second.wait(EXIT_TIMEOUT_S)
+                assert second_code == 2, f"a second sweep into a bundle in use was not refused:\n{second.tail()}"
+                assert f"pid {sweep.pid}" in second.text(), f"the refusal does not name the holder:\n{second.tail()}"
+                assert sweep.alive(), f"the first sweep did not survive the second:\n{sweep.tail()}"
+                harness.send(sweep, signal.SIGINT)
+            finally:
+                os.kill(sweep.pid, signal.SIGCONT)
             what = f"a second pagelab sweep --resume (exit {second_code})"
         elif fault == "disk-full":
             filler = harness.fill_disk(chain.bundle)
@@ -199,7 +212,9 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         else:
             raise ValueError(fault)
         injected = injected or time.time()
-        landed = harness.phase_at(chain.bundle / where, injected) if phase in harness.RUN_PHASES else phase
+        harness.stop_tracers(holds)  # the fault is in: the held record phase goes on
+        # (a held record phase has its line in phases.csv still to come)
+        landed = harness.phase_at(chain.bundle / where, injected) if phase in harness.RUN_PHASES and phase != "record" else phase
         if fault == "port-taken":
             # the server gets another port and the run goes on; once it has ended, the sweep is
             # stopped with SIGINT (a fault of its own cells) so that the next cell has runs left
@@ -213,15 +228,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             else:
                 _until(sweep, lambda: not harness.phase_now(sweep, phase), f"the end of {phase}")
             harness.stop_tracers(tracers)
-        elif fault == "second-sweep":
-            # refused at once, the first sweep goes on; it is then stopped with SIGINT
-            # (unless the first had ended before the second came to the lock: the PDF takes a second)
-            second = seconds[0]
-            if sweep.alive() or sweep.process.returncode != 0:
-                assert second.process.returncode == 2, f"a second sweep into a bundle in use was not refused:\n{second.tail()}"
-                assert f"pid {sweep.pid}" in second.text(), f"the refusal does not name the holder:\n{second.tail()}"
-                assert sweep.alive(), f"the first sweep did not survive the second:\n{sweep.tail()}"
-        if fault in ("port-taken", "torn-write", "second-sweep") and sweep.alive():
+        if fault in ("port-taken", "torn-write") and sweep.alive():
             harness.send(sweep, signal.SIGINT)
         code = sweep.wait(EXIT_TIMEOUT_S)
         if filler is not None:
@@ -234,7 +241,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         _record_result(fault, phase, outcome)
         return record
     finally:
-        harness.stop_tracers(tracers)
+        harness.stop_tracers(holds + tracers)
         for holder in holders:
             holder.close()
         if filler is not None:
@@ -289,8 +296,7 @@ def _expect(fault: str, phase: str, where: str, code: int, record: dict, before:
     """What the sweep must have done and said, beyond the promises every cell checks."""
     runs = {e["name"]: e for e in record["runs"]}
     in_run = phase in harness.RUN_PHASES
-    # (a server killed in record after its last query leaves a run that is whole, and done)
-    if in_run and fault not in ("port-taken", "torn-write", "second-sweep") and (fault, phase) != ("kill-mysqld", "record"):
+    if in_run and fault not in ("port-taken", "torn-write", "second-sweep"):
         assert runs[where]["status"] != "done", f"{where} is marked done after a {fault} during its {phase}"
     if fault in ("sigint", "sigterm", "second-sweep"):
         # 130, or death by SIGINT itself: what a shell reports as 130 too
