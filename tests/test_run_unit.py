@@ -70,3 +70,62 @@ def test_two_units_needing_one_snapshot_at_once_build_it_once(tmp_path):
     assert (bundle / "instances" / "4k" / "snapshot" / ".pagelab-snapshot.json").exists()
     assert not scratch.exists() or not any(scratch.iterdir()), "a unit's own datadir was left in the scratch directory"
     assert not servers_under(tmp_path)
+
+
+HOLD_WRITER = """
+import sys, time
+from pathlib import Path
+from pagelab.locks import held_lock, writer_lock
+bundle, run, seconds = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+with held_lock(writer_lock(bundle, run)):
+    print("held", flush=True)
+    time.sleep(seconds)
+    (bundle / run / "late.txt").write_text("written by a kernel that outlived its sweep")
+"""
+
+
+def _hold_writer(bundle, run: str, seconds: float) -> subprocess.Popen:
+    """A stand-in for the kernel of an earlier attempt: holds the run's writer lock, writes into
+    the run directory at the last moment, exits."""
+    (bundle / run).mkdir(exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_WRITER, str(bundle), run, str(seconds)],
+                              stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_new_attempt_waits_for_the_kernel_of_the_old_one(tmp_path):
+    from pagelab.run_unit import begin
+    from pagelab.runs import SweepRecord
+
+    bundle = tmp_path / "b"
+    assert pagelab("sweep", "--profile", "smoke", "--set", "page_sizes=4k", "--plan-only", "--out", bundle).returncode == 0
+    holder = _hold_writer(bundle, "4k-r1", 1.5)
+    try:
+        record = SweepRecord.load(bundle)
+        run_dir = begin(record, record.run("4k-r1"))
+        assert holder.poll() is not None, "the new attempt began while the old attempt's kernel still held the run"
+        assert not (run_dir / "late.txt").exists(), "the old attempt's last write was left in the new attempt's directory"
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_kernel_that_never_lets_go_is_named(tmp_path, monkeypatch):
+    from pagelab import locks
+    from pagelab.errors import UsageError
+    from pagelab.run_unit import begin
+    from pagelab.runs import SweepRecord
+
+    bundle = tmp_path / "b"
+    assert pagelab("sweep", "--profile", "smoke", "--set", "page_sizes=4k", "--plan-only", "--out", bundle).returncode == 0
+    monkeypatch.setattr(locks, "WRITER_EXIT_WAIT_S", 0.5)
+    holder = _hold_writer(bundle, "4k-r1", 60)
+    try:
+        record = SweepRecord.load(bundle)
+        with pytest.raises(UsageError, match=f"pid {holder.pid} .*kill it"):
+            begin(record, record.run("4k-r1"))
+        assert record.run("4k-r1")["status"] == "pending", "the run was marked running though it never began"
+    finally:
+        holder.kill()
+        holder.wait()

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.atomic import atomic_write_csv, atomic_write_json
-from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock
+from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, writer_lock
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
@@ -161,6 +161,7 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
     run_dir = sweep_dir / plan.name
     run_dir.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
+        stack.enter_context(held_lock(writer_lock(sweep_dir, plan.name)))  # see pagelab.locks.writer_lock
         page_lock = stack.enter_context(ExitStack())
         _hold_page_lock(page_lock, sweep_dir, plan, run_dir)
         if not instance_dir:

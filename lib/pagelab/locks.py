@@ -15,6 +15,7 @@ from __future__ import annotations
 import fcntl
 import os
 import socket
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +25,12 @@ from pathlib import Path
 #   locks/instance-<page>.lock   the page size's instance and snapshot (pagelab.experiment)
 #   locks/unit-<run>.lock        held by the process running that unit (pagelab.run_unit)
 #   locks/noise-<host>.lock      while a host measures its noise (pagelab.hosts)
+#   locks/writer-<run>.lock      held by the kernel that writes the run's directory (writer_lock)
 BUNDLE_LOCKS_DIR = "locks"
+# How long a new attempt at a run waits for the kernel of an earlier one to exit. A kernel whose
+# sweep was killed with -9 notices within a second (ipykernel's parent poller) and exits; one
+# still alive after this is stuck, and the user is told its pid.
+WRITER_EXIT_WAIT_S = 30.0
 
 
 class LockBusy(Exception):
@@ -51,3 +57,24 @@ def held_lock(path: str | os.PathLike, wait: bool = True) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def writer_lock(sweep_dir: str | os.PathLike, run: str) -> Path:
+    """The lock of the process that writes BUNDLE/<run>/: the run's kernel holds it for its whole
+    life, so that a new attempt at the run never shares the directory with an old one's kernel
+    that has outlived its sweep (kill -9 of the sweep leaves the kernel working for up to a second)."""
+    return Path(sweep_dir) / BUNDLE_LOCKS_DIR / f"writer-{run}.lock"
+
+
+def wait_for_writers(sweep_dir: str | os.PathLike, run: str) -> None:
+    """Return once no process holds the run's writer lock; LockBusy (naming the holder) if one
+    still does after WRITER_EXIT_WAIT_S."""
+    deadline = time.monotonic() + WRITER_EXIT_WAIT_S
+    while True:
+        try:
+            with held_lock(writer_lock(sweep_dir, run), wait=False):
+                return
+        except LockBusy:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)

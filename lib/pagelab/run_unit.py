@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pagelab.errors import PagelabError, UsageError
 from pagelab.hosts import host_noise, host_record, write_host_record
-from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock
+from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
 from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
 from pagelab.plan import Unit, read_plan
 from pagelab.runs import SweepRecord, now_iso, set_phase
@@ -87,6 +87,11 @@ def begin(record: SweepRecord, entry: dict, scratch: Path | None = None, measure
     """An empty run directory for the unit, its host recorded, its entry marked running."""
     sweep_dir = record.path.parent
     run_dir = sweep_dir / entry["name"]
+    try:
+        wait_for_writers(sweep_dir, entry["name"])
+    except LockBusy as busy:
+        raise UsageError(f"{run_dir} is still being written by {busy.holder}, the kernel of an earlier attempt "
+                         f"at {entry['name']} that has outlived its sweep; stop it (kill it) and run the same command again") from None
     if run_dir.exists():  # an earlier attempt (interrupted or failed): its partial outputs would
         shutil.rmtree(run_dir)  # be taken for this one's (the monitor refuses a used directory)
     run_dir.mkdir()

@@ -422,22 +422,26 @@ def stop_tracers(tracers: list) -> None:
             tracer.wait(timeout=30)
 
 
-def fill_disk(bundle: Path) -> Path:
-    """Fill the bundle's filesystem to the last block with one file next to the bundle: the free
-    space in as few allocations as the writers racing for it allow, then page by page."""
+def fill_disk(bundle: Path, leave_bytes: int = 0) -> Path:
+    """Fill the bundle's filesystem to the last block (or to `leave_bytes` free) with one file next
+    to the bundle: the free space in as few allocations as the writers racing for it allow, then
+    page by page. Filling gigabytes takes a second or two, longer than the PDF phase lasts, so
+    that cell fills all but a little before its sweep starts and the rest at the phase."""
     filler = bundle.parent / "filler"
     fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         chunk = 1 << 40
         while chunk >= 1 << 16:
-            free = os.statvfs(filler).f_bavail * os.statvfs(filler).f_frsize
+            free = os.statvfs(filler).f_bavail * os.statvfs(filler).f_frsize - leave_bytes
+            if free <= 0:
+                return filler
             chunk = min(chunk, free)
             try:
                 os.posix_fallocate(fd, os.fstat(fd).st_size, chunk)
             except OSError:
                 chunk //= 2  # someone else took some of it meanwhile
         page = bytes(4096)
-        while True:
+        while not leave_bytes:
             try:
                 os.write(fd, page)
             except OSError:

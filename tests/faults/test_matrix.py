@@ -53,10 +53,11 @@ APPLICABLE = {
     "torn-write": ("snapshot", "start", "record"),
     "second-sweep": ALL_PHASES,
 }
-# The full matrix in the order the bundle can meet it: the phases of a first load (init, load,
-# then, once port-taken in init has let one run finish, the snapshot of the other page size, the
-# cells that let it complete last); the phases of runs that restore, then port-taken in start,
-# whose run finishes; then the report and the PDF.
+# The full matrix in the order the bundle can meet it: the phases of a first load (init and load,
+# whose cells all stop the run before its load is done; then port-taken in init, whose run
+# finishes; then the snapshots of the other page sizes, the cells that let a snapshot complete
+# last, each of them using up a page size's first load); the phases of runs that restore, then
+# port-taken in start, whose run finishes; then the report and the PDF.
 LETS_THE_PHASE_FINISH = ("kill-sweep", "torn-write", "second-sweep")  # kill-sweep: its kernel lives ~1 s on
 
 
@@ -65,7 +66,7 @@ def full_matrix() -> list[tuple[str, str]]:
         found = [(f, phase) for f in APPLICABLE if phase in APPLICABLE[f] and f not in leave_out]
         return sorted(found, key=lambda cell: cell[0] in LETS_THE_PHASE_FINISH)
 
-    return (cells("init", ("port-taken",)) + cells("load") + cells("snapshot") + [("port-taken", "init")]
+    return (cells("init", ("port-taken",)) + cells("load") + [("port-taken", "init")] + cells("snapshot")
             + [c for phase in ("restore", "start", "ramp-up", "measurement", "record") for c in cells(phase, ("port-taken",))]
             + [("port-taken", "start")] + cells("report") + cells("pdf"))
 
@@ -100,7 +101,10 @@ CELLS = full_matrix() if FULL else REPRESENTATIVE
 # The full matrix meets more first loads than two page sizes give (every cell that lets a snapshot
 # complete uses one up) and more runs than two repeats.
 FULL_MATRIX_SETS = ["--set", "page_sizes=4k,8k,16k,32k", "--set", "repeats=3"] if FULL else []
-EXIT_TIMEOUT_S = 120.0  # a run that fails still stops its server and writes its notebook
+EXIT_TIMEOUT_S = 120.0
+# Free space left for the report notebook and Chromium's profile when a disk-full cell in the PDF
+# fills the disk ahead of its phase: the report writes a few MB, a fresh profile ~10 MB.
+PDF_HEADROOM = 200 << 20  # a run that fails still stops its server and writes its notebook
 
 
 class Chain:
@@ -163,16 +167,18 @@ def _record_result(fault: str, phase: str, outcome: str) -> None:
 def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     before = harness.done_runs(chain.bundle)
     statuses_before = {e["name"]: e["status"] for e in (harness.read_record(chain.bundle) or {"runs": []})["runs"]}
+    # the PDF phase is shorter than filling the disk takes: all but what the report and the
+    # browser's profile need is filled before the sweep starts (harness.fill_disk)
+    filler = harness.fill_disk(chain.bundle, leave_bytes=PDF_HEADROOM) if (fault, phase) == ("disk-full", "pdf") else None
     sweep = harness.start_sweep(chain.args(fail_fast=fault in RUN_FAILURES), chain.bundle, chain.workdir)
     holders: list = []
     tracers: list = []
     holds: list = []  # the tracer holding a record phase open (harness.wait_for_held_record)
     seconds: list[harness.Sweep] = []
-    filler: Path | None = None
     injected: float | None = None  # when the fault was injected, if not when its call returned
     try:
         where = harness.wait_for_held_record(sweep, holds) if phase == "record" else harness.wait_for_phase(sweep, phase)
-        if phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel"}:  # into the copy itself
+        if phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"}:  # into the copy itself
             harness.wait_for(sweep, lambda: _copy_under_way(harness.instance_dir(chain.bundle, where)), "the snapshot's copy")
         if phase == "load" and not (chain.cache / harness.CACHE_MANIFEST).exists():  # into the cache's generation
             harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")

@@ -121,7 +121,10 @@ class Comparison:
 
 
 def _ratio_of_medians(a, b, axis=-1):
-    return np.median(a, axis=axis) / np.median(b, axis=axis)
+    # A metric that is 0 in some resamples (no device I/O on a tmpfs) gives inf or nan there,
+    # which the percentile interval then shows; numpy need not also warn about each one.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.median(a, axis=axis) / np.median(b, axis=axis)
 
 
 def ratio_interval(a, b, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
