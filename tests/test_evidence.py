@@ -115,3 +115,37 @@ def test_batch_means_widen_for_correlated_intervals_and_need_enough_values():
     correlated = 500 + np.convolve(noise, np.ones(10) / 10, mode="same") * 3  # neighbours move together
     assert batch_means(correlated).half_width > batch_means(500 + noise).half_width
     assert batch_means(noise[:9]) is None
+
+
+def _bundle_table(medians: dict[str, float], seed: int, n: int = 6):
+    """A RunTable of n runs per page size around the given medians (3% log-normal spread)."""
+    import pandas as pd
+
+    from pagelab.evidence.tables import METRICS, RunTable
+
+    rows = [{"run": f"{size}-r{i + 1}", "page_size": size, **{m.name: math.nan for m in METRICS}, "tpmc": value}
+            for k, (size, median) in enumerate(medians.items())
+            for i, value in enumerate(runs(median, 0.03, n, seed * 10 + k))]
+    return RunTable(pd.DataFrame(rows), [], {}, list(medians))
+
+
+def test_a_shift_of_the_whole_machine_is_named_and_the_page_size_effect_compared_without_it():
+    from pagelab.evidence.tables import compare_bundles, effect_lines, shift_line
+
+    slower_day = _bundle_table({"4k": 13_500, "16k": 12_150}, seed=1)  # 16k 10% below 4k, both 10% down
+    faster_day = _bundle_table({"4k": 15_000, "16k": 13_500}, seed=2)
+    frame = compare_bundles(slower_day, faster_day, "monday", "tuesday")
+    line = shift_line(frame, "monday", "tuesday")
+    assert line and "lower in monday than in tuesday" in line, line
+    effects = effect_lines(slower_day, faster_day, "monday", "tuesday")
+    assert effects[0] == "16k vs 4k: the same verdict", effects
+    assert all("slower" in text for text in effects[1:]), effects
+
+
+def test_no_shift_is_named_when_page_sizes_move_apart():
+    from pagelab.evidence.tables import compare_bundles, effect_lines, shift_line
+
+    a = _bundle_table({"4k": 15_000, "16k": 12_000}, seed=3)  # 16k 20% slower in a
+    b = _bundle_table({"4k": 13_000, "16k": 13_000}, seed=4)  # and no slower in b
+    assert shift_line(compare_bundles(a, b, "a", "b"), "a", "b") is None
+    assert effect_lines(a, b, "a", "b")[0] == "16k vs 4k: the verdicts differ"

@@ -453,6 +453,7 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     same = pagelab_output("compare", out, out, "--label-a", "A", "--label-b", "B")
     assert same.returncode == 0, same.stderr
     assert "A 4k vs B 4k: TpmC +0.0%" in same.stdout and "warning" not in same.stderr
+    assert "16k vs 4k: the same verdict" in same.stdout and "shift of the whole machine" not in same.stdout
     other = tmp_path / "other-day"
     shutil.copytree(out, other, ignore=shutil.ignore_patterns("instances"))
     record = json.loads((other / "sweep.json").read_text())

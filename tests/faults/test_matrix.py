@@ -101,10 +101,7 @@ CELLS = full_matrix() if FULL else REPRESENTATIVE
 # The full matrix meets more first loads than two page sizes give (every cell that lets a snapshot
 # complete uses one up) and more runs than two repeats.
 FULL_MATRIX_SETS = ["--set", "page_sizes=4k,8k,16k,32k", "--set", "repeats=3"] if FULL else []
-EXIT_TIMEOUT_S = 120.0
-# Free space left for the report notebook and Chromium's profile when a disk-full cell in the PDF
-# fills the disk ahead of its phase: the report writes a few MB, a fresh profile ~10 MB.
-PDF_HEADROOM = 200 << 20  # a run that fails still stops its server and writes its notebook
+EXIT_TIMEOUT_S = 120.0  # a run that fails still stops its server and writes its notebook
 
 
 class Chain:
@@ -156,6 +153,17 @@ def chain(tmp_path_factory):
             shutil.rmtree(staging, ignore_errors=True)
 
 
+def _room_to_leave(chain: Chain) -> int:
+    """What a disk-full cell leaves free before its sweep starts: the sweep's own estimate for the
+    largest next step, a first load (pagelab.footprint.run_needs), so that its room check passes
+    and the run gets as far as the phase, plus room for the report and Chromium's profile."""
+    from pagelab.footprint import run_needs
+    from pagelab.profiles import load_profile
+
+    tiny = load_profile(str(harness.TINY_PROFILE))
+    return run_needs(chain.bundle / "instances" / "none yet", tiny.warehouses, tiny.redo_log) + (64 << 20)
+
+
 def _record_result(fault: str, phase: str, outcome: str) -> None:
     """One line per cell in $PAGELAB_FAULT_LOG, if set: the matrix table of a report."""
     path = os.environ.get("PAGELAB_FAULT_LOG")
@@ -167,9 +175,9 @@ def _record_result(fault: str, phase: str, outcome: str) -> None:
 def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     before = harness.done_runs(chain.bundle)
     statuses_before = {e["name"]: e["status"] for e in (harness.read_record(chain.bundle) or {"runs": []})["runs"]}
-    # the PDF phase is shorter than filling the disk takes: all but what the report and the
-    # browser's profile need is filled before the sweep starts (harness.fill_disk)
-    filler = harness.fill_disk(chain.bundle, leave_bytes=PDF_HEADROOM) if (fault, phase) == ("disk-full", "pdf") else None
+    # Filling gigabytes takes seconds, longer than a snapshot's copy or the PDF last: all but
+    # what the next run needs is filled before the sweep starts, the rest at the phase.
+    filler = harness.fill_disk(chain.bundle, leave_bytes=_room_to_leave(chain)) if fault == "disk-full" else None
     sweep = harness.start_sweep(chain.args(fail_fast=fault in RUN_FAILURES), chain.bundle, chain.workdir)
     holders: list = []
     tracers: list = []

@@ -61,7 +61,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from pagelab.evidence.tables import compare_bundles, knob_differences, read_runs, verdict_line
+    from pagelab.evidence.tables import (compare_bundles, effect_lines, knob_differences, read_runs, shift_line,
+                                         verdict_line)
 
     a_dir, b_dir = _bundle(args.a), _bundle(args.b)
     a, b = read_runs(a_dir), read_runs(b_dir)
@@ -79,6 +80,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"A = {a_dir}\nB = {b_dir}\n(ratio of medians A / B per page size, 95% bootstrap interval)")
     for row in frame.to_dict("records"):
         print(f"  {verdict_line(row)}")
+    shift = shift_line(frame, label_a, label_b)
+    if shift:
+        print(shift)
+    effects = effect_lines(a, b, label_a, label_b, resolve_pct=args.resolve)
+    if effects:
+        print("The page-size effect in each sweep (TpmC; a drift of the machine between the sweeps cancels out):")
+        for line in effects:
+            print(f"  {line}")
     for name, table in ((label_a, a), (label_b, b)):
         for run, why in table.excluded:
             print(f"  left out of {name}: {run}: {why}")

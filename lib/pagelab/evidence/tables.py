@@ -25,6 +25,7 @@ from pagelab.evidence.intervals import (
     DEFAULT_RESOLVE_PCT,
     MAX_REPEATS_ESTIMATE,
     MIN_RUNS_FOR_VERDICT,
+    NOT_DISTINGUISHABLE,
     compare,
     log_spread,
     median_interval,
@@ -298,6 +299,47 @@ def compare_bundles(a: RunTable, b: RunTable, label_a: str, label_b: str,
                             f"{label_a} {size}", f"{label_b} {size}", metric, spread, resolve_pct)
             rows.append({"page_size": size, **row})
     return pd.DataFrame(rows)
+
+
+def shift_line(frame: pd.DataFrame, label_a: str, label_b: str, metric: str = "tpmc") -> str | None:
+    """When every common page size moved the same way between two bundles, and at least one of them
+    by more than its runs' spread, say so: that is a shift of the whole machine or setup, and on one
+    machine two sweeps at two times can differ so."""
+    rows = frame[frame["metric"] == metric].to_dict("records") if not frame.empty else []
+    changes = sorted(row["change_pct"] for row in rows)
+    same_way = len(rows) >= 2 and (changes[0] > 0 or changes[-1] < 0)
+    if not same_way or all(row["verdict"] == NOT_DISTINGUISHABLE for row in rows):
+        return None
+    direction = "higher" if changes[0] > 0 else "lower"
+    return (f"Every page size's {METRICS_BY_NAME[metric].label} is {direction} in {label_a} than in "
+            f"{label_b} ({_signed(changes[0])} to {_signed(changes[-1])}): a shift of the whole machine or setup. "
+            "Two sweeps of one machine at two times can differ like this (another load on the host, another "
+            "day); the page-size effects below are what such a shift leaves alone.")
+
+
+def effect_lines(a: RunTable, b: RunTable, label_a: str, label_b: str, metric: str = "tpmc",
+                 resolve_pct: float = DEFAULT_RESOLVE_PCT) -> list[str]:
+    """Each pair of page sizes both bundles have, with its verdict in each: whether the page-size
+    effect replicates. Within a sweep the page sizes are interleaved, so a drift of the machine
+    between the two sweeps cancels out of these ratios."""
+    pairs = {}
+    for label, table in ((label_a, a), (label_b, b)):
+        frame = pairwise_table(table, resolve_pct)
+        for row in frame[frame["metric"] == metric].to_dict("records"):
+            pairs.setdefault((row["a"], row["b"]), {})[label] = row
+    lines = []
+    width = max(len(label_a), len(label_b))
+    for (first, second), rows in pairs.items():
+        if len(rows) < 2:
+            continue
+        same = rows[label_a]["verdict"] == rows[label_b]["verdict"]
+        lines.append(f"{first} vs {second}: {'the same verdict' if same else 'the verdicts differ'}")
+        for label in (label_a, label_b):
+            row = rows[label]
+            interval = ("no interval" if math.isnan(row["low_pct"])
+                        else f"[{_signed(row['low_pct'])}, {_signed(row['high_pct'])}]")
+            lines.append(f"  {label:<{width}}  {_signed(row['change_pct'])} {interval}, {row['verdict']}")
+    return lines
 
 
 # --- on a terminal -----------------------------------------------------------------------------------
