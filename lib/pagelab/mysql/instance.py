@@ -65,10 +65,40 @@ INIT_TIMEOUT_S = 300.0
 ERROR_LOG_TAIL_LINES = 25
 # How often readiness and shutdown are polled: short against a 1-3 s start, cheap on 2 cores.
 POLL_INTERVAL_S = 0.1
+# DiskWatch: below 1 MiB free, no server page (64 KiB at most) or log block can be written for
+# long; 5 s of it, rather than one look, so that a disk someone is freeing is not called full.
+LOW_DISK_BYTES = 1 << 20
+LOW_DISK_GRACE_S = 5.0
 PASSWORD_BYTES = 18  # 24 URL-safe characters
 SNAPSHOT_PASSWORD_FILE = ".pagelab-root-password"
 
 _started_here: "weakref.WeakSet[Instance]" = weakref.WeakSet()
+
+
+class DiskWatch:
+    """A server that meets a full disk while it writes its system tables (Aria) does not fail: it
+    waits for space, retrying every minute, for ever, and on a full disk it cannot even log why
+    (its error log is there too). A harness has nobody to free the space, so while pagelab waits
+    for a server to initialise or start, a disk with less than LOW_DISK_BYTES free for
+    LOW_DISK_GRACE_S is a failure, said as one ("disk full", which the sweep recognises)."""
+
+    def __init__(self, directory: Path, what: str):
+        self.directory, self.what = directory, what
+        self.low_since: float | None = None
+
+    def check(self) -> None:
+        try:
+            free = shutil.disk_usage(self.directory).free
+        except OSError:
+            return
+        if free >= LOW_DISK_BYTES:
+            self.low_since = None
+            return
+        now = time.monotonic()
+        self.low_since = self.low_since or now
+        if now - self.low_since >= LOW_DISK_GRACE_S:
+            raise ServerError(f"the {self.what} server is waiting for disk space: disk full ({free} bytes free on "
+                              f"the disk of {self.directory} for {LOW_DISK_GRACE_S:.0f} s)")
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -330,14 +360,29 @@ class Instance:
         else:
             command = [str(flavour.server_binary), defaults, "--initialize-insecure"] + self._page_size_args()
         log = self.root / "init.log"
-        try:
-            with open(log, "w") as out:
-                result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout)
-        except subprocess.TimeoutExpired as exc:
-            raise ServerError(f"initialising {self.paths.datadir} took over {timeout:.0f} s;\n{tail_of(log)}") from exc
-        if result.returncode != 0:
+        deadline = time.monotonic() + timeout
+        disk = DiskWatch(self.paths.datadir.parent, self.page_size_label)
+        with open(log, "w") as out:
+            # A session of its own: the install script runs the bootstrap server in a pipeline of
+            # subshells, and a failed or interrupted init must take all of them down.
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       preexec_fn=_die_at_once_with_parent if self.tie_to_parent else None,
+                                       start_new_session=True)
+            try:
+                while process.poll() is None:
+                    if time.monotonic() > deadline:
+                        raise ServerError(f"initialising {self.paths.datadir} took over {timeout:.0f} s;\n{tail_of(log)}")
+                    disk.check()
+                    time.sleep(POLL_INTERVAL_S)
+            finally:
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)  # whatever of the group is left
+                except ProcessLookupError:
+                    pass
+                process.wait()
+        if process.returncode != 0:
             raise ServerError(
-                f"initialising {with_article(self.page_size_label)} datadir failed ({Path(command[0]).name} exit {result.returncode}).\n"
+                f"initialising {with_article(self.page_size_label)} datadir failed ({Path(command[0]).name} exit {process.returncode}).\n"
                 f"--- {log.name} ---\n{tail_of(log)}\n--- {self.paths.error_log.name} ---\n{tail_of(self.paths.error_log)}"
             )
 
@@ -452,6 +497,7 @@ class Instance:
         import mysql.connector
 
         deadline = time.monotonic() + timeout
+        disk = DiskWatch(self.paths.datadir.parent, self.page_size_label)
         last_error = "no answer yet"
         while True:
             if self._process is not None and self._process.poll() is not None:
@@ -470,6 +516,7 @@ class Instance:
                     return
                 except mysql.connector.Error as exc:
                     last_error = str(exc)
+            disk.check()
             if time.monotonic() > deadline:
                 raise ServerError(
                     f"the {self.page_size_label} server did not become ready within {timeout:.0f} s ({last_error}).\n"
