@@ -32,6 +32,7 @@ from pathlib import Path
 from pagelab.atomic import atomic_write_csv, atomic_write_json
 from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, writer_lock
 from pagelab.mysql import Instance, ServerSettings
+from pagelab.mysql.instance import DiskWatch
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.paths import CACHE_DIR
@@ -210,7 +211,8 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
 
             result = run(spec, plan.run_options, out_dir=run_dir, echo=None, on_interval=progress,
                          on_start=lambda measure_start: monitor.mark_measurement_start(measure_start),
-                         local_socket=local_socket(instance))
+                         local_socket=local_socket(instance),
+                         watch=DiskWatch(instance.paths.datadir.parent, instance.page_size_label).failure)
         set_phase(run_dir, "record")
         _write_variables(instance, run_dir / "variables.csv")
     _copy_log_part(instance.paths.error_log, log_offset, run_dir / "mysqld.err")

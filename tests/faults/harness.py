@@ -41,9 +41,8 @@ TINY_PROFILE = Path(__file__).with_name("tiny.yaml")
 POLL_S = 0.02
 # Longest a sweep may take to reach a phase: init + load + snapshot + a run, with a loaded machine.
 PHASE_TIMEOUT_S = 180.0
-# After a fault, how long the processes of the sweep get to go away. mysqld's clean shutdown (the
-# parent-death signal is SIGTERM) of a 1-warehouse datadir takes about a second; the kernel notices
-# its parent is gone within its poller's 1 s.
+# After a fault, how long the processes of the sweep get to go away. The kernel notices its parent
+# is gone within its poller's 1 s; its servers get SIGKILL when it goes (the parent-death signal).
 GRACE_S = 30.0
 
 RUN_PHASES = ("init", "load", "snapshot", "restore", "start", "ramp-up", "measurement", "record")
@@ -401,18 +400,40 @@ def _trace_writes(pid: int, paths: list[Path], inject: str, tracers: list) -> No
         time.sleep(POLL_S)
 
 
-def wait_for_held_record(sweep: Sweep, holders: list) -> str:
-    """Wait for a run's record phase, with the run held in it (hold_next_write): from a run's
-    measurement, hold its kernel's next line into phases.csv, which is record's. Returns the run."""
+def wait_for_held(sweep: Sweep, phase: str, holders: list) -> str:
+    """Wait for `phase` (record, or snapshot) with the run held in it at the write HELD_WRITES names:
+    from the phase before, hold the run's kernel at its next write into that file, then wait for
+    the phase and for the hold. Returns the run."""
+    before, path_of, held = HELD_WRITES[phase]
     while True:
-        run = wait_for_phase(sweep, "measurement")
+        run = wait_for_phase(sweep, before)
         kernel = wait_for(sweep, lambda: kernel_pid(sweep), "the papermill kernel", timeout=30)
-        hold_next_write(kernel, sweep.bundle / run / PHASES_CSV, holders)
-        if phase_now(sweep, "measurement") == run:  # record's line is still to come: it will be held
+        hold_next_write(kernel, path_of(sweep.bundle, run), holders)
+        if phase_now(sweep, before) == run:  # the write is still to come: it will be held
             break
-        stop_tracers(holders)  # the run got past measurement while the tracer attached: the next run
+        stop_tracers(holders)  # the run got past the phase before while the tracer attached: the next run
         holders.clear()
-    return wait_for_phase(sweep, "record")
+    run = wait_for_phase(sweep, phase)
+    wait_for(sweep, lambda: held(sweep.bundle, run), f"the run held in {phase}")
+    return run
+
+
+# The phases a cell holds open, and where (see hold_next_write): (the phase before, in which the
+# hold is attached; the file whose next write is held; when the run is held).
+#   record    its line in phases.csv, written just after .phase says record, before anything of
+#             the phase is done;
+#   snapshot  the snapshot's marker, written into snapshot.partial once the copy is complete: the
+#             copy (a fraction of a second on a tmpfs) is done, the snapshot not yet whole. Held
+#             once the marker file exists, empty.
+HELD_WRITES = {
+    "record": ("measurement", lambda bundle, run: bundle / run / PHASES_CSV, lambda bundle, run: True),
+    "snapshot": ("load", lambda bundle, run: _snapshot_marker(bundle, run),
+                 lambda bundle, run: _snapshot_marker(bundle, run).exists()),
+}
+
+
+def _snapshot_marker(bundle: Path, run: str) -> Path:
+    return instance_dir(bundle, run) / "snapshot.partial" / SNAPSHOT_MARKER
 
 
 def stop_tracers(tracers: list) -> None:

@@ -182,12 +182,13 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     sweep = harness.start_sweep(chain.args(fail_fast=fault in RUN_FAILURES), chain.bundle, chain.workdir)
     holders: list = []
     tracers: list = []
-    holds: list = []  # the tracer holding a record phase open (harness.wait_for_held_record)
+    holds: list = []  # the tracer holding a phase open (harness.wait_for_held)
     seconds: list[harness.Sweep] = []
     injected: float | None = None  # when the fault was injected, if not when its call returned
     try:
-        where = harness.wait_for_held_record(sweep, holds) if phase == "record" else harness.wait_for_phase(sweep, phase)
-        if phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"}:  # into the copy itself
+        held = phase == "record" or (fault, phase) == ("disk-full", "snapshot")  # see harness.HELD_WRITES
+        where = harness.wait_for_held(sweep, phase, holds) if held else harness.wait_for_phase(sweep, phase)
+        if phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel"}:  # into the copy itself
             harness.wait_for(sweep, lambda: _copy_under_way(harness.instance_dir(chain.bundle, where)), "the snapshot's copy")
         if phase == "load" and not (chain.cache / harness.CACHE_MANIFEST).exists():  # into the cache's generation
             harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
@@ -227,7 +228,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         else:
             raise ValueError(fault)
         injected = injected or time.time()
-        harness.stop_tracers(holds)  # the fault is in: the held record phase goes on
+        harness.stop_tracers(holds)  # the fault is in: the held phase goes on
         # (a held record phase has its line in phases.csv still to come)
         landed = harness.phase_at(chain.bundle / where, injected) if phase in harness.RUN_PHASES and phase != "record" else phase
         if fault == "port-taken":

@@ -86,31 +86,35 @@ class DiskWatch:
         self.directory, self.what = directory, what
         self.low_since: float | None = None
 
-    def check(self) -> None:
+    def failure(self) -> str | None:
+        """Why the server is stuck, once the disk has been full for LOW_DISK_GRACE_S; else None."""
         try:
             free = shutil.disk_usage(self.directory).free
         except OSError:
-            return
+            return None
         if free >= LOW_DISK_BYTES:
             self.low_since = None
-            return
+            return None
         now = time.monotonic()
         self.low_since = self.low_since or now
-        if now - self.low_since >= LOW_DISK_GRACE_S:
-            raise ServerError(f"the {self.what} server is waiting for disk space: disk full ({free} bytes free on "
-                              f"the disk of {self.directory} for {LOW_DISK_GRACE_S:.0f} s)")
+        if now - self.low_since < LOW_DISK_GRACE_S:
+            return None
+        return (f"the {self.what} server is waiting for disk space: disk full ({free} bytes free on the disk of "
+                f"{self.directory} for {LOW_DISK_GRACE_S:.0f} s)")
+
+    def check(self) -> None:
+        why = self.failure()
+        if why:
+            raise ServerError(why)
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
-    # If the Python process dies without cleanup (SIGKILL, OOM), the kernel sends the server
-    # SIGTERM, which is a clean shutdown for mysqld: no orphaned server holds memory and a port.
-    die_with_parent(signal.SIGTERM)
-
-
-def _die_at_once_with_parent() -> None:  # runs in the child between fork and exec
-    # For the server init starts to set root's password: a SIGTERM that arrives while mysqld is
-    # still starting up can go unheeded (seen in 2 of 6 kill -9 trials in the fault suite), and
-    # a half-initialised datadir has nothing worth a clean shutdown.
+    # If the Python process dies without cleanup (SIGKILL, OOM), Linux sends the server SIGKILL:
+    # no orphaned server holds memory, a port and the datadir. Not SIGTERM, the clean shutdown: one
+    # that arrives while mysqld is still starting up can go unheeded (seen in the fault suite, at
+    # init and at a run's start), and one on a full disk waits for space. Nothing is lost: a sweep
+    # never uses the datadir of a server whose owner died without restoring it from the snapshot
+    # (or loading anew), and any other datadir comes back through InnoDB's crash recovery.
     die_with_parent(signal.SIGKILL)
 
 
@@ -366,7 +370,7 @@ class Instance:
             # A session of its own: the install script runs the bootstrap server in a pipeline of
             # subshells, and a failed or interrupted init must take all of them down.
             process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       preexec_fn=_die_at_once_with_parent if self.tie_to_parent else None,
+                                       preexec_fn=_die_with_parent if self.tie_to_parent else None,
                                        start_new_session=True)
             try:
                 while process.poll() is None:
@@ -405,7 +409,7 @@ class Instance:
                        "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n"
                        "FLUSH PRIVILEGES;\n")
         try:
-            self._launch(port=None, extra_args=[f"--init-file={init_sql}"], timeout=timeout, initialising=True)
+            self._launch(port=None, extra_args=[f"--init-file={init_sql}"], timeout=timeout)
         finally:
             init_sql.unlink(missing_ok=True)
         self.stop()
@@ -456,7 +460,7 @@ class Instance:
         self._verify_page_size()
         return self
 
-    def _launch(self, port: int | None, extra_args: list[str], timeout: float, initialising: bool = False) -> None:
+    def _launch(self, port: int | None, extra_args: list[str], timeout: float) -> None:
         flavour = self.flavour
         self.paths.my_cnf.write_text(render_my_cnf(self.paths, self.settings, self.page_size, port))
         self._write_client_cnf(self.password, port)
@@ -473,8 +477,7 @@ class Instance:
                 stdout=console,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # Ctrl-C goes to pagelab, which then stops the server cleanly
-                preexec_fn=(_die_at_once_with_parent if initialising else _die_with_parent) if self.tie_to_parent
-                else None,
+                preexec_fn=_die_with_parent if self.tie_to_parent else None,
             )
         _started_here.add(self)
         self.port = port
@@ -558,8 +561,11 @@ class Instance:
         return clean
 
     def _wait_for_exit(self, pid: int, timeout: float) -> bool:
+        """True once the server has exited; False at the timeout, or as soon as DiskWatch sees it
+        is stuck on a full disk (its shutdown waits for space to write its last checkpoint)."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        disk = DiskWatch(self.paths.datadir.parent, self.page_size_label)
+        while time.monotonic() < deadline and not disk.failure():
             if self._process is not None and self._process.pid == pid:
                 if self._process.poll() is not None:
                     return True

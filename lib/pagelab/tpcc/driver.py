@@ -68,6 +68,8 @@ from pagelab.tpcc.stats import (
 # stuck behind a lock wait can take innodb_lock_wait_timeout, 50 s by default).
 CONNECT_TIMEOUT_S = 60.0
 FINISH_GRACE_S = 90.0
+# How often run()'s `watch` is asked: it reads the disk's free space, which costs a system call.
+WATCH_S = 1.0
 
 
 class TpccRunError(PagelabError):
@@ -275,11 +277,14 @@ def run(
     server_label: str | None = None,
     on_start=None,
     local_socket: str | None = None,
+    watch=None,
 ) -> RunResult:
     """Run TPC-C in `options.mode`; see the module docstring. `on_interval(t_s, row)` is called per
     interval; `on_start(measure_start)` once, with the time.monotonic() instant at which the
     measurement begins. `local_socket`: the private socket of a pagelab MariaDB instance, over
-    which tpcc_start logs in without a password (pagelab.tpcc.external)."""
+    which tpcc_start logs in without a password (pagelab.tpcc.external). `watch()` is asked about
+    once a second whether the run must end (a string says why: a server stuck on a full disk
+    answers no query, and the terminals would wait on it until FINISH_GRACE_S); built-in modes."""
     options.validate()
     if out_dir is not None:
         out_dir = Path(out_dir)
@@ -340,9 +345,15 @@ def run(
             schedule.start_measuring(ramp_start + options.longest_rampup_s, provisional_measure_s)
         start.fire(schedule)
         next_sample = ramp_start
+        next_watch = ramp_start + WATCH_S
         announced = False
         while len(finished_terminals) < len(terminals):
             now = time.monotonic()
+            if watch is not None and now >= next_watch:
+                next_watch = now + WATCH_S
+                failure = watch()
+                if failure:
+                    break
             if warmup is not None and schedule.measure_start == math.inf and now >= next_sample:
                 next_sample = now + WARMUP_SAMPLE_S
                 try:
