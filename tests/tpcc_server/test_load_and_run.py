@@ -167,6 +167,24 @@ def test_a_server_killed_mid_run_ends_the_run_and_keeps_the_partial_log(spare_lo
     assert partial.meta.get("tpmc") is None
 
 
+def test_a_watch_that_says_stop_ends_the_run_with_its_reason(loaded, tmp_path):
+    """What a server stuck on a full disk gets (pagelab.experiment passes DiskWatch.failure): the
+    run ends on the watch's word, within about a second, not after FINISH_GRACE_S."""
+    instance, _, _ = loaded
+    asked: list[int] = []
+
+    def watch():
+        asked.append(1)
+        return "disk full (the stand-in says so)" if len(asked) >= 2 else None
+
+    with pytest.raises(TpccRunError, match=r"disk full \(the stand-in says so\)"):
+        run(ConnectionSpec.for_instance(instance, tcp=True),
+            RunOptions(warehouses=1, connections=2, rampup_s=1, measure_s=60, interval_s=2), out_dir=tmp_path,
+            echo=None, watch=watch)
+    assert len(asked) == 2
+    assert "run aborted: disk full" in (tmp_path / "tpcc.log").read_text()
+
+
 @pytest.fixture
 def stand_in_tpcc_mysql(fixtures_dir):
     """tpcc-mysql is not built in the tests; a stand-in for each program records its arguments and
