@@ -73,7 +73,7 @@ def full_matrix() -> list[tuple[str, str]]:
 
 # The default: every fault and every phase at least once, chosen where the fault does
 # the most harm or where a guard is at stake (see tests/faults/README.md); `PAGELAB_FAULT_MATRIX=full`
-# runs every applicable cell instead (82, 12-15 minutes).
+# runs every applicable cell instead (82, ~11 minutes).
 REPRESENTATIVE = [
     ("kill-sweep", "init"),        # leaves the instance directory half made, for the next init
     ("kill-mysqld", "init"),
