@@ -54,11 +54,11 @@ def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str) -
 
     On a disk that is still full the record's own write can fail: the unit's partial outputs go
     first (a resume redoes it from an empty directory anyway), then the record is written again."""
-    from pagelab.footprint import is_disk_full
+    from pagelab.footprint import disk_nearly_full, is_disk_full
 
-    disk_full = is_disk_full(exc)
-    error = ("disk full: " if disk_full else "") + (exc if isinstance(exc, str) else short_error(exc))
     sweep_dir = record.path.parent
+    disk_full = is_disk_full(exc) or disk_nearly_full(sweep_dir)
+    error = ("disk full: " if disk_full else "") + (exc if isinstance(exc, str) else short_error(exc))
     try:
         record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
     except OSError as write_error:

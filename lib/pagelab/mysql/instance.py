@@ -46,6 +46,7 @@ from pathlib import Path
 
 from pagelab.atomic import atomic_write_json
 from pagelab.errors import ServerError, UsageError
+from pagelab.footprint import FULL_DISK_BYTES
 from pagelab.mysql.config import (
     InstancePaths,
     ServerSettings,
@@ -65,9 +66,8 @@ INIT_TIMEOUT_S = 300.0
 ERROR_LOG_TAIL_LINES = 25
 # How often readiness and shutdown are polled: short against a 1-3 s start, cheap on 2 cores.
 POLL_INTERVAL_S = 0.1
-# DiskWatch: below 1 MiB free, no server page (64 KiB at most) or log block can be written for
-# long; 5 s of it, rather than one look, so that a disk someone is freeing is not called full.
-LOW_DISK_BYTES = 1 << 20
+# DiskWatch: 5 s under pagelab.footprint.FULL_DISK_BYTES, rather than one look, so that a disk
+# someone is freeing is not called full.
 LOW_DISK_GRACE_S = 5.0
 PASSWORD_BYTES = 18  # 24 URL-safe characters
 SNAPSHOT_PASSWORD_FILE = ".pagelab-root-password"
@@ -79,7 +79,7 @@ class DiskWatch:
     """A server that meets a full disk while it writes its system tables (Aria) does not fail: it
     waits for space, retrying every minute, for ever, and on a full disk it cannot even log why
     (its error log is there too). A harness has nobody to free the space, so while pagelab waits
-    for a server to initialise or start, a disk with less than LOW_DISK_BYTES free for
+    for a server to initialise or start, a disk with less than FULL_DISK_BYTES free for
     LOW_DISK_GRACE_S is a failure, said as one ("disk full", which the sweep recognises)."""
 
     def __init__(self, directory: Path, what: str):
@@ -92,7 +92,7 @@ class DiskWatch:
             free = shutil.disk_usage(self.directory).free
         except OSError:
             return None
-        if free >= LOW_DISK_BYTES:
+        if free >= FULL_DISK_BYTES:
             self.low_since = None
             return None
         now = time.monotonic()
@@ -307,6 +307,7 @@ class Instance:
         if datadir.exists() and any(datadir.iterdir()):
             if not force:
                 raise UsageError(f"datadir {datadir} is not empty; give --force to wipe it and start over")
+            self._kill_strays()
             shutil.rmtree(datadir)
         created_root = not self.root.exists()
         was_empty = created_root or not any(self.root.iterdir())
@@ -437,6 +438,29 @@ class Instance:
 
     def is_running(self) -> bool:
         return self.pid() is not None
+
+    def _kill_strays(self, timeout: float = 10.0) -> None:
+        """SIGKILL any process still started with this instance's my.cnf that no pid file names:
+        what an init killed midway leaves (mariadb-install-db's subshells and its bootstrap server
+        outlive the script when its owner is killed with -9), which would go on writing into the
+        datadir about to be wiped and made anew."""
+        needle = f"--defaults-file={self.paths.my_cnf}".encode()
+        strays = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) != os.getpid():
+                try:
+                    if needle in (entry / "cmdline").read_bytes().split(b"\0"):
+                        strays.append(int(entry.name))
+                except OSError:
+                    continue
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + timeout
+        while any(process_alive(pid) for pid in strays) and time.monotonic() < deadline:
+            time.sleep(POLL_INTERVAL_S)
 
     def start(self, timeout: float = START_TIMEOUT_S) -> "Instance":
         """Start on 127.0.0.1 and wait until it answers with the requested page size."""
