@@ -430,10 +430,15 @@ class Instance:
         """True when pid is alive and is a server started with this instance's my.cnf."""
         if not process_alive(pid):
             return False
+        started_with = self._started_with_my_cnf(pid)
+        return True if started_with is None else started_with  # no /proc: trust the pid file
+
+    def _started_with_my_cnf(self, pid: int | str) -> bool | None:
+        """Whether process `pid` was started with this instance's my.cnf; None if /proc can't say."""
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
-            return True  # no /proc: trust the pid file
+            return None
         return f"--defaults-file={self.paths.my_cnf}".encode() in cmdline
 
     def is_running(self) -> bool:
@@ -444,15 +449,8 @@ class Instance:
         what an init killed midway leaves (mariadb-install-db's subshells and its bootstrap server
         outlive the script when its owner is killed with -9), which would go on writing into the
         datadir about to be wiped and made anew."""
-        needle = f"--defaults-file={self.paths.my_cnf}".encode()
-        strays = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit() and int(entry.name) != os.getpid():
-                try:
-                    if needle in (entry / "cmdline").read_bytes().split(b"\0"):
-                        strays.append(int(entry.name))
-                except OSError:
-                    continue
+        strays = [int(entry.name) for entry in Path("/proc").iterdir()
+                  if entry.name.isdigit() and int(entry.name) != os.getpid() and self._started_with_my_cnf(entry.name)]
         for pid in strays:
             try:
                 os.kill(pid, signal.SIGKILL)
