@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -101,6 +102,20 @@ def test_an_instances_non_empty_datadir_needs_force(make_instance):
     instance.init(force=True)
     assert not (instance.paths.datadir / "marker.txt").exists()
     assert instance.is_initialised()
+
+
+def test_an_empty_datadir_left_by_a_killed_init_is_made_anew(make_instance):
+    """A sweep killed right after init made the datadir leaves it empty; the resumed init (with
+    or without --force) must not trip over it."""
+    instance = make_instance("4k")
+    instance.init()
+    for force in (False, True):
+        instance.paths.client_cnf.unlink()
+        shutil.rmtree(instance.paths.datadir)
+        instance.paths.datadir.mkdir()
+        assert not instance.is_initialised()
+        instance.init(force=force)
+        assert instance.is_initialised()
 
 
 def test_taken_port_is_refused_without_starting(make_instance):

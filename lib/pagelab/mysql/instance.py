@@ -304,9 +304,11 @@ class Instance:
         if self.root.exists() and not self.root.is_dir():
             raise UsageError(f"{self.root} is a file; give a new or empty directory for the instance")
         datadir = self.paths.datadir
-        if datadir.exists() and any(datadir.iterdir()):
-            if not force:
+        if datadir.exists():
+            if not force and any(datadir.iterdir()):
                 raise UsageError(f"datadir {datadir} is not empty; give --force to wipe it and start over")
+            # Empty or forced: an init killed midway leaves either, and its strays may still be
+            # about to write into it
             self._kill_strays()
             shutil.rmtree(datadir)
         created_root = not self.root.exists()
