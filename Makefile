@@ -41,7 +41,7 @@ $(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pag
 
 PROFILE ?= quick
 
-demo: setup  ## the quick page-size sweep (4k/8k/16k x 6 runs, ~9.5 min): run bundle, verdicts, report and PDF
+demo: setup  ## the quick page-size sweep (4k/8k/16k x 9 runs, ~9.5 min): run bundle, verdicts, report and PDF
 	$(PAGELAB) doctor
 	$(PAGELAB) sweep --profile $(PROFILE)
 

@@ -185,6 +185,47 @@ def test_a_watch_that_says_stop_ends_the_run_with_its_reason(loaded, tmp_path):
     assert "run aborted: disk full" in (tmp_path / "tpcc.log").read_text()
 
 
+
+def test_a_watch_stops_tpcc_mysql_too(loaded, tmp_path, fixtures_dir):
+    """tpcc_start waiting on a stuck server prints nothing and has no time limit of its own: the
+    watch ends it. A stand-in prints the start of a real tpcc_start log and then hangs (as one
+    process, as tpcc_start is); without the watch it would end after 120 s with no TpmC."""
+    instance, _, _ = loaded
+    real_log = (fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log").read_text().splitlines()
+    start = next(i for i, line in enumerate(real_log) if line.startswith("MEASURING START"))
+    bin_dir = Path(tempfile.mkdtemp(prefix="pagelab-stand-in-"))
+    bin_dir.chmod(0o755)
+    (bin_dir / "begun.log").write_text("\n".join(real_log[: start + 3]) + "\n")
+    (bin_dir / "begun.log").chmod(0o644)
+    for name in ("tpcc_load", "tpcc_start"):
+        (bin_dir / name).write_text(f"#!/bin/sh\ncat {bin_dir}/begun.log\nexec sleep 120\n")
+        (bin_dir / name).chmod(0o755)
+    asked: list[int] = []
+
+    def watch():
+        asked.append(1)
+        return "disk full (the watch says so)" if len(asked) >= 3 else None
+
+    try:
+        with pytest.raises(TpccRunError, match=r"tpcc_start was stopped: disk full \(the watch says so\); partial log"):
+            run(ConnectionSpec.for_instance(instance, tcp=True),
+                RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10,
+                           mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir)),
+                out_dir=tmp_path, echo=None, local_socket=str(instance.paths.socket), watch=watch)
+    finally:
+        shutil.rmtree(bin_dir, ignore_errors=True)
+    assert len(asked) == 3
+    kept = (tmp_path / "tpcc.log").read_text()
+    assert "MEASURING START" in kept, "what tpcc_start printed before it was stopped is kept"
+    assert not [p for p in Path("/proc").glob("[0-9]*") if _cmdline_has(p, str(bin_dir))], "the stand-in outlived the run"
+
+
+def _cmdline_has(proc: Path, text: str) -> bool:
+    try:
+        return text.encode() in (proc / "cmdline").read_bytes()
+    except OSError:
+        return False
+
 @pytest.fixture
 def stand_in_tpcc_mysql(fixtures_dir):
     """tpcc-mysql is not built in the tests; a stand-in for each program records its arguments and

@@ -284,7 +284,7 @@ def run(
     measurement begins. `local_socket`: the private socket of a pagelab MariaDB instance, over
     which tpcc_start logs in without a password (pagelab.tpcc.external). `watch()` is asked about
     once a second whether the run must end (a string says why: a server stuck on a full disk
-    answers no query, and the terminals would wait on it until FINISH_GRACE_S); built-in modes."""
+    answers no query, and the terminals would wait on it until FINISH_GRACE_S); in every mode."""
     options.validate()
     if out_dir is not None:
         out_dir = Path(out_dir)
@@ -293,7 +293,7 @@ def run(
         from pagelab.tpcc.external import run_tpcc_mysql
 
         return run_tpcc_mysql(connection, options, out_dir, echo=echo, on_interval=on_interval, on_start=on_start,
-                              local_socket=local_socket)
+                              local_socket=local_socket, watch=watch)
     from pagelab.tpcc.executors import executor_for
     from pagelab.tpcc.terminal import StartSignal, TerminalPlan, run_terminal
 

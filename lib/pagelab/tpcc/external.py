@@ -20,6 +20,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,9 +30,14 @@ from pagelab.errors import MissingDependencyError, UsageError
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.mysql.program_account import ProgramIdentity, program_account
 from pagelab.tpcc import schema
-from pagelab.tpcc.driver import RunOptions, RunResult, TpccRunError, server_facts
+from pagelab.tpcc.driver import WATCH_S, RunOptions, RunResult, TpccRunError, server_facts
 from pagelab.tpcc.inputs import TransactionKind
 from pagelab.tpcc.stats import KindTotals
+
+
+# How long tpcc_load or tpcc_start gets to exit after SIGTERM before SIGKILL: both exit at once on
+# it (no handler), so a longer wait only means the program is stuck in the kernel.
+STOP_GRACE_S = 10.0
 
 
 def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
@@ -91,11 +97,15 @@ def scrub(line: str, password: str) -> str | None:
 
 
 def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.stdout, on_line=None,
-            login: tuple[ConnectionSpec, ProgramIdentity | None] | None = None) -> int:
+            login: tuple[ConnectionSpec, ProgramIdentity | None] | None = None, watch=None) -> int:
     """Run `command`, keeping its output (scrubbed) in `log_path` and on `echo`; `on_line(line)`
     sees each kept line as it arrives. With a socket `login`, the program runs as its identity, and
     the client library's default socket (MYSQL_UNIX_PORT) is the instance's, for tpcc_load, which
-    has no -S. The program's environment never holds a password."""
+    has no -S. The program's environment never holds a password.
+
+    `watch()` is asked every WATCH_S whether the program must be stopped (a string says why): a
+    server stuck on a full disk answers nothing, and tpcc_start would wait on it with no output and
+    no time limit. Then the program is terminated and TpccRunError carries the reason."""
     handle = open(log_path, "w") if log_path else None
     spec, identity = login or (None, None)
     env = {name: value for name, value in os.environ.items() if name != "MYSQL_PWD"}
@@ -105,6 +115,7 @@ def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.s
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                    stdin=subprocess.DEVNULL, env=env,
                                    **(identity.popen_arguments() if identity else {}))
+        stopped_because = _watch_in_background(process, watch) if watch is not None else None
         try:
             for line in process.stdout:
                 kept = scrub(line, password)
@@ -116,14 +127,41 @@ def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.s
                         sink.flush()
                 if on_line is not None:
                     on_line(kept)
-            return process.wait()
+            code = process.wait()
+            if stopped_because:
+                raise TpccRunError(f"{Path(command[0]).name} was stopped: {stopped_because[0]}"
+                                   + (f"; partial log kept in {log_path}" if log_path else ""))
+            return code
         except BaseException:
             process.terminate()
-            process.wait(timeout=10)
+            process.wait(timeout=STOP_GRACE_S)
             raise
     finally:
         if handle:
             handle.close()
+
+
+def _watch_in_background(process: subprocess.Popen, watch) -> list[str]:
+    """Ask `watch()` every WATCH_S while `process` runs, from a daemon thread (the caller is blocked
+    reading the program's output); on a reason, terminate the program, which ends that read. The
+    list returned gets the reason."""
+    reasons: list[str] = []
+
+    def keep_watching() -> None:
+        while process.poll() is None:
+            reason = watch()
+            if reason:
+                reasons.append(reason)
+                process.terminate()
+                try:
+                    process.wait(timeout=STOP_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                return
+            time.sleep(WATCH_S)
+
+    threading.Thread(target=keep_watching, name="tpcc-mysql watch", daemon=True).start()
+    return reasons
 
 
 def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, directory: Path,
@@ -168,11 +206,11 @@ def _totals_from_log(parsed) -> dict[int, KindTotals]:
 
 
 def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | None, echo=sys.stdout,
-                   on_interval=None, on_start=None, local_socket: str | None = None) -> RunResult:
+                   on_interval=None, on_start=None, local_socket: str | None = None, watch=None) -> RunResult:
     """tpcc_start with the run's -w -c -r -l -i; its log parsed into pagelab's tidy outputs.
 
     `on_start(measure_start)` is called when tpcc_start prints MEASURING START; `on_interval(t_s,
-    row)` for each interval line it prints."""
+    row)` for each interval line it prints; `watch` as in `_stream`."""
     from pagelab.parse import parse_tpcc_log
     from pagelab.tpcc.driver import summary_record, write_outputs
 
@@ -204,7 +242,7 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
         command = [str(tpcc_start)] + _connection_flags(login[0], options.database, login[1]) + [
             "-w", str(options.warehouses), "-c", str(options.connections), "-r", str(options.rampup_s),
             "-l", str(options.measure_s), "-i", str(options.interval_s)]
-        code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line, login=login)
+        code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line, login=login, watch=watch)
     text = "".join(measurement["lines"])
     parsed = parse_tpcc_log(text) if text else None
     if code != 0 or parsed is None or parsed.meta.get("tpmc") is None:
