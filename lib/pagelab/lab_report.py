@@ -314,7 +314,11 @@ def method_markdown(data: ReportData) -> str:
                   f"written and pages read per second level; at most {profile.get('max_rampup_s')} s)")
         taken = _summary_values(data, "rampup_s")
         if taken:
-            rampup += f", which took {min(taken):.0f}-{max(taken):.0f} s"
+            shortest, longest = round(min(taken)), round(max(taken))
+            rampup += (f", which took {shortest}-{longest} s" if shortest != longest
+                       else f", which took {shortest} s in every run")
+            if shortest >= profile.get("max_rampup_s", float("inf")):
+                rampup += " (the cap ended every ramp-up)"
     else:
         rampup = f"{profile.get('rampup_s')} s of ramp-up"
     if profile.get("measure_s") == "auto":
