@@ -12,9 +12,11 @@ from pagelab.evidence.intervals import (
     NOT_DISTINGUISHABLE,
     SLOWER,
     compare,
+    compare_rounds,
     log_spread,
     median_interval,
     repeats_needed,
+    rounds_needed,
 )
 from pagelab.evidence.steady import batch_means, mser5
 
@@ -52,6 +54,58 @@ def test_three_runs_a_side_never_give_a_verdict_however_far_apart():
     assert comparison.verdict == NOT_DISTINGUISHABLE
     assert comparison.low > 1  # the interval alone would have said "faster"
     assert comparison.p_value == pytest.approx(0.1)
+
+
+def rounds_with_slow_minutes(effect: float, seed: int, n: int = 9) -> tuple[dict, dict]:
+    """Two page sizes over n rounds, b = 10,000 and a = b * effect, 2% noise per run, and rounds 1
+    and 6 slow by 15% for both (a slow minute of the machine falls on every run of its round)."""
+    rng = np.random.default_rng(seed)
+    slow = np.where(np.isin(np.arange(n), [1, 6]), 0.85, 1.0)
+    a = 10_000 * effect * slow * np.exp(rng.normal(0, 0.02, n))
+    b = 10_000 * slow * np.exp(rng.normal(0, 0.02, n))
+    return dict(enumerate(a.tolist(), start=1)), dict(enumerate(b.tolist(), start=1))
+
+
+def test_rounds_kept_together_find_a_shift_that_slow_rounds_hide_from_runs_alone():
+    a, b = rounds_with_slow_minutes(0.94, seed=7)
+    by_round = compare_rounds(a, b)
+    assert by_round.paired and by_round.n_a == by_round.n_b == 9
+    assert by_round.verdict == SLOWER and by_round.low < 0.94 < by_round.high
+    run_by_run = compare(list(a.values()), list(b.values()))
+    assert not run_by_run.paired
+    assert (by_round.high - by_round.low) < (run_by_run.high - run_by_run.low), "the slow rounds widen only the unpaired interval"
+    assert compare_rounds(b, a).verdict == FASTER
+
+
+def test_rounds_with_no_shift_are_not_distinguishable():
+    a, b = rounds_with_slow_minutes(1.0, seed=8)
+    comparison = compare_rounds(a, b)
+    assert comparison.paired and comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.low < 1 < comparison.high
+
+
+def test_a_round_one_side_did_not_finish_is_left_out_and_few_rounds_fall_back_to_runs():
+    a, b = rounds_with_slow_minutes(0.94, seed=7)
+    a[3] = math.nan  # 4k-r3 failed: round 3 cannot be compared
+    del b[5]  # and round 5 has no 16k run at all
+    comparison = compare_rounds(a, b)
+    assert comparison.paired and comparison.n_a == comparison.n_b == 7
+    few_a = {r: a[r] for r in (1, 2, 4, 6, 7)}
+    few_b = {r: b[r] for r in (1, 2, 4, 6, 7)}
+    fallback = compare_rounds(few_a, few_b)
+    assert not fallback.paired, "5 rounds cannot reach p < 0.05 with the signed-rank test"
+    assert (fallback.n_a, fallback.n_b) == (5, 5)
+
+
+def test_equal_rounds_give_no_verdict_and_no_error():
+    same = {r: 10_000.0 for r in range(1, 8)}
+    comparison = compare_rounds(same, dict(same))
+    assert comparison.verdict == NOT_DISTINGUISHABLE and comparison.p_value == 1.0 and comparison.ratio == 1.0
+
+
+def test_a_steadier_ratio_needs_fewer_rounds():
+    assert rounds_needed(None) is None
+    assert 6 <= rounds_needed(0.02) < rounds_needed(0.08)
 
 
 def test_the_median_interval_says_what_confidence_it_really_has():
@@ -123,7 +177,8 @@ def _bundle_table(medians: dict[str, float], seed: int, n: int = 6):
 
     from pagelab.evidence.tables import METRICS, RunTable
 
-    rows = [{"run": f"{size}-r{i + 1}", "page_size": size, **{m.name: math.nan for m in METRICS}, "tpmc": value}
+    rows = [{"run": f"{size}-r{i + 1}", "page_size": size, "repeat": i + 1, **{m.name: math.nan for m in METRICS},
+             "tpmc": value}
             for k, (size, median) in enumerate(medians.items())
             for i, value in enumerate(runs(median, 0.03, n, seed * 10 + k))]
     return RunTable(pd.DataFrame(rows), [], {}, list(medians))

@@ -352,7 +352,9 @@ def method_markdown(data: ReportData) -> str:
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
         f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
         f"of page sizes the ratio of medians with a 95% bootstrap interval and a verdict that needs an exact "
-        f"Mann-Whitney test to agree.{noise}" + (f" {hosts}" if hosts else ""))
+        f"rank test to agree: with 6 or more rounds that both page sizes finished, round by round (the rounds "
+        f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
+        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
 
 
 def per_host_tpmc(data: ReportData) -> pd.DataFrame:

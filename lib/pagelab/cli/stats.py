@@ -100,9 +100,12 @@ def register(commands) -> None:
         description="Read a sweep bundle's finished runs (each repeat one independent run) and print, per page "
                     "size, the median TpmC, read and write IOPS, hit ratio and New-Order p95 with an order-statistic "
                     "interval, then each pair of page sizes as a ratio of medians with a 95%% bootstrap interval and "
-                    "a verdict: faster/slower only when the interval excludes 1 and the exact Mann-Whitney test "
-                    "agrees, else 'not distinguishable', with the repeats this machine's spread needs to resolve "
-                    "--resolve percent. Failed or unfinished runs are left out and named.")
+                    "a verdict: faster/slower only when the interval excludes 1 and an exact rank test agrees, "
+                    "else 'not distinguishable', with the repeats this machine's spread needs to resolve "
+                    "--resolve percent. With 6 or more rounds (repeats) finished by both page sizes, a pair is "
+                    "compared round by round (the rounds resampled together, the Wilcoxon signed-rank test), since "
+                    "the runs of a round share the machine's state of that minute; else run by run (the "
+                    "Mann-Whitney test). Failed or unfinished runs are left out and named.")
     stats.add_argument("bundle", metavar="BUNDLE", help="a sweep directory (data/runs/<sweep-id>)")
     stats.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
     stats.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",

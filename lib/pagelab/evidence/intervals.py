@@ -17,10 +17,22 @@ bench_verdicts.py), and the exact test cannot reject at all with 3 against 3 (it
 two-sided p is 0.1). So 3 runs per page size never give a verdict; 4 give one only when every
 run of one side beats every run of the other; 5 or more are the useful minimum.
 
+Page sizes of one sweep are compared round by round. A sweep runs its page sizes in rounds (4k,
+8k, 16k, then again), so the runs of a round share whatever the machine did in that minute: on
+this VM a slow minute takes 10-15% off every run of its round. A comparison that treats the runs
+as unrelated lets such a round widen the interval of both sides; one that keeps each round's pair
+together (the design's blocks) does not. So when two page sizes have MIN_ROUNDS_FOR_PAIRED rounds
+in which both finished, the bootstrap resamples rounds, not runs (`paired=True`; the resampling
+unit is the independent one, Davison & Hinkley 1997, "Bootstrap Methods and their Application",
+ch. 2), and the test is the exact Wilcoxon signed-rank test on the rounds' differences (Wilcoxon
+1945), which needs 6 pairs to reach p < 0.05 (its smallest two-sided p is 2 / 2^n). With fewer
+rounds, or for two separate sweeps (`pagelab compare`, whose runs share no rounds), the runs are
+compared unpaired as above.
+
 Everything statistical comes from scipy: `scipy.stats.quantile_test` for the order-statistic
 interval of a median, `scipy.stats.binom` for the confidence a small sample's range reaches,
-`scipy.stats.bootstrap` for the interval of a ratio of medians, `scipy.stats.mannwhitneyu` for the
-test, `scipy.stats.t` for the number of runs a precision needs.
+`scipy.stats.bootstrap` for the interval of a ratio of medians, `scipy.stats.mannwhitneyu` and
+`scipy.stats.wilcoxon` for the tests, `scipy.stats.t` for the number of runs a precision needs.
 """
 
 from __future__ import annotations
@@ -36,6 +48,9 @@ CONFIDENCE = 0.95
 # The fewest runs a side for which the exact Mann-Whitney test can reach p < 0.05 (4 against 4:
 # the smallest two-sided p is 2/70).
 MIN_RUNS_FOR_VERDICT = 4
+# The fewest rounds for a paired comparison: the exact Wilcoxon signed-rank test cannot reach
+# p < 0.05 with 5 pairs (smallest two-sided p 2/32) but can with 6 (2/64).
+MIN_ROUNDS_FOR_PAIRED = 6
 # Bootstrap resamples: with 9,999 the 2.5% and 97.5% percentiles move by well under 0.5% between
 # seeds for samples of 3-10 runs (Davison & Hinkley 1997 advise at least 999 for 95% intervals).
 RESAMPLES = 9_999
@@ -101,7 +116,8 @@ class Comparison:
     verdict: str
     repeats_needed: int | None  # runs per side that this spread needs to resolve `resolve_pct`
     resolve_pct: float
-    p_value: float = math.nan  # exact Mann-Whitney U, two-sided
+    p_value: float = math.nan  # exact Mann-Whitney U, or exact Wilcoxon signed-rank when paired; two-sided
+    paired: bool = False  # compared round by round (n_a == n_b == the rounds both finished)
 
     @property
     def change_pct(self) -> float:
@@ -127,16 +143,17 @@ def _ratio_of_medians(a, b, axis=-1):
         return np.median(a, axis=axis) / np.median(b, axis=axis)
 
 
-def ratio_interval(a, b, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+def ratio_interval(a, b, confidence: float = CONFIDENCE, paired: bool = False) -> tuple[float, float, float]:
     """(ratio, low, high): median(a) / median(b) with a percentile bootstrap interval
-    (Efron & Tibshirani 1993, ch. 13), resampling each side independently, by
-    `scipy.stats.bootstrap`. Needs at least 2 runs on each side."""
+    (Efron & Tibshirani 1993, ch. 13), resampling each side independently, or whole rounds when
+    `paired` (a[i] and b[i] ran in round i), by `scipy.stats.bootstrap`. Needs at least 2 runs on
+    each side."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     ratio = float(_ratio_of_medians(a, b))
     with warnings.catch_warnings():
         # All runs of a side equal: the bootstrap distribution is a point, which is the answer.
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap((a, b), _ratio_of_medians, vectorized=True, paired=False,
+        result = stats.bootstrap((a, b), _ratio_of_medians, vectorized=True, paired=paired,
                                  confidence_level=confidence, n_resamples=RESAMPLES, method="percentile",
                                  random_state=np.random.default_rng(BOOTSTRAP_SEED))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
@@ -180,6 +197,20 @@ def repeats_needed(spread: float | None, resolve_pct: float = DEFAULT_RESOLVE_PC
     return MAX_REPEATS_ESTIMATE + 1
 
 
+def rounds_needed(ratio_spread: float | None, resolve_pct: float = DEFAULT_RESOLVE_PCT,
+                  confidence: float = CONFIDENCE) -> int | None:
+    """The same question for a paired comparison, from the spread of log(a_i / b_i) over rounds:
+    the smallest n with t(1 - alpha/2, n - 1) * ratio_spread / sqrt(n) <= log(1 + resolve_pct / 100),
+    the paired-observations interval (Jain 1991, ch. 13). Never below MIN_ROUNDS_FOR_PAIRED."""
+    if ratio_spread is None:
+        return None
+    target = math.log(1 + resolve_pct / 100)
+    for n in range(MIN_ROUNDS_FOR_PAIRED, MAX_REPEATS_ESTIMATE + 1):
+        if stats.t.ppf(1 - (1 - confidence) / 2, n - 1) * ratio_spread / math.sqrt(n) <= target:
+            return n
+    return MAX_REPEATS_ESTIMATE + 1
+
+
 def compare(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESOLVE_PCT,
             confidence: float = CONFIDENCE) -> Comparison:
     """Compare runs `a` with runs `b`: the verdict is FASTER when the whole interval of
@@ -199,6 +230,39 @@ def compare(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESO
         return Comparison(len(a), len(b), ratio, math.nan, math.nan, NOT_DISTINGUISHABLE, needed, resolve_pct)
     ratio, low, high = ratio_interval(a, b, confidence)
     p_value = float(stats.mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue)
+    return _judged(len(a), len(b), ratio, low, high, p_value, needed, resolve_pct, confidence, paired=False)
+
+
+def _judged(n_a, n_b, ratio, low, high, p_value, needed, resolve_pct, confidence, paired) -> Comparison:
     separated = p_value < 1 - confidence
     verdict = FASTER if low > 1 and separated else SLOWER if high < 1 and separated else NOT_DISTINGUISHABLE
-    return Comparison(len(a), len(b), ratio, low, high, verdict, needed, resolve_pct, p_value)
+    return Comparison(n_a, n_b, ratio, low, high, verdict, needed, resolve_pct, p_value, paired)
+
+
+def compare_rounds(a_by_round: dict, b_by_round: dict, spread: float | None = None,
+                   resolve_pct: float = DEFAULT_RESOLVE_PCT, confidence: float = CONFIDENCE) -> Comparison:
+    """Compare two page sizes of one sweep from their runs keyed by round (repeat number): round by
+    round when both finished at least MIN_ROUNDS_FOR_PAIRED of the same rounds (see the module
+    comment), else as `compare` does, every run on its own. A round in which one side failed is
+    left out of the paired comparison."""
+    def finished(value) -> bool:
+        return value is not None and not math.isnan(value)
+
+    rounds = sorted(r for r in a_by_round if r in b_by_round and finished(a_by_round[r]) and finished(b_by_round[r]))
+    if len(rounds) < MIN_ROUNDS_FOR_PAIRED:
+        return compare(list(a_by_round.values()), list(b_by_round.values()), spread, resolve_pct, confidence)
+    a = np.array([a_by_round[r] for r in rounds], dtype=float)
+    b = np.array([b_by_round[r] for r in rounds], dtype=float)
+    ratio, low, high = ratio_interval(a, b, confidence, paired=True)
+    differences = a - b
+    if not differences.any():
+        p_value = 1.0  # every round alike: nothing to rank
+    else:
+        # Rounds with no difference carry no sign and are dropped (Wilcoxon's own rule); the exact
+        # distribution then holds for the rest.
+        p_value = float(stats.wilcoxon(differences, zero_method="wilcox", alternative="two-sided",
+                                       method="exact").pvalue)
+    positive = (a > 0) & (b > 0)
+    ratio_spread = float(np.std(np.log(a[positive] / b[positive]), ddof=1)) if positive.sum() >= 2 else None
+    needed = rounds_needed(ratio_spread, resolve_pct, confidence)
+    return _judged(len(rounds), len(rounds), ratio, low, high, p_value, needed, resolve_pct, confidence, paired=True)

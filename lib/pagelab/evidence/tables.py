@@ -26,7 +26,9 @@ from pagelab.evidence.intervals import (
     MAX_REPEATS_ESTIMATE,
     MIN_RUNS_FOR_VERDICT,
     NOT_DISTINGUISHABLE,
+    Comparison,
     compare,
+    compare_rounds,
     log_spread,
     median_interval,
 )
@@ -218,28 +220,37 @@ def page_size_table(table: RunTable) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# paired: compared round by round (pagelab.evidence.intervals), and then runs_a and runs_b count the
+# rounds in which both page sizes finished.
 PAIR_COLUMNS = ("metric", "a", "b", "runs_a", "runs_b", "change_pct", "low_pct", "high_pct", "verdict",
-                "repeats_needed", "resolve_pct")
+                "repeats_needed", "resolve_pct", "paired")
 
 
-def pair_rows(a_runs: dict[str, list[float]], b_runs: dict[str, list[float]], label_a: str, label_b: str,
-              metric: Metric, spread: float | None, resolve_pct: float) -> dict:
-    comparison = compare(a_runs[metric.name], b_runs[metric.name], spread=spread, resolve_pct=resolve_pct)
+def comparison_row(comparison: Comparison, label_a: str, label_b: str, metric: Metric) -> dict:
     return {"metric": metric.name, "a": label_a, "b": label_b, "runs_a": comparison.n_a, "runs_b": comparison.n_b,
             "change_pct": comparison.change_pct, "low_pct": comparison.low_pct, "high_pct": comparison.high_pct,
             "verdict": comparison.words(metric.higher, metric.lower), "repeats_needed": comparison.repeats_needed,
-            "resolve_pct": resolve_pct}
+            "resolve_pct": comparison.resolve_pct, "paired": comparison.paired}
+
+
+def _values_by_round(runs: pd.DataFrame, page_size: str, metric: str) -> dict[int, float]:
+    if runs.empty:
+        return {}
+    rows = runs.loc[runs["page_size"] == page_size, ["repeat", metric]]
+    return {int(repeat): float(value) for repeat, value in rows.itertuples(index=False) if not pd.isna(value)}
 
 
 def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> pd.DataFrame:
-    """Each later page size against each earlier one (8k vs 4k, 16k vs 4k, 16k vs 8k), per metric.
-    The runs needed come from the spread pooled over all page sizes of the bundle."""
+    """Each later page size against each earlier one (8k vs 4k, 16k vs 4k, 16k vs 8k), per metric,
+    round by round where enough rounds finished on both sides (`compare_rounds`). Unpaired, the
+    runs needed come from the spread pooled over all page sizes of the bundle."""
     rows = []
     for metric in METRICS:
-        by_size = {size: {metric.name: _values(table.runs, size, metric.name)} for size in table.page_order}
-        spread = log_spread([values[metric.name] for values in by_size.values()])
+        by_size = {size: _values_by_round(table.runs, size, metric.name) for size in table.page_order}
+        spread = log_spread([list(values.values()) for values in by_size.values()])
         for first, second in combinations(table.page_order, 2):
-            rows.append(pair_rows(by_size[second], by_size[first], second, first, metric, spread, resolve_pct))
+            comparison = compare_rounds(by_size[second], by_size[first], spread=spread, resolve_pct=resolve_pct)
+            rows.append(comparison_row(comparison, second, first, metric))
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
 
 
@@ -294,9 +305,10 @@ def compare_bundles(a: RunTable, b: RunTable, label_a: str, label_b: str,
     for metric in METRICS:
         spread = log_spread([_values(t.runs, size, metric.name) for t in (a, b) for size in common])
         for size in common:
-            row = pair_rows({metric.name: _values(a.runs, size, metric.name)},
-                            {metric.name: _values(b.runs, size, metric.name)},
-                            f"{label_a} {size}", f"{label_b} {size}", metric, spread, resolve_pct)
+            # Two sweeps share no rounds: their runs are compared unpaired.
+            comparison = compare(_values(a.runs, size, metric.name), _values(b.runs, size, metric.name),
+                                 spread=spread, resolve_pct=resolve_pct)
+            row = comparison_row(comparison, f"{label_a} {size}", f"{label_b} {size}", metric)
             rows.append({"page_size": size, **row})
     return pd.DataFrame(rows)
 
