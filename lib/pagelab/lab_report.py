@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
 from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table, read_runs
 from pagelab.runs import SweepRecord, load_tables
 from pagelab.units import size_text
@@ -352,7 +353,7 @@ def method_markdown(data: ReportData) -> str:
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
         f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
         f"of page sizes the ratio of medians with a 95% bootstrap interval and a verdict that needs an exact "
-        f"rank test to agree: with 6 or more rounds that both page sizes finished, round by round (the rounds "
+        f"rank test to agree: with {MIN_ROUNDS_FOR_PAIRED} or more rounds that both page sizes finished, round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
         f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
 

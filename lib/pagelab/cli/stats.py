@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pagelab.errors import UsageError
+from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
 
 FORMATS = ("table", "csv", "json")
 
@@ -99,10 +100,10 @@ def register(commands) -> None:
         "stats", help="medians with intervals per page size, and a verdict for each pair",
         description="Read a sweep bundle's finished runs (each repeat one independent run) and print, per page "
                     "size, the median TpmC, read and write IOPS, hit ratio and New-Order p95 with an order-statistic "
-                    "interval, then each pair of page sizes as a ratio of medians with a 95%% bootstrap interval and "
+                    "interval, then each pair of page sizes as a ratio of medians with a 95% bootstrap interval and "
                     "a verdict: faster/slower only when the interval excludes 1 and an exact rank test agrees, "
                     "else 'not distinguishable', with the repeats this machine's spread needs to resolve "
-                    "--resolve percent. With 6 or more rounds (repeats) finished by both page sizes, a pair is "
+                    f"--resolve percent. With {MIN_ROUNDS_FOR_PAIRED} or more rounds (repeats) finished by both page sizes, a pair is "
                     "compared round by round (the rounds resampled together, the Wilcoxon signed-rank test), since "
                     "the runs of a round share the machine's state of that minute; else run by run (the "
                     "Mann-Whitney test). Failed or unfinished runs are left out and named.")
@@ -115,7 +116,7 @@ def register(commands) -> None:
     compare = commands.add_parser(
         "compare", help="the same page sizes in two sweeps, compared with intervals and verdicts",
         description="Compare two sweep bundles page size by page size (two machines, two days, two server "
-                    "settings): ratio of medians A / B with a 95%% bootstrap interval and a verdict per metric. "
+                    "settings): ratio of medians A / B with a 95% bootstrap interval and a verdict per metric. "
                     "Warns when the two profiles differ in a knob other than the repeats.")
     compare.add_argument("a", metavar="BUNDLE_A")
     compare.add_argument("b", metavar="BUNDLE_B")
