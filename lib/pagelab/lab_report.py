@@ -57,6 +57,12 @@ REFERENCES = [
     "T. Hoefler, R. Belli, \"Scientific Benchmarking of Parallel Computing Systems\", SC 2015.",
     "K. P. White Jr., \"An effective truncation heuristic for bias reduction in simulation output\", "
     "Simulation 69(6), 1997 (MSER).",
+    "B. Efron, R. J. Tibshirani, \"An Introduction to the Bootstrap\", Chapman & Hall, 1993 (the percentile "
+    "interval of a ratio of medians).",
+    "H. B. Mann, D. R. Whitney, \"On a test of whether one of two random variables is stochastically larger "
+    "than the other\", Annals of Mathematical Statistics 18(1), 1947 (runs compared one by one).",
+    "F. Wilcoxon, \"Individual comparisons by ranking methods\", Biometrics Bulletin 1(6), 1945 (the "
+    "signed-rank test: rounds compared pair by pair).",
 ]
 
 
