@@ -204,3 +204,14 @@ def test_no_shift_is_named_when_page_sizes_move_apart():
     b = _bundle_table({"4k": 13_000, "16k": 13_000}, seed=4)  # and no slower in b
     assert shift_line(compare_bundles(a, b, "a", "b"), "a", "b") is None
     assert effect_lines(a, b, "a", "b")[0] == "16k vs 4k: the verdicts differ"
+
+
+def test_a_side_with_a_zero_median_gives_an_infinite_ratio_without_warnings():
+    """IOPS on a tmpfs are 0: the ratio is infinite, said once, and numpy must not print warnings
+    into the sweep's log for every resample."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        comparison = compare([5.0, 1.0], [0.0, 0.0])
+    assert comparison.ratio == math.inf and comparison.verdict == NOT_DISTINGUISHABLE

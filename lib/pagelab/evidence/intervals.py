@@ -150,8 +150,9 @@ def ratio_interval(a, b, confidence: float = CONFIDENCE, paired: bool = False) -
     each side."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     ratio = float(_ratio_of_medians(a, b))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
         # All runs of a side equal: the bootstrap distribution is a point, which is the answer.
+        # A side whose median is 0 makes the ratios infinite, and scipy's standard error of them nan.
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         result = stats.bootstrap((a, b), _ratio_of_medians, vectorized=True, paired=paired,
                                  confidence_level=confidence, n_resamples=RESAMPLES, method="percentile",
