@@ -319,28 +319,35 @@ def kill_terminal(sweep: Sweep, where: str) -> str:
     return f"KILL CONNECTION {victims[-1]} (one TPC-C terminal) from a monitoring session"
 
 
-def take_port(sweep: Sweep, where: str, holders: list) -> str:
+def take_port(sweep: Sweep, where: str, phase: str, holders: list) -> str:
     """The port the server was just given (my.cnf is written before mysqld starts, and mysqld binds
-    it only after InnoDB has started), bound by this process before the server gets to it."""
+    it only after InnoDB has started), bound by this process before the server gets to it. Only a
+    my.cnf written since the run entered `phase` counts (by its line in phases.csv): an older one
+    names the port of an earlier run, and on a short init the one with the new port may already be
+    written by the time the cell sees the phase."""
+    run_dir = sweep.bundle / where
     my_cnf = instance_dir(sweep.bundle, where) / "my.cnf"
 
-    def modified() -> int | None:
+    def entered() -> float | None:
         try:
-            return my_cnf.stat().st_mtime_ns
+            lines = (run_dir / PHASES_CSV).read_text().splitlines()
         except OSError:
             return None
+        times = [float(t) for t, name in (line.split(",", 1) for line in lines if "," in line)
+                 if name == PHASE_MARKERS[phase] and float(t) >= sweep.started]
+        return times[-1] if times else None
+
+    since = wait_for(sweep, entered, f"{where}'s {phase} line in {PHASES_CSV}", timeout=30)
 
     def new_port() -> int | None:
-        """The port of a my.cnf written since the phase began (init writes one without a port)."""
-        if modified() == before:
-            return None
         try:
+            if my_cnf.stat().st_mtime < since - 0.01:  # phases.csv keeps milliseconds
+                return None
             lines = [line for line in my_cnf.read_text().splitlines() if line.startswith("port=")]
         except OSError:
             return None
-        return int(lines[0].split("=", 1)[1]) if lines else None
+        return int(lines[0].split("=", 1)[1]) if lines else None  # init writes one without a port
 
-    before = modified()
     port = wait_for(sweep, new_port, "a new port in my.cnf", timeout=60)
     holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     holder.bind(("127.0.0.1", port))

@@ -201,7 +201,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         elif fault == "kill-terminal":
             what = harness.kill_terminal(sweep, where)
         elif fault == "port-taken":
-            what = harness.take_port(sweep, where, holders)
+            what = harness.take_port(sweep, where, phase, holders)
         elif fault == "torn-write":
             what = _tear(chain, sweep, phase, where, tracers)
         elif fault == "second-sweep":
