@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -319,14 +320,24 @@ def kill_terminal(sweep: Sweep, where: str) -> str:
     return f"KILL CONNECTION {victims[-1]} (one TPC-C terminal) from a monitoring session"
 
 
-def take_port(sweep: Sweep, where: str, phase: str, holders: list) -> str:
+@dataclass
+class TakenPort:
+    """A port the test holds, and where the server's error log stood when it took it."""
+    port: int
+    holder: socket.socket
+    error_log: Path
+    log_offset: int
+
+
+def take_port(sweep: Sweep, where: str, phase: str, taken: list) -> str:
     """The port the server was just given (my.cnf is written before mysqld starts, and mysqld binds
     it only after InnoDB has started), bound by this process before the server gets to it. Only a
     my.cnf written since the run entered `phase` counts (by its line in phases.csv): an older one
     names the port of an earlier run, and on a short init the one with the new port may already be
     written by the time the cell sees the phase."""
     run_dir = sweep.bundle / where
-    my_cnf = instance_dir(sweep.bundle, where) / "my.cnf"
+    instance = instance_dir(sweep.bundle, where)
+    my_cnf = instance / "my.cnf"
 
     def entered() -> float | None:
         try:
@@ -349,11 +360,44 @@ def take_port(sweep: Sweep, where: str, phase: str, holders: list) -> str:
         return int(lines[0].split("=", 1)[1]) if lines else None  # init writes one without a port
 
     port = wait_for(sweep, new_port, "a new port in my.cnf", timeout=60)
+    error_log = instance / "mysqld.err"
+    offset = error_log.stat().st_size if error_log.exists() else 0
     holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     holder.bind(("127.0.0.1", port))
     holder.listen()
-    holders.append(holder)
+    taken.append(TakenPort(port, holder, error_log, offset))
     return f"port {port} taken by the test before mysqld bound it"
+
+
+def serving_elsewhere(taken: TakenPort) -> int | None:
+    """The port the server came up on after it found `taken.port` in use, from its error log: a
+    bind error, then "ready for connections" with another port (MariaDB prints the port on the line
+    after it). None until both are there."""
+    try:
+        with open(taken.error_log, "rb") as log:
+            log.seek(taken.log_offset)
+            text = log.read().decode(errors="replace")
+    except OSError:
+        return None
+    refused = text.find("Address already in use")
+    if refused < 0:
+        return None
+    for match in re.finditer(r"ready for connections\.\s*\nVersion: .*?\bport: (\d+)", text[refused:]):
+        if int(match.group(1)) not in (0, taken.port):  # 0: the bootstrap server, which has no TCP
+            return int(match.group(1))
+    return None
+
+
+def bundle_story(bundle: Path) -> str:
+    """Each run's status and phases.csv: what a cell's failure message needs to say where it went."""
+    lines = []
+    for entry in (read_record(bundle) or {"runs": []})["runs"]:
+        try:
+            phases = (bundle / entry["name"] / PHASES_CSV).read_text().split()
+        except OSError:
+            phases = []
+        lines.append(f"  {entry['name']}: {entry['status']}; {' '.join(phases)}")
+    return "\n".join(lines)
 
 
 TORN_WRITE_SYSCALLS = "write,pwrite64,writev,pwritev,pwritev2"
