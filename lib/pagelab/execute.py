@@ -5,12 +5,20 @@ Everything goes to the project's kernel unless told otherwise, without papermill
 and later print "Kernel is running over TCP without encryption" on every start otherwise, four
 warnings in a quick sweep that are no use to anyone reading its output. The kernel runs on this
 machine and listens on 127.0.0.1, so the encryption changes nothing else.
+
+The kernel's own stderr goes to a log beside the executed notebook (`run.ipynb` ->
+`run.kernel.log`), removed when the kernel wrote nothing there. What a cell prints reaches the
+notebook either way; the kernel's stderr carries only the kernel's own messages, and those come
+at the worst moment: a Ctrl-C ends the kernel mid-reply and it prints a ~20-line ZMQError
+traceback into the terminal, above pagelab's one line saying what was kept. A kernel that dies
+of a signal or a crash in C leaves its last words in the log instead, where they stay.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 # The kernel papermill starts: the project's venv, registered by `make setup`.
@@ -32,14 +40,38 @@ def execute_notebook(source: str | os.PathLike, output: str | os.PathLike, *,
     """papermill.execute_notebook with pagelab's kernel and settings; returns the executed notebook."""
     import papermill
 
+    kernel_log = kernel_log_path(output)
     try:
         return papermill.execute_notebook(
             str(source), str(output), parameters=dict(parameters or {}), kernel_name=kernel_name, progress_bar=False,
             cwd=None if cwd is None else str(cwd), execution_timeout=execution_timeout, config=kernel_manager_config(),
+            kernel_manager_class=_kernel_manager_logging_to(kernel_log),
         )
     except KeyboardInterrupt:
         _quiet_interrupted_loop()
         raise
+    finally:
+        if kernel_log.exists() and kernel_log.stat().st_size == 0:
+            kernel_log.unlink()
+
+
+def kernel_log_path(output: str | os.PathLike) -> Path:
+    """Where the kernel that executes into `output` writes its stderr."""
+    output = Path(output)
+    return output.with_name(f"{output.stem}.kernel.log")
+
+
+def _kernel_manager_logging_to(log_path: Path):
+    """jupyter_client's kernel manager, with the kernel's stderr in `log_path` (start_kernel's
+    keyword arguments are documented to reach the kernel's Popen)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class KernelManagerWithLog(AsyncKernelManager):
+        async def start_kernel(self, **kw):
+            with open(log_path, "wb") as log:  # Popen holds its own copy of the descriptor
+                return await super().start_kernel(stderr=log, **kw)
+
+    return KernelManagerWithLog
 
 
 def _quiet_interrupted_loop() -> None:
