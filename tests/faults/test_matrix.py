@@ -186,9 +186,11 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     seconds: list[harness.Sweep] = []
     injected: float | None = None  # when the fault was injected, if not when its call returned
     try:
-        # Held open rather than raced (see harness.HELD_WRITES): a snapshot's copy lasts a fraction of
-        # a second on a tmpfs, and a poll on a loaded machine misses it, the sweep then finishing.
-        held = phase == "record" or (phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"})
+        # Held open rather than raced (see harness.HELD_WRITES): a snapshot's or a restore's copy
+        # lasts a fraction of a second on a tmpfs, and a poll on a loaded machine misses it, the
+        # sweep then finishing, or the disk filling only once the restore is over.
+        held = (phase == "record" or (phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"})
+                or (phase == "restore" and fault == "disk-full"))
         where = harness.wait_for_held(sweep, phase, holds) if held else harness.wait_for_phase(sweep, phase)
         if phase == "load" and not (chain.cache / harness.CACHE_MANIFEST).exists():  # into the cache's generation
             harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
@@ -229,8 +231,9 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             raise ValueError(fault)
         injected = injected or time.time()
         harness.stop_tracers(holds)  # the fault is in: the held phase goes on
-        # (a held record phase has its line in phases.csv still to come)
-        landed = harness.phase_at(chain.bundle / where, injected) if phase in harness.RUN_PHASES and phase != "record" else phase
+        # (a phase held at its line in phases.csv has that line still to come)
+        landed = (phase if phase not in harness.RUN_PHASES or (held and phase in harness.HELD_AT_THEIR_LINE)
+                  else harness.phase_at(chain.bundle / where, injected))
         if fault == "port-taken":
             # the server gets another port and the run goes on; once it serves there, the sweep is
             # stopped with SIGINT (a fault of its own cells) so that the next cell has runs left.
