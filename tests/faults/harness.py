@@ -452,77 +452,35 @@ def _trace_writes(pid: int, paths: list[Path], inject: str, tracers: list) -> No
 
 
 def wait_for_held(sweep: Sweep, phase: str, holders: list) -> str:
-    """Wait for `phase` (record, snapshot or restore) with the run held in it at the write
-    HELD_WRITES names: before the write can come, hold the run's kernel at its next write into
-    that file, then wait for the phase and for the hold. Returns the run."""
+    """Wait for `phase` (record, or snapshot) with the run held in it at the write HELD_WRITES names:
+    from the phase before, hold the run's kernel at its next write into that file, then wait for
+    the phase and for the hold. Returns the run."""
     before, path_of, held = HELD_WRITES[phase]
-    passed: set[int] = set()  # kernels that got past the write while the tracer attached
     while True:
-        if before is None:  # the phase is the run's first: attach as soon as its kernel is up
-            run, kernel = wait_for(sweep, lambda: _kernel_to_restore(sweep, passed), f"a kernel about to {phase}")
-        else:
-            run = wait_for_phase(sweep, before)
-            kernel = wait_for(sweep, lambda: kernel_pid(sweep), "the papermill kernel", timeout=30)
+        run = wait_for_phase(sweep, before)
+        kernel = wait_for(sweep, lambda: kernel_pid(sweep), "the papermill kernel", timeout=30)
         hold_next_write(kernel, path_of(sweep.bundle, run), holders)
-        if (phase_now(sweep, before) == run) if before else not _phase_logged(sweep, run, phase):
-            break  # the write is still to come: it will be held
-        stop_tracers(holders)  # the run got past it while the tracer attached: the next run
+        if phase_now(sweep, before) == run:  # the write is still to come: it will be held
+            break
+        stop_tracers(holders)  # the run got past the phase before while the tracer attached: the next run
         holders.clear()
-        passed.add(kernel)
     run = wait_for_phase(sweep, phase)
-    wait_for(sweep, lambda: held(sweep, run), f"the run held in {phase}")
+    wait_for(sweep, lambda: held(sweep.bundle, run), f"the run held in {phase}")
     return run
 
 
-def _held_by_tracer(sweep: Sweep) -> bool:
-    """Whether a thread of the sweep's kernel is stopped by its tracer (at the held write)."""
-    kernel = kernel_pid(sweep)
-    for task in Path(f"/proc/{kernel}/task").glob("*") if kernel else ():
-        try:
-            if "\nState:\tt (tracing stop)" in (task / "status").read_text():
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def _kernel_to_restore(sweep: Sweep, passed: set[int]) -> tuple[str, int] | None:
-    """The running run and its kernel, if the run will restore (its page size is loaded) and the
-    kernel is not one that already got past its restore."""
-    run, kernel = running_run(sweep.bundle), kernel_pid(sweep)
-    if run and kernel and kernel not in passed and (instance_dir(sweep.bundle, run) / "loaded.json").exists():
-        return run, kernel
-    return None
-
-
-def _phase_logged(sweep: Sweep, run: str, phase: str) -> bool:
-    """Whether this sweep has written `phase`'s line into the run's phases.csv."""
-    try:
-        lines = (sweep.bundle / run / PHASES_CSV).read_text().splitlines()
-    except OSError:
-        return False
-    return any(float(t) >= sweep.started and name == PHASE_MARKERS[phase]
-               for t, name in (line.split(",", 1) for line in lines if "," in line))
-
-
 # The phases a cell holds open, and where (see hold_next_write): (the phase before, in which the
-# hold is attached, or None for a run's first phase; the file whose next write is held; when the
-# run is held).
+# hold is attached; the file whose next write is held; when the run is held).
 #   record    its line in phases.csv, written just after .phase says record, before anything of
 #             the phase is done;
-#   restore   likewise its line in phases.csv, the run's first: the snapshot's copy (a fraction of
-#             a second on a tmpfs) not yet begun. The tracer attaches while the new kernel starts
-#             up, so the run counts as held only once a thread of it is seen stopped by the tracer;
 #   snapshot  the snapshot's marker, written into snapshot.partial once the copy is complete: the
-#             copy is done, the snapshot not yet whole. Held once the marker file exists, empty.
+#             copy (a fraction of a second on a tmpfs) is done, the snapshot not yet whole. Held
+#             once the marker file exists, empty.
 HELD_WRITES = {
-    "record": ("measurement", lambda bundle, run: bundle / run / PHASES_CSV, lambda sweep, run: True),
-    "restore": (None, lambda bundle, run: bundle / run / PHASES_CSV, lambda sweep, run: _held_by_tracer(sweep)),
+    "record": ("measurement", lambda bundle, run: bundle / run / PHASES_CSV, lambda bundle, run: True),
     "snapshot": ("load", lambda bundle, run: _snapshot_marker(bundle, run),
-                 lambda sweep, run: _snapshot_marker(sweep.bundle, run).exists()),
+                 lambda bundle, run: _snapshot_marker(bundle, run).exists()),
 }
-# Held at their own line in phases.csv: the line comes after the fault.
-HELD_AT_THEIR_LINE = ("record", "restore")
 
 
 def _snapshot_marker(bundle: Path, run: str) -> Path:

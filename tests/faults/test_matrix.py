@@ -11,6 +11,7 @@ fault and checks the bundle is what an uninterrupted sweep leaves. Each cell als
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -186,11 +187,9 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     seconds: list[harness.Sweep] = []
     injected: float | None = None  # when the fault was injected, if not when its call returned
     try:
-        # Held open rather than raced (see harness.HELD_WRITES): a snapshot's or a restore's copy
-        # lasts a fraction of a second on a tmpfs, and a poll on a loaded machine misses it, the
-        # sweep then finishing, or the disk filling only once the restore is over.
-        held = (phase == "record" or (phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"})
-                or (phase == "restore" and fault == "disk-full"))
+        # Held open rather than raced (see harness.HELD_WRITES): a snapshot's copy lasts a fraction of
+        # a second on a tmpfs, and a poll on a loaded machine misses it, the sweep then finishing.
+        held = phase == "record" or (phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"})
         where = harness.wait_for_held(sweep, phase, holds) if held else harness.wait_for_phase(sweep, phase)
         if phase == "load" and not (chain.cache / harness.CACHE_MANIFEST).exists():  # into the cache's generation
             harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
@@ -230,10 +229,16 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         else:
             raise ValueError(fault)
         injected = injected or time.time()
-        harness.stop_tracers(holds)  # the fault is in: the held phase goes on
-        # (a phase held at its line in phases.csv has that line still to come)
-        landed = (phase if phase not in harness.RUN_PHASES or (held and phase in harness.HELD_AT_THEIR_LINE)
-                  else harness.phase_at(chain.bundle / where, injected))
+        # A signal to the sweep in a held snapshot: after the sweep has gone, its kernel lives up to
+        # ~1 s on (ipykernel's parent check) and may or may not write the marker in that time.
+        # Let go at once, it raced the sweep and at times made the snapshot whole, using up a first
+        # load the later snapshot cells need; so the cell takes the branch where the guard is at
+        # stake: the kernel, still held, is killed once the sweep has ended.
+        held_kernel = harness.kernel_pid(sweep) if held and phase == "snapshot" and fault in SWEEP_SIGNALS else None
+        if held_kernel is None:
+            harness.stop_tracers(holds)  # the fault is in: the held phase goes on
+        # (a held record phase has its line in phases.csv still to come)
+        landed = harness.phase_at(chain.bundle / where, injected) if phase in harness.RUN_PHASES and phase != "record" else phase
         if fault == "port-taken":
             # the server gets another port and the run goes on; once it serves there, the sweep is
             # stopped with SIGINT (a fault of its own cells) so that the next cell has runs left.
@@ -253,6 +258,10 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         if fault in ("port-taken", "torn-write") and sweep.alive():
             harness.send(sweep, signal.SIGINT)
         code = sweep.wait(EXIT_TIMEOUT_S)
+        if held_kernel is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(held_kernel, signal.SIGKILL)
+            harness.stop_tracers(holds)
         if filler is not None:
             filler.unlink()
             filler = None
