@@ -15,8 +15,8 @@ import argparse
 import time
 
 from pagelab.models.advisor import advise
-from pagelab.paths import CACHE_DIR, DATA_DIR
-from pagelab.device.fio import (
+from pagelab.common.paths import CACHE_DIR, DATA_DIR
+from pagelab.machine.fio import (
     DEFAULT_RUNTIME_S,
     DEFAULT_SIZE,
     load_or_measure,

@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 
 from arguments import at_least_one
-from pagelab.paths import RUNS_DIR
-from pagelab.device.fio import load_or_measure
+from pagelab.common.paths import RUNS_DIR
+from pagelab.machine.fio import load_or_measure
 from pagelab.workloads.lookups.run import GOAL_RATIO, lookup_check
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from pagelab import pdf
-from pagelab.execute import execute_notebook
+from pagelab.report import pdf
+from pagelab.report.execute import execute_notebook
 
 
 def build(figures: int) -> nbformat.NotebookNode:

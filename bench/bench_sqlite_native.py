@@ -30,8 +30,8 @@ from pathlib import Path
 import pandas as pd
 from bench_sqlite import add_workload_arguments
 
-from pagelab.execute import execute_notebook
-from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT
+from pagelab.report.execute import execute_notebook
+from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT
 from pagelab.workloads.sqlite import report as sqlite_report
 from pagelab.workloads.sqlite import run as sqlite_run
 

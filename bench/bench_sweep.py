@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pagelab.runs import phase_durations
+from pagelab.bundle import phase_durations
 
 
 def main() -> None:

@@ -44,13 +44,13 @@ from pagelab.monitor import global_status
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.paths import CACHE_DIR
+from pagelab.common.paths import CACHE_DIR
 from pagelab.tpcc.datagen import generate
 from pagelab.tpcc.driver import RunOptions, run
 from pagelab.tpcc.external import find_tpcc_mysql, load_with_tpcc_mysql
 from pagelab.tpcc.loader import load
 from pagelab.tpcc.modes import MODE_NAMES
-from pagelab.units import page_size_label
+from pagelab.common.units import page_size_label
 
 TABLES = ("warehouse", "district", "customer", "history", "new_orders", "orders", "order_line", "item", "stock")
 # The server's counters compared per New-Order: rows (MariaDB counts them as Rows_read and the

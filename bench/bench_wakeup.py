@@ -50,8 +50,8 @@ import struct
 import time
 from pathlib import Path
 
-from pagelab.errors import UsageError
-from pagelab.paths import RUNS_DIR
+from pagelab.common.errors import UsageError
+from pagelab.common.paths import RUNS_DIR
 from pagelab.storage import Database, btree, slotted
 from pagelab.storage._cellsearch import interior_child, leaf_find
 from pagelab.storage import pagefile as pagefile_module

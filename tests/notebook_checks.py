@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pagelab.execute import KERNEL_NAME as KERNEL
-from pagelab.execute import execute_notebook
+from pagelab.report.execute import KERNEL_NAME as KERNEL
+from pagelab.report.execute import execute_notebook
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"

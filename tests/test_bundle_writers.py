@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 
-from pagelab.runs import SweepRecord
+from pagelab.bundle import SweepRecord
 
 UPDATES = 40  # enough interleaved rewrites that an unlocked read-modify-write loses some
 
@@ -18,8 +18,8 @@ def _writer(sweep_dir: str, name: str) -> None:
 
 
 def test_concurrent_writers_lose_no_update(tmp_path):
-    from pagelab import sweep
-    from pagelab.profiles import load_profile
+    from pagelab.sweep import orchestrator as sweep
+    from pagelab.sweep.profiles import load_profile
 
     bundle = sweep.create_sweep(load_profile("smoke", ["repeats=2"]), tmp_path / "busy", "smoke")
     names = [entry["name"] for entry in SweepRecord.load(bundle).runs]

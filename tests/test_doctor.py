@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pagelab import system
-from pagelab.doctor import Check, DoctorReport, run_doctor
+from pagelab.machine import system
+from pagelab.machine.doctor import Check, DoctorReport, run_doctor
 
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO / "data" / "instances"
@@ -133,7 +133,7 @@ def test_report_status_marks_and_ok():
 def test_the_machines_noise_is_measured_by_real_fio_and_a_cpu_loop(tmp_path, monkeypatch):
     import shutil
 
-    from pagelab import noise
+    from pagelab.machine import noise
     from pagelab.evidence.tables import noise_lines
 
     if shutil.which("fio") is None:

@@ -9,7 +9,7 @@ import socket
 import pandas as pd
 
 from pagelab.evidence.tables import RunTable, host_lines, host_spread, host_table
-from pagelab.hosts import host_record
+from pagelab.machine.hosts import host_record
 
 
 def table(rows: list[tuple[str, str, float]]) -> RunTable:

@@ -8,11 +8,11 @@ import pickle
 
 import pytest
 
-from pagelab import profiles
-from pagelab.errors import UsageError
+from pagelab.sweep import profiles
+from pagelab.common.errors import UsageError
 from pagelab.mysql.config import ServerSettings
 from pagelab.mysql.pagesize import PAGE_SIZES
-from pagelab.profiles import KNOBS, KNOBS_BY_NAME, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
+from pagelab.sweep.profiles import KNOBS, KNOBS_BY_NAME, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
 
 SHIPPED = ["course", "full", "quick", "smoke"]
 MIB = 1 << 20

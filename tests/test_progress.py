@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from pagelab.progress import PlainProgress, progress_bar
+from pagelab.common.progress import PlainProgress, progress_bar
 
 
 def test_progress_to_a_file_is_plain_lines():

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from pagelab import pdf
-from pagelab.errors import MissingDependencyError, PagelabError, UsageError
-from pagelab.execute import execute_notebook
+from pagelab.report import pdf
+from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.report.execute import execute_notebook
 
 TITLE = "Page-size sweep smoke report"
 TITLE_ROWS = [("Profile", "smoke"), ("Machine", "2 cores, 7.8 GiB, virtio_blk vda, ext4")]

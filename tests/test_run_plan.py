@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pagelab.experiment import run_plan
-from pagelab.profiles import KNOBS_BY_NAME, load_profile
-from pagelab.run_unit import run_parameters
+from pagelab.sweep.experiment import run_plan
+from pagelab.sweep.profiles import KNOBS_BY_NAME, load_profile
+from pagelab.sweep.run_unit import run_parameters
 
 DB_BYTES = 110 << 20
 

@@ -75,7 +75,7 @@ def test_two_units_needing_one_snapshot_at_once_build_it_once(tmp_path):
 HOLD_WRITER = """
 import sys, time
 from pathlib import Path
-from pagelab.locks import held_lock, writer_lock
+from pagelab.common.locks import held_lock, writer_lock
 bundle, run, seconds = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 with held_lock(writer_lock(bundle, run)):
     print("held", flush=True)
@@ -95,8 +95,8 @@ def _hold_writer(bundle, run: str, seconds: float) -> subprocess.Popen:
 
 
 def test_a_new_attempt_waits_for_the_kernel_of_the_old_one(tmp_path):
-    from pagelab.run_unit import begin
-    from pagelab.runs import SweepRecord
+    from pagelab.sweep.run_unit import begin
+    from pagelab.bundle import SweepRecord
 
     bundle = tmp_path / "b"
     assert pagelab("sweep", "--profile", "smoke", "--set", "page_sizes=4k", "--plan-only", "--out", bundle).returncode == 0
@@ -112,10 +112,10 @@ def test_a_new_attempt_waits_for_the_kernel_of_the_old_one(tmp_path):
 
 
 def test_a_kernel_that_never_lets_go_is_named(tmp_path, monkeypatch):
-    from pagelab import locks
-    from pagelab.errors import UsageError
-    from pagelab.run_unit import begin
-    from pagelab.runs import SweepRecord
+    from pagelab.common import locks
+    from pagelab.common.errors import UsageError
+    from pagelab.sweep.run_unit import begin
+    from pagelab.bundle import SweepRecord
 
     bundle = tmp_path / "b"
     assert pagelab("sweep", "--profile", "smoke", "--set", "page_sizes=4k", "--plan-only", "--out", bundle).returncode == 0

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pagelab.pdf import is_blank, pdf_page_images
-from pagelab.runs import load_tables
+from pagelab.report.pdf import is_blank, pdf_page_images
+from pagelab.bundle import load_tables
 from tests.conftest import REPO_ROOT, servers_under
 
 pytestmark = pytest.mark.server
@@ -108,7 +108,7 @@ def pages_text(pdf: Path, first: int, last: int) -> str:
 
 
 def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
-    from pagelab.lab_report import claims, load
+    from pagelab.report.lab_report import claims, load
 
     _, pdf, _ = smoke_sweep
     text = pages_text(pdf, 1, 1000)
@@ -240,8 +240,8 @@ def test_an_interrupt_between_two_runs_still_names_resume(tmp_path, monkeypatch)
     sweep's own bookkeeping is under test here."""
     import papermill
 
-    from pagelab import sweep as sweep_module
-    from pagelab.profiles import load_profile
+    from pagelab.sweep import orchestrator as sweep_module
+    from pagelab.sweep.profiles import load_profile
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "between", "smoke")
     monkeypatch.setattr(papermill, "execute_notebook", lambda *args, **kwargs: None)
@@ -260,8 +260,8 @@ def test_a_sweep_in_use_is_refused_to_a_second_process(tmp_path):
     """Two processes on one sweep would take the same pending run and its server."""
     import fcntl
 
-    from pagelab import sweep as sweep_module
-    from pagelab.profiles import load_profile
+    from pagelab.sweep import orchestrator as sweep_module
+    from pagelab.sweep.profiles import load_profile
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "busy", "smoke")
     holder = os.open(sweep_dir / sweep_module.LOCK_FILE, os.O_RDWR | os.O_CREAT)
@@ -281,15 +281,15 @@ def test_a_sweep_in_use_is_refused_to_a_second_process(tmp_path):
 def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_path):
     """kill -9 leaves .sweep.lock behind, but not its flock: the next sweep takes it over at once,
     writes its own pid in it, and removes it when it ends."""
-    from pagelab import sweep as sweep_module
-    from pagelab.profiles import load_profile
+    from pagelab.sweep import orchestrator as sweep_module
+    from pagelab.sweep.profiles import load_profile
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "stale", "smoke")
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""\
         import sys, time
         sys.path.insert(0, {str(REPO_ROOT / 'lib')!r})
         from pathlib import Path
-        from pagelab.sweep import bundle_lock
+        from pagelab.sweep.orchestrator import bundle_lock
         with bundle_lock(Path({str(sweep_dir)!r})):
             print("held", flush=True)
             time.sleep(600)
@@ -310,8 +310,8 @@ def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_
 
 def test_a_run_without_room_on_its_disk_is_refused_before_it_starts(tmp_path):
     """The disk check before each run: 100,000 warehouses need terabytes; nothing is written for the run."""
-    from pagelab import sweep as sweep_module
-    from pagelab.profiles import load_profile
+    from pagelab.sweep import orchestrator as sweep_module
+    from pagelab.sweep.profiles import load_profile
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke", ["warehouses=100000"]), tmp_path / "big", "smoke")
     done = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
@@ -327,8 +327,8 @@ def test_a_run_without_room_on_its_disk_is_refused_before_it_starts(tmp_path):
 def test_resume_refuses_what_is_not_a_bundle_or_was_edited(tmp_path):
     """--resume on a folder of one's own, or on a bundle whose knobs were edited after runs were
     measured, is refused with the way out, and nothing in the folder changes."""
-    from pagelab import sweep as sweep_module
-    from pagelab.profiles import load_profile
+    from pagelab.sweep import orchestrator as sweep_module
+    from pagelab.sweep.profiles import load_profile
 
     mine = tmp_path / "mine"
     mine.mkdir()

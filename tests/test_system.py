@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab import system
+from pagelab.machine import system
 
 REPO = Path(__file__).resolve().parents[1]
 SYS_BLOCK = Path("/sys/block")

@@ -7,11 +7,11 @@ signals, a real full disk.
     sweep.wait(); check_after_fault(bundle, done_before, sweep.tag)
 
 Where the injection points come from (never from sleeps):
-  run phases   BUNDLE/<run>/.phase of the run sweep.json marks `running` (pagelab.runs.set_phase):
+  run phases   BUNDLE/<run>/.phase of the run sweep.json marks `running` (pagelab.bundle.set_phase):
                init, load, snapshot, restore, start, "ramp-up + measure" (ramp-up), "measure N/M s"
                (measurement: the driver has reported its first interval), record;
   report       BUNDLE/report.ipynb written anew: papermill writes it when the report notebook starts;
-  pdf          a new BUNDLE/.report.pdf.*.tmp directory: pagelab.pdf's work directory, made just
+  pdf          a new BUNDLE/.report.pdf.*.tmp directory: pagelab.report.pdf's work directory, made just
                before Chromium prints.
 
 Which processes the test started: every process the sweep starts (its kernel, mysqld, iostat, cp,
@@ -49,11 +49,11 @@ GRACE_S = 30.0
 RUN_PHASES = ("init", "load", "snapshot", "restore", "start", "ramp-up", "measurement", "record")
 SWEEP_PHASES = ("report", "pdf")
 PHASES = RUN_PHASES + SWEEP_PHASES
-# The text set_phase writes for each run phase (pagelab.experiment); measurement is any
+# The text set_phase writes for each run phase (pagelab.sweep.experiment); measurement is any
 # "measure N/M s", written when the driver reports an interval.
 PHASE_MARKERS = {"init": "init", "load": "load", "snapshot": "snapshot", "restore": "restore", "start": "start",
                  "ramp-up": "ramp-up + measure", "record": "record"}
-PHASES_CSV = "phases.csv"  # pagelab.runs.set_phase: a line per phase, after .phase
+PHASES_CSV = "phases.csv"  # pagelab.bundle.set_phase: a line per phase, after .phase
 SNAPSHOT_MARKER = ".pagelab-snapshot.json"  # pagelab.mysql.instance: written into a whole snapshot
 CACHE_MANIFEST = "manifest.json"  # pagelab.tpcc.datagen: written last into a whole dataset
 

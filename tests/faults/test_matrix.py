@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.paths import CACHE_DIR
+from pagelab.common.paths import CACHE_DIR
 from tests.faults import harness
 
 pytestmark = pytest.mark.server
@@ -139,7 +139,7 @@ def chain(tmp_path_factory):
     mount = base / "disk"
     mount.mkdir()
     # The tiny profile's bundle keeps ~1 GB (a datadir and a snapshot per page size), and before a
-    # first load the sweep wants ~930 MiB free (pagelab.footprint.run_needs): 2.5 GB holds both.
+    # first load the sweep wants ~930 MiB free (pagelab.sweep.footprint.run_needs): 2.5 GB holds both.
     _mount_tmpfs(mount, "5000m" if FULL else "2500m")  # the full matrix: four page sizes
     # A seed of its own, so the first load generates the TPC-C cache while the cells watch.
     chain = Chain(mount, base, seed=100_000 + os.getpid() % 100_000)
@@ -157,10 +157,10 @@ def chain(tmp_path_factory):
 
 def _room_to_leave(chain: Chain) -> int:
     """What a disk-full cell leaves free before its sweep starts: the sweep's own estimate for the
-    largest next step, a first load (pagelab.footprint.run_needs), so that its room check passes
+    largest next step, a first load (pagelab.sweep.footprint.run_needs), so that its room check passes
     and the run gets as far as the phase, plus room for the report and Chromium's profile."""
-    from pagelab.footprint import run_needs
-    from pagelab.profiles import load_profile
+    from pagelab.sweep.footprint import run_needs
+    from pagelab.sweep.profiles import load_profile
 
     tiny = load_profile(str(harness.TINY_PROFILE))
     return run_needs(chain.bundle / "instances" / "none yet", tiny.warehouses, tiny.redo_log) + (64 << 20)

@@ -9,12 +9,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.models import advisor
 from pagelab.models.advisor import TIE_TOLERANCE, Advice, advise, run_advise
 from pagelab.models.blocksize import model_table
-from pagelab.device import fio
-from pagelab.device.fio import BlockSizeResult, DeviceProfile
+from pagelab.machine import fio
+from pagelab.machine.fio import BlockSizeResult, DeviceProfile
 
 GIB = 1 << 30
 SEED_QUESTION = dict(n_keys=1e9, key_bytes=32, value_bytes=8)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.models import blocksize
 from pagelab.models.blocksize import (
     SEED_LAYOUT,

@@ -15,10 +15,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from pagelab.errors import MissingDependencyError, UsageError
+from pagelab.common.errors import MissingDependencyError, UsageError
 from pagelab.parse import parse_fio
-from pagelab.device import fio
-from pagelab.device.fio import (
+from pagelab.machine import fio
+from pagelab.machine.fio import (
     TEST_FILE_NAME,
     BlockSizeResult,
     DeviceProfile,
@@ -83,7 +83,7 @@ def test_ctrl_c_stops_fio_and_removes_the_test_file(tmp_path):
     script = textwrap.dedent(f"""
         import signal
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        from pagelab.device.fio import measure_random_read_iops
+        from pagelab.machine.fio import measure_random_read_iops
         measure_random_read_iops({str(tmp_path)!r}, block_sizes=(4096,), runtime_s=30, size="64M", progress=False)
     """)
     child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True,

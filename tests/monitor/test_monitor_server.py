@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.errors import ServerError
+from pagelab.common.errors import ServerError
 from pagelab.monitor import STATUS_FILE, Monitor
 from pagelab.monitor.global_status import REQUIRED_COUNTERS
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_iostat
-from pagelab.system import block_device_for
+from pagelab.machine.system import block_device_for
 from pagelab.tpcc.driver import RunOptions, run
 from tests.monitor.conftest import PAGE_SIZE, POOL_BYTES
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.monitor import (
     Monitor,
     RunClock,

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from pagelab.errors import MissingDependencyError, ServerError, UsageError
+from pagelab.common.errors import MissingDependencyError, ServerError, UsageError
 from pagelab.mysql import Instance, ServerSettings
 from tests.conftest import servers_under
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse import PARSERS, ParseResult, parse_fio, parse_innodb_status, parse_iostat, parse_tpcc_log, parse_ycsb
 from pagelab.parse.common import excerpt, to_number
 

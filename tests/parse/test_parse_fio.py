@@ -6,7 +6,7 @@ import json
 
 import pytest
 from golden_cases import FIXTURES_DIR, SAMPLES_DIR
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse import parse_fio
 from pagelab.parse.fio import COLUMNS
 

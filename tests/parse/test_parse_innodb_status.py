@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from golden_cases import FIXTURES_DIR, SAMPLES_DIR, seed_innodb_snapshots, seed_text
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse import parse_innodb_status, parse_innodb_status_dir
 from pagelab.parse.innodb_status import COLUMNS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from golden_cases import CAPTURED_DIR, FIXTURES_DIR, SAMPLES_DIR, seed_iostat_tables, seed_text
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse import parse_iostat
 from pagelab.parse.iostat import COLUMNS
 

@@ -19,7 +19,7 @@ from golden_cases import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse import PARSERS, ParseResult
 
 SECRET = "hunter2-secret"

@@ -6,7 +6,7 @@ import re
 
 import pytest
 from golden_cases import FIXTURES_DIR, SAMPLES_DIR, seed_text, seed_tpcc_texts
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse import parse_tpcc_log
 from pagelab.parse.tpcc_log import COLUMNS, OLD_FORMAT
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pagelab.pdf import pdf_page_images
-from pagelab.run_unit import STOPPED_BY_SIGTERM
-from pagelab.runs import load_tables
+from pagelab.report.pdf import pdf_page_images
+from pagelab.sweep.run_unit import STOPPED_BY_SIGTERM
+from pagelab.bundle import load_tables
 from tests.conftest import REPO_ROOT, servers_under
 from tests.slurm.cluster import Cluster, leftover_daemons
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.storage import Database, EntryTooLargeError
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.parse import parse_innodb_status
 from pagelab.storage import BufferPool, BufferPoolFullError, MemoryPageFile
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.storage import BufferPoolFullError, Database, StorageError
 from pagelab.storage.journal import HEADER_SIZE, RECORD_HEADER_SIZE
 

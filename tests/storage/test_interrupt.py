@@ -107,7 +107,7 @@ def test_a_journal_that_cannot_be_synced_closes_the_database_and_recovery_decide
     import errno
     import os
 
-    from pagelab.errors import UsageError
+    from pagelab.common.errors import UsageError
     from pagelab.storage import JournalSyncError
     from pagelab.storage import journal as journal_module
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.storage import PAGE_SIZES, MemoryPageFile, PageFile, StorageError, check_page_size
 
 

@@ -13,7 +13,7 @@ import time
 from collections import Counter, defaultdict
 
 import pytest
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.tpcc import datagen, schema
 from pagelab.tpcc.inputs import is_valid_c_last_delta, last_name
 

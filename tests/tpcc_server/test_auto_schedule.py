@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_tpcc_log
-from pagelab.profiles import load_profile
+from pagelab.sweep.profiles import load_profile
 from pagelab.tpcc.driver import RunOptions, run
 from pagelab.tpcc.schedule import POOL_SETTLE_S, POOL_SETTLE_SHARE
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_tpcc_log
 from pagelab.tpcc.driver import RunOptions, TpccRunError, run
@@ -168,7 +168,7 @@ def test_a_server_killed_mid_run_ends_the_run_and_keeps_the_partial_log(spare_lo
 
 
 def test_a_watch_that_says_stop_ends_the_run_with_its_reason(loaded, tmp_path):
-    """What a server stuck on a full disk gets (pagelab.experiment passes DiskWatch.failure): the
+    """What a server stuck on a full disk gets (pagelab.sweep.experiment passes DiskWatch.failure): the
     run ends on the watch's word, within about a second, not after FINISH_GRACE_S."""
     instance, _, _ = loaded
     asked: list[int] = []

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.tpcc.driver import RunOptions, prepare_database, run
 from pagelab.tpcc.executors import ProceduresExecutor, StatementsExecutor

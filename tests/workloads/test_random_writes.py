@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.workloads.random_writes import report as random_writes_report
 from pagelab.workloads.random_writes import run as random_writes_run
 from pagelab.workloads.random_writes.report import seed_comparison, seed_table

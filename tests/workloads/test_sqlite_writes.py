@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.workloads.random_writes import sqlite as sqlite_writes
 from pagelab.workloads.random_writes.report import seed_comparison
 from pagelab.workloads.random_writes.run import COLUMNS

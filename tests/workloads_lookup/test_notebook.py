@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.device.fio import PROFILE_MAX_AGE_DAYS, DeviceProfile, profile_cache_path
+from pagelab.machine.fio import PROFILE_MAX_AGE_DAYS, DeviceProfile, profile_cache_path
 from tests.notebook_checks import REPO_ROOT, check_committed_clean, check_ran_without_errors, execute, output_text
 
 NOTEBOOK = "btree_block_size_model.ipynb"

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.models.blocksize import DEFAULT_LAYOUT, model_table
 from pagelab.storage import PAGE_SIZES, max_key_bytes
 from pagelab.storage.bufferpool import MIN_FRAMES

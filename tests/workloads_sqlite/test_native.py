@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.workloads.sqlite import _sqlitetimer
 from pagelab.workloads.sqlite.benchmarks import benchmark_plan, make_row, write_batches_of
 from pagelab.workloads.sqlite.database import PythonDatabase

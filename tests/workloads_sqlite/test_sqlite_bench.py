@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.workloads.sqlite import database as sqlite_database
 from pagelab.workloads.sqlite.benchmarks import EXECUTE_BATCH_NAME, benchmark_plan
 from pagelab.workloads.sqlite.database import btree_levels, create_database, load_rows, verify_page_size

@@ -8,7 +8,7 @@ import random
 import pandas as pd
 import pytest
 
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse import PARSERS, parse_ycsb
 from pagelab.workloads.ycsb import LOAD, WORKLOADS, LatencyHistogram, PhaseResult, java_double, tidy_rows, ycsb_text
 from pagelab.workloads.ycsb.histogram import bucket_of, bucket_range

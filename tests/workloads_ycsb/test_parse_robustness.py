@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse import ParseResult, parse_ycsb
 from tests.conftest import REPO_ROOT, SEEDS
 

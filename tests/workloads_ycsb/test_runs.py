@@ -9,7 +9,7 @@ import sys
 
 import pandas as pd
 
-from pagelab.units import page_size_label
+from pagelab.common.units import page_size_label
 from pagelab.parse import parse_ycsb
 from pagelab.workloads.ycsb import WORKLOADS, auto_cache_bytes, estimated_data_bytes, read_results
 from pagelab.workloads.ycsb.runner import MIN_BUFFER_POOL

@@ -25,7 +25,7 @@ import sys
 
 from pagelab.cli import advise, doctor, parse, run_unit, server, stats, sweep, tpcc, ycsb
 from pagelab.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUSES
-from pagelab.errors import PagelabError
+from pagelab.common.errors import PagelabError
 
 COMMANDS = (doctor, server, tpcc, parse, sweep, run_unit, stats, advise, ycsb)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,7 +78,7 @@ class Target:
     @property
     def local_socket(self) -> str | None:
         """An instance's private socket, for tpcc-mysql's password-less login (MariaDB only)."""
-        from pagelab.experiment import local_socket
+        from pagelab.sweep.experiment import local_socket
 
         return local_socket(self.instance) if self.instance is not None else None
 

@@ -6,16 +6,16 @@ import argparse
 import json
 from pathlib import Path
 
-from pagelab.paths import DATA_DIR
+from pagelab.common.paths import DATA_DIR
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from pagelab.doctor import run_doctor
+    from pagelab.machine.doctor import run_doctor
 
     report = run_doctor(Path(args.data_dir))
     document = report.to_dict()
     if args.noise:
         from pagelab.evidence.tables import noise_lines
-        from pagelab.noise import measure_noise
+        from pagelab.machine.noise import measure_noise
 
         noise = measure_noise(Path(args.data_dir), progress=not args.json)
         document["noise"] = noise

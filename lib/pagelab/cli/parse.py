@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 def cmd_parse(args: argparse.Namespace) -> int:
     from pagelab.parse import PARSERS, parse_innodb_status_dir

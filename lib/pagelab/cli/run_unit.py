@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 
 def cmd_run_unit(args: argparse.Namespace) -> int:
-    from pagelab.plan import read_plan
-    from pagelab.run_unit import run_one
-    from pagelab.runs import SweepRecord
+    from pagelab.sweep.plan import read_plan
+    from pagelab.sweep.run_unit import run_one
+    from pagelab.bundle import SweepRecord
 
     bundle = Path(args.bundle)
     if not (bundle / "sweep.json").is_file():

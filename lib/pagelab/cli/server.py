@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from pagelab.units import format_size, with_article
+from pagelab.common.units import format_size, with_article
 from pagelab.cli.common import add_settings_arguments, settings_from
 from pagelab.cli.exits import EXIT_NOT_RUNNING, EXIT_OK
 from pagelab.mysql.pagesize import PAGE_SIZES

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
 
 FORMATS = ("table", "csv", "json")

@@ -6,10 +6,10 @@ import argparse
 from pathlib import Path
 
 from pagelab.cli.common import add_mode_argument
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from pagelab import sweep
+    from pagelab.sweep import orchestrator as sweep
 
     _check_executor_options(args)
     if args.resume:
@@ -23,7 +23,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         sweep_dir, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
                                       report=_report_options(args), keep_instances=args.keep_instances)
     else:
-        from pagelab.profiles import load_profile
+        from pagelab.sweep.profiles import load_profile
 
         overrides = list(args.set)
         if args.mode:
@@ -61,22 +61,22 @@ def _check_executor_options(args: argparse.Namespace) -> None:
     if args.plan_only and (args.resume or args.executor == "slurm"):
         raise UsageError("--plan-only only writes a new bundle's plan; drop --resume and --executor")
     if args.executor == "slurm":
-        from pagelab.executors.slurm import parse_slurm_args, require_slurm_client
+        from pagelab.sweep.slurm import parse_slurm_args, require_slurm_client
 
         parse_slurm_args(args.slurm_args)
         require_slurm_client()
         if args.slurm_max_running is not None and args.slurm_max_running < 1:
             raise UsageError(f"--slurm-max-running must be at least 1, got {args.slurm_max_running}")
     if args.pdf:
-        from pagelab.sweep import check_pdf_path
+        from pagelab.report.pdf import check_pdf_path
 
         check_pdf_path(Path(args.pdf))
 
 
 def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
     """A new bundle whose units run on Slurm, or only its plan (--plan-only)."""
-    from pagelab import sweep
-    from pagelab.plan import write_plan
+    from pagelab.sweep import orchestrator as sweep
+    from pagelab.sweep.plan import write_plan
 
     sweep_dir = sweep.create_sweep(profile, Path(args.out) if args.out else None, profile.name)
     # On Slurm each node measures its own noise before its first unit; locally it is measured first.
@@ -93,7 +93,7 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
 
 def _refuse_while_queued(sweep_dir: Path) -> None:
     """A local resume must not run units that Slurm jobs of the same bundle may still run."""
-    from pagelab.runs import SweepRecord
+    from pagelab.bundle import SweepRecord
 
     try:
         submissions = SweepRecord.load(sweep_dir).document.get("slurm") or []
@@ -102,8 +102,8 @@ def _refuse_while_queued(sweep_dir: Path) -> None:
     if submissions:
         import sys
 
-        from pagelab.errors import MissingDependencyError
-        from pagelab.executors.slurm import refuse_while_queued
+        from pagelab.common.errors import MissingDependencyError
+        from pagelab.sweep.slurm import refuse_while_queued
 
         try:
             refuse_while_queued(sweep_dir, submissions)
@@ -113,8 +113,8 @@ def _refuse_while_queued(sweep_dir: Path) -> None:
 
 
 def _submit_to_slurm(args: argparse.Namespace, sweep_dir: Path) -> int:
-    from pagelab.executors.slurm import parse_slurm_args, submit
-    from pagelab.plan import units_not_done
+    from pagelab.sweep.slurm import parse_slurm_args, submit
+    from pagelab.sweep.plan import units_not_done
 
     report_args = [word for flag, value in (("--pdf", args.pdf), ("--title", args.title), ("--author", args.author),
                                             ("--affiliation", args.affiliation), ("--notes", args.notes))
@@ -136,11 +136,11 @@ def _report_options(args: argparse.Namespace) -> dict:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from pagelab import sweep
+    from pagelab.sweep import orchestrator as sweep
 
     target = Path(args.target)
     if target.suffix == ".ipynb":
-        from pagelab.notebook_report import report_notebook
+        from pagelab.report.notebook_report import report_notebook
 
         if args.notes or args.author or args.title or args.affiliation:
             raise UsageError("--author/--title/--affiliation/--notes are for a sweep's report; give a sweep directory")
@@ -171,7 +171,7 @@ def _add_report_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:
-    from pagelab.executors import EXECUTORS
+    from pagelab.sweep import EXECUTORS
 
     group = parser.add_argument_group("where the units run (runbooks/slurm.md)")
     group.add_argument("--executor", choices=EXECUTORS, default="local",
@@ -190,7 +190,7 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 def _profile_epilog() -> str:
     try:
-        from pagelab.profiles import profile_help
+        from pagelab.sweep.profiles import profile_help
 
         return profile_help()
     except Exception as exc:  # help must print even if a profile file is broken

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from pagelab.cli.common import Target, add_mode_argument, add_target_arguments, add_tpcc_mysql_dir_argument
-from pagelab.errors import UsageError
-from pagelab.paths import CACHE_DIR
-from pagelab.profiles import KNOBS_BY_NAME
+from pagelab.common.errors import UsageError
+from pagelab.common.paths import CACHE_DIR
+from pagelab.sweep.profiles import KNOBS_BY_NAME
 from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.modes import DEFAULT_MODE
 
@@ -40,7 +40,7 @@ def cmd_tpcc_load(args: argparse.Namespace) -> int:
 
 def _response_limits(pairs: list[str]) -> dict:
     """--rt-limit KIND=MS pairs, read as the knob response_limits reads them."""
-    from pagelab.transactions import TransactionKind
+    from pagelab.common.transactions import TransactionKind
 
     try:
         limits = KNOBS_BY_NAME["response_limits"].parse(",".join(pairs))
@@ -60,7 +60,7 @@ def _seconds_or_auto(knob: str):
 
 
 def cmd_tpcc_run(args: argparse.Namespace) -> int:
-    from pagelab.knob_types import AUTO
+    from pagelab.sweep.knob_types import AUTO
     from pagelab.tpcc.driver import RunOptions, run
 
     rampup_auto, measure_auto = args.rampup == AUTO, args.measure == AUTO
@@ -107,7 +107,7 @@ def register(commands) -> None:
                                                "interval in tpcc_start's format. Writes tpcc.log, tpcc_intervals.csv "
                                                "and summary.json into --out.")
     run.add_argument("-w", "--warehouses", type=int, required=True, help="warehouses to use (at most those loaded)")
-    # the defaults are the sweep knobs' (pagelab.profiles), declared once there
+    # the defaults are the sweep knobs' (pagelab.sweep.profiles), declared once there
     default = {name: KNOBS_BY_NAME[name].default for name in ("connections", "rampup_s", "measure_s", "interval_s", "seed",
                                                             "max_rampup_s", "max_measure_s", "target_ci_pct")}
     run.add_argument("-c", "--connections", type=int, default=default["connections"],

@@ -32,7 +32,7 @@ from pagelab.evidence.intervals import (
     log_spread,
     median_interval,
 )
-from pagelab.units import page_size_label
+from pagelab.common.units import page_size_label
 
 
 # The host of a run made before runs recorded theirs (sweep.json's entry has no "host").
@@ -107,7 +107,7 @@ def read_runs(bundle: Path) -> RunTable:
     bundle = Path(bundle)
     record_path = bundle / "sweep.json"
     if not record_path.exists():
-        from pagelab.errors import UsageError
+        from pagelab.common.errors import UsageError
 
         raise UsageError(f"{bundle} is not a sweep bundle (no sweep.json); give the directory `pagelab sweep` wrote")
     record = json.loads(record_path.read_text())

@@ -18,11 +18,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.models.blocksize import DEFAULT_LAYOUT, RANDOM_INSERT_FILL, NodeCapacity, model_table
-from pagelab.paths import CACHE_DIR, DATA_DIR
-from pagelab.units import KIB, size_text, parse_size
-from pagelab.device.fio import DEFAULT_BLOCK_SIZES, PROFILE_MAX_AGE_DAYS, DeviceProfile, load_or_measure
+from pagelab.common.paths import CACHE_DIR, DATA_DIR
+from pagelab.common.units import KIB, size_text, parse_size
+from pagelab.machine.fio import DEFAULT_BLOCK_SIZES, PROFILE_MAX_AGE_DAYS, DeviceProfile, load_or_measure
 
 # Rates closer than this count as a tie, which the smaller page wins. A 2% lead is below what
 # the model itself can tell apart (an analytic node capacity and an average fill move its numbers

@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from pagelab.units import kib
-from pagelab.errors import UsageError
-from pagelab.paths import REFERENCE_DIR
+from pagelab.common.units import kib
+from pagelab.common.errors import UsageError
+from pagelab.common.paths import REFERENCE_DIR
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,7 +312,7 @@ def model_table(
 ):
     """The model for every measured block size, as a pandas DataFrame with `TABLE_COLUMNS`.
 
-    The first argument is a `DeviceProfile` (pagelab.device.fio), a mapping {block size in
+    The first argument is a `DeviceProfile` (pagelab.machine.fio), a mapping {block size in
     bytes: IOPS}, or a DataFrame with block_size_bytes and iops columns (such as `seed_table()`).
     queries_per_s is IOPS / uncached_hops, which with no cache is the seed's IOPS / hops.
     """

@@ -20,7 +20,7 @@ import math
 import threading
 import time
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 DEFAULT_INTERVAL_S = 10
 MIN_INTERVAL_S = 1

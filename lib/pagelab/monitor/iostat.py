@@ -29,8 +29,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pagelab.errors import MissingDependencyError, UsageError
-from pagelab.processes import die_with_parent
+from pagelab.common.errors import MissingDependencyError, UsageError
+from pagelab.common.processes import die_with_parent
 from pagelab.monitor.clock import RunClock, validate_interval
 from pagelab.monitor.schedule import STOPPED_BY_RUN, SamplerStatus
 from pagelab.monitor.sidecar import SidecarWriter, rounded_time
@@ -50,7 +50,7 @@ SYS_BLOCK = Path("/sys/class/block")
 
 def find_iostat() -> Path:
     """The iostat binary, checked to be new enough for JSON output; MissingDependencyError if not."""
-    from pagelab.system import find_program, iostat_version, parse_version
+    from pagelab.machine.system import find_program, iostat_version, parse_version
 
     binary = find_program("iostat")
     if binary is None:
@@ -77,7 +77,7 @@ def check_devices(devices: Sequence[str]) -> tuple[str, ...]:
 def disks_for_datadir(datadir: str | os.PathLike) -> tuple[tuple[str, ...], str | None]:
     """(disks under the datadir, note). No disks, with a note saying why, when there is no local
     disk to watch (tmpfs, overlay, a network filesystem): iostat then reports every device."""
-    from pagelab.system import block_device_for
+    from pagelab.machine.system import block_device_for
 
     info = block_device_for(datadir)
     if info.disks:

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pagelab.atomic import atomic_write_json
-from pagelab.errors import ServerError, UsageError
+from pagelab.common.atomic import atomic_write_json
+from pagelab.common.errors import ServerError, UsageError
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.monitor.clock import DEFAULT_INTERVAL_S, RunClock, validate_interval
 from pagelab.monitor.global_status import GLOBAL_STATUS_FILE, GlobalStatusSampler

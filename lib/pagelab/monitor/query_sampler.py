@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pagelab.errors import ServerError, UsageError
+from pagelab.common.errors import ServerError, UsageError
 from pagelab.monitor.clock import RunClock, validate_interval
 from pagelab.monitor.schedule import STOPPED_BY_RUN, SamplerStatus, Schedule
 

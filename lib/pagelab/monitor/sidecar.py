@@ -11,7 +11,7 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
-from pagelab.atomic import atomic_write_csv
+from pagelab.common.atomic import atomic_write_csv
 from pagelab.monitor.clock import RunClock
 
 # Milliseconds are plenty: samples are at least a second apart, and the clocks are read in

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pagelab.atomic import atomic_write_csv
-from pagelab.errors import ParseError
+from pagelab.common.atomic import atomic_write_csv
+from pagelab.common.errors import ParseError
 from pagelab.monitor.global_status import GLOBAL_STATUS_FILE
 from pagelab.monitor.hit_ratio import COLUMNS as HIT_RATIO_COLUMNS
 from pagelab.monitor.hit_ratio import hit_ratio_rows

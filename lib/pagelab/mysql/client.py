@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 
 def _connector():

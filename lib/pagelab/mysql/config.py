@@ -14,8 +14,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pagelab.errors import UsageError
-from pagelab.units import format_size, parse_size
+from pagelab.common.errors import UsageError
+from pagelab.common.units import format_size, parse_size
 
 # 128 MiB is InnoDB's own default pool; experiments override it (e.g. 30% of the loaded data).
 DEFAULT_BUFFER_POOL_BYTES = 128 << 20

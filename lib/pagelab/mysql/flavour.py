@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from pagelab.errors import MissingDependencyError
+from pagelab.common.errors import MissingDependencyError
 
 # Debian and Ubuntu put the server in /usr/sbin, which is not on a normal user's PATH, so these
 # directories are searched after PATH. PAGELAB_SERVER_PATH (os.pathsep-separated) replaces the

@@ -44,9 +44,9 @@ import weakref
 from dataclasses import asdict
 from pathlib import Path
 
-from pagelab.atomic import atomic_write_json
-from pagelab.errors import ServerError, UsageError
-from pagelab.footprint import FULL_DISK_BYTES
+from pagelab.common.atomic import atomic_write_json
+from pagelab.common.errors import ServerError, UsageError
+from pagelab.common.disk import FULL_DISK_BYTES
 from pagelab.mysql.config import (
     InstancePaths,
     ServerSettings,
@@ -55,8 +55,8 @@ from pagelab.mysql.config import (
 )
 from pagelab.mysql.flavour import ServerFlavour, detect_server
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.units import page_size_label, with_article
-from pagelab.processes import die_with_parent, process_alive
+from pagelab.common.units import page_size_label, with_article
+from pagelab.common.processes import die_with_parent, process_alive
 
 # sun_path in sockaddr_un is 108 bytes on Linux, including the terminating NUL.
 MAX_SOCKET_PATH = 107
@@ -66,7 +66,7 @@ INIT_TIMEOUT_S = 300.0
 ERROR_LOG_TAIL_LINES = 25
 # How often readiness and shutdown are polled: short against a 1-3 s start, cheap on 2 cores.
 POLL_INTERVAL_S = 0.1
-# DiskWatch: 5 s under pagelab.footprint.FULL_DISK_BYTES, rather than one look, so that a disk
+# DiskWatch: 5 s under pagelab.common.disk.FULL_DISK_BYTES, rather than one look, so that a disk
 # someone is freeing is not called full.
 LOW_DISK_GRACE_S = 5.0
 PASSWORD_BYTES = 18  # 24 URL-safe characters

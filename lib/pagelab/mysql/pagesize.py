@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from pagelab import units
-from pagelab.errors import UsageError
+from pagelab.common import units
+from pagelab.common.errors import UsageError
 
 # InnoDB's page sizes and their labels ("16k"), as run directories and plots name them
 PAGE_SIZES: dict[int, str] = {size: units.page_size_label(size) for size in (4096, 8192, 16384, 32768, 65536)}

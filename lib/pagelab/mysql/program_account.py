@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 # The OS user a program runs as when pagelab runs as root: it exists on every Debian/Ubuntu system
 # and owns nothing, so the program can read and write nothing of the user's.

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse.common import ParseResult, ordered_rows, to_int
 from pagelab.parse.fio import parse_fio
 from pagelab.parse.innodb_status import COLUMNS as INNODB_COLUMNS

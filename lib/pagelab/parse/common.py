@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 
 
 @dataclass

@@ -35,7 +35,7 @@ import math
 import re
 from typing import Any
 
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse.common import (
     ParseResult,
     Warnings,

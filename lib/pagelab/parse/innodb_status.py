@@ -50,7 +50,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse.common import (
     ParseResult,
     Warnings,

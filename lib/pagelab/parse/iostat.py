@@ -37,7 +37,7 @@ import json
 import re
 from typing import Any
 
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse.common import (
     ParseResult,
     Warnings,

@@ -59,8 +59,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pagelab.errors import ParseError
-from pagelab.transactions import TransactionKind
+from pagelab.common.errors import ParseError
+from pagelab.common.transactions import TransactionKind
 from pagelab.parse.common import (
     ParseResult,
     Warnings,

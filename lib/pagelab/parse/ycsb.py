@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pagelab.errors import ParseError
+from pagelab.common.errors import ParseError
 from pagelab.parse.common import ParseResult, Warnings, excerpt, ordered_rows, text_of, to_number
 
 COLUMNS = (

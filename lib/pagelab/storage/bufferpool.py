@@ -67,7 +67,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Protocol
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.storage.errors import BufferPoolFullError
 
 try:

@@ -44,8 +44,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pagelab.errors import UsageError
-from pagelab.units import parse_size
+from pagelab.common.errors import UsageError
+from pagelab.common.units import parse_size
 from pagelab.storage.btree import BTree
 from pagelab.storage.bufferpool import OLD_BLOCKS_PCT, OLD_BLOCKS_TIME_MS, BufferPool, Frame
 from pagelab.storage.errors import EntryTooLargeError, JournalSyncError, StorageError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pagelab.errors import PagelabError, UsageError
+from pagelab.common.errors import PagelabError, UsageError
 
 
 class StorageError(PagelabError):

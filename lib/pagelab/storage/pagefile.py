@@ -31,9 +31,9 @@ import mmap
 import os
 from pathlib import Path
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.storage.errors import StorageError
-from pagelab.units import page_size_label
+from pagelab.common.units import page_size_label
 
 PAGE_SIZES = tuple(1 << shift for shift in range(10, 17))  # 1 KiB .. 64 KiB
 PAGE_SIZE_LABELS = {size: page_size_label(size) for size in PAGE_SIZES}

@@ -76,10 +76,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pagelab.atomic import atomic_write_json
-from pagelab.paths import CACHE_DIR
-from pagelab.processes import die_with_parent, process_alive
-from pagelab.errors import PagelabError, UsageError
+from pagelab.common.atomic import atomic_write_json
+from pagelab.common.paths import CACHE_DIR
+from pagelab.common.processes import die_with_parent, process_alive
+from pagelab.common.errors import PagelabError, UsageError
 from pagelab.tpcc import schema
 from pagelab.tpcc.inputs import (
     DISTRICT_CUSTOMERS,
@@ -558,7 +558,7 @@ class _Progress:
         self.bars = {}
         if not enabled:
             return
-        from pagelab.progress import progress_bar
+        from pagelab.common.progress import progress_bar
 
         for position, (table, total) in enumerate(expected_row_counts(warehouses).items()):
             self.bars[table] = progress_bar(

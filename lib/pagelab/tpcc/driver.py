@@ -33,8 +33,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from pagelab.atomic import atomic_write_csv, atomic_write_json, atomic_write_text
-from pagelab.errors import PagelabError, UsageError
+from pagelab.common.atomic import atomic_write_csv, atomic_write_json, atomic_write_text
+from pagelab.common.errors import PagelabError, UsageError
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.tpcc import logformat
 from pagelab.tpcc.inputs import (

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pagelab.errors import MissingDependencyError, UsageError
+from pagelab.common.errors import MissingDependencyError, UsageError
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.mysql.program_account import ProgramIdentity, program_account
 from pagelab.tpcc import schema

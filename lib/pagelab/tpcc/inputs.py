@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import ClassVar
 
-from pagelab.transactions import TransactionKind
+from pagelab.common.transactions import TransactionKind
 
 __all__ = [
     "WAREHOUSE_DISTRICTS",

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pagelab.errors import PagelabError, UsageError
+from pagelab.common.errors import PagelabError, UsageError
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.tpcc import schema
 from pagelab.tpcc.datagen import Dataset
@@ -110,7 +110,7 @@ def load(
 
 
 def _load_files(connection: ConnectionSpec, dataset: Dataset, parallel: int, progress: bool) -> None:
-    from pagelab.progress import progress_bar
+    from pagelab.common.progress import progress_bar
 
     jobs = [(table, path) for table, paths in dataset.files.items() for path in paths]
     rows_by_path = {df.path: df.rows for df in dataset.data_files}

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 
 @dataclass(frozen=True)

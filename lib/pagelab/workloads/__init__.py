@@ -2,7 +2,7 @@
 
 One package per seed, each with `run` (what is measured) and `report` (the tables, the seed's
 numbers beside ours under `seed_comparison`, plots); the device's own measurements (fio) live in
-pagelab.device, below both this and pagelab.models.
+pagelab.machine.fio, below both this and pagelab.models.
 
 - `lookups` (seed 003): builds storage-prototype trees and times cold point lookups with
   O_DIRECT, to check the block-size model against a real B-tree.

@@ -9,13 +9,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pagelab.workloads.lookups.run import build_tree, prototype_capacity
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.models.blocksize import (
     DEFAULT_VALUE_BYTES,
     SEED_KEY_BYTES,
     model_row,
 )
-from pagelab.units import format_size, kib
+from pagelab.common.units import format_size, kib
 
 def fill_table(
     page_sizes: Sequence[int],

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.models.blocksize import (
     DEFAULT_VALUE_BYTES,
     SEED_KEY_BYTES,
@@ -40,7 +40,7 @@ from pagelab.storage.slotted import (
     max_value_bytes,
     usable_bytes,
 )
-from pagelab.units import MIB, kib, page_size_label
+from pagelab.common.units import MIB, kib, page_size_label
 
 
 
@@ -232,7 +232,7 @@ def build_tree(
 
     bar = None
     if progress:
-        from pagelab.progress import progress_bar
+        from pagelab.common.progress import progress_bar
 
         bar = progress_bar(n_keys, f"build {page_size_label(page_size)}", "key")
     started = time.perf_counter()
@@ -465,7 +465,7 @@ def measure_point_lookups(
 
     fio_runs: list[float] = []
     if fio_beside_s > 0:
-        from pagelab.device.fio import file_read_iops
+        from pagelab.machine.fio import file_read_iops
 
         def fio_now() -> None:
             fio_runs.append(file_read_iops(path, page_size, fio_beside_s).iops)
@@ -612,7 +612,7 @@ def decode_cost_us(path: str | os.PathLike, page_size: int, n_pages: int = DECOD
 
 def _device_iops(device_profile: Any, path: Path, page_size: int) -> tuple[float | None, str | None]:
     if device_profile is None:
-        from pagelab.device.fio import load_or_measure
+        from pagelab.machine.fio import load_or_measure
 
         device_profile = load_or_measure(path.parent, progress=False)
     if hasattr(device_profile, "iops_by_block_size"):

@@ -8,9 +8,9 @@ import math
 import pandas as pd
 
 from pagelab.workloads.random_writes.run import KEY_ORDERS, SEED_PAGE_SIZE, SEED_TABLE
-from pagelab.errors import UsageError
-from pagelab.paths import REFERENCE_DIR
-from pagelab.units import page_size_label
+from pagelab.common.errors import UsageError
+from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.units import page_size_label
 
 # -- the seed beside ours -------------------------------------------------------------------------
 

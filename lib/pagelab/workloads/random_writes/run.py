@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from pagelab.errors import UsageError
-from pagelab.units import page_size_label
+from pagelab.common.errors import UsageError
+from pagelab.common.units import page_size_label
 
 
 PAGE_SIZES = (4096, 8192, 16384, 32768, 65536)

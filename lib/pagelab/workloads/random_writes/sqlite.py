@@ -58,8 +58,8 @@ from typing import Any
 
 import pandas as pd
 
-from pagelab.errors import UsageError
-from pagelab.units import page_size_label
+from pagelab.common.errors import UsageError
+from pagelab.common.units import page_size_label
 from pagelab.workloads.random_writes.run import (
     ITEMS_PER_TRANSACTION,
     KEY_BYTES,

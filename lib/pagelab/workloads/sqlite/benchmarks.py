@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.workloads.random_writes.sqlite import SQLITE_PAGE_SIZES
 
 ROWS = 10_000  # "Select maps 10000 rows"

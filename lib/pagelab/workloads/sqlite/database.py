@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.workloads.random_writes.sqlite import (
     WAL_FRAME_HEADER_BYTES,
     dbstat_available,

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.workloads.sqlite.benchmarks import (
     DELETE_AFTER,
     INSERT,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.workloads.sqlite.report import seed_table
 from pagelab.workloads.sqlite.run import BASELINE_PAGE_SIZE, PATH_TITLES, SEED_OTHER_PAGE_SIZE
 

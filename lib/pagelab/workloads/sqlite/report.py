@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     FASTER,
@@ -18,8 +18,8 @@ from pagelab.evidence.intervals import (
     median_interval,
     ratio_interval,
 )
-from pagelab.paths import REFERENCE_DIR
-from pagelab.units import page_size_label
+from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.units import page_size_label
 from pagelab.workloads.sqlite.benchmarks import TABLE
 from pagelab.workloads.sqlite.run import (
     BASELINE_PAGE_SIZE,

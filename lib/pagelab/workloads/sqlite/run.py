@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from pagelab.errors import UsageError
-from pagelab.units import page_size_label
+from pagelab.common.errors import UsageError
+from pagelab.common.units import page_size_label
 from pagelab.workloads.random_writes.sqlite import dbstat_available, file_page_size
 from pagelab.workloads.sqlite.benchmarks import (
     EXECUTE_BATCH_ROWS,
@@ -177,7 +177,7 @@ def run_sqlite_bench(
     iterations: dict[str, dict[str, int]] = {path: {} for path in chosen}
     bar = None
     if progress:
-        from pagelab.progress import progress_bar
+        from pagelab.common.progress import progress_bar
 
         bar = progress_bar(repeats * runs * len(plan) * len(sizes) * len(chosen), "sqlite samples", "sample")
     gc_was_enabled = gc.isenabled()

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pagelab.errors import ServerError
+from pagelab.common.errors import ServerError
 from pagelab.mysql.client import ConnectionSpec, recreate_database, database_bytes
 
 OK, NOT_FOUND, ERROR = "OK", "NOT_FOUND", "ERROR"

@@ -46,7 +46,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pagelab.errors import PagelabError, UsageError
+from pagelab.common.errors import PagelabError, UsageError
 from pagelab.workloads.ycsb.backends import OK, BackendGone
 from pagelab.workloads.ycsb.generators import (
     DISTRIBUTIONS,
@@ -329,7 +329,7 @@ class _Progress:
     def __init__(self, enabled: bool, total: int, label: str):
         self.bar = None
         if enabled and total:
-            from pagelab.progress import progress_bar
+            from pagelab.common.progress import progress_bar
 
             self.bar = progress_bar(total, label, "op", unit_scale=True, mininterval=1.0, leave=False)
 

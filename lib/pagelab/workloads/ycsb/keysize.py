@@ -25,10 +25,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pagelab.errors import ServerError, UsageError
+from pagelab.common.errors import ServerError, UsageError
 from pagelab.mysql.client import recreate_database
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.units import page_size_label
+from pagelab.common.units import page_size_label
 
 ER_TOO_LONG_KEY = 1071
 PROBE_DATABASE = "pagelab_keyprobe"
@@ -158,7 +158,7 @@ def max_key_sizes(page_sizes=(16384, 65536), directory: str | os.PathLike | None
     rows = []
     if "innodb" in engines:
         from pagelab.mysql import Instance, ServerSettings, detect_server
-        from pagelab.paths import RUNS_DIR
+        from pagelab.common.paths import RUNS_DIR
         from pagelab.workloads.ycsb.runner import MIN_BUFFER_POOL
 
         detect_server()

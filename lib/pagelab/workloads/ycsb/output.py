@@ -34,7 +34,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pagelab.atomic import atomic_write_csv
+from pagelab.common.atomic import atomic_write_csv
 from pagelab.workloads.ycsb.workloads import OPERATIONS, READ_MODIFY_WRITE
 
 STATUS_ORDER = ("OK", "NOT_FOUND", "ERROR")

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from pagelab.paths import REFERENCE_DIR
-from pagelab.units import page_size_label
+from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.units import page_size_label
 from pagelab.workloads.ycsb.workloads import BY_NAME, LOAD, WORKLOADS
 
 SEED_SOURCE = "seed 000 (OrientDB)"

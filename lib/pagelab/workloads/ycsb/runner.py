@@ -45,12 +45,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pagelab.atomic import atomic_write_json
-from pagelab.errors import UsageError
+from pagelab.common.atomic import atomic_write_json
+from pagelab.common.errors import UsageError
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.units import MIB, page_size_label, with_article
-from pagelab.paths import RUNS_DIR
-from pagelab.units import format_size, parse_size
+from pagelab.common.units import MIB, page_size_label, with_article
+from pagelab.common.paths import RUNS_DIR
+from pagelab.common.units import format_size, parse_size
 from pagelab.workloads.ycsb import backends
 from pagelab.workloads.ycsb.driver import PARALLELISMS, PhasePlan, PhaseResult, execute_phase
 from pagelab.workloads.ycsb.generators import DISTRIBUTIONS, key_name
@@ -352,7 +352,7 @@ def run_ycsb(
 
         detect_server()  # a missing server is named before anything is written
     elif options.direct_io:
-        from pagelab.system import o_direct_works
+        from pagelab.machine.system import o_direct_works
 
         works, reason = o_direct_works(out)
         if not works:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 READ, UPDATE, INSERT, READ_MODIFY_WRITE = "READ", "UPDATE", "INSERT", "READ-MODIFY-WRITE"
 OPERATIONS = (INSERT, READ, UPDATE, READ_MODIFY_WRITE)  # the order they are printed in

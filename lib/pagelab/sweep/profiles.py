@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.mysql.config import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_REDO_LOG_BYTES,
@@ -31,7 +31,7 @@ from pagelab.mysql.config import (
     MIN_BUFFER_POOL_BYTES,
     ServerSettings,
 )
-from pagelab.knob_types import (
+from pagelab.sweep.knob_types import (
     AUTO,
     Boolean,
     BufferPoolSize,
@@ -47,11 +47,11 @@ from pagelab.knob_types import (
     SecondsOrAuto,
     ServerOptionMap,
 )
-from pagelab.paths import PROFILES_DIR
+from pagelab.common.paths import PROFILES_DIR
 from pagelab.tpcc.driver import RunOptions
 from pagelab.tpcc.inputs import NURAND_MODELS, TransactionKind
 from pagelab.tpcc.modes import DEFAULT_MODE, mode_named
-from pagelab.units import MIB, format_size, page_size_label, size_text
+from pagelab.common.units import MIB, format_size, page_size_label, size_text
 
 PROFILE_SUFFIXES = (".yaml", ".yml")
 

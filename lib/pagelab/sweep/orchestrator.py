@@ -25,15 +25,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pagelab.errors import PagelabError, UsageError
-from pagelab.execute import execute_notebook
-from pagelab.footprint import NotEnoughSpace
-from pagelab.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
-from pagelab.atomic import atomic_write_bytes, atomic_write_json
-from pagelab.units import size_text
-from pagelab.plan import write_plan
-from pagelab.run_unit import begin, check_room_for_unit, execute, record_failure, short_error, stop_unit_server
-from pagelab.runs import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase
+from pagelab.common.errors import PagelabError, UsageError
+from pagelab.report.execute import execute_notebook
+from pagelab.sweep.footprint import NotEnoughSpace
+from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
+from pagelab.common.atomic import atomic_write_bytes, atomic_write_json
+from pagelab.report.pdf import check_pdf_path, check_writable_directory
+from pagelab.common.units import size_text
+from pagelab.sweep.plan import write_plan
+from pagelab.sweep.run_unit import begin, check_room_for_unit, execute, record_failure, short_error, stop_unit_server
+from pagelab.bundle import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
 LOCK_FILE = ".sweep.lock"  # held (flock) by the process running the sweep; holds its pid
@@ -49,7 +50,7 @@ class SweepInterrupted(PagelabError):
 
 def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
     """A new sweep directory with sweep.json listing every run as pending."""
-    from pagelab.system import run_metadata
+    from pagelab.machine.system import run_metadata
 
     values = profile.to_dict()
     sweep_id = f"{profile_name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -59,7 +60,7 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
     if sweep_dir.exists() and any(sweep_dir.iterdir()):
         hint = f"continue it with --resume {sweep_dir}" if (sweep_dir / "sweep.json").exists() else "or empty it"
         raise UsageError(f"{sweep_dir} is not empty; choose another --out, {hint}")
-    _check_writable_directory(sweep_dir, "--out")
+    check_writable_directory(sweep_dir, "--out")
     document = {
         "sweep_id": sweep_dir.name,
         "profile_name": profile_name,
@@ -79,7 +80,7 @@ class _Progress:
     """One bar over the runs; its text shows the current run's phase, read from the run's phase file."""
 
     def __init__(self, total: int, done: int, enabled: bool):
-        from pagelab.progress import progress_bar
+        from pagelab.common.progress import progress_bar
 
         self.bar = progress_bar(total, "sweep", "run", initial=done, disable=not enabled,
                         bar_format="{desc}: {n_fmt}/{total_fmt} runs |{bar}| {elapsed} {postfix}")
@@ -129,7 +130,7 @@ def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True
 
 
 def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepRecord:
-    from pagelab.profiles import profile_from_dict
+    from pagelab.sweep.profiles import profile_from_dict
 
     record = SweepRecord.load(sweep_dir)
     # validated again, so a damaged or hand-edited sweep.json is refused before any run starts
@@ -141,7 +142,7 @@ def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepReco
         for entry in todo:
             _check_room_for(sweep_dir, entry, profile)
             current = entry
-            run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.run_unit)
+            run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.sweep.run_unit)
             notebook = run_dir / "run.ipynb"
             bar.follow(run_dir)
             try:
@@ -192,24 +193,6 @@ def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
     stop_unit_server(sweep_dir, entry)
 
 
-def check_pdf_path(pdf_path: Path) -> Path:
-    """The PDF's path, its directory created; a UsageError naming the problem if it cannot be written
-    there. Called before any run starts, and again before the report is written."""
-    if pdf_path.is_dir():
-        raise UsageError(f"--pdf {pdf_path} is a directory; give a file name, e.g. {pdf_path / 'report.pdf'}")
-    _check_writable_directory(pdf_path.parent, "--pdf's directory")
-    return pdf_path
-
-
-def _check_writable_directory(directory: Path, what: str) -> None:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(f"{what} {directory} cannot be created ({error.strerror}); choose another path") from None
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise UsageError(f"{what} {directory} is not writable; choose another path")
-
-
 REPORT_PDF = "report.pdf"
 
 
@@ -219,7 +202,7 @@ def execute_report(sweep_dir: Path, pdf_path: Path | None = None, author: str = 
     (BUNDLE/report.pdf), with a copy at `pdf_path`, or else in reports/ named after the bundle and
     its location, so two bundles of one name never overwrite each other's report. Returns the
     bundle's PDF."""
-    from pagelab.pdf import notebook_to_pdf
+    from pagelab.report.pdf import notebook_to_pdf
 
     record = SweepRecord.load(sweep_dir)
     if not any(entry["status"] == "done" for entry in record.runs):
@@ -255,7 +238,7 @@ def reports_copy(sweep_dir: Path, pdf_path: Path) -> Path:
 
 
 def copy_pdf(source: Path, target: Path) -> Path:
-    """A whole copy or none (pagelab.atomic)."""
+    """A whole copy or none (pagelab.common.atomic)."""
     if target.resolve() != Path(source).resolve():
         atomic_write_bytes(target, Path(source).read_bytes())
     return target
@@ -263,7 +246,7 @@ def copy_pdf(source: Path, target: Path) -> Path:
 
 def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> list[tuple[str, str]]:
     """The title page: who, when, what profile and driver, which pagelab, and how many runs."""
-    from pagelab.profiles import profile_from_dict
+    from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(record.document["profile"])
     machine = record.document["machine"]
@@ -308,7 +291,7 @@ def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bo
         check_pdf_path(Path(pdf_path))  # before the runs, not after an hour of them
     sweep_dir = create_sweep(profile, out_dir, profile_name)
     if noise:
-        from pagelab.noise import NOISE_FILE, measure_noise
+        from pagelab.machine.noise import NOISE_FILE, measure_noise
 
         atomic_write_json(sweep_dir / NOISE_FILE, measure_noise(sweep_dir, progress=progress))
     return finish(sweep_dir, fail_fast, pdf_path, progress, report, keep_instances)
@@ -316,7 +299,7 @@ def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bo
 
 def check_resumable(sweep_dir: Path) -> None:
     """UsageError unless `sweep_dir` is a bundle whose knob values are the ones it started with."""
-    from pagelab.profiles import profile_from_dict
+    from pagelab.sweep.profiles import profile_from_dict
 
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
@@ -361,8 +344,8 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
 
 
 def _say_footprint_ahead(sweep_dir: Path) -> None:
-    from pagelab.footprint import sweep_estimate
-    from pagelab.profiles import profile_from_dict
+    from pagelab.sweep.footprint import sweep_estimate
+    from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(SweepRecord.load(sweep_dir).document["profile"])
     needed = sweep_estimate(len(set(profile.page_sizes)), profile.warehouses, profile.redo_log)
@@ -375,7 +358,7 @@ def _say_footprint_ahead(sweep_dir: Path) -> None:
 def tidy_up(sweep_dir: Path, keep_instances: bool) -> None:
     """After the report: the datadirs and snapshots go, unless asked to keep them or a run still
     has to be redone with --resume, and the user is told what the bundle holds."""
-    from pagelab.footprint import remove_instances, tree_bytes
+    from pagelab.sweep.footprint import remove_instances, tree_bytes
 
     record = SweepRecord.load(sweep_dir)
     keep = keep_instances or any(entry["status"] != "done" for entry in record.runs)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 DATA_DIR = PROJECT_ROOT / "data"
 CACHE_DIR = DATA_DIR / "cache"  # generated TPC-C data, reused by every page size and sweep
 RUNS_DIR = DATA_DIR / "runs"  # run bundles

@@ -3,7 +3,7 @@
     data/runs/<sweep-id>/
       sweep.json              profile, machine, versions, and the status of every run
       plan.json               the run units, in order: `pagelab run-unit BUNDLE INDEX` runs one
-      locks/                  lock files of units and instances (pagelab.locks)
+      locks/                  lock files of units and instances (pagelab.common.locks)
       instances/<page>/       one server instance per page size; snapshot/ is its loaded datadir
       <page>-r<k>/            one run: run.ipynb, host.json, my.cnf, variables.csv, mysqld.err, tpcc.log,
                               iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json,
@@ -15,7 +15,7 @@ A bundle is self-contained: zip the sweep directory and anyone can rerun the rep
 
 Units may run at once on several nodes (`--executor slurm`), so sweep.json is never rewritten
 from a copy read earlier: every change re-reads it and writes it back under its lock
-(.sweep.json.lock, pagelab.locks), changing only its own part.
+(.sweep.json.lock, pagelab.common.locks), changing only its own part.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pagelab.atomic import atomic_write_json, atomic_write_text
-from pagelab.locks import held_lock
+from pagelab.common.atomic import atomic_write_json, atomic_write_text
+from pagelab.common.locks import held_lock
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.units import page_size_label
-from pagelab.paths import PROJECT_ROOT
+from pagelab.common.units import page_size_label
+from pagelab.common.paths import PROJECT_ROOT
 
 SWEEP_FILE = "sweep.json"
 SWEEP_FILE_LOCK = ".sweep.json.lock"  # held while sweep.json is read, changed and written back

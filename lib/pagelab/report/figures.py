@@ -1,6 +1,6 @@
 """Figures and tables of seed 002's report, drawn from a sweep's combined tidy tables.
 
-Every function takes the DataFrames of `pagelab.runs.load_tables` and returns a matplotlib Figure
+Every function takes the DataFrames of `pagelab.bundle.load_tables` and returns a matplotlib Figure
 or a DataFrame, so the report notebook is a list of one-line calls, and the same figures can be
 drawn from any bundle, including one made with tpcc-mysql.
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pagelab.paths import REFERENCE_DIR
+from pagelab.common.paths import REFERENCE_DIR
 # The seed's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
 # One colour per page size in every figure of a report (seaborn's colour-blind palette, in page
@@ -220,6 +220,6 @@ def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame
 
 def system_setup(machine: dict) -> pd.DataFrame:
     """The seed's "System setup" table, for this machine."""
-    from pagelab.system import system_setup_table
+    from pagelab.machine.system import system_setup_table
 
     return pd.DataFrame(system_setup_table(machine), columns=["Type", "Specification"])

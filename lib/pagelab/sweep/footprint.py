@@ -19,7 +19,7 @@ import re
 import shutil
 from pathlib import Path
 
-from pagelab.units import MIB, size_text
+from pagelab.common.units import MIB, size_text
 
 # On-disk TPC-C per warehouse, all tables with secondary indexes: 173 MiB measured at 4k pages on
 # MariaDB 10.11, rounded up for larger pages' emptier leaves.
@@ -38,17 +38,6 @@ _DISK_FULL_TEXTS = ("no space left on device", "errno 28", "errcode: 28", "error
 _DISK_FULL_PATTERN = re.compile(r"the table '[^']*' is full|the table is full")
 
 
-# Below this much free, no server page (64 KiB at most) or log block can be written for long. A run
-# that failed on a disk this full failed of it, whatever its error says: a server cannot log "disk
-# full" on the disk that is full, and its install script then fails with a generic error.
-FULL_DISK_BYTES = 1 << 20
-
-
-def disk_nearly_full(path: Path) -> bool:
-    try:
-        return shutil.disk_usage(path).free < FULL_DISK_BYTES
-    except OSError:
-        return False
 
 
 class NotEnoughSpace(Exception):

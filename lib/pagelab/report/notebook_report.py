@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pagelab.errors import UsageError
-from pagelab.paths import PROJECT_ROOT, REPORTS_DIR
+from pagelab.common.errors import UsageError
+from pagelab.common.paths import PROJECT_ROOT, REPORTS_DIR
 
 
 def _parameter_value(text: str):
@@ -50,9 +50,9 @@ def notebook_parameters(notebook: Path) -> set[str]:
 def report_notebook(notebook: Path, parameters: list[list[str]], pdf_path: Path | None = None) -> tuple[Path, Path]:
     """Execute `notebook` with `parameters` ([[name, value], ...]) and print it; returns (executed
     notebook, PDF). Unknown parameter names are refused before anything runs."""
-    from pagelab.execute import execute_notebook
-    from pagelab.pdf import notebook_to_pdf
-    from pagelab.sweep import check_pdf_path
+    from pagelab.report.execute import execute_notebook
+    from pagelab.report.pdf import notebook_to_pdf
+    from pagelab.report.pdf import check_pdf_path
 
     notebook = Path(notebook)
     if not notebook.is_file():

@@ -33,8 +33,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from pagelab.errors import MissingDependencyError, PagelabError, UsageError
-from pagelab.processes import process_alive
+from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.common.processes import process_alive
 
 BROWSER_ENV = "PAGELAB_CHROMIUM"
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -516,3 +516,20 @@ def is_blank(png_path: str | os.PathLike, min_ink: float = 0.002) -> bool:
     drawn on. A bare page number stays under it; a line of heading text does not."""
     return ink_fraction(png_path) < min_ink
 
+
+def check_pdf_path(pdf_path: Path) -> Path:
+    """The PDF's path, its directory created; a UsageError naming the problem if it cannot be written
+    there. Called before any run starts, and again before the report is written."""
+    if pdf_path.is_dir():
+        raise UsageError(f"--pdf {pdf_path} is a directory; give a file name, e.g. {pdf_path / 'report.pdf'}")
+    check_writable_directory(pdf_path.parent, "--pdf's directory")
+    return pdf_path
+
+
+def check_writable_directory(directory: Path, what: str) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{what} {directory} cannot be created ({error.strerror}); choose another path") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(f"{what} {directory} is not writable; choose another path")

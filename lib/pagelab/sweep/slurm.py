@@ -27,9 +27,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pagelab.errors import MissingDependencyError, PagelabError, UsageError
-from pagelab.plan import Unit
-from pagelab.runs import SweepRecord, now_iso
+from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.sweep.plan import Unit
+from pagelab.bundle import SweepRecord, now_iso
 
 SLURM_DIR = "slurm"
 # sbatch answers in well under a second; a controller that takes longer is down or overloaded.
@@ -86,7 +86,7 @@ def array_spec(indices: tuple[int, ...] | list[int]) -> str:
 def _python_command() -> str:
     """The pagelab of this checkout, run by this interpreter (the project directory and its .venv
     are on the shared filesystem, so every node has both at the same path)."""
-    from pagelab.paths import PROJECT_ROOT
+    from pagelab.common.paths import PROJECT_ROOT
 
     lib = PROJECT_ROOT / "lib"
     return (f"cd {shlex.quote(str(PROJECT_ROOT))}\n"

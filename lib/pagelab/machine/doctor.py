@@ -13,8 +13,8 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pagelab import system
-from pagelab.errors import MissingDependencyError
+from pagelab.machine import system
+from pagelab.common.errors import MissingDependencyError
 from pagelab.mysql.flavour import SERVER_NAMES, ServerFlavour, detect_server
 
 # The Debian/Ubuntu package that provides each program, for the install hint.

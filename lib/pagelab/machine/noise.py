@@ -6,7 +6,7 @@ measures it with two fixed jobs, alternated (disk, CPU, disk, CPU, ...) so that 
 falls on both:
 
 - the disk: fio random 4 KiB reads at queue depth 1 with O_DIRECT for FIO_RUNTIME_S, the
-  access pattern of a buffer-pool miss (pagelab.device.fio);
+  access pattern of a buffer-pool miss (pagelab.machine.fio);
 - the CPU: a fixed loop of Python arithmetic, timed on the wall clock, which also shows time
   stolen by a hypervisor or a neighbour.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pagelab.paths import DATA_DIR
+from pagelab.common.paths import DATA_DIR
 
 NOISE_REPEATS = 5
 # Long enough for ~20k reads on an SSD at QD1, short enough for the whole check to take ~30 s.
@@ -57,8 +57,8 @@ def spread(values: list[float]) -> dict:
 
 def measure_noise(directory: str | Path = DATA_DIR, repeats: int = NOISE_REPEATS, progress: bool = True) -> dict:
     """Both jobs `repeats` times, alternated; see the module comment."""
-    from pagelab.device.fio import measure_random_read_iops
-    from pagelab.progress import progress_bar
+    from pagelab.machine.fio import measure_random_read_iops
+    from pagelab.common.progress import progress_bar
 
     iops, cpu = [], []
     bar = progress_bar(repeats, "machine noise", "round", disable=not progress)

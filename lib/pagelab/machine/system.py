@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pagelab.errors import MissingDependencyError
+from pagelab.common.errors import MissingDependencyError
 from pagelab.mysql import flavour as server_flavour
 from pagelab.mysql.flavour import ServerFlavour, detect_server
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 
 # A bundle's lock files, in one folder out of the way of its runs and instances:
-#   locks/instance-<page>.lock   the page size's instance and snapshot (pagelab.experiment)
-#   locks/unit-<run>.lock        held by the process running that unit (pagelab.run_unit)
-#   locks/noise-<host>.lock      while a host measures its noise (pagelab.hosts)
+#   locks/instance-<page>.lock   the page size's instance and snapshot (pagelab.sweep.experiment)
+#   locks/unit-<run>.lock        held by the process running that unit (pagelab.sweep.run_unit)
+#   locks/noise-<host>.lock      while a host measures its noise (pagelab.machine.hosts)
 #   locks/writer-<run>.lock      held by the kernel that writes the run's directory (writer_lock)
 BUNDLE_LOCKS_DIR = "locks"
 # How long a new attempt at a run waits for the kernel of an earlier one to exit. A kernel whose

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 
 KIB = 1 << 10
 MIB = 1 << 20

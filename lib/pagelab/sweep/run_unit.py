@@ -8,7 +8,7 @@ Where the unit's server lives:
   the page size's lock is then held for the whole unit, so two units never share a datadir;
 - with `scratch`, in a directory of its own, SCRATCH/<sweep id>-<run>/, restored from the page
   size's snapshot and removed afterwards; the page size's lock is held only while the snapshot
-  is made, so units of one page size on several nodes run at once (pagelab.experiment).
+  is made, so units of one page size on several nodes run at once (pagelab.sweep.experiment).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import shutil
 import signal
 from pathlib import Path
 
-from pagelab.errors import PagelabError, UsageError
-from pagelab.hosts import host_noise, host_record, write_host_record
-from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
-from pagelab.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
-from pagelab.plan import Unit, read_plan
-from pagelab.runs import SweepRecord, now_iso, set_phase
+from pagelab.common.errors import PagelabError, UsageError
+from pagelab.machine.hosts import host_noise, host_record, write_host_record
+from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
+from pagelab.common.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
+from pagelab.sweep.plan import Unit, read_plan
+from pagelab.bundle import SweepRecord, now_iso, set_phase
 
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 # A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
@@ -54,7 +54,8 @@ def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str) -
 
     On a disk that is still full the record's own write can fail: the unit's partial outputs go
     first (a resume redoes it from an empty directory anyway), then the record is written again."""
-    from pagelab.footprint import disk_nearly_full, is_disk_full
+    from pagelab.common.disk import disk_nearly_full
+    from pagelab.sweep.footprint import is_disk_full
 
     sweep_dir = record.path.parent
     disk_full = is_disk_full(exc) or disk_nearly_full(sweep_dir)
@@ -113,7 +114,7 @@ def slurm_task() -> str | None:
 
 def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = None) -> None:
     """The run notebook, executed by papermill into the run directory; raises what the run raised."""
-    from pagelab.execute import execute_notebook
+    from pagelab.report.execute import execute_notebook
 
     parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"])
     parameters["instance_dir"] = str(unit_instance_dir(sweep_dir, entry, scratch)) if scratch is not None else ""
@@ -138,8 +139,8 @@ def stop_unit_server(sweep_dir: Path, entry: dict, scratch: Path | None = None) 
 
 def check_room_for_unit(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None) -> None:
     """NotEnoughSpace before the unit starts if the disk its server will live on is too full."""
-    from pagelab.footprint import check_room, run_needs
-    from pagelab.profiles import profile_from_dict
+    from pagelab.sweep.footprint import check_room, run_needs
+    from pagelab.sweep.profiles import profile_from_dict
 
     values = profile_from_dict(profile)
     needed = run_needs(Path(sweep_dir) / "instances" / entry["page_size"], values.warehouses, values.redo_log)
@@ -151,7 +152,7 @@ def check_room_for_unit(sweep_dir: Path, entry: dict, profile: dict, scratch: Pa
 def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
     """`pagelab run-unit`: unit `index` of the bundle's plan, start to end; 0 if it is done, 1 if
     it failed, 143 if SIGTERM stopped it (its entry says which, and why)."""
-    from pagelab.profiles import profile_from_dict
+    from pagelab.sweep.profiles import profile_from_dict
 
     sweep_dir = Path(sweep_dir).resolve()
     plan = read_plan(sweep_dir)
@@ -173,7 +174,7 @@ def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
 
 def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict, scratch: Path | None,
                 measure_noise: bool) -> int:
-    from pagelab.footprint import NotEnoughSpace
+    from pagelab.sweep.footprint import NotEnoughSpace
 
     finished = False
 

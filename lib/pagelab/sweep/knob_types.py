@@ -3,8 +3,8 @@
 Each type has `allowed` (the human text in errors and help), `parse(raw)` for a YAML value or a
 CLI string, `text(value)` for the way a user would write it back, and `jsonable(value)` for
 sweep.json. `parse(jsonable(v)) == v` always holds, so a sweep can be resumed from its JSON.
-A rejected value raises `Rejected`; `pagelab.profiles.Knob.parse` adds the knob's name and
-what it allows. The knobs themselves are declared in pagelab.profiles.
+A rejected value raises `Rejected`; `pagelab.sweep.profiles.Knob.parse` adds the knob's name and
+what it allows. The knobs themselves are declared in pagelab.sweep.profiles.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from pagelab.errors import UsageError
+from pagelab.common.errors import UsageError
 from pagelab.mysql.config import MIN_BUFFER_POOL_BYTES, ServerSettings, option_key
 from pagelab.mysql.pagesize import PAGE_SIZES, parse_page_size
 from pagelab.tpcc.modes import MODE_NAMES, mode_named
 from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS
-from pagelab.transactions import TransactionKind
-from pagelab.units import MIB, format_size, page_size_label, parse_size
+from pagelab.common.transactions import TransactionKind
+from pagelab.common.units import MIB, format_size, page_size_label, parse_size
 
 # A buffer pool given as a percentage is rounded to whole MiB: 1 MiB is a multiple of every InnoDB
 # page size (64 KiB at most), so the pool always holds a whole number of pages and "pool bytes /

@@ -47,12 +47,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pagelab.atomic import atomic_write_json
-from pagelab.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.common.atomic import atomic_write_json
+from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
 from pagelab.parse import parse_fio
-from pagelab.paths import CACHE_DIR, DATA_DIR
-from pagelab.system import DeviceInfo, block_device_for, nearest_existing, o_direct_works
-from pagelab.units import KIB, format_size, kib, parse_size
+from pagelab.common.paths import CACHE_DIR, DATA_DIR
+from pagelab.machine.system import DeviceInfo, block_device_for, nearest_existing, o_direct_works
+from pagelab.common.units import KIB, format_size, kib, parse_size
 
 
 # Seed 003's table runs from 1 KiB to 64 KiB blocks; the storage prototype takes the same range.
@@ -306,7 +306,7 @@ def measure_random_read_iops(
     test_file = directory / TEST_FILE_NAME
     _check_free_space(directory, test_file, size_bytes)
 
-    from pagelab.progress import progress_bar
+    from pagelab.common.progress import progress_bar
 
     results: list[BlockSizeResult] = []
     fio_version = None

@@ -14,7 +14,7 @@ one place (`run_plan`). The steps:
 
 The server is stopped on every way out, including Ctrl-C and errors.
 
-Units of a sweep may run at once on several nodes sharing the bundle (pagelab.run_unit). The
+Units of a sweep may run at once on several nodes sharing the bundle (pagelab.sweep.run_unit). The
 page size's instance and snapshot are guarded by its lock, instances/.<page>.lock: whoever needs
 the snapshot first makes it while the others wait, then restores it. A run in the page size's own
 instance holds that lock to its end; a run given `instance_dir` (its own server) holds it only
@@ -29,17 +29,17 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from pagelab.atomic import atomic_write_csv, atomic_write_json
-from pagelab.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, writer_lock
+from pagelab.common.atomic import atomic_write_csv, atomic_write_json
+from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, writer_lock
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.instance import DiskWatch
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.paths import CACHE_DIR
-from pagelab.profiles import KNOBS_BY_NAME, Profile
-from pagelab.runs import project_path, run_name, set_phase
+from pagelab.common.paths import CACHE_DIR
+from pagelab.sweep.profiles import KNOBS_BY_NAME, Profile
+from pagelab.bundle import project_path, run_name, set_phase
 from pagelab.tpcc.driver import RunOptions
-from pagelab.units import page_size_label
+from pagelab.common.units import page_size_label
 
 LOADED_FILE = "loaded.json"
 CACHE_LOCK = ".generate.lock"  # in the cache directory: one process generates a dataset, others wait
@@ -162,7 +162,7 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
     run_dir = sweep_dir / plan.name
     run_dir.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
-        stack.enter_context(held_lock(writer_lock(sweep_dir, plan.name)))  # see pagelab.locks.writer_lock
+        stack.enter_context(held_lock(writer_lock(sweep_dir, plan.name)))  # see pagelab.common.locks.writer_lock
         page_lock = stack.enter_context(ExitStack())
         _hold_page_lock(page_lock, sweep_dir, plan, run_dir)
         if not instance_dir:

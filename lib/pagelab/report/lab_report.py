@@ -28,8 +28,8 @@ import pandas as pd
 
 from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
 from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table, read_runs
-from pagelab.runs import SweepRecord, load_tables
-from pagelab.units import size_text
+from pagelab.bundle import SweepRecord, load_tables
+from pagelab.common.units import size_text
 
 HOLDS, DOES_NOT_HOLD, NOT_DISTINGUISHABLE = "holds", "does not hold", "not distinguishable here"
 # "The average read request equals the page size": within this share of it.
@@ -191,7 +191,7 @@ def claims(data: ReportData) -> list[Claim]:
 
 
 def _read_request(data: ReportData) -> Claim:
-    from pagelab.tpcc_figures import request_sizes
+    from pagelab.report.figures import request_sizes
 
     iostat = data.tables["iostat"]
     sizes = request_sizes(iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat)
@@ -384,7 +384,7 @@ def host_verdict(data: ReportData) -> str:
 
 def benchmark_setup(data: ReportData) -> pd.DataFrame:
     """The seed's "Benchmark setup" table, ours beside the seed's."""
-    from pagelab.tpcc_figures import read_reference
+    from pagelab.report.figures import read_reference
 
     profile = data.profile
     db = _summary_values(data, "db_bytes")
@@ -405,8 +405,8 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
 
 def system_setup(data: ReportData) -> pd.DataFrame:
     """The seed's "System setup" table, this machine beside the seed's."""
-    from pagelab.system import system_setup_table
-    from pagelab.tpcc_figures import read_reference
+    from pagelab.machine.system import system_setup_table
+    from pagelab.report.figures import read_reference
 
     seed = read_reference("seed002_setup.csv")
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)

@@ -1,6 +1,6 @@
 """A sweep's plan: the run units, in the order a single machine runs them. Both executors read it:
 the local one runs the units in turn, the Slurm one gives unit i to array task i, and each unit
-is run by the same code (pagelab.run_unit).
+is run by the same code (pagelab.sweep.run_unit).
 
 BUNDLE/plan.json:
 
@@ -20,9 +20,9 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pagelab.atomic import atomic_write_json
-from pagelab.errors import UsageError
-from pagelab.runs import SWEEP_FILE, SweepRecord
+from pagelab.common.atomic import atomic_write_json
+from pagelab.common.errors import UsageError
+from pagelab.bundle import SWEEP_FILE, SweepRecord
 
 PLAN_FILE = "plan.json"
 

@@ -8,7 +8,7 @@ BUNDLE/<run>/host.json:
      "filesystem": "ext4", "noise": {...noise.json's figures for this host...} or null}
 
 The hostname is also in the run's sweep.json entry ("host"), where `pagelab stats` and the report
-read it. The noise figures are the host's own (`pagelab.noise`): the bundle's noise.json when it was
+read it. The noise figures are the host's own (`pagelab.machine.noise`): the bundle's noise.json when it was
 measured on this host (a local `sweep --noise`), else BUNDLE/hosts/<hostname>/noise.json, which
 the first unit on each host measures when the plan asks for it (`--noise` with Slurm).
 """
@@ -19,8 +19,8 @@ import json
 import socket
 from pathlib import Path
 
-from pagelab.atomic import atomic_write_json
-from pagelab.locks import BUNDLE_LOCKS_DIR, held_lock
+from pagelab.common.atomic import atomic_write_json
+from pagelab.common.locks import BUNDLE_LOCKS_DIR, held_lock
 
 HOST_FILE = "host.json"
 HOSTS_DIR = "hosts"
@@ -33,7 +33,7 @@ def hostname() -> str:
 def host_noise(sweep_dir: Path, measure: bool, data_dir: Path) -> dict | None:
     """This host's noise figures, measured now (once per host, under its lock) if `measure` and
     none are recorded yet."""
-    from pagelab.noise import NOISE_FILE, measure_noise
+    from pagelab.machine.noise import NOISE_FILE, measure_noise
 
     name = hostname()
     bundle_noise = Path(sweep_dir) / NOISE_FILE
@@ -53,7 +53,7 @@ def host_noise(sweep_dir: Path, measure: bool, data_dir: Path) -> dict | None:
 
 
 def host_record(data_dir: Path, noise: dict | None) -> dict:
-    from pagelab.system import machine_info
+    from pagelab.machine.system import machine_info
 
     machine = machine_info(data_dir)
     device = machine.get("data_device") or {}

@@ -1,0 +1,2 @@
+"""Small helpers every layer uses: errors, sizes, paths, whole-file writes, locks, processes,
+progress bars, and the five TPC-C transactions' names. Nothing here imports the rest of pagelab."""
