@@ -308,6 +308,21 @@ def _summary_values(data: ReportData, column: str) -> list:
     return [] if summary.empty or column not in summary else list(summary[column].dropna())
 
 
+def memory_budget_sentence(data: ReportData) -> str:
+    """How a pool given as a percentage became bytes: once per sweep, the same for every page size."""
+    budgets = data.record.document.get("memory_budget") or {}
+    if not budgets:
+        return ""
+    parts = []
+    for warehouses, budget in sorted(budgets.items(), key=lambda item: int(item[0])):
+        loaded = "; ".join(f"{size} {size_text(n)}" for size, n in budget["loaded_db_bytes"].items())
+        parts.append(f"at {warehouses} warehouse(s) the loaded databases were {loaded}, so the reference was "
+                     f"{budget['reference_page_size']}'s {size_text(budget['reference_db_bytes'])}")
+    return (f" The buffer pool, given as a percentage, was resolved once for the sweep against "
+            f"{next(iter(budgets.values()))['rule']}, so every page size had the same bytes (as the seed's "
+            f"server had: its status output shows 256 MiB at every page size): " + "; ".join(parts) + ".")
+
+
 def method_markdown(data: ReportData) -> str:
     profile = data.profile
     db = _summary_values(data, "db_bytes")
@@ -353,7 +368,7 @@ def method_markdown(data: ReportData) -> str:
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
         f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) with "
         f"{rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW GLOBAL STATUS` were sampled "
-        f"every {profile.get('sample_interval_s')} s. "
+        f"every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)} "
         + (f"There were {repeats} runs per page size, interleaved ({sizes}, then again), so a slow drift of the "
            "machine falls on every page size. " if repeats > 1 else
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +

@@ -8,11 +8,21 @@ one place (`run_plan`). The steps:
 2. load    TPC-C from the seeded cache, measure the loaded size, stop cleanly, snapshot the
            datadir — later repeats restore that snapshot instead, so every repeat starts from the
            identical loaded state;
-3. start   with the measured buffer pool (bytes, or a percentage of the loaded size);
+3. start   with the measured buffer pool: bytes, or a percentage of the sweep's memory budget
+           reference (below);
 4. run     monitors (iostat, InnoDB status, global status) around the TPC-C driver, on one clock;
 5. record  my.cnf, SHOW VARIABLES, this run's part of the error log, tidy tables, summary.json.
 
 The server is stopped on every way out, including Ctrl-C and errors.
+
+One memory budget. A pool given as a percentage is resolved once per sweep, against the largest
+loaded database of the sweep's page sizes (at the run's warehouses), so every page size gets the
+same bytes, as the seed's server did (its status output shows 256 MiB at 4k, 8k and 16k). Each page
+size loads a slightly different database (4k pages pack rows differently from 16k), so a pool
+taken of each one's own size would give the page size with the larger database more memory, and
+the comparison would be confounded with the pool. The first run that needs the budget loads every
+page size (each under its own lock, in the sweep's page-size order, so two units never wait on each
+other), and records it in sweep.json under "memory_budget"; every later run reads it from there.
 
 Units of a sweep may run at once on several nodes sharing the bundle (pagelab.sweep.run_unit). The
 page size's instance and snapshot are guarded by its lock, instances/.<page>.lock: whoever needs
@@ -68,7 +78,8 @@ class RunPlan:
 
 
 def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int | None) -> RunPlan:
-    """The plan of one run; `db_bytes` (the loaded database) resolves a buffer pool given in %."""
+    """The plan of one run; `db_bytes` (the sweep's memory-budget reference, `memory_budget`)
+    resolves a buffer pool given in %."""
     page_size_bytes = parse_page_size(page_size)
     return RunPlan(
         page_size_bytes=page_size_bytes, repeat=int(repeat), run_options=profile.run_options(),
@@ -109,10 +120,52 @@ def _hold_page_lock(stack: ExitStack, sweep_dir: Path, plan: RunPlan, run_dir: P
         stack.enter_context(held_lock(path))
 
 
+def instance_directory(sweep_dir: Path, page_size_bytes: int) -> Path:
+    """Where a page size's instance and its loaded snapshot live."""
+    return Path(sweep_dir) / "instances" / page_size_label(page_size_bytes)
+
+
+MEMORY_BUDGET_KEY = "memory_budget"  # in sweep.json
+MEMORY_BUDGET_RULE = "the largest loaded database of the sweep's page sizes"
+
+
+def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: Path) -> dict:
+    """The sweep's memory-budget reference at the profile's warehouses (see the module comment):
+    {"rule", "reference_page_size", "reference_db_bytes", "loaded_db_bytes": {page: bytes}},
+    read from sweep.json, or measured now (loading every page size not yet loaded) and recorded.
+    The caller holds no page size's lock."""
+    from pagelab.bundle import SweepRecord
+
+    key = str(profile.warehouses)
+    record = SweepRecord.load(sweep_dir)
+    known = (record.document.get(MEMORY_BUDGET_KEY) or {}).get(key)
+    if known is not None:
+        return known
+    loaded = {}
+    for page_size in profile.page_sizes:  # the profile's order: every unit takes the locks in it
+        plan = run_plan(profile, page_size, 1, db_bytes=None)
+        state = loaded_state(instance_directory(sweep_dir, page_size))
+        if state is None:
+            with ExitStack() as stack:
+                _hold_page_lock(stack, sweep_dir, plan, run_dir)
+                instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
+                instance.stop()
+        loaded[page_size_label(page_size)] = int(state["db_bytes"])
+    reference = max(loaded, key=loaded.get)
+    budget = {"rule": MEMORY_BUDGET_RULE, "warehouses": profile.warehouses, "reference_page_size": reference,
+              "reference_db_bytes": loaded[reference], "loaded_db_bytes": loaded}
+    with held_lock(Path(sweep_dir) / BUNDLE_LOCKS_DIR / "memory-budget.lock"):
+        current = SweepRecord.load(sweep_dir).document.get(MEMORY_BUDGET_KEY) or {}
+        if key not in current:  # another unit may have measured the same budget meanwhile
+            current[key] = budget
+            record.update_document(**{MEMORY_BUDGET_KEY: current})
+    return current[key]
+
+
 def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, run_dir: Path) -> tuple[Instance, dict]:
     """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now.
     The caller holds the page size's lock."""
-    instance_dir = sweep_dir / "instances" / page_size_label(plan.page_size_bytes)
+    instance_dir = instance_directory(sweep_dir, plan.page_size_bytes)
     state = loaded_state(instance_dir)
     instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
     if state is not None:
@@ -163,12 +216,14 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
     run_dir.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         stack.enter_context(held_lock(writer_lock(sweep_dir, plan.name)))  # see pagelab.common.locks.writer_lock
+        budget = (memory_budget(sweep_dir, profile, cache_dir, run_dir)  # before this page size's lock is taken
+                  if profile.buffer_pool.percent_of_db is not None else None)
         page_lock = stack.enter_context(ExitStack())
         _hold_page_lock(page_lock, sweep_dir, plan, run_dir)
         if not instance_dir:
             instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
         else:
-            page_dir = sweep_dir / "instances" / page_size_label(plan.page_size_bytes)
+            page_dir = instance_directory(sweep_dir, plan.page_size_bytes)
             state = loaded_state(page_dir)
             if state is None:
                 _, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
@@ -178,7 +233,7 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
             instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
             stack.callback(_remove_own_instance, instance)
             instance.restore_new(page_dir / "snapshot")
-        return _measure(instance, state, plan, profile, run_dir)
+        return _measure(instance, state, plan, profile, run_dir, budget)
 
 
 def _remove_own_instance(instance: Instance) -> None:
@@ -190,12 +245,14 @@ def _remove_own_instance(instance: Instance) -> None:
         instance.paths.socket.unlink(missing_ok=True)
 
 
-def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, run_dir: Path) -> dict:
+def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, run_dir: Path,
+             budget: dict | None) -> dict:
     """Steps 3 to 5 of the module comment, on a loaded and stopped instance."""
     from pagelab.monitor import Monitor
     from pagelab.tpcc.driver import run
 
-    plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=state["db_bytes"])
+    reference = budget["reference_db_bytes"] if budget else None
+    plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=reference)
     instance.settings = plan.server_settings
     log_offset = instance.paths.error_log.stat().st_size if instance.paths.error_log.exists() else 0
     with instance:
@@ -219,7 +276,9 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
     summary = dict(result.summary)
     summary.update(page_size_bytes=plan.page_size_bytes, repeat=plan.repeat, run=plan.name,
                    db_bytes=state["db_bytes"], buffer_pool_requested_bytes=plan.server_settings.buffer_pool_bytes,
-                   buffer_pool_spec=KNOBS_BY_NAME["buffer_pool"].text(profile.buffer_pool))
+                   buffer_pool_spec=KNOBS_BY_NAME["buffer_pool"].text(profile.buffer_pool),
+                   memory_budget_reference_bytes=reference,
+                   memory_budget_reference_page_size=budget["reference_page_size"] if budget else None)
     atomic_write_json(run_dir / "summary.json", summary)  # buffer_pool_bytes: what the server reported
     set_phase(run_dir, "done")
     return summary

@@ -134,8 +134,9 @@ KNOBS: tuple[Knob, ...] = (
          "Seconds between monitor samples of iostat, SHOW ENGINE INNODB STATUS and SHOW GLOBAL STATUS; "
          "at most measure_s."),
     Knob("buffer_pool", "Buffer pool", BufferPoolSize(MIN_BUFFER_POOL_BYTES), "30%", "bytes or % of loaded DB",
-         "innodb_buffer_pool_size of the measured runs: a size, or a percentage of the database measured "
-         "after the load (seed 002: 30%). It must be smaller than the data for the page size to matter."),
+         "innodb_buffer_pool_size of the measured runs: a size, or a percentage of the largest loaded "
+         "database of the sweep's page sizes, resolved once so every page size gets the same bytes "
+         "(seed 002: 30%). It must be smaller than the data for the page size to matter."),
     Knob("flush_method", "Flush method", Choice(FLUSH_METHODS), "O_DIRECT", "",
          "innodb_flush_method; O_DIRECT keeps the OS page cache from hiding buffer-pool misses."),
     Knob("redo_log", "Redo log", ByteSize(MIB), format_size(DEFAULT_REDO_LOG_BYTES), "bytes",
