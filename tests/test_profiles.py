@@ -67,8 +67,23 @@ def test_course_is_seed_002s_setup():
     assert course.page_size_labels == ["4k", "8k", "16k"]
     assert (course.warehouses, course.connections, course.rampup_s, course.measure_s, course.interval_s) == (
         7, 8, "auto", 1200, 10)
-    assert str(course.buffer_pool) == "30%"
-    assert course.flush_method == "O_DIRECT"
+    # what the seed's server had: its status output shows 256 MiB at every page size
+    assert str(course.buffer_pool) == "256M"
+    # the course guide's my.cnf where MariaDB has it; its 2 x 100M redo files as one of 200M
+    assert course.flush_method == "O_DIRECT" and course.redo_log == 200 * MIB
+    assert dict(course.server_options) == {"innodb_flush_log_at_trx_commit": "0", "innodb_flush_neighbors": "0",
+                                           "innodb_log_buffer_size": "32M"}
+
+
+@pytest.mark.parametrize("option, message", [
+    ("innodb_buffer_pool_instances=8", "innodb_buffer_pool_instances is not applicable: MariaDB has ignored it since 10.5"),
+    ("innodb_log_files_in_group=2", "MariaDB since 10.5 writes one redo log file"),
+    ("innodb_flush_neigbors=0", "innodb_flush_neigbors is not a setting of this server"),
+])
+def test_a_server_setting_the_server_lacks_is_refused_with_the_reason(option, message):
+    with pytest.raises(UsageError) as refused:
+        load_profile("smoke", [f"server_options.{option}"])
+    assert message in str(refused.value) and str(refused.value).startswith("server_options: ")
 
 
 def test_full_runs_every_page_size_five_times():
@@ -243,8 +258,8 @@ def test_an_empty_yaml_file_gives_the_defaults(tmp_path):
 
 
 def test_thirty_percent_of_the_seeds_700_mb_is_its_210_mb():
-    course = load_profile("course")
-    assert course.buffer_pool_bytes(700 * MIB) == 210 * MIB
+    full = load_profile("full")
+    assert full.buffer_pool_bytes(700 * MIB) == 210 * MIB
 
 
 def test_a_percentage_is_rounded_to_whole_mib_and_floored_at_5_mib():
@@ -258,7 +273,7 @@ def test_a_percentage_is_rounded_to_whole_mib_and_floored_at_5_mib():
 
 def test_a_percentage_needs_the_loaded_size():
     with pytest.raises(UsageError, match="buffer_pool: 30% of the loaded database needs the database's size"):
-        load_profile("course").buffer_pool_bytes(None)
+        load_profile("full").buffer_pool_bytes(None)
 
 
 def test_fixed_bytes_ignore_the_database_size():
@@ -271,7 +286,7 @@ def test_the_knob_reads_a_buffer_pool_as_written():
 
 
 def test_server_settings_for_a_measured_run():
-    settings = load_profile("course", ["server_options.innodb_io_capacity=2000"]).server_settings(700 * MIB)
+    settings = load_profile("full", ["server_options.innodb_io_capacity=2000"]).server_settings(700 * MIB)
     assert isinstance(settings, ServerSettings)
     assert settings.buffer_pool_bytes == 210 * MIB and settings.flush_method == "O_DIRECT"
     assert settings.redo_log_bytes == 256 * MIB and settings.extra == {"innodb_io_capacity": "2000"}
@@ -331,9 +346,9 @@ def test_every_knob_declares_default_unit_and_help():
 
 
 def test_describe_gives_the_title_page_rows():
-    rows = dict(describe(load_profile("course"), db_bytes=700 * MIB))
-    assert rows["Profile"] == "course"
-    assert rows["Page sizes"] == "4k 8k 16k"
+    rows = dict(describe(load_profile("full"), db_bytes=700 * MIB))
+    assert rows["Profile"] == "full"
+    assert rows["Page sizes"] == "4k 8k 16k 32k 64k"
     assert rows["Measured time"] == "1200 s"
     assert rows["Buffer pool"] == "30% of the loaded database (210.0 MiB of 700.0 MiB)"
     assert "tpcc-mysql build" not in rows, "only shown when that driver runs"

@@ -38,6 +38,7 @@ EXPECTED_COLUMNS = {
         "io_sum", "io_cur",
     ],
     "seed002_setup.csv": ["table", "key", "value"],
+    "course_server_settings.csv": ["key", "value", "note"],
     "seed000_ycsb.csv": [
         "workload", "page_size", "page_size_bytes", "operation", "average_latency_us", "min_latency_us",
         "p95_latency_us", "p99_latency_us", "throughput_ops_s", "total_time_s",

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from pagelab.common.errors import UsageError
 from pagelab.mysql.config import MIN_BUFFER_POOL_BYTES, ServerSettings, option_key
 from pagelab.mysql.pagesize import PAGE_SIZES, parse_page_size
+from pagelab.mysql.variables import setting_problem
 from pagelab.tpcc.modes import MODE_NAMES, mode_named
 from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS
 from pagelab.common.transactions import TransactionKind
@@ -400,6 +401,9 @@ class ServerOptionMap:
             owner = OPTIONS_OWNED_BY_KNOBS.get(option_key(name))
             if owner:
                 raise Rejected(f"{name} has its own knob; set {owner} instead")
+            problem = setting_problem(name)
+            if problem:
+                raise Rejected(problem)
         try:
             # The server module knows which names are valid and which pagelab manages itself.
             ServerSettings(extra=options)
