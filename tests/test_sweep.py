@@ -123,7 +123,7 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
     for claim in claims(load(smoke_sweep[0])):
         statement = " ".join(claim.statement.split())
         assert statement in discussion, statement
-        assert claim.verdict in ("holds", "does not hold", "not distinguishable here")
+        assert claim.verdict in ("holds", "does not hold", "not distinguishable here", "not checked here")
 
 
 def test_no_number_in_the_pdf_shows_more_than_four_decimals(smoke_sweep):

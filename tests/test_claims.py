@@ -1,0 +1,96 @@
+"""The seed's claims are checked only where a sweep's recorded configuration is the seed's.
+
+The bundles here are made from real captured tables: seed 002's own iostat, InnoDB status and TpmC
+(data/reference/, transcribed from its text), one run per page size, with the configuration each
+bundle records written into its summaries and sweep.json: once as the seed's (7 warehouses, a
+256 MiB pool of 700 MB, 8 connections, 1200 s) and once as `quick`'s (1 warehouse, 64 MiB of
+93 MB, 4 connections, 9 s)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pagelab.common.paths import PROJECT_ROOT
+from pagelab.report.lab_report import (
+    DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_DISTINGUISHABLE, claims, conclusion_markdown, load,
+)
+
+REFERENCE = PROJECT_ROOT / "data" / "reference"
+MIB = 1 << 20
+SEED_CONFIGURATION = {"warehouses": 7, "connections": 8, "measure_s": 1200, "db_bytes": 700_000_000,
+                      "buffer_pool_bytes": 256 * MIB}
+QUICK_CONFIGURATION = {"warehouses": 1, "connections": 4, "measure_s": 9, "db_bytes": 93 * MIB,
+                       "buffer_pool_bytes": 64 * MIB}
+
+
+def seed_bundle(directory: Path, configuration: dict) -> Path:
+    """A bundle of seed 002's captured tables, recording `configuration`."""
+    directory.mkdir(parents=True)
+    tpmc = pd.read_csv(REFERENCE / "seed002_tpmc.csv")
+    iostat = pd.read_csv(REFERENCE / "seed002_iostat.csv")
+    innodb = pd.read_csv(REFERENCE / "seed002_innodb.csv")
+    runs = []
+    for row in tpmc.itertuples():
+        name = f"{row.page_size}-r1"
+        run_dir = directory / name
+        run_dir.mkdir()
+        mine = iostat[iostat["page_size"] == row.page_size].drop(columns=["page_size", "page_size_bytes", "device"])
+        mine.assign(wareq_kb=float("nan")).to_csv(run_dir / "iostat.csv", index=False)
+        innodb[innodb["page_size"] == row.page_size].drop(columns=["page_size", "page_size_bytes"]).to_csv(
+            run_dir / "innodb.csv", index=False)
+        (run_dir / "summary.json").write_text(json.dumps(
+            {"tpmc": row.tpmc, "page_size_bytes": row.page_size_bytes, "repeat": 1, **configuration}))
+        runs.append({"name": name, "page_size": row.page_size, "page_size_bytes": row.page_size_bytes, "repeat": 1,
+                     "status": "done"})
+    profile = {"page_sizes": list(tpmc["page_size_bytes"]), "repeats": 1,
+               "warehouses": configuration["warehouses"], "connections": configuration["connections"],
+               "measure_s": configuration["measure_s"]}
+    (directory / "sweep.json").write_text(json.dumps({"sweep_id": directory.name, "profile": profile,
+                                                       "runs": runs, "machine": {}}))
+    return directory
+
+
+@pytest.fixture
+def seed_configuration(tmp_path):
+    return {claim.key: claim for claim in claims(load(seed_bundle(tmp_path / "seed", SEED_CONFIGURATION)))}
+
+
+@pytest.fixture
+def quick_configuration(tmp_path):
+    return {claim.key: claim for claim in claims(load(seed_bundle(tmp_path / "quick", QUICK_CONFIGURATION)))}
+
+
+def test_a_sweep_of_another_configuration_does_not_check_the_seeds_claims(quick_configuration):
+    for key in ("iops_fall", "hit_ratio", "best_8k", "similar"):
+        claim = quick_configuration[key]
+        assert claim.verdict == NOT_CHECKED, key
+        assert "1 warehouse against 7" in claim.evidence
+        assert "pool 69% of the data against 30%" in claim.evidence
+        assert "4 connections against 8" in claim.evidence
+        assert "`course` profile" in claim.evidence
+    assert "9 s measured against 1200 s" in quick_configuration["hit_ratio"].evidence
+    assert "9 s measured against at least 90 s" in quick_configuration["similar"].evidence
+
+
+def test_the_seeds_configuration_gets_verdicts(seed_configuration):
+    for key, claim in seed_configuration.items():
+        assert claim.verdict in (HOLDS, DOES_NOT_HOLD, NOT_DISTINGUISHABLE), (key, claim.evidence)
+    # The seed's own hit ratio: 990 at 100 s, 993 from 400 s on, at every page size.
+    assert seed_configuration["hit_ratio"].verdict == HOLDS
+
+
+def test_the_request_size_claim_is_checked_in_both(seed_configuration, quick_configuration):
+    # The seed's reads are 4.00, 8.00 and 16.00 kB: its claim holds on its own tables whatever is recorded.
+    assert seed_configuration["read_request"].verdict == HOLDS
+    assert quick_configuration["read_request"].verdict == HOLDS
+
+
+def test_the_conclusion_names_what_was_not_checked(tmp_path):
+    data = load(seed_bundle(tmp_path / "quick", QUICK_CONFIGURATION))
+    text = conclusion_markdown(data, claims(data))
+    assert "which this sweep did not run (the `course` profile does)" in text
+    assert "these hold here: \u201cThe average read request equals the page size\u201d" in text
