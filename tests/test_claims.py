@@ -94,3 +94,18 @@ def test_the_conclusion_names_what_was_not_checked(tmp_path):
     text = conclusion_markdown(data, claims(data))
     assert "which this sweep did not run (the `course` profile does)" in text
     assert "these hold here: \u201cThe average read request equals the page size\u201d" in text
+
+
+def test_the_setup_table_puts_the_course_guides_settings_beside_the_sweeps(tmp_path):
+    from pagelab.report.lab_report import benchmark_setup
+    from pagelab.sweep.profiles import load_profile
+
+    bundle = seed_bundle(tmp_path / "course", SEED_CONFIGURATION)
+    record = json.loads((bundle / "sweep.json").read_text())
+    record["profile"] = load_profile("course").to_dict()
+    (bundle / "sweep.json").write_text(json.dumps(record))
+    table = benchmark_setup(load(bundle)).set_index("Setting")
+    assert table.loc["innodb_flush_log_at_trx_commit", "This sweep"] == "0"
+    assert table.loc["innodb_flush_log_at_trx_commit", "Seed 002"] == "0 (course guide)"
+    assert table.loc["innodb_buffer_pool_instances", "This sweep"] == "not applicable on MariaDB"
+    assert table.loc["innodb_log_file_size", "This sweep"] == "200M (one file)"
