@@ -14,7 +14,7 @@ from pagelab.mysql.config import ServerSettings
 from pagelab.mysql.pagesize import PAGE_SIZES
 from pagelab.sweep.profiles import KNOBS, KNOBS_BY_NAME, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
 
-SHIPPED = ["course", "full", "quick", "smoke"]
+SHIPPED = ["course", "full", "pool", "quick", "smoke"]
 MIB = 1 << 20
 
 
@@ -27,7 +27,7 @@ def usage_error(name_or_path, *overrides) -> str:
 # --- the shipped profiles -----------------------------------------------------------------------------
 
 
-def test_the_four_profiles_are_shipped():
+def test_the_shipped_profiles():
     assert profiles.available_profiles() == SHIPPED
 
 
@@ -217,7 +217,7 @@ def test_every_problem_is_reported_at_once():
 
 def test_an_unknown_profile_name_lists_the_profiles():
     message = usage_error("quik")
-    assert "'quik' is not a profile; allowed: course full quick smoke" in message
+    assert "'quik' is not a profile; allowed: course full pool quick smoke" in message
 
 
 def test_a_missing_profile_file(tmp_path):
@@ -335,7 +335,7 @@ def test_profile_help_mentions_every_knob_with_default_allowed_and_unit():
         assert knob.allowed.split()[0] in text
     assert "4k,8k,16k" in text and "30%" in text and "O_DIRECT" in text
     assert "--set KNOB=VALUE" in text
-    assert "course full quick smoke" in text
+    assert "course full pool quick smoke" in text
 
 
 def test_every_knob_declares_default_unit_and_help():

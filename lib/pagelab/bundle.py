@@ -4,8 +4,9 @@
       sweep.json              profile, machine, versions, and the status of every run
       plan.json               the run units, in order: `pagelab run-unit BUNDLE INDEX` runs one
       locks/                  lock files of units and instances (pagelab.common.locks)
-      instances/<page>/       one server instance per page size; snapshot/ is its loaded datadir
-      <page>-r<k>/            one run: run.ipynb, host.json, my.cnf, variables.csv, mysqld.err, tpcc.log,
+      instances/<page>/       one server instance per page size (and warehouses level, <page>-w<N>/, when
+                              warehouses is a grid factor); snapshot/ is its loaded datadir
+      <page>-r<k>/            one run (in a grid, <page>-w<N>-pool<level>-r<k>/, only the listed factors): run.ipynb, host.json, my.cnf, variables.csv, mysqld.err, tpcc.log,
                               iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json,
                               rampup_series.csv (auto ramp-up)
       report.ipynb, report.pdf, figures/ (PNG and SVG), noise.json (sweep --noise), notes.md (yours)
@@ -59,6 +60,28 @@ def profile_digest(values: dict) -> str:
 def run_name(page_size: int | str, repeat: int) -> str:
     """'16k-r1': the directory of one run."""
     return f"{page_size_label(parse_page_size(page_size))}-r{repeat}"
+
+
+def level_text(name: str, level) -> str:
+    """A grid level as a run directory's name has it: w2, pool30pct, pool64M."""
+    if name == "warehouses":
+        return f"w{level}"
+    return "pool" + str(level).replace("%", "pct").replace(".", "_")
+
+
+def unit_name(page_size: int | str, repeat: int, cell: dict | None = None) -> str:
+    """'16k-r1', or in a grid '16k-pool30pct-r1': the directory of one run."""
+    if not cell:
+        return run_name(page_size, repeat)
+    levels = [level_text(name, cell[name]) for name in ("warehouses", "buffer_pool") if name in cell]
+    return "-".join([page_size_label(parse_page_size(page_size)), *levels, f"r{repeat}"])
+
+
+def instance_name(page_size: int | str, cell: dict | None = None) -> str:
+    """The instance a run's data lives in: one per page size, and per warehouses level when the
+    warehouses are a grid factor (a pool level is only a restart, on the same data)."""
+    label = page_size_label(parse_page_size(page_size))
+    return f"{label}-w{cell['warehouses']}" if cell and "warehouses" in cell else label
 
 
 def set_phase(run_dir: Path, phase: str) -> None:
@@ -148,12 +171,14 @@ class SweepRecord:
 
 
 def new_run_entries(profile) -> list[dict]:
-    """sweep.json's run list, pending, in the profile's order (`Profile.runs`)."""
+    """sweep.json's run list, pending, in the profile's order (`Profile.units`): each run with its
+    cell of the grid ({} without one), its round and its position in the round."""
     return [
-        {"name": run_name(size, repeat), "page_size_bytes": size, "page_size": page_size_label(size),
-         "repeat": repeat, "status": "pending", "error": None, "notebook": None,
-         "started": None, "finished": None}
-        for size, repeat in profile.runs()
+        {"name": unit_name(unit["page_size"], unit["repeat"], unit["cell"]), "page_size_bytes": unit["page_size"],
+         "page_size": page_size_label(unit["page_size"]), "repeat": unit["repeat"], "cell": unit["cell"],
+         "round": unit["round"], "position": unit["position"], "status": "pending", "error": None,
+         "notebook": None, "started": None, "finished": None}
+        for unit in profile.units()
     ]
 
 

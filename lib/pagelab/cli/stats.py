@@ -40,9 +40,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from pagelab.evidence.tables import (evidence_text, host_spread, host_table, page_size_table, pairwise_table,
                                          read_runs)
 
+    from pagelab.evidence.grid import cell_table, effect_table, grid_factors, grid_lines
+
     table = read_runs(_bundle(args.bundle))
+    factors = grid_factors(table)
     if args.format == "table":
-        print(evidence_text(table, args.resolve))
+        # A grid's runs are compared within each level; pooled over levels they would mix pools.
+        print("\n".join(grid_lines(table) + [f"  left out: {name}: {why}" for name, why in table.excluded])
+              if factors else evidence_text(table, args.resolve))
     elif args.format == "csv":
         print("# per page size")
         _print_frame(page_size_table(table), "csv")
@@ -50,13 +55,21 @@ def cmd_stats(args: argparse.Namespace) -> int:
         _print_frame(pairwise_table(table, args.resolve), "csv")
         print("# per host")
         _print_frame(host_table(table), "csv")
+        for factor in factors:
+            print(f"# per cell, {factor}")
+            _print_frame(cell_table(table, factor), "csv")
+            print(f"# page-size effect per level, {factor}")
+            _print_frame(effect_table(table, factor), "csv")
     else:
         import json
 
         document = {"page_sizes": page_size_table(table).to_dict("records"),
                     "pairs": pairwise_table(table, args.resolve).to_dict("records"),
                     "excluded": [{"run": name, "why": why} for name, why in table.excluded],
-                    "hosts": host_table(table).to_dict("records"), "host_spread": host_spread(table)}
+                    "hosts": host_table(table).to_dict("records"), "host_spread": host_spread(table),
+                    "grid": {factor: {"cells": cell_table(table, factor).to_dict("records"),
+                                      "effects": effect_table(table, factor).to_dict("records")}
+                             for factor in factors}}
         print(json.dumps(document, indent=1, default=str).replace("NaN", "null"))
     return 0
 

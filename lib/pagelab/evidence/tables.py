@@ -122,9 +122,10 @@ def read_runs(bundle: Path) -> RunTable:
         except (OSError, ValueError, KeyError) as exc:
             excluded.append((entry["name"], f"its files cannot be read: {exc}"))
             continue
+        levels = {f"level_{name}": level for name, level in (entry.get("cell") or {}).items()}
         rows.append({"run": entry["name"], "page_size": entry["page_size"],
                      "page_size_bytes": entry["page_size_bytes"], "repeat": entry["repeat"],
-                     "host": entry.get("host") or UNRECORDED_HOST, **values})
+                     "host": entry.get("host") or UNRECORDED_HOST, **levels, **values})
     sizes = record.get("profile", {}).get("page_sizes") or sorted({e["page_size_bytes"] for e in record["runs"]})
     noise_path = bundle / "noise.json"
     noise = json.loads(noise_path.read_text()) if noise_path.exists() else None

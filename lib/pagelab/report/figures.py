@@ -223,3 +223,32 @@ def system_setup(machine: dict) -> pd.DataFrame:
     from pagelab.machine.system import system_setup_table
 
     return pd.DataFrame(system_setup_table(machine), columns=["Type", "Specification"])
+
+
+def effect_across_levels(effects: pd.DataFrame, factor_words: str):
+    """The page-size effect (a vs b, change of the median TpmC in %) at each level of the grid's
+    other factor, with its 95% bootstrap interval (pagelab.evidence.grid.effect_table), in the
+    profile's order of levels; 0 (no effect) drawn as a line."""
+    _style()
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(6, 3.6))
+    if not effects.empty:
+        positions = list(range(len(effects)))
+        change = effects["change_pct"].astype(float)
+        low = (change - effects["low_pct"].astype(float)).fillna(0)
+        high = (effects["high_pct"].astype(float) - change).fillna(0)
+        axis.errorbar(positions, change, yerr=[low, high], fmt="o-", color=PAGE_COLOURS.get(effects.iloc[0]["a"], "#333"),
+                      capsize=6)
+        for position, row in zip(positions, effects.to_dict("records")):
+            axis.annotate(f"{row['change_pct']:+.1f}%".replace("-", "−"), (position, row["change_pct"]),
+                          textcoords="offset points", xytext=(8, 4), fontsize=8)
+        axis.set_xticks(positions, [str(level) for level in effects["level"]])
+        pair = f"{effects.iloc[0]['a']} vs {effects.iloc[0]['b']}"
+    else:
+        pair = "page sizes"
+    axis.axhline(0, color="#777777", linewidth=1, linestyle="--")
+    axis.set(xlabel=factor_words, ylabel=f"TpmC, {pair} (%)",
+             title=f"The page-size effect across the {factor_words}: median ratio and 95% interval")
+    figure.tight_layout()
+    return figure

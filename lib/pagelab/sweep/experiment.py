@@ -47,7 +47,7 @@ from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.paths import CACHE_DIR
 from pagelab.sweep.profiles import KNOBS_BY_NAME, Profile
-from pagelab.bundle import project_path, run_name, set_phase
+from pagelab.bundle import instance_name, project_path, set_phase, unit_name
 from pagelab.tpcc.driver import RunOptions
 from pagelab.common.units import page_size_label
 
@@ -65,6 +65,7 @@ class RunPlan:
 
     page_size_bytes: int
     repeat: int
+    cell: dict  # the unit's levels of the grid's factors, as sweep.json writes them; {} without a grid
     run_options: RunOptions
     server_settings: ServerSettings | None  # of the measured run; None until a pool in % can be resolved
     load_settings: ServerSettings  # of the load: LOAD_BUFFER_POOL_BYTES
@@ -74,15 +75,22 @@ class RunPlan:
 
     @property
     def name(self) -> str:
-        return run_name(self.page_size_bytes, self.repeat)
+        return unit_name(self.page_size_bytes, self.repeat, self.cell)
+
+    @property
+    def instance_name(self) -> str:
+        return instance_name(self.page_size_bytes, self.cell)
 
 
-def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int | None) -> RunPlan:
+def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int | None,
+             cell: dict | None = None) -> RunPlan:
     """The plan of one run; `db_bytes` (the sweep's memory-budget reference, `memory_budget`)
-    resolves a buffer pool given in %."""
+    resolves a buffer pool given in %. `profile` is the sweep's; a unit of a grid gives its `cell`."""
     page_size_bytes = parse_page_size(page_size)
+    cell = dict(cell or {})
+    profile = profile.for_cell(cell)
     return RunPlan(
-        page_size_bytes=page_size_bytes, repeat=int(repeat), run_options=profile.run_options(),
+        page_size_bytes=page_size_bytes, repeat=int(repeat), cell=cell, run_options=profile.run_options(),
         server_settings=None if db_bytes is None and profile.buffer_pool.percent_of_db is not None
         else profile.server_settings(db_bytes),
         load_settings=profile.server_settings(None, LOAD_BUFFER_POOL_BYTES),
@@ -106,45 +114,47 @@ def loaded_bytes(connection: ConnectionSpec, database: str = "tpcc") -> int:
         link.close()
 
 
-def page_lock_path(sweep_dir: Path, page_size_bytes: int) -> Path:
-    return Path(sweep_dir) / BUNDLE_LOCKS_DIR / f"instance-{page_size_label(page_size_bytes)}.lock"
+def page_lock_path(sweep_dir: Path, name: str) -> Path:
+    """The lock of an instance (`instance_name`: the page size, and the warehouses in a grid of them)."""
+    return Path(sweep_dir) / BUNDLE_LOCKS_DIR / f"instance-{name}.lock"
 
 
 def _hold_page_lock(stack: ExitStack, sweep_dir: Path, plan: RunPlan, run_dir: Path) -> None:
     """The page size's lock, waited for (and the wait shown as a phase) if another unit has it."""
-    path = page_lock_path(sweep_dir, plan.page_size_bytes)
+    path = page_lock_path(sweep_dir, plan.instance_name)
     try:
         stack.enter_context(held_lock(path, wait=False))
     except LockBusy:
-        set_phase(run_dir, f"wait for {page_size_label(plan.page_size_bytes)}")
+        set_phase(run_dir, f"wait for {plan.instance_name}")
         stack.enter_context(held_lock(path))
 
 
-def instance_directory(sweep_dir: Path, page_size_bytes: int) -> Path:
-    """Where a page size's instance and its loaded snapshot live."""
-    return Path(sweep_dir) / "instances" / page_size_label(page_size_bytes)
+def instance_directory(sweep_dir: Path, plan: RunPlan) -> Path:
+    """Where a page size's instance and its loaded snapshot live (`bundle.instance_name`)."""
+    return Path(sweep_dir) / "instances" / plan.instance_name
 
 
 MEMORY_BUDGET_KEY = "memory_budget"  # in sweep.json
 MEMORY_BUDGET_RULE = "the largest loaded database of the sweep's page sizes"
 
 
-def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: Path) -> dict:
+def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: Path, cell: dict | None = None) -> dict:
     """The sweep's memory-budget reference at the profile's warehouses (see the module comment):
     {"rule", "reference_page_size", "reference_db_bytes", "loaded_db_bytes": {page: bytes}},
     read from sweep.json, or measured now (loading every page size not yet loaded) and recorded.
     The caller holds no page size's lock."""
     from pagelab.bundle import SweepRecord
 
-    key = str(profile.warehouses)
+    cell = dict(cell or {})
+    key = str(profile.for_cell(cell).warehouses)
     record = SweepRecord.load(sweep_dir)
     known = (record.document.get(MEMORY_BUDGET_KEY) or {}).get(key)
     if known is not None:
         return known
     loaded = {}
     for page_size in profile.page_sizes:  # the profile's order: every unit takes the locks in it
-        plan = run_plan(profile, page_size, 1, db_bytes=None)
-        state = loaded_state(instance_directory(sweep_dir, page_size))
+        plan = run_plan(profile, page_size, 1, db_bytes=None, cell=cell)
+        state = loaded_state(instance_directory(sweep_dir, plan))
         if state is None:
             with ExitStack() as stack:
                 _hold_page_lock(stack, sweep_dir, plan, run_dir)
@@ -152,7 +162,7 @@ def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: P
                 instance.stop()
         loaded[page_size_label(page_size)] = int(state["db_bytes"])
     reference = max(loaded, key=loaded.get)
-    budget = {"rule": MEMORY_BUDGET_RULE, "warehouses": profile.warehouses, "reference_page_size": reference,
+    budget = {"rule": MEMORY_BUDGET_RULE, "warehouses": int(key), "reference_page_size": reference,
               "reference_db_bytes": loaded[reference], "loaded_db_bytes": loaded}
     with held_lock(Path(sweep_dir) / BUNDLE_LOCKS_DIR / "memory-budget.lock"):
         current = SweepRecord.load(sweep_dir).document.get(MEMORY_BUDGET_KEY) or {}
@@ -165,7 +175,7 @@ def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: P
 def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, run_dir: Path) -> tuple[Instance, dict]:
     """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now.
     The caller holds the page size's lock."""
-    instance_dir = instance_directory(sweep_dir, plan.page_size_bytes)
+    instance_dir = instance_directory(sweep_dir, plan)
     state = loaded_state(instance_dir)
     instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
     if state is not None:
@@ -205,25 +215,28 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
 
 
 def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int | str, repeat: int,
-                       cache_dir: str | Path = CACHE_DIR, instance_dir: str | Path | None = None) -> dict:
-    """Run one page size and repeat of `profile` into sweep_dir/<page>-r<k>/; returns its summary.
-    `instance_dir`: a server of the run's own there, restored from the page size's snapshot and
-    removed at the end, instead of the page size's instance (see the module comment)."""
+                       cache_dir: str | Path = CACHE_DIR, instance_dir: str | Path | None = None,
+                       cell: dict | None = None) -> dict:
+    """Run one page size and repeat of `profile` (at `cell` of its grid) into sweep_dir/<run>/;
+    returns its summary. `instance_dir`: a server of the run's own there, restored from the page
+    size's snapshot and removed at the end, instead of the page size's instance (see the module
+    comment)."""
     sweep_dir, cache_dir = project_path(sweep_dir), project_path(cache_dir)
-    plan = run_plan(profile, page_size, repeat, db_bytes=None)
+    plan = run_plan(profile, page_size, repeat, db_bytes=None, cell=cell)
+    cell_profile = profile.for_cell(plan.cell)
     plan.run_options.validate()
     run_dir = sweep_dir / plan.name
     run_dir.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         stack.enter_context(held_lock(writer_lock(sweep_dir, plan.name)))  # see pagelab.common.locks.writer_lock
-        budget = (memory_budget(sweep_dir, profile, cache_dir, run_dir)  # before this page size's lock is taken
-                  if profile.buffer_pool.percent_of_db is not None else None)
+        budget = (memory_budget(sweep_dir, profile, cache_dir, run_dir, plan.cell)  # before the page size's lock
+                  if cell_profile.buffer_pool.percent_of_db is not None else None)
         page_lock = stack.enter_context(ExitStack())
         _hold_page_lock(page_lock, sweep_dir, plan, run_dir)
         if not instance_dir:
             instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
         else:
-            page_dir = instance_directory(sweep_dir, plan.page_size_bytes)
+            page_dir = instance_directory(sweep_dir, plan)
             state = loaded_state(page_dir)
             if state is None:
                 _, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
@@ -252,7 +265,15 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
     from pagelab.tpcc.driver import run
 
     reference = budget["reference_db_bytes"] if budget else None
-    plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=reference)
+    plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=reference, cell=plan.cell)
+    if budget:  # a percentage is checked exactly now that the data's size is known (profiles._pools_fit)
+        from pagelab.common.errors import UsageError
+        from pagelab.sweep.profiles import machine_memory_bytes, pool_problem
+
+        problem = pool_problem(plan.server_settings.buffer_pool_bytes, profile.page_sizes, machine_memory_bytes())
+        if problem:
+            raise UsageError(f"buffer_pool: {KNOBS_BY_NAME['buffer_pool'].text(profile.for_cell(plan.cell).buffer_pool)} "
+                             f"of {reference} bytes: {problem}")
     instance.settings = plan.server_settings
     log_offset = instance.paths.error_log.stat().st_size if instance.paths.error_log.exists() else 0
     with instance:
@@ -276,7 +297,8 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
     summary = dict(result.summary)
     summary.update(page_size_bytes=plan.page_size_bytes, repeat=plan.repeat, run=plan.name,
                    db_bytes=state["db_bytes"], buffer_pool_requested_bytes=plan.server_settings.buffer_pool_bytes,
-                   buffer_pool_spec=KNOBS_BY_NAME["buffer_pool"].text(profile.buffer_pool),
+                   buffer_pool_spec=KNOBS_BY_NAME["buffer_pool"].text(profile.for_cell(plan.cell).buffer_pool),
+                   cell=plan.cell, **{f"level_{name}": level for name, level in plan.cell.items()},
                    memory_budget_reference_bytes=reference,
                    memory_budget_reference_page_size=budget["reference_page_size"] if budget else None)
     atomic_write_json(run_dir / "summary.json", summary)  # buffer_pool_bytes: what the server reported

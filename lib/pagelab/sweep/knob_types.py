@@ -426,3 +426,49 @@ def _option_value_text(value: Any) -> str:
     return str(value)
 
 
+
+
+@dataclass(frozen=True)
+class Levels:
+    """One value, or a list of them: the levels of a second factor of the sweep besides the page
+    size (a profile's `buffer_pool: [10%, 30%]`). A list of one is that value; a list reads as a
+    tuple of values, in the order given; on the command line, `--set buffer_pool=[10%,30%]`."""
+
+    kind: Any
+
+    @property
+    def allowed(self) -> str:
+        return f"{self.kind.allowed}; or a list of such values, the levels of a second factor ([a, b, ...])"
+
+    def parse(self, raw: Any) -> Any:
+        if isinstance(raw, str) and raw.strip().startswith("["):
+            import yaml
+
+            try:
+                raw = yaml.safe_load(raw)
+            except yaml.YAMLError:
+                raise Rejected(f"{raw!r} is not a list such as [a, b]") from None
+        if not isinstance(raw, (list, tuple)):
+            return self.kind.parse(raw)
+        if not raw:
+            raise Rejected("an empty list has no level")
+        levels = []
+        for item in raw:
+            try:
+                levels.append(self.kind.parse(item))
+            except Rejected as problem:
+                raise Rejected(f"level {item!r} of the list: {problem}") from None
+        shown = [self.kind.text(level) for level in levels]
+        if len(set(shown)) != len(shown):
+            raise Rejected(f"a level is given twice in {', '.join(shown)}")
+        return tuple(levels) if len(levels) > 1 else levels[0]
+
+    def text(self, value: Any) -> str:
+        if isinstance(value, tuple):
+            return "[" + ", ".join(self.kind.text(level) for level in value) + "]"
+        return self.kind.text(value)
+
+    def jsonable(self, value: Any) -> Any:
+        if isinstance(value, tuple):
+            return [self.kind.jsonable(level) for level in value]
+        return self.kind.jsonable(value)

@@ -348,7 +348,8 @@ def _say_footprint_ahead(sweep_dir: Path) -> None:
     from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(SweepRecord.load(sweep_dir).document["profile"])
-    needed = sweep_estimate(len(set(profile.page_sizes)), profile.warehouses, profile.redo_log)
+    levels = profile.warehouses if isinstance(profile.warehouses, tuple) else (profile.warehouses,)
+    needed = sum(sweep_estimate(len(set(profile.page_sizes)), warehouses, profile.redo_log) for warehouses in levels)
     free = shutil.disk_usage(sweep_dir).free
     print(f"pagelab sweep: while it runs, this sweep keeps about {size_text(needed)} in {sweep_dir} (a datadir "
           f"and a snapshot per page size, removed at the end unless --keep-instances); "

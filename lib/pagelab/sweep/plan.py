@@ -8,16 +8,19 @@ BUNDLE/plan.json:
      "profile": {...every knob, as sweep.json keeps it...},
      "measure_noise": false,         each host measures its noise before its first unit (--noise
                                      with --executor slurm; a local sweep measures once, first)
-     "units": [{"index": 0, "name": "4k-r1", "page_size_bytes": 4096, "page_size": "4k", "repeat": 1}, ...]}
+     "units": [{"index": 0, "name": "4k-r1", "page_size_bytes": 4096, "page_size": "4k", "repeat": 1,
+                "cell": {}, "round": 1, "position": 1}, ...]}
 
-A unit is one page size and repeat with the profile's knobs; its index is its place in the list.
+A unit is one page size and repeat with the profile's knobs, at one cell of the profile's grid
+(`cell`: the level of each knob given as a list, e.g. {"buffer_pool": "30%"}; {} without a grid),
+run in `round` at `position`; its index is its place in the list.
 The plan is written when the bundle is made and never changes after, so every node reads the same.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pagelab.common.atomic import atomic_write_json
@@ -34,6 +37,9 @@ class Unit:
     page_size_bytes: int
     page_size: str
     repeat: int
+    cell: dict = field(default_factory=dict)
+    round: int = 0  # 0: a plan written before rounds were recorded
+    position: int = 0
 
 
 @dataclass(frozen=True)
@@ -55,7 +61,8 @@ class Plan:
 
 def plan_from_record(record: SweepRecord, measure_noise: bool = False) -> Plan:
     """The plan of a bundle's runs, in sweep.json's order (the profile's, `Profile.runs`)."""
-    units = tuple(Unit(index, entry["name"], int(entry["page_size_bytes"]), entry["page_size"], int(entry["repeat"]))
+    units = tuple(Unit(index, entry["name"], int(entry["page_size_bytes"]), entry["page_size"], int(entry["repeat"]),
+                       dict(entry.get("cell") or {}), int(entry.get("round", 0)), int(entry.get("position", 0)))
                   for index, entry in enumerate(record.runs))
     return Plan(record.document.get("sweep_id", record.path.parent.name), record.document["profile"], units,
                 measure_noise)

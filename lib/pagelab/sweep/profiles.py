@@ -40,6 +40,7 @@ from pagelab.sweep.knob_types import (
     DirectoryOrEmpty,
     DriverModeChoice,
     Integer,
+    Levels,
     PageSizeList,
     Percent,
     Rejected,
@@ -110,8 +111,9 @@ KNOBS: tuple[Knob, ...] = (
     Knob("repeats", "Repeats", Integer(1), 1, "runs",
          "Measured runs per page size, each restarted from the same loaded snapshot; 3 or more give "
          "a confidence interval for TpmC."),
-    Knob("warehouses", "Warehouses", Integer(1), RUN_DEFAULTS.warehouses, "warehouses",
-         "TPC-C scale: about 100 MB of data per warehouse (seed 002: 7 warehouses, 700 MB)."),
+    Knob("warehouses", "Warehouses", Levels(Integer(1)), RUN_DEFAULTS.warehouses, "warehouses",
+         "TPC-C scale: about 100 MB of data per warehouse (seed 002: 7 warehouses, 700 MB). A list "
+         "sweeps it as a second factor: every page size at every level, loaded once per level."),
     Knob("connections", "Connections", Integer(1), RUN_DEFAULTS.connections, "connections",
          "Driver connections (terminals), each running transactions back to back (tpcc-mysql -c)."),
     Knob("rampup_s", "Ramp-up", SecondsOrAuto(0, "until steady state, at most max_rampup_s"), RUN_DEFAULTS.rampup_s, "s",
@@ -133,10 +135,11 @@ KNOBS: tuple[Knob, ...] = (
     Knob("sample_interval_s", "Monitor interval", Integer(1), 10, "s",
          "Seconds between monitor samples of iostat, SHOW ENGINE INNODB STATUS and SHOW GLOBAL STATUS; "
          "at most measure_s."),
-    Knob("buffer_pool", "Buffer pool", BufferPoolSize(MIN_BUFFER_POOL_BYTES), "30%", "bytes or % of loaded DB",
+    Knob("buffer_pool", "Buffer pool", Levels(BufferPoolSize(MIN_BUFFER_POOL_BYTES)), "30%", "bytes or % of loaded DB",
          "innodb_buffer_pool_size of the measured runs: a size, or a percentage of the largest loaded "
          "database of the sweep's page sizes, resolved once so every page size gets the same bytes "
-         "(seed 002: 30%). It must be smaller than the data for the page size to matter."),
+         "(seed 002: 30%). It must be smaller than the data for the page size to matter. A list sweeps "
+         "it as a second factor (a restart per level, the same loaded data)."),
     Knob("flush_method", "Flush method", Choice(FLUSH_METHODS), "O_DIRECT", "",
          "innodb_flush_method; O_DIRECT keeps the OS page cache from hiding buffer-pool misses."),
     Knob("redo_log", "Redo log", ByteSize(MIB), format_size(DEFAULT_REDO_LOG_BYTES), "bytes",
@@ -221,8 +224,63 @@ def _tpcc_mysql_has_a_build(values: Mapping[str, Any]) -> list[str]:
     return []
 
 
+# MariaDB refuses to start with a pool below this for pages larger than 16k ("innodb_page_size=N
+# requires innodb_buffer_pool_size > 24M", innobase_init; 10.6 and later say 20 MiB for 64k).
+LARGE_PAGE_MIN_POOL_BYTES = 24 * MIB
+
+
+def _levels(value: Any) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def machine_memory_bytes() -> int:
+    import os
+
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+# What TPC-C loads per warehouse, near enough to check a percentage before the load: 7 warehouses
+# load 668-750 MB here depending on the page size (seed 002: 700 MB).
+LOADED_BYTES_PER_WAREHOUSE_ESTIMATE = 100 * 10**6
+
+
+def _pools_fit(values: Mapping[str, Any]) -> list[str]:
+    """Every pool of the sweep must fit the machine and be at least what the largest page size
+    needs: a fixed one exactly, a percentage of the data as estimated for its warehouses (and once
+    more exactly when the memory budget is measured, pagelab.sweep.experiment)."""
+    problems = []
+    memory = machine_memory_bytes()
+    for level in _levels(values["buffer_pool"]):
+        for warehouses in _levels(values["warehouses"]):
+            if level.n_bytes is not None:
+                pool, about = level.n_bytes, ""
+            else:
+                pool = level.resolve(warehouses * LOADED_BYTES_PER_WAREHOUSE_ESTIMATE)
+                about = f" (about, of the ~{size_text(warehouses * LOADED_BYTES_PER_WAREHOUSE_ESTIMATE)} {warehouses} warehouse(s) load)"
+            problem = pool_problem(pool, values["page_sizes"], memory)
+            if problem:
+                problems.append(f"buffer_pool: {level}{about}: {problem}")
+                break
+    return problems
+
+
+def pool_problem(pool_bytes: int, page_sizes: Iterable[int], memory_bytes: int) -> str | None:
+    """Why a pool of `pool_bytes` cannot run these page sizes on a machine of `memory_bytes`, or None."""
+    if pool_bytes >= memory_bytes:
+        return (f"{size_text(pool_bytes)} is more than this machine's memory ({size_text(memory_bytes)}); "
+                "allowed: a pool smaller than the memory, with room for the server and the driver")
+    large = [size for size in page_sizes if size > 16 * 1024]
+    if large and pool_bytes < LARGE_PAGE_MIN_POOL_BYTES:
+        return (f"{size_text(pool_bytes)} is below what MariaDB needs for {page_size_label(max(large))} pages "
+                f"({format_size(LARGE_PAGE_MIN_POOL_BYTES)}); allowed: at least {format_size(LARGE_PAGE_MIN_POOL_BYTES)} "
+                "with pages above 16k")
+    return None
+
+
 RULES = (_intervals_fit_the_measurement, _auto_needs_a_builtin_driver, _server_admits_every_connection,
-         _tpcc_mysql_has_a_build)
+         _tpcc_mysql_has_a_build, _pools_fit)
+# The knobs a profile may give as a list of levels (a second factor beside the page size).
+GRID_FACTORS = ("warehouses", "buffer_pool")
 
 
 # --- profiles ----------------------------------------------------------------------------------------
@@ -261,6 +319,46 @@ class Profile:
     @property
     def page_size_labels(self) -> list[str]:
         return [page_size_label(n) for n in self.page_sizes]
+
+    def grid(self) -> dict[str, tuple]:
+        """The second factors: each knob given as a list, with its levels in the order given."""
+        return {name: self.values[name] for name in GRID_FACTORS if isinstance(self.values[name], tuple)}
+
+    def cells(self) -> list[dict[str, Any]]:
+        """Every combination of the second factors' levels, as knob values ([{}] without a grid)."""
+        from itertools import product
+
+        grid = self.grid()
+        return [dict(zip(grid, levels)) for levels in product(*grid.values())]
+
+    def for_cell(self, cell: Mapping[str, Any]) -> "Profile":
+        """This profile at one cell of its grid: each listed knob at the cell's level (as a value
+        or as sweep.json writes it)."""
+        values = dict(self.values)
+        for name, level in cell.items():
+            values[name] = KNOBS_BY_NAME[name].parse(level)
+        return Profile(name=self.name, values=values, source=self.source, overrides=self.overrides,
+                       description=self.description)
+
+    def units(self) -> list[dict[str, Any]]:
+        """Every run, in the order a machine runs them: {"page_size", "repeat", "cell" (jsonable),
+        "round", "position"}. Blocked in rounds: round k runs every cell (page size x levels) once.
+        With a second factor the order within each round is a permutation drawn from the profile's
+        seed (numpy's PCG64), so a drift of the machine falls on no factor systematically; without
+        one it is the page sizes' order, as `runs`."""
+        import numpy as np
+
+        cells = [(page_size, {name: KNOBS_BY_NAME[name].jsonable(level) for name, level in cell.items()})
+                 for cell in self.cells() for page_size in self.page_sizes]
+        shuffle = np.random.default_rng(self.seed) if self.grid() else None
+        units = []
+        for repeat in range(1, self.repeats + 1):
+            order = shuffle.permutation(len(cells)) if shuffle is not None else range(len(cells))
+            for position, index in enumerate(order, start=1):
+                page_size, cell = cells[int(index)]
+                units.append({"page_size": page_size, "repeat": repeat, "cell": cell, "round": repeat,
+                              "position": position})
+        return units
 
     def runs(self) -> list[tuple[int, int]]:
         """(page size in bytes, repeat from 1) of every run, repeat by repeat.
@@ -452,7 +550,7 @@ def describe(profile: Profile, db_bytes: int | None = None) -> list[tuple[str, s
         shown = knob.text(value)
         if knob.name == "page_sizes":
             shown = " ".join(profile.page_size_labels)
-        elif knob.name == "buffer_pool" and value.percent_of_db is not None:
+        elif knob.name == "buffer_pool" and not isinstance(value, tuple) and value.percent_of_db is not None:
             shown = f"{value} of the loaded database"
             if db_bytes is not None:
                 shown += f" ({size_text(value.resolve(db_bytes), tenths=True)} of {size_text(db_bytes, tenths=True)})"

@@ -35,11 +35,12 @@ STOPPED_BY_SIGTERM = "stopped by SIGTERM (scancel, the job's time limit, or Ctrl
 EXIT_SIGTERM = 143
 
 
-def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int) -> dict:
-    """The run notebook's parameters: the profile whole (as sweep.json keeps it), the page size and
-    the repeat; the notebook rebuilds the profile with `profile_from_dict`."""
+def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int, cell: dict | None = None) -> dict:
+    """The run notebook's parameters: the profile whole (as sweep.json keeps it), the page size, the
+    repeat and the unit's cell of the grid; the notebook rebuilds the profile with `profile_from_dict`
+    and takes the cell's levels for the listed knobs."""
     return {"sweep_dir": str(sweep_dir), "profile": dict(profile), "page_size": int(page_size),
-            "repeat": int(repeat), "cache_dir": str(CACHE_DIR)}
+            "repeat": int(repeat), "cache_dir": str(CACHE_DIR), "cell": dict(cell or {})}
 
 
 def short_error(exc: Exception) -> str:
@@ -77,10 +78,13 @@ def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str) -
 
 def unit_instance_dir(sweep_dir: Path, unit: Unit | dict, scratch: Path | None) -> Path:
     """The directory of the unit's server (see the module comment)."""
+    from pagelab.bundle import instance_name
+
     name = unit.name if isinstance(unit, Unit) else unit["name"]
     page = unit.page_size if isinstance(unit, Unit) else unit["page_size"]
+    cell = unit.cell if isinstance(unit, Unit) else unit.get("cell")
     if scratch is None:
-        return Path(sweep_dir) / "instances" / page
+        return Path(sweep_dir) / "instances" / instance_name(page, cell)
     return Path(scratch) / f"{Path(sweep_dir).name}-{name}"
 
 
@@ -116,7 +120,7 @@ def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = 
     """The run notebook, executed by papermill into the run directory; raises what the run raised."""
     from pagelab.report.execute import execute_notebook
 
-    parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"])
+    parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"], entry.get("cell"))
     parameters["instance_dir"] = str(unit_instance_dir(sweep_dir, entry, scratch)) if scratch is not None else ""
     execute_notebook(RUN_NOTEBOOK, Path(sweep_dir) / entry["name"] / "run.ipynb", parameters=parameters,
                      cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S)
@@ -142,8 +146,11 @@ def check_room_for_unit(sweep_dir: Path, entry: dict, profile: dict, scratch: Pa
     from pagelab.sweep.footprint import check_room, run_needs
     from pagelab.sweep.profiles import profile_from_dict
 
-    values = profile_from_dict(profile)
-    needed = run_needs(Path(sweep_dir) / "instances" / entry["page_size"], values.warehouses, values.redo_log)
+    from pagelab.bundle import instance_name
+
+    values = profile_from_dict(profile).for_cell(entry.get("cell") or {})
+    needed = run_needs(Path(sweep_dir) / "instances" / instance_name(entry["page_size"], entry.get("cell")),
+                       values.warehouses, values.redo_log)
     where = unit_instance_dir(sweep_dir, entry, scratch).parent
     existing = next(path for path in (where, *where.parents) if path.exists())  # made by the run, not here
     check_room(existing, needed, f"unit {entry['name']}")

@@ -1,0 +1,178 @@
+"""A sweep with a second factor beside the page size (a profile's `buffer_pool: [10%, 30%, 50%]`
+or `warehouses: [1, 2]`): each cell's median, the page-size effect at each level of the other
+factor, and whether that effect changes with the factor.
+
+The runs of a grid carry their levels in `level_<knob>` columns (pagelab.evidence.tables.read_runs,
+from each run's `cell` in sweep.json). At one level, the runs are an ordinary sweep over page sizes
+whose rounds are the grid's rounds, so the medians, intervals and page-size comparisons are the
+ones of pagelab.evidence.tables, unchanged: the effect at a level is the ratio of medians of the
+largest page size against the smallest, round by round when enough rounds finished
+(`compare_rounds`).
+
+Whether the effect changes with the factor is the difference of the effects at the factor's first
+and last level, in percentage points, with a percentile bootstrap interval (Efron & Tibshirani
+1993, ch. 13) by `scipy.stats.bootstrap`, each of the four groups of runs resampled on its own
+(`_difference_of_effects`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from pagelab.evidence.intervals import BOOTSTRAP_SEED, CONFIDENCE, RESAMPLES
+from pagelab.evidence.tables import RunTable, page_size_table, pairwise_table
+
+LEVEL_PREFIX = "level_"
+FACTOR_WORDS = {"buffer_pool": "buffer pool", "warehouses": "warehouses"}
+
+
+def grid_factors(table: RunTable) -> list[str]:
+    """The knobs this bundle's runs vary besides the page size, in the profile's order."""
+    if table.runs.empty:
+        return []
+    return [column[len(LEVEL_PREFIX):] for column in table.runs.columns if column.startswith(LEVEL_PREFIX)]
+
+
+def levels(table: RunTable, factor: str) -> list:
+    """The factor's levels in the order the profile lists them."""
+    listed = table.profile.get(factor)
+    found = list(dict.fromkeys(table.runs[LEVEL_PREFIX + factor].dropna()))
+    if isinstance(listed, list):
+        return [level for level in listed if level in found] + [level for level in found if level not in listed]
+    return found
+
+
+def at_level(table: RunTable, factor: str, level) -> RunTable:
+    """The runs at one level of the factor, as a sweep of their own."""
+    return replace(table, runs=table.runs[table.runs[LEVEL_PREFIX + factor] == level].reset_index(drop=True))
+
+
+def cell_table(table: RunTable, factor: str, metric: str = "tpmc") -> pd.DataFrame:
+    """Per level and page size: runs, median and its interval (pagelab.evidence.tables.page_size_table)."""
+    rows = []
+    for level in levels(table, factor):
+        per_size = page_size_table(at_level(table, factor, level))
+        for row in per_size[per_size["metric"] == metric].to_dict("records"):
+            rows.append({"factor": factor, "level": level, **row})
+    return pd.DataFrame(rows)
+
+
+def effect_pair(table: RunTable) -> tuple[str, str]:
+    """(a, b): the largest page size against the smallest, the effect a grid follows."""
+    return table.page_order[-1], table.page_order[0]
+
+
+def effect_table(table: RunTable, factor: str, metric: str = "tpmc") -> pd.DataFrame:
+    """Per level: the page-size effect (a against b, `effect_pair`), ratio of medians as a change in
+    percent with its 95% interval and verdict (pagelab.evidence.tables.pairwise_table)."""
+    a, b = effect_pair(table)
+    rows = []
+    for level in levels(table, factor):
+        pairs = pairwise_table(at_level(table, factor, level))
+        for row in pairs[(pairs["metric"] == metric) & (pairs["a"] == a) & (pairs["b"] == b)].to_dict("records"):
+            rows.append({"factor": factor, "level": level, **row})
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class EffectChange:
+    factor: str
+    first_level: object
+    last_level: object
+    first_pct: float
+    last_pct: float
+    difference_pct: float  # last minus first, in percentage points
+    low_pct: float
+    high_pct: float
+
+
+def _effect_pct(a1, b1, a2, b2, axis=-1):
+    # 100 * (median(a2)/median(b2) - median(a1)/median(b1)): how many points the effect moved.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 100 * (np.median(a2, axis=axis) / np.median(b2, axis=axis)
+                      - np.median(a1, axis=axis) / np.median(b1, axis=axis))
+
+
+def _difference_of_effects(first: tuple[list, list], last: tuple[list, list]) -> tuple[float, float, float]:
+    """(difference, low, high) in points of the effect at `last` minus the effect at `first`, each
+    given as (runs of a, runs of b). Percentile bootstrap of the four groups resampled on their
+    own (`scipy.stats.bootstrap`; Efron & Tibshirani 1993, ch. 13). Needs 2 runs in each group."""
+    groups = [np.asarray(values, dtype=float) for values in (*first, *last)]
+    difference = float(_effect_pct(*groups))
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap(tuple(groups), _effect_pct, vectorized=True, paired=False,
+                                 confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
+                                 random_state=np.random.default_rng(BOOTSTRAP_SEED))
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    if math.isnan(low) or math.isnan(high):
+        low = high = difference
+    return difference, min(low, difference), max(high, difference)
+
+
+def _values(table: RunTable, page_size: str, metric: str) -> list[float]:
+    runs = table.runs
+    return [float(v) for v in runs.loc[runs["page_size"] == page_size, metric] if not pd.isna(v)]
+
+
+def effect_change(table: RunTable, factor: str, metric: str = "tpmc") -> EffectChange | None:
+    """The effect at the factor's last level against its first; None without 2 runs in each group."""
+    found = levels(table, factor)
+    if len(found) < 2:
+        return None
+    a, b = effect_pair(table)
+    first, last = at_level(table, factor, found[0]), at_level(table, factor, found[-1])
+    groups = [_values(first, a, metric), _values(first, b, metric), _values(last, a, metric), _values(last, b, metric)]
+    if min(len(group) for group in groups) < 2:
+        return None
+    difference, low, high = _difference_of_effects((groups[0], groups[1]), (groups[2], groups[3]))
+    effects = effect_table(table, factor, metric).set_index("level")["change_pct"]
+    return EffectChange(factor, found[0], found[-1], float(effects[found[0]]), float(effects[found[-1]]),
+                        difference, low, high)
+
+
+def _signed(value: float, unit: str = "%") -> str:
+    return f"{value:+.1f}{unit}".replace("-", "−")
+
+
+def effect_change_sentence(table: RunTable, factor: str, metric: str = "tpmc") -> str:
+    """Whether the page-size effect changes with the factor, in one sentence with its interval."""
+    a, b = effect_pair(table)
+    words = FACTOR_WORDS.get(factor, factor)
+    change = effect_change(table, factor, metric)
+    if change is None:
+        return (f"Whether the {a} vs {b} effect changes with the {words} needs at least 2 finished runs of each "
+                f"page size at its first and last level; this sweep has fewer, so it cannot say.")
+    head = (f"The {a} vs {b} effect is {_signed(change.first_pct)} at {words} {change.first_level} and "
+            f"{_signed(change.last_pct)} at {change.last_level}: it moves by {_signed(change.difference_pct, ' points')} "
+            f"[{_signed(change.low_pct, '')}, {_signed(change.high_pct, '')}] (95% bootstrap interval)")
+    if change.low_pct > 0 or change.high_pct < 0:
+        return head + f", so the page-size effect changes with the {words}."
+    return head + f", an interval that includes no change: this sweep cannot tell that the effect depends on the {words}."
+
+
+def grid_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
+    """What `pagelab stats` prints for a grid: per factor, each cell's median with its interval,
+    the effect at each level, and whether it changes."""
+    from pagelab.evidence.tables import number_text, verdict_line
+
+    lines = []
+    for factor in grid_factors(table):
+        words = FACTOR_WORDS.get(factor, factor)
+        lines.append(f"Per cell ({words} x page size): median TpmC [interval] of the runs")
+        for row in cell_table(table, factor, metric).to_dict("records"):
+            interval = (f"[{number_text(row['low'], 0)}, {number_text(row['high'], 0)}]" if row["runs"] >= 2
+                        else "no interval")
+            lines.append(f"  {words} {row['level']!s:>6}  {row['page_size']:>4}  {number_text(row['median'], 0):>10}  "
+                         f"{interval}  ({row['runs']} runs)")
+        lines.append(f"The page-size effect at each level of the {words}:")
+        for row in effect_table(table, factor, metric).to_dict("records"):
+            lines.append(f"  {words} {row['level']}: {verdict_line(row)}")
+        lines.append(effect_change_sentence(table, factor, metric))
+    return lines
