@@ -268,11 +268,14 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> 
 def summary_lines(sweep_dir: Path) -> list[str]:
     """What the end of a sweep prints: median TpmC per page size with its interval, then a verdict
     for each pair of page sizes (pagelab.evidence), so no difference is shown without one."""
+    from pagelab.evidence.grid import grid_factors, grid_lines
     from pagelab.evidence.tables import page_size_table, page_size_text, read_runs, verdict_lines
 
     table = read_runs(sweep_dir)
     if table.runs.empty:
         return ["no finished runs"]
+    if grid_factors(table):  # compared within each level of the grid's other factor
+        return grid_lines(table)
     per_size = page_size_table(table)
     lines = page_size_text(per_size[per_size["metric"] == "tpmc"])
     return lines + verdict_lines(table, "tpmc")

@@ -1,0 +1,181 @@
+"""Sweeps with a second factor beside the page size (`buffer_pool` or `warehouses` given as a list):
+the plan, the order of the runs, refusals before anything starts, and a grid smoke sweep on real
+MariaDB that is interrupted, resumed and reported, with the effect-across-the-pool figure and
+sentence."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pagelab.sweep.profiles import load_profile
+from tests.conftest import REPO_ROOT, servers_under
+from tests.test_sweep import _wait_for_first_run, pages_text
+
+PAGELAB = [sys.executable, "-m", "pagelab.cli"]
+
+
+def pagelab(*args, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
+                          cwd=REPO_ROOT)
+
+
+def order(profile) -> list[tuple]:
+    return [(unit["page_size"], tuple(sorted(unit["cell"].items())), unit["repeat"]) for unit in profile.units()]
+
+
+def test_the_plan_holds_every_cell_once_per_round(tmp_path):
+    bundle = tmp_path / "pool"
+    done = pagelab("sweep", "--profile", "pool", "--plan-only", "--out", bundle)
+    assert done.returncode == 0, done.stderr
+    units = json.loads((bundle / "plan.json").read_text())["units"]
+    cells = {(size, pool) for size in ("4k", "16k") for pool in ("10%", "30%", "50%", "100%")}
+    assert len(units) == len(cells) * 10
+    for round_ in range(1, 11):
+        in_round = [u for u in units if u["round"] == round_]
+        assert {(u["page_size"], u["cell"]["buffer_pool"]) for u in in_round} == cells
+        assert sorted(u["position"] for u in in_round) == list(range(1, len(cells) + 1))
+        assert all(u["repeat"] == round_ for u in in_round)
+    names = [u["name"] for u in units]
+    assert len(set(names)) == len(names) and "16k-pool10pct-r3" in names
+    record = json.loads((bundle / "sweep.json").read_text())
+    assert [(r["name"], r["round"], r["position"], r["cell"]) for r in record["runs"]] == [
+        (u["name"], u["round"], u["position"], u["cell"]) for u in units]
+    assert not (bundle / "instances").exists()
+
+
+def test_the_same_seed_gives_the_same_order_and_another_seed_another():
+    first, again = load_profile("pool"), load_profile("pool")
+    other = load_profile("pool", ["seed=2"])
+    assert order(first) == order(again)
+    assert order(first) != order(other)
+    assert Counter(order(first)) == Counter(order(other)), "another order of the same runs"
+    # the rounds are shuffled independently: not one permutation repeated
+    rounds = {unit["round"]: [] for unit in first.units()}
+    for unit in first.units():
+        rounds[unit["round"]].append((unit["page_size"], unit["cell"]["buffer_pool"]))
+    assert len({tuple(cells) for cells in rounds.values()}) > 1
+
+
+def test_without_a_second_factor_the_order_is_the_page_sizes_in_rounds():
+    quick = load_profile("quick")
+    assert [(u["page_size"], u["repeat"]) for u in quick.units()] == quick.runs()
+    assert all(u["cell"] == {} for u in quick.units())
+
+
+def test_a_warehouses_grid_loads_once_per_page_size_and_level():
+    from pagelab.bundle import instance_name
+
+    profile = load_profile("smoke", ["warehouses=[1,2]", "buffer_pool=[32M,48M]"])
+    units = profile.units()
+    assert len(units) == 2 * 2 * 2
+    instances = {instance_name(u["page_size"], u["cell"]) for u in units}
+    assert instances == {"4k-w1", "4k-w2", "16k-w1", "16k-w2"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--set", "buffer_pool=[30%,abc]"], "buffer_pool: level 'abc' of the list: 'abc' is neither a size nor a percentage"),
+    (["--set", "warehouses=[1,0]"], "warehouses: level 0 of the list: 0 is out of range"),
+    (["--set", "buffer_pool=[30%,30%]"], "buffer_pool: a level is given twice in 30%, 30%"),
+    (["--set", "buffer_pool=[64M,4096G]"], "buffer_pool: 4096G: 4096 GiB is more than this machine's memory"),
+    (["--set", "page_sizes=4k,64k", "--set", "buffer_pool=[8M,64M]"],
+     "buffer_pool: 8M: 8 MiB is below what MariaDB needs for 64k pages (24M)"),
+    (["--set", "page_sizes=4k,64k", "--set", "buffer_pool=[10%,50%]"],
+     "buffer_pool: 10% (about, of the ~95.4 MiB 1 warehouse(s) load): 10 MiB is below what MariaDB needs for 64k pages"),
+])
+def test_bad_grid_input_is_refused_before_anything_starts(tmp_path, args, message):
+    out = tmp_path / "never"
+    done = pagelab("sweep", "--profile", "smoke", "--out", out, *args)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr, done.stderr
+    assert not out.exists()
+
+
+# --- a grid on real MariaDB -------------------------------------------------------------------------
+
+GRID = ["--profile", "smoke", "--set", "buffer_pool=[30%,60%]", "--set", "measure_s=6", "--set", "interval_s=3",
+        "--set", "sample_interval_s=3"]
+
+
+@pytest.fixture(scope="module")
+def grid_sweep(tmp_path_factory):
+    """2 page sizes x 2 pools x 1 repeat, interrupted after its first run and resumed."""
+    base = tmp_path_factory.mktemp("grid")
+    out, pdf = base / "grid", base / "grid.pdf"
+    process = subprocess.Popen(PAGELAB + ["sweep", *GRID, "--out", str(out), "--pdf", str(pdf)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    try:
+        _wait_for_first_run(out, process)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr[-3000:]
+    interrupted = json.loads((out / "sweep.json").read_text())
+    first = interrupted["runs"][0]["name"]
+    first_summary = (out / first / "summary.json").read_text()
+    resumed = pagelab("sweep", "--resume", out, "--pdf", pdf, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    return out, pdf, interrupted, first, first_summary, resumed
+
+
+@pytest.mark.server
+@pytest.mark.timeout(1500)
+def test_a_grid_resumed_after_an_interrupt_finishes_every_cell(grid_sweep):
+    out, _, interrupted, first, first_summary, _ = grid_sweep
+    statuses = [run["status"] for run in interrupted["runs"]]
+    assert statuses[0] == "done" and "done" not in statuses[2:]
+    record = json.loads((out / "sweep.json").read_text())
+    assert [run["status"] for run in record["runs"]] == ["done"] * 4
+    assert (out / first / "summary.json").read_text() == first_summary, "a finished run was redone"
+    assert not servers_under(out)
+
+
+@pytest.mark.server
+@pytest.mark.timeout(1500)
+def test_each_pool_level_gives_both_page_sizes_the_same_bytes(grid_sweep):
+    out = grid_sweep[0]
+    record = json.loads((out / "sweep.json").read_text())
+    budget = record["memory_budget"]["1"]
+    pools = {}
+    for run in record["runs"]:
+        summary = json.loads((out / run["name"] / "summary.json").read_text())
+        pools.setdefault(run["cell"]["buffer_pool"], set()).add(summary["buffer_pool_requested_bytes"])
+        assert summary["level_buffer_pool"] == run["cell"]["buffer_pool"]
+    assert set(pools) == {"30%", "60%"}
+    for level, found in pools.items():
+        assert len(found) == 1, f"{level}: the page sizes got different pools {found}"
+        share = float(level.rstrip("%")) / 100
+        assert abs(found.pop() - share * budget["reference_db_bytes"]) <= 1 << 20
+
+
+@pytest.mark.server
+@pytest.mark.timeout(1500)
+def test_the_grid_report_has_the_effect_across_the_pool(grid_sweep):
+    out, pdf, *_ = grid_sweep
+    assert (out / "figures" / "effect_across_levels.svg").exists()
+    text = pages_text(pdf, 1, 1000)
+    assert "4.0 The page-size effect across the buffer pool" in text
+    assert "The page-size effect at each level of the buffer pool" in text
+    # one run per cell: the sentence says it cannot tell, rather than a difference without an interval
+    assert "Whether the 16k vs 4k effect changes with the buffer pool needs at least 2 finished runs" in text
+    assert "resolved once for the sweep against the largest loaded database" in text
+
+
+@pytest.mark.server
+@pytest.mark.timeout(1500)
+def test_stats_on_a_grid_compares_within_each_level(grid_sweep):
+    out = grid_sweep[0]
+    done = pagelab("stats", out)
+    assert done.returncode == 0, done.stderr
+    assert "Per cell (buffer pool x page size)" in done.stdout
+    assert "buffer pool 30%: 16k vs 4k: TpmC" in done.stdout and "buffer pool 60%: 16k vs 4k: TpmC" in done.stdout
+    table = json.loads(pagelab("stats", out, "--format", "json").stdout)
+    assert {row["level"] for row in table["grid"]["buffer_pool"]["effects"]} == {"30%", "60%"}
