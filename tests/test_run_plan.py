@@ -28,12 +28,13 @@ def alternatives(second_build) -> dict[str, str]:
         "driver_mode": "procedures", "nurand": "spec", "spec_pacing": "true", "response_limits": "new_order=1000",
         "loader": "tpcc-mysql", "tpcc_mysql_dir": str(second_build),
         "server_options": "innodb_io_capacity=500", "max_rampup_s": "120", "max_measure_s": "600",
-        "target_ci_pct": "3",
+        "target_ci_pct": "3", "over_time_s": "30",
     }
 
 
 def plans(profile) -> list:
-    return [run_plan(profile, size, repeat, DB_BYTES) for size, repeat in profile.runs()]
+    return [run_plan(profile, unit["page_size"], unit["repeat"], DB_BYTES, unit["cell"], unit["role"])
+            for unit in profile.units()]
 
 
 def test_every_knob_has_an_alternative_here(build_dirs):
@@ -60,3 +61,13 @@ def test_a_pool_in_percent_waits_for_the_loaded_size():
     assert run_plan(profile, "8k", 1, None).server_settings is None
     assert run_plan(profile, "8k", 1, DB_BYTES).server_settings.buffer_pool_bytes == 33 << 20
     assert run_plan(load_profile("quick"), "8k", 1, None).server_settings.buffer_pool_bytes == 64 << 20
+
+
+def test_an_over_time_run_measures_over_time_s_after_the_rounds():
+    profile = load_profile("smoke", ["repeats=2", "over_time_s=40"])
+    units = profile.units()
+    assert [(u["role"], u["round"]) for u in units[-2:]] == [("over_time", 3), ("over_time", 3)]
+    assert all(u["role"] == "verdict" for u in units[:-2])
+    long_run = run_plan(profile, units[-1]["page_size"], 1, DB_BYTES, units[-1]["cell"], units[-1]["role"])
+    assert long_run.run_options.measure_s == 40 and long_run.name == "16k-over-time"
+    assert run_plan(profile, "16k", 1, DB_BYTES).run_options.measure_s == 15

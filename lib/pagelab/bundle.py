@@ -69,12 +69,13 @@ def level_text(name: str, level) -> str:
     return "pool" + str(level).replace("%", "pct").replace(".", "_")
 
 
-def unit_name(page_size: int | str, repeat: int, cell: dict | None = None) -> str:
-    """'16k-r1', or in a grid '16k-pool30pct-r1': the directory of one run."""
-    if not cell:
+def unit_name(page_size: int | str, repeat: int, cell: dict | None = None, role: str = "verdict") -> str:
+    """'16k-r1', in a grid '16k-pool30pct-r1', an over-time run '16k-over-time': the directory of one run."""
+    if not cell and role == "verdict":
         return run_name(page_size, repeat)
-    levels = [level_text(name, cell[name]) for name in ("warehouses", "buffer_pool") if name in cell]
-    return "-".join([page_size_label(parse_page_size(page_size)), *levels, f"r{repeat}"])
+    levels = [level_text(name, cell[name]) for name in ("warehouses", "buffer_pool") if name in (cell or {})]
+    last = "over-time" if role == "over_time" else f"r{repeat}"
+    return "-".join([page_size_label(parse_page_size(page_size)), *levels, last])
 
 
 def instance_name(page_size: int | str, cell: dict | None = None) -> str:
@@ -174,9 +175,10 @@ def new_run_entries(profile) -> list[dict]:
     """sweep.json's run list, pending, in the profile's order (`Profile.units`): each run with its
     cell of the grid ({} without one), its round and its position in the round."""
     return [
-        {"name": unit_name(unit["page_size"], unit["repeat"], unit["cell"]), "page_size_bytes": unit["page_size"],
-         "page_size": page_size_label(unit["page_size"]), "repeat": unit["repeat"], "cell": unit["cell"],
-         "round": unit["round"], "position": unit["position"], "status": "pending", "error": None,
+        {"name": unit_name(unit["page_size"], unit["repeat"], unit["cell"], unit["role"]),
+         "page_size_bytes": unit["page_size"], "page_size": page_size_label(unit["page_size"]),
+         "repeat": unit["repeat"], "cell": unit["cell"], "round": unit["round"], "position": unit["position"],
+         "role": unit["role"], "status": "pending", "error": None,
          "notebook": None, "started": None, "finished": None}
         for unit in profile.units()
     ]
@@ -203,7 +205,7 @@ def load_tables(sweep_dir: Path) -> dict:
         run_dir = sweep_dir / entry["name"]
         keys = {"sweep": sweep_dir.name, "run": entry["name"], "page_size_bytes": entry["page_size_bytes"],
                 "page_size": entry["page_size"], "repeat": entry["repeat"],
-                "host": entry.get("host") or UNRECORDED_HOST}
+                "host": entry.get("host") or UNRECORDED_HOST, "role": entry.get("role", "verdict")}
         for name in TIDY_TABLES:
             path = run_dir / f"{name}.csv"
             if path.exists() and path.stat().st_size > 0:

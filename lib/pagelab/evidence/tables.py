@@ -113,6 +113,8 @@ def read_runs(bundle: Path) -> RunTable:
     record = json.loads(record_path.read_text())
     rows, excluded = [], []
     for entry in record["runs"]:
+        if entry.get("role", "verdict") == "over_time":  # for the figures over time, not for verdicts
+            continue
         if entry["status"] != "done":
             reason = entry.get("error") or "not finished"
             excluded.append((entry["name"], f"{entry['status']}: {reason}"))

@@ -73,10 +73,17 @@ REFERENCES = [
 class ReportData:
     sweep_dir: Path
     record: SweepRecord
-    tables: dict
+    tables: dict  # the verdict runs' tidy tables (pagelab.bundle.load_tables)
     evidence: RunTable
     per_size: pd.DataFrame
     pairs: pd.DataFrame
+    # The tables the figures over time are drawn from: the over-time runs' (knob over_time_s), or,
+    # in a sweep without them, the verdict runs' own.
+    over_time: dict | None = None
+
+    @property
+    def has_over_time_runs(self) -> bool:
+        return self.over_time is not self.tables
 
     @property
     def profile(self) -> dict:
@@ -96,8 +103,19 @@ def load(sweep_dir: str | Path) -> ReportData:
     # A grid's page sizes are compared within each level of its other factor (`grid_section`);
     # pooled over the levels, round by round, they would pair runs of different pools.
     pairs = pd.DataFrame(columns=PAIR_COLUMNS) if grid_factors(evidence) else pairwise_table(evidence)
-    return ReportData(sweep_dir, SweepRecord.load(sweep_dir), load_tables(sweep_dir), evidence,
-                      page_size_table(evidence), pairs)
+    every = load_tables(sweep_dir)
+    tables = {name: _with_role(frame, "verdict") for name, frame in every.items()}
+    long_runs = {name: _with_role(frame, "over_time") for name, frame in every.items()}
+    over_time = long_runs if not long_runs["summary"].empty else tables
+    return ReportData(sweep_dir, SweepRecord.load(sweep_dir), tables, evidence, page_size_table(evidence), pairs,
+                      over_time)
+
+
+def _with_role(frame: pd.DataFrame, role: str) -> pd.DataFrame:
+    """The rows of runs of one role (a bundle made before roles has only verdict runs)."""
+    if frame.empty or "role" not in frame:
+        return frame if role == "verdict" else frame.iloc[0:0]
+    return frame[frame["role"] == role].reset_index(drop=True)
 
 
 def grid_factor(data: ReportData) -> str | None:
@@ -267,8 +285,9 @@ class Configuration:
     measured_s: float | None  # the shortest measured run
 
 
-def recorded_configuration(data: ReportData) -> Configuration:
-    summary = data.tables["summary"]
+def recorded_configuration(data: ReportData, over_time: bool = False) -> Configuration:
+    """What the verdict runs ran with, or with `over_time` the runs the figures over time come from."""
+    summary = (data.over_time or data.tables)["summary"] if over_time else data.tables["summary"]
 
     def values(column: str) -> list:
         return [] if summary.empty or column not in summary else list(summary[column].dropna())
@@ -315,12 +334,12 @@ CONFIGURATION_DEPENDENCE = {"read_request": None, "iops_fall": "steady", "hit_ra
 def claims(data: ReportData) -> list[Claim]:
     """Seed 002's claims, each checked against this sweep where its configuration is the seed's
     (see the module comment and CONFIGURATION_DEPENDENCE)."""
-    found = recorded_configuration(data)
     checked = []
     for check in (_read_request, _iops_fall, _hit_ratio, _best_8k, _similar):
         claim = check(data)
         needs = CONFIGURATION_DEPENDENCE[claim.key]
-        differences = differences_from_seed(found, needs == "over time") if needs else []
+        over_time = needs == "over time"
+        differences = differences_from_seed(recorded_configuration(data, over_time), over_time) if needs else []
         checked.append(_not_checked(claim, differences) if differences else claim)
     return checked
 
@@ -356,7 +375,7 @@ def _iops_fall(data: ReportData) -> Claim:
 
 def _hit_ratio(data: ReportData) -> Claim:
     statement = "The buffer-pool hit ratio starts near 990/1000 and settles near 993."
-    innodb = data.tables["innodb"]
+    innodb = (data.over_time or data.tables)["innodb"]
     if innodb.empty or "hit_rate" not in innodb or innodb["hit_rate"].dropna().empty:
         return Claim("hit_ratio", statement, NOT_DISTINGUISHABLE, "no InnoDB status samples with a hit rate", "Figure 4")
     measured = innodb.dropna(subset=["hit_rate"])
@@ -444,6 +463,18 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
 def _summary_values(data: ReportData, column: str) -> list:
     summary = data.tables["summary"]
     return [] if summary.empty or column not in summary else list(summary[column].dropna())
+
+
+def over_time_sentence(data: ReportData) -> str:
+    """Where the verdicts and where the figures over time come from, when they are different runs."""
+    if not data.has_over_time_runs:
+        return ""
+    long_runs = data.over_time["summary"]
+    seconds = sorted({round(v) for v in long_runs["measure_s"].dropna()}) if "measure_s" in long_runs else []
+    return (f"\n\nTwo kinds of runs. The verdicts, medians and intervals come from the runs in rounds above; the "
+            f"figures over time (IOPS, hit ratio, New-Order response time) and the seed's checkpoints come from "
+            f"{len(long_runs)} over-time run(s), one per page size after the rounds, each measuring "
+            f"{', '.join(f'{v} s' for v in seconds) or 'longer'}, as the seed's did.")
 
 
 def memory_budget_sentence(data: ReportData) -> str:

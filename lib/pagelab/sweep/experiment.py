@@ -66,6 +66,7 @@ class RunPlan:
     page_size_bytes: int
     repeat: int
     cell: dict  # the unit's levels of the grid's factors, as sweep.json writes them; {} without a grid
+    role: str  # "verdict", or "over_time": a long run for the figures over time (profiles.OVER_TIME_RUN)
     run_options: RunOptions
     server_settings: ServerSettings | None  # of the measured run; None until a pool in % can be resolved
     load_settings: ServerSettings  # of the load: LOAD_BUFFER_POOL_BYTES
@@ -75,7 +76,7 @@ class RunPlan:
 
     @property
     def name(self) -> str:
-        return unit_name(self.page_size_bytes, self.repeat, self.cell)
+        return unit_name(self.page_size_bytes, self.repeat, self.cell, self.role)
 
     @property
     def instance_name(self) -> str:
@@ -83,14 +84,14 @@ class RunPlan:
 
 
 def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int | None,
-             cell: dict | None = None) -> RunPlan:
+             cell: dict | None = None, role: str = "verdict") -> RunPlan:
     """The plan of one run; `db_bytes` (the sweep's memory-budget reference, `memory_budget`)
     resolves a buffer pool given in %. `profile` is the sweep's; a unit of a grid gives its `cell`."""
     page_size_bytes = parse_page_size(page_size)
     cell = dict(cell or {})
-    profile = profile.for_cell(cell)
+    profile = profile.for_cell(cell).for_role(role)
     return RunPlan(
-        page_size_bytes=page_size_bytes, repeat=int(repeat), cell=cell, run_options=profile.run_options(),
+        page_size_bytes=page_size_bytes, repeat=int(repeat), cell=cell, role=role, run_options=profile.run_options(),
         server_settings=None if db_bytes is None and profile.buffer_pool.percent_of_db is not None
         else profile.server_settings(db_bytes),
         load_settings=profile.server_settings(None, LOAD_BUFFER_POOL_BYTES),
@@ -216,13 +217,13 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
 
 def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int | str, repeat: int,
                        cache_dir: str | Path = CACHE_DIR, instance_dir: str | Path | None = None,
-                       cell: dict | None = None) -> dict:
-    """Run one page size and repeat of `profile` (at `cell` of its grid) into sweep_dir/<run>/;
+                       cell: dict | None = None, role: str = "verdict") -> dict:
+    """Run one page size and repeat of `profile` (at `cell` of its grid, as a run of `role`) into sweep_dir/<run>/;
     returns its summary. `instance_dir`: a server of the run's own there, restored from the page
     size's snapshot and removed at the end, instead of the page size's instance (see the module
     comment)."""
     sweep_dir, cache_dir = project_path(sweep_dir), project_path(cache_dir)
-    plan = run_plan(profile, page_size, repeat, db_bytes=None, cell=cell)
+    plan = run_plan(profile, page_size, repeat, db_bytes=None, cell=cell, role=role)
     cell_profile = profile.for_cell(plan.cell)
     plan.run_options.validate()
     run_dir = sweep_dir / plan.name
@@ -265,7 +266,7 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
     from pagelab.tpcc.driver import run
 
     reference = budget["reference_db_bytes"] if budget else None
-    plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=reference, cell=plan.cell)
+    plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=reference, cell=plan.cell, role=plan.role)
     if budget:  # a percentage is checked exactly now that the data's size is known (profiles._pools_fit)
         from pagelab.common.errors import UsageError
         from pagelab.sweep.profiles import machine_memory_bytes, pool_problem
@@ -298,7 +299,7 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
     summary.update(page_size_bytes=plan.page_size_bytes, repeat=plan.repeat, run=plan.name,
                    db_bytes=state["db_bytes"], buffer_pool_requested_bytes=plan.server_settings.buffer_pool_bytes,
                    buffer_pool_spec=KNOBS_BY_NAME["buffer_pool"].text(profile.for_cell(plan.cell).buffer_pool),
-                   cell=plan.cell, **{f"level_{name}": level for name, level in plan.cell.items()},
+                   cell=plan.cell, role=plan.role, **{f"level_{name}": level for name, level in plan.cell.items()},
                    memory_budget_reference_bytes=reference,
                    memory_budget_reference_page_size=budget["reference_page_size"] if budget else None)
     atomic_write_json(run_dir / "summary.json", summary)  # buffer_pool_bytes: what the server reported

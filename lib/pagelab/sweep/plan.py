@@ -40,6 +40,7 @@ class Unit:
     cell: dict = field(default_factory=dict)
     round: int = 0  # 0: a plan written before rounds were recorded
     position: int = 0
+    role: str = "verdict"  # or "over_time": measures over_time_s (pagelab.sweep.profiles)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ class Plan:
 def plan_from_record(record: SweepRecord, measure_noise: bool = False) -> Plan:
     """The plan of a bundle's runs, in sweep.json's order (the profile's, `Profile.runs`)."""
     units = tuple(Unit(index, entry["name"], int(entry["page_size_bytes"]), entry["page_size"], int(entry["repeat"]),
-                       dict(entry.get("cell") or {}), int(entry.get("round", 0)), int(entry.get("position", 0)))
+                       dict(entry.get("cell") or {}), int(entry.get("round", 0)), int(entry.get("position", 0)),
+                       entry.get("role", "verdict"))
                   for index, entry in enumerate(record.runs))
     return Plan(record.document.get("sweep_id", record.path.parent.name), record.document["profile"], units,
                 measure_noise)

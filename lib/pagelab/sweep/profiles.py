@@ -128,6 +128,10 @@ KNOBS: tuple[Knob, ...] = (
          "the 95% batch-means interval of TpmC is within target_ci_pct, at most max_measure_s."),
     Knob("max_measure_s", "Measurement cap", Integer(1), RUN_DEFAULTS.max_measure_s, "s",
          "The longest an auto measurement may take (seed 002 measured 1200 s)."),
+    Knob("over_time_s", "Over-time run", Integer(0), 0, "s",
+         "0: none. Else one more run per page size after the rounds, measuring this long, for the figures "
+         "over time and the seed's checkpoints (seed 002: 1200 s, read at 100, 400, 800 and 1100 s); "
+         "the verdicts come from the other runs, which measure measure_s."),
     Knob("target_ci_pct", "Target precision", Percent(50), RUN_DEFAULTS.target_ci_pct, "%",
          "With measure_s auto: stop once the 95% interval of TpmC within the run is this close, in percent."),
     Knob("interval_s", "Report interval", Integer(1), RUN_DEFAULTS.interval_s, "s",
@@ -281,6 +285,8 @@ RULES = (_intervals_fit_the_measurement, _auto_needs_a_builtin_driver, _server_a
          _tpcc_mysql_has_a_build, _pools_fit)
 # The knobs a profile may give as a list of levels (a second factor beside the page size).
 GRID_FACTORS = ("warehouses", "buffer_pool")
+# What a run is for: a verdict run (measure_s, in the rounds) or an over-time run (over_time_s).
+VERDICT_RUN, OVER_TIME_RUN = "verdict", "over_time"
 
 
 # --- profiles ----------------------------------------------------------------------------------------
@@ -357,8 +363,20 @@ class Profile:
             for position, index in enumerate(order, start=1):
                 page_size, cell = cells[int(index)]
                 units.append({"page_size": page_size, "repeat": repeat, "cell": cell, "round": repeat,
-                              "position": position})
+                              "position": position, "role": VERDICT_RUN})
+        if self.over_time_s:  # after the rounds: a long run on a machine the short ones have warmed alike
+            for position, (page_size, cell) in enumerate(cells, start=1):
+                units.append({"page_size": page_size, "repeat": 1, "cell": cell, "round": self.repeats + 1,
+                              "position": position, "role": OVER_TIME_RUN})
         return units
+
+    def for_role(self, role: str) -> "Profile":
+        """This profile for a run of `role`: an over-time run measures over_time_s, no auto stop."""
+        if role != OVER_TIME_RUN:
+            return self
+        values = dict(self.values, measure_s=self.over_time_s)
+        return Profile(name=self.name, values=values, source=self.source, overrides=self.overrides,
+                       description=self.description)
 
     def runs(self) -> list[tuple[int, int]]:
         """(page size in bytes, repeat from 1) of every run, repeat by repeat.

@@ -35,12 +35,13 @@ STOPPED_BY_SIGTERM = "stopped by SIGTERM (scancel, the job's time limit, or Ctrl
 EXIT_SIGTERM = 143
 
 
-def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int, cell: dict | None = None) -> dict:
+def run_parameters(profile: dict, sweep_dir: Path, page_size: int, repeat: int, cell: dict | None = None,
+                   role: str = "verdict") -> dict:
     """The run notebook's parameters: the profile whole (as sweep.json keeps it), the page size, the
     repeat and the unit's cell of the grid; the notebook rebuilds the profile with `profile_from_dict`
     and takes the cell's levels for the listed knobs."""
     return {"sweep_dir": str(sweep_dir), "profile": dict(profile), "page_size": int(page_size),
-            "repeat": int(repeat), "cache_dir": str(CACHE_DIR), "cell": dict(cell or {})}
+            "repeat": int(repeat), "cache_dir": str(CACHE_DIR), "cell": dict(cell or {}), "role": role}
 
 
 def short_error(exc: Exception) -> str:
@@ -120,7 +121,8 @@ def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = 
     """The run notebook, executed by papermill into the run directory; raises what the run raised."""
     from pagelab.report.execute import execute_notebook
 
-    parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"], entry.get("cell"))
+    parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"], entry.get("cell"),
+                                entry.get("role", "verdict"))
     parameters["instance_dir"] = str(unit_instance_dir(sweep_dir, entry, scratch)) if scratch is not None else ""
     execute_notebook(RUN_NOTEBOOK, Path(sweep_dir) / entry["name"] / "run.ipynb", parameters=parameters,
                      cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S)
