@@ -100,12 +100,13 @@ def test_bad_grid_input_is_refused_before_anything_starts(tmp_path, args, messag
 # --- a grid on real MariaDB -------------------------------------------------------------------------
 
 GRID = ["--profile", "smoke", "--set", "buffer_pool=[30%,60%]", "--set", "measure_s=6", "--set", "interval_s=3",
-        "--set", "sample_interval_s=3"]
+        "--set", "sample_interval_s=3", "--set", "over_time_s=9"]
 
 
 @pytest.fixture(scope="module")
 def grid_sweep(tmp_path_factory):
-    """2 page sizes x 2 pools x 1 repeat, interrupted after its first run and resumed."""
+    """2 page sizes x 2 pools x 1 repeat, and an over-time run per cell after the round, interrupted
+    after its first run and resumed."""
     base = tmp_path_factory.mktemp("grid")
     out, pdf = base / "grid", base / "grid.pdf"
     process = subprocess.Popen(PAGELAB + ["sweep", *GRID, "--out", str(out), "--pdf", str(pdf)],
@@ -133,7 +134,8 @@ def test_a_grid_resumed_after_an_interrupt_finishes_every_cell(grid_sweep):
     statuses = [run["status"] for run in interrupted["runs"]]
     assert statuses[0] == "done" and "done" not in statuses[2:]
     record = json.loads((out / "sweep.json").read_text())
-    assert [run["status"] for run in record["runs"]] == ["done"] * 4
+    assert [run["status"] for run in record["runs"]] == ["done"] * 8
+    assert [run["role"] for run in record["runs"]] == ["verdict"] * 4 + ["over_time"] * 4
     assert (out / first / "summary.json").read_text() == first_summary, "a finished run was redone"
     assert not servers_under(out)
 
@@ -149,7 +151,7 @@ def test_each_pool_level_gives_both_page_sizes_the_same_bytes(grid_sweep):
         summary = json.loads((out / run["name"] / "summary.json").read_text())
         pools.setdefault(run["cell"]["buffer_pool"], set()).add(summary["buffer_pool_requested_bytes"])
         assert summary["level_buffer_pool"] == run["cell"]["buffer_pool"]
-    assert set(pools) == {"30%", "60%"}
+    assert set(pools) == {"30%", "60%"}  # the over-time runs of a level get its pool too
     for level, found in pools.items():
         assert len(found) == 1, f"{level}: the page sizes got different pools {found}"
         share = float(level.rstrip("%")) / 100
@@ -179,3 +181,20 @@ def test_stats_on_a_grid_compares_within_each_level(grid_sweep):
     assert "buffer pool 30%: 16k vs 4k: TpmC" in done.stdout and "buffer pool 60%: 16k vs 4k: TpmC" in done.stdout
     table = json.loads(pagelab("stats", out, "--format", "json").stdout)
     assert {row["level"] for row in table["grid"]["buffer_pool"]["effects"]} == {"30%", "60%"}
+
+
+@pytest.mark.server
+@pytest.mark.timeout(1500)
+def test_verdicts_come_from_the_rounds_and_figures_over_time_from_the_long_runs(grid_sweep):
+    from pagelab.evidence.tables import read_runs
+    from pagelab.report.lab_report import load
+
+    out, pdf, *_ = grid_sweep
+    assert sorted(read_runs(out).runs["run"]) == sorted(["4k-pool30pct-r1", "16k-pool30pct-r1", "4k-pool60pct-r1",
+                                                         "16k-pool60pct-r1"])
+    data = load(out)
+    assert data.has_over_time_runs
+    assert set(data.over_time["innodb"]["run"]) == {"4k-pool30pct-over-time", "16k-pool30pct-over-time",
+                                                    "4k-pool60pct-over-time", "16k-pool60pct-over-time"}
+    assert set(data.over_time["summary"]["measure_s"]) == {9}
+    assert "Two kinds of runs." in pages_text(pdf, 1, 1000)

@@ -65,8 +65,16 @@ def test_quick_fits_ten_minutes_with_the_fixtures_pool():
 def test_course_is_seed_002s_setup():
     course = load_profile("course")
     assert course.page_size_labels == ["4k", "8k", "16k"]
-    assert (course.warehouses, course.connections, course.rampup_s, course.measure_s, course.interval_s) == (
-        7, 8, "auto", 1200, 10)
+    assert (course.warehouses, course.connections, course.rampup_s, course.interval_s) == (7, 8, "auto", 10)
+    # verdicts: at least 5 runs per page size of 90-120 s steady state, in rounds; the seed's picture
+    # over time: one 1200 s run per page size after them
+    assert course.repeats >= 5 and 90 <= course.measure_s <= 120
+    assert course.over_time_s == 1200
+    units = course.units()
+    assert sum(u["role"] == "over_time" for u in units) == 3
+    assert [u["role"] for u in units[:15]] == ["verdict"] * 15
+    measured = sum(course.measure_s if u["role"] == "verdict" else course.over_time_s for u in units)
+    assert measured <= 90 * 60, "the measurements alone must leave half an hour of the 2 hours for the rest"
     # what the seed's server had: its status output shows 256 MiB at every page size
     assert str(course.buffer_pool) == "256M"
     # the course guide's my.cnf where MariaDB has it; its 2 x 100M redo files as one of 200M
