@@ -9,10 +9,13 @@ ones of pagelab.evidence.tables, unchanged: the effect at a level is the ratio o
 largest page size against the smallest, round by round when enough rounds finished
 (`compare_rounds`).
 
-Whether the effect changes with the factor is the difference of the effects at the factor's first
-and last level, in percentage points, with a percentile bootstrap interval (Efron & Tibshirani
-1993, ch. 13) by `scipy.stats.bootstrap`, each of the four groups of runs resampled on its own
-(`_difference_of_effects`).
+Whether the effect changes with the factor is the difference of the effects at the factor's last
+and first level, in log points (100 x the difference of the natural logs of the two ratios of
+medians; close to percentage points for effects of a few percent), with a percentile bootstrap
+interval (Efron & Tibshirani 1993, ch. 13) by `scipy.stats.bootstrap`. `pagelab.evidence`'s
+`effect_difference` computes it where it exists (it resamples a level by rounds when its two page
+sizes share enough of them); until then `_difference_of_effects` resamples each of the four groups
+of runs on its own.
 """
 
 from __future__ import annotations
@@ -87,27 +90,33 @@ class EffectChange:
     last_level: object
     first_pct: float
     last_pct: float
-    difference_pct: float  # last minus first, in percentage points
-    low_pct: float
-    high_pct: float
+    difference: float  # last minus first, in log points
+    low: float
+    high: float
 
 
-def _effect_pct(a1, b1, a2, b2, axis=-1):
-    # 100 * (median(a2)/median(b2) - median(a1)/median(b1)): how many points the effect moved.
+def _log_effect(a1, b1, a2, b2, axis=-1):
+    # 100 * (log(median(a2)/median(b2)) - log(median(a1)/median(b1))): how far the effect moved.
     with np.errstate(divide="ignore", invalid="ignore"):
-        return 100 * (np.median(a2, axis=axis) / np.median(b2, axis=axis)
-                      - np.median(a1, axis=axis) / np.median(b1, axis=axis))
+        return 100 * (np.log(np.median(a2, axis=axis) / np.median(b2, axis=axis))
+                      - np.log(np.median(a1, axis=axis) / np.median(b1, axis=axis)))
 
 
-def _difference_of_effects(first: tuple[list, list], last: tuple[list, list]) -> tuple[float, float, float]:
-    """(difference, low, high) in points of the effect at `last` minus the effect at `first`, each
-    given as (runs of a, runs of b). Percentile bootstrap of the four groups resampled on their
-    own (`scipy.stats.bootstrap`; Efron & Tibshirani 1993, ch. 13). Needs 2 runs in each group."""
-    groups = [np.asarray(values, dtype=float) for values in (*first, *last)]
-    difference = float(_effect_pct(*groups))
+def _difference_of_effects(first: tuple[dict, dict], last: tuple[dict, dict]) -> tuple[float, float, float]:
+    """(difference, low, high) in log points of the effect at `last` minus the effect at `first`, each
+    given as ({round: value} of a, {round: value} of b), with its 95% interval."""
+    try:
+        from pagelab.evidence import effect_difference
+    except ImportError:
+        effect_difference = None
+    if effect_difference is not None:
+        found = effect_difference(last, first)
+        return float(found.difference), float(found.low), float(found.high)
+    groups = [np.asarray(list(values.values()), dtype=float) for values in (*first, *last)]
+    difference = float(_log_effect(*groups))
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap(tuple(groups), _effect_pct, vectorized=True, paired=False,
+        result = stats.bootstrap(tuple(groups), _log_effect, vectorized=True, paired=False,
                                  confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
                                  random_state=np.random.default_rng(BOOTSTRAP_SEED))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
@@ -116,9 +125,9 @@ def _difference_of_effects(first: tuple[list, list], last: tuple[list, list]) ->
     return difference, min(low, difference), max(high, difference)
 
 
-def _values(table: RunTable, page_size: str, metric: str) -> list[float]:
-    runs = table.runs
-    return [float(v) for v in runs.loc[runs["page_size"] == page_size, metric] if not pd.isna(v)]
+def _by_round(table: RunTable, page_size: str, metric: str) -> dict[int, float]:
+    rows = table.runs.loc[table.runs["page_size"] == page_size, ["repeat", metric]]
+    return {int(repeat): float(value) for repeat, value in rows.itertuples(index=False) if not pd.isna(value)}
 
 
 def effect_change(table: RunTable, factor: str, metric: str = "tpmc") -> EffectChange | None:
@@ -128,7 +137,8 @@ def effect_change(table: RunTable, factor: str, metric: str = "tpmc") -> EffectC
         return None
     a, b = effect_pair(table)
     first, last = at_level(table, factor, found[0]), at_level(table, factor, found[-1])
-    groups = [_values(first, a, metric), _values(first, b, metric), _values(last, a, metric), _values(last, b, metric)]
+    groups = [_by_round(first, a, metric), _by_round(first, b, metric), _by_round(last, a, metric),
+              _by_round(last, b, metric)]
     if min(len(group) for group in groups) < 2:
         return None
     difference, low, high = _difference_of_effects((groups[0], groups[1]), (groups[2], groups[3]))
@@ -150,9 +160,9 @@ def effect_change_sentence(table: RunTable, factor: str, metric: str = "tpmc") -
         return (f"Whether the {a} vs {b} effect changes with the {words} needs at least 2 finished runs of each "
                 f"page size at its first and last level; this sweep has fewer, so it cannot say.")
     head = (f"The {a} vs {b} effect is {_signed(change.first_pct)} at {words} {change.first_level} and "
-            f"{_signed(change.last_pct)} at {change.last_level}: it moves by {_signed(change.difference_pct, ' points')} "
-            f"[{_signed(change.low_pct, '')}, {_signed(change.high_pct, '')}] (95% bootstrap interval)")
-    if change.low_pct > 0 or change.high_pct < 0:
+            f"{_signed(change.last_pct)} at {change.last_level}: it moves by {_signed(change.difference, ' log points')} "
+            f"[{_signed(change.low, '')}, {_signed(change.high, '')}] (95% bootstrap interval)")
+    if change.low > 0 or change.high < 0:
         return head + f", so the page-size effect changes with the {words}."
     return head + f", an interval that includes no change: this sweep cannot tell that the effect depends on the {words}."
 
