@@ -109,3 +109,13 @@ def test_the_setup_table_puts_the_course_guides_settings_beside_the_sweeps(tmp_p
     assert table.loc["innodb_flush_log_at_trx_commit", "Seed 002"] == "0 (course guide)"
     assert table.loc["innodb_buffer_pool_instances", "This sweep"] == "not applicable on MariaDB"
     assert table.loc["innodb_log_file_size", "This sweep"] == "200M (one file)"
+
+
+def test_a_claim_over_time_needs_a_run_long_enough_to_show_time(tmp_path):
+    # The seed's configuration measured 100 s a run, as course's verdict runs, without over-time runs.
+    found = {c.key: c for c in claims(load(seed_bundle(tmp_path / "short", {**SEED_CONFIGURATION, "measure_s": 100})))}
+    assert found["hit_ratio"].verdict == NOT_CHECKED
+    assert "100 s measured against 1200 s" in found["hit_ratio"].evidence
+    assert "warehouse" not in found["hit_ratio"].evidence, "only what differs is listed"
+    for key in ("iops_fall", "best_8k", "similar"):
+        assert found[key].verdict != NOT_CHECKED, key
