@@ -362,3 +362,14 @@ def test_describe_gives_the_title_page_rows():
     assert "tpcc-mysql build" not in rows, "only shown when that driver runs"
     with_set = dict(describe(load_profile("quick", ["measure_s=30"])))
     assert with_set["Profile"] == "quick (--set measure_s=30)"
+
+
+def test_course_pool_is_what_the_seeds_server_had_by_its_own_status_output():
+    import pandas as pd
+
+    from pagelab.common.paths import PROJECT_ROOT
+
+    innodb = pd.read_csv(PROJECT_ROOT / "data" / "reference" / "seed002_innodb.csv").dropna(subset=["pool_pages"])
+    pools = set(innodb["pool_pages"] * innodb["page_size_bytes"])
+    assert set(innodb["page_size"]) == {"4k", "8k", "16k"}
+    assert pools == {load_profile("course").buffer_pool_bytes(None)}

@@ -500,9 +500,16 @@ def method_markdown(data: ReportData) -> str:
     db = _summary_values(data, "db_bytes")
     pools = _summary_values(data, "buffer_pool_bytes")
     pool_text = str(profile.get("buffer_pool"))
-    if db and pools:
-        share = 100 * sum(pools) / sum(db)
-        pool_text = f"{size_text(sum(pools) / len(pools))} ({share:.0f}% of the loaded database)"
+    summary = data.tables["summary"]
+    if isinstance(profile.get("buffer_pool"), list) and "level_buffer_pool" in summary:
+        # a grid over the pool: each level's bytes, the same for every page size
+        levels = summary.groupby("level_buffer_pool", sort=False)["buffer_pool_bytes"].median()
+        shown = [f"{level} ({size_text(levels[level])})" for level in profile["buffer_pool"] if level in levels]
+        pool_text = (", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else "".join(shown)) + \
+            ", one level of the grid per run"
+    elif db and pools:
+        share = 100 * max(pools) / max(db)
+        pool_text = f"{size_text(sum(pools) / len(pools))} ({share:.0f}% of the largest loaded database)"
     if profile.get("rampup_s") == "auto":
         rampup = (f"ramp-up until steady state (the buffer pool no longer filling, and MSER-5 finding the rows "
                   f"written and pages read per second level; at most {profile.get('max_rampup_s')} s)")
