@@ -13,14 +13,16 @@ The seed's claims checked in the Discussion, in the seed's own order:
     hit_ratio      the hit ratio starts near 990/1000 and settles near 993
     best_8k        TpmC 3,518 -> 3,898 -> 3,758 at 4k/8k/16k, so 8k is best
     similar        transaction throughput is similar no matter the page size
+
+Each is checked only where the sweep ran the seed's configuration (pagelab.report.seed_configuration;
+elsewhere "not checked here", with the differences); a sweep with a second factor answers with the
+page-size effect across it (pagelab.report.grid_report).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from functools import partial
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +32,11 @@ from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
 from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table, read_runs
 from pagelab.bundle import SweepRecord, load_tables
 from pagelab.common.units import size_text
+from pagelab.report.grid_report import PERCONA_DIRECTION, grid_answer, grid_factor  # noqa: F401 (the notebook's)
+from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
+    CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed, memory_budget_sentence,
+    not_applicable_sentence, over_time_sentence, recorded_configuration, server_setting_rows,
+)
 
 HOLDS, DOES_NOT_HOLD, NOT_DISTINGUISHABLE = "holds", "does not hold", "not distinguishable here"
 # A claim about the seed's configuration, where this sweep's configuration is another.
@@ -119,43 +126,6 @@ def _with_role(frame: pd.DataFrame, role: str) -> pd.DataFrame:
     if frame.empty or "role" not in frame:
         return frame if role == "verdict" else frame.iloc[0:0]
     return frame[frame["role"] == role].reset_index(drop=True)
-
-
-def grid_factor(data: ReportData) -> str | None:
-    """The second factor of a grid sweep (the first, if it has two), else None."""
-    from pagelab.evidence.grid import grid_factors
-
-    factors = grid_factors(data.evidence)
-    return factors[0] if factors else None
-
-
-# Percona's tpcc-mysql runs of 4k against 16k pages (2016): the direction, not the numbers.
-PERCONA_DIRECTION = ("Percona's tpcc-mysql runs of 4k against 16k pages (2016, SATA and NVMe SSDs) found 4k ahead "
-                     "by 1.55-3.3x, more so the smaller the buffer pool: the 16k vs 4k effect negative, and larger "
-                     "the smaller the pool.")
-
-
-def grid_answer(data: ReportData) -> str:
-    """The grid's answer: the page-size effect at each level and whether it changes with the factor."""
-    from pagelab.evidence.grid import FACTOR_WORDS, effect_change, effect_change_sentence, effect_table
-
-    factor = grid_factor(data)
-    effects = effect_table(data.evidence, factor)
-    parts = [f"{FACTOR_WORDS.get(factor, factor)} {row['level']}: {_pct(row['change_pct'])}"
-             + ("" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]")
-             + f" ({row['verdict']})" for row in effects.to_dict("records")]
-    a, b = (effects.iloc[0]["a"], effects.iloc[0]["b"]) if not effects.empty else ("", "")
-    text = f"The {a} vs {b} TpmC effect at each level — " + "; ".join(parts) + ". " if parts else ""
-    text += effect_change_sentence(data.evidence, factor)
-    if factor == "buffer_pool" and {a, b} == {"16k", "4k"}:
-        change = effect_change(data.evidence, factor)
-        text += " " + PERCONA_DIRECTION
-        if change is not None:
-            # levels run from the smallest pool to the largest in the pool profile's order
-            same = change.first_pct < 0 and change.first_pct < change.last_pct
-            text += (" This sweep's shape is the same: 16k behind, more so at the smaller pool." if same else
-                     " This sweep's shape is not that one (compare Figure: effect across the pool).")
-    return text
 
 
 # --- tables as a reader wants them --------------------------------------------------------------------
@@ -254,84 +224,10 @@ class Claim:
     where: str
 
 
-# --- the seed's configuration, which most of its claims are about ------------------------------------
-#
-# A claim about throughput, IOPS or the hit ratio holds for a configuration: the share of the data
-# in memory, the load, the time watched. It is checked only in a sweep whose recorded configuration
-# matches the seed's within these tolerances; elsewhere it is "not checked here", with the
-# differences. The seed's values: its "Benchmark setup" table (7 warehouses, 8 connections, 1200 s),
-# and its pool as its server had it (256 MiB of 700 MB, 37%; its text says 210 MB, 30%).
-SEED_WAREHOUSES = 7
-SEED_CONNECTIONS = 8
-SEED_POOL_SHARE_PCT = 30.0
-# 25-40%: the stated 30% and the 37% its server really had, with room for the load's size here
-# (668-750 MB at 7 warehouses, depending on the page size).
-POOL_SHARE_TOLERANCE_PCT = (25.0, 40.0)
-SEED_MEASURE_S = 1200
-# A claim about a trend over time ("starts near ..., settles near ...") needs the seed's last
-# checkpoint, 1100 s, inside the measured run.
-OVER_TIME_MEASURE_S = 1100
-# A claim about steady-state throughput needs a steady-state measurement of at least this long:
-# the course profile's verdict runs measure 90-120 s after the auto ramp-up.
-STEADY_MEASURE_S = 90
-# The profile that runs the seed's configuration.
-CHECKING_PROFILE = "course"
-
-
-@dataclass(frozen=True)
-class Configuration:
-    """What a sweep ran with, as its runs recorded it."""
-
-    warehouses: int | None
-    connections: int | None
-    pool_share_pct: float | None  # pool bytes over loaded database bytes
-    measured_s: float | None  # the shortest measured run
-
-
-def recorded_configuration(data: ReportData, over_time: bool = False) -> Configuration:
-    """What the verdict runs ran with, or with `over_time` the runs the figures over time come from."""
-    summary = (data.over_time or data.tables)["summary"] if over_time else data.tables["summary"]
-
-    def values(column: str) -> list:
-        return [] if summary.empty or column not in summary else list(summary[column].dropna())
-
-    warehouses, connections, measured = values("warehouses"), values("connections"), values("measure_s")
-    pools, db = values("buffer_pool_bytes"), values("db_bytes")
-    share = 100 * max(pools) / max(db) if pools and db else None
-    return Configuration(int(max(warehouses)) if warehouses else None,
-                         int(max(connections)) if connections else None, share,
-                         float(min(measured)) if measured else None)
-
-
-def differences_from_seed(found: Configuration, over_time: bool) -> list[str]:
-    """How this configuration differs from the seed's, as a reader would say it; empty if it matches."""
-    differences = []
-    if found.warehouses != SEED_WAREHOUSES:
-        plural = "s" if found.warehouses != 1 else ""
-        differences.append(f"{found.warehouses} warehouse{plural} against {SEED_WAREHOUSES}")
-    low, high = POOL_SHARE_TOLERANCE_PCT
-    if found.pool_share_pct is None or not low <= found.pool_share_pct <= high:
-        shown = "unrecorded" if found.pool_share_pct is None else f"{found.pool_share_pct:.0f}% of the data"
-        differences.append(f"pool {shown} against {SEED_POOL_SHARE_PCT:.0f}%")
-    if found.connections != SEED_CONNECTIONS:
-        differences.append(f"{found.connections} connections against {SEED_CONNECTIONS}")
-    needed = OVER_TIME_MEASURE_S if over_time else STEADY_MEASURE_S
-    if found.measured_s is None or found.measured_s < needed:
-        shown = "unrecorded" if found.measured_s is None else f"{found.measured_s:.0f} s"
-        differences.append(f"{shown} measured against {SEED_MEASURE_S} s" if over_time else
-                           f"{shown} measured against at least {STEADY_MEASURE_S} s")
-    return differences
-
-
 def _not_checked(statement_claim: Claim, differences: list[str]) -> Claim:
     return Claim(statement_claim.key, statement_claim.statement, NOT_CHECKED,
                  f"this sweep's configuration is not the seed's: {'; '.join(differences)}. The "
                  f"`{CHECKING_PROFILE}` profile runs the seed's configuration and checks it", statement_claim.where)
-
-
-# Which claims depend on the configuration, and whether they need a run long enough to show time.
-CONFIGURATION_DEPENDENCE = {"read_request": None, "iops_fall": "steady", "hit_ratio": "over time",
-                            "best_8k": "steady", "similar": "steady"}
 
 
 def claims(data: ReportData) -> list[Claim]:
@@ -468,33 +364,6 @@ def _summary_values(data: ReportData, column: str) -> list:
     return [] if summary.empty or column not in summary else list(summary[column].dropna())
 
 
-def over_time_sentence(data: ReportData) -> str:
-    """Where the verdicts and where the figures over time come from, when they are different runs."""
-    if not data.has_over_time_runs:
-        return ""
-    long_runs = data.over_time["summary"]
-    seconds = sorted({round(v) for v in long_runs["measure_s"].dropna()}) if "measure_s" in long_runs else []
-    return (f"\n\nTwo kinds of runs. The verdicts, medians and intervals come from the runs in rounds above; the "
-            f"figures over time (IOPS, hit ratio, New-Order response time) and the seed's checkpoints come from "
-            f"{len(long_runs)} over-time run(s), one per page size after the rounds, each measuring "
-            f"{', '.join(f'{v} s' for v in seconds) or 'longer'}, as the seed's did.")
-
-
-def memory_budget_sentence(data: ReportData) -> str:
-    """How a pool given as a percentage became bytes: once per sweep, the same for every page size."""
-    budgets = data.record.document.get("memory_budget") or {}
-    if not budgets:
-        return ""
-    parts = []
-    for warehouses, budget in sorted(budgets.items(), key=lambda item: int(item[0])):
-        loaded = "; ".join(f"{size} {size_text(n)}" for size, n in budget["loaded_db_bytes"].items())
-        parts.append(f"at {warehouses} warehouse(s) the loaded databases were {loaded}, so the reference was "
-                     f"{budget['reference_page_size']}'s {size_text(budget['reference_db_bytes'])}")
-    return (f" The buffer pool, given as a percentage, was resolved once for the sweep against "
-            f"{next(iter(budgets.values()))['rule']}, so every page size had the same bytes (as the seed's "
-            f"server had: its status output shows 256 MiB at every page size): " + "; ".join(parts) + ".")
-
-
 def method_markdown(data: ReportData) -> str:
     profile = data.profile
     db = _summary_values(data, "db_bytes")
@@ -597,52 +466,6 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     seed = seed[seed["table"] == "Benchmark setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
     rows = [{"Setting": key, "This sweep": value, "Seed 002": seed.get(key, "—")} for key, value in ours.items()]
     return pd.DataFrame(rows + server_setting_rows(data))
-
-
-def server_setting_rows(data: ReportData) -> list[dict]:
-    """The course guide's my.cnf settings (the seed's lab ran with them) beside this sweep's: the
-    profile's server_options and flush_method, else the server's default as the run recorded it."""
-    from pagelab.report.figures import read_reference
-
-    guide = read_reference("course_server_settings.csv")
-    if guide.empty:
-        return []
-    profile = data.profile
-    options = {name.replace("-", "_").lower(): value for name, value in (profile.get("server_options") or {}).items()}
-    options["innodb_flush_method"] = profile.get("flush_method")
-    options["innodb_log_file_size"] = f"{profile.get('redo_log')} (one file)"
-    recorded = _first_run_variables(data)
-    rows = []
-    for row in guide.fillna("").itertuples():
-        if row.key in options:
-            ours = str(options[row.key])
-        elif row.note.startswith("not applicable"):
-            ours = "not applicable on MariaDB"
-        else:
-            ours = f"{recorded.get(row.key, '—')} (server default)"
-        rows.append({"Setting": row.key, "This sweep": ours, "Seed 002": f"{row.value} (course guide)"})
-    return rows
-
-
-def _first_run_variables(data: ReportData) -> dict[str, str]:
-    runs = [e for e in data.record.runs if e["status"] == "done"]
-    path = data.sweep_dir / runs[0]["name"] / "variables.csv" if runs else None
-    if path is None or not path.exists():
-        return {}
-    variables = pd.read_csv(path, dtype=str, keep_default_na=False)
-    return dict(zip(variables["variable_name"].str.lower(), variables["value"]))
-
-
-def not_applicable_sentence() -> str:
-    """The course guide's settings MariaDB lacks, for the Method."""
-    from pagelab.report.figures import read_reference
-
-    guide = read_reference("course_server_settings.csv").fillna("")
-    notes = [f"`{row.key}={row.value}`: {row.note}" for row in guide.itertuples() if row.note]
-    if not notes:
-        return ""
-    return (" Of the course guide's server settings (Table: Benchmark setup), these do not carry over to MariaDB "
-            "as written: " + "; ".join(notes) + ".")
 
 
 def system_setup(data: ReportData) -> pd.DataFrame:

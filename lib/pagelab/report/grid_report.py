@@ -1,0 +1,46 @@
+"""The answer of a sweep with a second factor beside the page size (pagelab.evidence.grid), in the
+report's words: the page-size effect at each level, whether it changes with the factor, and, for
+a pool grid of 4k and 16k, Percona's published direction beside this sweep's as a shape."""
+
+from __future__ import annotations
+
+import math
+
+from pagelab.evidence.grid import FACTOR_WORDS, effect_change, effect_change_sentence, effect_table, grid_factors
+
+
+def _pct(value: float) -> str:
+    return f"{value:+.1f}%".replace("-", "−")
+
+
+def grid_factor(data) -> str | None:
+    """The second factor of a grid sweep (the first, if it has two), else None."""
+    factors = grid_factors(data.evidence)
+    return factors[0] if factors else None
+
+
+# Percona's tpcc-mysql runs of 4k against 16k pages (2016): the direction, not the numbers.
+PERCONA_DIRECTION = ("Percona's tpcc-mysql runs of 4k against 16k pages (2016, SATA and NVMe SSDs) found 4k ahead "
+                     "by 1.55-3.3x, more so the smaller the buffer pool: the 16k vs 4k effect negative, and larger "
+                     "the smaller the pool.")
+
+
+def grid_answer(data) -> str:
+    """The grid's answer: the page-size effect at each level and whether it changes with the factor."""
+    factor = grid_factor(data)
+    effects = effect_table(data.evidence, factor)
+    parts = [f"{FACTOR_WORDS.get(factor, factor)} {row['level']}: {_pct(row['change_pct'])}"
+             + ("" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]")
+             + f" ({row['verdict']})" for row in effects.to_dict("records")]
+    a, b = (effects.iloc[0]["a"], effects.iloc[0]["b"]) if not effects.empty else ("", "")
+    text = f"The {a} vs {b} TpmC effect at each level — " + "; ".join(parts) + ". " if parts else ""
+    text += effect_change_sentence(data.evidence, factor)
+    if factor == "buffer_pool" and {a, b} == {"16k", "4k"}:
+        change = effect_change(data.evidence, factor)
+        text += " " + PERCONA_DIRECTION
+        if change is not None:
+            # levels run from the smallest pool to the largest in the pool profile's order
+            same = change.first_pct < 0 and change.first_pct < change.last_pct
+            text += (" This sweep's shape is the same: 16k behind, more so at the smaller pool." if same else
+                     " This sweep's shape is not that one (compare Figure: effect across the pool).")
+    return text
