@@ -27,7 +27,7 @@ PAGELAB = [sys.executable, "-m", "pagelab.cli"]
 RUN_FILES = ("run.ipynb", "my.cnf", "variables.csv", "mysqld.err", "tpcc.log", "iostat.json", "global_status.csv",
              "tpcc_intervals.csv", "iostat.csv", "innodb.csv", "summary.json")
 SWEEP_FILES = ("sweep.json", "report.ipynb")
-FIGURES = ("tpmc", "iops", "request_size", "hit_ratio", "new_order_latency")
+FIGURES = ("tpmc", "tpmc_order", "iops", "request_size", "hit_ratio", "new_order_latency")
 
 
 def sweep_command(*args) -> list[str]:

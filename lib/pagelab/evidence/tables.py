@@ -330,17 +330,21 @@ def verdict_line(row: dict, metric: Metric | None = None) -> str:
     return text
 
 
-def family_text(frame: pd.DataFrame, what: str = "page sizes compared") -> str:
-    """The head of a family's lines: the interval's level and why, and the margin."""
+def family_note(frame: pd.DataFrame) -> str:
+    """How a family's lines were judged: the interval's level and why, the p-value correction, the margin."""
     rows = frame.to_dict("records")
     if not rows:
-        return f"{what}:"
+        return "no pairs"
     m = max(int(row["family_size"]) for row in rows)
-    level = 100 * family_confidence(m)
     delta = rows[0]["equivalence_pct"]
-    family = (f"{level:.4g}% bootstrap interval, Bonferroni for a family of {m} pairs; rank-test p-values "
-              f"Holm-adjusted" if m > 1 else f"{100 * CONFIDENCE:g}% bootstrap interval")
-    return f"{what} (ratio of medians, {family}; equivalent = the interval within ±{delta:g}%):"
+    family = (f"{100 * family_confidence(m):.4g}% bootstrap interval, Bonferroni for a family of {m} pairs; rank-test "
+              f"p-values Holm-adjusted" if m > 1 else f"{100 * CONFIDENCE:g}% bootstrap interval")
+    return f"ratio of medians, {family}; equivalent = the interval within ±{delta:g}%"
+
+
+def family_text(frame: pd.DataFrame, what: str = "page sizes compared") -> str:
+    """The head of a family's lines: what they compare, then `family_note`."""
+    return f"{what} ({family_note(frame)}):" if not frame.empty else f"{what}:"
 
 
 def verdict_lines(table: RunTable, metric: str = "tpmc", resolve_pct: float = DEFAULT_RESOLVE_PCT) -> list[str]:

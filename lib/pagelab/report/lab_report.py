@@ -217,7 +217,7 @@ def _read_request(data: ReportData) -> Claim:
     verdict = HOLDS if within.all() else DOES_NOT_HOLD
     return Claim("read_request", statement, verdict,
                  f"mean read request per page size {text} (the claim holds where it is within "
-                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size)", "Figure 3, Table 4")
+                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size)", "Figure 4, Table 4")
 
 
 def _iops_fall(data: ReportData) -> Claim:
@@ -225,19 +225,19 @@ def _iops_fall(data: ReportData) -> Claim:
     first, last = data.page_sizes[0], data.page_sizes[-1]
     row = _pair(data, "read_iops", last, first)
     if row is None or math.isnan(row["change_pct"]):
-        return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 2")
+        return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 3")
     verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD, EQUIVALENT: DOES_NOT_HOLD}.get(row["verdict"], NOT_RESOLVED_HERE)
     interval = "" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]"
     return Claim("iops_fall", statement, verdict,
                  f"read IOPS {last} against {first}: {_pct(row['change_pct'])}{interval}, "
-                 f"{verdict_text(row['verdict'], row['equivalence_pct'])}", "Figure 2")
+                 f"{verdict_text(row['verdict'], row['equivalence_pct'])}", "Figure 3")
 
 
 def _hit_ratio(data: ReportData) -> Claim:
     statement = "The buffer-pool hit ratio starts near 990/1000 and settles near 993."
     innodb = data.tables["innodb"]
     if innodb.empty or "hit_rate" not in innodb or innodb["hit_rate"].dropna().empty:
-        return Claim("hit_ratio", statement, NOT_RESOLVED_HERE, "no InnoDB status samples with a hit rate", "Figure 4")
+        return Claim("hit_ratio", statement, NOT_RESOLVED_HERE, "no InnoDB status samples with a hit rate", "Figure 5")
     measured = innodb.dropna(subset=["hit_rate"])
     measured = measured[measured["t_s"] >= 0]
     parts, near = [], True
@@ -253,7 +253,7 @@ def _hit_ratio(data: ReportData) -> Claim:
     verdict = HOLDS if near else DOES_NOT_HOLD
     return Claim("hit_ratio", statement, verdict,
                  f"first and last measured hit rate per 1000, median over repeats: {'; '.join(parts)} "
-                 f"(near = within {HIT_RATIO_NEAR:g})", "Figure 4")
+                 f"(near = within {HIT_RATIO_NEAR:g})", "Figure 5")
 
 
 def _best_8k(data: ReportData) -> Claim:
