@@ -286,7 +286,7 @@ def _steady_table(medians: dict[str, float], seed: int, n: int = 10, spread: flo
 
 
 def test_two_sweeps_whose_levels_differ_by_20_percent_and_effects_agree_are_a_uniform_shift():
-    from pagelab.evidence.tables import compare_bundles, effect_lines, effect_table, shift_lines
+    from pagelab.evidence.two_sweeps import compare_bundles, effect_lines, effect_table, shift_lines
 
     slow = _steady_table({"4k": 10_000, "16k": 9_000}, seed=1)  # 16k 10% below 4k in both
     fast = _steady_table({"4k": 12_000, "16k": 10_800}, seed=2)  # every page size 20% higher
@@ -300,7 +300,7 @@ def test_two_sweeps_whose_levels_differ_by_20_percent_and_effects_agree_are_a_un
 
 
 def test_two_sweeps_whose_16k_effect_differs_by_20_points_are_an_interaction_not_a_shift():
-    from pagelab.evidence.tables import compare_bundles, effect_lines, effect_table, shift_lines
+    from pagelab.evidence.two_sweeps import compare_bundles, effect_lines, effect_table, shift_lines
 
     a = _steady_table({"4k": 10_000, "16k": 9_000}, seed=3)  # 16k -10%
     b = _steady_table({"4k": 12_000, "16k": 8_400}, seed=4)  # 16k -30%

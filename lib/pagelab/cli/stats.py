@@ -62,8 +62,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from pagelab.evidence.tables import (METRICS, compare_bundles, effect_lines, effect_table, equivalence_of,
-                                         family_text, knob_differences, read_runs, shift_lines)
+    from pagelab.evidence.tables import METRICS, equivalence_of, family_text, read_runs
+    from pagelab.evidence.two_sweeps import (compare_bundles, effect_lines, effect_table, knob_differences,
+                                             shift_lines)
 
     a_dir, b_dir = _bundle(args.a), _bundle(args.b)
     a, b = read_runs(a_dir), read_runs(b_dir)

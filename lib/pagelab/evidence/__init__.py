@@ -5,7 +5,8 @@ that decide when a run is warm and when it has measured enough.
                   verdict: faster / slower / equivalent within ±delta / not resolved)
     families.py   pairs judged as a family (Holm, Bonferroni), and the difference of two effects
     steady.py     MSER-5 warm-up truncation and batch-means intervals within one run
-    tables.py     a bundle's runs as tables of evidence, and two bundles compared
+    tables.py     a bundle's runs as tables of evidence
+    two_sweeps.py two bundles compared: effects changed, level moved, knobs differ
 
 The verdict rules are used through these names, so every comparison the project makes (the TPC-C
 sweep, `pagelab compare`, the other seeds' reports) means the same thing.
