@@ -93,7 +93,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _print_frame(levels, "csv")
         return 0
     print(f"A = {a_dir} ({label_a})\nB = {b_dir} ({label_b})\nequivalence margin ±{delta:g}% (A's equivalence_pct)")
-    for metric in METRICS:
+    # Metrics a sweep did not measure (no iostat on this disk) say nothing; they are left out here.
+    measured = [metric for metric in METRICS if levels[levels["metric"] == metric.name]["change_pct"].notna().any()]
+    for metric in measured:
         part = effects[effects["metric"] == metric.name]
         if part.empty:
             continue
@@ -104,13 +106,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
               + (f"; Bonferroni for a family of {m} pairs)" if m > 1 else ")") + ":")
         for line in effect_lines(effects, label_a, label_b, metric.name):
             print(f"  {line}")
-    for metric in METRICS:
+    for metric in measured:
         part = levels[levels["metric"] == metric.name]
         print("2. Did the whole level move, alike for every page size? " +
               family_text(part, f"{metric.label}, A / B per page size"))
         for line in shift_lines(levels, effects, label_a, label_b, metric.name):
             print(f"  {line}")
-    print("3. Which knobs differ: " + ("; ".join(differences) if differences else "none besides repeats"))
+    print("3. Which knobs differ: " + ("; ".join(differences) if differences else "none that changes what is measured"))
     for name, table in ((label_a, a), (label_b, b)):
         for run, why in table.excluded:
             print(f"  left out of {name}: {run}: {why}")
