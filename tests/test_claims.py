@@ -16,7 +16,7 @@ import pytest
 
 from pagelab.common.paths import PROJECT_ROOT
 from pagelab.report.lab_report import (
-    DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_DISTINGUISHABLE, claims, conclusion_markdown, load,
+    DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, claims, conclusion_markdown, load,
 )
 
 REFERENCE = PROJECT_ROOT / "data" / "reference"
@@ -78,7 +78,7 @@ def test_a_sweep_of_another_configuration_does_not_check_the_seeds_claims(quick_
 
 def test_the_seeds_configuration_gets_verdicts(seed_configuration):
     for key, claim in seed_configuration.items():
-        assert claim.verdict in (HOLDS, DOES_NOT_HOLD, NOT_DISTINGUISHABLE), (key, claim.evidence)
+        assert claim.verdict in (HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE), (key, claim.evidence)
     # The seed's own hit ratio: 990 at 100 s, 993 from 400 s on, at every page size.
     assert seed_configuration["hit_ratio"].verdict == HOLDS
 

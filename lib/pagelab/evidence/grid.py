@@ -93,6 +93,7 @@ class EffectChange:
     difference: float  # last minus first, in log points
     low: float
     high: float
+    agree_within: float | None = None  # the interval lies inside +-this (pagelab.evidence's equivalence margin)
 
 
 def _log_effect(a1, b1, a2, b2, axis=-1):
@@ -102,16 +103,20 @@ def _log_effect(a1, b1, a2, b2, axis=-1):
                       - np.log(np.median(a1, axis=axis) / np.median(b1, axis=axis)))
 
 
-def _difference_of_effects(first: tuple[dict, dict], last: tuple[dict, dict]) -> tuple[float, float, float]:
-    """(difference, low, high) in log points of the effect at `last` minus the effect at `first`, each
-    given as ({round: value} of a, {round: value} of b), with its 95% interval."""
+def _difference_of_effects(first: tuple[dict, dict], last: tuple[dict, dict]) -> tuple[float, float, float, float | None]:
+    """(difference, low, high, agree_within) in log points of the effect at `last` minus the effect at
+    `first`, each given as ({round: value} of a, {round: value} of b), with its 95% interval;
+    agree_within is the equivalence margin when the interval lies inside it, else None."""
     try:
         from pagelab.evidence import effect_difference
     except ImportError:
         effect_difference = None
     if effect_difference is not None:
+        from pagelab.evidence import AGREE
+
         found = effect_difference(last, first)
-        return float(found.difference), float(found.low), float(found.high)
+        agree = float(found.equivalence_pct) if found.word == AGREE else None
+        return float(found.difference), float(found.low), float(found.high), agree
     groups = [np.asarray(list(values.values()), dtype=float) for values in (*first, *last)]
     difference = float(_log_effect(*groups))
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
@@ -122,7 +127,7 @@ def _difference_of_effects(first: tuple[dict, dict], last: tuple[dict, dict]) ->
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if math.isnan(low) or math.isnan(high):
         low = high = difference
-    return difference, min(low, difference), max(high, difference)
+    return difference, min(low, difference), max(high, difference), None
 
 
 def _by_round(table: RunTable, page_size: str, metric: str) -> dict[int, float]:
@@ -141,10 +146,10 @@ def effect_change(table: RunTable, factor: str, metric: str = "tpmc") -> EffectC
               _by_round(last, b, metric)]
     if min(len(group) for group in groups) < 2:
         return None
-    difference, low, high = _difference_of_effects((groups[0], groups[1]), (groups[2], groups[3]))
+    difference, low, high, agree = _difference_of_effects((groups[0], groups[1]), (groups[2], groups[3]))
     effects = effect_table(table, factor, metric).set_index("level")["change_pct"]
     return EffectChange(factor, found[0], found[-1], float(effects[found[0]]), float(effects[found[-1]]),
-                        difference, low, high)
+                        difference, low, high, agree)
 
 
 def _signed(value: float, unit: str = "%") -> str:
@@ -164,7 +169,10 @@ def effect_change_sentence(table: RunTable, factor: str, metric: str = "tpmc") -
             f"[{_signed(change.low, '')}, {_signed(change.high, '')}] (95% bootstrap interval)")
     if change.low > 0 or change.high < 0:
         return head + f", so the page-size effect changes with the {words}."
-    return head + f", an interval that includes no change: this sweep cannot tell that the effect depends on the {words}."
+    if change.agree_within is not None:
+        return head + (f", inside ±{change.agree_within:g} log points: the page-size effect is the same at both "
+                       f"levels of the {words}.")
+    return head + f", an interval that includes 0: this sweep cannot tell that the effect depends on the {words}."
 
 
 def grid_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
