@@ -18,7 +18,8 @@ import pytest
 from pagelab.common.errors import UsageError
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_tpcc_log
-from pagelab.tpcc.driver import RunOptions, TpccRunError, run
+from pagelab.tpcc.driver import run
+from pagelab.tpcc.outputs import RunOptions, TpccRunError
 from pagelab.tpcc.external import run_tpcc_mysql, scrub
 from pagelab.tpcc.loader import consistency_violations, table_row_counts
 
@@ -128,7 +129,7 @@ def test_bad_arguments_are_refused(changes, message):
 def test_more_warehouses_than_loaded_is_refused(loaded):
     instance, _, _ = loaded
     with pytest.raises(UsageError, match="-w 3 is more than the 1 warehouse"):
-        run(ConnectionSpec.for_instance(instance), RunOptions(warehouses=3, measure_s=10), echo=None)
+        run(ConnectionSpec.for_instance(instance, tcp=True), RunOptions(warehouses=3, measure_s=10), echo=None)
 
 
 def test_cli_bad_arguments_exit_2_with_a_message(loaded):
@@ -331,7 +332,7 @@ def test_external_driver_plumbing(loaded, tmp_path, stand_in_tpcc_mysql):
     assert summary["driver"] == "tpcc-mysql" and summary["driver_mode"] == "tpcc-mysql"
     assert len(started) == 1, "the measurement start is signalled once, at tpcc_start's MEASURING START"
     # one summary schema for every mode: the same keys as a built-in run's
-    from pagelab.tpcc.driver import summary_record
+    from pagelab.tpcc.outputs import summary_record
     from pagelab.tpcc.stats import measurement_totals
     built_in = summary_record(RunOptions(), {"page_size_bytes": 0, "buffer_pool_bytes": 0, "server": "", "db_bytes": 0},
                               0.0, measurement_totals([], {}), started_at=0, measurement_started_at=0, constants=None,
