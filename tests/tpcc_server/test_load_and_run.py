@@ -120,6 +120,8 @@ def test_no_password_in_the_outputs(short_run):
     (dict(connections=0), "connections \\(-c\\)"),
     (dict(measure_s=5, interval_s=10), "shorter than one interval"),
     (dict(interval_s=0), "interval seconds \\(-i\\)"),
+    (dict(transport="pipe"), "transport must be one of tcp socket, got 'pipe'"),
+    (dict(stall_s=0), "stall seconds \\(--stall\\) must be a whole number of at least 1"),
 ])
 def test_bad_arguments_are_refused(changes, message):
     with pytest.raises(UsageError, match=message):
@@ -296,16 +298,16 @@ class ProcessScanner:
 
 def test_external_driver_plumbing(loaded, tmp_path, stand_in_tpcc_mysql):
     """A stand-in replays a real tpcc_start log (with a password line added) to check argument
-    passing, the per-run account, password scrubbing and parsing. No process's arguments or
-    environment hold the password while it runs."""
+    passing, the per-run socket account, password scrubbing and parsing. No process's arguments or
+    environment hold the password while it runs. (Over TCP: tests/tpcc_server/test_transport.py.)"""
     instance, _, _ = loaded
     bin_dir, outbox = stand_in_tpcc_mysql
     out = tmp_path / "out"
     started = []
     with ProcessScanner(instance.password, "tpcc_start") as scanner:
-        result = run_tpcc_mysql(ConnectionSpec.for_instance(instance, tcp=True),
+        result = run_tpcc_mysql(ConnectionSpec.for_instance(instance),
                                 RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10,
-                                           mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir)),
+                                           mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir), transport="socket"),
                                 out, echo=None, on_start=started.append, local_socket=str(instance.paths.socket))
     assert scanner.saw_marker, "the scan never saw tpcc_start running"
     assert scanner.hits == [], f"the password was readable in {scanner.hits}"
