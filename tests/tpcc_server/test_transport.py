@@ -289,3 +289,33 @@ def test_tpcc_mysql_falling_silent_is_named_as_a_stall(spare_loaded_instance, tm
     assert not process_alive(int((outbox / "tpcc_start.pid").read_text())), "tpcc_start outlived the run"
     instance.stop()
     assert not process_alive(pid), "the stopped server was left running"
+
+
+def test_a_server_stopped_in_an_auto_ramp_up_is_named_as_a_stall(spare_loaded_instance, tmp_path):
+    """The auto ramp-up reads the server's status once a second; a stopped server must not hold
+    that read out of the watchdog's reach."""
+    instance = spare_loaded_instance
+    pid = instance.pid()
+    connected = threading.Event()
+
+    def when_connected():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            rows = instance.query("SELECT COUNT(*) FROM information_schema.processlist WHERE db = 'tpcc' "
+                                  "AND id <> CONNECTION_ID()")
+            if rows[0][0] >= 2:
+                connected.set()
+                return
+            time.sleep(0.05)
+
+    threading.Thread(target=when_connected, daemon=True).start()
+    stopper = stop_server_soon(instance, connected, delay_s=1.5)
+    with pytest.raises(TpccRunError, match=rf"the server stopped answering: no transaction completed for \d+ s "
+                                           rf"\(mysqld {pid}, state T: stopped\)"):
+        run(spec_for(instance, "tcp"), RunOptions(warehouses=1, connections=2, rampup_auto=True, max_rampup_s=60,
+                                                  measure_s=10, interval_s=1, stall_s=3),
+            out_dir=tmp_path, echo=None)
+    stopper.join(timeout=10)
+    assert "MEASURING START" not in (tmp_path / "tpcc.log").read_text(), "the server was stopped after the ramp-up"
+    instance.stop()
+    assert not process_alive(pid), "the stopped server was left running"

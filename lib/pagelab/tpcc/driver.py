@@ -210,7 +210,9 @@ def run(
     completed = False
     started_wall = time.time()
     measure_started_wall = None
-    status_link = connection.connect(autocommit=True) if warmup else None
+    # A stopped server would hold a status read forever, out of the stall watchdog's reach.
+    status_link = (connection.connect(autocommit=True, read_timeout=options.stall_s, write_timeout=options.stall_s)
+                   if warmup else None)
     try:
         for terminal in terminals:
             terminal.start()
@@ -236,7 +238,10 @@ def run(
                 try:
                     status = read_status(status_link.cursor())
                 except Exception as exc:  # noqa: BLE001 - any failure to read the server ends the run
-                    failure = f"the server's status could not be read during the ramp-up: {exc}"
+                    silent_s = time.monotonic() - heartbeat.last
+                    failure = (stall_message(f"no transaction completed for {silent_s:.0f} s", pid)
+                               if silent_s >= options.stall_s else
+                               f"the server's status could not be read during the ramp-up: {exc}")
                     break
                 if warmup.add(now, ramp_start, status):
                     # now, not the sample's instant: what finished in between was still ramp-up
