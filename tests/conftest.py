@@ -110,3 +110,18 @@ def restored_instance(directory: Path, page_size: str, settings: dict, snapshot:
         yield instance.start()
     finally:
         instance.stop()
+
+
+def repr_in_another_process(setup: str, expression: str) -> str:
+    """repr(expression) evaluated in a fresh interpreter with another string-hash seed: "the same
+    seed gives the same values" must hold across processes (sweeps, workers, days), which a second
+    call in this process cannot show (it shares the process's hash seed and any module state)."""
+    import subprocess
+    import sys
+
+    code = f"{setup}\nprint(repr({expression}))"
+    env = {**os.environ, "PYTHONHASHSEED": str(os.getpid() % 4000 + 1)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=REPO_ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
