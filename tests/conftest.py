@@ -45,8 +45,47 @@ def seeds_dir() -> Path:
     return SEEDS
 
 
+# `make test` runs two pytest-xdist workers with --dist loadgroup. Tests that share something
+# costly or stateful run on one worker, as one group: a directory whose tests share a session
+# fixture (a loaded server, a Slurm cluster, a workload's run, the fault matrix's one bundle, whose
+# cells run in order) or a file whose tests share a module fixture (a sweep, an executed notebook).
+# Every other test goes to whichever worker is free. Each worker has its own temporary directory,
+# so its servers, sockets and bundles are its own; ports are chosen free at each start.
+# The groups are listed longest first (from --durations on the 2-core machine): the scheduler
+# hands them out in this order, so the long ones start at once and the short tests fill the gaps.
+XDIST_GROUPS = (
+    "faults", "test_sweep.py", "slurm", "tpcc_server", "monitor", "workloads_ycsb", "test_report.py",
+    "workloads_lookup", "workloads_sqlite", "workloads", "tpcc/test_datagen.py", "models/test_blocksize_model.py",
+)
+
+
+def xdist_group_of(relative: Path) -> str | None:
+    """The group of a test file (its path under tests/), or None for a test that may run anywhere."""
+    for group in XDIST_GROUPS:
+        if relative.as_posix() == group or relative.parts[0] == group:
+            return group
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the marks into groups
+def pytest_collection_modifyitems(config, items):
+    rank = {group: index for index, group in enumerate(XDIST_GROUPS)}
+    groups = {}
+    for item in items:
+        group = xdist_group_of(Path(item.path).relative_to(REPO_ROOT / "tests"))
+        groups[item.nodeid] = group
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    # Grouped tests first, longest group first, each group's tests in their own order (the fault
+    # matrix depends on it); the rest after them, as collected. A stable sort keeps both orders.
+    items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)))
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """Fail the run if any server started under pytest's temp directories is still running."""
+    """Fail the run if any server started under pytest's temp directories is still running. Under
+    xdist the controller checks, after every worker has ended: its directory holds the workers'."""
+    if hasattr(session.config, "workerinput"):
+        return
     base = getattr(session.config, "_tmp_path_factory", None)
     if base is None:
         return
