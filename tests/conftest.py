@@ -164,3 +164,38 @@ def repr_in_another_process(setup: str, expression: str) -> str:
                           cwd=REPO_ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def smoke_sweep_done(tmp_path_factory):
+    """`pagelab sweep --profile smoke`, run once for the whole test run, and shared: the sweep tests
+    and the Slurm tests' local sweep read the same bundle (read only; a test that changes one
+    copies it first). Under xdist the first worker to ask runs it, in the directory all workers
+    share, and another that asks meanwhile waits on the lock and reads the result.
+
+    Returns {"bundle", "pdf", "done" (the CompletedProcess), "seconds"}."""
+    import fcntl
+    import json
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the controller's directory, above every worker's own
+    base = root / "shared-smoke-sweep"
+    base.mkdir(exist_ok=True)
+    bundle, pdf, result = base / "smoke", base / "smoke.pdf", base / "result.json"
+    with open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not result.exists():
+            command = [sys.executable, "-m", "pagelab.cli", "sweep", "--profile", "smoke", "--out", str(bundle),
+                       "--pdf", str(pdf)]
+            started = time.monotonic()
+            done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
+            result.write_text(json.dumps({"args": command, "returncode": done.returncode, "stdout": done.stdout,
+                                          "stderr": done.stderr, "seconds": time.monotonic() - started}))
+    recorded = json.loads(result.read_text())
+    done = subprocess.CompletedProcess(recorded["args"], recorded["returncode"], recorded["stdout"], recorded["stderr"])
+    assert done.returncode == 0, done.stderr[-4000:]
+    return {"bundle": bundle, "pdf": pdf, "done": done, "seconds": recorded["seconds"]}

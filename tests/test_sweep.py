@@ -35,13 +35,9 @@ def sweep_command(*args) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def smoke_sweep(tmp_path_factory):
-    base = tmp_path_factory.mktemp("sweep")
-    out, pdf = base / "smoke", base / "smoke.pdf"
-    done = subprocess.run(sweep_command("--profile", "smoke", "--out", out, "--pdf", pdf),
-                          capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return out, pdf, done
+def smoke_sweep(smoke_sweep_done):
+    """(bundle, pdf, finished process) of the session's one smoke sweep (tests/conftest.py)."""
+    return smoke_sweep_done["bundle"], smoke_sweep_done["pdf"], smoke_sweep_done["done"]
 
 
 def assert_complete_bundle(sweep_dir: Path) -> None:
