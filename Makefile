@@ -18,9 +18,9 @@ OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils iproute2 slurm-
 # The venv is rebuilt when the dependency list or a C piece changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
 # Two workers, as the 2-core machine has cores; tests that share a server, a cluster or a bundle
-# are kept on one worker by their group (tests/conftest.py, XDIST_GROUPS), which are handed out in
+# are kept on one worker as one scope (tests/conftest.py, XDIST_GROUPS), which are handed out in
 # the order listed there. `make test TEST_ARGS="-n 0 tests/x.py"` runs some tests in one process.
-TEST_ARGS   ?= -n 2 --dist loadgroup --no-loadscope-reorder
+TEST_ARGS   ?= -n 2 --dist loadscope --no-loadscope-reorder
 
 .PHONY: setup os-packages venv demo lab test bench doctor clean help
 

@@ -45,7 +45,7 @@ def seeds_dir() -> Path:
     return SEEDS
 
 
-# `make test` runs two pytest-xdist workers with --dist loadgroup. Tests that share something
+# `make test` runs two pytest-xdist workers (-n 2 --dist loadscope, with the scopes below). Tests that share something
 # costly or stateful run on one worker, as one group: a directory whose tests share a session
 # fixture (a loaded server, a Slurm cluster, a workload's run, the fault matrix's one bundle, whose
 # cells run in order) or a file whose tests share a module fixture (a sweep, an executed notebook).
@@ -68,18 +68,30 @@ def xdist_group_of(relative: Path) -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the marks into groups
+def _group_of_item(item) -> str | None:
+    return xdist_group_of(Path(item.path).relative_to(REPO_ROOT / "tests"))
+
+
 def pytest_collection_modifyitems(config, items):
-    rank = {group: index for index, group in enumerate(XDIST_GROUPS)}
-    groups = {}
-    for item in items:
-        group = xdist_group_of(Path(item.path).relative_to(REPO_ROOT / "tests"))
-        groups[item.nodeid] = group
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
     # Grouped tests first, longest group first, each group's tests in their own order (the fault
     # matrix depends on it); the rest after them, as collected. A stable sort keeps both orders.
-    items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)))
+    rank = {group: index for index, group in enumerate(XDIST_GROUPS)}
+    items.sort(key=lambda item: rank.get(_group_of_item(item), len(rank)))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's loadscope, with XDIST_GROUPS as its scopes. (Its own loadgroup marks tests by
+    rewriting their node ids, which pytest 9 no longer allows: every test went anywhere.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = Path(nodeid.split("::", 1)[0])
+            group = xdist_group_of(path.relative_to("tests")) if path.parts[:1] == ("tests",) else None
+            return group or nodeid
+
+    return GroupScheduling(config, log)
 
 
 def pytest_sessionfinish(session, exitstatus):
