@@ -45,8 +45,8 @@ def seeds_dir() -> Path:
     return SEEDS
 
 
-# `make test` runs two pytest-xdist workers (-n 2 --dist loadscope, with the scopes below). Tests that share something
-# costly or stateful run on one worker, as one group: a directory whose tests share a session
+# `make test` runs two pytest-xdist workers (-n 2 --dist loadscope, with the scopes below). Tests
+# that share something costly or stateful run on one worker, as one group: a directory whose tests share a session
 # fixture (a loaded server, a Slurm cluster, a workload's run, the fault matrix's one bundle, whose
 # cells run in order) or a file whose tests share a module fixture (a sweep, an executed notebook).
 # Every other test goes to whichever worker is free. Each worker has its own temporary directory,
@@ -79,7 +79,7 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: rank.get(_group_of_item(item), len(rank)))
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: a run with -p no:xdist still works
 def pytest_xdist_make_scheduler(config, log):
     """xdist's loadscope, with XDIST_GROUPS as its scopes. (Its own loadgroup marks tests by
     rewriting their node ids, which pytest 9 no longer allows: every test went anywhere.)"""
