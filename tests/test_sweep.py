@@ -27,7 +27,7 @@ PAGELAB = [sys.executable, "-m", "pagelab.cli"]
 RUN_FILES = ("run.ipynb", "my.cnf", "variables.csv", "mysqld.err", "tpcc.log", "iostat.json", "global_status.csv",
              "tpcc_intervals.csv", "iostat.csv", "innodb.csv", "summary.json")
 SWEEP_FILES = ("sweep.json", "report.ipynb")
-FIGURES = ("tpmc", "iops", "request_size", "hit_ratio", "new_order_latency")
+FIGURES = ("tpmc", "tpmc_order", "iops", "request_size", "hit_ratio", "new_order_latency")
 
 
 def sweep_command(*args) -> list[str]:
@@ -71,6 +71,7 @@ def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
     summary = tables["summary"].set_index("page_size")
     assert (summary["tpmc"] > 0).all()
     assert set(summary["page_size_bytes"]) == {4096, 16384}
+    assert set(summary["transport"]) == {"tcp"}
     measured = tables["iostat"][tables["iostat"]["t_s"] >= 0]
     assert not measured.empty
 
@@ -112,6 +113,8 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
                   "References", "Appendix", "Figure 1.", "Table 1."):
         assert title in text, title
     assert "shared/" not in text and not re.search(r"\bissue \d", text, re.IGNORECASE)
+    method = " ".join(text[text.index("2 Method"):text.index("3 Setup")].split())
+    assert "over TCP to 127.0.0.1" in method, "the Method names the transport"
     opening = pages_text(pdf, 1, 2)
     assert "had the highest median TpmC" in opening, "the answer belongs on page 1 or 2"
     assert "This is a check that the chain works, not a measurement." in opening
@@ -119,7 +122,7 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
     for claim in claims(load(smoke_sweep[0])):
         statement = " ".join(claim.statement.split())
         assert statement in discussion, statement
-        assert claim.verdict in ("holds", "does not hold", "not distinguishable here")
+        assert claim.verdict in ("holds", "does not hold", "not resolved here")
 
 
 def test_no_number_in_the_pdf_shows_more_than_four_decimals(smoke_sweep):
@@ -362,6 +365,8 @@ def test_out_into_a_folder_of_ones_own_is_refused(tmp_path):
     (["--set", "page_sizes=4k,12k"], "page_sizes: 12k is not allowed; allowed: 4k 8k 16k 32k 64k"),
     (["--set", "repeats=0"], "repeats"),
     (["--set", "buffer_pool=150%"], "buffer_pool"),
+    (["--set", "equivalence_pct=0"], "equivalence_pct: 0 is out of range; allowed: a number above 0"),
+    (["--set", "equivalence_pct=-2"], "equivalence_pct: -2 is out of range; allowed: a number above 0"),
     (["--set", "no_such_knob=1"], "no_such_knob"),
     (["--pdf", "/proc/self/no/report.pdf"], "--pdf's directory /proc/self/no cannot be created"),
 ])
@@ -411,7 +416,7 @@ def pagelab_output(*args) -> subprocess.CompletedProcess:
 def test_the_sweep_ends_with_a_verdict_not_a_bare_number(smoke_sweep):
     _, _, done = smoke_sweep
     assert "16k vs 4k: TpmC" in done.stdout
-    assert "not distinguishable" in done.stdout  # one run each can never say more
+    assert "not resolved" in done.stdout  # one run each can never say more
 
 
 def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_sweep):
@@ -421,7 +426,8 @@ def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_swee
         recorded = json.loads((out / f"{row['page_size']}-r1" / "summary.json").read_text())["tpmc"]
         assert row["runs"] == 1 and row["median"] == pytest.approx(recorded)
     [pair] = [p for p in document["pairs"] if p["metric"] == "tpmc"]
-    assert (pair["a"], pair["b"], pair["verdict"]) == ("16k", "4k", "not distinguishable")
+    assert (pair["a"], pair["b"], pair["verdict"]) == ("16k", "4k", "not resolved")
+    assert pair["equivalence_pct"] == 3.0 and pair["p_adjusted"] is None  # one run a side: no test
     assert document["excluded"] == []
     table = pagelab_output("stats", out).stdout
     assert "16k vs 4k: TpmC" in table and "no interval from one run" in table
@@ -453,14 +459,17 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     same = pagelab_output("compare", out, out, "--label-a", "A", "--label-b", "B")
     assert same.returncode == 0, same.stderr
     assert "A 4k vs B 4k: TpmC +0.0%" in same.stdout and "warning" not in same.stderr
-    assert "16k vs 4k: the same verdict" in same.stdout and "shift of the whole machine" not in same.stdout
+    assert "16k vs 4k: " in same.stdout and "difference +0.0 points" in same.stdout
+    assert "uniform shift" not in same.stdout and "3. Which knobs differ: none" in same.stdout
     other = tmp_path / "other-day"
     shutil.copytree(out, other, ignore=shutil.ignore_patterns("instances"))
     record = json.loads((other / "sweep.json").read_text())
     record["profile"]["buffer_pool"] = "64M"
+    record["profile"]["transport"] = "socket"
     (other / "sweep.json").write_text(json.dumps(record))
     differs = pagelab_output("compare", out, other)
     assert "the profiles differ in buffer_pool: '32M' vs '64M'" in differs.stderr
+    assert "the profiles differ in transport: 'tcp' vs 'socket'" in differs.stderr
 
 
 def test_stats_refuses_what_is_not_a_bundle(tmp_path):
