@@ -52,10 +52,10 @@ def seeds_dir() -> Path:
 # Every other test goes to whichever worker is free. Each worker has its own temporary directory,
 # so its servers, sockets and bundles are its own; ports are chosen free at each start.
 # The groups are listed longest first (from --durations of a whole run on the 2-core machine,
-# 2026-11-26: sweep ~330 s, tpcc_server ~190, ycsb ~155, slurm ~140; faults ~250): the scheduler
+# 2026-11-26: sweep ~330 s, grid ~240 (one run alone), tpcc_server ~190, ycsb ~155, slurm ~140; faults ~250): the scheduler
 # hands them out in this order, so the long ones start at once and the short tests fill the gaps.
 XDIST_GROUPS = (
-    "test_sweep.py", "tpcc_server", "workloads_ycsb", "slurm", "monitor", "test_report.py",
+    "test_sweep.py", "test_grid.py", "tpcc_server", "workloads_ycsb", "slurm", "monitor", "test_report.py",
     "workloads_lookup", "workloads_sqlite", "workloads", "tpcc/test_datagen.py", "models/test_blocksize_model.py",
     "faults",
 )
