@@ -20,8 +20,7 @@ from pagelab.evidence.intervals import (
 )
 from pagelab.common.paths import REFERENCE_DIR
 from pagelab.common.units import page_size_label
-from pagelab.workloads.sqlite.benchmarks import TABLE
-from pagelab.workloads.sqlite.run import (
+from pagelab.workloads.sqlite.benchmarks import (
     BASELINE_PAGE_SIZE,
     MEASURES,
     NATIVE,
@@ -29,6 +28,7 @@ from pagelab.workloads.sqlite.run import (
     PYTHON,
     SEED_OTHER_PAGE_SIZE,
     SEED_TABLE,
+    TABLE,
 )
 
 # What our interval says about the seed's delta (`seed_check`); short, to fit a table cell
