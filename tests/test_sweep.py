@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from pagelab.report.pdf import is_blank, pdf_page_images
-from pagelab.bundle import load_tables
+from pagelab.bundle import SweepRecord, load_tables
 from tests.conftest import REPO_ROOT, servers_under
 
 pytestmark = pytest.mark.server
@@ -34,11 +34,25 @@ def sweep_command(*args) -> list[str]:
     return PAGELAB + ["sweep", *[str(a) for a in args]]
 
 
+# `pagelab ARGS` as `python -m pagelab.cli` runs it, writing at exit how often the process read
+# sweep.json whole (pagelab.bundle.WHOLE_READS) to the file named first.
+COUNTING_PAGELAB = [sys.executable, "-c", textwrap.dedent("""\
+    import atexit, json, sys
+    from pagelab import bundle
+    from pagelab.cli import main
+    counts = sys.argv.pop(1)
+    atexit.register(lambda: open(counts, "w").write(json.dumps(bundle.WHOLE_READS)))
+    sys.exit(main(sys.argv[1:]))
+    """)]
+READS_FILE = "sweep_json_reads.json"  # beside the smoke sweep's bundle
+
+
 @pytest.fixture(scope="module")
 def smoke_sweep(tmp_path_factory):
     base = tmp_path_factory.mktemp("sweep")
     out, pdf = base / "smoke", base / "smoke.pdf"
-    done = subprocess.run(sweep_command("--profile", "smoke", "--out", out, "--pdf", pdf),
+    done = subprocess.run(COUNTING_PAGELAB + [str(base / READS_FILE)] + sweep_command("--profile", "smoke", "--out",
+                                                                                    out, "--pdf", pdf)[len(PAGELAB):],
                           capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
     assert done.returncode == 0, done.stderr[-4000:]
     return out, pdf, done
@@ -65,6 +79,16 @@ def test_smoke_sweep_writes_a_complete_bundle(smoke_sweep):
     assert_complete_bundle(out)
     medians = [line.split() for line in done.stdout.splitlines() if line.strip().startswith(("4k ", "16k ")) and "vs" not in line]
     assert [words[0] for words in medians] == ["4k", "16k"] and "TpmC" in done.stdout
+
+
+def test_a_sweep_reads_its_record_whole_once_and_twice_more_to_change_it(smoke_sweep):
+    """sweep.json is loaded once the sweep holds the bundle's lock and passed on; beyond the runs'
+    own changes (each re-read under the record's lock), only the report's and the tidy-up's changes
+    read it again."""
+    out, _, _ = smoke_sweep
+    reads = json.loads((out.parent / READS_FILE).read_text())
+    assert reads.get("load") == 1, reads
+    assert sum(count for purpose, count in reads.items() if purpose != "update_run") <= 3, reads
 
 
 def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
@@ -251,7 +275,7 @@ def test_an_interrupt_between_two_runs_still_names_resume(tmp_path, monkeypatch)
 
     monkeypatch.setattr(sweep_module._Progress, "advance", interrupted_advance)
     with pytest.raises(sweep_module.SweepInterrupted, match=f"between runs.*--resume {sweep_dir}"):
-        sweep_module.execute_runs(sweep_dir, progress=False)
+        sweep_module.execute_runs(SweepRecord.load(sweep_dir), progress=False)
     statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
     assert statuses == ["done", "pending"]
 
@@ -266,20 +290,21 @@ def test_a_sweep_in_use_is_refused_to_a_second_process(tmp_path):
     sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "busy", "smoke")
     holder = os.open(sweep_dir / sweep_module.LOCK_FILE, os.O_RDWR | os.O_CREAT)
     try:
-        fcntl.flock(holder, fcntl.LOCK_EX)
-        os.write(holder, b"4242")
+        fcntl.lockf(holder, fcntl.LOCK_EX)
+        os.write(holder, b"pid 4242 on elsewhere")
         done = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
                               cwd=REPO_ROOT)
     finally:
         os.close(holder)
     assert done.returncode == 2, done.stderr
-    assert f"{sweep_dir} is in use by another pagelab sweep (pid 4242)" in done.stderr
+    assert f"{sweep_dir} is in use by another pagelab sweep (pid 4242 on elsewhere)" in done.stderr
+    assert "kill 4242)" in done.stderr
     statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
     assert statuses == ["pending", "pending"]
 
 
 def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_path):
-    """kill -9 leaves .sweep.lock behind, but not its flock: the next sweep takes it over at once,
+    """kill -9 leaves .sweep.lock behind, but not its lock: the next sweep takes it over at once,
     writes its own pid in it, and removes it when it ends."""
     from pagelab.sweep import orchestrator as sweep_module
     from pagelab.sweep.profiles import load_profile
@@ -296,7 +321,7 @@ def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_
         """)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        assert (sweep_dir / sweep_module.LOCK_FILE).read_text() == str(holder.pid)
+        assert (sweep_dir / sweep_module.LOCK_FILE).read_text().startswith(f"pid {holder.pid} on ")
         holder.send_signal(signal.SIGKILL)
         holder.wait(timeout=30)
     finally:
@@ -304,7 +329,7 @@ def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_
             holder.kill()
     assert (sweep_dir / sweep_module.LOCK_FILE).exists(), "the killed sweep's lock file is the stale one to take over"
     with sweep_module.bundle_lock(sweep_dir):
-        assert (sweep_dir / sweep_module.LOCK_FILE).read_text() == str(os.getpid())
+        assert (sweep_dir / sweep_module.LOCK_FILE).read_text().startswith(f"pid {os.getpid()} on ")
     assert not (sweep_dir / sweep_module.LOCK_FILE).exists()
 
 
@@ -335,7 +360,7 @@ def test_resume_refuses_what_is_not_a_bundle_or_was_edited(tmp_path):
     (mine / "thesis.tex").write_text("my work")
     refused = subprocess.run(sweep_command("--resume", mine), capture_output=True, text=True, timeout=120,
                              cwd=REPO_ROOT)
-    assert refused.returncode == 2 and "is not a sweep (no sweep.json)" in refused.stderr, refused.stderr
+    assert refused.returncode == 2 and "is not a sweep bundle (no sweep.json)" in refused.stderr, refused.stderr
     assert sorted(p.name for p in mine.iterdir()) == ["thesis.tex"]
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "edited", "smoke")

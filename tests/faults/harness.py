@@ -34,6 +34,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from pagelab.mysql.instance import SNAPSHOT_MARKER  # written into a whole snapshot
 from tests.conftest import REPO_ROOT, servers_under
 
 TAG_VARIABLE = "PAGELAB_FAULT_TAG"
@@ -54,7 +55,6 @@ PHASES = RUN_PHASES + SWEEP_PHASES
 PHASE_MARKERS = {"init": "init", "load": "load", "snapshot": "snapshot", "restore": "restore", "start": "start",
                  "ramp-up": "ramp-up + measure", "record": "record"}
 PHASES_CSV = "phases.csv"  # pagelab.bundle.set_phase: a line per phase, after .phase
-SNAPSHOT_MARKER = ".pagelab-snapshot.json"  # pagelab.mysql.instance: written into a whole snapshot
 CACHE_MANIFEST = "manifest.json"  # pagelab.tpcc.datagen: written last into a whole dataset
 
 

@@ -102,15 +102,10 @@ def run_values(run_dir: Path) -> dict[str, float]:
     }
 
 
-def read_runs(bundle: Path) -> RunTable:
-    """Every run of a bundle: finished ones as rows, the others named with their status and error."""
+def run_table(bundle: Path, record: dict) -> RunTable:
+    """Every run of a bundle, from its sweep.json document (`record`, as pagelab.bundle reads it):
+    finished ones as rows, the others named with their status and error."""
     bundle = Path(bundle)
-    record_path = bundle / "sweep.json"
-    if not record_path.exists():
-        from pagelab.common.errors import UsageError
-
-        raise UsageError(f"{bundle} is not a sweep bundle (no sweep.json); give the directory `pagelab sweep` wrote")
-    record = json.loads(record_path.read_text())
     rows, excluded = [], []
     for entry in record["runs"]:
         if entry["status"] != "done":

@@ -16,11 +16,13 @@ from pathlib import Path
 
 from pagelab.common.errors import UsageError
 from pagelab.common.units import format_size, parse_size
+from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE
 
 # 128 MiB is InnoDB's own default pool; experiments override it (e.g. 30% of the loaded data).
 DEFAULT_BUFFER_POOL_BYTES = 128 << 20
-# Below 5 MiB InnoDB refuses to start; with 64k pages it also needs room for enough frames.
-MIN_BUFFER_POOL_BYTES = 5 << 20
+# Below this InnoDB refuses to start at any page size; larger pages need more
+# (pagelab.mysql.pagesize.MIN_BUFFER_POOL_BY_PAGE_SIZE).
+MIN_BUFFER_POOL_BYTES = min(MIN_BUFFER_POOL_BY_PAGE_SIZE.values())
 # A larger redo log than MariaDB's 96 MiB default keeps TPC-C's write burst from being throttled
 # by checkpoints in short runs, so page size, not log size, dominates what is measured.
 DEFAULT_REDO_LOG_BYTES = 256 << 20

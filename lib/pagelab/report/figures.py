@@ -12,11 +12,12 @@ from pathlib import Path
 import pandas as pd
 
 from pagelab.common.paths import REFERENCE_DIR
+from pagelab.mysql.pagesize import PAGE_SIZES
 # The seed's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
 # One colour per page size in every figure of a report (seaborn's colour-blind palette, in page
 # size order), so 16k is the same colour in the IOPS, hit-ratio and latency figures.
-PAGE_COLOURS = {"4k": "#0173B2", "8k": "#DE8F05", "16k": "#029E73", "32k": "#D55E00", "64k": "#CC78BC"}
+PAGE_COLOURS = dict(zip(PAGE_SIZES.values(), ("#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC")))
 
 
 def _style():
@@ -213,7 +214,7 @@ def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame
         io_seed = seed_io.groupby("page_size").agg(read_iops_seed=("r_s", "mean"), write_iops_seed=("w_s", "mean")).reset_index()
         table = table.merge(io_seed, on="page_size", how="left")
     if "page_size" in table:
-        order = {label: index for index, label in enumerate(["4k", "8k", "16k", "32k", "64k"])}
+        order = {label: index for index, label in enumerate(PAGE_SIZES.values())}
         table = table.sort_values("page_size", key=lambda s: s.map(order)).reset_index(drop=True)
     return table
 

@@ -27,8 +27,8 @@ from pathlib import Path
 import pandas as pd
 
 from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
-from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table, read_runs
-from pagelab.bundle import SweepRecord, load_tables
+from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table
+from pagelab.bundle import SweepRecord, load_tables, read_runs
 from pagelab.common.units import size_text
 
 HOLDS, DOES_NOT_HOLD, NOT_DISTINGUISHABLE = "holds", "does not hold", "not distinguishable here"
@@ -85,9 +85,10 @@ class ReportData:
 
 
 def load(sweep_dir: str | Path) -> ReportData:
-    sweep_dir = Path(sweep_dir)
-    evidence = read_runs(sweep_dir)
-    return ReportData(sweep_dir, SweepRecord.load(sweep_dir), load_tables(sweep_dir), evidence,
+    """Everything the report shows, from sweep.json read once."""
+    record = SweepRecord.load(sweep_dir)
+    evidence = read_runs(record)
+    return ReportData(Path(sweep_dir), record, load_tables(record), evidence,
                       page_size_table(evidence), pairwise_table(evidence))
 
 

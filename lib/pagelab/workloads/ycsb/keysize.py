@@ -159,13 +159,13 @@ def max_key_sizes(page_sizes=(16384, 65536), directory: str | os.PathLike | None
     if "innodb" in engines:
         from pagelab.mysql import Instance, ServerSettings, detect_server
         from pagelab.common.paths import RUNS_DIR
-        from pagelab.workloads.ycsb.runner import MIN_BUFFER_POOL
+        from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE
 
         detect_server()
         base = Path(directory) if directory is not None else RUNS_DIR / "ycsb-keyprobe"
         for size in sizes:
             root = base / f"keyprobe-{page_size_label(size)}"
-            settings = ServerSettings(buffer_pool_bytes=MIN_BUFFER_POOL[size], redo_log_bytes=8 << 20,
+            settings = ServerSettings(buffer_pool_bytes=MIN_BUFFER_POOL_BY_PAGE_SIZE[size], redo_log_bytes=8 << 20,
                                       max_connections=10)
             instance = Instance(root, size, settings=settings)
             instance.init(force=True)
