@@ -49,6 +49,7 @@ from typing import Any
 
 from pagelab.common.atomic import atomic_write_json
 from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.common.processes import stop_process
 from pagelab.parse import parse_fio
 from pagelab.common.paths import CACHE_DIR, DATA_DIR
 from pagelab.machine.system import DeviceInfo, block_device_for, nearest_existing, o_direct_works
@@ -430,13 +431,7 @@ def _run_fio(argv: list[str], timeout_s: float) -> str:
 
 
 def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-    try:
-        process.communicate(timeout=FIO_EXIT_GRACE_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
+    stop_process(process, FIO_EXIT_GRACE_S, drain=True)
 
 
 def _read_run(output: str, block_size: int) -> tuple[BlockSizeResult, dict]:

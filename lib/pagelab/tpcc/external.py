@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pagelab.common.errors import MissingDependencyError, UsageError
+from pagelab.common.processes import stop_process
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.mysql.program_account import ProgramIdentity, program_account
 from pagelab.tpcc import schema
@@ -133,8 +134,7 @@ def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.s
                                    + (f"; partial log kept in {log_path}" if log_path else ""))
             return code
         except BaseException:
-            process.terminate()
-            process.wait(timeout=STOP_GRACE_S)
+            stop_process(process, STOP_GRACE_S)
             raise
     finally:
         if handle:
@@ -152,11 +152,7 @@ def _watch_in_background(process: subprocess.Popen, watch) -> list[str]:
             reason = watch()
             if reason:
                 reasons.append(reason)
-                process.terminate()
-                try:
-                    process.wait(timeout=STOP_GRACE_S)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+                stop_process(process, STOP_GRACE_S)
                 return
             time.sleep(WATCH_S)
 
