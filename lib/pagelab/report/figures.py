@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.reference import reference_table
 from pagelab.mysql.pagesize import PAGE_SIZES
 # The seed's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
@@ -192,8 +192,7 @@ def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) ->
 
 def read_reference(name: str) -> pd.DataFrame:
     """A table of a seed's published numbers from data/reference/ (empty if absent)."""
-    path = REFERENCE_DIR / name
-    return pd.read_csv(path) if path.exists() else pd.DataFrame()
+    return reference_table(name, missing_ok=True)
 
 
 def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from pagelab.workloads.random_writes.run import KEY_ORDERS, SEED_PAGE_SIZE, SEED_TABLE
 from pagelab.common.errors import UsageError
-from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.reference import reference_table
 from pagelab.common.units import page_size_label
 
 # -- the seed beside ours -------------------------------------------------------------------------
@@ -17,10 +17,7 @@ from pagelab.common.units import page_size_label
 def seed_table() -> pd.DataFrame:
     """Seed 004's published table (data/reference/seed004_random_writes.csv): statistic
     (average, max, total, std_dev), sequential_pages, random_pages; Voron, 4 KiB pages."""
-    path = REFERENCE_DIR / SEED_TABLE
-    if not path.exists():
-        raise UsageError(f"the seed's table is missing: expected {path}")
-    return pd.read_csv(path)
+    return reference_table(SEED_TABLE)
 
 
 STATISTICS = {"average": "pages_avg", "max": "pages_max", "total": "pages_total", "std_dev": "pages_std"}

@@ -18,7 +18,7 @@ from pagelab.evidence.intervals import (
     median_interval,
     ratio_interval,
 )
-from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.reference import reference_table
 from pagelab.common.units import page_size_label
 from pagelab.workloads.sqlite.benchmarks import (
     BASELINE_PAGE_SIZE,
@@ -188,10 +188,7 @@ def seed_style_table(delta: pd.DataFrame) -> pd.DataFrame:
 def seed_table() -> pd.DataFrame:
     """Seed 001's Results table (data/reference/seed001_sqlite.csv): benchmark,
     baseline_4096_ms, page_8192_ms_from/_to, delta_pct_from/_to, note."""
-    path = REFERENCE_DIR / SEED_TABLE
-    if not path.exists():
-        raise UsageError(f"the seed's table is missing: expected {path}")
-    return pd.read_csv(path)
+    return reference_table(SEED_TABLE)
 
 
 def seed_check(seed_from: float, seed_to: float, low: float, high: float, verdict: str) -> str | None:
