@@ -249,7 +249,8 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) ->
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
 
 
-def _signed(pct: float) -> str:
+def pct_text(pct: float) -> str:
+    """'+9.5%', '−4.1%': a change in percent as every verdict and report sentence prints it."""
     return f"{pct:+.1f}%".replace("-", "−")
 
 
@@ -268,8 +269,8 @@ def verdict_line(row: dict, metric: Metric | None = None) -> str:
     else:
         advice = f"about {int(needed)} repeats would resolve {row['resolve_pct']:g}%"
     if math.isnan(row["low_pct"]):
-        return f"{head} {_signed(row['change_pct'])}, one run on a side, no interval: {row['verdict']} ({advice})"
-    text = f"{head} {_signed(row['change_pct'])} [{_signed(row['low_pct'])}, {_signed(row['high_pct'])}], {row['verdict']}"
+        return f"{head} {pct_text(row['change_pct'])}, one run on a side, no interval: {row['verdict']} ({advice})"
+    text = f"{head} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}], {row['verdict']}"
     if row["verdict"] == "not distinguishable":
         text += f" ({advice})"
     return text
@@ -319,7 +320,7 @@ def shift_line(frame: pd.DataFrame, label_a: str, label_b: str, metric: str = "t
         return None
     direction = "higher" if changes[0] > 0 else "lower"
     return (f"Every page size's {METRICS_BY_NAME[metric].label} is {direction} in {label_a} than in "
-            f"{label_b} ({_signed(changes[0])} to {_signed(changes[-1])}): a shift of the whole machine or setup. "
+            f"{label_b} ({pct_text(changes[0])} to {pct_text(changes[-1])}): a shift of the whole machine or setup. "
             "Two sweeps of one machine at two times can differ like this (another load on the host, another "
             "day); the page-size effects below are what such a shift leaves alone.")
 
@@ -344,8 +345,8 @@ def effect_lines(a: RunTable, b: RunTable, label_a: str, label_b: str, metric: s
         for label in (label_a, label_b):
             row = rows[label]
             interval = ("no interval" if math.isnan(row["low_pct"])
-                        else f"[{_signed(row['low_pct'])}, {_signed(row['high_pct'])}]")
-            lines.append(f"  {label:<{width}}  {_signed(row['change_pct'])} {interval}, {row['verdict']}")
+                        else f"[{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]")
+            lines.append(f"  {label:<{width}}  {pct_text(row['change_pct'])} {interval}, {row['verdict']}")
     return lines
 
 

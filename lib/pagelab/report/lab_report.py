@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
-from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table
+from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table, pct_text
 from pagelab.bundle import SweepRecord, load_tables, read_runs
 from pagelab.common.units import size_text
 
@@ -138,10 +138,6 @@ def _pair(data: ReportData, metric: str, a: str, b: str) -> dict | None:
     return None
 
 
-def _pct(value: float) -> str:
-    return f"{value:+.1f}%".replace("-", "−")
-
-
 def is_chain_check(data: ReportData) -> bool:
     measured = data.profile.get("measure_s")
     return data.record.document.get("profile_name") == "smoke" or (
@@ -163,8 +159,8 @@ def answer(data: ReportData) -> str:
     for other, row in zip(others, comparisons):
         if row is None:
             continue
-        interval = "" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]"
-        parts.append(f"{other} {_pct(row['change_pct'])}{interval} ({row['verdict']})")
+        interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
+        parts.append(f"{other} {pct_text(row['change_pct'])}{interval} ({row['verdict']})")
     real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
     head = (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
@@ -215,9 +211,9 @@ def _iops_fall(data: ReportData) -> Claim:
     if row is None or math.isnan(row["change_pct"]):
         return Claim("iops_fall", statement, NOT_DISTINGUISHABLE, "no read IOPS on one side", "Figure 2")
     verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD}.get(row["verdict"], NOT_DISTINGUISHABLE)
-    interval = "" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]"
+    interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
     return Claim("iops_fall", statement, verdict,
-                 f"read IOPS {last} against {first}: {_pct(row['change_pct'])}{interval}, {row['verdict']}", "Figure 2")
+                 f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, {row['verdict']}", "Figure 2")
 
 
 def _hit_ratio(data: ReportData) -> Claim:
@@ -255,7 +251,7 @@ def _best_8k(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_DISTINGUISHABLE
-    text = "; ".join(f"8k against {other}: {_pct(row['change_pct'])}, {row['verdict']}" for other, row in rows if row)
+    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {row['verdict']}" for other, row in rows if row)
     return Claim("best_8k", statement, verdict, text, "Figure 1")
 
 
@@ -273,7 +269,7 @@ def _similar(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_DISTINGUISHABLE
-    text = "; ".join(f"{r['a']}/{r['b']} {_pct(r['change_pct'])}" for r in rows)
+    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}" for r in rows)
     return Claim("similar", statement, verdict,
                  f"TpmC ratios {text}; similar = every pair's interval within ±{bound:.0f}%", "Figure 1")
 
