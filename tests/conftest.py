@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,6 +14,15 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # Real outputs captured on this kind of machine, and the five seed documents; see tests/fixtures/README.md.
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "captured"
 SEEDS = REPO_ROOT / "tests" / "fixtures" / "seeds"
+# The `pagelab` command, as a process of its own.
+PAGELAB = [sys.executable, "-m", "pagelab.cli"]
+
+
+def pagelab(*args, timeout: float = 300, env: dict | None = None,
+            command: list[str] = PAGELAB) -> subprocess.CompletedProcess:
+    """`pagelab ARGS` run from the project's root, its output captured as text."""
+    return subprocess.run(command + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
+                          cwd=REPO_ROOT, env=env)
 
 
 def server_processes() -> dict[int, str]:

@@ -10,14 +10,8 @@ import sys
 import pytest
 
 from pagelab.mysql.instance import SNAPSHOT_MARKER
-from tests.conftest import REPO_ROOT, servers_under
+from tests.conftest import PAGELAB, REPO_ROOT, pagelab, servers_under
 
-PAGELAB = [sys.executable, "-m", "pagelab.cli"]
-
-
-def pagelab(*args, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
-                          cwd=REPO_ROOT)
 
 
 def test_plan_only_writes_the_units_and_runs_nothing(tmp_path):

@@ -18,16 +18,11 @@ import pytest
 
 from pagelab.report.pdf import is_blank, pdf_page_images
 from pagelab.bundle import SweepRecord, load_tables
-from tests.conftest import REPO_ROOT, servers_under
+from tests.bundles import FIGURES, assert_complete_bundle
+from tests.conftest import PAGELAB, REPO_ROOT, pagelab, servers_under
 
 pytestmark = pytest.mark.server
 
-PAGELAB = [sys.executable, "-m", "pagelab.cli"]
-# DESIGN.md's run bundle, per run and per sweep.
-RUN_FILES = ("run.ipynb", "my.cnf", "variables.csv", "mysqld.err", "tpcc.log", "iostat.json", "global_status.csv",
-             "tpcc_intervals.csv", "iostat.csv", "innodb.csv", "summary.json")
-SWEEP_FILES = ("sweep.json", "report.ipynb")
-FIGURES = ("tpmc", "iops", "request_size", "hit_ratio", "new_order_latency")
 
 
 def sweep_command(*args) -> list[str]:
@@ -56,22 +51,6 @@ def smoke_sweep(tmp_path_factory):
                           capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
     assert done.returncode == 0, done.stderr[-4000:]
     return out, pdf, done
-
-
-def assert_complete_bundle(sweep_dir: Path) -> None:
-    record = json.loads((sweep_dir / "sweep.json").read_text())
-    assert [run["status"] for run in record["runs"]] == ["done"] * len(record["runs"])
-    for name in SWEEP_FILES:
-        assert (sweep_dir / name).is_file(), name
-    for figure in FIGURES:
-        assert (sweep_dir / "figures" / f"{figure}.png").stat().st_size > 1000, figure
-    for run in record["runs"]:
-        run_dir = sweep_dir / run["name"]
-        for name in RUN_FILES:
-            assert (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0, f"{run['name']}/{name}"
-        assert len(list((run_dir / "innodb").glob("*.txt"))) >= 3
-    for key in ("os", "kernel", "cores", "memory_bytes"):
-        assert key in record["machine"], key
 
 
 def test_smoke_sweep_writes_a_complete_bundle(smoke_sweep):
@@ -431,10 +410,6 @@ def test_summary_table_reads_as_pandas(smoke_sweep):
 # --- what the runs support: `pagelab stats` and `pagelab compare` on the smoke bundle ------------
 
 
-def pagelab_output(*args) -> subprocess.CompletedProcess:
-    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
-
-
 def test_the_sweep_ends_with_a_verdict_not_a_bare_number(smoke_sweep):
     _, _, done = smoke_sweep
     assert "16k vs 4k: TpmC" in done.stdout
@@ -443,14 +418,14 @@ def test_the_sweep_ends_with_a_verdict_not_a_bare_number(smoke_sweep):
 
 def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_sweep):
     out, _, _ = smoke_sweep
-    document = json.loads(pagelab_output("stats", out, "--format", "json").stdout)
+    document = json.loads(pagelab("stats", out, "--format", "json").stdout)
     for row in (r for r in document["page_sizes"] if r["metric"] == "tpmc"):
         recorded = json.loads((out / f"{row['page_size']}-r1" / "summary.json").read_text())["tpmc"]
         assert row["runs"] == 1 and row["median"] == pytest.approx(recorded)
     [pair] = [p for p in document["pairs"] if p["metric"] == "tpmc"]
     assert (pair["a"], pair["b"], pair["verdict"]) == ("16k", "4k", "not distinguishable")
     assert document["excluded"] == []
-    table = pagelab_output("stats", out).stdout
+    table = pagelab("stats", out).stdout
     assert "16k vs 4k: TpmC" in table and "no interval from one run" in table
 
 
@@ -465,10 +440,10 @@ def test_stats_leaves_out_and_names_a_failed_run(smoke_sweep, tmp_path):
         if run["name"] == "16k-r1":
             run.update(status="failed", error="the server went away during the run")
     (copy / "sweep.json").write_text(json.dumps(record))
-    done = pagelab_output("stats", copy)
+    done = pagelab("stats", copy)
     assert done.returncode == 0, done.stderr
     assert "Runs left out:\n  16k-r1: failed: the server went away during the run" in done.stdout
-    document = json.loads(pagelab_output("stats", copy, "--format", "json").stdout)
+    document = json.loads(pagelab("stats", copy, "--format", "json").stdout)
     assert {(r["page_size"], r["runs"]) for r in document["page_sizes"] if r["metric"] == "tpmc"} == {("4k", 1), ("16k", 0)}
     assert document["excluded"] == [{"run": "16k-r1", "why": "failed: the server went away during the run"}]
 
@@ -477,7 +452,7 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     import shutil
 
     out, _, _ = smoke_sweep
-    same = pagelab_output("compare", out, out, "--label-a", "A", "--label-b", "B")
+    same = pagelab("compare", out, out, "--label-a", "A", "--label-b", "B")
     assert same.returncode == 0, same.stderr
     assert "A 4k vs B 4k: TpmC +0.0%" in same.stdout and "warning" not in same.stderr
     assert "16k vs 4k: the same verdict" in same.stdout and "shift of the whole machine" not in same.stdout
@@ -486,12 +461,12 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     record = json.loads((other / "sweep.json").read_text())
     record["profile"]["buffer_pool"] = "64M"
     (other / "sweep.json").write_text(json.dumps(record))
-    differs = pagelab_output("compare", out, other)
+    differs = pagelab("compare", out, other)
     assert "the profiles differ in buffer_pool: '32M' vs '64M'" in differs.stderr
 
 
 def test_stats_refuses_what_is_not_a_bundle(tmp_path):
-    done = pagelab_output("stats", tmp_path)
+    done = pagelab("stats", tmp_path)
     assert done.returncode == 2 and "no sweep.json" in done.stderr
-    done = pagelab_output("stats", tmp_path, "--resolve", "0")
+    done = pagelab("stats", tmp_path, "--resolve", "0")
     assert done.returncode == 2 and "out of range" in done.stderr
