@@ -7,8 +7,6 @@ exactly these five sizes.
 
 from __future__ import annotations
 
-import re
-
 from pagelab.common import units
 from pagelab.common.errors import UsageError
 
@@ -20,7 +18,6 @@ DEFAULT_PAGE_SIZE = 16384  # InnoDB's default since MySQL 5.6 / MariaDB 10.0
 MIN_BUFFER_POOL_BY_PAGE_SIZE: dict[int, int] = {4096: 5 * units.MIB, 8192: 5 * units.MIB, 16384: 6 * units.MIB,
                                          32768: 11 * units.MIB, 65536: 21 * units.MIB}
 
-_LABEL_PATTERN = re.compile(r"^\s*(\d+)\s*(k|kb|kib)?\s*$", re.IGNORECASE)
 
 
 def _allowed() -> str:
@@ -42,13 +39,7 @@ def parse_page_size(value: str | int) -> int:
     """Bytes for '4k', '16K', '16KB', 4096 or '4096'; a UsageError naming the allowed sizes otherwise."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise UsageError(f"innodb_page_size must be one of {_allowed()}, got {value!r}")
-    if isinstance(value, int):
-        n_bytes = value
-    else:
-        match = _LABEL_PATTERN.match(value)
-        if not match:
-            raise UsageError(f"innodb_page_size must be one of {_allowed()}, got {value!r}")
-        n_bytes = int(match.group(1)) * (1024 if match.group(2) else 1)
+    n_bytes = value if isinstance(value, int) else units.size_bytes(value)
     if n_bytes not in PAGE_SIZES:
         raise UsageError(f"innodb_page_size must be one of {_allowed()}, got {value!r}")
     return n_bytes
