@@ -53,7 +53,7 @@ from pagelab.common.processes import stop_process
 from pagelab.parse import parse_fio
 from pagelab.common.paths import CACHE_DIR, DATA_DIR
 from pagelab.machine.system import DeviceInfo, block_device_for, nearest_existing, o_direct_works
-from pagelab.common.units import KIB, format_size, kib, parse_size
+from pagelab.common.units import KIB, MIB, format_size, kib, parse_size
 
 
 # Seed 003's table runs from 1 KiB to 64 KiB blocks; the storage prototype takes the same range.
@@ -401,7 +401,7 @@ def _check_free_space(directory: Path, test_file: Path, size_bytes: int) -> None
     free = shutil.disk_usage(directory).free
     if needed > free:
         raise UsageError(
-            f"the fio test file needs {needed / 2**20:,.0f} MiB in {directory}, only {free / 2**20:,.0f} MiB "
+            f"the fio test file needs {needed / MIB:,.0f} MiB in {directory}, only {free / MIB:,.0f} MiB "
             "are free; free some space or pass a smaller size"
         )
 

@@ -13,6 +13,8 @@ import pandas as pd
 
 from pagelab.common.reference import reference_table
 from pagelab.mysql.pagesize import PAGE_SIZES
+from pagelab.common.units import KIB
+
 # The seed's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
 # One colour per page size in every figure of a report (seaborn's colour-blind palette, in page
@@ -124,7 +126,7 @@ def request_sizes(iostat: pd.DataFrame) -> pd.DataFrame:
         reads, writes = group["r_s"].fillna(0), group["w_s"].fillna(0)
         read_kb = (group["rareq_kb"].fillna(0) * reads).sum() / reads.sum() if reads.sum() else float("nan")
         write_kb = (group["wareq_kb"].fillna(0) * writes).sum() / writes.sum() if writes.sum() else float("nan")
-        rows.append({"page_size": label, "page_kb": size / 1024, "read_kb": read_kb, "write_kb": write_kb,
+        rows.append({"page_size": label, "page_kb": size / KIB, "read_kb": read_kb, "write_kb": write_kb,
                      "r_s": reads.mean(), "w_s": writes.mean()})
     return pd.DataFrame(rows).sort_values("page_kb").reset_index(drop=True)
 

@@ -40,12 +40,12 @@ from pagelab.sweep.profiles import KNOBS_BY_NAME, Profile
 from pagelab.bundle import project_path, run_name, set_phase
 from pagelab.tpcc.driver import RunOptions
 from pagelab.tpcc.modes import TPCC_MYSQL_LOADER
-from pagelab.common.units import page_size_label
+from pagelab.common.units import MIB, page_size_label
 
 LOADED_FILE = "loaded.json"
 CACHE_LOCK = ".generate.lock"  # in the cache directory: one process generates a dataset, others wait
 # A pool large enough for the load to run from memory; the measured pool is set afterwards.
-LOAD_BUFFER_POOL_BYTES = 256 << 20
+LOAD_BUFFER_POOL_BYTES = 256 * MIB
 
 
 @dataclass(frozen=True)

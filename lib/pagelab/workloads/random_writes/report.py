@@ -10,7 +10,7 @@ import pandas as pd
 from pagelab.workloads.random_writes.run import KEY_ORDERS, SEED_PAGE_SIZE, SEED_TABLE
 from pagelab.common.errors import UsageError
 from pagelab.common.reference import reference_table
-from pagelab.common.units import page_size_label
+from pagelab.common.units import KIB, page_size_label
 
 # -- the seed beside ours -------------------------------------------------------------------------
 
@@ -90,7 +90,7 @@ def pages_per_transaction_table(*results: pd.DataFrame) -> pd.DataFrame:
         wide["random ÷ sequential"] = wide["random pages_avg"] / wide["sequential pages_avg"]
     for column in wide.columns:
         if column.endswith("bytes_per_txn_avg"):
-            wide[column.replace("bytes_per_txn_avg", "KiB_per_txn_avg")] = wide.pop(column) / 1024
+            wide[column.replace("bytes_per_txn_avg", "KiB_per_txn_avg")] = wide.pop(column) / KIB
     return wide.reset_index(level="page_size", drop=True)
 
 
@@ -101,7 +101,7 @@ def plot_pages_per_transaction(*results: pd.DataFrame):
     import seaborn as sns
 
     frame = pd.concat(results, ignore_index=True)
-    frame = frame.assign(kib_per_txn=frame["bytes_per_txn_avg"] / 1024)
+    frame = frame.assign(kib_per_txn=frame["bytes_per_txn_avg"] / KIB)
     order = sorted(frame["page_size"].unique())
     frame["page size"] = pd.Categorical(frame["page_size_label"],
                                         categories=[page_size_label(size) for size in order], ordered=True)
@@ -118,7 +118,7 @@ def plot_pages_per_transaction(*results: pd.DataFrame):
         average = float(seed.loc["average", f"{order}_pages"])
         axes[0].scatter([page_size_label(SEED_PAGE_SIZE)], [average], marker="*", s=160, color=color,
                         edgecolor="black", zorder=5, label=f"seed (Voron) {order}")
-        axes[1].scatter([page_size_label(SEED_PAGE_SIZE)], [average * SEED_PAGE_SIZE / 1024], marker="*", s=160,
+        axes[1].scatter([page_size_label(SEED_PAGE_SIZE)], [average * SEED_PAGE_SIZE / KIB], marker="*", s=160,
                         color=color, edgecolor="black", zorder=5)
     axes[0].legend(fontsize="small")
     axes[1].get_legend().remove()

@@ -19,7 +19,7 @@ from pagelab.evidence.intervals import (
     ratio_interval,
 )
 from pagelab.common.reference import reference_table
-from pagelab.common.units import page_size_label
+from pagelab.common.units import KIB, page_size_label
 from pagelab.workloads.sqlite.benchmarks import (
     BASELINE_PAGE_SIZE,
     MEASURES,
@@ -343,7 +343,7 @@ def wal_frames_summary(wal_frames: pd.DataFrame, btree: pd.DataFrame | None = No
                         transactions=("tx", "size"), wal_frames_avg=("wal_frames", "mean"),
                         wal_frames_min=("wal_frames", "min"), wal_frames_max=("wal_frames", "max"),
                         wal_bytes_avg=("wal_bytes", "mean")).reset_index()
-    table["wal_kib_per_tx"] = table["wal_bytes_avg"] / 1024
+    table["wal_kib_per_tx"] = table["wal_bytes_avg"] / KIB
     table["wal_bytes_per_row"] = table["wal_bytes_avg"] / table["rows_per_tx"]
     if btree is not None and not btree.empty:
         leaves = btree_summary(btree)

@@ -69,7 +69,7 @@ DEFAULT_CACHE_FRACTION = 0.15
 # Bytes a record costs in a B-tree beside its fields: key (~23), row or cell headers, slot.
 RECORD_OVERHEAD_BYTES = 60
 RANDOM_INSERT_FILL = 0.69  # leaves of a B-tree filled in random key order end ~69% full
-DEFAULT_REDO_LOG_BYTES = 64 << 20
+DEFAULT_REDO_LOG_BYTES = 64 * MIB
 
 
 @dataclass
