@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pagelab.cli.common import add_mode_argument
 from pagelab.common.errors import UsageError
+
+if TYPE_CHECKING:
+    from pagelab.bundle import SweepRecord
+
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from pagelab.sweep import orchestrator as sweep
@@ -19,9 +24,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             sweep.check_bundle_directory(Path(args.resume))
             with sweep.bundle_lock(Path(args.resume)):  # not while a local sweep runs its units
                 return _submit_to_slurm(args, sweep.check_resumable(Path(args.resume)))
-        _refuse_while_queued(Path(args.resume))
         record, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
-                                      report=_report_options(args), keep_instances=args.keep_instances)
+                                   report=_report_options(args), keep_instances=args.keep_instances)
     else:
         from pagelab.sweep.profiles import load_profile
         from pagelab.tpcc.modes import runs_tpcc_mysql
@@ -39,8 +43,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if args.executor == "slurm" or args.plan_only:
             return _plan_elsewhere(args, profile)
         record, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
-                                     fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise,
-                                     report=_report_options(args), keep_instances=args.keep_instances)
+                                  fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise,
+                                  report=_report_options(args), keep_instances=args.keep_instances)
     print(f"\nsweep: {record.directory}")
     print(f"PDF:   {pdf}")
     print(f"copy:  {record.document['report']['copy']}")
@@ -76,7 +80,6 @@ def _check_executor_options(args: argparse.Namespace) -> None:
 
 def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
     """A new bundle whose units run on Slurm, or only its plan (--plan-only)."""
-    from pagelab.bundle import SweepRecord
     from pagelab.sweep import orchestrator as sweep
     from pagelab.sweep.plan import read_plan
 
@@ -91,31 +94,12 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
         print(f"run one unit:  pagelab run-unit {sweep_dir} INDEX\n"
               f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm]")
         return 0
+    from pagelab.bundle import SweepRecord
+
     return _submit_to_slurm(args, SweepRecord.load(sweep_dir))
 
 
-def _refuse_while_queued(sweep_dir: Path) -> None:
-    """A local resume must not run units that Slurm jobs of the same bundle may still run."""
-    from pagelab.bundle import SweepRecord
-
-    try:
-        submissions = SweepRecord.load(sweep_dir).document.get("slurm") or []
-    except (OSError, ValueError):
-        return  # not a bundle: finish() says so
-    if submissions:
-        import sys
-
-        from pagelab.common.errors import MissingDependencyError
-        from pagelab.sweep.slurm import refuse_while_queued
-
-        try:
-            refuse_while_queued(sweep_dir, submissions)
-        except MissingDependencyError:
-            print(f"pagelab sweep: warning: {sweep_dir} was submitted to Slurm, and this machine cannot ask Slurm "
-                  "whether its jobs still run (no squeue); make sure they have ended", file=sys.stderr)
-
-
-def _submit_to_slurm(args: argparse.Namespace, record) -> int:
+def _submit_to_slurm(args: argparse.Namespace, record: SweepRecord) -> int:
     from pagelab.sweep.slurm import parse_slurm_args, submit
     from pagelab.sweep.plan import units_not_done
 
@@ -124,7 +108,7 @@ def _submit_to_slurm(args: argparse.Namespace, record) -> int:
                    if value for word in (flag, str(Path(value).resolve()) if flag in ("--pdf", "--notes") else value)]
     report_args += ["--finish-sweep"] + (["--keep-instances"] if args.keep_instances else [])
     sweep_dir = record.directory
-    submission = submit(Path(sweep_dir), units_not_done(record), parse_slurm_args(args.slurm_args),
+    submission = submit(record, units_not_done(record), parse_slurm_args(args.slurm_args),
                         args.slurm_max_running, Path(args.scratch) if args.scratch else None, report_args)
     print(f"sweep: {Path(sweep_dir).resolve()}")
     for line in submission.watch_lines(Path(sweep_dir).resolve()):

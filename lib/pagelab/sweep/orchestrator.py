@@ -340,6 +340,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
     check_bundle_directory(sweep_dir)
     with bundle_lock(sweep_dir), stop_signals_interrupt():
         record = check_resumable(sweep_dir)
+        _refuse_while_queued(record)
         _say_footprint_ahead(record)
         record = execute_runs(record, fail_fast=fail_fast, progress=progress)
         failed = failed_runs(record)
@@ -353,6 +354,21 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
                                    f"Continue with: pagelab sweep --resume {sweep_dir}") from None
         tidy_up(record, keep_instances)
     return record, pdf
+
+
+def _refuse_while_queued(record: SweepRecord) -> None:
+    """A local run must not run units that Slurm jobs of the same bundle may still run."""
+    from pagelab.common.errors import MissingDependencyError
+    from pagelab.sweep.slurm import refuse_while_queued
+
+    submissions = record.document.get("slurm") or []
+    if not submissions:
+        return
+    try:
+        refuse_while_queued(record.directory, submissions)
+    except MissingDependencyError:
+        print(f"pagelab sweep: warning: {record.directory} was submitted to Slurm, and this machine cannot ask "
+              "Slurm whether its jobs still run (no squeue); make sure they have ended", file=sys.stderr)
 
 
 def _say_footprint_ahead(record: SweepRecord) -> None:
