@@ -21,11 +21,8 @@ from pagelab.common.errors import UsageError
 from pagelab.common.units import page_size_label
 from pagelab.workloads.random_writes.sqlite import dbstat_available, file_page_size
 from pagelab.workloads.sqlite.benchmarks import (
-    BASELINE_PAGE_SIZE,
     EXECUTE_BATCH_ROWS,
-    MEASURES,
     NATIVE,
-    PATH_TITLES,
     PATHS,
     PYTHON,
     READ_BATCHES,
