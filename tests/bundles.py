@@ -11,7 +11,7 @@ from pathlib import Path
 RUN_FILES = ("run.ipynb", "my.cnf", "variables.csv", "mysqld.err", "tpcc.log", "iostat.json", "global_status.csv",
              "tpcc_intervals.csv", "iostat.csv", "innodb.csv", "summary.json")
 SWEEP_FILES = ("sweep.json", "report.ipynb")
-FIGURES = ("tpmc", "iops", "request_size", "hit_ratio", "new_order_latency")
+FIGURES = ("tpmc", "tpmc_order", "iops", "request_size", "hit_ratio", "new_order_latency")
 
 
 def assert_run_files(run_dir: Path) -> None:

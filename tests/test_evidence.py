@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from pagelab.evidence.intervals import (
+    EQUIVALENT,
     FASTER,
-    NOT_DISTINGUISHABLE,
+    NOT_RESOLVED,
     SLOWER,
     compare,
     compare_rounds,
@@ -34,16 +35,19 @@ def test_a_known_shift_is_found_with_an_interval_around_it():
     assert compare(b, a).verdict == SLOWER
 
 
-def test_no_shift_is_not_distinguishable():
+def test_no_shift_with_few_runs_is_not_resolved_and_says_what_would_resolve_it():
     a, b = runs(12_000, 0.05, 7, 3), runs(12_000, 0.05, 7, 4)
     comparison = compare(a, b)
-    assert comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.verdict == NOT_RESOLVED
     assert comparison.low < 1 < comparison.high
+    assert comparison.low < 0.97 or comparison.high > 1.03  # the interval reaches past the ±3% margin
+    assert comparison.detectable_pct > comparison.equivalence_pct == 3.0
+    assert comparison.runs_for_equivalence > 7
 
 
 def test_one_run_a_side_gives_no_interval_and_no_verdict():
     comparison = compare([15_000.0], [10_000.0])
-    assert comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.verdict == NOT_RESOLVED
     assert comparison.ratio == pytest.approx(1.5)
     assert math.isnan(comparison.low)
 
@@ -51,7 +55,7 @@ def test_one_run_a_side_gives_no_interval_and_no_verdict():
 def test_three_runs_a_side_never_give_a_verdict_however_far_apart():
     # The exact rank test cannot reject with 3 against 3 (smallest two-sided p = 0.1).
     comparison = compare([30_000.0, 30_100.0, 30_200.0], [10_000.0, 10_100.0, 10_200.0])
-    assert comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.verdict == NOT_RESOLVED
     assert comparison.low > 1  # the interval alone would have said "faster"
     assert comparison.p_value == pytest.approx(0.1)
 
@@ -77,10 +81,10 @@ def test_rounds_kept_together_find_a_shift_that_slow_rounds_hide_from_runs_alone
     assert compare_rounds(b, a).verdict == FASTER
 
 
-def test_rounds_with_no_shift_are_not_distinguishable():
+def test_rounds_with_no_shift_are_not_resolved_at_this_spread():
     a, b = rounds_with_slow_minutes(1.0, seed=8)
     comparison = compare_rounds(a, b)
-    assert comparison.paired and comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.paired and comparison.verdict == NOT_RESOLVED
     assert comparison.low < 1 < comparison.high
 
 
@@ -97,10 +101,10 @@ def test_a_round_one_side_did_not_finish_is_left_out_and_few_rounds_fall_back_to
     assert (fallback.n_a, fallback.n_b) == (5, 5)
 
 
-def test_equal_rounds_give_no_verdict_and_no_error():
+def test_equal_rounds_are_equivalent_without_a_test_or_an_error():
     same = {r: 10_000.0 for r in range(1, 8)}
     comparison = compare_rounds(same, dict(same))
-    assert comparison.verdict == NOT_DISTINGUISHABLE and comparison.p_value == 1.0 and comparison.ratio == 1.0
+    assert comparison.verdict == EQUIVALENT and comparison.p_value == 1.0 and comparison.ratio == 1.0
 
 
 def test_a_steadier_ratio_needs_fewer_rounds():
@@ -184,28 +188,6 @@ def _bundle_table(medians: dict[str, float], seed: int, n: int = 6):
     return RunTable(pd.DataFrame(rows), [], {}, list(medians))
 
 
-def test_a_shift_of_the_whole_machine_is_named_and_the_page_size_effect_compared_without_it():
-    from pagelab.evidence.tables import compare_bundles, effect_lines, shift_line
-
-    slower_day = _bundle_table({"4k": 13_500, "16k": 12_150}, seed=1)  # 16k 10% below 4k, both 10% down
-    faster_day = _bundle_table({"4k": 15_000, "16k": 13_500}, seed=2)
-    frame = compare_bundles(slower_day, faster_day, "monday", "tuesday")
-    line = shift_line(frame, "monday", "tuesday")
-    assert line and "lower in monday than in tuesday" in line, line
-    effects = effect_lines(slower_day, faster_day, "monday", "tuesday")
-    assert effects[0] == "16k vs 4k: the same verdict", effects
-    assert all("slower" in text for text in effects[1:]), effects
-
-
-def test_no_shift_is_named_when_page_sizes_move_apart():
-    from pagelab.evidence.tables import compare_bundles, effect_lines, shift_line
-
-    a = _bundle_table({"4k": 15_000, "16k": 12_000}, seed=3)  # 16k 20% slower in a
-    b = _bundle_table({"4k": 13_000, "16k": 13_000}, seed=4)  # and no slower in b
-    assert shift_line(compare_bundles(a, b, "a", "b"), "a", "b") is None
-    assert effect_lines(a, b, "a", "b")[0] == "16k vs 4k: the verdicts differ"
-
-
 def test_a_side_with_a_zero_median_gives_an_infinite_ratio_without_warnings():
     """IOPS on a tmpfs are 0: the ratio is infinite, said once, and numpy must not print warnings
     into the sweep's log for every resample."""
@@ -214,4 +196,164 @@ def test_a_side_with_a_zero_median_gives_an_infinite_ratio_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         comparison = compare([5.0, 1.0], [0.0, 0.0])
-    assert comparison.ratio == math.inf and comparison.verdict == NOT_DISTINGUISHABLE
+    assert comparison.ratio == math.inf and comparison.verdict == NOT_RESOLVED
+
+
+# --- equivalence, families, and the difference of two effects (known answers) ---------------------
+
+
+def test_equal_sides_are_equivalent_with_many_runs_and_not_resolved_with_few():
+    many = compare(runs(10_000, 0.03, 60, 21), runs(10_000, 0.03, 60, 22))
+    assert many.verdict == EQUIVALENT
+    assert 0.97 <= many.low and many.high <= 1.03
+    few = compare(runs(10_000, 0.03, 4, 23), runs(10_000, 0.03, 4, 24))
+    assert few.verdict == NOT_RESOLVED
+    assert not (0.97 <= few.low and few.high <= 1.03)
+    assert few.runs_for_equivalence > 4 and few.detectable_pct > 3
+
+
+def test_a_ten_percent_shift_is_faster_one_way_and_slower_the_other():
+    higher, base = runs(11_000, 0.03, 9, 25), runs(10_000, 0.03, 9, 26)
+    assert compare(higher, base).verdict == FASTER
+    assert compare(base, higher).verdict == SLOWER
+    by_round = compare_rounds(dict(enumerate(higher)), dict(enumerate(base)))
+    assert by_round.paired and by_round.verdict == FASTER
+
+
+def test_a_wider_margin_turns_not_resolved_into_equivalent():
+    a, b = runs(10_000, 0.03, 12, 27), runs(10_000, 0.03, 12, 28)
+    narrow, wide = compare(a, b, equivalence_pct=0.5), compare(a, b, equivalence_pct=20)
+    assert narrow.verdict == NOT_RESOLVED and wide.verdict == EQUIVALENT
+
+
+def test_holm_against_a_hand_worked_example():
+    from pagelab.evidence import holm
+
+    # Sorted, 0.005, 0.01, 0.03, 0.04 are multiplied by 4, 3, 2, 1: 0.02, 0.03, 0.06, 0.04; each may not
+    # fall below the one before it (step-down), so the last is raised to 0.06.
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, math.nan, 0.01]) == pytest.approx([0.5, math.nan, 0.02], nan_ok=True)
+
+
+def test_a_family_widens_the_intervals_and_raises_the_p_values():
+    from pagelab.evidence import compare_family
+
+    sides = [(runs(10_400, 0.03, 9, 30 + k), runs(10_000, 0.03, 9, 40 + k)) for k in range(4)]
+    alone = [compare(a, b) for a, b in sides]
+    family = compare_family(sides)
+    for single, judged in zip(alone, family):
+        assert judged.family_size == 4 and judged.confidence == pytest.approx(1 - 0.05 / 4)
+        assert judged.high - judged.low > single.high - single.low
+        assert judged.p_adjusted >= judged.p_value == pytest.approx(single.p_value)
+
+
+def test_an_effect_difference_of_twenty_points_is_found_and_equal_effects_agree():
+    from pagelab.evidence import AGREE, DIFFER, effect_difference
+
+    base = runs(10_000, 0.01, 10, 50)
+    equal = effect_difference((runs(9_000, 0.01, 10, 51), base), (runs(10_800, 0.01, 10, 52), runs(12_000, 0.01, 10, 53)))
+    assert equal.word == AGREE and -3 <= equal.low <= equal.high <= 3
+    assert equal.first_pct == pytest.approx(-10, abs=2) and equal.second_pct == pytest.approx(-10, abs=2)
+    moved = effect_difference((runs(9_000, 0.01, 10, 54), base), (runs(7_000, 0.01, 10, 55), runs(10_000, 0.01, 10, 56)))
+    assert moved.word == DIFFER and moved.low > 0  # -10% against -30%: log(0.9 / 0.7) = +25 log points
+    assert moved.low < 100 * math.log(0.9 / 0.7) < moved.high
+    one_run = effect_difference(([9_000.0], [10_000.0]), (runs(7_000, 0.01, 10, 57), base))
+    assert one_run.word == NOT_RESOLVED and math.isnan(one_run.low)
+
+
+def test_an_effect_difference_resamples_rounds_where_a_setting_has_them():
+    from pagelab.evidence import effect_difference
+
+    a, b = rounds_with_slow_minutes(0.94, seed=7)
+    c, d = rounds_with_slow_minutes(0.94, seed=9)
+    by_round = effect_difference((a, b), (c, d))
+    unpaired = effect_difference((list(a.values()), list(b.values())), (list(c.values()), list(d.values())))
+    assert by_round.paired_first and by_round.paired_second and not unpaired.paired_first
+    assert by_round.high - by_round.low < unpaired.high - unpaired.low, "the slow rounds cancel only when paired"
+
+
+def _steady_table(medians: dict[str, float], seed: int, n: int = 10, spread: float = 0.01):
+    """A RunTable of n runs per page size around the given medians, 1% log-normal spread."""
+    import pandas as pd
+
+    from pagelab.evidence.tables import METRICS, RunTable
+
+    rows = [{"run": f"{size}-r{i + 1}", "page_size": size, "repeat": i + 1, **{m.name: math.nan for m in METRICS},
+             "tpmc": value}
+            for k, (size, median) in enumerate(medians.items())
+            for i, value in enumerate(runs(median, spread, n, seed * 10 + k))]
+    return RunTable(pd.DataFrame(rows), [], {"equivalence_pct": 3.0}, list(medians))
+
+
+def test_two_sweeps_whose_levels_differ_by_20_percent_and_effects_agree_are_a_uniform_shift():
+    from pagelab.evidence.two_sweeps import compare_bundles, effect_lines, effect_table, shift_lines
+
+    slow = _steady_table({"4k": 10_000, "16k": 9_000}, seed=1)  # 16k 10% below 4k in both
+    fast = _steady_table({"4k": 12_000, "16k": 10_800}, seed=2)  # every page size 20% higher
+    effects = effect_table(slow, fast)
+    tpmc = effects[effects["metric"] == "tpmc"]
+    assert list(tpmc["word"]) == ["agree"]
+    [line] = effect_lines(effects, "slow", "fast")
+    assert line.startswith("16k vs 4k: ") and "effects agree within ±3 points" in line, line
+    text = "\n".join(shift_lines(compare_bundles(slow, fast, "slow", "fast"), effects, "slow", "fast"))
+    assert "uniform shift" in text and "slow 4k vs fast 4k: TpmC −16." in text, text
+
+
+def test_two_sweeps_whose_16k_effect_differs_by_20_points_are_an_interaction_not_a_shift():
+    from pagelab.evidence.two_sweeps import compare_bundles, effect_lines, effect_table, shift_lines
+
+    a = _steady_table({"4k": 10_000, "16k": 9_000}, seed=3)  # 16k -10%
+    b = _steady_table({"4k": 12_000, "16k": 8_400}, seed=4)  # 16k -30%
+    effects = effect_table(a, b)
+    [line] = effect_lines(effects, "a", "b")
+    assert "effects differ" in line and "agree" not in line, line
+    text = "\n".join(shift_lines(compare_bundles(a, b, "a", "b"), effects, "a", "b"))
+    assert "uniform shift" not in text and "interacts" in text, text
+
+
+def test_a_sweep_of_many_alike_page_sizes_calls_no_false_difference():
+    """A/A: five labels of one condition, 10 pairs in the family; no pair may be called faster or slower."""
+    from pagelab.evidence.tables import pairwise_table
+
+    table = _steady_table({size: 10_000 for size in ("4k", "8k", "16k", "32k", "64k")}, seed=5, n=9, spread=0.06)
+    pairs = pairwise_table(table)
+    tpmc = pairs[pairs["metric"] == "tpmc"]
+    assert len(tpmc) == 10 and set(tpmc["family_size"]) == {10}
+    assert set(tpmc["verdict"]) <= {"equivalent", "not resolved"}
+    assert list(tpmc["confidence_pct"]) == pytest.approx([99.5] * 10)
+
+
+def test_stats_json_carries_the_estimate_interval_adjusted_p_word_and_margin(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    bundle = tmp_path / "bundle"
+    entries = []
+    for k, (size, label, median) in enumerate(((4096, "4k", 10_000), (16384, "16k", 8_000))):
+        for i, value in enumerate(runs(median, 0.02, 7, 60 + k)):
+            name = f"{label}-r{i + 1}"
+            (bundle / name).mkdir(parents=True)
+            (bundle / name / "summary.json").write_text(json.dumps({"tpmc": value}))
+            entries.append({"name": name, "page_size_bytes": size, "page_size": label, "repeat": i + 1,
+                            "status": "done"})
+    (bundle / "sweep.json").write_text(json.dumps({"runs": entries,
+                                                   "profile": {"page_sizes": [4096, 16384], "equivalence_pct": 4}}))
+    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "stats", str(bundle), "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    [pair] = [p for p in json.loads(done.stdout)["pairs"] if p["metric"] == "tpmc"]
+    assert (pair["a"], pair["b"], pair["verdict"], pair["equivalence_pct"]) == ("16k", "4k", "slower", 4)
+    assert pair["low_pct"] < pair["change_pct"] < pair["high_pct"] < 0
+    assert pair["change_pct"] == pytest.approx(-20, abs=3)
+    assert 0 < pair["p_adjusted"] < 0.05 and pair["paired"] is True
+
+
+def test_equivalence_pct_zero_or_negative_is_refused():
+    from pagelab.common.errors import UsageError
+    from pagelab.sweep.profiles import load_profile
+
+    assert load_profile("smoke").equivalence_pct == 3.0
+    for bad in ("0", "-2"):
+        with pytest.raises(UsageError, match=f"equivalence_pct: {bad} is out of range; allowed: a number above 0"):
+            load_profile("smoke", [f"equivalence_pct={bad}"])

@@ -24,7 +24,6 @@ from tests.conftest import PAGELAB, REPO_ROOT, pagelab, servers_under
 pytestmark = pytest.mark.server
 
 
-
 def sweep_command(*args) -> list[str]:
     return PAGELAB + ["sweep", *[str(a) for a in args]]
 
@@ -126,7 +125,7 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
     for claim in claims(load(smoke_sweep[0])):
         statement = " ".join(claim.statement.split())
         assert statement in discussion, statement
-        assert claim.verdict in ("holds", "does not hold", "not distinguishable here")
+        assert claim.verdict in ("holds", "does not hold", "not resolved here")
 
 
 def test_no_number_in_the_pdf_shows_more_than_four_decimals(smoke_sweep):
@@ -368,6 +367,8 @@ def test_out_into_a_folder_of_ones_own_is_refused(tmp_path):
     (["--set", "page_sizes=4k,12k"], "page_sizes: 12k is not allowed; allowed: 4k 8k 16k 32k 64k"),
     (["--set", "repeats=0"], "repeats"),
     (["--set", "buffer_pool=150%"], "buffer_pool"),
+    (["--set", "equivalence_pct=0"], "equivalence_pct: 0 is out of range; allowed: a number above 0"),
+    (["--set", "equivalence_pct=-2"], "equivalence_pct: -2 is out of range; allowed: a number above 0"),
     (["--set", "no_such_knob=1"], "no_such_knob"),
     (["--pdf", "/proc/self/no/report.pdf"], "--pdf's directory /proc/self/no cannot be created"),
 ])
@@ -413,7 +414,7 @@ def test_summary_table_reads_as_pandas(smoke_sweep):
 def test_the_sweep_ends_with_a_verdict_not_a_bare_number(smoke_sweep):
     _, _, done = smoke_sweep
     assert "16k vs 4k: TpmC" in done.stdout
-    assert "not distinguishable" in done.stdout  # one run each can never say more
+    assert "not resolved" in done.stdout  # one run each can never say more
 
 
 def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_sweep):
@@ -423,7 +424,8 @@ def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_swee
         recorded = json.loads((out / f"{row['page_size']}-r1" / "summary.json").read_text())["tpmc"]
         assert row["runs"] == 1 and row["median"] == pytest.approx(recorded)
     [pair] = [p for p in document["pairs"] if p["metric"] == "tpmc"]
-    assert (pair["a"], pair["b"], pair["verdict"]) == ("16k", "4k", "not distinguishable")
+    assert (pair["a"], pair["b"], pair["verdict"]) == ("16k", "4k", "not resolved")
+    assert pair["equivalence_pct"] == 3.0 and pair["p_adjusted"] is None  # one run a side: no test
     assert document["excluded"] == []
     table = pagelab("stats", out).stdout
     assert "16k vs 4k: TpmC" in table and "no interval from one run" in table
@@ -455,7 +457,8 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     same = pagelab("compare", out, out, "--label-a", "A", "--label-b", "B")
     assert same.returncode == 0, same.stderr
     assert "A 4k vs B 4k: TpmC +0.0%" in same.stdout and "warning" not in same.stderr
-    assert "16k vs 4k: the same verdict" in same.stdout and "shift of the whole machine" not in same.stdout
+    assert "16k vs 4k: " in same.stdout and "difference +0.0 points" in same.stdout
+    assert "uniform shift" not in same.stdout and "3. Which knobs differ: none" in same.stdout
     other = tmp_path / "other-day"
     shutil.copytree(out, other, ignore=shutil.ignore_patterns("instances"))
     record = json.loads((other / "sweep.json").read_text())

@@ -208,9 +208,14 @@ def read_runs(bundle: "SweepRecord | str | os.PathLike"):
     return run_table(record.directory, record.document)
 
 
+# Keys of a run's entry in sweep.json that may give its place in the order the runs executed.
+RUN_ORDER_KEYS = ("order", "position")
+
+
 def load_tables(bundle: "SweepRecord | str | os.PathLike") -> dict:
     """Every finished run's tidy tables combined, with run-level columns added
-    (sweep, run, page_size_bytes, page_size, repeat, host), plus `summary`: one row per run."""
+    (sweep, run, page_size_bytes, page_size, repeat, host), plus `summary`: one row per run, which
+    also carries run_started and, where sweep.json records them, run_order / run_position."""
     import pandas as pd
 
     from pagelab.evidence.tables import UNRECORDED_HOST
@@ -226,6 +231,9 @@ def load_tables(bundle: "SweepRecord | str | os.PathLike") -> dict:
         keys = {"sweep": sweep_dir.name, "run": entry["name"], "page_size_bytes": entry["page_size_bytes"],
                 "page_size": entry["page_size"], "repeat": entry["repeat"],
                 "host": entry.get("host") or UNRECORDED_HOST}
+        # When the run executed: its recorded place in the sweep's order (where sweep.json has one),
+        # else its start time; the report draws TpmC in this order (report.figures.run_order).
+        extra = {key: entry[key] for key in RUN_ORDER_KEYS + ("started",) if entry.get(key) is not None}
         for name in TIDY_TABLES:
             path = run_dir / f"{name}.csv"
             if path.exists() and path.stat().st_size > 0:
@@ -237,7 +245,7 @@ def load_tables(bundle: "SweepRecord | str | os.PathLike") -> dict:
         if summary_path.exists():
             summary = json.loads(summary_path.read_text())
             flat = {k: v for k, v in summary.items() if not isinstance(v, (dict, list))}
-            summaries.append({**keys, **flat})
+            summaries.append({**keys, **flat, **{f"run_{key}": value for key, value in extra.items()}})
     tables = {name: (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()) for name, parts in frames.items()}
     tables["summary"] = pd.DataFrame(summaries)
     return tables

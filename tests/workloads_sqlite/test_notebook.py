@@ -31,9 +31,9 @@ def test_the_notebook_shows_both_paths_beside_the_seed(executed):
     assert "Select maps 2000 rows" in text and "Batched write tx (executeBatch)" in text
     assert "What SQLite's pages do (native C):" in text and "What a Python user sees (Python's sqlite3):" in text
     assert text.count("2 repeats × 2 runs vs baseline 4096") >= 2  # a summary line per path
-    assert " faster, " in text and " not distinguishable" in text
+    assert " faster, " in text and " not resolved" in text and "equivalent within ±" in text
     assert "seed_baseline_ms" in text and "5.57" in text and "our_verdict" in text and "seed_check" in text
-    assert "median delta [95% CI]" in text and "ci_low_ms" in text
+    assert "median delta [CI]" in text and "ci_low_ms" in text
     assert "native_share_pct" in text and "python_adds_us_per_row" in text
     assert "pages_per_level" in text and "dbstat" in text and "leaf_pages" in text and "native_ms" in text
     assert "wal_frames_avg" in text and "leaves_filled" in text

@@ -163,22 +163,25 @@ def test_verdicts_on_the_measured_samples(small_bench):
     samples = small_bench.samples
     timings = timing_summary(samples[samples["path"] == "native"])
     spread = (timings["max_ms"] / timings["min_ms"]).max()
-    # 8192 exactly as fast as 4096: nothing called
+    # 8192 exactly as fast as 4096: never faster or slower; equivalent where the spread allows
     same = delta_table(scaled(samples, 1.0))
-    assert set(same["verdict"]) == {"not distinguishable"}
+    assert set(same["verdict"]) <= {"equivalent", "not resolved"}
+    for row in same.itertuples():
+        inside = -row.equivalence_pct <= row.delta_ci_low_pct and row.delta_ci_high_pct <= row.equivalence_pct
+        assert (row.verdict == "equivalent") == inside
     assert (same["delta_ci_low_pct"] <= 0).all() and (same["delta_ci_high_pct"] >= 0).all()
     # faster or slower by more than the widest spread measured: every benchmark called
     faster = delta_table(scaled(samples, 0.9 / spread))
     assert set(faster["verdict"]) == {"faster"} and (faster["delta_ci_high_pct"] < 0).all()
-    assert (faster["p_value"] < 0.05).all()
+    assert (faster["p_adjusted"] < 0.05).all() and (faster["p_adjusted"] >= faster["p_value"]).all()
     slower = delta_table(scaled(samples, 1.1 * spread))
     assert set(slower["verdict"]) == {"slower"} and (slower["delta_ci_low_pct"] > 0).all()
     # one sample per page size has no interval: however large the difference, nothing is called
     single = scaled(samples, 0.1)
     single = single[(single["repeat"] == 0) & (single["run"] == 0)]
-    assert set(delta_table(single)["verdict"]) == {"not distinguishable"}
-    assert summary_line(faster) == f"8192: {len(faster)} faster, 0 slower, 0 not distinguishable (3 repeats × 2 runs " \
-                                   "vs baseline 4096)"
+    assert set(delta_table(single)["verdict"]) == {"not resolved"}
+    assert summary_line(faster) == f"8192: {len(faster)} faster, 0 slower, 0 equivalent within ±3%, 0 not resolved " \
+                                   "(3 repeats × 2 runs vs baseline 4096)"
 
 
 def test_the_real_verdicts_follow_their_intervals(small_bench):
@@ -188,18 +191,22 @@ def test_the_real_verdicts_follow_their_intervals(small_bench):
             assert len(delta) == 6 and set(delta["page_size_bytes"]) == {8192} and set(delta["path"]) == {path}
             for row in delta.itertuples():
                 assert row.delta_ci_low_pct <= row.delta_pct <= row.delta_ci_high_pct
-                called = row.p_value < 0.05
+                called = row.p_adjusted < 0.05
                 if row.verdict == "faster":  # 8192 takes less time than 4096
                     assert called and row.delta_ci_high_pct < 0
                 elif row.verdict == "slower":
                     assert called and row.delta_ci_low_pct > 0
+                elif row.verdict == "equivalent":
+                    assert -3 <= row.delta_ci_low_pct and row.delta_ci_high_pct <= 3
                 else:
+                    assert row.verdict == "not resolved"
                     assert not called or row.delta_ci_low_pct <= 0 <= row.delta_ci_high_pct
                 assert row.delta_pct == pytest.approx((row.median_ms / row.baseline_ms - 1) * 100)
             counts = delta["verdict"].value_counts()
             assert small_bench.summary_line(measure=measure, path=path) == (
                 f"8192: {counts.get('faster', 0)} faster, {counts.get('slower', 0)} slower, "
-                f"{counts.get('not distinguishable', 0)} not distinguishable (3 repeats × 2 runs vs baseline 4096)")
+                f"{counts.get('equivalent', 0)} equivalent within ±3%, {counts.get('not resolved', 0)} not resolved "
+                "(3 repeats × 2 runs vs baseline 4096)")
 
 
 def test_seed_style_table_prints_the_seeds_own_row():
@@ -209,11 +216,12 @@ def test_seed_style_table_prints_the_seeds_own_row():
         "baseline_max_ms": 5.6, "median_ms": 4.6, "min_ms": 4.58, "max_ms": 4.67,
         "delta_pct": (4.6 / 5.57 - 1) * 100, "delta_ci_low_pct": -18.2, "delta_ci_high_pct": -16.0, "p_value": 0.002,
         "delta_min_pct": (4.58 / 5.57 - 1) * 100, "delta_max_pct": (4.67 / 5.57 - 1) * 100,
-        "verdict": "faster", "samples_needed": 4, "repeats": 3, "runs": 2, "measure": "time_ms"}])
+        "verdict": "faster", "equivalence_pct": 3.0, "samples_needed": 4, "repeats": 3, "runs": 2,
+        "measure": "time_ms"}])
     table = seed_style_table(delta)
     row = table.loc["Select maps 10000 rows"]
     assert list(row) == ["5.57ms", "4.58-4.67ms", "-16 to -18%", "-17.4% [-18.2%, -16.0%]", "faster"]
-    assert summary_line(delta) == ("8192: 1 faster, 0 slower, 0 not distinguishable "
+    assert summary_line(delta) == ("8192: 1 faster, 0 slower, 0 equivalent within ±3%, 0 not resolved "
                                    "(3 repeats × 2 runs vs baseline 4096)")
 
 
@@ -221,11 +229,11 @@ def test_seed_style_table_prints_the_seeds_own_row():
     (-20.0, -15.0, "faster", "reproduced"),
     (-30.0, -25.0, "faster", "reproduced, larger"),
     (-10.0, -2.0, "faster", "faster, less than seed"),
-    (-5.0, 3.0, "not distinguishable", "does not hold"),
+    (-5.0, 3.0, "not resolved", "does not hold"),
     (2.0, 6.0, "slower", "does not hold"),
-    (-25.0, 5.0, "not distinguishable", "undecided"),
-    (-30.0, -25.0, "not distinguishable", "undecided"),
-    (float("nan"), float("nan"), "not distinguishable", "no interval"),
+    (-25.0, 5.0, "not resolved", "undecided"),
+    (-30.0, -25.0, "not resolved", "undecided"),
+    (float("nan"), float("nan"), "not resolved", "no interval"),
 ])
 def test_seed_check_reads_our_interval_against_the_seeds_range(low, high, verdict, expected):
     assert seed_check(-16, -18, low, high, verdict) == expected  # the seed's "-16 to -18%"

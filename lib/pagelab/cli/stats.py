@@ -56,7 +56,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from pagelab.bundle import read_runs
-    from pagelab.evidence.tables import compare_bundles, effect_lines, knob_differences, shift_line, verdict_line
+    from pagelab.evidence.tables import METRICS, equivalence_of, family_text
+    from pagelab.evidence.two_sweeps import (compare_bundles, effect_lines, effect_table, knob_differences,
+                                             shift_lines)
 
     a_dir, b_dir = Path(args.a), Path(args.b)
     a, b = read_runs(a_dir.resolve()), read_runs(b_dir.resolve())
@@ -64,24 +66,47 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not common:
         raise UsageError(f"{a_dir} ({', '.join(a.page_order)}) and {b_dir} ({', '.join(b.page_order)}) share no "
                          "page size; compare sweeps of the same page sizes")
-    for difference in knob_differences(a.profile, b.profile):
+    differences = knob_differences(a.profile, b.profile)
+    for difference in differences:
         print(f"pagelab compare: warning: the profiles differ in {difference}", file=sys.stderr)
     label_a, label_b = args.label_a or a_dir.name, args.label_b or b_dir.name
-    frame = compare_bundles(a, b, label_a, label_b, args.resolve)
-    if args.format != "table":
-        _print_frame(frame, args.format)
+    delta = equivalence_of(a)
+    levels = compare_bundles(a, b, label_a, label_b, args.resolve, delta)
+    effects = effect_table(a, b, delta)
+    if args.format == "json":
+        import json
+
+        document = {"equivalence_pct": delta, "effects": effects.to_dict("records"), "levels": levels.to_dict("records"),
+                    "knob_differences": differences}
+        print(json.dumps(document, indent=1, default=str).replace("NaN", "null"))
         return 0
-    print(f"A = {a_dir}\nB = {b_dir}\n(ratio of medians A / B per page size, 95% bootstrap interval)")
-    for row in frame.to_dict("records"):
-        print(f"  {verdict_line(row)}")
-    shift = shift_line(frame, label_a, label_b)
-    if shift:
-        print(shift)
-    effects = effect_lines(a, b, label_a, label_b, resolve_pct=args.resolve)
-    if effects:
-        print("The page-size effect in each sweep (TpmC; a drift of the machine between the sweeps cancels out):")
-        for line in effects:
+    if args.format == "csv":
+        print("# 1 page-size effects, A against B")
+        _print_frame(effects, "csv")
+        print("# 2 levels per page size, A against B")
+        _print_frame(levels, "csv")
+        return 0
+    print(f"A = {a_dir} ({label_a})\nB = {b_dir} ({label_b})\nequivalence margin ±{delta:g}% (A's equivalence_pct)")
+    # Metrics a sweep did not measure (no iostat on this disk) say nothing; they are left out here.
+    measured = [metric for metric in METRICS if levels[levels["metric"] == metric.name]["change_pct"].notna().any()]
+    for metric in measured:
+        part = effects[effects["metric"] == metric.name]
+        if part.empty:
+            continue
+        m = int(part["family_size"].max())
+        print(f"1. Did the page-size effects change? {metric.label}: each pair's effect in A and in B, and their "
+              f"difference in log points (100 × difference of log ratios) with a {part['confidence_pct'].iloc[0]:.4g}% "
+              f"bootstrap interval (each sweep's rounds resampled on their own"
+              + (f"; Bonferroni for a family of {m} pairs)" if m > 1 else ")") + ":")
+        for line in effect_lines(effects, label_a, label_b, metric.name):
             print(f"  {line}")
+    for metric in measured:
+        part = levels[levels["metric"] == metric.name]
+        print("2. Did the whole level move, alike for every page size? " +
+              family_text(part, f"{metric.label}, A / B per page size"))
+        for line in shift_lines(levels, effects, label_a, label_b, metric.name):
+            print(f"  {line}")
+    print("3. Which knobs differ: " + ("; ".join(differences) if differences else "none that changes what is measured"))
     for name, table in ((label_a, a), (label_b, b)):
         for run, why in table.excluded:
             print(f"  left out of {name}: {run}: {why}")
@@ -93,10 +118,12 @@ def register(commands) -> None:
         "stats", help="medians with intervals per page size, and a verdict for each pair",
         description="Read a sweep bundle's finished runs (each repeat one independent run) and print, per page "
                     "size, the median TpmC, read and write IOPS, hit ratio and New-Order p95 with an order-statistic "
-                    "interval, then each pair of page sizes as a ratio of medians with a 95% bootstrap interval and "
-                    "a verdict: faster/slower only when the interval excludes 1 and an exact rank test agrees, "
-                    "else 'not distinguishable', with the repeats this machine's spread needs to resolve "
-                    f"--resolve percent. With {MIN_ROUNDS_FOR_PAIRED} or more rounds (repeats) finished by both page sizes, a pair is "
+                    "interval, then each pair of page sizes as a ratio of medians with a bootstrap interval and "
+                    "a verdict: faster/slower only when the interval excludes 1 and an exact rank test agrees; "
+                    "'equivalent within ±δ' when the interval lies inside ±δ (the bundle's equivalence_pct); else "
+                    "'not resolved', with the smallest effect these runs resolve and the runs δ would need. The pairs "
+                    "of a metric are one family: p-values Holm-adjusted, intervals at the Bonferroni-adjusted level. "
+                    f"With {MIN_ROUNDS_FOR_PAIRED} or more rounds (repeats) finished by both page sizes, a pair is "
                     "compared round by round (the rounds resampled together, the Wilcoxon signed-rank test), since "
                     "the runs of a round share the machine's state of that minute; else run by run (the "
                     "Mann-Whitney test). Failed or unfinished runs are left out and named.")
@@ -107,10 +134,12 @@ def register(commands) -> None:
     stats.set_defaults(handler=cmd_stats)
 
     compare = commands.add_parser(
-        "compare", help="the same page sizes in two sweeps, compared with intervals and verdicts",
-        description="Compare two sweep bundles page size by page size (two machines, two days, two server "
-                    "settings): ratio of medians A / B with a 95% bootstrap interval and a verdict per metric. "
-                    "Warns when the two profiles differ in a knob other than the repeats.")
+        "compare", help="two sweeps: did the page-size effects change, did the level move, which knobs differ",
+        description="Compare two sweep bundles (two machines, two days, two server settings) in three questions: "
+                    "(1) did each pair's page-size effect change (the difference of the two effects in log points "
+                    "with a bootstrap interval: agree within ±δ, differ, or not resolved); (2) did the whole level "
+                    "move, and alike for every page size (a uniform shift only when every effect agrees, else an "
+                    "interaction); (3) which knobs differ (also warned of on stderr). δ is A's equivalence_pct.")
     compare.add_argument("a", metavar="BUNDLE_A")
     compare.add_argument("b", metavar="BUNDLE_B")
     compare.add_argument("--label-a", help="name of A in the output (default its directory name)")

@@ -1,5 +1,23 @@
 """How sure a sweep can be: intervals for medians, for ratios between page sizes, and a verdict.
 
+Every comparison leads with its effect and interval (Hoefler & Belli 2015; Kalibera & Jones,
+"Rigorous Benchmarking in Reasonable Time", ISMM 2013), and the word after it is read off the
+interval and a stated margin delta (`equivalence_pct`):
+
+- faster / slower: the interval lies wholly on one side of 1 and the rank test agrees (below);
+- equivalent within +-delta: the interval lies wholly inside +-delta. That is the two one-sided
+  tests (TOST, Schuirmann 1987, J. Pharmacokinet. Biopharm. 15(6)) at the interval's own level:
+  a (1 - alpha) two-sided interval inside the margin rejects both "at least +delta" and "at most
+  -delta" at alpha / 2 each; like the verdicts it needs MIN_RUNS_FOR_VERDICT runs a side;
+- not resolved: anything else. Then the comparison carries the smallest effect these runs could
+  resolve at this spread (`detectable_pct`, the minimum detectable effect at 80% power, Bloom 1995,
+  "Minimum Detectable Effects", Evaluation Review 19(5)) and the runs that delta would need
+  (`runs_for_equivalence`), so "the data show no difference above 2%" and "the data cannot tell
+  2% from 20%" never read alike.
+
+A comparison here is one pair; `pagelab.evidence.families` judges a family of pairs together (Holm
+for the p-values, Bonferroni for the interval level).
+
 The methods follow the two papers the project takes its statistics from:
 
 - Maricq et al., "Taming Performance Variability", OSDI 2018 (and its CONFIRM tool): run-to-run
@@ -39,7 +57,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats
@@ -62,7 +80,13 @@ DEFAULT_RESOLVE_PCT = 5.0
 # Beyond this many runs per page size the estimate is reported as "more than".
 MAX_REPEATS_ESTIMATE = 200
 
-FASTER, SLOWER, NOT_DISTINGUISHABLE = "faster", "slower", "not distinguishable"
+# The margin within which two page sizes count as the same, in percent: a knob (equivalence_pct), whose
+# default this is. Seed 002's page sizes differ by 3-11%, so 3% is below every effect it claims.
+DEFAULT_EQUIVALENCE_PCT = 3.0
+# The power the minimum detectable effect and the runs for equivalence are stated at (Cohen's 80%).
+POWER = 0.8
+
+FASTER, SLOWER, EQUIVALENT, NOT_RESOLVED = "faster", "slower", "equivalent", "not resolved"
 
 
 @dataclass(frozen=True)
@@ -118,6 +142,12 @@ class Comparison:
     resolve_pct: float
     p_value: float = math.nan  # exact Mann-Whitney U, or exact Wilcoxon signed-rank when paired; two-sided
     paired: bool = False  # compared round by round (n_a == n_b == the rounds both finished)
+    p_adjusted: float = math.nan  # Holm-adjusted over the family (pagelab.evidence.families); p_value alone
+    confidence: float = CONFIDENCE  # the interval's level: Bonferroni-adjusted in a family of several pairs
+    equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT  # the margin delta of "equivalent"
+    detectable_pct: float = math.nan  # the minimum detectable effect at these runs and this spread, in %
+    runs_for_equivalence: int | None = None  # runs (rounds when paired) a side for +-delta; > MAX: "more"
+    family_size: int = 1  # the pairs judged together (the Holm and Bonferroni m)
 
     @property
     def change_pct(self) -> float:
@@ -134,6 +164,11 @@ class Comparison:
     def words(self, higher: str = FASTER, lower: str = SLOWER) -> str:
         """The verdict in the metric's own words ("faster", "higher", ...)."""
         return {FASTER: higher, SLOWER: lower}.get(self.verdict, self.verdict)
+
+
+def verdict_text(verdict: str, equivalence_pct: float) -> str:
+    """A verdict as it reads after an interval: "equivalent within ±3%", or the word itself."""
+    return f"{EQUIVALENT} within ±{equivalence_pct:g}%" if verdict == EQUIVALENT else verdict
 
 
 def _ratio_of_medians(a, b, axis=-1):
@@ -212,48 +247,90 @@ def rounds_needed(ratio_spread: float | None, resolve_pct: float = DEFAULT_RESOL
     return MAX_REPEATS_ESTIMATE + 1
 
 
-def compare(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESOLVE_PCT,
-            confidence: float = CONFIDENCE) -> Comparison:
-    """Compare runs `a` with runs `b`: the verdict is FASTER when the whole interval of
-    median(a) / median(b) lies above 1 and the exact Mann-Whitney U test gives p < 1 - confidence,
-    SLOWER the same below 1, else NOT_DISTINGUISHABLE. With one run on a side there is no
-    interval, and the verdict is NOT_DISTINGUISHABLE: one run cannot separate an effect from noise. `spread` (log_spread over every page size) sizes the runs
-    needed; without it, the two sides' own spread is used."""
-    a = [v for v in a if v is not None and not math.isnan(v)]
-    b = [v for v in b if v is not None and not math.isnan(v)]
+def _t_sum(confidence: float, dof: int) -> float:
+    """t(1 - alpha/2) + t(POWER): the standard errors between no effect and an effect found with
+    POWER (`scipy.stats.t`)."""
+    return float(stats.t.ppf(1 - (1 - confidence) / 2, dof) + stats.t.ppf(POWER, dof))
+
+
+def detectable_pct(spread: float | None, n_a: int, n_b: int, paired: bool,
+                   confidence: float = CONFIDENCE) -> float:
+    """The minimum detectable effect in %: the true ratio an interval of this level finds with
+    POWER, at this spread (log spread of the runs, or of the rounds' ratios when `paired`) and
+    these runs, (t(1 - alpha/2) + t(POWER)) * standard error on the log scale (Bloom 1995; Jain
+    1991, ch. 13 for the standard errors). nan without a spread."""
+    if spread is None or n_a < 2 or n_b < 2 or (paired and n_a < 2):
+        return math.nan
+    if paired:
+        error, dof = spread / math.sqrt(n_a), n_a - 1
+    else:
+        error, dof = spread * math.sqrt(1 / n_a + 1 / n_b), n_a + n_b - 2
+    return 100 * (math.exp(_t_sum(confidence, dof) * error) - 1)
+
+
+def runs_for_equivalence(spread: float | None, equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT,
+                         paired: bool = False, confidence: float = CONFIDENCE) -> int | None:
+    """Runs a side (rounds when `paired`) for an interval of this level to lie inside
+    +-equivalence_pct with POWER when the two sides are truly alike: the smallest n with
+    (t(1 - alpha/2) + t(1 - (1 - POWER)/2)) * standard error <= log(1 + equivalence_pct / 100), the
+    sample size of an equivalence test at a true difference of 0 (Chow, Shao & Wang, "Sample Size
+    Calculations in Clinical Research", 2nd ed. 2008, sec. 3.2), t quantiles from `scipy.stats.t`.
+    None without a spread; MAX_REPEATS_ESTIMATE + 1 means "more"."""
+    if spread is None:
+        return None
+    fewest = MIN_ROUNDS_FOR_PAIRED if paired else MIN_RUNS_FOR_VERDICT
+    if spread == 0:
+        return fewest
+    target = math.log(1 + equivalence_pct / 100)
+    for n in range(fewest, MAX_REPEATS_ESTIMATE + 1):
+        dof = n - 1 if paired else 2 * n - 2
+        error = spread / math.sqrt(n) if paired else spread * math.sqrt(2 / n)
+        z = stats.t.ppf(1 - (1 - confidence) / 2, dof) + stats.t.ppf(1 - (1 - POWER) / 2, dof)
+        if z * error <= target:
+            return n
+    return MAX_REPEATS_ESTIMATE + 1
+
+
+def _finite(values) -> list[float]:
+    return [float(v) for v in values if v is not None and not math.isnan(v)]
+
+
+def measure(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESOLVE_PCT,
+            confidence: float = CONFIDENCE, equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> Comparison:
+    """One pair measured, not yet judged: median(a) / median(b) with its bootstrap interval at
+    `confidence`, the raw two-sided rank-test p, the minimum detectable effect and the runs delta
+    needs; verdict NOT_RESOLVED until `judged`. Dicts ({round: value}) are compared round by round
+    when both finished MIN_ROUNDS_FOR_PAIRED of the same rounds (see the module comment), else as
+    lists are, every run on its own; a round one side failed is left out of the paired comparison.
+    `spread` (log_spread over every page size) sizes the runs needed when unpaired; without it, the
+    two sides' own spread is used."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        rounds = sorted(r for r in a if r in b and _finite([a[r]]) and _finite([b[r]]))
+        if len(rounds) >= MIN_ROUNDS_FOR_PAIRED:
+            return _measured_rounds([a[r] for r in rounds], [b[r] for r in rounds], resolve_pct, confidence,
+                                    equivalence_pct)
+        a, b = list(a.values()), list(b.values())
+    a, b = _finite(a), _finite(b)
+    base = dict(confidence=confidence, equivalence_pct=equivalence_pct)
     if not a or not b:
-        return Comparison(len(a), len(b), math.nan, math.nan, math.nan, NOT_DISTINGUISHABLE, None, resolve_pct)
+        return Comparison(len(a), len(b), math.nan, math.nan, math.nan, NOT_RESOLVED, None, resolve_pct, **base)
     if spread is None:
         spread = log_spread([a, b])
     needed = repeats_needed(spread, resolve_pct, confidence)
+    for_equivalence = runs_for_equivalence(spread, equivalence_pct, False, confidence)
+    detectable = detectable_pct(spread, len(a), len(b), False, confidence)
     if len(a) < 2 or len(b) < 2:
-        ratio = float(np.median(a) / np.median(b))
-        return Comparison(len(a), len(b), ratio, math.nan, math.nan, NOT_DISTINGUISHABLE, needed, resolve_pct)
+        ratio = float(_ratio_of_medians(np.asarray(a), np.asarray(b)))
+        return Comparison(len(a), len(b), ratio, math.nan, math.nan, NOT_RESOLVED, needed, resolve_pct,
+                          detectable_pct=detectable, runs_for_equivalence=for_equivalence, **base)
     ratio, low, high = ratio_interval(a, b, confidence)
     p_value = float(stats.mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue)
-    return _judged(len(a), len(b), ratio, low, high, p_value, needed, resolve_pct, confidence, paired=False)
+    return Comparison(len(a), len(b), ratio, low, high, NOT_RESOLVED, needed, resolve_pct, p_value, False,
+                      p_value, detectable_pct=detectable, runs_for_equivalence=for_equivalence, **base)
 
 
-def _judged(n_a, n_b, ratio, low, high, p_value, needed, resolve_pct, confidence, paired) -> Comparison:
-    separated = p_value < 1 - confidence
-    verdict = FASTER if low > 1 and separated else SLOWER if high < 1 and separated else NOT_DISTINGUISHABLE
-    return Comparison(n_a, n_b, ratio, low, high, verdict, needed, resolve_pct, p_value, paired)
-
-
-def compare_rounds(a_by_round: dict, b_by_round: dict, spread: float | None = None,
-                   resolve_pct: float = DEFAULT_RESOLVE_PCT, confidence: float = CONFIDENCE) -> Comparison:
-    """Compare two page sizes of one sweep from their runs keyed by round (repeat number): round by
-    round when both finished at least MIN_ROUNDS_FOR_PAIRED of the same rounds (see the module
-    comment), else as `compare` does, every run on its own. A round in which one side failed is
-    left out of the paired comparison."""
-    def finished(value) -> bool:
-        return value is not None and not math.isnan(value)
-
-    rounds = sorted(r for r in a_by_round if r in b_by_round and finished(a_by_round[r]) and finished(b_by_round[r]))
-    if len(rounds) < MIN_ROUNDS_FOR_PAIRED:
-        return compare(list(a_by_round.values()), list(b_by_round.values()), spread, resolve_pct, confidence)
-    a = np.array([a_by_round[r] for r in rounds], dtype=float)
-    b = np.array([b_by_round[r] for r in rounds], dtype=float)
+def _measured_rounds(a, b, resolve_pct, confidence, equivalence_pct) -> Comparison:
+    a, b = np.array(a, dtype=float), np.array(b, dtype=float)
     ratio, low, high = ratio_interval(a, b, confidence, paired=True)
     differences = a - b
     if not differences.any():
@@ -265,5 +342,45 @@ def compare_rounds(a_by_round: dict, b_by_round: dict, spread: float | None = No
                                        method="exact").pvalue)
     positive = (a > 0) & (b > 0)
     ratio_spread = float(np.std(np.log(a[positive] / b[positive]), ddof=1)) if positive.sum() >= 2 else None
-    needed = rounds_needed(ratio_spread, resolve_pct, confidence)
-    return _judged(len(rounds), len(rounds), ratio, low, high, p_value, needed, resolve_pct, confidence, paired=True)
+    n = len(a)
+    return Comparison(n, n, ratio, low, high, NOT_RESOLVED, rounds_needed(ratio_spread, resolve_pct, confidence),
+                      resolve_pct, p_value, True, p_value, confidence, equivalence_pct,
+                      detectable_pct(ratio_spread, n, n, True, confidence),
+                      runs_for_equivalence(ratio_spread, equivalence_pct, True, confidence))
+
+
+def judged(comparison: Comparison, p_adjusted: float, family_confidence: float = CONFIDENCE,
+           family_size: int = 1) -> Comparison:
+    """The verdict of a measured pair, from its interval, its margin and its (family-adjusted)
+    p-value, tested at 1 - family_confidence: FASTER when the whole interval lies above 1 and
+    the test rejects, SLOWER the same below 1, EQUIVALENT when the interval lies inside
+    +-equivalence_pct (and MIN_RUNS_FOR_VERDICT runs a side), else NOT_RESOLVED. One run on a side
+    has no interval and is never more than NOT_RESOLVED: one run cannot separate an effect from noise."""
+    c = comparison
+    verdict = NOT_RESOLVED
+    if not (math.isnan(c.low) or math.isnan(c.high)):
+        separated = p_adjusted < 1 - family_confidence
+        margin = c.equivalence_pct / 100
+        if c.low > 1 and separated:
+            verdict = FASTER
+        elif c.high < 1 and separated:
+            verdict = SLOWER
+        elif min(c.n_a, c.n_b) >= MIN_RUNS_FOR_VERDICT and 1 - margin <= c.low and c.high <= 1 + margin:
+            verdict = EQUIVALENT
+    return replace(c, verdict=verdict, p_adjusted=p_adjusted, family_size=family_size)
+
+
+def compare(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESOLVE_PCT,
+            confidence: float = CONFIDENCE, equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> Comparison:
+    """Runs `a` against runs `b` as a family of one (`measure`, then `judged` at its own p-value)."""
+    measured = measure(list(a), list(b), spread, resolve_pct, confidence, equivalence_pct)
+    return judged(measured, measured.p_value, confidence)
+
+
+def compare_rounds(a_by_round: dict, b_by_round: dict, spread: float | None = None,
+                   resolve_pct: float = DEFAULT_RESOLVE_PCT, confidence: float = CONFIDENCE,
+                   equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> Comparison:
+    """Two page sizes of one sweep from their runs keyed by round, as a family of one: round by
+    round when enough rounds finished on both sides, else run by run (`measure`)."""
+    measured = measure(dict(a_by_round), dict(b_by_round), spread, resolve_pct, confidence, equivalence_pct)
+    return judged(measured, measured.p_value, confidence)

@@ -1,6 +1,11 @@
 """A bundle's runs as evidence: one value per run and metric, medians with intervals per page
 size, and each pair of page sizes compared, with a verdict; the same between two bundles.
 
+A sweep's pairs of one metric are one family (pagelab.evidence.families: Holm-adjusted p-values,
+Bonferroni-adjusted intervals), and the margin of "equivalent" is the bundle's `equivalence_pct`
+(its default for a bundle made before the knob existed). Two bundles are compared in
+pagelab.evidence.two_sweeps.
+
 The unit of evidence is the run: each repeat restored the loaded snapshot and restarted the
 server, so runs are independent draws of what this machine does. Values within a run (intervals,
 samples) are not, and are only averaged into the run's value.
@@ -21,16 +26,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pagelab.evidence.families import compare_family, family_confidence
 from pagelab.evidence.intervals import (
+    CONFIDENCE,
+    DEFAULT_EQUIVALENCE_PCT,
     DEFAULT_RESOLVE_PCT,
+    EQUIVALENT,
     MAX_REPEATS_ESTIMATE,
     MIN_RUNS_FOR_VERDICT,
-    NOT_DISTINGUISHABLE,
+    NOT_RESOLVED,
     Comparison,
-    compare,
-    compare_rounds,
     log_spread,
     median_interval,
+    verdict_text,
 )
 from pagelab.common.units import page_size_label
 
@@ -215,16 +223,28 @@ def page_size_table(table: RunTable) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def equivalence_of(table: RunTable) -> float:
+    """The bundle's margin delta: its profile's equivalence_pct, else the default."""
+    return float(table.profile.get("equivalence_pct") or DEFAULT_EQUIVALENCE_PCT)
+
+
 # paired: compared round by round (pagelab.evidence.intervals), and then runs_a and runs_b count the
-# rounds in which both page sizes finished.
-PAIR_COLUMNS = ("metric", "a", "b", "runs_a", "runs_b", "change_pct", "low_pct", "high_pct", "verdict",
-                "repeats_needed", "resolve_pct", "paired")
+# rounds in which both page sizes finished. confidence_pct: the interval's level (Bonferroni-adjusted
+# over family_size pairs); p_value the rank test's, p_adjusted Holm's over the family; detectable_pct the
+# minimum detectable effect; runs_for_equivalence the runs a side equivalence_pct would need.
+PAIR_COLUMNS = ("metric", "a", "b", "runs_a", "runs_b", "change_pct", "low_pct", "high_pct", "confidence_pct",
+                "verdict", "p_value", "p_adjusted", "family_size", "equivalence_pct", "detectable_pct",
+                "runs_for_equivalence", "repeats_needed", "resolve_pct", "paired")
 
 
 def comparison_row(comparison: Comparison, label_a: str, label_b: str, metric: Metric) -> dict:
     return {"metric": metric.name, "a": label_a, "b": label_b, "runs_a": comparison.n_a, "runs_b": comparison.n_b,
             "change_pct": comparison.change_pct, "low_pct": comparison.low_pct, "high_pct": comparison.high_pct,
-            "verdict": comparison.words(metric.higher, metric.lower), "repeats_needed": comparison.repeats_needed,
+            "confidence_pct": 100 * comparison.confidence,
+            "verdict": comparison.words(metric.higher, metric.lower), "p_value": comparison.p_value,
+            "p_adjusted": comparison.p_adjusted, "family_size": comparison.family_size,
+            "equivalence_pct": comparison.equivalence_pct, "detectable_pct": comparison.detectable_pct,
+            "runs_for_equivalence": comparison.runs_for_equivalence, "repeats_needed": comparison.repeats_needed,
             "resolve_pct": comparison.resolve_pct, "paired": comparison.paired}
 
 
@@ -235,119 +255,94 @@ def _values_by_round(runs: pd.DataFrame, page_size: str, metric: str) -> dict[in
     return {int(repeat): float(value) for repeat, value in rows.itertuples(index=False) if not pd.isna(value)}
 
 
-def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> pd.DataFrame:
+def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
+                   equivalence_pct: float | None = None) -> pd.DataFrame:
     """Each later page size against each earlier one (8k vs 4k, 16k vs 4k, 16k vs 8k), per metric,
-    round by round where enough rounds finished on both sides (`compare_rounds`). Unpaired, the
-    runs needed come from the spread pooled over all page sizes of the bundle."""
+    round by round where enough rounds finished on both sides; the pairs of a metric judged as one
+    family (`compare_family`). Unpaired, the runs needed come from the spread pooled over all page
+    sizes of the bundle. equivalence_pct: the bundle's own unless given."""
+    delta = equivalence_of(table) if equivalence_pct is None else equivalence_pct
     rows = []
     for metric in METRICS:
         by_size = {size: _values_by_round(table.runs, size, metric.name) for size in table.page_order}
         spread = log_spread([list(values.values()) for values in by_size.values()])
-        for first, second in combinations(table.page_order, 2):
-            comparison = compare_rounds(by_size[second], by_size[first], spread=spread, resolve_pct=resolve_pct)
-            rows.append(comparison_row(comparison, second, first, metric))
+        pairs = list(combinations(table.page_order, 2))
+        found = compare_family([(by_size[second], by_size[first]) for first, second in pairs], spread=spread,
+                               resolve_pct=resolve_pct, equivalence_pct=delta)
+        rows += [comparison_row(comparison, second, first, metric)
+                 for (first, second), comparison in zip(pairs, found)]
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
 
 
-def pct_text(pct: float) -> str:
+def pct_text(pct: float, unit: str = "%") -> str:
     """'+9.5%', '−4.1%': a change in percent as every verdict and report sentence prints it."""
-    return f"{pct:+.1f}%".replace("-", "−")
+    return f"{pct:+.1f}{unit}".replace("-", "−")
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _runs_text(n, what: str = "runs a side") -> str:
+    return f"more than {MAX_REPEATS_ESTIMATE} {what}" if n > MAX_REPEATS_ESTIMATE else f"about {int(n)} {what}"
+
+
+def unresolved_advice(row: dict) -> str:
+    """Why a pair is not resolved, in numbers: the smallest effect these runs resolve, and the runs
+    the margin would need."""
+    delta = row["equivalence_pct"]
+    what = "rounds" if row.get("paired") else "runs a side"
+    parts = []
+    if not _missing(row.get("detectable_pct")):
+        runs = int(row["runs_a"]) if row.get("paired") else f"{int(row['runs_a'])}+{int(row['runs_b'])}"
+        parts.append(f"these {runs} {'rounds' if row.get('paired') else 'runs'} resolve effects of about "
+                     f"±{row['detectable_pct']:.1f}%")
+    if not _missing(row.get("runs_for_equivalence")):
+        parts.append(f"{_runs_text(row['runs_for_equivalence'], what)} would show equivalence within ±{delta:g}%")
+    if not parts:
+        parts.append(f"{MIN_RUNS_FOR_VERDICT} or more runs a side can give a verdict, and show how many "
+                     f"equivalence within ±{delta:g}% needs")
+    return "; ".join(parts)
 
 
 def verdict_line(row: dict, metric: Metric | None = None) -> str:
-    """'8k vs 4k: TpmC +9.5% [+4.1%, +15.0%], faster', or why there is no verdict."""
+    """'8k vs 4k: TpmC +9.5% [+4.1%, +15.0%], faster (Holm p 0.004)': the effect and its interval
+    first, then the word from the interval and the margin; when not resolved, why in numbers."""
     metric = metric or METRICS_BY_NAME[row["metric"]]
     head = f"{row['a']} vs {row['b']}: {metric.label}"
     if math.isnan(row["change_pct"]):
         return f"{head}: no finished runs on one side"
-    needed = row["repeats_needed"]
-    if needed is None or (isinstance(needed, float) and math.isnan(needed)):
-        advice = f"repeats of {MIN_RUNS_FOR_VERDICT} or more can give a verdict, and show how many resolve " \
-                 f"{row['resolve_pct']:g}%"
-    elif needed > MAX_REPEATS_ESTIMATE:
-        advice = f"more than {MAX_REPEATS_ESTIMATE} repeats would be needed to resolve {row['resolve_pct']:g}%"
-    else:
-        advice = f"about {int(needed)} repeats would resolve {row['resolve_pct']:g}%"
+    word = verdict_text(row["verdict"], row["equivalence_pct"])
     if math.isnan(row["low_pct"]):
-        return f"{head} {pct_text(row['change_pct'])}, one run on a side, no interval: {row['verdict']} ({advice})"
-    text = f"{head} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}], {row['verdict']}"
-    if row["verdict"] == "not distinguishable":
-        text += f" ({advice})"
+        return f"{head} {pct_text(row['change_pct'])}, one run on a side, no interval: {word} ({unresolved_advice(row)})"
+    text = f"{head} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}], {word}"
+    if row["verdict"] == NOT_RESOLVED:
+        text += f" ({unresolved_advice(row)})"
+    elif row["verdict"] != EQUIVALENT and not _missing(row.get("p_adjusted")):
+        text += f" (p {row['p_adjusted']:.2g}{', Holm' if row.get('family_size', 1) > 1 else ''})"
     return text
+
+
+def family_note(frame: pd.DataFrame) -> str:
+    """How a family's lines were judged: the interval's level and why, the p-value correction, the margin."""
+    rows = frame.to_dict("records")
+    if not rows:
+        return "no pairs"
+    m = max(int(row["family_size"]) for row in rows)
+    delta = rows[0]["equivalence_pct"]
+    family = (f"{100 * family_confidence(m):.4g}% bootstrap interval, Bonferroni for a family of {m} pairs; rank-test "
+              f"p-values Holm-adjusted" if m > 1 else f"{100 * CONFIDENCE:g}% bootstrap interval")
+    return f"ratio of medians, {family}; equivalent = the interval within ±{delta:g}%"
+
+
+def family_text(frame: pd.DataFrame, what: str = "page sizes compared") -> str:
+    """The head of a family's lines: what they compare, then `family_note`."""
+    return f"{what} ({family_note(frame)}):" if not frame.empty else f"{what}:"
 
 
 def verdict_lines(table: RunTable, metric: str = "tpmc", resolve_pct: float = DEFAULT_RESOLVE_PCT) -> list[str]:
     pairs = pairwise_table(table, resolve_pct)
     return [verdict_line(row) for row in pairs[pairs["metric"] == metric].to_dict("records")]
-
-
-# --- two bundles -----------------------------------------------------------------------------------
-
-# Knobs that differ between two bundles without changing what is measured.
-NEUTRAL_KNOBS = {"repeats", "tpcc_mysql_dir", "description", "profile", "source", "overrides"}
-
-
-def knob_differences(a: dict, b: dict) -> list[str]:
-    """Knobs set differently in two bundles' profiles, as 'name: A vs B'."""
-    names = sorted((set(a) | set(b)) - NEUTRAL_KNOBS)
-    return [f"{name}: {a.get(name)!r} vs {b.get(name)!r}" for name in names if a.get(name) != b.get(name)]
-
-
-def compare_bundles(a: RunTable, b: RunTable, label_a: str, label_b: str,
-                    resolve_pct: float = DEFAULT_RESOLVE_PCT) -> pd.DataFrame:
-    """Per page size both bundles have and per metric: bundle A against bundle B."""
-    rows = []
-    common = [size for size in a.page_order if size in b.page_order]
-    for metric in METRICS:
-        spread = log_spread([_values(t.runs, size, metric.name) for t in (a, b) for size in common])
-        for size in common:
-            # Two sweeps share no rounds: their runs are compared unpaired.
-            comparison = compare(_values(a.runs, size, metric.name), _values(b.runs, size, metric.name),
-                                 spread=spread, resolve_pct=resolve_pct)
-            row = comparison_row(comparison, f"{label_a} {size}", f"{label_b} {size}", metric)
-            rows.append({"page_size": size, **row})
-    return pd.DataFrame(rows)
-
-
-def shift_line(frame: pd.DataFrame, label_a: str, label_b: str, metric: str = "tpmc") -> str | None:
-    """When every common page size moved the same way between two bundles, and at least one of them
-    by more than its runs' spread, say so: that is a shift of the whole machine or setup, and on one
-    machine two sweeps at two times can differ so."""
-    rows = frame[frame["metric"] == metric].to_dict("records") if not frame.empty else []
-    changes = sorted(row["change_pct"] for row in rows)
-    same_way = len(rows) >= 2 and (changes[0] > 0 or changes[-1] < 0)
-    if not same_way or all(row["verdict"] == NOT_DISTINGUISHABLE for row in rows):
-        return None
-    direction = "higher" if changes[0] > 0 else "lower"
-    return (f"Every page size's {METRICS_BY_NAME[metric].label} is {direction} in {label_a} than in "
-            f"{label_b} ({pct_text(changes[0])} to {pct_text(changes[-1])}): a shift of the whole machine or setup. "
-            "Two sweeps of one machine at two times can differ like this (another load on the host, another "
-            "day); the page-size effects below are what such a shift leaves alone.")
-
-
-def effect_lines(a: RunTable, b: RunTable, label_a: str, label_b: str, metric: str = "tpmc",
-                 resolve_pct: float = DEFAULT_RESOLVE_PCT) -> list[str]:
-    """Each pair of page sizes both bundles have, with its verdict in each: whether the page-size
-    effect replicates. Within a sweep the page sizes are interleaved, so a drift of the machine
-    between the two sweeps cancels out of these ratios."""
-    pairs = {}
-    for label, table in ((label_a, a), (label_b, b)):
-        frame = pairwise_table(table, resolve_pct)
-        for row in frame[frame["metric"] == metric].to_dict("records"):
-            pairs.setdefault((row["a"], row["b"]), {})[label] = row
-    lines = []
-    width = max(len(label_a), len(label_b))
-    for (first, second), rows in pairs.items():
-        if len(rows) < 2:
-            continue
-        same = rows[label_a]["verdict"] == rows[label_b]["verdict"]
-        lines.append(f"{first} vs {second}: {'the same verdict' if same else 'the verdicts differ'}")
-        for label in (label_a, label_b):
-            row = rows[label]
-            interval = ("no interval" if math.isnan(row["low_pct"])
-                        else f"[{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]")
-            lines.append(f"  {label:<{width}}  {pct_text(row['change_pct'])} {interval}, {row['verdict']}")
-    return lines
 
 
 # --- on a terminal -----------------------------------------------------------------------------------
@@ -381,8 +376,9 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
     lines = page_size_text(page_size_table(table))
     pairs = pairwise_table(table, resolve_pct)
     for metric in METRICS:
-        lines.append(f"{metric.label}, page sizes compared (ratio of medians, 95% bootstrap interval):")
-        lines += [f"  {verdict_line(row, metric)}" for row in pairs[pairs["metric"] == metric.name].to_dict("records")]
+        part = pairs[pairs["metric"] == metric.name]
+        lines.append(family_text(part, f"{metric.label}, page sizes compared"))
+        lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
     lines += host_lines(table)
     if table.excluded:
         lines.append("Runs left out:")

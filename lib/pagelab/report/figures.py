@@ -81,6 +81,55 @@ def tpmc_by_page_size(summary: pd.DataFrame, per_size: pd.DataFrame):
     return figure
 
 
+def run_order(summary: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The runs in the order they executed, numbered from 1 in `position`, and how that order is
+    known: the sweep's recorded place of each run (run_order or run_position from sweep.json,
+    within its round), else each run's start time, else the planned order (round by round, page
+    sizes in the profile's order)."""
+    if summary.empty:
+        return summary.assign(position=pd.Series(dtype=int)), "no runs"
+    frame = summary.copy()
+    for key in ("run_order", "run_position"):
+        if key in frame and frame[key].notna().all():
+            ordered, how = frame.sort_values(["repeat", key], kind="stable"), f"the order recorded in sweep.json ({key[4:]})"
+            break
+    else:
+        if "run_started" in frame and frame["run_started"].notna().all():
+            started = pd.to_datetime(frame["run_started"], utc=True, format="ISO8601")
+            ordered, how = frame.assign(_started=started).sort_values("_started", kind="stable"), "each run's start time"
+        else:
+            ordered, how = frame.sort_values(["repeat", "page_size_bytes"], kind="stable"), "the planned order"
+    ordered = ordered.drop(columns=[c for c in ("_started",) if c in ordered]).reset_index(drop=True)
+    ordered["position"] = range(1, len(ordered) + 1)
+    return ordered, how
+
+
+def tpmc_by_run_order(summary: pd.DataFrame):
+    """Each run's TpmC at its place in the order the runs executed, coloured by page size, with the
+    rounds marked: a drift of the machine, a slow minute, or a position effect within the rounds
+    shows here, and so does whether interleaving the page sizes spread it over all of them."""
+    _style()
+    import matplotlib.pyplot as plt
+
+    ordered, how = run_order(summary)
+    figure, axis = plt.subplots(figsize=(8, 3.6))
+    if not ordered.empty:
+        for label in _page_order(ordered):
+            part = ordered[ordered["page_size"] == label]
+            axis.plot(part["position"], part["tpmc"], linestyle="none", marker="o", markersize=6,
+                      color=PAGE_COLOURS.get(label, "#333333"), label=label, zorder=3)
+        axis.plot(ordered["position"], ordered["tpmc"], color="grey", linewidth=0.6, alpha=0.6, zorder=2)
+        # a faint band on every other round, so the rounds the verdicts pair stand out
+        for repeat, rows in ordered.groupby("repeat"):
+            if int(repeat) % 2 == 0:
+                axis.axvspan(rows["position"].min() - 0.5, rows["position"].max() + 0.5, color="#eeeeee", zorder=1)
+        axis.legend(title="page size", loc="best", fontsize=8)
+    axis.set(xlabel=f"run, in the order executed (from {how})\ngrey bands: every other round",
+             ylabel="TpmC (New-Orders per minute)", title="TPC-C throughput by run order")
+    figure.tight_layout()
+    return figure
+
+
 def iops_over_time(iostat: pd.DataFrame):
     """Read and write IOPS of the data device over the measurement, one line per page size."""
     sns = _style()
@@ -106,10 +155,16 @@ def request_size_vs_page_size(iostat: pd.DataFrame):
     means = request_sizes(data)
     figure, axis = plt.subplots(figsize=(6, 4))
     if not means.empty:
-        axis.plot(means["page_kb"], means["read_kb"], marker="o", label="read request (rareq-sz)")
-        axis.plot(means["page_kb"], means["write_kb"], marker="s", label="write request (wareq-sz)")
-        axis.plot(means["page_kb"], means["page_kb"], linestyle=":", color="grey", label="= page size")
+        axis.plot(means["page_kb"], means["read_kb"], marker="o", label="read request (rareq-sz)", zorder=2)
+        axis.plot(means["page_kb"], means["write_kb"], marker="s", label="write request (wareq-sz)", zorder=2)
+        # The reference line spans the axis beyond the page sizes and is drawn on top: reads that
+        # match the page size lie on it, and a line of only the measured points hid under theirs.
+        lowest, highest = means["page_kb"].min() / 1.5, means["page_kb"].max() * 1.5
+        reference = [lowest * (highest / lowest) ** (step / 50) for step in range(51)]
+        axis.plot(reference, reference, linestyle=(0, (4, 3)), color="black", linewidth=1.2, zorder=3,
+                  label="= page size")
         axis.set_xscale("log", base=2)
+        axis.set_xlim(lowest, highest)
         axis.set_xticks(means["page_kb"], [f"{int(v)}k" for v in means["page_kb"]])
     axis.set(xlabel="innodb_page_size", ylabel="average request size (KiB)", title="I/O request size")
     axis.legend()

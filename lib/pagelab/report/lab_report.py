@@ -4,7 +4,7 @@ Seed 002 is itself a lab report (Introduction, Methods, Experimental Setup, Resu
 References); the report notebook (notebooks/tpcc_page_size_report.ipynb) follows that outline
 and takes every sentence that depends on the data from here, so the text cannot disagree with
 the numbers. The verdicts come from pagelab.evidence: no sentence calls a difference real unless
-the runs support it.
+the runs support it. The notes and the appendix are in pagelab.report.appendix.
 
 The seed's claims checked in the Discussion, in the seed's own order:
 
@@ -18,24 +18,21 @@ The seed's claims checked in the Discussion, in the seed's own order:
 from __future__ import annotations
 
 import math
-import re
 from functools import partial
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
-from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table, pct_text
+from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RESOLVED, verdict_text
+from pagelab.evidence.tables import (RunTable, equivalence_of, number_text, page_size_table,
+                                     pairwise_table, pct_text, unresolved_advice)
 from pagelab.bundle import SweepRecord, load_tables, read_runs
 from pagelab.common.units import size_text
 
-HOLDS, DOES_NOT_HOLD, NOT_DISTINGUISHABLE = "holds", "does not hold", "not distinguishable here"
+HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE = "holds", "does not hold", "not resolved here"
 # "The average read request equals the page size": within this share of it.
 REQUEST_SIZE_TOLERANCE = 0.10
-# "Similar" throughput: every pair of page sizes within this ratio of each other.
-SIMILAR_WITHIN = 0.10
 # The seed's hit ratio: "starts near 990, settles near 993" (per 1000); near = within this.
 HIT_RATIO_NEAR = 3.0
 SEED_HIT_START, SEED_HIT_END = 990.0, 993.0
@@ -63,6 +60,15 @@ REFERENCES = [
     "than the other\", Annals of Mathematical Statistics 18(1), 1947 (runs compared one by one).",
     "F. Wilcoxon, \"Individual comparisons by ranking methods\", Biometrics Bulletin 1(6), 1945 (the "
     "signed-rank test: rounds compared pair by pair).",
+    "S. Holm, \"A simple sequentially rejective multiple test procedure\", Scandinavian Journal of Statistics "
+    "6(2), 1979 (the p-values of a family of pairs, adjusted with statsmodels' multipletests).",
+    "O. J. Dunn, \"Multiple comparisons among means\", Journal of the American Statistical Association 56, 1961 "
+    "(the Bonferroni-adjusted level of a family's intervals).",
+    "D. J. Schuirmann, \"A comparison of the two one-sided tests procedure and the power approach for assessing "
+    "the equivalence of average bioavailability\", Journal of Pharmacokinetics and Biopharmaceutics 15(6), 1987 "
+    "(equivalence within a stated margin).",
+    "T. Kalibera, R. Jones, \"Rigorous Benchmarking in Reasonable Time\", ISMM 2013 (effect sizes with "
+    "their intervals first).",
 ]
 
 
@@ -160,7 +166,7 @@ def answer(data: ReportData) -> str:
         if row is None:
             continue
         interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
-        parts.append(f"{other} {pct_text(row['change_pct'])}{interval} ({row['verdict']})")
+        parts.append(f"{other} {pct_text(row['change_pct'])}{interval} ({verdict_text(row['verdict'], row['equivalence_pct'])})")
     real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
     head = (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
@@ -170,7 +176,12 @@ def answer(data: ReportData) -> str:
     if runs < 4:
         return head + ("With fewer than 4 runs per page size no difference can be told from noise; "
                        "this ranking is not a finding.")
-    return head + "The data cannot tell it apart from every other page size at this precision."
+    unresolved = [(other, row) for other, row in zip(others, comparisons)
+                  if row is not None and row["verdict"] == NOT_RESOLVED]
+    if unresolved:
+        other, row = unresolved[0]
+        return head + (f"Against {other} the difference is not resolved: {unresolved_advice(row)}.")
+    return head + "Not every other page size is slower, so no single page size is the fastest here."
 
 
 @dataclass(frozen=True)
@@ -194,14 +205,14 @@ def _read_request(data: ReportData) -> Claim:
     sizes = request_sizes(iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat)
     statement = "The average read request equals the page size."
     if sizes.empty or sizes["read_kb"].isna().all():
-        return Claim("read_request", statement, NOT_DISTINGUISHABLE, "no iostat samples were taken", "Table 4")
+        return Claim("read_request", statement, NOT_RESOLVED_HERE, "no iostat samples were taken", "Table 4")
     ratios = sizes["read_kb"] / sizes["page_kb"]
     within = (ratios - 1).abs() <= REQUEST_SIZE_TOLERANCE
     text = ", ".join(f"{row.page_size}: {row.read_kb:.1f} KiB" for row in sizes.itertuples())
     verdict = HOLDS if within.all() else DOES_NOT_HOLD
     return Claim("read_request", statement, verdict,
                  f"mean read request per page size {text} (the claim holds where it is within "
-                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size)", "Figure 3, Table 4")
+                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size)", "Figure 4, Table 4")
 
 
 def _iops_fall(data: ReportData) -> Claim:
@@ -209,18 +220,19 @@ def _iops_fall(data: ReportData) -> Claim:
     first, last = data.page_sizes[0], data.page_sizes[-1]
     row = _pair(data, "read_iops", last, first)
     if row is None or math.isnan(row["change_pct"]):
-        return Claim("iops_fall", statement, NOT_DISTINGUISHABLE, "no read IOPS on one side", "Figure 2")
-    verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD}.get(row["verdict"], NOT_DISTINGUISHABLE)
+        return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 3")
+    verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD, EQUIVALENT: DOES_NOT_HOLD}.get(row["verdict"], NOT_RESOLVED_HERE)
     interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
     return Claim("iops_fall", statement, verdict,
-                 f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, {row['verdict']}", "Figure 2")
+                 f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, "
+                 f"{verdict_text(row['verdict'], row['equivalence_pct'])}", "Figure 3")
 
 
 def _hit_ratio(data: ReportData) -> Claim:
     statement = "The buffer-pool hit ratio starts near 990/1000 and settles near 993."
     innodb = data.tables["innodb"]
     if innodb.empty or "hit_rate" not in innodb or innodb["hit_rate"].dropna().empty:
-        return Claim("hit_ratio", statement, NOT_DISTINGUISHABLE, "no InnoDB status samples with a hit rate", "Figure 4")
+        return Claim("hit_ratio", statement, NOT_RESOLVED_HERE, "no InnoDB status samples with a hit rate", "Figure 5")
     measured = innodb.dropna(subset=["hit_rate"])
     measured = measured[measured["t_s"] >= 0]
     parts, near = [], True
@@ -236,13 +248,13 @@ def _hit_ratio(data: ReportData) -> Claim:
     verdict = HOLDS if near else DOES_NOT_HOLD
     return Claim("hit_ratio", statement, verdict,
                  f"first and last measured hit rate per 1000, median over repeats: {'; '.join(parts)} "
-                 f"(near = within {HIT_RATIO_NEAR:g})", "Figure 4")
+                 f"(near = within {HIT_RATIO_NEAR:g})", "Figure 5")
 
 
 def _best_8k(data: ReportData) -> Claim:
     statement = "TpmC goes 3,518 → 3,898 → 3,758 at 4k / 8k / 16k, so 8k is best."
     if "8k" not in data.page_sizes:
-        return Claim("best_8k", statement, NOT_DISTINGUISHABLE, "this sweep has no 8k runs", "Figure 1")
+        return Claim("best_8k", statement, NOT_RESOLVED_HERE, "this sweep has no 8k runs", "Figure 1")
     rows = [(other, _pair(data, "tpmc", "8k", other)) for other in ("4k", "16k") if other in data.page_sizes]
     verdicts = [row["verdict"] for _, row in rows if row is not None]
     if verdicts and all(v == "faster" for v in verdicts):
@@ -250,28 +262,37 @@ def _best_8k(data: ReportData) -> Claim:
     elif any(v == "slower" for v in verdicts):
         verdict = DOES_NOT_HOLD
     else:
-        verdict = NOT_DISTINGUISHABLE
-    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {row['verdict']}" for other, row in rows if row)
+        verdict = NOT_RESOLVED_HERE
+    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {verdict_text(row['verdict'], row['equivalence_pct'])}"
+                     for other, row in rows if row)
     return Claim("best_8k", statement, verdict, text, "Figure 1")
 
 
 def _similar(data: ReportData) -> Claim:
+    """Holds when every pair of page sizes is equivalent within the bundle's margin (the interval
+    inside ±equivalence_pct); does not hold when a pair is resolved faster or slower; else the runs
+    cannot decide, and the runs the margin would need are said."""
     statement = "Transaction throughput is similar no matter the page size."
     rows = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records")
     if not rows:
-        return Claim("similar", statement, NOT_DISTINGUISHABLE, "fewer than two page sizes finished", "Figure 1")
-    bound = 100 * SIMILAR_WITHIN
-    inside = [r for r in rows if not math.isnan(r["low_pct"]) and -bound <= r["low_pct"] and r["high_pct"] <= bound]
-    apart = [r for r in rows if r["verdict"] in ("faster", "slower") and abs(r["change_pct"]) > bound]
-    if len(inside) == len(rows):
+        return Claim("similar", statement, NOT_RESOLVED_HERE, "fewer than two page sizes finished", "Figure 1")
+    delta = equivalence_of(data.evidence)
+    apart = [r for r in rows if r["verdict"] in ("faster", "slower")]
+    if all(r["verdict"] == EQUIVALENT for r in rows):
         verdict = HOLDS
     elif apart:
         verdict = DOES_NOT_HOLD
     else:
-        verdict = NOT_DISTINGUISHABLE
-    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}" for r in rows)
+        verdict = NOT_RESOLVED_HERE
+    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}, {verdict_text(r['verdict'], r['equivalence_pct'])}"
+                     for r in rows)
+    needed = [r["runs_for_equivalence"] for r in rows if r["verdict"] == NOT_RESOLVED
+              and r["runs_for_equivalence"] is not None and not pd.isna(r["runs_for_equivalence"])]
+    more = (f"; equivalence within ±{delta:g}% for every pair would need about {int(max(needed))} runs a side "
+            "(rounds when paired)" if needed and verdict == NOT_RESOLVED_HERE else "")
     return Claim("similar", statement, verdict,
-                 f"TpmC ratios {text}; similar = every pair's interval within ±{bound:.0f}%", "Figure 1")
+                 f"TpmC ratios {text}; similar = every pair equivalent within ±{delta:g}% (the interval inside "
+                 f"the margin){more}", "Figure 1")
 
 
 def discussion_markdown(found: list[Claim]) -> str:
@@ -285,7 +306,7 @@ def discussion_markdown(found: list[Claim]) -> str:
 def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
     held = [c for c in found if c.verdict == HOLDS]
     failed = [c for c in found if c.verdict == DOES_NOT_HOLD]
-    open_ = [c for c in found if c.verdict == NOT_DISTINGUISHABLE]
+    open_ = [c for c in found if c.verdict == NOT_RESOLVED_HERE]
     text = [answer(data)]
     def listed(group: list[Claim]) -> str:
         return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" for c in group)
@@ -355,10 +376,26 @@ def method_markdown(data: ReportData) -> str:
            "machine falls on every page size. " if repeats > 1 else
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
         f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
-        f"of page sizes the ratio of medians with a 95% bootstrap interval and a verdict that needs an exact "
-        f"rank test to agree: with {MIN_ROUNDS_FOR_PAIRED} or more rounds that both page sizes finished, round by round (the rounds "
+        f"of page sizes the ratio of medians with a bootstrap interval, then a word read off that interval: "
+        f"faster or slower when it lies wholly on one side of 1 and an exact rank test agrees; equivalent within "
+        f"±{equivalence_of(data.evidence):g}% (the sweep's equivalence margin δ, `equivalence_pct`) when it lies "
+        f"inside ±δ, which is the two one-sided tests at the interval's level; else not resolved, with the smallest "
+        f"effect the runs resolve and the runs δ would need. {family_sentence(data)} With {MIN_ROUNDS_FOR_PAIRED} "
+        f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
         f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
+
+
+def family_sentence(data: ReportData) -> str:
+    """Which family the pairs form and how it is corrected, for the Method."""
+    tpmc = data.pairs[data.pairs["metric"] == "tpmc"]
+    m = int(tpmc["family_size"].max()) if not tpmc.empty else 0
+    if m <= 1:
+        return "With one pair per metric there is no family to correct for: the interval is at 95%."
+    level = 100 * (1 - 0.05 / m)
+    return (f"The {m} pairs of page sizes of one metric form a family: their rank-test p-values are adjusted "
+            f"with Holm's method (statsmodels' multipletests) and their intervals taken at {level:.4g}%, the "
+            f"Bonferroni-adjusted level, so the family together is held at 5% and 95%.")
 
 
 def per_host_tpmc(data: ReportData) -> pd.DataFrame:
@@ -409,75 +446,3 @@ def system_setup(data: ReportData) -> pd.DataFrame:
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
     return pd.DataFrame([{"Type": key, "This machine": value, "Seed 002": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])
-
-
-# --- the user's words, and the appendix -------------------------------------------------------------
-
-
-def notes_markdown(sweep_dir: Path, notes_path: str | None = None) -> str | None:
-    """The user's own notes: --notes FILE.md, else BUNDLE/notes.md; None when there are none."""
-    path = Path(notes_path) if notes_path else Path(sweep_dir) / "notes.md"
-    return path.read_text() if path.is_file() else None
-
-
-def server_defaults(server: str = "mariadbd") -> dict[str, str]:
-    """The server's compiled-in defaults (`--no-defaults --help --verbose`), by variable name."""
-    import shutil
-
-    binary = shutil.which(server) or shutil.which(f"/usr/sbin/{server}") or shutil.which("mysqld") or "/usr/sbin/mysqld"
-    try:
-        text = subprocess.run([binary, "--no-defaults", "--help", "--verbose"], capture_output=True, text=True,
-                              timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    defaults, started = {}, False
-    for line in text.splitlines():
-        if line.startswith("-----"):
-            started = True
-            continue
-        if started:
-            match = re.match(r"^(\S+)\s+(.*)$", line)
-            if not match:
-                break
-            defaults[match.group(1).replace("-", "_")] = match.group(2).strip()
-    return defaults
-
-
-def _same(value: str, default: str) -> bool:
-    """The server prints a default as --help does (TRUE, 100) and a value as SHOW VARIABLES does
-    (ON, 100.000000): equal after that spelling is undone."""
-    norm = {"TRUE": "ON", "FALSE": "OFF", "(No default value)": ""}
-    default, value = norm.get(default, default), str(value)
-    try:
-        return float(default) == float(value)
-    except ValueError:
-        return default.upper() == value.upper()
-
-
-def non_default_variables(data: ReportData) -> pd.DataFrame:
-    """Server variables of the first finished run that differ from the server's defaults."""
-    runs = [e for e in data.record.runs if e["status"] == "done"]
-    if not runs:
-        return pd.DataFrame()
-    path = data.sweep_dir / runs[0]["name"] / "variables.csv"
-    if not path.exists():
-        return pd.DataFrame()
-    variables = pd.read_csv(path, dtype=str, keep_default_na=False)
-    defaults = server_defaults()
-    rows = [{"Variable": row.variable_name, "Value": row.value, "Server default": defaults[row.variable_name]}
-            for row in variables.itertuples() if row.variable_name in defaults
-            and not _same(row.value, defaults[row.variable_name])]
-    return pd.DataFrame(rows)
-
-
-def versions(data: ReportData) -> pd.DataFrame:
-    machine = data.record.document["machine"]
-    rows = [("pagelab commit", f"{machine.get('git_sha') or 'unknown'}{' (with local changes)' if machine.get('git_dirty') else ''}"),
-            ("Server", (machine.get("server") or {}).get("version_line") or "—"), ("Python", machine.get("python") or "—")]
-    rows += [(name, version) for name, version in sorted((machine.get("packages") or {}).items())]
-    rows += [(name, version) for name, version in sorted((machine.get("tools") or {}).items())]
-    return pd.DataFrame(rows, columns=["Component", "Version"])
-
-
-def failed_runs(data: ReportData) -> pd.DataFrame:
-    return pd.DataFrame([{"Run": name, "Why it is left out": why} for name, why in data.evidence.excluded])

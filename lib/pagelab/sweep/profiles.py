@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from pagelab.common.errors import UsageError
+from pagelab.evidence.intervals import DEFAULT_EQUIVALENCE_PCT
 from pagelab.mysql.config import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_REDO_LOG_BYTES,
@@ -169,6 +170,9 @@ KNOBS: tuple[Knob, ...] = (
     Knob("server_options", "Server options", ServerOptionMap(), {}, "",
          "Extra my.cnf options for every run, e.g. {innodb_io_capacity: 2000}; "
          "--set server_options.NAME=VALUE adds or replaces one."),
+    Knob("equivalence_pct", "Equivalence margin", Percent(50), DEFAULT_EQUIVALENCE_PCT, "%",
+         "The margin δ of the verdicts: two page sizes are \"equivalent within ±δ\" when the interval of "
+         "their ratio lies inside ±δ; pagelab stats and compare read it from the bundle."),
 )
 KNOBS_BY_NAME: Mapping[str, Knob] = MappingProxyType({knob.name: knob for knob in KNOBS})
 

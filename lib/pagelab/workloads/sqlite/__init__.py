@@ -90,10 +90,11 @@ is off while timing, as in `timeit`. `run.run_row_counts` runs it all once per t
 Statistics and verdicts (pagelab.evidence, the TPC-C sweep's rule). Per path, benchmark and page
 size: the median of the samples with its distribution-free interval (`median_interval`), the
 min-max and the spread (max/min - 1). Against the baseline (4096): the delta of the medians with
-a 95% bootstrap interval and the exact Mann-Whitney test (`compare`, other against baseline),
+a bootstrap interval and the exact Mann-Whitney test (`compare_family`, other against baseline;
+the benchmarks of one page size are a family: Holm-adjusted p, Bonferroni-adjusted interval),
 and the verdict "faster" or "slower" only when the interval lies on one side of no change and
-the test rejects at 5%, else "not distinguishable" (always so with a single sample per page
-size). The seed's printed form is kept beside it: the other page size's min-max in ms and as a
+the adjusted test rejects at 5%, "equivalent" when the interval lies within ±3%, else "not
+resolved" (always so with a single sample per page size). The seed's printed form is kept beside it: the other page size's min-max in ms and as a
 delta from the baseline's median ("4.58-4.67ms", "-16 to -18%"). `seed_check` reads our
 interval against the seed's delta: reproduced, faster but less than the seed's, does not hold
 (the interval excludes it), or undecided.

@@ -9,15 +9,8 @@ import math
 import pandas as pd
 
 from pagelab.common.errors import UsageError
-from pagelab.evidence.intervals import (
-    CONFIDENCE,
-    FASTER,
-    NOT_DISTINGUISHABLE,
-    SLOWER,
-    compare,
-    median_interval,
-    ratio_interval,
-)
+from pagelab.evidence import DEFAULT_EQUIVALENCE_PCT, EQUIVALENT, FASTER, NOT_RESOLVED, SLOWER, compare_family, verdict_text
+from pagelab.evidence.intervals import CONFIDENCE, median_interval, ratio_interval
 from pagelab.common.reference import reference_table
 from pagelab.common.units import KIB, page_size_label
 from pagelab.workloads.sqlite.benchmarks import (
@@ -86,13 +79,16 @@ def timing_summary(samples: pd.DataFrame, measure: str = "time_ms") -> pd.DataFr
     return table.drop(columns=["order", "path_order"]).reset_index(drop=True)
 
 
-def delta_table(samples: pd.DataFrame, baseline: int | None = None, measure: str = "time_ms") -> pd.DataFrame:
+def delta_table(samples: pd.DataFrame, baseline: int | None = None, measure: str = "time_ms",
+                equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> pd.DataFrame:
     """The seed's delta table for one path's samples: per benchmark and page size other than the
     baseline, the baseline's median and min-max, the other's, the delta % of the medians with its
-    95% bootstrap interval and the exact Mann-Whitney p (pagelab.evidence's compare, other
-    against baseline), the delta % at the other's min and max (the seed's printed form), the
-    verdict ("faster", "slower", "not distinguishable") and the samples a side that would
-    resolve a 5% difference at this spread."""
+    bootstrap interval and the exact Mann-Whitney p, raw and Holm-adjusted (pagelab.evidence's
+    compare_family, other against baseline; the benchmarks of one page size are one family, so the
+    interval is at the Bonferroni-adjusted level `ci_confidence_pct`), the delta % at the other's
+    min and max (the seed's printed form), the verdict ("faster", "slower", "equivalent" within
+    ±equivalence_pct, "not resolved"), the smallest delta these samples resolve, and the samples a
+    side that would resolve a 5% difference and that equivalence would need at this spread."""
     _check_measure(measure)
     if samples.empty:
         raise UsageError("no samples to compare")
@@ -109,11 +105,18 @@ def delta_table(samples: pd.DataFrame, baseline: int | None = None, measure: str
     timings = timing_summary(samples, measure)
     base = timings[timings["page_size_bytes"] == baseline].set_index("benchmark")
     rows = []
-    for _, other in timings[timings["page_size_bytes"] != baseline].iterrows():
+    others = timings[timings["page_size_bytes"] != baseline]
+    judged = {}
+    for size, group in others.groupby("page_size_bytes", sort=False):
+        names = list(group["benchmark"])
+        found = compare_family([(values[(name, size)], values[(name, baseline)]) for name in names],
+                               equivalence_pct=equivalence_pct)
+        judged.update({(name, size): comparison for name, comparison in zip(names, found)})
+    for _, other in others.iterrows():
         name, size = other["benchmark"], other["page_size_bytes"]
         ref = base.loc[name]
         # a time that is higher is slower: compare's "faster" (ratio above 1) reads as "slower"
-        comparison = compare(values[(name, size)], values[(name, baseline)])
+        comparison = judged[(name, size)]
         median = ref["median_ms"]
         rows.append({
             "path": other["path"], "benchmark": name, "baseline_page_size_bytes": baseline,
@@ -121,18 +124,20 @@ def delta_table(samples: pd.DataFrame, baseline: int | None = None, measure: str
             "baseline_ms": median, "baseline_min_ms": ref["min_ms"], "baseline_max_ms": ref["max_ms"],
             "median_ms": other["median_ms"], "min_ms": other["min_ms"], "max_ms": other["max_ms"],
             "delta_pct": comparison.change_pct, "delta_ci_low_pct": comparison.low_pct,
-            "delta_ci_high_pct": comparison.high_pct, "p_value": comparison.p_value,
+            "delta_ci_high_pct": comparison.high_pct, "ci_confidence_pct": 100 * comparison.confidence,
+            "p_value": comparison.p_value, "p_adjusted": comparison.p_adjusted,
             "delta_min_pct": (other["min_ms"] / median - 1) * 100,
             "delta_max_pct": (other["max_ms"] / median - 1) * 100,
             "verdict": comparison.words(higher=SLOWER, lower=FASTER),
-            "samples_needed": comparison.repeats_needed,
+            "equivalence_pct": comparison.equivalence_pct, "detectable_pct": comparison.detectable_pct,
+            "samples_needed": comparison.repeats_needed, "samples_for_equivalence": comparison.runs_for_equivalence,
             "repeats": other["repeats"], "runs": other["runs"], "measure": measure,
         })
     return pd.DataFrame(rows)
 
 
 def summary_line(delta: pd.DataFrame) -> str:
-    """"8192: N faster, M slower, K not distinguishable (3 repeats × 2 runs vs baseline 4096)",
+    """"8192: N faster, M slower, E equivalent within ±3%, K not resolved (3 repeats × 2 runs vs baseline 4096)",
     one line per page size compared (the seed's "14 wins, 0 regressions (3 repeats × 2 runs vs
     baseline)")."""
     if delta.empty:
@@ -140,10 +145,11 @@ def summary_line(delta: pd.DataFrame) -> str:
     lines = []
     for size, rows in delta.groupby("page_size_bytes", sort=True):
         counts = rows["verdict"].value_counts()
-        faster, slower, neither = (int(counts.get(v, 0)) for v in (FASTER, SLOWER, NOT_DISTINGUISHABLE))
+        faster, slower, same, open_ = (int(counts.get(v, 0)) for v in (FASTER, SLOWER, EQUIVALENT, NOT_RESOLVED))
         baseline = int(rows["baseline_page_size_bytes"].iloc[0])
         repeats, runs = int(rows["repeats"].max()), int(rows["runs"].max())
-        lines.append(f"{size}: {faster} faster, {slower} slower, {neither} not distinguishable "
+        delta = rows["equivalence_pct"].iloc[0] if "equivalence_pct" in rows else DEFAULT_EQUIVALENCE_PCT
+        lines.append(f"{size}: {faster} faster, {slower} slower, {same} equivalent within ±{delta:g}%, {open_} not resolved "
                      f"({repeats} repeat{'s' * (repeats != 1)} × {runs} run{'s' * (runs != 1)} vs baseline {baseline})")
     return "\n".join(lines)
 
@@ -166,7 +172,7 @@ def _pct_range(low: float, high: float) -> str:
 def seed_style_table(delta: pd.DataFrame) -> pd.DataFrame:
     """The delta table printed as the seed prints its own: Benchmark, Baseline ("5.57ms"), then
     per page size "<size> pages" ("4.58-4.67ms", its min-max), "<size> delta" ("-16 to -18%"),
-    "<size> median delta [95% CI]" and "<size> verdict"."""
+    "<size> median delta [CI]" (at the family's level, `ci_confidence_pct`) and "<size> verdict"."""
     table = pd.DataFrame({"Benchmark": list(dict.fromkeys(delta["benchmark"]))}).set_index("Benchmark")
     baseline = int(delta["baseline_page_size_bytes"].iloc[0])
     first = delta.drop_duplicates("benchmark").set_index("benchmark")
@@ -176,10 +182,11 @@ def seed_style_table(delta: pd.DataFrame) -> pd.DataFrame:
         table[f"{size} pages"] = [_ms_range(rows.loc[n, "min_ms"], rows.loc[n, "max_ms"]) for n in table.index]
         table[f"{size} delta"] = [_pct_range(rows.loc[n, "delta_min_pct"], rows.loc[n, "delta_max_pct"])
                                   for n in table.index]
-        table[f"{size} median delta [95% CI]"] = [
+        table[f"{size} median delta [CI]"] = [
             f"{_signed(rows.loc[n, 'delta_pct'], 1)} [{_signed(rows.loc[n, 'delta_ci_low_pct'], 1)}, "
             f"{_signed(rows.loc[n, 'delta_ci_high_pct'], 1)}]" for n in table.index]
-        table[f"{size} verdict"] = [rows.loc[n, "verdict"] for n in table.index]
+        table[f"{size} verdict"] = [verdict_text(rows.loc[n, "verdict"], rows.loc[n, "equivalence_pct"])
+                                    for n in table.index]
     return table
 
 
@@ -262,8 +269,10 @@ def findings(native: pd.DataFrame | None, python: pd.DataFrame | None) -> str:
         title = PATH_TITLES[path]
         parts.append(f"**{title[0].upper() + title[1:]}:** {summary_line(delta).replace(chr(10), '; ')}; "
                      f"against the seed's deltas: {counted or 'no benchmark of the seed measured'}.")
-    parts.append(f"A verdict needs the {round(CONFIDENCE * 100)}% bootstrap interval of the ratio of medians on one "
-                 "side of 1 and the exact Mann-Whitney test at 5%, the rule of the TPC-C sweep. Seed 001, timing the "
+    parts.append("A verdict needs the bootstrap interval of the ratio of medians on one side of 1 and the exact "
+                 "Mann-Whitney test at 5%, the benchmarks of a page size one family (Holm-adjusted p-values, "
+                 f"intervals at the Bonferroni-adjusted level, {round(CONFIDENCE * 100)}% together); \"equivalent\" "
+                 "needs the interval within the margin; else \"not resolved\": the rule of the TPC-C sweep. Seed 001, timing the "
                  "same six benchmarks through a thin C library, found 14 wins and 0 regressions for 8192 against "
                  "4096: large selects 16-18% faster, batched writes of 100 and 1,000 rows 23% and 26% faster, "
                  "transaction reads 17-23% faster.")

@@ -11,7 +11,10 @@ The seed's "performance gain" is the smaller page against the larger: throughput
 latency large / small (so > 1 means the smaller page is better in both), load time large / small.
 Its latency ratios are p99 ratios: "read latency is improved at 14 times" is 18,895 µs / 1,353 µs
 at the 99th percentile (its averages differ by 1.9x); `performance_gain` gives average, p95 and
-p99 ratios, and `gain_sentences` writes them in the seed's words.
+p99 ratios, and `gain_sentences` writes the seed's in the seed's words. Ours get no such word
+unless the runs support it: each of our ratios carries the verdict of pagelab.evidence (the rule
+of every comparison in the project: faster/slower, equivalent within ±3%, or not resolved, which
+is all one run a side can ever be).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from pagelab.common.reference import reference_table
+from pagelab.evidence import compare, verdict_text
 from pagelab.common.units import page_size_label
 from pagelab.workloads.ycsb.workloads import BY_NAME, LOAD, WORKLOADS
 
@@ -125,14 +129,21 @@ def performance_gain(*frames: pd.DataFrame, small: str | int = "16k", large: str
         if small_bytes not in by_size.index or large_bytes not in by_size.index:
             continue
         a, b = by_size.loc[small_bytes], by_size.loc[large_bytes]
+        runs_a, runs_b = (side if isinstance(side, pd.DataFrame) else side.to_frame().T for side in (a, b))
         if isinstance(a, pd.DataFrame):
             a, b = a.iloc[0], b.iloc[0]
+        # Every run of each side compared by pagelab.evidence; the seed's numbers are its claims, not runs.
+        verdicts = {} if source == SEED_SOURCE else {
+            f"{name}_verdict": _verdict(runs_a[column], runs_b[column], higher, lower)
+            for name, column, higher, lower in (("throughput", "throughput_ops_s", "higher", "lower"),
+                                                ("p99_latency", "p99_latency_us", "higher", "lower"))}
         row = {"source": source, "workload": workload, "operation": operation,
                "throughput_gain": _ratio(a["throughput_ops_s"], b["throughput_ops_s"]),
                "avg_latency_gain": _ratio(b["average_latency_us"], a["average_latency_us"]),
                "p95_latency_gain": _ratio(b["p95_latency_us"], a["p95_latency_us"]),
                "p99_latency_gain": _ratio(b["p99_latency_us"], a["p99_latency_us"]),
-               "load_speedup": _ratio(b["total_time_s"], a["total_time_s"]) if workload == LOAD.name else None}
+               "load_speedup": _ratio(b["total_time_s"], a["total_time_s"]) if workload == LOAD.name else None,
+               **verdicts}
         rows.append(row)
     gains = pd.DataFrame(rows)
     if gains.empty:
@@ -140,6 +151,14 @@ def performance_gain(*frames: pd.DataFrame, small: str | int = "16k", large: str
     gains = gains[~((gains["workload"] == LOAD.name) & (gains["operation"] == "OVERALL"))
                   | gains["load_speedup"].notna()]
     return _sorted(gains, ["source", "workload", "operation"])
+
+
+def _verdict(small, large, higher: str, lower: str) -> str:
+    """What our runs support for small against large (pagelab.evidence.compare)."""
+    values = [[float(v) for v in side if v == v] for side in (list(small), list(large))]
+    comparison = compare(*values)
+    text = verdict_text(comparison.words(higher, lower), comparison.equivalence_pct)
+    return f"{text} ({min(comparison.n_a, comparison.n_b)} run{'s' if min(comparison.n_a, comparison.n_b) != 1 else ''} a side)"
 
 
 def _bytes(size: str | int) -> int:
@@ -160,7 +179,8 @@ def _ratio(numerator, denominator) -> float | None:
 
 def gain_sentences(gains: pd.DataFrame, source: str, small: str = "16k") -> list[str]:
     """The seed's sentences ("read throughput is improved at 1.9 times, read latency is improved
-    at 14 times") for one source's gains; latency is p99, as in the seed."""
+    at 14 times") for the seed's gains; for ours the same ratios, each with the verdict our runs
+    support (pagelab.evidence: one run a side is "not resolved"); latency is p99, as in the seed."""
     lines = []
     mine = gains[gains["source"] == source]
     for workload in WORKLOAD_ORDER:
@@ -179,11 +199,21 @@ def gain_sentences(gains: pd.DataFrame, source: str, small: str = "16k") -> list
                 continue
             name = {"READ": "read", "UPDATE": "write", "READ-MODIFY-WRITE": "read-modify-write"}.get(
                 row["operation"], row["operation"].lower())
-            parts.append(f"{name} throughput is {_improved(row['throughput_gain'])}, "
-                         f"{name} latency (p99) is {_improved(row['p99_latency_gain'])}")
+            if source == SEED_SOURCE:  # the seed's own words for its own numbers
+                parts.append(f"{name} throughput is {_improved(row['throughput_gain'])}, "
+                             f"{name} latency (p99) is {_improved(row['p99_latency_gain'])}")
+            else:  # a ratio, and only the word our runs support
+                parts.append(f"{name} throughput {_times(row['throughput_gain'])} at {small}: "
+                             f"{row.get('throughput_verdict') or 'not resolved'}; {name} latency (p99) "
+                             f"{_times(row['p99_latency_gain'])} lower at {small}: "
+                             f"{row.get('p99_latency_verdict') or 'not resolved'}")
         if parts:
             lines.append(f"*{title} — " + "; ".join(parts) + "*")
     return lines
+
+
+def _times(ratio) -> str:
+    return "not measured" if ratio is None or ratio != ratio else f"×{ratio:.2f}"
 
 
 def _improved(ratio) -> str:

@@ -1,0 +1,195 @@
+"""Comparisons judged as a family, and the difference between two effects.
+
+A sweep of 5 page sizes has 10 pairs per metric; each tested at 5% alone, an A/A sweep would print
+a false "faster/slower" in about 2 of its 50 lines. So the pairs of one metric in one sweep form a
+family, and so do `pagelab compare`'s per-page-size comparisons of one metric:
+
+- the rank tests' p-values are adjusted with Holm's step-down method (S. Holm, "A simple
+  sequentially rejective multiple test procedure", Scandinavian Journal of Statistics 6(2), 1979),
+  by `statsmodels.stats.multitest.multipletests(method="holm")`, which holds the family-wise error
+  rate at alpha under any dependence between the tests;
+- the bootstrap intervals are taken at the Bonferroni-adjusted level 1 - alpha / m (O. J. Dunn,
+  "Multiple comparisons among means", JASA 56, 1961), m the pairs of the family that have an
+  interval (two or more runs on each side), so the intervals cover together what one 95% interval
+  covers alone, and "equivalent" (an interval inside +-delta) is as careful as "faster".
+
+A page-size effect is log(median(x) / median(y)). `effect_difference` compares one effect in two
+settings -- two sweeps (`pagelab compare`), or two levels of a second factor within one sweep --
+as the difference of the two log ratios, in log points (100 x the difference of natural logs;
+close to percentage points for effects of a few percent), with a percentile bootstrap interval
+from `scipy.stats.bootstrap`. Each setting's data are resampled on their own: by rounds when its
+two sides share MIN_ROUNDS_FOR_PAIRED rounds (the runs of a round share the machine's minute),
+else run by run on each side (Davison & Hinkley 1997, ch. 2: resample the independent unit).
+Its word: AGREE when the interval lies inside +-delta, DIFFER when it excludes 0, else NOT_RESOLVED.
+
+Note that "every page size moved alike between two sweeps" is the same statement as "every pair's
+effect agrees between them": log(A_x / B_x) - log(A_y / B_y) = log(A_x / A_y) - log(B_x / B_y).
+So `pagelab compare` calls a shift uniform only when the effect differences agree.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from pagelab.evidence.intervals import (
+    BOOTSTRAP_SEED,
+    CONFIDENCE,
+    DEFAULT_EQUIVALENCE_PCT,
+    DEFAULT_RESOLVE_PCT,
+    MIN_ROUNDS_FOR_PAIRED,
+    NOT_RESOLVED,
+    RESAMPLES,
+    Comparison,
+    judged,
+    measure,
+)
+
+AGREE, DIFFER = "agree", "differ"
+
+
+def family_confidence(m: int, confidence: float = CONFIDENCE) -> float:
+    """The Bonferroni-adjusted level of each of m intervals that are to hold together at `confidence`."""
+    return 1 - (1 - confidence) / max(m, 1)
+
+
+def holm(p_values: Sequence[float], confidence: float = CONFIDENCE) -> list[float]:
+    """Holm-adjusted p-values (statsmodels' multipletests, method "holm"), in the given order; a
+    nan (no test) stays nan and does not count towards the family."""
+    finite = [i for i, p in enumerate(p_values) if not math.isnan(p)]
+    adjusted = [math.nan] * len(p_values)
+    if finite:
+        _, corrected, _, _ = multipletests([p_values[i] for i in finite], alpha=1 - confidence, method="holm")
+        for i, p in zip(finite, corrected):
+            adjusted[i] = float(p)
+    return adjusted
+
+
+def _has_interval(a, b) -> bool:
+    def count(side):
+        values = side.values() if isinstance(side, dict) else side
+        return sum(1 for v in values if v is not None and not math.isnan(v))
+    return count(a) >= 2 and count(b) >= 2
+
+
+def compare_family(pairs: Sequence[tuple], spread: float | None = None, resolve_pct: float = DEFAULT_RESOLVE_PCT,
+                   confidence: float = CONFIDENCE,
+                   equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> list[Comparison]:
+    """Each (a, b) of `pairs` compared and judged as one family (see the module comment): a and b
+    are lists of runs, or dicts {round: value} to be compared round by round where they can be.
+    The intervals are at family_confidence(m), the p-values Holm-adjusted; `confidence` is the
+    family's."""
+    m = sum(_has_interval(a, b) for a, b in pairs)
+    level = family_confidence(m, confidence)
+    measured = [measure(a, b, spread, resolve_pct, level, equivalence_pct) for a, b in pairs]
+    adjusted = holm([c.p_value for c in measured], confidence)
+    return [judged(c, p, confidence, m) for c, p in zip(measured, adjusted)]
+
+
+# --- the difference of two effects ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EffectDifference:
+    """One effect (x against y) in two settings, and how much it changed, in log points."""
+
+    first_pct: float  # the effect in the first setting: 100 * (median(x) / median(y) - 1)
+    second_pct: float
+    difference: float  # 100 * (log ratio first - log ratio second), log points
+    low: float
+    high: float
+    word: str  # AGREE, DIFFER or NOT_RESOLVED
+    confidence: float
+    equivalence_pct: float
+    n_first: int  # rounds when paired, else the smaller side's runs
+    n_second: int
+    paired_first: bool
+    paired_second: bool
+
+
+def _setting(x, y) -> tuple[bool, np.ndarray, np.ndarray]:
+    """(paired, x values, y values): aligned by round when enough rounds are shared."""
+    def finite(value) -> bool:
+        return value is not None and not math.isnan(value)
+
+    if isinstance(x, dict) and isinstance(y, dict):
+        rounds = sorted(r for r in x if r in y and finite(x[r]) and finite(y[r]))
+        if len(rounds) >= MIN_ROUNDS_FOR_PAIRED:
+            return True, np.array([x[r] for r in rounds], float), np.array([y[r] for r in rounds], float)
+        x, y = list(x.values()), list(y.values())
+    return (False, np.array([v for v in x if finite(v)], float), np.array([v for v in y if finite(v)], float))
+
+
+def _log_ratio(x: np.ndarray, y: np.ndarray, axis=-1):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(np.median(x, axis=axis) / np.median(y, axis=axis))
+
+
+def effect_difference(first: tuple, second: tuple, confidence: float = CONFIDENCE,
+                      equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> EffectDifference:
+    """effect_difference((x1, y1), (x2, y2), confidence=0.95, equivalence_pct=3.0) -> EffectDifference
+
+    The effect of x against y in a first setting, log(median(x1) / median(y1)), minus the same in a
+    second, log(median(x2) / median(y2)), times 100 (log points), with a percentile bootstrap
+    interval at `confidence` (`scipy.stats.bootstrap` over the indices of each independently
+    resampled unit). Each of x1, y1, x2, y2 is a list of run values, or a dict {round: value}; a
+    setting given as two dicts sharing MIN_ROUNDS_FOR_PAIRED finished rounds is resampled by
+    rounds (paired), any other setting run by run on each side. The two settings are always
+    resampled independently of each other: two sweeps, or two levels of a second factor.
+    Its word: AGREE when the interval lies in +-equivalence_pct, DIFFER when it excludes 0, else
+    NOT_RESOLVED (also when a side has fewer than 2 runs: no interval)."""
+    settings = [_setting(*first), _setting(*second)]
+    effects = [_log_ratio(x, y) if x.size and y.size else math.nan for _, x, y in settings]
+    difference = 100 * float(effects[0] - effects[1])
+    sizes = [int(x.size) if paired else int(min(x.size, y.size)) for paired, x, y in settings]
+    shape = dict(first_pct=100 * (math.exp(effects[0]) - 1) if math.isfinite(effects[0]) else math.nan,
+                 second_pct=100 * (math.exp(effects[1]) - 1) if math.isfinite(effects[1]) else math.nan,
+                 confidence=confidence, equivalence_pct=equivalence_pct, n_first=sizes[0], n_second=sizes[1],
+                 paired_first=settings[0][0], paired_second=settings[1][0])
+    if min(min(x.size, y.size) for _, x, y in settings) < 2 or not math.isfinite(difference):
+        return EffectDifference(difference=difference, low=math.nan, high=math.nan, word=NOT_RESOLVED, **shape)
+    # The resampled units as index arrays: one per paired setting (its rounds), two per unpaired one.
+    samples, readers = [], []
+    for paired, x, y in settings:
+        if paired:
+            samples.append(np.arange(x.size))
+            readers.append((x, y, len(samples) - 1, len(samples) - 1))
+        else:
+            samples += [np.arange(x.size), np.arange(y.size)]
+            readers.append((x, y, len(samples) - 2, len(samples) - 1))
+
+    def statistic(*indices, axis=-1):
+        logs = [_log_ratio(x[indices[i].astype(int)], y[indices[j].astype(int)], axis) for x, y, i, j in readers]
+        return 100 * (logs[0] - logs[1])
+
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)  # all alike: the interval is a point
+        result = stats.bootstrap(tuple(samples), statistic, vectorized=True, paired=False,
+                                 confidence_level=confidence, n_resamples=RESAMPLES, method="percentile",
+                                 random_state=np.random.default_rng(BOOTSTRAP_SEED))
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    if math.isnan(low) or math.isnan(high):
+        low = high = difference
+    low, high = min(low, difference), max(high, difference)
+    if -equivalence_pct <= low and high <= equivalence_pct:
+        word = AGREE
+    elif low > 0 or high < 0:
+        word = DIFFER
+    else:
+        word = NOT_RESOLVED
+    return EffectDifference(difference=difference, low=low, high=high, word=word, **shape)
+
+
+def effect_differences(pairs: Sequence[tuple[tuple, tuple]], confidence: float = CONFIDENCE,
+                       equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> list[EffectDifference]:
+    """Each (first, second) of `pairs` as `effect_difference`, judged as one family: the intervals
+    at the Bonferroni-adjusted level family_confidence(m), m the pairs with data for an interval."""
+    m = sum(all(_has_interval(*setting) for setting in pair) for pair in pairs)
+    level = family_confidence(m, confidence)
+    return [effect_difference(first, second, level, equivalence_pct) for first, second in pairs]

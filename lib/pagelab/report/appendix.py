@@ -1,0 +1,85 @@
+"""The end of a sweep's lab report: the user's own notes, and the appendix (versions, the server
+variables that differ from its defaults, the runs left out). Each function takes the report's
+data (pagelab.report.lab_report.ReportData) or the bundle's directory and returns text or a table.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:  # for the annotations only; lab_report does not import this module
+    from pagelab.report.lab_report import ReportData
+
+
+def notes_markdown(sweep_dir: Path, notes_path: str | None = None) -> str | None:
+    """The user's own notes: --notes FILE.md, else BUNDLE/notes.md; None when there are none."""
+    path = Path(notes_path) if notes_path else Path(sweep_dir) / "notes.md"
+    return path.read_text() if path.is_file() else None
+
+
+def server_defaults(server: str = "mariadbd") -> dict[str, str]:
+    """The server's compiled-in defaults (`--no-defaults --help --verbose`), by variable name."""
+    import shutil
+
+    binary = shutil.which(server) or shutil.which(f"/usr/sbin/{server}") or shutil.which("mysqld") or "/usr/sbin/mysqld"
+    try:
+        text = subprocess.run([binary, "--no-defaults", "--help", "--verbose"], capture_output=True, text=True,
+                              timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    defaults, started = {}, False
+    for line in text.splitlines():
+        if line.startswith("-----"):
+            started = True
+            continue
+        if started:
+            match = re.match(r"^(\S+)\s+(.*)$", line)
+            if not match:
+                break
+            defaults[match.group(1).replace("-", "_")] = match.group(2).strip()
+    return defaults
+
+
+def _same(value: str, default: str) -> bool:
+    """The server prints a default as --help does (TRUE, 100) and a value as SHOW VARIABLES does
+    (ON, 100.000000): equal after that spelling is undone."""
+    norm = {"TRUE": "ON", "FALSE": "OFF", "(No default value)": ""}
+    default, value = norm.get(default, default), str(value)
+    try:
+        return float(default) == float(value)
+    except ValueError:
+        return default.upper() == value.upper()
+
+
+def non_default_variables(data: ReportData) -> pd.DataFrame:
+    """Server variables of the first finished run that differ from the server's defaults."""
+    runs = [e for e in data.record.runs if e["status"] == "done"]
+    if not runs:
+        return pd.DataFrame()
+    path = data.sweep_dir / runs[0]["name"] / "variables.csv"
+    if not path.exists():
+        return pd.DataFrame()
+    variables = pd.read_csv(path, dtype=str, keep_default_na=False)
+    defaults = server_defaults()
+    rows = [{"Variable": row.variable_name, "Value": row.value, "Server default": defaults[row.variable_name]}
+            for row in variables.itertuples() if row.variable_name in defaults
+            and not _same(row.value, defaults[row.variable_name])]
+    return pd.DataFrame(rows)
+
+
+def versions(data: ReportData) -> pd.DataFrame:
+    machine = data.record.document["machine"]
+    rows = [("pagelab commit", f"{machine.get('git_sha') or 'unknown'}{' (with local changes)' if machine.get('git_dirty') else ''}"),
+            ("Server", (machine.get("server") or {}).get("version_line") or "—"), ("Python", machine.get("python") or "—")]
+    rows += [(name, version) for name, version in sorted((machine.get("packages") or {}).items())]
+    rows += [(name, version) for name, version in sorted((machine.get("tools") or {}).items())]
+    return pd.DataFrame(rows, columns=["Component", "Version"])
+
+
+def failed_runs(data: ReportData) -> pd.DataFrame:
+    return pd.DataFrame([{"Run": name, "Why it is left out": why} for name, why in data.evidence.excluded])
