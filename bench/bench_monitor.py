@@ -27,7 +27,8 @@ from pagelab.monitor import Monitor
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.tpcc.datagen import generate
-from pagelab.tpcc.driver import RunOptions, run
+from pagelab.tpcc.driver import run
+from pagelab.tpcc.outputs import RunOptions
 from pagelab.tpcc.loader import load
 
 WITHOUT = None  # the configuration without a monitor

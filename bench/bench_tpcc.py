@@ -24,7 +24,8 @@ from pathlib import Path
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.tpcc.datagen import generate
-from pagelab.tpcc.driver import RunOptions, run
+from pagelab.tpcc.driver import run
+from pagelab.tpcc.outputs import RunOptions
 from pagelab.tpcc.loader import load
 
 

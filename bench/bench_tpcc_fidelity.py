@@ -46,7 +46,8 @@ from pagelab.mysql.client import ConnectionSpec
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.paths import CACHE_DIR
 from pagelab.tpcc.datagen import generate
-from pagelab.tpcc.driver import RunOptions, run
+from pagelab.tpcc.driver import run
+from pagelab.tpcc.outputs import RunOptions
 from pagelab.tpcc.external import find_tpcc_mysql, load_with_tpcc_mysql
 from pagelab.tpcc.loader import load
 from pagelab.tpcc.modes import MODES

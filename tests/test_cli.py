@@ -173,3 +173,14 @@ def test_a_bad_response_time_limit_is_refused_before_any_server(tmp_path):
     assert done.returncode == 2
     assert "--rt-limit" in done.stderr and "'refund' is not a transaction" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "none").exists()
+
+
+def test_a_transport_that_does_not_fit_is_refused_before_any_server(tmp_path):
+    done = pagelab("tpcc", "run", "--host", "127.0.0.1", "--port", "1", "--transport", "socket", "-w", "1")
+    assert done.returncode == 2
+    assert "--transport socket does not fit the server given, reached over tcp" in done.stderr
+    done = pagelab("tpcc", "run", "--instance", tmp_path / "none", "--transport", "pipe", "-w", "1")
+    assert done.returncode == 2 and "invalid choice: 'pipe'" in done.stderr
+    done = pagelab("tpcc", "run", "--instance", tmp_path / "none", "--stall", "0", "-w", "1")
+    assert done.returncode == 2 and "stall seconds (--stall) must be a whole number of at least 1" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "none").exists()

@@ -152,6 +152,8 @@ def test_a_bundle_written_before_the_modes_reads_back():
     ("flush_method=O_DIRCT", "flush_method: O_DIRCT is not allowed; allowed: O_DIRECT fsync"),
     ("driver_mode=sysbench", "driver_mode: sysbench is not allowed; allowed: statements procedures tpcc-mysql"),
     ("loader=sysbench", "loader: sysbench is not allowed; allowed: pagelab tpcc-mysql"),
+    ("transport=pipe", "transport: pipe is not allowed; allowed: tcp socket"),
+    ("stall_s=0", "stall_s: 0 is out of range; allowed: an integer >= 1"),
     ("redo_log=big", "redo_log: 'big' is not a size; allowed: a size such as 64M or 1G, at least 1M"),
     ("seed=-3", "seed: -3 is out of range; allowed: an integer >= 0"),
     ("server_options.innodb_buffer_pool_size=1G", "server_options: innodb_buffer_pool_size has its own knob; "

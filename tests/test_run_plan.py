@@ -28,7 +28,7 @@ def alternatives(second_build) -> dict[str, str]:
         "driver_mode": "procedures", "nurand": "spec", "spec_pacing": "true", "response_limits": "new_order=1000",
         "loader": "tpcc-mysql", "tpcc_mysql_dir": str(second_build),
         "server_options": "innodb_io_capacity=500", "max_rampup_s": "120", "max_measure_s": "600",
-        "target_ci_pct": "3",
+        "target_ci_pct": "3", "transport": "socket", "stall_s": "5",
     }
 
 

@@ -77,6 +77,7 @@ def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
     summary = tables["summary"].set_index("page_size")
     assert (summary["tpmc"] > 0).all()
     assert set(summary["page_size_bytes"]) == {4096, 16384}
+    assert set(summary["transport"]) == {"tcp"}
     measured = tables["iostat"][tables["iostat"]["t_s"] >= 0]
     assert not measured.empty
 
@@ -118,6 +119,8 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
                   "References", "Appendix", "Figure 1.", "Table 1."):
         assert title in text, title
     assert "shared/" not in text and not re.search(r"\bissue \d", text, re.IGNORECASE)
+    method = " ".join(text[text.index("2 Method"):text.index("3 Setup")].split())
+    assert "over TCP to 127.0.0.1" in method, "the Method names the transport"
     opening = pages_text(pdf, 1, 2)
     assert "had the highest median TpmC" in opening, "the answer belongs on page 1 or 2"
     assert "This is a check that the chain works, not a measurement." in opening
@@ -463,9 +466,11 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     shutil.copytree(out, other, ignore=shutil.ignore_patterns("instances"))
     record = json.loads((other / "sweep.json").read_text())
     record["profile"]["buffer_pool"] = "64M"
+    record["profile"]["transport"] = "socket"
     (other / "sweep.json").write_text(json.dumps(record))
     differs = pagelab("compare", out, other)
     assert "the profiles differ in buffer_pool: '32M' vs '64M'" in differs.stderr
+    assert "the profiles differ in transport: 'tcp' vs 'socket'" in differs.stderr
 
 
 def test_stats_refuses_what_is_not_a_bundle(tmp_path):

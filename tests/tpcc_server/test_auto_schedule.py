@@ -11,7 +11,8 @@ from pagelab.common.errors import UsageError
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_tpcc_log
 from pagelab.sweep.profiles import load_profile
-from pagelab.tpcc.driver import RunOptions, run
+from pagelab.tpcc.driver import run
+from pagelab.tpcc.outputs import RunOptions
 from pagelab.tpcc.schedule import POOL_SETTLE_S, POOL_SETTLE_SHARE
 
 pytestmark = pytest.mark.server

@@ -18,7 +18,8 @@ import pytest
 from pagelab.common.errors import UsageError
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_tpcc_log
-from pagelab.tpcc.driver import RunOptions, TpccRunError, run
+from pagelab.tpcc.driver import run
+from pagelab.tpcc.outputs import RunOptions, TpccRunError
 from pagelab.tpcc.external import run_tpcc_mysql, scrub
 from pagelab.tpcc.loader import consistency_violations, table_row_counts
 
@@ -119,6 +120,8 @@ def test_no_password_in_the_outputs(short_run):
     (dict(connections=0), "connections \\(-c\\)"),
     (dict(measure_s=5, interval_s=10), "shorter than one interval"),
     (dict(interval_s=0), "interval seconds \\(-i\\)"),
+    (dict(transport="pipe"), "transport must be one of tcp socket, got 'pipe'"),
+    (dict(stall_s=0), "stall seconds \\(--stall\\) must be a whole number of at least 1"),
 ])
 def test_bad_arguments_are_refused(changes, message):
     with pytest.raises(UsageError, match=message):
@@ -128,7 +131,7 @@ def test_bad_arguments_are_refused(changes, message):
 def test_more_warehouses_than_loaded_is_refused(loaded):
     instance, _, _ = loaded
     with pytest.raises(UsageError, match="-w 3 is more than the 1 warehouse"):
-        run(ConnectionSpec.for_instance(instance), RunOptions(warehouses=3, measure_s=10), echo=None)
+        run(ConnectionSpec.for_instance(instance, tcp=True), RunOptions(warehouses=3, measure_s=10), echo=None)
 
 
 def test_cli_bad_arguments_exit_2_with_a_message(loaded):
@@ -295,16 +298,16 @@ class ProcessScanner:
 
 def test_external_driver_plumbing(loaded, tmp_path, stand_in_tpcc_mysql):
     """A stand-in replays a real tpcc_start log (with a password line added) to check argument
-    passing, the per-run account, password scrubbing and parsing. No process's arguments or
-    environment hold the password while it runs."""
+    passing, the per-run socket account, password scrubbing and parsing. No process's arguments or
+    environment hold the password while it runs. (Over TCP: tests/tpcc_server/test_transport.py.)"""
     instance, _, _ = loaded
     bin_dir, outbox = stand_in_tpcc_mysql
     out = tmp_path / "out"
     started = []
     with ProcessScanner(instance.password, "tpcc_start") as scanner:
-        result = run_tpcc_mysql(ConnectionSpec.for_instance(instance, tcp=True),
+        result = run_tpcc_mysql(ConnectionSpec.for_instance(instance),
                                 RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10,
-                                           mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir)),
+                                           mode="tpcc-mysql", tpcc_mysql_dir=str(bin_dir), transport="socket"),
                                 out, echo=None, on_start=started.append, local_socket=str(instance.paths.socket))
     assert scanner.saw_marker, "the scan never saw tpcc_start running"
     assert scanner.hits == [], f"the password was readable in {scanner.hits}"
@@ -331,7 +334,7 @@ def test_external_driver_plumbing(loaded, tmp_path, stand_in_tpcc_mysql):
     assert summary["driver"] == "tpcc-mysql" and summary["driver_mode"] == "tpcc-mysql"
     assert len(started) == 1, "the measurement start is signalled once, at tpcc_start's MEASURING START"
     # one summary schema for every mode: the same keys as a built-in run's
-    from pagelab.tpcc.driver import summary_record
+    from pagelab.tpcc.outputs import summary_record
     from pagelab.tpcc.stats import measurement_totals
     built_in = summary_record(RunOptions(), {"page_size_bytes": 0, "buffer_pool_bytes": 0, "server": "", "db_bytes": 0},
                               0.0, measurement_totals([], {}), started_at=0, measurement_started_at=0, constants=None,

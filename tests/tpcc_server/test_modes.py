@@ -11,7 +11,8 @@ import pytest
 
 from pagelab.common.errors import UsageError
 from pagelab.mysql.client import ConnectionSpec
-from pagelab.tpcc.driver import RunOptions, prepare_database, run
+from pagelab.tpcc.driver import prepare_database, run
+from pagelab.tpcc.outputs import RunOptions
 from pagelab.tpcc.executors import ProceduresExecutor, StatementsExecutor
 from pagelab.tpcc.inputs import InputGenerator, NURandConstants
 from pagelab.tpcc.loader import load
@@ -52,7 +53,7 @@ def test_statements_and_procedures_leave_the_same_rows(spare_loaded_instance, da
         load(spec, dataset, database=database, progress=False)
     before = checksums(spec, "by_statements")
     assert before == checksums(spec, "by_procedures")
-    constants, _, _ = prepare_database(spec, RunOptions(database="by_procedures", mode="procedures"))
+    constants, _, _, _ = prepare_database(spec, RunOptions(database="by_procedures", mode="procedures"))
     transactions = seeded_transactions(constants)
     bad_credit_payments = 0
     rolled_back = {}

@@ -54,6 +54,12 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--password-file", metavar="PATH", help="file holding the password (never pass it on "
                                                                 "the command line)")
     parser.add_argument("-d", "--database", default="tpcc", help="database name (default tpcc, as tpcc-mysql)")
+    from pagelab.sweep.profiles import KNOBS_BY_NAME
+
+    knob = KNOBS_BY_NAME["transport"]
+    group.add_argument("--transport", choices=knob.kind.options, default=None,
+                       help=f"with --instance: {knob.help.replace('%', '%%')} (default {knob.default}); with --host it is tcp, "
+                            "with --socket socket")
 
 
 def add_mode_argument(parser: argparse.ArgumentParser, default: str | None) -> None:
@@ -72,6 +78,21 @@ def add_tpcc_mysql_dir_argument(parser: argparse.ArgumentParser) -> None:
                              "(for --mode tpcc-mysql or --loader tpcc-mysql)")
 
 
+def transport_of(args: argparse.Namespace) -> str:
+    """The transport a tpcc command uses: --transport with --instance (default the knob's); with
+    --host tcp and with --socket socket, which --transport may only repeat."""
+    from pagelab.sweep.profiles import KNOBS_BY_NAME
+
+    if args.instance:
+        return args.transport or KNOBS_BY_NAME["transport"].default
+    given = "socket" if args.socket else "tcp"
+    if args.transport not in (None, given):
+        raise UsageError(f"--transport {args.transport} does not fit the server given, reached over {given}; give "
+                         + ("--socket" if args.transport == "socket" else "--host and --port") + " instead, "
+                         "or --instance")
+    return given
+
+
 class Target:
     """The server a tpcc command talks to; starts and stops an instance that was not running."""
 
@@ -85,6 +106,7 @@ class Target:
     def __init__(self, args: argparse.Namespace):
         from pagelab.mysql.client import ConnectionSpec
 
+        self.transport = transport_of(args)
         self.instance = None
         self.started_here = False
         if args.instance:
@@ -110,7 +132,7 @@ class Target:
                       file=sys.stderr)
                 self.instance.start()
                 self.started_here = True
-            self.spec = ConnectionSpec.for_instance(self.instance, tcp=True)
+            self.spec = ConnectionSpec.for_instance(self.instance, tcp=self.transport == "tcp")
         return self
 
     def __exit__(self, *exc_info):

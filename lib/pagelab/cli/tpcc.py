@@ -6,7 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from pagelab.cli.common import Target, add_mode_argument, add_target_arguments, add_tpcc_mysql_dir_argument
+from pagelab.cli.common import (
+    Target,
+    add_mode_argument,
+    add_target_arguments,
+    add_tpcc_mysql_dir_argument,
+    transport_of,
+)
 from pagelab.common.errors import UsageError
 from pagelab.common.paths import CACHE_DIR
 from pagelab.sweep.profiles import KNOBS_BY_NAME
@@ -26,7 +32,7 @@ def cmd_tpcc_load(args: argparse.Namespace) -> int:
         find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
         with target:
             load_with_tpcc_mysql(target.spec, args.warehouses, args.database, Path(args.tpcc_mysql_dir),
-                                 local_socket=target.local_socket)
+                                 local_socket=target.local_socket, transport=target.transport)
         print(f"loaded {args.warehouses} warehouse(s) with tpcc_load into {target.spec.describe()}/{args.database}")
         return 0
     dataset = generate(args.warehouses, args.seed, cache_dir=Path(args.cache_dir), progress=not args.quiet)
@@ -61,7 +67,8 @@ def _seconds_or_auto(knob: str):
 
 def cmd_tpcc_run(args: argparse.Namespace) -> int:
     from pagelab.sweep.knob_types import AUTO
-    from pagelab.tpcc.driver import RunOptions, run
+    from pagelab.tpcc.driver import run
+    from pagelab.tpcc.outputs import RunOptions
 
     rampup_auto, measure_auto = args.rampup == AUTO, args.measure == AUTO
     options = RunOptions(warehouses=args.warehouses, connections=args.connections,
@@ -70,7 +77,8 @@ def cmd_tpcc_run(args: argparse.Namespace) -> int:
                          max_measure_s=args.max_measure, target_ci_pct=args.target_ci,
                          interval_s=args.interval, seed=args.seed, database=args.database,
                          spec_pacing=args.spec_pacing, response_limits_ms=_response_limits(args.rt_limit),
-                         mode=args.mode, tpcc_mysql_dir=args.tpcc_mysql_dir or "", nurand_model=args.nurand)
+                         mode=args.mode, tpcc_mysql_dir=args.tpcc_mysql_dir or "", nurand_model=args.nurand,
+                         transport=transport_of(args), stall_s=args.stall)
     options.validate()  # before any server starts
     if options.driver_mode.external:
         from pagelab.tpcc.external import find_tpcc_mysql
@@ -133,6 +141,8 @@ def register(commands) -> None:
                      help="keying and think times of clause 5.2.5.7 (default: none, as tpcc-mysql)")
     run.add_argument("--rt-limit", action="append", default=[], metavar="KIND=MS",
                      help="response-time limit in ms for the 90%% check, e.g. new-order=5000 (repeatable)")
+    run.add_argument("--stall", type=int, default=KNOBS_BY_NAME["stall_s"].default, metavar="S",
+                     help=f"{KNOBS_BY_NAME['stall_s'].help.replace('%', '%%')} (default {KNOBS_BY_NAME['stall_s'].default})")
     run.add_argument("--nurand", choices=NURAND_MODELS, default=KNOBS_BY_NAME["nurand"].default,
                      help="where the skewed draws of customers and items get their constant: tpcc-mysql (default; "
                           "what tpcc_start really does, a hot set per terminal) or spec (one constant per run, "

@@ -10,6 +10,17 @@ import subprocess
 from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
+# /proc/PID/stat's state letters, in words (proc(5)).
+PROCESS_STATES = {"R": "running", "S": "sleeping", "D": "waiting on the disk", "Z": "zombie", "T": "stopped",
+                  "t": "stopped by a tracer", "X": "dead", "I": "idle"}
+
+
+def process_state(pid: int) -> str | None:
+    """The state letter of /proc/PID/stat ("T": stopped), or None where it cannot be read."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]  # the name in () may hold spaces
+    except (OSError, IndexError):
+        return None
 
 
 def process_alive(pid: int) -> bool:
@@ -20,11 +31,8 @@ def process_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True  # exists, owned by someone else
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True  # no /proc to ask: the signal test said it exists
-    return state != "Z"
+    state = process_state(pid)
+    return state != "Z"  # None: no /proc to ask, and the signal test said it exists
 
 
 def stop_process(process: subprocess.Popen | multiprocessing.process.BaseProcess, grace_s: float,

@@ -23,7 +23,8 @@ from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, pct_tex
 # --- two bundles -----------------------------------------------------------------------------------
 
 # Knobs that differ between two bundles without changing what is measured.
-NEUTRAL_KNOBS = {"repeats", "tpcc_mysql_dir", "description", "profile", "source", "overrides", "equivalence_pct"}
+NEUTRAL_KNOBS = {"repeats", "tpcc_mysql_dir", "description", "profile", "source", "overrides", "equivalence_pct",
+                 "stall_s"}  # stall_s: when a hung run is given up, not what a run measures
 
 
 def knob_differences(a: dict, b: dict) -> list[str]:

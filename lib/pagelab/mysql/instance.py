@@ -56,7 +56,7 @@ from pagelab.mysql.config import (
 from pagelab.mysql.flavour import ServerFlavour, detect_server
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.units import page_size_label, with_article
-from pagelab.common.processes import die_with_parent, process_alive
+from pagelab.common.processes import die_with_parent, process_alive, process_state
 
 # sun_path in sockaddr_un is 108 bytes on Linux, including the terminating NUL.
 MAX_SOCKET_PATH = 107
@@ -566,7 +566,8 @@ class Instance:
             )
 
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> bool:
-        """Clean shutdown (SIGTERM), then SIGKILL after `timeout`. True if it shut down cleanly.
+        """Clean shutdown (SIGTERM), then SIGKILL after `timeout`; a stopped server (state T) is
+        killed at once. True if it shut down cleanly.
 
         Safe to call when nothing runs; never leaves a server behind.
         """
@@ -574,6 +575,10 @@ class Instance:
         if pid is None:
             self._reap()
             return True
+        if process_state(pid) in ("T", "t"):
+            # A stopped server (SIGSTOP, a debugger) would hold SIGTERM pending until the timeout.
+            self._kill_quietly()
+            return False
         try:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:

@@ -17,6 +17,14 @@ account `nobody`@`localhost`; the instance keeps its socket in a directory that 
 The account lives for one run: `CREATE OR REPLACE USER` just before the program starts, `DROP USER`
 after it ends (also when it fails). CREATE OR REPLACE also retires an account of that name that an
 older pagelab left with wider grants.
+
+Over TCP (the transport `tcp`, the default) the server cannot tell which OS user connected, so
+`tcp_program_account` gives the program an account `pagelab_program`@`127.0.0.1` with a random
+one-time password (`secrets`), granted the benchmark's database alone. tpcc-mysql can take it only
+as `-p`, so it is in that one program's argv for the run's length, and nowhere else: not in any
+environment, log or file. It is dropped when the program ends, however it ends (pagelab drops it
+after a kill -9 of the program too); an account left by a pagelab that was itself killed is
+replaced by the next run's CREATE OR REPLACE, and its password was never written down.
 """
 
 from __future__ import annotations
@@ -25,15 +33,20 @@ import getpass
 import os
 import pwd
 import re
+import secrets
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pagelab.common.errors import UsageError
 
 # The OS user a program runs as when pagelab runs as root: it exists on every Debian/Ubuntu system
 # and owns nothing, so the program can read and write nothing of the user's.
 PROGRAM_USER_WHEN_ROOT = "nobody"
+# The account of a program that logs in over TCP, and the only host it may come from.
+TCP_ACCOUNT = "pagelab_program"
+TCP_ACCOUNT_HOST = "127.0.0.1"
 # Names that can be written inside a quoted SQL account name without escaping.
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,80}")
 
@@ -77,12 +90,51 @@ def program_identity() -> ProgramIdentity:
 @contextmanager
 def program_account(admin_cursor, database: str) -> Iterator[ProgramIdentity]:
     """A socket-only account for the external program, granted `database` alone, for the block's length."""
-    if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", database):
-        raise UsageError(f"database name {database!r}: letters, digits and '_' only")
+    _check_database_name(database)
     identity = program_identity()
     admin_cursor.execute(f"CREATE OR REPLACE USER {identity.sql_name} IDENTIFIED VIA unix_socket")
     admin_cursor.execute(f"GRANT ALL PRIVILEGES ON `{database}`.* TO {identity.sql_name}")
     try:
         yield identity
     finally:
-        admin_cursor.execute(f"DROP USER IF EXISTS {identity.sql_name}")
+        _drop(admin_cursor, identity.sql_name)
+
+
+@dataclass(frozen=True)
+class TcpLogin:
+    """The per-run TCP account: its name and one-time password (never print this object)."""
+
+    account: str
+    password: str = field(repr=False)
+
+    @property
+    def sql_name(self) -> str:
+        return f"'{self.account}'@'{TCP_ACCOUNT_HOST}'"
+
+
+@contextmanager
+def tcp_program_account(admin_cursor, database: str) -> Iterator[TcpLogin]:
+    """An account reachable from 127.0.0.1 only, granted `database` alone, with a random one-time
+    password, for the block's length (see the module comment)."""
+    _check_database_name(database)
+    login = TcpLogin(TCP_ACCOUNT, secrets.token_urlsafe(24))  # letters, digits, '-' and '_': no quoting needed
+    admin_cursor.execute(f"CREATE OR REPLACE USER {login.sql_name} IDENTIFIED BY %s", (login.password,))
+    try:
+        admin_cursor.execute(f"GRANT ALL PRIVILEGES ON `{database}`.* TO {login.sql_name}")
+        yield login
+    finally:
+        _drop(admin_cursor, login.sql_name)
+
+
+def _drop(admin_cursor, sql_name: str) -> None:
+    """DROP USER; a server that no longer answers keeps the account until the next run replaces it."""
+    try:
+        admin_cursor.execute(f"DROP USER IF EXISTS {sql_name}")
+    except Exception as exc:  # noqa: BLE001 - any failure of a dying server: say so, do not hide the run's error
+        print(f"pagelab: warning: could not drop the per-run account {sql_name} ({exc}); the next run "
+              "replaces it", file=sys.stderr)
+
+
+def _check_database_name(database: str) -> None:
+    if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", database):
+        raise UsageError(f"database name {database!r}: letters, digits and '_' only")

@@ -369,8 +369,8 @@ def method_markdown(data: ReportData) -> str:
         f"size holds the same rows. After the load the datadir was snapshotted. Each measured run restored that "
         f"snapshot, restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
-        f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) with "
-        f"{rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW GLOBAL STATUS` were sampled "
+        f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) "
+        f"{transport_text(profile)} with {rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW GLOBAL STATUS` were sampled "
         f"every {profile.get('sample_interval_s')} s. "
         + (f"There were {repeats} runs per page size, interleaved ({sizes}, then again), so a slow drift of the "
            "machine falls on every page size. " if repeats > 1 else
@@ -384,6 +384,16 @@ def method_markdown(data: ReportData) -> str:
         f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
         f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
+
+
+def transport_text(profile: dict) -> str:
+    """How the driver reached the server, for the Method; a bundle from before the knob says so."""
+    transport = profile.get("transport")
+    if transport == "socket":
+        return "over the instance's unix socket"
+    if transport == "tcp":
+        return "over TCP to 127.0.0.1 (as tpcc-mysql is documented)"
+    return "(the transport was not recorded: this bundle predates the knob)"
 
 
 def family_sentence(data: ReportData) -> str:

@@ -38,8 +38,8 @@ from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.paths import CACHE_DIR
 from pagelab.sweep.profiles import KNOBS_BY_NAME, Profile
 from pagelab.bundle import project_path, run_name, set_phase
-from pagelab.tpcc.driver import RunOptions
 from pagelab.tpcc.modes import TPCC_MYSQL_LOADER
+from pagelab.tpcc.outputs import RunOptions
 from pagelab.common.units import MIB, page_size_label
 
 LOADED_FILE = "loaded.json"
@@ -127,12 +127,13 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
     with instance:
         instance.start()
         set_phase(run_dir, "load")
-        spec = ConnectionSpec.for_instance(instance, tcp=True)
+        spec = ConnectionSpec.for_instance(instance, tcp=options.transport == "tcp")
         if plan.loader == TPCC_MYSQL_LOADER:
             from pagelab.tpcc.external import load_with_tpcc_mysql
 
             load_with_tpcc_mysql(spec, options.warehouses, options.database, Path(plan.tpcc_mysql_dir),
-                                 log_path=run_dir / "tpcc_load.log", echo=None, local_socket=local_socket(instance))
+                                 log_path=run_dir / "tpcc_load.log", echo=None, local_socket=local_socket(instance),
+                                 transport=options.transport)
             load_report = {"loader": TPCC_MYSQL_LOADER}
         else:
             from pagelab.tpcc.datagen import generate
@@ -203,7 +204,7 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
         set_phase(run_dir, "start")
         instance.start()
         shutil.copyfile(instance.paths.my_cnf, run_dir / "my.cnf")
-        spec = ConnectionSpec.for_instance(instance, tcp=True)
+        spec = ConnectionSpec.for_instance(instance, tcp=plan.run_options.transport == "tcp")
         with Monitor(instance, run_dir, interval_s=plan.monitor_interval_s) as monitor:
             set_phase(run_dir, "ramp-up + measure")
 

@@ -28,25 +28,27 @@ import queue
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from pagelab.common.atomic import atomic_write_csv, atomic_write_json, atomic_write_text
-from pagelab.common.errors import PagelabError, UsageError
-from pagelab.mysql.client import ConnectionSpec, database_bytes
+from pagelab.common.atomic import atomic_write_csv
+from pagelab.common.errors import UsageError
+from pagelab.mysql.client import ConnectionSpec
 from pagelab.tpcc import logformat
-from pagelab.tpcc.inputs import (
-    NURAND_MODELS,
-    NURandConstants,
-    TransactionKind,
-    load_constants,
-    run_constants,
-    shared_deck,
+from pagelab.tpcc.inputs import NURandConstants, TransactionKind, load_constants, run_constants, shared_deck
+from pagelab.tpcc.loader import loaded_info
+from pagelab.tpcc.outputs import (
+    WATCH_S,
+    RunOptions,
+    RunResult,
+    TpccRunError,
+    server_facts,
+    server_pid,
+    stall_message,
+    summary_record,
+    write_outputs,
 )
-from pagelab.tpcc.loader import DEFAULT_DATABASE, loaded_info
-from pagelab.tpcc.modes import DEFAULT_MODE, DriverMode, mode_named
 from pagelab.tpcc.schedule import (
     WARMUP_SAMPLE_S,
     PrecisionWatch,
@@ -55,98 +57,12 @@ from pagelab.tpcc.schedule import (
     WarmupWatch,
     read_status,
 )
-from pagelab.tpcc.stats import (
-    DEFAULT_RESPONSE_LIMITS_MS,
-    IntervalSample,
-    KindTotals,
-    interval_rows,
-    measurement_totals,
-    tpmc,
-)
+from pagelab.tpcc.stats import IntervalSample, interval_rows, measurement_totals, tpmc
 
 # How long terminals may take to connect, and to finish after the measurement ends (a Delivery
 # stuck behind a lock wait can take innodb_lock_wait_timeout, 50 s by default).
 CONNECT_TIMEOUT_S = 60.0
 FINISH_GRACE_S = 90.0
-# How often run()'s `watch` is asked: it reads the disk's free space, which costs a system call.
-WATCH_S = 1.0
-
-
-class TpccRunError(PagelabError):
-    """The run could not finish; the partial log is kept and named in the message."""
-
-
-@dataclass
-class RunOptions:
-    """tpcc_start's parameters (-w -c -r -l -i) plus what tpcc-mysql cannot vary."""
-
-    warehouses: int = 1
-    connections: int = 4
-    rampup_s: int = 10
-    measure_s: int = 60
-    interval_s: int = 10
-    seed: int = 1
-    database: str = DEFAULT_DATABASE
-    spec_pacing: bool = False
-    response_limits_ms: dict = field(default_factory=lambda: dict(DEFAULT_RESPONSE_LIMITS_MS))
-    mode: str = DEFAULT_MODE
-    tpcc_mysql_dir: str = ""  # the tpcc-mysql build, for mode tpcc-mysql
-    nurand_model: str = "tpcc-mysql"  # where NURand's C comes from (pagelab.tpcc.inputs.InputGenerator)
-    # `auto` (pagelab.tpcc.schedule): a rule decides, up to the cap; rampup_s and measure_s are unused.
-    rampup_auto: bool = False
-    max_rampup_s: int = 600
-    measure_auto: bool = False
-    max_measure_s: int = 1200
-    target_ci_pct: float = 5.0
-
-    @property
-    def longest_rampup_s(self) -> int:
-        return self.max_rampup_s if self.rampup_auto else self.rampup_s
-
-    @property
-    def longest_measure_s(self) -> int:
-        return self.max_measure_s if self.measure_auto else self.measure_s
-
-    @property
-    def driver_mode(self) -> DriverMode:
-        return mode_named(self.mode)
-
-    def validate(self) -> None:
-        def whole(name: str, value, minimum: int, flag: str) -> None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-                raise UsageError(f"{name} ({flag}) must be a whole number of at least {minimum}, got {value!r}")
-
-        whole("warehouses", self.warehouses, 1, "-w")
-        whole("connections", self.connections, 1, "-c")
-        whole("ramp-up seconds", self.rampup_s, 0, "-r")
-        whole("ramp-up cap", self.max_rampup_s, 1, "--max-rampup")
-        whole("measurement cap", self.max_measure_s, 1, "--max-measure")
-        whole("interval seconds", self.interval_s, 1, "-i")
-        whole("measurement seconds", self.measure_s, 1, "-l")
-        whole("seed", self.seed, 0, "--seed")
-        if self.longest_measure_s < self.interval_s:
-            flag = "--max-measure" if self.measure_auto else "-l"
-            raise UsageError(f"the measurement ({flag} {self.longest_measure_s}) is shorter than one interval "
-                             f"(-i {self.interval_s}); make {flag} at least -i")
-        self.mode = self.driver_mode.name  # an alias ("pagelab") reads as the mode it names
-        if (self.rampup_auto or self.measure_auto) and self.driver_mode.external:
-            raise UsageError(f"rampup_s/measure_s auto need one of pagelab's driver modes: {self.mode} runs "
-                             "tpcc_start, which takes fixed -r and -l; give seconds, or another driver_mode")
-        if not 0 < self.target_ci_pct <= 100:
-            raise UsageError(f"target_ci_pct must be above 0 and at most 100, got {self.target_ci_pct!r}")
-        if self.nurand_model not in NURAND_MODELS:
-            raise UsageError(f"nurand_model must be one of {' '.join(NURAND_MODELS)}, got {self.nurand_model!r}")
-        for kind, limit in self.response_limits_ms.items():
-            if not limit > 0:
-                raise UsageError(f"response-time limit for {TransactionKind(kind).name} must be positive, got {limit}")
-
-
-@dataclass
-class RunResult:
-    tpmc: float
-    summary: dict
-    intervals: list[dict]
-    log_path: Path | None
 
 
 def procedure_statements() -> list[str]:
@@ -155,19 +71,12 @@ def procedure_statements() -> list[str]:
     return [part.strip() for part in body.split("-- @@") if part.strip()]
 
 
-def server_facts(cursor, database: str) -> dict:
-    """What summary.json records about the server the run measured."""
-    cursor.execute("SELECT @@innodb_page_size, @@innodb_buffer_pool_size, VERSION()")
-    page_size, pool, version = cursor.fetchone()
-    return {"page_size_bytes": int(page_size), "buffer_pool_bytes": int(pool), "server": str(version),
-            "db_bytes": database_bytes(cursor, database)}
-
-
-def prepare_database(connection: ConnectionSpec, options: RunOptions) -> tuple[NURandConstants, dict, dict]:
+def prepare_database(connection: ConnectionSpec, options: RunOptions) -> tuple[NURandConstants, dict, dict, int | None]:
     """Check the database holds enough warehouses, install the procedures (procedures mode), pick
     the NURand constants.
 
-    Returns the run's constants, what the loader recorded, and the server's facts."""
+    Returns the run's constants, what the loader recorded, the server's facts and its process id
+    (None when it is not on this machine)."""
     import mysql.connector
 
     try:
@@ -197,9 +106,19 @@ def prepare_database(connection: ConnectionSpec, options: RunOptions) -> tuple[N
             for statement in procedure_statements():
                 cursor.execute(statement)
         facts = server_facts(cursor, options.database)
+        pid = server_pid(cursor)
     finally:
         link.close()
-    return run_constants(load, options.seed), info, facts
+    return run_constants(load, options.seed), info, facts, pid
+
+
+def check_transport(connection: ConnectionSpec, options: RunOptions) -> None:
+    """The connection goes the way `options.transport` says, so summary.json tells the truth."""
+    over = "socket" if connection.socket else "tcp"
+    if over != options.transport:
+        raise UsageError(f"transport {options.transport} asked, but the connection {connection.describe()} goes over "
+                         f"{over}; give --transport {over}, or connect with "
+                         + ("--host and --port" if options.transport == "tcp" else "--socket"))
 
 
 class _Output:
@@ -221,53 +140,6 @@ class _Output:
             self.file.close()
 
 
-def summary_record(options: RunOptions, facts: dict, result_tpmc: float, totals: dict[int, KindTotals],
-                   *, started_at: float, measurement_started_at: float | None, constants: NURandConstants | None,
-                   load_info: dict | None, rampup_transactions: int | None, new_order_rollbacks: int | None,
-                   parse_warnings: list | None = None, rampup: dict | None = None,
-                   measurement: dict | None = None) -> dict:
-    """summary.json, the same keys for every mode; what a mode cannot know is null. `rampup` and
-    `measurement` say how long each phase really was and what ended it (fixed seconds, or an
-    `auto` rule and whether it was met or capped)."""
-    mode = options.driver_mode
-    rampup = rampup or {"rule": "fixed", "seconds": options.rampup_s}
-    measurement = measurement or {"rule": "fixed", "seconds": options.measure_s}
-    return {
-        "tpmc": round(result_tpmc, 3),
-        **facts,
-        "warehouses": options.warehouses,
-        "connections": options.connections,
-        "rampup_s": rampup["seconds"],
-        "measure_s": measurement["seconds"],
-        "rampup": rampup,
-        "measurement": measurement,
-        "interval_s": options.interval_s,
-        "seed": None if mode.external else options.seed,  # tpcc_start has no seed
-        "nurand_model": "tpcc-mysql" if mode.external else options.nurand_model,
-        "driver": mode.driver,
-        "driver_mode": mode.name,
-        "spec_pacing": options.spec_pacing,
-        "response_limits_ms": {TransactionKind(k).column: v for k, v in options.response_limits_ms.items()},
-        "nurand_run_constants": constants.to_dict() if constants else None,
-        "load_info": load_info,
-        "rampup_transactions": rampup_transactions,
-        "transactions": {TransactionKind(k).column: asdict(v) | {"average_ms": round(v.average_ms, 3)}
-                         for k, v in totals.items()},
-        "new_order_rollbacks": new_order_rollbacks,
-        "started_at": started_at,
-        "measurement_started_at": measurement_started_at,
-        "parse_warnings": parse_warnings or [],
-    }
-
-
-def write_outputs(out_dir: Path | None, rows: list[dict], summary: dict) -> None:
-    """tpcc_intervals.csv and summary.json, each written whole or not at all."""
-    if out_dir is None:
-        return
-    write_interval_csv(Path(out_dir) / "tpcc_intervals.csv", rows)
-    atomic_write_json(Path(out_dir) / "summary.json", summary)
-
-
 def run(
     connection: ConnectionSpec,
     options: RunOptions,
@@ -284,8 +156,11 @@ def run(
     measurement begins. `local_socket`: the private socket of a pagelab MariaDB instance, over
     which tpcc_start logs in without a password (pagelab.tpcc.external). `watch()` is asked about
     once a second whether the run must end (a string says why: a server stuck on a full disk
-    answers no query, and the terminals would wait on it until FINISH_GRACE_S); in every mode."""
+    answers no query, and the terminals would wait on it until FINISH_GRACE_S); in every mode.
+    A server that completes no transaction for `options.stall_s` fails the run, named as stalled."""
     options.validate()
+    if not options.driver_mode.external:
+        check_transport(connection, options)
     if out_dir is not None:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -295,9 +170,9 @@ def run(
         return run_tpcc_mysql(connection, options, out_dir, echo=echo, on_interval=on_interval, on_start=on_start,
                               local_socket=local_socket, watch=watch)
     from pagelab.tpcc.executors import executor_for
-    from pagelab.tpcc.terminal import StartSignal, TerminalPlan, run_terminal
+    from pagelab.tpcc.terminal import Heartbeat, StartSignal, TerminalPlan, run_terminal
 
-    constants, load_info, facts = prepare_database(connection, options)
+    constants, load_info, facts, pid = prepare_database(connection, options)
     output = _Output(out_dir / "tpcc.log" if out_dir else None, echo)
     server_label = server_label or (connection.host or "localhost")
     output.write(logformat.header(server_label, connection.port or connection.socket or "", options.database,
@@ -307,6 +182,7 @@ def run(
     results: queue.Queue = queue.Queue()
     start = StartSignal()
     stop = threading.Event()
+    heartbeat = Heartbeat()
     terminal_connection = connection.with_database(options.database)
     deck = shared_deck(options.seed)
     terminals = [
@@ -314,7 +190,7 @@ def run(
             target=run_terminal,
             args=(TerminalPlan(t, options.warehouses, options.seed, constants, options.spec_pacing,
                                options.nurand_model, deck),
-                  executor_for(options.driver_mode, terminal_connection), start, stop, results),
+                  executor_for(options.driver_mode, terminal_connection), start, stop, results, heartbeat),
             name=f"tpcc-terminal-{t}", daemon=True)
         for t in range(1, options.connections + 1)
     ]
@@ -334,7 +210,9 @@ def run(
     completed = False
     started_wall = time.time()
     measure_started_wall = None
-    status_link = connection.connect(autocommit=True) if warmup else None
+    # A stopped server would hold a status read forever, out of the stall watchdog's reach.
+    status_link = (connection.connect(autocommit=True, read_timeout=options.stall_s, write_timeout=options.stall_s)
+                   if warmup else None)
     try:
         for terminal in terminals:
             terminal.start()
@@ -343,6 +221,7 @@ def run(
         ramp_start = time.monotonic()
         if warmup is None:
             schedule.start_measuring(ramp_start + options.longest_rampup_s, provisional_measure_s)
+        heartbeat.beat()
         start.fire(schedule)
         next_sample = ramp_start
         next_watch = ramp_start + WATCH_S
@@ -359,7 +238,10 @@ def run(
                 try:
                     status = read_status(status_link.cursor())
                 except Exception as exc:  # noqa: BLE001 - any failure to read the server ends the run
-                    failure = f"the server's status could not be read during the ramp-up: {exc}"
+                    silent_s = time.monotonic() - heartbeat.last
+                    failure = (stall_message(f"no transaction completed for {silent_s:.0f} s", pid)
+                               if silent_s >= options.stall_s else
+                               f"the server's status could not be read during the ramp-up: {exc}")
                     break
                 if warmup.add(now, ramp_start, status):
                     # now, not the sample's instant: what finished in between was still ramp-up
@@ -371,6 +253,9 @@ def run(
             if not announced and now >= schedule.measure_start:
                 output.write(logformat.measuring_banner())
                 announced = True
+            if now - heartbeat.last >= options.stall_s:
+                failure = stall_message(f"no transaction completed for {options.stall_s} s", pid)
+                break
             if now > schedule.measure_end + FINISH_GRACE_S:
                 failure = "terminals did not finish within {:.0f} s after the measurement ended".format(FINISH_GRACE_S)
                 break
@@ -482,11 +367,3 @@ def _wait_until_ready(terminals, results, expected: int) -> None:
             ready += 1
         elif message[0] == "error":
             raise TpccRunError(f"terminal {message[1]} could not connect: {message[3]}")
-
-
-def write_interval_csv(path: Path, rows: list[dict]) -> None:
-    """The tidy interval table, whole or absent."""
-    if rows:
-        atomic_write_csv(path, rows, list(rows[0]))
-    else:
-        atomic_write_text(path, "")

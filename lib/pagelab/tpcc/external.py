@@ -6,17 +6,25 @@ add_fkey_idx.sql follow, exactly as with the built-in loader. `tpcc_start`'s log
 same parser as everyone else's, so the outputs (tpcc.log, tpcc_intervals.csv, summary.json) are the
 same files, with the same summary schema, that the built-in modes write.
 
-Logging in. tpcc-mysql takes a password only as `-p`, where every local user can read it (`ps`),
-and prints it in its header. On a pagelab MariaDB instance it needs none: each program gets a
-socket-only account of its own for the run, limited to the benchmark's database and never root
-(pagelab.mysql.program_account), and runs as that account's OS user. Against any other server `-p`
-is the only way; pagelab warns, and drops the `option p` and `[pass]` lines from the log as it
-streams.
+Logging in, by the run's transport. tpcc-mysql takes a password only as `-p`, where every local
+user can read it (`ps`), and prints it in its header; root's password never goes there
+(pagelab.mysql.program_account):
+- tcp (the default, as tpcc-mysql is documented): `-h 127.0.0.1 -P PORT` as a per-run account
+  limited to the benchmark's database and to 127.0.0.1, whose random one-time password is the
+  only one in the program's argv; dropped when the program ends.
+- socket (a pagelab MariaDB instance): `-S SOCKET` as a per-run unix_socket account, no password;
+  the program runs as that account's OS user.
+Against a server on another host over TCP, `-p` with the given password is the only way; pagelab
+warns. Either way the `option p` and `[pass]` lines are dropped from the log as it streams.
+
+A stalled server: tpcc_start prints a line per interval once measuring, nothing while it waits on
+a server that stopped answering. A line not arriving `stall_s` after it was due (the ramp-up's
+length after the RAMP-UP line, an interval after each other line) stops the program and fails the
+run, named as a stall.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -24,21 +32,36 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pagelab.common.errors import MissingDependencyError, UsageError
 from pagelab.common.processes import stop_process
 from pagelab.mysql.client import ConnectionSpec, recreate_database
-from pagelab.mysql.program_account import ProgramIdentity, program_account
+from pagelab.mysql.program_account import ProgramIdentity, program_account, tcp_program_account
 from pagelab.tpcc import schema
-from pagelab.tpcc.driver import WATCH_S, RunOptions, RunResult, TpccRunError, server_facts
 from pagelab.tpcc.inputs import TransactionKind
+from pagelab.tpcc.outputs import (
+    WATCH_S,
+    RunOptions,
+    RunResult,
+    TpccRunError,
+    server_facts,
+    server_pid,
+    stall_message,
+    summary_record,
+    write_outputs,
+)
 from pagelab.tpcc.stats import KindTotals
 
 
 # How long tpcc_load or tpcc_start gets to exit after SIGTERM before SIGKILL: both exit at once on
 # it (no handler), so a longer wait only means the program is stuck in the kernel.
 STOP_GRACE_S = 10.0
+# Host names that reach this machine: a per-run account limited to 127.0.0.1 can serve them.
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+# How long the account's statements may wait on the server (a stalled one answers nothing).
+ADMIN_TIMEOUT_S = 10
 
 
 def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
@@ -56,33 +79,61 @@ def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
     return found[0], found[1]
 
 
-def _connection_flags(spec: ConnectionSpec, database: str, identity: ProgramIdentity | None) -> list[str]:
-    """tpcc_start's connection flags: over the instance's socket as `identity`'s account (no
-    password), or, for a server pagelab did not start, over TCP with `-p`."""
-    if identity is not None:
-        return ["-h", "localhost", "-S", str(spec.socket), "-d", database, "-u", identity.account]
-    if not spec.host:
-        raise UsageError("tpcc-mysql connects over TCP: give --host and --port (or --instance)")
-    if spec.password:
-        print("pagelab: warning: tpcc_start takes the password on its command line, where other local users "
-              "can see it (ps); on a shared machine use a pagelab instance (--instance), which needs none",
-              file=sys.stderr)
-    flags = ["-h", spec.host, "-P", str(spec.port or 3306), "-d", database, "-u", spec.user]
-    return flags + (["-p", spec.password] if spec.password else [])
+@dataclass(frozen=True)
+class ProgramLogin:
+    """How a tpcc-mysql program logs in for one run (see the module comment)."""
+
+    flags: list[str]  # -h, -P or -S, -d, -u and perhaps -p: what follows the program's name
+    secret: str = field(default="", repr=False)  # the password in `flags`, masked in its output
+    identity: ProgramIdentity | None = None  # the OS user it runs as (socket login); None: as us
+    socket: str | None = None  # the socket its client library defaults to (MYSQL_UNIX_PORT)
+
+    def without_socket_flag(self) -> list[str]:
+        """The flags for tpcc_load, which has no -S (the socket goes in MYSQL_UNIX_PORT)."""
+        flags = list(self.flags)
+        if "-S" in flags:
+            at = flags.index("-S")
+            del flags[at:at + 2]
+        return flags
 
 
 @contextmanager
-def _program_login(spec: ConnectionSpec, database: str, local_socket: str | None) -> Iterator[
-        tuple[ConnectionSpec, ProgramIdentity | None]]:
-    """The connection the program uses and who it runs as: on a pagelab instance (`local_socket`),
-    a per-run socket account; otherwise `spec` as given, as ourselves."""
-    if not local_socket:
-        yield spec, None
+def _program_login(spec: ConnectionSpec, database: str, transport: str,
+                   local_socket: str | None) -> Iterator[ProgramLogin]:
+    """The login of a tpcc-mysql program for the block's length, over `transport`, with a per-run
+    account where pagelab can make one (the module comment)."""
+    if transport == "socket":
+        if not local_socket:
+            raise UsageError("transport socket for tpcc-mysql needs a pagelab MariaDB instance (--instance), "
+                             "whose per-run socket account needs no password; use transport tcp")
+        with _admin_cursor(spec) as cursor, program_account(cursor, database) as identity:
+            yield ProgramLogin(["-h", "localhost", "-S", str(local_socket), "-d", database, "-u", identity.account],
+                               identity=identity, socket=str(local_socket))
         return
-    admin = spec.with_database(None).connect(autocommit=True)
+    if not spec.host:
+        raise UsageError("tpcc-mysql over TCP needs --host and --port (or --instance)")
+    # "localhost" would make the client library take its default socket: the address, always.
+    address = ["-h", "127.0.0.1" if spec.host in LOOPBACK_HOSTS else spec.host, "-P", str(spec.port or 3306),
+               "-d", database]
+    if spec.host in LOOPBACK_HOSTS:
+        with _admin_cursor(spec) as cursor, tcp_program_account(cursor, database) as login:
+            yield ProgramLogin(address + ["-u", login.account, "-p", login.password], secret=login.password)
+        return
+    if spec.password:
+        print("pagelab: warning: tpcc_start takes the password on its command line, where other local users "
+              "can see it (ps); against a server on this machine pagelab gives it a one-time account instead",
+              file=sys.stderr)
+    yield ProgramLogin(address + ["-u", spec.user] + (["-p", spec.password] if spec.password else []),
+                       secret=spec.password)
+
+
+@contextmanager
+def _admin_cursor(spec: ConnectionSpec):
+    """A cursor of `spec`'s own account, whose statements give up on a server that stopped answering."""
+    admin = spec.with_database(None).connect(autocommit=True, read_timeout=ADMIN_TIMEOUT_S,
+                                             write_timeout=ADMIN_TIMEOUT_S)
     try:
-        with program_account(admin.cursor(), database) as identity:
-            yield dataclasses.replace(spec, socket=str(local_socket)), identity
+        yield admin.cursor()
     finally:
         admin.close()
 
@@ -97,21 +148,21 @@ def scrub(line: str, password: str) -> str | None:
     return line
 
 
-def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.stdout, on_line=None,
-            login: tuple[ConnectionSpec, ProgramIdentity | None] | None = None, watch=None) -> int:
-    """Run `command`, keeping its output (scrubbed) in `log_path` and on `echo`; `on_line(line)`
-    sees each kept line as it arrives. With a socket `login`, the program runs as its identity, and
-    the client library's default socket (MYSQL_UNIX_PORT) is the instance's, for tpcc_load, which
-    has no -S. The program's environment never holds a password.
+def _stream(command: list[str], log_path: Path | None, login: ProgramLogin, echo=sys.stdout, on_line=None,
+            watch=None) -> int:
+    """Run `command`, keeping its output (scrubbed of `login.secret`) in `log_path` and on `echo`;
+    `on_line(line)` sees each kept line as it arrives. With a socket `login`, the program runs as
+    its identity, and the client library's default socket (MYSQL_UNIX_PORT) is the instance's, for
+    tpcc_load, which has no -S. The program's environment never holds a password.
 
     `watch()` is asked every WATCH_S whether the program must be stopped (a string says why): a
     server stuck on a full disk answers nothing, and tpcc_start would wait on it with no output and
     no time limit. Then the program is terminated and TpccRunError carries the reason."""
     handle = open(log_path, "w") if log_path else None
-    spec, identity = login or (None, None)
+    identity = login.identity
     env = {name: value for name, value in os.environ.items() if name != "MYSQL_PWD"}
-    if identity is not None:
-        env["MYSQL_UNIX_PORT"] = str(spec.socket)
+    if login.socket is not None:
+        env["MYSQL_UNIX_PORT"] = login.socket
     try:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                    stdin=subprocess.DEVNULL, env=env,
@@ -119,7 +170,7 @@ def _stream(command: list[str], log_path: Path | None, password: str, echo=sys.s
         stopped_because = _watch_in_background(process, watch) if watch is not None else None
         try:
             for line in process.stdout:
-                kept = scrub(line, password)
+                kept = scrub(line, login.secret)
                 if kept is None:
                     continue
                 for sink in (handle, echo):
@@ -160,8 +211,32 @@ def _watch_in_background(process: subprocess.Popen, watch) -> list[str]:
     return reasons
 
 
+class LineWatch:
+    """When tpcc_start's next line is due: `rampup_s` after the RAMP-UP line (it prints nothing
+    during the ramp-up), `interval_s` after any other, and soon after the header. A line not there
+    `stall_s` after that means the server stopped answering."""
+
+    def __init__(self, rampup_s: int, interval_s: int, stall_s: int):
+        self.rampup_s, self.interval_s, self.stall_s = rampup_s, interval_s, stall_s
+        self.last = time.monotonic()
+        self.gap = 0
+
+    def arrived(self, line: str) -> None:
+        self.last = time.monotonic()
+        self.gap = self.rampup_s if line.strip().startswith("RAMP-UP") else self.interval_s
+
+    def stall(self, pid: int | None) -> str | None:
+        silent = time.monotonic() - self.last
+        if silent < self.gap + self.stall_s:
+            return None
+        return stall_message(f"tpcc_start printed nothing for {silent:.0f} s, its next line due {self.gap} s "
+                             f"after its last", pid)
+
+
 def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, directory: Path,
-                         log_path: Path | None = None, echo=sys.stdout, local_socket: str | None = None) -> None:
+                         log_path: Path | None = None, echo=sys.stdout, local_socket: str | None = None,
+                         transport: str = "tcp") -> None:
+    """tpcc_load over `transport` into pagelab's schema, then the indexes and foreign keys."""
     tpcc_load, _ = find_tpcc_mysql(directory)
     admin = spec.with_database(None).connect(autocommit=True)
     try:
@@ -169,13 +244,9 @@ def load_with_tpcc_mysql(spec: ConnectionSpec, warehouses: int, database: str, d
         recreate_database(cursor, database)
         for statement in schema.create_table_statements():
             cursor.execute(statement)
-        with _program_login(spec, database, local_socket) as login:
-            flags = _connection_flags(login[0], database, login[1])
-            if "-S" in flags:  # tpcc_load has no -S: the socket goes in MYSQL_UNIX_PORT
-                at = flags.index("-S")
-                del flags[at:at + 2]
-            code = _stream([str(tpcc_load)] + flags + ["-w", str(warehouses)], log_path, spec.password, echo=echo,
-                           login=login)
+        with _program_login(spec, database, transport, local_socket) as login:
+            code = _stream([str(tpcc_load)] + login.without_socket_flag() + ["-w", str(warehouses)], log_path,
+                           login, echo=echo)
         if code != 0:
             raise TpccRunError(f"tpcc_load exited with {code}" + (f"; see {log_path}" if log_path else ""))
         for setting in schema.LOAD_SESSION_SETTINGS:
@@ -206,9 +277,9 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
     """tpcc_start with the run's -w -c -r -l -i; its log parsed into pagelab's tidy outputs.
 
     `on_start(measure_start)` is called when tpcc_start prints MEASURING START; `on_interval(t_s,
-    row)` for each interval line it prints; `watch` as in `_stream`."""
+    row)` for each interval line it prints; `watch` as in `_stream`, and a stall (the module
+    comment) stops it too."""
     from pagelab.parse import parse_tpcc_log
-    from pagelab.tpcc.driver import summary_record, write_outputs
 
     options.validate()
     _, tpcc_start = find_tpcc_mysql(Path(options.tpcc_mysql_dir) if options.tpcc_mysql_dir else None)
@@ -218,12 +289,19 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
     link = spec.with_database(options.database).connect()
     try:
         facts = server_facts(link.cursor(), options.database)
+        pid = server_pid(link.cursor())
     finally:
         link.close()
     started_wall = time.time()
     measurement = {"started_at": None, "lines": []}
+    expected = LineWatch(options.rampup_s, options.interval_s, options.stall_s)
+
+    def stalled() -> str | None:
+        reason = watch() if watch is not None else None
+        return reason or expected.stall(pid)
 
     def on_line(line: str) -> None:
+        expected.arrived(line)
         measurement["lines"].append(line)
         if line.strip().startswith("MEASURING START") and measurement["started_at"] is None:
             measurement["started_at"] = time.time()
@@ -234,11 +312,12 @@ def run_tpcc_mysql(spec: ConnectionSpec, options: RunOptions, out_dir: Path | No
             if rows:
                 on_interval(rows[0]["t_s"], rows[0])
 
-    with _program_login(spec, options.database, local_socket) as login:
-        command = [str(tpcc_start)] + _connection_flags(login[0], options.database, login[1]) + [
+    with _program_login(spec, options.database, options.transport, local_socket) as login:
+        command = [str(tpcc_start)] + login.flags + [
             "-w", str(options.warehouses), "-c", str(options.connections), "-r", str(options.rampup_s),
             "-l", str(options.measure_s), "-i", str(options.interval_s)]
-        code = _stream(command, log_path, spec.password, echo=echo, on_line=on_line, login=login, watch=watch)
+        expected.arrived("")  # the program starts now
+        code = _stream(command, log_path, login, echo=echo, on_line=on_line, watch=stalled)
     text = "".join(measurement["lines"])
     parsed = parse_tpcc_log(text) if text else None
     if code != 0 or parsed is None or parsed.meta.get("tpmc") is None:

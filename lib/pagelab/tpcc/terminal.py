@@ -63,6 +63,17 @@ class TerminalPlan:
     deck: Deck | None = None  # the run's shared deck; None: the terminal deals its own
 
 
+class Heartbeat:
+    """When a transaction last completed on any terminal (time.monotonic()), for the driver's stall
+    watchdog. One attribute written whole: the terminals need no lock to set it."""
+
+    def __init__(self) -> None:
+        self.last = time.monotonic()
+
+    def beat(self) -> None:
+        self.last = time.monotonic()
+
+
 class StartSignal:
     """Set once by the driver when every terminal is ready, with the run's Schedule (its instants
     may move later, under `auto`; the terminals read them at every transaction)."""
@@ -89,8 +100,10 @@ def _think(kind: TransactionKind, rng: random.Random) -> float:
     return min(-math.log(1.0 - rng.random()) * mean, 10 * mean)
 
 
-def run_terminal(plan: TerminalPlan, executor, start: StartSignal, stop: threading.Event, results) -> None:
-    """Thread entry point: connect through `executor`, wait for `start`, run until the end or `stop`."""
+def run_terminal(plan: TerminalPlan, executor, start: StartSignal, stop: threading.Event, results,
+                 heartbeat: Heartbeat | None = None) -> None:
+    """Thread entry point: connect through `executor`, wait for `start`, run until the end or `stop`;
+    `heartbeat` beats at every completed transaction."""
     terminal = plan.terminal
     try:
         try:
@@ -101,7 +114,7 @@ def run_terminal(plan: TerminalPlan, executor, start: StartSignal, stop: threadi
         results.put(("ready", terminal))
         if not start.wait(stop):
             return
-        _loop(plan, executor, start.schedule, stop, results)
+        _loop(plan, executor, start.schedule, stop, results, heartbeat or Heartbeat())
         results.put(("done", terminal))
     except _Stop as exc:
         results.put(("error", terminal, exc.kind, exc.message))
@@ -123,7 +136,8 @@ def _message_kind(exc: BaseException) -> str:
     return "server-gone" if classify(exc) is ErrorKind.SERVER_GONE else "sql"
 
 
-def _loop(plan: TerminalPlan, executor, schedule: Schedule, stop: threading.Event, results) -> None:
+def _loop(plan: TerminalPlan, executor, schedule: Schedule, stop: threading.Event, results,
+          heartbeat: Heartbeat) -> None:
     deck = TransactionDeck(plan.warehouses, plan.seed, plan.terminal, plan.constants, nurand_model=plan.nurand_model,
                            deck=plan.deck)
     pacing_rng = random.Random(plan.seed * 1_000_003 + plan.terminal)
@@ -161,6 +175,7 @@ def _loop(plan: TerminalPlan, executor, schedule: Schedule, stop: threading.Even
                 if verdict is ErrorKind.FATAL:
                     raise _Stop("sql", f"{kind.column}: {exc}") from exc
         finished = clock()
+        heartbeat.beat()
         index = schedule.index_of(finished)
         if index is None:
             break  # completed after the end: part of no interval
