@@ -17,7 +17,10 @@ PAGELAB     := $(VENV)/bin/pagelab
 OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils iproute2 slurm-wlm munge strace
 # The venv is rebuilt when the dependency list or a C piece changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
-TEST_ARGS   ?=
+# Two workers, as the 2-core machine has cores; tests that share a server, a cluster or a bundle
+# are kept on one worker as one scope (tests/conftest.py, XDIST_GROUPS), which are handed out in
+# the order listed there. `make test TEST_ARGS="-n 0 tests/x.py"` runs some tests in one process.
+TEST_ARGS   ?= -n 2 --dist loadscope --no-loadscope-reorder
 
 .PHONY: setup os-packages venv demo lab test bench doctor clean help
 
@@ -49,7 +52,7 @@ lab: setup  ## open JupyterLab on notebooks/ with the project's kernel (the one 
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --no-browser \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
-test: setup  ## run the whole test suite on real MariaDB
+test: setup  ## run the whole test suite on real MariaDB, on two workers
 	$(VPY) -m pytest $(TEST_ARGS)
 
 bench: setup  ## run the benchmarks in bench/ and print their figures

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,6 +17,19 @@ FIXTURES = REPO_ROOT / "tests" / "fixtures" / "captured"
 SEEDS = REPO_ROOT / "tests" / "fixtures" / "seeds"
 # The `pagelab` command, as a process of its own.
 PAGELAB = [sys.executable, "-m", "pagelab.cli"]
+
+
+# `pagelab ARGS` as `python -m pagelab.cli` runs it, writing at exit how often the process read
+# sweep.json whole (pagelab.bundle.WHOLE_READS) to the file named first.
+COUNTING_PAGELAB = [sys.executable, "-c", textwrap.dedent("""\
+    import atexit, json, sys
+    from pagelab import bundle
+    from pagelab.cli import main
+    counts = sys.argv.pop(1)
+    atexit.register(lambda: open(counts, "w").write(json.dumps(bundle.WHOLE_READS)))
+    sys.exit(main(sys.argv[1:]))
+    """)]
+READS_FILE = "sweep_json_reads.json"  # beside the smoke sweep's bundle (smoke_sweep_done)
 
 
 def pagelab(*args, timeout: float = 300, env: dict | None = None,
@@ -56,8 +70,68 @@ def seeds_dir() -> Path:
     return SEEDS
 
 
+# `make test` runs two pytest-xdist workers (-n 2 --dist loadscope, with the scopes below). Tests
+# that share something costly or stateful run on one worker, as one group: a directory whose tests share a session
+# fixture (a loaded server, a Slurm cluster, a workload's run, the fault matrix's one bundle, whose
+# cells run in order) or a file whose tests share a module fixture (a sweep, an executed notebook).
+# Every other test goes to whichever worker is free. Each worker has its own temporary directory,
+# so its servers, sockets and bundles are its own; ports are chosen free at each start.
+# The groups are listed longest first (from --durations of a whole run on the 2-core machine,
+# 2026-11-26: sweep ~330 s, tpcc_server ~190, ycsb ~155, slurm ~140; faults ~250): the scheduler
+# hands them out in this order, so the long ones start at once and the short tests fill the gaps.
+XDIST_GROUPS = (
+    "test_sweep.py", "tpcc_server", "workloads_ycsb", "slurm", "monitor", "test_report.py",
+    "workloads_lookup", "workloads_sqlite", "workloads", "tpcc/test_datagen.py", "models/test_blocksize_model.py",
+    "faults",
+)
+# The fault matrix races its faults against the sweep's phases (a port taken between my.cnf and
+# mysqld's bind, a signal at a phase line), and one cell that misses its moment spoils the cells
+# after it. Run beside the other worker's servers it missed them (one run of 2026-11-26: 12 cells),
+# so it comes last, after every other test has been handed out: the other worker then has at most
+# its last few short tests left.
+LAST = ("faults",)
+
+
+def xdist_group_of(relative: Path) -> str | None:
+    """The group of a test file (its path under tests/), or None for a test that may run anywhere."""
+    for group in XDIST_GROUPS:
+        if relative.as_posix() == group or relative.parts[0] == group:
+            return group
+    return None
+
+
+def _group_of_item(item) -> str | None:
+    return xdist_group_of(Path(item.path).relative_to(REPO_ROOT / "tests"))
+
+
+def pytest_collection_modifyitems(config, items):
+    # Grouped tests first, longest group first, each group's tests in their own order (the fault
+    # matrix depends on it); the rest after them, as collected; then LAST. A stable sort keeps the orders.
+    first = [group for group in XDIST_GROUPS if group not in LAST]
+    rank = {group: index for index, group in enumerate(first)} | {group: len(first) + 1 for group in LAST}
+    items.sort(key=lambda item: rank.get(_group_of_item(item), len(first)))
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: a run with -p no:xdist still works
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's loadscope, with XDIST_GROUPS as its scopes. (Its own loadgroup marks tests by
+    rewriting their node ids, which pytest 9 no longer allows: every test went anywhere.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = Path(nodeid.split("::", 1)[0])
+            group = xdist_group_of(path.relative_to("tests")) if path.parts[:1] == ("tests",) else None
+            return group or nodeid
+
+    return GroupScheduling(config, log)
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """Fail the run if any server started under pytest's temp directories is still running."""
+    """Fail the run if any server started under pytest's temp directories is still running. Under
+    xdist the controller checks, after every worker has ended: its directory holds the workers'."""
+    if hasattr(session.config, "workerinput"):
+        return
     base = getattr(session.config, "_tmp_path_factory", None)
     if base is None:
         return
@@ -121,3 +195,53 @@ def restored_instance(directory: Path, page_size: str, settings: dict, snapshot:
         yield instance.start()
     finally:
         instance.stop()
+
+
+def repr_in_another_process(setup: str, expression: str) -> str:
+    """repr(expression) evaluated in a fresh interpreter with another string-hash seed: "the same
+    seed gives the same values" must hold across processes (sweeps, workers, days), which a second
+    call in this process cannot show (it shares the process's hash seed and any module state)."""
+    import subprocess
+    import sys
+
+    code = f"{setup}\nprint(repr({expression}))"
+    env = {**os.environ, "PYTHONHASHSEED": str(os.getpid() % 4000 + 1)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=REPO_ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def smoke_sweep_done(tmp_path_factory):
+    """`pagelab sweep --profile smoke`, run once for the whole test run, and shared: the sweep tests
+    and the Slurm tests' local sweep read the same bundle (read only; a test that changes one
+    copies it first). Under xdist the first worker to ask runs it, in the directory all workers
+    share, and another that asks meanwhile waits on the lock and reads the result.
+
+    Returns {"bundle", "pdf", "done" (the CompletedProcess), "seconds"}."""
+    import fcntl
+    import json
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the controller's directory, above every worker's own
+    base = root / "shared-smoke-sweep"
+    base.mkdir(exist_ok=True)
+    bundle, pdf, result = base / "smoke", base / "smoke.pdf", base / "result.json"
+    with open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not result.exists():
+            command = COUNTING_PAGELAB + [str(base / READS_FILE), "sweep", "--profile", "smoke", "--out", str(bundle),
+                                          "--pdf", str(pdf)]
+            started = time.monotonic()
+            done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
+            result.write_text(json.dumps({"args": command, "returncode": done.returncode, "stdout": done.stdout,
+                                          "stderr": done.stderr, "seconds": time.monotonic() - started}))
+    recorded = json.loads(result.read_text())
+    done = subprocess.CompletedProcess(recorded["args"], recorded["returncode"], recorded["stdout"], recorded["stderr"])
+    assert done.returncode == 0, done.stderr[-4000:]
+    return {"bundle": bundle, "pdf": pdf, "done": done, "seconds": recorded["seconds"]}

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -116,23 +115,21 @@ def executed_notebook(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def exported(executed_notebook, tmp_path_factory) -> tuple[Path, float]:
+def exported(executed_notebook, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("pdf") / "reports" / "smoke.pdf"  # parent made by the exporter
-    start = time.perf_counter()
-    result = pdf.notebook_to_pdf(executed_notebook, out, title=TITLE, title_rows=TITLE_ROWS)
-    return result, time.perf_counter() - start
+    # how long the export takes is a figure of bench/bench_report.py, not a test's assertion
+    return pdf.notebook_to_pdf(executed_notebook, out, title=TITLE, title_rows=TITLE_ROWS)
 
 
 @pytest.fixture(scope="module")
 def report_pdf(exported) -> Path:
-    return exported[0]
+    return exported
 
 
-def test_export_writes_a_pdf_in_place_and_nothing_else(report_pdf, exported):
+def test_export_writes_a_pdf_in_place_and_nothing_else(report_pdf):
     assert report_pdf.is_file()
     assert report_pdf.read_bytes()[:5] == b"%PDF-"
     assert _leftovers(report_pdf.parent, {report_pdf.name}) == []  # no temp dir, html or partial left
-    assert exported[1] < 60
 
 
 def test_pages_render_to_non_blank_images(report_pdf, tmp_path):

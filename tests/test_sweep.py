@@ -19,7 +19,7 @@ import pytest
 from pagelab.report.pdf import is_blank, pdf_page_images
 from pagelab.bundle import SweepRecord, load_tables
 from tests.bundles import FIGURES, assert_complete_bundle
-from tests.conftest import PAGELAB, REPO_ROOT, pagelab, servers_under
+from tests.conftest import PAGELAB, READS_FILE, REPO_ROOT, pagelab, servers_under
 
 pytestmark = pytest.mark.server
 
@@ -28,28 +28,12 @@ def sweep_command(*args) -> list[str]:
     return PAGELAB + ["sweep", *[str(a) for a in args]]
 
 
-# `pagelab ARGS` as `python -m pagelab.cli` runs it, writing at exit how often the process read
-# sweep.json whole (pagelab.bundle.WHOLE_READS) to the file named first.
-COUNTING_PAGELAB = [sys.executable, "-c", textwrap.dedent("""\
-    import atexit, json, sys
-    from pagelab import bundle
-    from pagelab.cli import main
-    counts = sys.argv.pop(1)
-    atexit.register(lambda: open(counts, "w").write(json.dumps(bundle.WHOLE_READS)))
-    sys.exit(main(sys.argv[1:]))
-    """)]
-READS_FILE = "sweep_json_reads.json"  # beside the smoke sweep's bundle
 
 
 @pytest.fixture(scope="module")
-def smoke_sweep(tmp_path_factory):
-    base = tmp_path_factory.mktemp("sweep")
-    out, pdf = base / "smoke", base / "smoke.pdf"
-    done = subprocess.run(COUNTING_PAGELAB + [str(base / READS_FILE)] + sweep_command("--profile", "smoke", "--out",
-                                                                                    out, "--pdf", pdf)[len(PAGELAB):],
-                          capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return out, pdf, done
+def smoke_sweep(smoke_sweep_done):
+    """(bundle, pdf, finished process) of the session's one smoke sweep (tests/conftest.py)."""
+    return smoke_sweep_done["bundle"], smoke_sweep_done["pdf"], smoke_sweep_done["done"]
 
 
 def test_smoke_sweep_writes_a_complete_bundle(smoke_sweep):
@@ -241,15 +225,13 @@ def test_interrupt_then_resume_gives_the_complete_bundle(tmp_path, smoke_sweep):
 def test_an_interrupt_between_two_runs_still_names_resume(tmp_path, monkeypatch):
     """SIGTERM can land after a run is recorded done and before the next one starts (a race the
     end-to-end test above can hit); the sweep must stop the same way: finished runs kept, the
-    rest pending, and the --resume hint. The notebook runs are replaced by no-ops: only the
-    sweep's own bookkeeping is under test here."""
-    import papermill
-
+    rest pending, no server left, and the --resume hint. The first run is real (its notebook
+    under papermill, its server); the interrupt is injected at that one moment, where the
+    SIGTERM handler would raise it, because a real signal cannot be aimed there."""
     from pagelab.sweep import orchestrator as sweep_module
     from pagelab.sweep.profiles import load_profile
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "between", "smoke")
-    monkeypatch.setattr(papermill, "execute_notebook", lambda *args, **kwargs: None)
 
     def interrupted_advance(progress):
         raise KeyboardInterrupt  # as SIGTERM's handler raises it, right after the first run is done
@@ -259,6 +241,10 @@ def test_an_interrupt_between_two_runs_still_names_resume(tmp_path, monkeypatch)
         sweep_module.execute_runs(SweepRecord.load(sweep_dir), progress=False)
     statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
     assert statuses == ["done", "pending"]
+    summary = json.loads((sweep_dir / "4k-r1" / "summary.json").read_text())
+    assert summary["tpmc"] > 0 and summary["page_size_bytes"] == 4096, "the run recorded done did not really run"
+    assert not (sweep_dir / "16k-r1").exists(), "the next run was begun"
+    assert not servers_under(sweep_dir), "an interrupt between runs left a server running"
 
 
 def test_a_sweep_in_use_is_refused_to_a_second_process(tmp_path):

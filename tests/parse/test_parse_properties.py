@@ -120,22 +120,63 @@ def test_truncated_anywhere(parser_name):
 
 @pytest.mark.parametrize("parser_name", sorted(TEXTS))
 def test_damaged_anywhere(parser_name):
+    """Damaged text is refused, or gives rows in the contract of its kind: the whole text's
+    contract columns, every one of them in every row and first in the frame, and each holding
+    values of one type (or missing) all the way down, never a number in one row and text in another."""
+    contracts = [PARSERS[parser_name](text).columns for text in TEXTS[parser_name]]
+
     @SETTINGS
-    @given(text=damaged(TEXTS[parser_name]))
-    def check(text):
-        parse_or_refuse(parser_name, text)
+    @given(data=st.data())
+    def check(data):
+        which = data.draw(st.integers(0, len(TEXTS[parser_name]) - 1))
+        result = parse_or_refuse(parser_name, data.draw(damaged([TEXTS[parser_name][which]])))
+        if result is None:
+            return
+        assert result.columns == contracts[which] and contracts[which], "the contract's columns changed"
+        assert list(result.to_frame().columns[: len(result.columns)]) == list(result.columns)
+        for index, row in enumerate(result.rows):
+            missing = set(result.columns) - row.keys()
+            assert not missing, f"row {index} lacks contract columns {missing}"
+        kinds = {column: {type(row[column]) for row in result.rows} - {type(None)} for column in result.columns}
+        mixed = {column: found for column, found in kinds.items() if len(found) > 1 and found != {int, float}}
+        assert not mixed, f"columns holding values of different types: {mixed}"
 
     check()
 
 
 @pytest.mark.parametrize("parser_name", sorted(TEXTS))
 def test_every_cut_of_the_first_text_at_line_ends(parser_name):
-    """Deterministic companion to the random cuts: each line boundary, and mid-line."""
+    """Deterministic companion to the random cuts: each line boundary, and mid-line; every value
+    read from the cut text is the whole text's, and a cut at a line end loses no row before it."""
     text = TEXTS[parser_name][0]
+    full = PARSERS[parser_name](text)
     offsets = [index for index, char in enumerate(text) if char == "\n"]
     for offset in offsets[:: max(1, len(offsets) // 60)]:
-        parse_or_refuse(parser_name, text[: offset + 1])
-        parse_or_refuse(parser_name, text[: max(0, offset - 3)])
+        for end in (offset + 1, max(0, offset - 3)):
+            cut = parse_or_refuse(parser_name, text[:end])
+            if cut is not None:
+                assert_cut_agrees(parser_name, full, cut)
+    whole_again = parse_or_refuse(parser_name, text[: offsets[-1] + 1] + text[offsets[-1] + 1:])
+    assert whole_again is not None and whole_again.rows == full.rows
+
+
+def assert_cut_agrees(parser_name: str, full: ParseResult, cut: ParseResult) -> None:
+    """Every row of `cut` is a row of `full` with its values unchanged (or missing), and so are the header facts."""
+    key_of = ROW_KEYS[parser_name]
+    whole_rows = {key_of(index, row): row for index, row in enumerate(full.rows)}
+    for index, row in enumerate(cut.rows):
+        key = key_of(index, row)
+        assert key in whole_rows, f"row {index} ({key}) is not in the whole text's parse"
+        reference = whole_rows[key]
+        changed = {
+            column: (value, reference.get(column))
+            for column, value in row.items()
+            if value is not None and value != reference.get(column)
+        }
+        assert not changed, f"row {index}: (cut, whole) = {changed}"
+    for fact in HEADER_FACTS:
+        if cut.meta.get(fact) is not None:
+            assert cut.meta[fact] == full.meta[fact], fact
 
 
 # What identifies "the same row" in a full and a truncated parse of one text.
@@ -152,7 +193,7 @@ HEADER_FACTS = ("server", "port", "dbname", "user", "warehouses", "connections",
 def test_a_cut_removes_values_but_never_changes_one(parser_name):
     """A log cut off mid-number must not turn 1016 into 10: every value read from a truncated
     text is the value the whole text gives, or missing."""
-    parser, key_of = PARSERS[parser_name], ROW_KEYS[parser_name]
+    parser = PARSERS[parser_name]
 
     @SETTINGS
     @given(data=st.data())
@@ -162,17 +203,6 @@ def test_a_cut_removes_values_but_never_changes_one(parser_name):
         cut = parse_or_refuse(parser_name, full_text[: data.draw(st.integers(0, len(full_text)))])
         if cut is None:
             return
-        whole_rows = {key_of(index, row): row for index, row in enumerate(full.rows)}
-        for index, row in enumerate(cut.rows):
-            reference = whole_rows[key_of(index, row)]
-            changed = {
-                column: (value, reference.get(column))
-                for column, value in row.items()
-                if value is not None and value != reference.get(column)
-            }
-            assert not changed, f"row {index}: (cut, whole) = {changed}"
-        for fact in HEADER_FACTS:
-            if cut.meta.get(fact) is not None:
-                assert cut.meta[fact] == full.meta[fact], fact
+        assert_cut_agrees(parser_name, full, cut)
 
     check()

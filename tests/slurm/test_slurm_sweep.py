@@ -146,15 +146,9 @@ def test_resume_reruns_only_the_unit_that_is_not_done(slurm_sweep):
 
 
 @pytest.fixture(scope="module")
-def local_sweep(tmp_path_factory, slurm_sweep):
-    """The same profile run locally, for the comparison (after the Slurm sweep: one at a time)."""
-    base = tmp_path_factory.mktemp("local-sweep")
-    bundle, pdf = base / "smoke", base / "smoke.pdf"
-    started = time.monotonic()
-    done = subprocess.run(PAGELAB + ["sweep", "--profile", "smoke", "--out", str(bundle), "--pdf", str(pdf)],
-                          capture_output=True, text=True, timeout=SWEEP_TIMEOUT_S, cwd=REPO_ROOT)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return {"bundle": bundle, "pdf": pdf, "seconds": time.monotonic() - started}
+def local_sweep(slurm_sweep, smoke_sweep_done):
+    """The same profile run locally, for the comparison: the session's one smoke sweep (tests/conftest.py)."""
+    return smoke_sweep_done
 
 
 def relative_files(bundle: Path) -> set[str]:

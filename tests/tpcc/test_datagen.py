@@ -16,6 +16,7 @@ import pytest
 from pagelab.common.errors import UsageError
 from pagelab.tpcc import datagen, schema
 from pagelab.tpcc.inputs import is_valid_c_last_delta, last_name
+from tests.conftest import repr_in_another_process
 
 SEED = 7
 
@@ -144,8 +145,10 @@ def test_a_different_seed_gives_different_files(dataset, tmp_path):
 
 
 def test_load_timestamp_is_a_fixed_function_of_the_seed():
-    assert datagen.load_timestamp(3) == datagen.load_timestamp(3)
-    assert re.fullmatch(r"20(2[0-4])-\d\d-\d\d \d\d:\d\d:\d\d", datagen.load_timestamp(3))
+    here = datagen.load_timestamp(3)
+    assert repr_in_another_process("from pagelab.tpcc import datagen", "datagen.load_timestamp(3)") == repr(here)
+    assert re.fullmatch(r"20(2[0-4])-\d\d-\d\d \d\d:\d\d:\d\d", here)
+    assert datagen.load_timestamp(4) != here
 
 
 # -- interruption: the manifest comes last -----------------------------------------------------

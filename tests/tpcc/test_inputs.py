@@ -26,6 +26,7 @@ from pagelab.tpcc.inputs import (
     nurand,
     run_constants,
 )
+from tests.conftest import repr_in_another_process
 
 CONSTANTS = NURandConstants(c_last=200, c_id=259, ol_i_id=7911)
 
@@ -155,7 +156,9 @@ def test_same_seed_and_terminal_give_the_same_inputs():
     def first(seed, terminal):
         return list(itertools.islice(TransactionDeck(5, seed, terminal, CONSTANTS), 300))
 
-    assert first(9, 1) == first(9, 1)
+    assert repr(first(9, 1)) == repr_in_another_process(
+        "import itertools\nfrom pagelab.tpcc.inputs import TransactionDeck\nfrom tests.tpcc.test_inputs import CONSTANTS",
+        "list(itertools.islice(TransactionDeck(5, 9, 1, CONSTANTS), 300))")
     assert first(9, 1) != first(9, 2)
     assert first(9, 1) != first(10, 1)
 

@@ -26,6 +26,17 @@ from pagelab.tpcc.loader import consistency_violations, table_row_counts
 pytestmark = pytest.mark.server
 
 
+# summary.json's keys, the same for every driver mode; written out here, not taken from the code
+# that writes them, so that a key lost or renamed in one mode fails the test.
+SUMMARY_KEYS = {
+    "tpmc", "page_size_bytes", "buffer_pool_bytes", "server", "db_bytes", "warehouses", "connections",
+    "rampup_s", "measure_s", "rampup", "measurement", "interval_s", "seed", "nurand_model", "driver",
+    "driver_mode", "spec_pacing", "response_limits_ms", "nurand_run_constants", "load_info",
+    "rampup_transactions", "transactions", "new_order_rollbacks", "started_at", "measurement_started_at",
+    "parse_warnings", "transport",
+}
+
+
 def test_load_gives_exact_counts_and_consistency(loaded, dataset):
     instance, report, _ = loaded
     assert report.row_counts == dataset.row_counts
@@ -61,6 +72,7 @@ def test_the_run_records_its_mode(short_run):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["driver"] == "pagelab" and summary["driver_mode"] in ("statements", "procedures")
     assert summary == result.summary
+    assert set(summary) == SUMMARY_KEYS, set(summary) ^ SUMMARY_KEYS  # the same keys as tpcc-mysql's below
     assert f"[mode]: {summary['driver_mode']}" in (out / "tpcc.log").read_text()
     assert summary["measurement_started_at"] >= summary["started_at"]
 
@@ -333,13 +345,8 @@ def test_external_driver_plumbing(loaded, tmp_path, stand_in_tpcc_mysql):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["driver"] == "tpcc-mysql" and summary["driver_mode"] == "tpcc-mysql"
     assert len(started) == 1, "the measurement start is signalled once, at tpcc_start's MEASURING START"
-    # one summary schema for every mode: the same keys as a built-in run's
-    from pagelab.tpcc.outputs import summary_record
-    from pagelab.tpcc.stats import measurement_totals
-    built_in = summary_record(RunOptions(), {"page_size_bytes": 0, "buffer_pool_bytes": 0, "server": "", "db_bytes": 0},
-                              0.0, measurement_totals([], {}), started_at=0, measurement_started_at=0, constants=None,
-                              load_info=None, rampup_transactions=0, new_order_rollbacks=0)
-    assert set(summary) == set(built_in)
+    # one summary schema for every mode: the built-in driver's keys (test_the_run_records_its_mode)
+    assert set(summary) == SUMMARY_KEYS, set(summary) ^ SUMMARY_KEYS
     assert summary["transactions"]["new_order"]["success"] == 1183 and summary["transactions"]["new_order"]["late"] == 10505
 
 

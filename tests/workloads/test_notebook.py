@@ -6,7 +6,6 @@ import re
 
 import pytest
 
-from pagelab.workloads.random_writes.run import run_random_write_cost
 from tests.notebook_checks import check_committed_clean, check_ran_without_errors, execute, output_count, output_text
 
 NOTEBOOK = "random_write_cost.ipynb"
@@ -30,10 +29,13 @@ def test_the_notebook_runs_without_errors(executed):
     assert output_count(executed, "image/png") >= 1  # the plots were drawn
 
 
-def test_the_notebook_shows_what_the_function_returns(executed):
-    expected = run_random_write_cost(page_sizes=(4096,), transactions=200, items_per_transaction=20, seed=3,
-                                     key_order="random", workers=1)
-    total = int(expected["pages_total"].iloc[0])
-    # the same seed gives the same count, shown whole in a table (with or without a thousands separator)
+# Journal page images of the random-order runs with SMALL_PARAMETERS (seed 3): 4k 3,879 and 16k
+# 2,733. Written down from a run on 2026-11-26 rather than computed by the code under test: seed 3
+# always gives these counts, so a changed count is a changed workload or prototype, to be looked at.
+RANDOM_PAGES_TOTAL = {4096: 3879, 16384: 2733}
+
+
+def test_the_notebook_shows_the_page_counts_of_its_seed(executed):
+    # shown whole in a table (with or without a thousands separator)
     shown = {int(token.replace(",", "")) for token in re.findall(r"(?<![\d.])\d[\d,]*(?![\d.])", output_text(executed))}
-    assert total in shown
+    assert set(RANDOM_PAGES_TOTAL.values()) <= shown, sorted(shown)

@@ -21,6 +21,7 @@ from pagelab.workloads.ycsb.generators import (
     operation_picker,
     zeta,
 )
+from tests.conftest import repr_in_another_process
 
 
 def fnv1a_64_reference(number: int) -> int:
@@ -117,14 +118,17 @@ def test_latest_prefers_the_newest_records_and_follows_inserts():
     assert newer.most_common(1)[0][0] == 1499 and max(newer) == 1499
 
 
-def test_the_same_seed_gives_the_same_draws():
-    def draws(seed):
-        rng = random.Random(seed)
-        chooser = key_chooser("zipfian", 10_000, 0, rng)
-        values = ValueSource(rng, 100)
-        return [(chooser.choose(9_999), values.field()) for _ in range(200)]
+def draws_of_seed(seed):
+    rng = random.Random(seed)
+    chooser = key_chooser("zipfian", 10_000, 0, rng)
+    values = ValueSource(rng, 100)
+    return [(chooser.choose(9_999), values.field()) for _ in range(200)]
 
-    assert draws(1) == draws(1)
+
+def test_the_same_seed_gives_the_same_draws():
+    draws = draws_of_seed
+    assert repr(draws(1)) == repr_in_another_process(
+        "from tests.workloads_ycsb.test_generators import draws_of_seed", "draws_of_seed(1)")
     assert draws(1) != draws(2)
 
 

@@ -50,8 +50,36 @@ def test_a_cut_removes_values_but_never_changes_one(data):
         assert not changed, changed
 
 
+# A line of prose: letters, digits, spaces and punctuation, but none of the brackets and commas of
+# YCSB's "[OPERATION], Measure, value" lines, and no line break.
+PROSE = st.text(st.characters(whitelist_categories=("L", "N", "Zs", "Pd", "Po"), blacklist_characters="[],\x85"),
+                min_size=1, max_size=40)
+
+
+@SETTINGS
+@given(text=st.sampled_from(TEXTS), junk=PROSE, where=st.floats(0, 1))
+def test_a_line_of_prose_between_two_lines_changes_no_figure(text, junk, where):
+    """YCSB's output is read line by line, and a run's block is its run of "[...]" lines: a foreign
+    line where a block already ends (a log message, a note pasted in) is not a figure, and every row
+    and value stays what the whole text gives. (Inside a block it would split the run in two.)"""
+    lines = text.splitlines(keepends=True)
+    outside_blocks = [at for at in range(len(lines) + 1)
+                      if not (0 < at < len(lines) and lines[at - 1].startswith("[") and lines[at].startswith("["))]
+    at = outside_blocks[int((len(outside_blocks) - 1) * where)]
+    damaged = parse_or_refuse("".join(lines[:at] + [junk + "\n"] + lines[at:]))
+    assert damaged is not None, "a line of prose made the text unreadable"
+    assert damaged.rows == parse_ycsb(text).rows
+
+
 @SETTINGS
 @given(text=st.sampled_from(TEXTS), junk=st.text(min_size=1, max_size=40), where=st.floats(0, 1))
-def test_junk_anywhere_is_survived(text, junk, where):
+def test_junk_anywhere_is_refused_or_read_into_numbers(text, junk, where):
+    """Junk inside a line may cost that figure, but what is read is still a number or missing."""
     at = int(len(text) * where)
-    parse_or_refuse(text[:at] + junk + text[at:])
+    damaged = parse_or_refuse(text[:at] + junk + text[at:])
+    if damaged is None:
+        return
+    for row in damaged.rows:
+        for column, value in row.items():
+            if column not in ("run", "operation", "workload", "source") and value is not None:
+                assert isinstance(value, (int, float)) and not isinstance(value, bool), (column, value)

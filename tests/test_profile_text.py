@@ -1,0 +1,172 @@
+"""Every sentence outside the profiles that states a profile's shape or time, checked against the
+profile itself (runbooks/profiles/*.yaml): the README, the Makefile's help, the run notebook's
+"Time to run", the TPC-C runbook and the profiles' own descriptions. When a profile changes, the
+stale sentence fails here, naming its file, instead of lying to the next reader.
+
+A stated time is checked against bounds worked out from the profile: every run restores its
+snapshot and restarts (~3 s), ramps up and measures; each page size's first run also initialises
+and loads; the report and PDF come last. An `auto` ramp-up lasts at least MSER-5's minimum of
+samples (or its cap, if smaller) and at most its cap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pagelab.evidence.steady import MIN_MSER_BATCHES, MSER_BATCH
+from pagelab.sweep.profiles import load_profile
+from pagelab.tpcc.schedule import WARMUP_SAMPLE_S
+from tests.conftest import REPO_ROOT
+
+RESTART_S = 3  # restore the snapshot, restart the server, start the kernel (quick.yaml measured 2.6 s)
+LOAD_S_PER_WAREHOUSE = 25  # init and load from the cache, at most (smoke.yaml: ~25 s for 1 warehouse)
+REPORT_S = 30  # the report notebook and the PDF
+MINUTES_SLACK = (0.8, 1.5)  # a stated time may be this far below the lower bound / above the upper one
+WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+         "ten": 10}
+
+
+def profile(name: str) -> dict:
+    return load_profile(name).to_dict()
+
+
+def runtime_bounds_s(name: str) -> tuple[float, float]:
+    """(least, most) seconds a sweep of the profile takes on the 2-core machine, from its knobs."""
+    p = profile(name)
+    runs = len(p["page_sizes"]) * p["repeats"]
+    if p["rampup_s"] == "auto":
+        least_rampup = min(p["max_rampup_s"], MSER_BATCH * MIN_MSER_BATCHES * WARMUP_SAMPLE_S)
+        most_rampup = p["max_rampup_s"]
+    else:
+        least_rampup = most_rampup = p["rampup_s"]
+    least = runs * (RESTART_S + least_rampup + p["measure_s"]) + REPORT_S
+    most = (runs * (RESTART_S + most_rampup + p["measure_s"])
+            + len(p["page_sizes"]) * LOAD_S_PER_WAREHOUSE * p["warehouses"] + REPORT_S)
+    return least, most
+
+
+def assert_time_fits(name: str, stated_s: tuple[float, float], where: str) -> None:
+    least, most = runtime_bounds_s(name)
+    low, high = stated_s
+    assert low >= least * MINUTES_SLACK[0] and high <= most * MINUTES_SLACK[1], (
+        f"{where} says the {name} profile takes {low / 60:g}-{high / 60:g} min; from the profile it takes "
+        f"{least / 60:.1f}-{most / 60:.1f} min")
+
+
+def number(word: str) -> int:
+    return WORDS[word.lower()] if word.lower() in WORDS else int(word)
+
+
+def labels(page_sizes: list[int]) -> list[str]:
+    return [f"{size // 1024}k" for size in page_sizes]
+
+
+def flat(path: Path) -> str:
+    """The file's text with line breaks and runs of spaces made single spaces (sentences wrap)."""
+    return re.sub(r"\s+", " ", path.read_text())
+
+
+def find(text: str, pattern: str, where: str) -> re.Match:
+    match = re.search(pattern, text)
+    assert match, f"{where} no longer has a sentence matching {pattern!r}: update this test with the new wording"
+    return match
+
+
+def test_the_readme_describes_the_quick_profile():
+    text, where = flat(REPO_ROOT / "README.md"), "README.md"
+    quick = profile("quick")
+    sizes = find(text, r"runs `pagelab sweep --profile quick`: for ([\dk, and]+) pages", where).group(1)
+    assert re.split(r", | and ", sizes) == labels(quick["page_sizes"]), sizes
+    assert number(find(text, r"loads (\w+) TPC-C warehouses?", where).group(1)) == quick["warehouses"]
+    assert number(find(text, r"and then (\w+) times per page size", where).group(1)) == quick["repeats"]
+    assert find(text, r"with a (\d+) MB buffer pool", where).group(1) + "M" == quick["buffer_pool"]
+    assert quick["rampup_s"] == "auto"
+    assert int(find(text, r"work rate are steady \(or (\d+) s;", where).group(1)) == quick["max_rampup_s"]
+    connections, measured = find(text, r"measures (\d+) connections for (\d+) s", where).groups()
+    assert (int(connections), int(measured)) == (quick["connections"], quick["measure_s"])
+    minutes = int(find(text, r"About (\d+) minutes on 2 cores", where).group(1))
+    assert_time_fits("quick", (minutes * 60, minutes * 60), where)
+
+
+def test_the_readme_states_the_smoke_profiles_time():
+    where = "README.md"
+    minutes = int(find(flat(REPO_ROOT / "README.md"), r"`make demo PROFILE=smoke` is a (\d+)-minute check", where).group(1))
+    assert_time_fits("smoke", (minutes * 60, minutes * 60), where)
+
+
+def test_the_makefile_help_describes_the_quick_profile():
+    where = "Makefile (demo)"
+    match = find(flat(REPO_ROOT / "Makefile"), r"the quick page-size sweep \(([\dk/]+) x (\d+) runs, ~([\d.]+) min\)", where)
+    sizes, repeats, minutes = match.groups()
+    quick = profile("quick")
+    assert sizes.split("/") == labels(quick["page_sizes"]) and int(repeats) == quick["repeats"], match.group(0)
+    assert_time_fits("quick", (float(minutes) * 60,) * 2, where)
+
+
+def test_the_run_notebooks_time_to_run_is_the_quick_profiles():
+    notebook = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_run.ipynb").read_text())
+    first = re.sub(r"\s+", " ", "".join(notebook["cells"][0]["source"]))
+    time_to_run = find(first, r"\*\*Time to run\.\*\*[^*]*", "the run notebook").group(0)
+    rampup, measured = find(time_to_run, r"`quick`: a ramp-up of at most (\d+) s, then (\d+) s measured",
+                            "the run notebook's Time to run").groups()
+    quick = profile("quick")
+    assert quick["rampup_s"] == "auto"
+    assert (int(rampup), int(measured)) == (quick["max_rampup_s"], quick["measure_s"]), time_to_run
+
+
+RUNBOOK = REPO_ROOT / "runbooks" / "tpcc-page-size.md"
+
+
+def test_the_runbooks_commands_describe_their_profiles():
+    text, where = flat(RUNBOOK), "runbooks/tpcc-page-size.md"
+    quick, course = profile("quick"), profile("course")
+    match = find(text, r"--profile quick # ([\dk/]+) x (\d+) repeats, (\d+) warehouses?, (\d+) s measured each: "
+                       r"about ([\d.]+) minutes", where)
+    sizes, repeats, warehouses, measured, minutes = match.groups()
+    assert (sizes.split("/"), int(repeats), int(warehouses), int(measured)) == (
+        labels(quick["page_sizes"]), quick["repeats"], quick["warehouses"], quick["measure_s"]), match.group(0)
+    assert_time_fits("quick", (float(minutes) * 60,) * 2, where)
+    match = find(text, r"--profile course # the seed's set-up: (\d+) warehouses, (\d+) s measured each: about (\d+) minutes",
+                 where)
+    warehouses, measured, minutes = match.groups()
+    assert (int(warehouses), int(measured)) == (course["warehouses"], course["measure_s"]), match.group(0)
+    assert_time_fits("course", (float(minutes) * 60,) * 2, where)
+
+
+@pytest.mark.parametrize("name", ["smoke", "quick", "course", "full"])
+def test_the_runbooks_time_table_row(name):
+    where = "runbooks/tpcc-page-size.md (Time)"
+    row = find(RUNBOOK.read_text(), rf"\n\| {name} \| (\d+) × (\d+) \| ([^|]+) \| ~([\d.]+) (min|h)\b", where)
+    sizes, repeats, phases, amount, unit = row.groups()
+    p = profile(name)
+    assert (int(sizes), int(repeats)) == (len(p["page_sizes"]), p["repeats"]), row.group(0)
+    rampup, measured = [part.strip() for part in phases.split(",")]
+    assert measured == f"{p['measure_s']} s", row.group(0)
+    if p["rampup_s"] == "auto":
+        assert rampup.startswith("auto") and re.search(rf"\b{p['max_rampup_s']} s\)", rampup), row.group(0)
+    else:
+        assert rampup == f"{p['rampup_s']} s", row.group(0)
+    seconds = float(amount) * (3600 if unit == "h" else 60)
+    assert_time_fits(name, (seconds, seconds), where)
+
+
+@pytest.mark.parametrize("name", ["smoke", "quick"])
+def test_the_profiles_own_description_states_its_time(name):
+    """The comment at the top of the profile is what `pagelab sweep --help` shows as its description."""
+    where = f"runbooks/profiles/{name}.yaml"
+    text = re.sub(r"\s+", " ", profile(name)["description"])
+    low, _, high = find(text, r"Takes about ([\d.]+)(-([\d.]+))? minutes", where).groups()
+    assert_time_fits(name, (float(low) * 60, float(high or low) * 60), where)
+
+
+def test_the_quick_profiles_description_states_its_shape():
+    text = re.sub(r"\s+", " ", profile("quick")["description"])
+    where = "runbooks/profiles/quick.yaml"
+    quick = profile("quick")
+    match = find(text, r"seed 002's (\w+) page sizes at (\d+) warehouse, (\w+) runs each", where)
+    assert (number(match.group(1)), int(match.group(2)), number(match.group(3))) == (
+        len(quick["page_sizes"]), quick["warehouses"], quick["repeats"]), match.group(0)
