@@ -22,12 +22,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' cluster fixture, reused here
 
 from arguments import at_least_one  # noqa: E402
+from pagelab.mysql.pagesize import PAGE_SIZES as INNODB_PAGE_SIZES  # noqa: E402
 from tests.slurm.cluster import Cluster  # noqa: E402
 
 PAGELAB = [sys.executable, "-m", "pagelab.cli"]
 SUBMIT_GOAL_S = 5.0
 SLURM_OVER_LOCAL_GOAL = 1.3
-PAGE_SIZES = ("4k", "8k", "16k", "32k", "64k")
+PAGE_SIZES = tuple(INNODB_PAGE_SIZES.values())  # every InnoDB page size, by label
 
 
 def sweep(cluster: Cluster, out: Path, *args: str) -> tuple[float, subprocess.CompletedProcess]:

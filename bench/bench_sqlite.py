@@ -24,6 +24,7 @@ import time
 import pandas as pd
 from arguments import at_least_one
 
+from pagelab.workloads.sqlite import benchmarks as sqlite_benchmarks
 from pagelab.workloads.sqlite import report as sqlite_report
 from pagelab.workloads.sqlite import run as sqlite_run
 
@@ -55,7 +56,7 @@ def main() -> None:
           + ", ".join(f"{row.page_size_bytes}: {row.page_size_pragma}/{row.page_size_header}"
                       for row in result.databases.drop_duplicates("page_size_bytes").itertuples()))
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
-        for measure in sqlite_run.MEASURES:
+        for measure in sqlite_benchmarks.MEASURES:
             timings = sqlite_report.timing_summary(result.samples, measure)
             print(f"\n1. {measure}: per iteration, median with its interval, and min-max over the samples")
             print(timings[["benchmark", "page_size_bytes", "iterations", "median_ms", "ci_low_ms", "ci_high_ms",

@@ -32,6 +32,7 @@ from bench_sqlite import add_workload_arguments
 
 from pagelab.report.execute import execute_notebook
 from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT
+from pagelab.workloads.sqlite import benchmarks as sqlite_benchmarks
 from pagelab.workloads.sqlite import report as sqlite_report
 from pagelab.workloads.sqlite import run as sqlite_run
 
@@ -43,7 +44,7 @@ NOTEBOOK = "sqlite_page_size.ipynb"
 def spread_lines(result: sqlite_run.SqliteBenchResult, path: str) -> list[str]:
     lines = [f"{path}: max/min of the samples - 1 (goal for native: <= {SPREAD_GOAL_PCT:g}%)"]
     tables = {measure: sqlite_report.timing_summary(result.samples_of(path), measure).set_index(
-        ["benchmark", "page_size_bytes"]) for measure in sqlite_run.MEASURES}
+        ["benchmark", "page_size_bytes"]) for measure in sqlite_benchmarks.MEASURES}
     for (name, size), row in tables["time_ms"].iterrows():
         cpu, best = tables["cpu_ms"].loc[(name, size)], tables["best_ms"].loc[(name, size)]
         mark = "ok" if row["spread_pct"] <= SPREAD_GOAL_PCT else "over"
@@ -64,7 +65,7 @@ def verdict_lines(result: sqlite_run.SqliteBenchResult, path: str, measure: str)
         for row in rows.itertuples():
             text = (f"    {row.benchmark:<34} {row.delta_pct:+6.1f}% [{row.delta_ci_low_pct:+6.1f}%, "
                     f"{row.delta_ci_high_pct:+6.1f}%] {row.verdict:<19}")
-            if size == sqlite_run.SEED_OTHER_PAGE_SIZE and row.benchmark in checks.index:
+            if size == sqlite_benchmarks.SEED_OTHER_PAGE_SIZE and row.benchmark in checks.index:
                 seed = checks.loc[row.benchmark]
                 seed_from, seed_to = seed["seed_delta_pct_from"], seed["seed_delta_pct_to"]
                 if not pd.isna(seed_from):
@@ -106,7 +107,7 @@ def main() -> None:
             for measure in ("time_ms", "best_ms"):
                 print("\n".join(verdict_lines(result, path, measure)))
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
-        if set(sqlite_run.PATHS) <= set(settings["paths"]):
+        if set(sqlite_benchmarks.PATHS) <= set(settings["paths"]):
             print("\n3. the native path's share of the Python path's time (medians, time_ms)")
             shares = sqlite_report.share_table(result.samples)
             print(shares[["benchmark", "page_size_bytes", "native_ms", "python_ms", "native_share_pct",

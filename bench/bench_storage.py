@@ -26,11 +26,12 @@ import statistics
 import time
 
 from arguments import at_least_one
+from pagelab.mysql.pagesize import PAGE_SIZES as INNODB_PAGE_SIZES
 from pagelab.storage import Database
 
 KEY_FORMAT = b"%016d"  # the seed benchmark's keys: ids as 16 zero-padded digits
 VALUE = bytes(range(128))  # the seed benchmark's 128-byte values
-PAGE_SIZES = (4096, 8192, 16384, 32768, 65536)
+PAGE_SIZES = tuple(INNODB_PAGE_SIZES)
 
 
 def ids(count: int, order: str, seed: int = 4) -> list[int]:

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pagelab.bundle import phase_durations
+from pagelab.bundle import SweepRecord, phase_durations
 
 
 def main() -> None:
@@ -36,9 +36,9 @@ def main() -> None:
         if done.returncode != 0:
             print(done.stderr[-3000:])
             raise SystemExit(f"sweep failed (exit {done.returncode})")
-        record = json.loads((sweep_dir / "sweep.json").read_text())
-        runs_end = max(time.mktime(time.strptime(r["finished"][:19], "%Y-%m-%dT%H:%M:%S")) for r in record["runs"])
-        for run in record["runs"]:
+        record = SweepRecord.load(sweep_dir)
+        runs_end = max(time.mktime(time.strptime(r["finished"][:19], "%Y-%m-%dT%H:%M:%S")) for r in record.runs)
+        for run in record.runs:
             phases = phase_durations(sweep_dir / run["name"])
             listed = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in phases)
             summary = json.loads((sweep_dir / run["name"] / "summary.json").read_text())

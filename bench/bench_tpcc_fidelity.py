@@ -50,7 +50,7 @@ from pagelab.tpcc.driver import run
 from pagelab.tpcc.outputs import RunOptions
 from pagelab.tpcc.external import find_tpcc_mysql, load_with_tpcc_mysql
 from pagelab.tpcc.loader import load
-from pagelab.tpcc.modes import MODE_NAMES
+from pagelab.tpcc.modes import MODES
 from pagelab.common.units import page_size_label
 
 TABLES = ("warehouse", "district", "customer", "history", "new_orders", "orders", "order_line", "item", "stock")
@@ -258,7 +258,7 @@ def main() -> int:
     parser.add_argument("--rampup", type=int, default=10, help="ramp-up seconds per run (default 10)")
     parser.add_argument("--measure", type=at_least_one, default=60, help="measured seconds per run (default 60)")
     parser.add_argument("--connections", type=at_least_one, default=4, help="terminals (default 4)")
-    parser.add_argument("--mode", default="statements", choices=[m for m in MODE_NAMES if m != "tpcc-mysql"],
+    parser.add_argument("--mode", default="statements", choices=[m.name for m in MODES if not m.external],
                         help="pagelab's driver mode to compare (default statements)")
     parser.add_argument("--skip-shape", action="store_true", help="leave out the data-shape part")
     parser.add_argument("--skip-runs", action="store_true", help="leave out the runs part")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,6 +15,28 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # Real outputs captured on this kind of machine, and the five seed documents; see tests/fixtures/README.md.
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "captured"
 SEEDS = REPO_ROOT / "tests" / "fixtures" / "seeds"
+# The `pagelab` command, as a process of its own.
+PAGELAB = [sys.executable, "-m", "pagelab.cli"]
+
+
+# `pagelab ARGS` as `python -m pagelab.cli` runs it, writing at exit how often the process read
+# sweep.json whole (pagelab.bundle.WHOLE_READS) to the file named first.
+COUNTING_PAGELAB = [sys.executable, "-c", textwrap.dedent("""\
+    import atexit, json, sys
+    from pagelab import bundle
+    from pagelab.cli import main
+    counts = sys.argv.pop(1)
+    atexit.register(lambda: open(counts, "w").write(json.dumps(bundle.WHOLE_READS)))
+    sys.exit(main(sys.argv[1:]))
+    """)]
+READS_FILE = "sweep_json_reads.json"  # beside the smoke sweep's bundle (smoke_sweep_done)
+
+
+def pagelab(*args, timeout: float = 300, env: dict | None = None,
+            command: list[str] = PAGELAB) -> subprocess.CompletedProcess:
+    """`pagelab ARGS` run from the project's root, its output captured as text."""
+    return subprocess.run(command + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
+                          cwd=REPO_ROOT, env=env)
 
 
 def server_processes() -> dict[int, str]:
@@ -210,8 +235,8 @@ def smoke_sweep_done(tmp_path_factory):
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not result.exists():
-            command = [sys.executable, "-m", "pagelab.cli", "sweep", "--profile", "smoke", "--out", str(bundle),
-                       "--pdf", str(pdf)]
+            command = COUNTING_PAGELAB + [str(base / READS_FILE), "sweep", "--profile", "smoke", "--out", str(bundle),
+                                          "--pdf", str(pdf)]
             started = time.monotonic()
             done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
             result.write_text(json.dumps({"args": command, "returncode": done.returncode, "stdout": done.stdout,

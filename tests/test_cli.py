@@ -9,16 +9,15 @@ import json
 import re
 import subprocess
 import sys
+from functools import partial
 
 import pytest
 
+from tests.conftest import pagelab as run_pagelab
 from tests.conftest import servers_under
 
 PAGELAB = [sys.executable, "-m", "pagelab"]  # as `python -m pagelab` (pagelab/__main__.py)
-
-
-def pagelab(*args, timeout=300):
-    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout)
+pagelab = partial(run_pagelab, command=PAGELAB)
 
 
 def command_names() -> list[str]:

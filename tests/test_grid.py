@@ -85,9 +85,9 @@ def test_a_warehouses_grid_loads_once_per_page_size_and_level():
     (["--set", "buffer_pool=[30%,30%]"], "buffer_pool: a level is given twice in 30%, 30%"),
     (["--set", "buffer_pool=[64M,4096G]"], "buffer_pool: 4096G: 4096 GiB is more than this machine's memory"),
     (["--set", "page_sizes=4k,64k", "--set", "buffer_pool=[8M,64M]"],
-     "buffer_pool: 8M: 8 MiB is below what MariaDB needs for 64k pages (24M)"),
-    (["--set", "page_sizes=4k,64k", "--set", "buffer_pool=[10%,50%]"],
-     "buffer_pool: 10% (about, of the ~95.4 MiB 1 warehouse(s) load): 10 MiB is below what MariaDB needs for 64k pages"),
+     "buffer_pool: 8M: 8M is below the 21M InnoDB needs at 64k pages"),
+    (["--set", "warehouses=[1,100000]", "--set", "buffer_pool=[10%,50%]"],
+     "buffer_pool: 10% (about, of the ~9313.2 GiB 100000 warehouse(s) load): 931.3 GiB is more than this machine's memory"),
 ])
 def test_bad_grid_input_is_refused_before_anything_starts(tmp_path, args, message):
     out = tmp_path / "never"

@@ -194,6 +194,18 @@ def test_interval_longer_than_the_measurement():
     assert "sample_interval_s: 40 is longer" in usage_error("quick", "measure_s=30", "sample_interval_s=40")
 
 
+def test_a_pool_too_small_for_64k_pages_is_refused_and_a_percentage_is_raised_to_it():
+    """MariaDB 10.11 refuses to start at innodb_page_size=65536 with a pool below 21 MiB (its own
+    error), although 6M passes the 5 MiB floor of the smaller pages."""
+    message = usage_error("smoke", "page_sizes=4k,64k", "buffer_pool=6M")
+    assert message.startswith("buffer_pool: 6M is below the 21M InnoDB needs at 64k pages; give at least 21M")
+    assert load_profile("smoke", ["page_sizes=4k,16k", "buffer_pool=6M"]).buffer_pool_bytes(None) == 6 << 20
+    assert load_profile("smoke", ["page_sizes=4k,64k", "buffer_pool=21M"]).buffer_pool_bytes(None) == 21 << 20
+    one_percent = load_profile("smoke", ["page_sizes=4k,64k", "buffer_pool=1%"])
+    assert one_percent.buffer_pool_bytes(200 << 20, 65536) == 21 << 20
+    assert one_percent.buffer_pool_bytes(200 << 20, 4096) == 5 << 20
+
+
 def test_too_few_server_connections_for_the_driver():
     message = usage_error("course", "max_connections=10")
     assert "max_connections: 10 is too few for 8 driver connections" in message

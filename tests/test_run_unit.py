@@ -9,14 +9,9 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT, servers_under
+from pagelab.mysql.instance import SNAPSHOT_MARKER
+from tests.conftest import PAGELAB, REPO_ROOT, pagelab, servers_under
 
-PAGELAB = [sys.executable, "-m", "pagelab.cli"]
-
-
-def pagelab(*args, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
-                          cwd=REPO_ROOT)
 
 
 def test_plan_only_writes_the_units_and_runs_nothing(tmp_path):
@@ -67,7 +62,7 @@ def test_two_units_needing_one_snapshot_at_once_build_it_once(tmp_path):
     other = "4k-r2" if loaded == ["4k-r1"] else "4k-r1"
     assert "init" not in phases[other] and "restore" in phases[other], phases
     assert {entry["status"] for entry in json.loads((bundle / "sweep.json").read_text())["runs"]} == {"done"}
-    assert (bundle / "instances" / "4k" / "snapshot" / ".pagelab-snapshot.json").exists()
+    assert (bundle / "instances" / "4k" / "snapshot" / SNAPSHOT_MARKER).exists()
     assert not scratch.exists() or not any(scratch.iterdir()), "a unit's own datadir was left in the scratch directory"
     assert not servers_under(tmp_path)
 

@@ -17,21 +17,17 @@ import pandas as pd
 import pytest
 
 from pagelab.report.pdf import is_blank, pdf_page_images
-from pagelab.bundle import load_tables
-from tests.conftest import REPO_ROOT, servers_under
+from pagelab.bundle import SweepRecord, load_tables
+from tests.bundles import FIGURES, assert_complete_bundle
+from tests.conftest import PAGELAB, READS_FILE, REPO_ROOT, pagelab, servers_under
 
 pytestmark = pytest.mark.server
-
-PAGELAB = [sys.executable, "-m", "pagelab.cli"]
-# DESIGN.md's run bundle, per run and per sweep.
-RUN_FILES = ("run.ipynb", "my.cnf", "variables.csv", "mysqld.err", "tpcc.log", "iostat.json", "global_status.csv",
-             "tpcc_intervals.csv", "iostat.csv", "innodb.csv", "summary.json")
-SWEEP_FILES = ("sweep.json", "report.ipynb")
-FIGURES = ("tpmc", "tpmc_order", "iops", "request_size", "hit_ratio", "new_order_latency")
 
 
 def sweep_command(*args) -> list[str]:
     return PAGELAB + ["sweep", *[str(a) for a in args]]
+
+
 
 
 @pytest.fixture(scope="module")
@@ -40,27 +36,21 @@ def smoke_sweep(smoke_sweep_done):
     return smoke_sweep_done["bundle"], smoke_sweep_done["pdf"], smoke_sweep_done["done"]
 
 
-def assert_complete_bundle(sweep_dir: Path) -> None:
-    record = json.loads((sweep_dir / "sweep.json").read_text())
-    assert [run["status"] for run in record["runs"]] == ["done"] * len(record["runs"])
-    for name in SWEEP_FILES:
-        assert (sweep_dir / name).is_file(), name
-    for figure in FIGURES:
-        assert (sweep_dir / "figures" / f"{figure}.png").stat().st_size > 1000, figure
-    for run in record["runs"]:
-        run_dir = sweep_dir / run["name"]
-        for name in RUN_FILES:
-            assert (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0, f"{run['name']}/{name}"
-        assert len(list((run_dir / "innodb").glob("*.txt"))) >= 3
-    for key in ("os", "kernel", "cores", "memory_bytes"):
-        assert key in record["machine"], key
-
-
 def test_smoke_sweep_writes_a_complete_bundle(smoke_sweep):
     out, _, done = smoke_sweep
     assert_complete_bundle(out)
     medians = [line.split() for line in done.stdout.splitlines() if line.strip().startswith(("4k ", "16k ")) and "vs" not in line]
     assert [words[0] for words in medians] == ["4k", "16k"] and "TpmC" in done.stdout
+
+
+def test_a_sweep_reads_its_record_whole_once_and_twice_more_to_change_it(smoke_sweep):
+    """sweep.json is loaded once the sweep holds the bundle's lock and passed on; beyond the runs'
+    own changes (each re-read under the record's lock), only the report's and the tidy-up's changes
+    read it again."""
+    out, _, _ = smoke_sweep
+    reads = json.loads((out.parent / READS_FILE).read_text())
+    assert reads.get("load") == 1, reads
+    assert sum(count for purpose, count in reads.items() if purpose != "update_run") <= 3, reads
 
 
 def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
@@ -251,7 +241,7 @@ def test_an_interrupt_between_two_runs_still_names_resume(tmp_path, monkeypatch)
 
     monkeypatch.setattr(sweep_module._Progress, "advance", interrupted_advance)
     with pytest.raises(sweep_module.SweepInterrupted, match=f"between runs.*--resume {sweep_dir}"):
-        sweep_module.execute_runs(sweep_dir, progress=False)
+        sweep_module.execute_runs(SweepRecord.load(sweep_dir), progress=False)
     statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
     assert statuses == ["done", "pending"]
     summary = json.loads((sweep_dir / "4k-r1" / "summary.json").read_text())
@@ -270,20 +260,21 @@ def test_a_sweep_in_use_is_refused_to_a_second_process(tmp_path):
     sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "busy", "smoke")
     holder = os.open(sweep_dir / sweep_module.LOCK_FILE, os.O_RDWR | os.O_CREAT)
     try:
-        fcntl.flock(holder, fcntl.LOCK_EX)
-        os.write(holder, b"4242")
+        fcntl.lockf(holder, fcntl.LOCK_EX)
+        os.write(holder, b"pid 4242 on elsewhere")
         done = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
                               cwd=REPO_ROOT)
     finally:
         os.close(holder)
     assert done.returncode == 2, done.stderr
-    assert f"{sweep_dir} is in use by another pagelab sweep (pid 4242)" in done.stderr
+    assert f"{sweep_dir} is in use by another pagelab sweep (pid 4242 on elsewhere)" in done.stderr
+    assert "kill 4242)" in done.stderr
     statuses = [run["status"] for run in json.loads((sweep_dir / "sweep.json").read_text())["runs"]]
     assert statuses == ["pending", "pending"]
 
 
 def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_path):
-    """kill -9 leaves .sweep.lock behind, but not its flock: the next sweep takes it over at once,
+    """kill -9 leaves .sweep.lock behind, but not its lock: the next sweep takes it over at once,
     writes its own pid in it, and removes it when it ends."""
     from pagelab.sweep import orchestrator as sweep_module
     from pagelab.sweep.profiles import load_profile
@@ -300,7 +291,7 @@ def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_
         """)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        assert (sweep_dir / sweep_module.LOCK_FILE).read_text() == str(holder.pid)
+        assert (sweep_dir / sweep_module.LOCK_FILE).read_text().startswith(f"pid {holder.pid} on ")
         holder.send_signal(signal.SIGKILL)
         holder.wait(timeout=30)
     finally:
@@ -308,7 +299,7 @@ def test_a_lock_left_by_a_killed_sweep_is_taken_over_and_removed_at_the_end(tmp_
             holder.kill()
     assert (sweep_dir / sweep_module.LOCK_FILE).exists(), "the killed sweep's lock file is the stale one to take over"
     with sweep_module.bundle_lock(sweep_dir):
-        assert (sweep_dir / sweep_module.LOCK_FILE).read_text() == str(os.getpid())
+        assert (sweep_dir / sweep_module.LOCK_FILE).read_text().startswith(f"pid {os.getpid()} on ")
     assert not (sweep_dir / sweep_module.LOCK_FILE).exists()
 
 
@@ -339,7 +330,7 @@ def test_resume_refuses_what_is_not_a_bundle_or_was_edited(tmp_path):
     (mine / "thesis.tex").write_text("my work")
     refused = subprocess.run(sweep_command("--resume", mine), capture_output=True, text=True, timeout=120,
                              cwd=REPO_ROOT)
-    assert refused.returncode == 2 and "is not a sweep (no sweep.json)" in refused.stderr, refused.stderr
+    assert refused.returncode == 2 and "is not a sweep bundle (no sweep.json)" in refused.stderr, refused.stderr
     assert sorted(p.name for p in mine.iterdir()) == ["thesis.tex"]
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke"), tmp_path / "edited", "smoke")
@@ -412,10 +403,6 @@ def test_summary_table_reads_as_pandas(smoke_sweep):
 # --- what the runs support: `pagelab stats` and `pagelab compare` on the smoke bundle ------------
 
 
-def pagelab_output(*args) -> subprocess.CompletedProcess:
-    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
-
-
 def test_the_sweep_ends_with_a_verdict_not_a_bare_number(smoke_sweep):
     _, _, done = smoke_sweep
     assert "16k vs 4k: TpmC" in done.stdout
@@ -424,7 +411,7 @@ def test_the_sweep_ends_with_a_verdict_not_a_bare_number(smoke_sweep):
 
 def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_sweep):
     out, _, _ = smoke_sweep
-    document = json.loads(pagelab_output("stats", out, "--format", "json").stdout)
+    document = json.loads(pagelab("stats", out, "--format", "json").stdout)
     for row in (r for r in document["page_sizes"] if r["metric"] == "tpmc"):
         recorded = json.loads((out / f"{row['page_size']}-r1" / "summary.json").read_text())["tpmc"]
         assert row["runs"] == 1 and row["median"] == pytest.approx(recorded)
@@ -432,7 +419,7 @@ def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_swee
     assert (pair["a"], pair["b"], pair["verdict"]) == ("16k", "4k", "not resolved")
     assert pair["equivalence_pct"] == 3.0 and pair["p_adjusted"] is None  # one run a side: no test
     assert document["excluded"] == []
-    table = pagelab_output("stats", out).stdout
+    table = pagelab("stats", out).stdout
     assert "16k vs 4k: TpmC" in table and "no interval from one run" in table
 
 
@@ -447,10 +434,10 @@ def test_stats_leaves_out_and_names_a_failed_run(smoke_sweep, tmp_path):
         if run["name"] == "16k-r1":
             run.update(status="failed", error="the server went away during the run")
     (copy / "sweep.json").write_text(json.dumps(record))
-    done = pagelab_output("stats", copy)
+    done = pagelab("stats", copy)
     assert done.returncode == 0, done.stderr
     assert "Runs left out:\n  16k-r1: failed: the server went away during the run" in done.stdout
-    document = json.loads(pagelab_output("stats", copy, "--format", "json").stdout)
+    document = json.loads(pagelab("stats", copy, "--format", "json").stdout)
     assert {(r["page_size"], r["runs"]) for r in document["page_sizes"] if r["metric"] == "tpmc"} == {("4k", 1), ("16k", 0)}
     assert document["excluded"] == [{"run": "16k-r1", "why": "failed: the server went away during the run"}]
 
@@ -459,7 +446,7 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     import shutil
 
     out, _, _ = smoke_sweep
-    same = pagelab_output("compare", out, out, "--label-a", "A", "--label-b", "B")
+    same = pagelab("compare", out, out, "--label-a", "A", "--label-b", "B")
     assert same.returncode == 0, same.stderr
     assert "A 4k vs B 4k: TpmC +0.0%" in same.stdout and "warning" not in same.stderr
     assert "16k vs 4k: " in same.stdout and "difference +0.0 points" in same.stdout
@@ -470,13 +457,13 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     record["profile"]["buffer_pool"] = "64M"
     record["profile"]["transport"] = "socket"
     (other / "sweep.json").write_text(json.dumps(record))
-    differs = pagelab_output("compare", out, other)
+    differs = pagelab("compare", out, other)
     assert "the profiles differ in buffer_pool: '32M' vs '64M'" in differs.stderr
     assert "the profiles differ in transport: 'tcp' vs 'socket'" in differs.stderr
 
 
 def test_stats_refuses_what_is_not_a_bundle(tmp_path):
-    done = pagelab_output("stats", tmp_path)
+    done = pagelab("stats", tmp_path)
     assert done.returncode == 2 and "no sweep.json" in done.stderr
-    done = pagelab_output("stats", tmp_path, "--resolve", "0")
+    done = pagelab("stats", tmp_path, "--resolve", "0")
     assert done.returncode == 2 and "out of range" in done.stderr

@@ -17,6 +17,10 @@ A bundle is self-contained: zip the sweep directory and anyone can rerun the rep
 Units may run at once on several nodes (`--executor slurm`), so sweep.json is never rewritten
 from a copy read earlier: every change re-reads it and writes it back under its lock
 (.sweep.json.lock, pagelab.common.locks), changing only its own part.
+
+`SweepRecord.load` is the one reader of sweep.json and `NotABundle` the one refusal of a directory
+without one. A process loads the record once and passes it on; `WHOLE_READS` counts every whole
+read by what it was for ("load", or the re-read of a change: "update_run", "update_document", "save").
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.common.atomic import atomic_write_json, atomic_write_text
+from pagelab.common.errors import UsageError
 from pagelab.common.locks import held_lock
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.units import page_size_label
@@ -40,6 +46,29 @@ PHASES_LOG = "phases.csv"
 # The per-run tidy tables of DESIGN.md ("Tidy tables"), combined across runs by load_tables().
 TIDY_TABLES = ("tpcc_intervals", "iostat", "innodb", "hit_ratio")
 RUN_STATUSES = ("pending", "running", "done", "failed", "interrupted")
+# Whole reads of sweep.json in this process, by what they were for (see the module comment).
+WHOLE_READS: Counter = Counter()
+
+
+class NotABundle(UsageError):
+    """A directory given as a sweep's bundle that has no sweep.json."""
+
+    def __init__(self, directory: Path):
+        what = "does not exist" if not Path(directory).exists() else "is not a sweep bundle (no sweep.json)"
+        super().__init__(f"{directory} {what}; give the directory of a sweep made by `pagelab sweep`")
+
+
+def sweep_file(sweep_dir: str | os.PathLike) -> Path:
+    """BUNDLE/sweep.json, or NotABundle; a check that reads nothing, for before a lock is taken."""
+    path = project_path(sweep_dir) / SWEEP_FILE
+    if not path.is_file():
+        raise NotABundle(Path(sweep_dir))
+    return path
+
+
+def _read_whole(path: Path, purpose: str) -> dict:
+    WHOLE_READS[purpose] += 1
+    return json.loads(path.read_text())
 
 
 def project_path(path: str | os.PathLike) -> Path:
@@ -123,22 +152,27 @@ class SweepRecord:
     document: dict
 
     @classmethod
-    def load(cls, sweep_dir: Path) -> "SweepRecord":
-        path = project_path(sweep_dir) / SWEEP_FILE
-        return cls(path, json.loads(path.read_text()))
+    def load(cls, sweep_dir: str | os.PathLike) -> "SweepRecord":
+        """The record of a bundle, read whole; NotABundle if it has none."""
+        path = sweep_file(sweep_dir)
+        return cls(path, _read_whole(path, "load"))
+
+    @property
+    def directory(self) -> Path:
+        return self.path.parent
 
     def save(self) -> None:
         """Write back the document's own keys (profile, report, ...); each run's entry is written
         by update_run, and taken here as it is on disk, which other processes may have changed."""
         with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):
-            current = json.loads(self.path.read_text())
+            current = _read_whole(self.path, "save")
             self.document["runs"] = current["runs"]
             atomic_write_json(self.path, self.document)
 
     def update_document(self, **changes) -> None:
         """Set top-level keys, leaving the rest as other processes left it."""
         with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):
-            current = json.loads(self.path.read_text())
+            current = _read_whole(self.path, "update_document")
             current.update(changes)
             atomic_write_json(self.path, current)
         self.document.update(changes)
@@ -157,7 +191,7 @@ class SweepRecord:
     def update_run(self, name: str, **changes) -> None:
         """Change one run's entry, leaving every other as other processes left it."""
         with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):
-            current = json.loads(self.path.read_text())
+            current = _read_whole(self.path, "update_run")
             for entry in current["runs"]:
                 if entry["name"] == name:
                     entry.update(changes)
@@ -188,11 +222,24 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
+def as_record(bundle: "SweepRecord | str | os.PathLike") -> SweepRecord:
+    """The record itself, or the one loaded from a bundle's directory."""
+    return bundle if isinstance(bundle, SweepRecord) else SweepRecord.load(bundle)
+
+
+def read_runs(bundle: "SweepRecord | str | os.PathLike"):
+    """The bundle's runs as pagelab.evidence compares them (a RunTable)."""
+    from pagelab.evidence.tables import run_table
+
+    record = as_record(bundle)
+    return run_table(record.directory, record.document)
+
+
 # Keys of a run's entry in sweep.json that may give its place in the order the runs executed.
 RUN_ORDER_KEYS = ("order", "position")
 
 
-def load_tables(sweep_dir: Path) -> dict:
+def load_tables(bundle: "SweepRecord | str | os.PathLike") -> dict:
     """Every finished run's tidy tables combined, with run-level columns added
     (sweep, run, page_size_bytes, page_size, repeat, host), plus `summary`: one row per run, which
     also carries run_started and, where sweep.json records them, run_order / run_position."""
@@ -200,8 +247,8 @@ def load_tables(sweep_dir: Path) -> dict:
 
     from pagelab.evidence.tables import UNRECORDED_HOST
 
-    sweep_dir = project_path(sweep_dir)
-    record = SweepRecord.load(sweep_dir)
+    record = as_record(bundle)
+    sweep_dir = record.directory
     frames: dict[str, list] = {name: [] for name in TIDY_TABLES}
     summaries = []
     for entry in record.runs:

@@ -34,6 +34,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from pagelab.mysql.instance import SNAPSHOT_MARKER  # written into a whole snapshot
 from tests.conftest import REPO_ROOT, servers_under
 
 TAG_VARIABLE = "PAGELAB_FAULT_TAG"
@@ -54,7 +55,6 @@ PHASES = RUN_PHASES + SWEEP_PHASES
 PHASE_MARKERS = {"init": "init", "load": "load", "snapshot": "snapshot", "restore": "restore", "start": "start",
                  "ramp-up": "ramp-up + measure", "record": "record"}
 PHASES_CSV = "phases.csv"  # pagelab.bundle.set_phase: a line per phase, after .phase
-SNAPSHOT_MARKER = ".pagelab-snapshot.json"  # pagelab.mysql.instance: written into a whole snapshot
 CACHE_MANIFEST = "manifest.json"  # pagelab.tpcc.datagen: written last into a whole dataset
 
 
@@ -614,28 +614,3 @@ def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str
     assert_state_files_whole(bundle)
     assert_no_half_copies(bundle, dataset)
     return record
-
-
-def assert_complete_bundle(bundle: Path) -> None:
-    """What an uninterrupted sweep leaves: every run done and whole, the report notebook without
-    errors, the PDF whole, the figures, and the report recorded in sweep.json."""
-    import nbformat
-
-    record = read_record(bundle)
-    assert record is not None
-    assert [e["status"] for e in record["runs"]] == ["done"] * len(record["runs"]), record["runs"]
-    for entry in record["runs"]:
-        assert_run_whole(bundle / entry["name"])
-    notebook = nbformat.read(bundle / "report.ipynb", as_version=4)
-    nbformat.validate(notebook)
-    assert not [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    pdf = (bundle / "report.pdf").read_bytes()
-    assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-1024:], "report.pdf is not a whole PDF"
-    assert record.get("report") and record["report"].get("pdf"), "sweep.json does not record the report"
-    assert list((bundle / "figures").glob("*.png")), "no figures"
-    # what a finished sweep no longer keeps: the lock, the datadirs and snapshots, and any
-    # temporary file or directory (a rename that never happened, a PDF export that was killed)
-    assert not (bundle / ".sweep.lock").exists(), "the lock file outlived the sweep"
-    left = [p for p in bundle.rglob("*") if p.name in ("data", "snapshot", "snapshot.partial", "data.restoring")
-            or ".tmp" in p.name]
-    assert not left, f"left behind in a finished bundle: {[str(p.relative_to(bundle)) for p in left[:5]]}"

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from pagelab.common.paths import CACHE_DIR
+from tests.bundles import assert_complete_bundle
 from tests.faults import harness
 
 pytestmark = pytest.mark.server
@@ -360,4 +361,4 @@ def test_resume_finishes_the_sweep(chain):
     code = sweep.wait(600)
     assert code == 0, sweep.tail()
     harness.check_after(chain.bundle, sweep, before, chain.cache)
-    harness.assert_complete_bundle(chain.bundle)
+    assert_complete_bundle(chain.bundle, assert_run=harness.assert_run_whole)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,12 +15,12 @@ import pytest
 from pagelab.report.pdf import pdf_page_images
 from pagelab.sweep.run_unit import STOPPED_BY_SIGTERM
 from pagelab.bundle import load_tables
-from tests.conftest import REPO_ROOT, servers_under
+from tests.conftest import PAGELAB, REPO_ROOT, servers_under
+from tests.conftest import pagelab as run_pagelab
 from tests.slurm.cluster import Cluster, leftover_daemons
 
 pytestmark = [pytest.mark.slurm, pytest.mark.server]
 
-PAGELAB = [sys.executable, "-m", "pagelab.cli"]
 # A smoke run takes about 1.5 min here; the whole sweep, report included, well under 10.
 SWEEP_TIMEOUT_S = 900
 # Files that only a Slurm sweep has: its job scripts and outputs, and the locks run-unit holds.
@@ -29,8 +28,7 @@ SLURM_ONLY = ("slurm/*", "locks/unit-*.lock")
 
 
 def pagelab(cluster: Cluster, *args, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
-                          cwd=REPO_ROOT, env=cluster.env)
+    return run_pagelab(*args, timeout=timeout, env=cluster.env)
 
 
 def job_ids(stdout: str) -> tuple[str, str]:

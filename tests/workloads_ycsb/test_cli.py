@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,13 +13,8 @@ import pytest
 
 from pagelab.mysql.instance import STOP_TIMEOUT_S
 from pagelab.parse import parse_ycsb
-from tests.conftest import servers_under
+from tests.conftest import PAGELAB, pagelab, servers_under
 
-PAGELAB = [sys.executable, "-m", "pagelab.cli"]
-
-
-def pagelab(*args, timeout=300):
-    return subprocess.run(PAGELAB + [str(a) for a in args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_help_explains_the_command():

@@ -12,7 +12,7 @@ import pandas as pd
 from pagelab.common.units import page_size_label
 from pagelab.parse import parse_ycsb
 from pagelab.workloads.ycsb import WORKLOADS, auto_cache_bytes, estimated_data_bytes, read_results
-from pagelab.workloads.ycsb.runner import MIN_BUFFER_POOL
+from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE as MIN_BUFFER_POOL
 from tests.conftest import servers_under
 from tests.workloads_ycsb.conftest import SMALL
 from tests.workloads_ycsb.test_output_and_parse import assert_parses_back

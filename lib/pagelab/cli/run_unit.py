@@ -5,21 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pagelab.common.errors import UsageError
-
 
 def cmd_run_unit(args: argparse.Namespace) -> int:
-    from pagelab.sweep.plan import read_plan
+    from pagelab.bundle import sweep_file
     from pagelab.sweep.run_unit import run_one
-    from pagelab.bundle import SweepRecord
 
     bundle = Path(args.bundle)
-    if not (bundle / "sweep.json").is_file():
-        raise UsageError(f"{bundle} has no sweep.json; give the directory of a sweep made by `pagelab sweep` "
-                         "(--plan-only makes one without running it)")
-    code = run_one(bundle, args.index, Path(args.scratch) if args.scratch else None)
-    name = read_plan(bundle).unit(args.index).name
-    entry = SweepRecord.load(bundle).run(name)
+    sweep_file(bundle)  # NotABundle before anything starts
+    code, record, name = run_one(bundle, args.index, Path(args.scratch) if args.scratch else None)
+    entry = record.run(name)
     print(f"{name}: {entry['status']}" + (f": {entry['error']}" if entry.get("error") else ""))
     return code
 

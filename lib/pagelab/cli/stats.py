@@ -22,13 +22,6 @@ def _resolve_pct(text: str) -> float:
     return value
 
 
-def _bundle(path: str) -> Path:
-    bundle = Path(path)
-    if not bundle.is_dir():
-        raise UsageError(f"{bundle} does not exist; give the directory of a sweep made by `pagelab sweep`")
-    return bundle
-
-
 def _print_frame(frame, fmt: str) -> None:
     if fmt == "json":
         print(frame.to_json(orient="records", indent=1))
@@ -37,12 +30,12 @@ def _print_frame(frame, fmt: str) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from pagelab.evidence.tables import (evidence_text, host_spread, host_table, page_size_table, pairwise_table,
-                                         read_runs)
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.tables import evidence_text, host_spread, host_table, page_size_table, pairwise_table
 
     from pagelab.evidence.grid import cell_table, effect_table, grid_factors, grid_lines
 
-    table = read_runs(_bundle(args.bundle))
+    table = read_runs(Path(args.bundle).resolve())  # relative to here, not to the project
     factors = grid_factors(table)
     if args.format == "table":
         # A grid's runs are compared within each level; pooled over levels they would mix pools.
@@ -75,12 +68,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from pagelab.evidence.tables import METRICS, equivalence_of, family_text, read_runs
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.tables import METRICS, equivalence_of, family_text
     from pagelab.evidence.two_sweeps import (compare_bundles, effect_lines, effect_table, knob_differences,
                                              shift_lines)
 
-    a_dir, b_dir = _bundle(args.a), _bundle(args.b)
-    a, b = read_runs(a_dir), read_runs(b_dir)
+    a_dir, b_dir = Path(args.a), Path(args.b)
+    a, b = read_runs(a_dir.resolve()), read_runs(b_dir.resolve())
     common = [size for size in a.page_order if size in b.page_order]
     if not common:
         raise UsageError(f"{a_dir} ({', '.join(a.page_order)}) and {b_dir} ({', '.join(b.page_order)}) share no "

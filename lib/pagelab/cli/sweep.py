@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pagelab.cli.common import add_mode_argument
 from pagelab.common.errors import UsageError
+
+if TYPE_CHECKING:
+    from pagelab.bundle import SweepRecord
+
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from pagelab.sweep import orchestrator as sweep
@@ -16,14 +21,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if args.profile or args.set or args.out or args.noise:
             raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
         if args.executor == "slurm":
-            sweep.check_resumable(Path(args.resume))
+            sweep.check_bundle_directory(Path(args.resume))
             with sweep.bundle_lock(Path(args.resume)):  # not while a local sweep runs its units
-                return _submit_to_slurm(args, Path(args.resume))
-        _refuse_while_queued(Path(args.resume))
-        sweep_dir, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
-                                      report=_report_options(args), keep_instances=args.keep_instances)
+                return _submit_to_slurm(args, sweep.check_resumable(Path(args.resume)))
+        record, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
+                                   report=_report_options(args), keep_instances=args.keep_instances)
     else:
         from pagelab.sweep.profiles import load_profile
+        from pagelab.tpcc.modes import runs_tpcc_mysql
 
         overrides = list(args.set)
         if args.mode:
@@ -31,22 +36,22 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if args.tpcc_mysql_dir:
             overrides.append(f"tpcc_mysql_dir={args.tpcc_mysql_dir}")
         profile = load_profile(args.profile or "quick", overrides)  # validated before anything starts
-        if profile.driver_mode == "tpcc-mysql" or profile.loader == "tpcc-mysql":
+        if runs_tpcc_mysql(profile.driver_mode, profile.loader):
             from pagelab.tpcc.external import find_tpcc_mysql
 
             find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
         if args.executor == "slurm" or args.plan_only:
             return _plan_elsewhere(args, profile)
-        sweep_dir, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
-                                     fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise,
-                                     report=_report_options(args), keep_instances=args.keep_instances)
-    print(f"\nsweep: {sweep_dir}")
+        record, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
+                                  fail_fast=args.fail_fast, pdf_path=args.pdf, noise=args.noise,
+                                  report=_report_options(args), keep_instances=args.keep_instances)
+    print(f"\nsweep: {record.directory}")
     print(f"PDF:   {pdf}")
-    print(f"copy:  {sweep.SweepRecord.load(sweep_dir).document['report']['copy']}")
-    for line in sweep.summary_lines(sweep_dir):
+    print(f"copy:  {record.document['report']['copy']}")
+    for line in sweep.summary_lines(record):
         print(f"  {line}")
     # the report covers the runs that finished; a script or CI must still learn that some did not
-    return 1 if sweep.failed_runs(sweep_dir) else 0
+    return 1 if sweep.failed_runs(record) else 0
 
 
 def _check_executor_options(args: argparse.Namespace) -> None:
@@ -76,11 +81,12 @@ def _check_executor_options(args: argparse.Namespace) -> None:
 def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
     """A new bundle whose units run on Slurm, or only its plan (--plan-only)."""
     from pagelab.sweep import orchestrator as sweep
-    from pagelab.sweep.plan import write_plan
+    from pagelab.sweep.plan import read_plan
 
-    sweep_dir = sweep.create_sweep(profile, Path(args.out) if args.out else None, profile.name)
     # On Slurm each node measures its own noise before its first unit; locally it is measured first.
-    plan = write_plan(sweep_dir, measure_noise=args.noise)
+    sweep_dir = sweep.create_sweep(profile, Path(args.out) if args.out else None, profile.name,
+                                   measure_noise_per_host=args.noise)
+    plan = read_plan(sweep_dir)
     if args.plan_only:
         print(f"plan: {sweep_dir / 'plan.json'} ({len(plan.units)} units)")
         for unit in plan.units:
@@ -88,31 +94,12 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
         print(f"run one unit:  pagelab run-unit {sweep_dir} INDEX\n"
               f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm]")
         return 0
-    return _submit_to_slurm(args, sweep_dir)
-
-
-def _refuse_while_queued(sweep_dir: Path) -> None:
-    """A local resume must not run units that Slurm jobs of the same bundle may still run."""
     from pagelab.bundle import SweepRecord
 
-    try:
-        submissions = SweepRecord.load(sweep_dir).document.get("slurm") or []
-    except (OSError, ValueError):
-        return  # not a bundle: finish() says so
-    if submissions:
-        import sys
-
-        from pagelab.common.errors import MissingDependencyError
-        from pagelab.sweep.slurm import refuse_while_queued
-
-        try:
-            refuse_while_queued(sweep_dir, submissions)
-        except MissingDependencyError:
-            print(f"pagelab sweep: warning: {sweep_dir} was submitted to Slurm, and this machine cannot ask Slurm "
-                  "whether its jobs still run (no squeue); make sure they have ended", file=sys.stderr)
+    return _submit_to_slurm(args, SweepRecord.load(sweep_dir))
 
 
-def _submit_to_slurm(args: argparse.Namespace, sweep_dir: Path) -> int:
+def _submit_to_slurm(args: argparse.Namespace, record: SweepRecord) -> int:
     from pagelab.sweep.slurm import parse_slurm_args, submit
     from pagelab.sweep.plan import units_not_done
 
@@ -120,7 +107,8 @@ def _submit_to_slurm(args: argparse.Namespace, sweep_dir: Path) -> int:
                                             ("--affiliation", args.affiliation), ("--notes", args.notes))
                    if value for word in (flag, str(Path(value).resolve()) if flag in ("--pdf", "--notes") else value)]
     report_args += ["--finish-sweep"] + (["--keep-instances"] if args.keep_instances else [])
-    submission = submit(Path(sweep_dir), units_not_done(Path(sweep_dir)), parse_slurm_args(args.slurm_args),
+    sweep_dir = record.directory
+    submission = submit(record, units_not_done(record), parse_slurm_args(args.slurm_args),
                         args.slurm_max_running, Path(args.scratch) if args.scratch else None, report_args)
     print(f"sweep: {Path(sweep_dir).resolve()}")
     for line in submission.watch_lines(Path(sweep_dir).resolve()):
@@ -136,6 +124,7 @@ def _report_options(args: argparse.Namespace) -> dict:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from pagelab.bundle import SweepRecord
     from pagelab.sweep import orchestrator as sweep
 
     target = Path(args.target)
@@ -149,16 +138,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     if args.parameter:
         raise UsageError("-p NAME VALUE is for a notebook; a sweep's report takes its directory only")
-    if not target.is_dir():
-        raise UsageError(f"{target} does not exist; give the directory of a sweep made by `pagelab sweep`, "
-                         "or a notebook (.ipynb)")
-    if not (target / "sweep.json").exists():
-        raise UsageError(f"{target} has no sweep.json; give the directory of a sweep made by `pagelab sweep`")
-    pdf = sweep.execute_report(target, Path(args.pdf) if args.pdf else None, **_report_options(args))
-    print(f"PDF: {pdf}\ncopy: {sweep.SweepRecord.load(target).document['report']['copy']}")
+    record = SweepRecord.load(target)  # NotABundle if it is none
+    pdf = sweep.execute_report(record, Path(args.pdf) if args.pdf else None, **_report_options(args))
+    print(f"PDF: {pdf}\ncopy: {record.document['report']['copy']}")
     if args.finish_sweep:  # what a local sweep does after its report; every run must be done to drop the datadirs
-        sweep.tidy_up(target, args.keep_instances)
-    return 1 if args.finish_sweep and sweep.failed_runs(target) else 0
+        sweep.tidy_up(record, args.keep_instances)
+    return 1 if args.finish_sweep and sweep.failed_runs(record) else 0
 
 
 def _add_report_options(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from pagelab.common.errors import UsageError
 from pagelab.common.paths import CACHE_DIR
 from pagelab.sweep.profiles import KNOBS_BY_NAME
 from pagelab.tpcc.inputs import NURAND_MODELS
-from pagelab.tpcc.modes import DEFAULT_MODE
+from pagelab.tpcc.modes import DEFAULT_MODE, LOADERS, PAGELAB_LOADER, TPCC_MYSQL_LOADER
 
 def cmd_tpcc_load(args: argparse.Namespace) -> int:
     from pagelab.tpcc.datagen import generate
@@ -26,7 +26,7 @@ def cmd_tpcc_load(args: argparse.Namespace) -> int:
     if args.warehouses < 1:
         raise UsageError(f"-w must be at least 1, got {args.warehouses}")
     target = Target(args)
-    if args.loader == "tpcc-mysql":
+    if args.loader == TPCC_MYSQL_LOADER:
         from pagelab.tpcc.external import find_tpcc_mysql, load_with_tpcc_mysql
 
         find_tpcc_mysql(args.tpcc_mysql_dir and Path(args.tpcc_mysql_dir))
@@ -103,7 +103,7 @@ def register(commands) -> None:
     load.add_argument("--seed", type=int, default=1, help="data generator seed (default 1)")
     load.add_argument("--cache-dir", default=str(CACHE_DIR), help="where generated data is kept")
     load.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
-    load.add_argument("--loader", choices=("pagelab", "tpcc-mysql"), default="pagelab",
+    load.add_argument("--loader", choices=LOADERS, default=PAGELAB_LOADER,
                       help="pagelab: the seeded bulk loader (default, ~2.5 s per warehouse, the same rows for every "
                            "page size); tpcc-mysql: a real tpcc_load (with --tpcc-mysql-dir, ~1 min per warehouse)")
     add_tpcc_mysql_dir_argument(load)

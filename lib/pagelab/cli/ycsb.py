@@ -39,6 +39,7 @@ def cmd_ycsb(args: argparse.Namespace) -> int:
 
 
 def register(commands) -> None:
+    from pagelab.mysql.pagesize import PAGE_SIZES
     from pagelab.workloads.ycsb.generators import DISTRIBUTIONS
     from pagelab.workloads.ycsb.runner import BACKENDS, DEFAULT_OPERATIONS, DEFAULT_RECORDS
 
@@ -66,7 +67,7 @@ def register(commands) -> None:
                       help="innodb: a MariaDB/MySQL instance per innodb_page_size (default); prototype: "
                            "pagelab's storage prototype (one client thread)")
     ycsb.add_argument("--page-sizes", default="16k,64k", metavar="SIZES",
-                      help="comma-separated page sizes from 4k 8k 16k 32k 64k (default 16k,64k, the seed's)")
+                      help=f"comma-separated page sizes from {' '.join(PAGE_SIZES.values())} (default 16k,64k, the seed's)")
     ycsb.add_argument("--records", type=int, default=DEFAULT_RECORDS, metavar="N",
                       help=f"records to load (YCSB's recordcount; default {DEFAULT_RECORDS:,}, ~80 MB in InnoDB)")
     ycsb.add_argument("--operations", type=int, default=DEFAULT_OPERATIONS, metavar="N",

@@ -42,21 +42,44 @@ class LockBusy(Exception):
 
 
 @contextmanager
-def held_lock(path: str | os.PathLike, wait: bool = True) -> Iterator[None]:
+def held_lock(path: str | os.PathLike, wait: bool = True, remove: bool = False) -> Iterator[None]:
+    """`remove`: the file goes at the end, still locked (a lock that marks a directory in use, such
+    as a sweep's bundle). A process that opened it just before and locks it just after finds it
+    unlinked (another inode than the path's) and tries again on a new file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except (BlockingIOError, PermissionError):  # lockf reports a held lock as EAGAIN or EACCES
             holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
+            os.close(fd)
             raise LockBusy(path, holder) from None
+        if not remove or _same_file(fd, path):
+            break
+        os.close(fd)
+    try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}".encode(), 0)
         yield
     finally:
+        if remove:
+            path.unlink(missing_ok=True)
         os.close(fd)  # releases the lock
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def holder_pid(holder: str) -> str:
+    """'123' of a holder's 'pid 123 on node7'."""
+    words = holder.split()
+    return words[1] if len(words) > 1 and words[0] == "pid" else holder
 
 
 def writer_lock(sweep_dir: str | os.PathLike, run: str) -> Path:

@@ -1,9 +1,12 @@
-"""Questions about other processes that several parts of pagelab ask."""
+"""Questions about other processes that several parts of pagelab ask, and the one way to stop a
+child: `stop_process` (SIGTERM, a grace period, then SIGKILL)."""
 
 from __future__ import annotations
 
 import ctypes
+import multiprocessing.process
 import os
+import subprocess
 from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -30,6 +33,30 @@ def process_alive(pid: int) -> bool:
         return True  # exists, owned by someone else
     state = process_state(pid)
     return state != "Z"  # None: no /proc to ask, and the signal test said it exists
+
+
+def stop_process(process: subprocess.Popen | multiprocessing.process.BaseProcess, grace_s: float,
+                 drain: bool = False) -> int | None:
+    """Ask a child to exit (SIGTERM), give it `grace_s`, then SIGKILL it; reap it either way and
+    return its exit status. A child that has already exited is only reaped. `drain`: read its
+    pipes to the end while waiting (Popen.communicate), for a child that may block on a full pipe."""
+    if isinstance(process, multiprocessing.process.BaseProcess):
+        if process.is_alive():
+            process.terminate()
+            process.join(grace_s)
+            if process.is_alive():
+                process.kill()
+        process.join()
+        return process.exitcode
+    wait = (lambda timeout=None: process.communicate(timeout=timeout)) if drain else process.wait
+    if process.poll() is None:
+        process.terminate()
+    try:
+        wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        wait()
+    return process.returncode
 
 
 def die_with_parent(signum: int) -> None:

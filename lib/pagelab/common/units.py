@@ -9,8 +9,19 @@ from pagelab.common.errors import UsageError
 KIB = 1 << 10
 MIB = 1 << 20
 GIB = 1 << 30
-_BINARY_SUFFIX = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB, "t": 1 << 40}
-_SIZE_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+_BINARY_SUFFIX = {"": 1, "k": KIB, "m": MIB, "g": GIB, "t": 1 << 40, "p": 1 << 50}
+_SIZE_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(?:i?b)?\s*$", re.IGNORECASE)
+
+
+def size_bytes(text: str) -> int | None:
+    """Bytes from a size as people and tools write it, in binary units: "4096", "64k", "64KiB",
+    "16 KB", "1.5G"; None if `text` is not one. The one parser of sizes: parse_size, the page-size
+    checks and the fio parser read sizes through it."""
+    match = _SIZE_PATTERN.match(str(text))
+    if not match:
+        return None
+    number, suffix = match.groups()
+    return int(float(number) * _BINARY_SUFFIX[suffix.lower()])
 
 
 def parse_size(value: str | int, what: str = "size") -> int:
@@ -21,11 +32,10 @@ def parse_size(value: str | int, what: str = "size") -> int:
         if value < 0:
             raise UsageError(f"{what} must not be negative, got {value}")
         return value
-    match = _SIZE_PATTERN.match(str(value))
-    if not match:
+    n_bytes = size_bytes(value)
+    if n_bytes is None:
         raise UsageError(f"{what} must be a size such as 64M, 512k or 1G (binary units), got {value!r}")
-    number, suffix = match.groups()
-    return int(float(number) * _BINARY_SUFFIX[suffix.lower()])
+    return n_bytes
 
 
 def page_size_label(n_bytes: int) -> str:

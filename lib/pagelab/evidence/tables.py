@@ -110,15 +110,10 @@ def run_values(run_dir: Path) -> dict[str, float]:
     }
 
 
-def read_runs(bundle: Path) -> RunTable:
-    """Every run of a bundle: finished ones as rows, the others named with their status and error."""
+def run_table(bundle: Path, record: dict) -> RunTable:
+    """Every run of a bundle, from its sweep.json document (`record`, as pagelab.bundle reads it):
+    finished ones as rows, the others named with their status and error."""
     bundle = Path(bundle)
-    record_path = bundle / "sweep.json"
-    if not record_path.exists():
-        from pagelab.common.errors import UsageError
-
-        raise UsageError(f"{bundle} is not a sweep bundle (no sweep.json); give the directory `pagelab sweep` wrote")
-    record = json.loads(record_path.read_text())
     rows, excluded = [], []
     for entry in record["runs"]:
         if entry.get("role", "verdict") == "over_time":  # for the figures over time, not for verdicts
@@ -282,7 +277,8 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
 
 
-def _signed(pct: float, unit: str = "%") -> str:
+def pct_text(pct: float, unit: str = "%") -> str:
+    """'+9.5%', '−4.1%': a change in percent as every verdict and report sentence prints it."""
     return f"{pct:+.1f}{unit}".replace("-", "−")
 
 
@@ -321,8 +317,8 @@ def verdict_line(row: dict, metric: Metric | None = None) -> str:
         return f"{head}: no finished runs on one side"
     word = verdict_text(row["verdict"], row["equivalence_pct"])
     if math.isnan(row["low_pct"]):
-        return f"{head} {_signed(row['change_pct'])}, one run on a side, no interval: {word} ({unresolved_advice(row)})"
-    text = f"{head} {_signed(row['change_pct'])} [{_signed(row['low_pct'])}, {_signed(row['high_pct'])}], {word}"
+        return f"{head} {pct_text(row['change_pct'])}, one run on a side, no interval: {word} ({unresolved_advice(row)})"
+    text = f"{head} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}], {word}"
     if row["verdict"] == NOT_RESOLVED:
         text += f" ({unresolved_advice(row)})"
     elif row["verdict"] != EQUIVALENT and not _missing(row.get("p_adjusted")):

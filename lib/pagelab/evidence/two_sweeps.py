@@ -16,7 +16,7 @@ import pandas as pd
 
 from pagelab.evidence.families import AGREE, DIFFER, compare_family, effect_differences
 from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT, FASTER, NOT_RESOLVED, SLOWER, log_spread
-from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, _signed, _values, _values_by_round,
+from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, pct_text, _values, _values_by_round,
                                      comparison_row, equivalence_of, verdict_line)
 
 
@@ -85,15 +85,15 @@ def effect_lines(effects: pd.DataFrame, label_a: str, label_b: str, metric: str 
     words = {AGREE: "effects agree within ±{delta:g} points", DIFFER: "effects differ",
              NOT_RESOLVED: "not resolved (neither within ±{delta:g} points nor clear of 0)"}
     for row in rows:
-        head = (f"{row['a']} vs {row['b']}: {_signed(row['effect_a_pct'])} in {label_a}, "
-                f"{_signed(row['effect_b_pct'])} in {label_b}")
+        head = (f"{row['a']} vs {row['b']}: {pct_text(row['effect_a_pct'])} in {label_a}, "
+                f"{pct_text(row['effect_b_pct'])} in {label_b}")
         if math.isnan(row["difference_pts"]):
             lines.append(f"{head}: no finished runs on a side")
             continue
         word = words[row["word"]].format(delta=row["equivalence_pct"])
         interval = ("no interval (one run on a side)" if math.isnan(row["low_pts"])
-                    else f"[{_signed(row['low_pts'], '')}, {_signed(row['high_pts'], '')}]")
-        lines.append(f"{head}; difference {_signed(row['difference_pts'], ' points')} {interval}, {word}")
+                    else f"[{pct_text(row['low_pts'], '')}, {pct_text(row['high_pts'], '')}]")
+        lines.append(f"{head}; difference {pct_text(row['difference_pts'], ' points')} {interval}, {word}")
     return lines
 
 
@@ -110,7 +110,7 @@ def shift_lines(frame: pd.DataFrame, effects: pd.DataFrame, label_a: str, label_
     words = list(effects.loc[effects["metric"] == metric, "word"]) if not effects.empty else []
     if len(changes) < 2 or not words:
         return lines
-    span = f"{_signed(changes[0])} to {_signed(changes[-1])}"
+    span = f"{pct_text(changes[0])} to {pct_text(changes[-1])}"
     moved = any(row["verdict"] in (FASTER, SLOWER, METRICS_BY_NAME[metric].higher, METRICS_BY_NAME[metric].lower)
                 for row in rows)
     delta = effects["equivalence_pct"].iloc[0]

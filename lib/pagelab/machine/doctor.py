@@ -16,6 +16,7 @@ from pathlib import Path
 from pagelab.machine import system
 from pagelab.common.errors import MissingDependencyError
 from pagelab.mysql.flavour import SERVER_NAMES, ServerFlavour, detect_server
+from pagelab.common.units import GIB
 
 # The Debian/Ubuntu package that provides each program, for the install hint.
 SERVER_PACKAGE = "mariadb-server"
@@ -32,7 +33,7 @@ IOSTAT_JSON_RECOMMENDED = (12, 2, 1)
 LARGE_PAGES_MIN = {"mariadb": (10, 1, 0), "mysql": (5, 7, 6)}
 
 FREE_DISK_WARN_BYTES = 5 * 10**9
-MEMORY_WARN_BYTES = 2 * 2**30
+MEMORY_WARN_BYTES = 2 * GIB
 
 MARKS = {"ok": "✓", "fail": "✗", "warn": "!"}
 
@@ -294,7 +295,7 @@ def check_memory() -> Check:
     return Check(
         "memory",
         enough,
-        f"{system.format_memory(total)} ({total / 2**30:.1f} GiB)"
+        f"{system.format_memory(total)} ({total / GIB:.1f} GiB)"
         + ("" if enough else "; the server, the driver and the notebook kernel will be short of memory"),
         None if enough else "use a smaller buffer pool and fewer warehouses",
         required=False,

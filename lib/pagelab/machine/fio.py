@@ -49,10 +49,11 @@ from typing import Any
 
 from pagelab.common.atomic import atomic_write_json
 from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
+from pagelab.common.processes import stop_process
 from pagelab.parse import parse_fio
 from pagelab.common.paths import CACHE_DIR, DATA_DIR
 from pagelab.machine.system import DeviceInfo, block_device_for, nearest_existing, o_direct_works
-from pagelab.common.units import KIB, format_size, kib, parse_size
+from pagelab.common.units import KIB, MIB, format_size, kib, parse_size
 
 
 # Seed 003's table runs from 1 KiB to 64 KiB blocks; the storage prototype takes the same range.
@@ -400,7 +401,7 @@ def _check_free_space(directory: Path, test_file: Path, size_bytes: int) -> None
     free = shutil.disk_usage(directory).free
     if needed > free:
         raise UsageError(
-            f"the fio test file needs {needed / 2**20:,.0f} MiB in {directory}, only {free / 2**20:,.0f} MiB "
+            f"the fio test file needs {needed / MIB:,.0f} MiB in {directory}, only {free / MIB:,.0f} MiB "
             "are free; free some space or pass a smaller size"
         )
 
@@ -430,13 +431,7 @@ def _run_fio(argv: list[str], timeout_s: float) -> str:
 
 
 def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-    try:
-        process.communicate(timeout=FIO_EXIT_GRACE_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
+    stop_process(process, FIO_EXIT_GRACE_S, drain=True)
 
 
 def _read_run(output: str, block_size: int) -> tuple[BlockSizeResult, dict]:

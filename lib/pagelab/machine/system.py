@@ -32,6 +32,7 @@ from pathlib import Path
 from pagelab.common.errors import MissingDependencyError
 from pagelab.mysql import flavour as server_flavour
 from pagelab.mysql.flavour import ServerFlavour, detect_server
+from pagelab.common.units import GIB, KIB
 
 SYSFS_ROOT = Path("/sys")
 MOUNTINFO = Path("/proc/self/mountinfo")
@@ -468,7 +469,7 @@ def memory_bytes() -> int | None:
     text = _read_text(Path("/proc/meminfo")) or ""
     match = re.search(r"^MemTotal:\s+(\d+)\s*kB", text, re.MULTILINE)
     if match:
-        return int(match.group(1)) * 1024
+        return int(match.group(1)) * KIB
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
@@ -619,7 +620,7 @@ def format_memory(size_bytes: int | None) -> str:
     little back, so MemTotal is rounded to whole GiB)."""
     if not size_bytes:
         return "unknown"
-    return f"{max(1, round(size_bytes / 2**30))}GB"
+    return f"{max(1, round(size_bytes / GIB))}GB"
 
 
 def format_disk_size(size_bytes: int | None) -> str:
@@ -627,8 +628,8 @@ def format_disk_size(size_bytes: int | None) -> str:
     (500107862016 bytes -> "500GB"), virtual disks are sized in binary ones (2**38 -> "256GB")."""
     if not size_bytes:
         return "unknown size"
-    if size_bytes % 2**30 == 0:
-        gib = size_bytes // 2**30
+    if size_bytes % GIB == 0:
+        gib = size_bytes // GIB
         return f"{gib // 1024}TB" if gib >= 1024 and gib % 1024 == 0 else f"{gib}GB"
     gigabytes = size_bytes / 1e9
     if gigabytes >= 1000:

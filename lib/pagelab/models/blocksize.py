@@ -37,12 +37,11 @@ import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from pagelab.common.units import kib
 from pagelab.common.errors import UsageError
-from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.reference import reference_table
 
 
 # --------------------------------------------------------------------------------------------
@@ -51,7 +50,7 @@ from pagelab.common.paths import REFERENCE_DIR
 # The seed's question: a database of one billion rows with 32-byte keys.
 SEED_N_KEYS = 10**9
 SEED_KEY_BYTES = 32
-SEED_TABLE_PATH = REFERENCE_DIR / "seed003_block_size.csv"
+SEED_TABLE = "seed003_block_size.csv"  # in data/reference/
 
 # A row's value in the advisor's default question (pagelab advise): a 64-bit integer.
 DEFAULT_VALUE_BYTES = 8
@@ -349,11 +348,9 @@ def iops_by_block_size(source: Any) -> dict[int, float]:
 # The seed's table
 
 
-def seed_table(path: str | Path = SEED_TABLE_PATH):
+def seed_table():
     """Seed 003's published table: block_kb, block_size_bytes, keys_per_block, iops, hops, queries_per_s."""
-    import pandas as pd
-
-    return pd.read_csv(path)
+    return reference_table(SEED_TABLE)
 
 
 def recompute_seed_table(seed=None):

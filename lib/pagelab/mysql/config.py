@@ -15,15 +15,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pagelab.common.errors import UsageError
-from pagelab.common.units import format_size, parse_size
+from pagelab.common.units import MIB, format_size, parse_size
+from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE
 
 # 128 MiB is InnoDB's own default pool; experiments override it (e.g. 30% of the loaded data).
-DEFAULT_BUFFER_POOL_BYTES = 128 << 20
-# Below 5 MiB InnoDB refuses to start; with 64k pages it also needs room for enough frames.
-MIN_BUFFER_POOL_BYTES = 5 << 20
+DEFAULT_BUFFER_POOL_BYTES = 128 * MIB
+# Below this InnoDB refuses to start at any page size; larger pages need more
+# (pagelab.mysql.pagesize.MIN_BUFFER_POOL_BY_PAGE_SIZE).
+MIN_BUFFER_POOL_BYTES = min(MIN_BUFFER_POOL_BY_PAGE_SIZE.values())
 # A larger redo log than MariaDB's 96 MiB default keeps TPC-C's write burst from being throttled
 # by checkpoints in short runs, so page size, not log size, dominates what is measured.
-DEFAULT_REDO_LOG_BYTES = 256 << 20
+DEFAULT_REDO_LOG_BYTES = 256 * MIB
 FLUSH_METHODS = ("O_DIRECT", "fsync", "O_DSYNC", "littlesync", "nosync", "O_DIRECT_NO_FSYNC")
 # O_DIRECT keeps the OS page cache out of the way, so a small buffer pool really misses to disk.
 DEFAULT_FLUSH_METHOD = "O_DIRECT"
@@ -60,7 +62,7 @@ class ServerSettings:
                 f"buffer pool size must be at least {format_size(MIN_BUFFER_POOL_BYTES)}, "
                 f"got {self.buffer_pool_bytes} bytes"
             )
-        if self.redo_log_bytes < (1 << 20):
+        if self.redo_log_bytes < (MIB):
             raise UsageError(f"redo log size must be at least 1M, got {self.redo_log_bytes} bytes")
         if self.flush_method not in FLUSH_METHODS:
             raise UsageError(f"flush method must be one of {' '.join(FLUSH_METHODS)}, got {self.flush_method!r}")

@@ -71,6 +71,8 @@ POLL_INTERVAL_S = 0.1
 LOW_DISK_GRACE_S = 5.0
 PASSWORD_BYTES = 18  # 24 URL-safe characters
 SNAPSHOT_PASSWORD_FILE = ".pagelab-root-password"
+# Written last into a snapshot's copy (its page size, when taken): only a whole snapshot has it.
+SNAPSHOT_MARKER = ".pagelab-snapshot.json"
 
 _started_here: "weakref.WeakSet[Instance]" = weakref.WeakSet()
 
@@ -716,7 +718,7 @@ class Instance:
         partial = target.with_name(target.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         _copy_tree(self.paths.datadir, partial)
-        (partial / ".pagelab-snapshot.json").write_text(json.dumps({"page_size": self.page_size, "taken": time.time()}))
+        (partial / SNAPSHOT_MARKER).write_text(json.dumps({"page_size": self.page_size, "taken": time.time()}))
         # The grant tables inside hold root's password; keep it with them (0600) so that any
         # instance restoring this snapshot can log in.
         _write_private(partial / SNAPSHOT_PASSWORD_FILE, self.password)
@@ -729,7 +731,7 @@ class Instance:
         if self.is_running():
             raise UsageError(f"stop {self.root} before restoring a snapshot")
         origin = Path(source) if source else self.paths.default_snapshot
-        marker = origin / ".pagelab-snapshot.json"
+        marker = origin / SNAPSHOT_MARKER
         if not marker.exists():
             raise UsageError(f"{origin} is not a pagelab snapshot (take one with snapshot() after a clean stop)")
         taken_with = json.loads(marker.read_text())["page_size"]
@@ -738,7 +740,7 @@ class Instance:
         partial = self.paths.datadir.with_name("data.restoring")
         shutil.rmtree(partial, ignore_errors=True)
         _copy_tree(origin, partial)
-        (partial / ".pagelab-snapshot.json").unlink()
+        (partial / SNAPSHOT_MARKER).unlink()
         password = (partial / SNAPSHOT_PASSWORD_FILE).read_text()
         (partial / SNAPSHOT_PASSWORD_FILE).unlink()
         shutil.rmtree(self.paths.datadir, ignore_errors=True)

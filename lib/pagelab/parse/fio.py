@@ -31,11 +31,11 @@ submission time, which fio does not even measure (slat N = 0).
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from pagelab.common.errors import ParseError
+from pagelab.common.units import size_bytes
 from pagelab.parse.common import (
     ParseResult,
     Warnings,
@@ -43,7 +43,6 @@ from pagelab.parse.common import (
     line_number_at,
     ordered_rows,
     text_of,
-    to_float,
     to_int,
 )
 
@@ -54,8 +53,6 @@ COLUMNS = (
 )  # fmt: skip
 
 _OBJECT_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
-_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kmgtp]?)(?:i?b)?$", re.IGNORECASE)
-_SIZE_FACTORS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
 _P99 = "99.000000"
 
 
@@ -244,11 +241,4 @@ def _size_bytes(value: Any) -> int | None:
         return value
     if not isinstance(value, str):
         return None
-    first = re.split(r"[,:-]", value.strip(), maxsplit=1)[0]
-    match = _SIZE.match(first.strip())
-    if not match:
-        return None
-    number = to_float(match.group(1))
-    if number is None or not math.isfinite(number):
-        return None
-    return int(number * _SIZE_FACTORS[match.group(2).lower()])
+    return size_bytes(re.split(r"[,:-]", value.strip(), maxsplit=1)[0])

@@ -11,12 +11,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.reference import reference_table
+from pagelab.mysql.pagesize import PAGE_SIZES
+from pagelab.common.units import KIB
+
 # The seed's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
 # One colour per page size in every figure of a report (seaborn's colour-blind palette, in page
 # size order), so 16k is the same colour in the IOPS, hit-ratio and latency figures.
-PAGE_COLOURS = {"4k": "#0173B2", "8k": "#DE8F05", "16k": "#029E73", "32k": "#D55E00", "64k": "#CC78BC"}
+PAGE_COLOURS = dict(zip(PAGE_SIZES.values(), ("#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC")))
 
 
 def _style():
@@ -178,7 +181,7 @@ def request_sizes(iostat: pd.DataFrame) -> pd.DataFrame:
         reads, writes = group["r_s"].fillna(0), group["w_s"].fillna(0)
         read_kb = (group["rareq_kb"].fillna(0) * reads).sum() / reads.sum() if reads.sum() else float("nan")
         write_kb = (group["wareq_kb"].fillna(0) * writes).sum() / writes.sum() if writes.sum() else float("nan")
-        rows.append({"page_size": label, "page_kb": size / 1024, "read_kb": read_kb, "write_kb": write_kb,
+        rows.append({"page_size": label, "page_kb": size / KIB, "read_kb": read_kb, "write_kb": write_kb,
                      "r_s": reads.mean(), "w_s": writes.mean()})
     return pd.DataFrame(rows).sort_values("page_kb").reset_index(drop=True)
 
@@ -246,8 +249,7 @@ def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) ->
 
 def read_reference(name: str) -> pd.DataFrame:
     """A table of a seed's published numbers from data/reference/ (empty if absent)."""
-    path = REFERENCE_DIR / name
-    return pd.read_csv(path) if path.exists() else pd.DataFrame()
+    return reference_table(name, missing_ok=True)
 
 
 def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame:
@@ -268,7 +270,7 @@ def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame
         io_seed = seed_io.groupby("page_size").agg(read_iops_seed=("r_s", "mean"), write_iops_seed=("w_s", "mean")).reset_index()
         table = table.merge(io_seed, on="page_size", how="left")
     if "page_size" in table:
-        order = {label: index for index, label in enumerate(["4k", "8k", "16k", "32k", "64k"])}
+        order = {label: index for index, label in enumerate(PAGE_SIZES.values())}
         table = table.sort_values("page_size", key=lambda s: s.map(order)).reset_index(drop=True)
     return table
 

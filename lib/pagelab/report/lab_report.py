@@ -30,8 +30,8 @@ import pandas as pd
 
 from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RESOLVED, verdict_text
 from pagelab.evidence.tables import (RunTable, equivalence_of, number_text, page_size_table,
-                                     pairwise_table, read_runs, unresolved_advice)
-from pagelab.bundle import SweepRecord, load_tables
+                                     pairwise_table, pct_text, unresolved_advice)
+from pagelab.bundle import SweepRecord, load_tables, read_runs
 from pagelab.common.units import size_text
 from pagelab.report.grid_report import PERCONA_DIRECTION, grid_answer, grid_factor  # noqa: F401 (the notebook's)
 from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
@@ -113,20 +113,20 @@ class ReportData:
 
 
 def load(sweep_dir: str | Path) -> ReportData:
+    """Everything the report shows, from sweep.json read once."""
     from pagelab.evidence.grid import grid_factors
     from pagelab.evidence.tables import PAIR_COLUMNS
 
-    sweep_dir = Path(sweep_dir)
-    evidence = read_runs(sweep_dir)
-    # A grid's page sizes are compared within each level of its other factor (`grid_section`);
+    record = SweepRecord.load(sweep_dir)
+    evidence = read_runs(record)
+    # A grid's page sizes are compared within each level of its other factor (report.grid_report);
     # pooled over the levels, round by round, they would pair runs of different pools.
     pairs = pd.DataFrame(columns=PAIR_COLUMNS) if grid_factors(evidence) else pairwise_table(evidence)
-    every = load_tables(sweep_dir)
+    every = load_tables(record)
     tables = {name: _with_role(frame, "verdict") for name, frame in every.items()}
     long_runs = {name: _with_role(frame, "over_time") for name, frame in every.items()}
     over_time = long_runs if not long_runs["summary"].empty else tables
-    return ReportData(sweep_dir, SweepRecord.load(sweep_dir), tables, evidence, page_size_table(evidence), pairs,
-                      over_time)
+    return ReportData(Path(sweep_dir), record, tables, evidence, page_size_table(evidence), pairs, over_time)
 
 
 def _with_role(frame: pd.DataFrame, role: str) -> pd.DataFrame:
@@ -182,10 +182,6 @@ def _pair(data: ReportData, metric: str, a: str, b: str) -> dict | None:
     return None
 
 
-def _pct(value: float) -> str:
-    return f"{value:+.1f}%".replace("-", "−")
-
-
 def is_chain_check(data: ReportData) -> bool:
     measured = data.profile.get("measure_s")
     return data.record.document.get("profile_name") == "smoke" or (
@@ -209,8 +205,8 @@ def answer(data: ReportData) -> str:
     for other, row in zip(others, comparisons):
         if row is None:
             continue
-        interval = "" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]"
-        parts.append(f"{other} {_pct(row['change_pct'])}{interval} ({verdict_text(row['verdict'], row['equivalence_pct'])})")
+        interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
+        parts.append(f"{other} {pct_text(row['change_pct'])}{interval} ({verdict_text(row['verdict'], row['equivalence_pct'])})")
     real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
     head = (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
@@ -280,9 +276,9 @@ def _iops_fall(data: ReportData) -> Claim:
     if row is None or math.isnan(row["change_pct"]):
         return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 3")
     verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD, EQUIVALENT: DOES_NOT_HOLD}.get(row["verdict"], NOT_RESOLVED_HERE)
-    interval = "" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]"
+    interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
     return Claim("iops_fall", statement, verdict,
-                 f"read IOPS {last} against {first}: {_pct(row['change_pct'])}{interval}, "
+                 f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, "
                  f"{verdict_text(row['verdict'], row['equivalence_pct'])}", "Figure 3")
 
 
@@ -321,7 +317,7 @@ def _best_8k(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_RESOLVED_HERE
-    text = "; ".join(f"8k against {other}: {_pct(row['change_pct'])}, {verdict_text(row['verdict'], row['equivalence_pct'])}"
+    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {verdict_text(row['verdict'], row['equivalence_pct'])}"
                      for other, row in rows if row)
     return Claim("best_8k", statement, verdict, text, "Figure 1")
 
@@ -342,7 +338,7 @@ def _similar(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_RESOLVED_HERE
-    text = "; ".join(f"{r['a']}/{r['b']} {_pct(r['change_pct'])}, {verdict_text(r['verdict'], r['equivalence_pct'])}"
+    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}, {verdict_text(r['verdict'], r['equivalence_pct'])}"
                      for r in rows)
     needed = [r["runs_for_equivalence"] for r in rows if r["verdict"] == NOT_RESOLVED
               and r["runs_for_equivalence"] is not None and not pd.isna(r["runs_for_equivalence"])]

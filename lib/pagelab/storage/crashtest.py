@@ -39,6 +39,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from pagelab.common.units import KIB
 from pagelab.storage.database import Database
 
 DELETE_LAG = 3  # transaction i deletes the first key of transaction i - DELETE_LAG
@@ -143,7 +144,7 @@ class TrialResult:
 
 
 def crash_trial(path: str | os.PathLike, trial: int, reported_before: int, *, page_size: int = 1024,
-                cache_bytes: int = 64 * 1024, max_delay_s: float = 1.5, rng: random.Random | None = None
+                cache_bytes: int = 64 * KIB, max_delay_s: float = 1.5, rng: random.Random | None = None
                 ) -> TrialResult:
     """Start a child on `path`, SIGKILL it after a random delay, recover and check.
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelab.common.errors import UsageError
-from pagelab.common.units import parse_size
+from pagelab.common.units import MIB, parse_size
 from pagelab.storage.btree import BTree
 from pagelab.storage.bufferpool import OLD_BLOCKS_PCT, OLD_BLOCKS_TIME_MS, BufferPool, Frame
 from pagelab.storage.errors import EntryTooLargeError, JournalSyncError, StorageError
@@ -56,7 +56,7 @@ from pagelab.storage.slotted import InteriorPage, LeafPage, decode_tree_page_in_
 from pagelab.storage._cellsearch import decode_page  # after bufferpool, whose import says how to build it if missing
 
 DEFAULT_PAGE_SIZE = 8192  # SQLite's and PostgreSQL's choice, between InnoDB's 16k and LMDB's 4k
-DEFAULT_CACHE_BYTES = 8 << 20  # 8 MiB: InnoDB's smallest buffer pool is 5 MiB, SQLite's default cache ~2 MiB
+DEFAULT_CACHE_BYTES = 8 * MIB  # 8 MiB: InnoDB's smallest buffer pool is 5 MiB, SQLite's default cache ~2 MiB
 DEFAULT_CHECKPOINT_PAGES = 1000  # SQLite's wal_autocheckpoint default
 JOURNAL_SUFFIX = "-journal"
 _CLOSED = "the database is closed; open it again with Database.open"

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from pagelab.common.errors import UsageError
 from pagelab.storage.errors import StorageError
-from pagelab.common.units import page_size_label
+from pagelab.common.units import page_size_label, size_bytes
 
 PAGE_SIZES = tuple(1 << shift for shift in range(10, 17))  # 1 KiB .. 64 KiB
 PAGE_SIZE_LABELS = {size: page_size_label(size) for size in PAGE_SIZES}
@@ -46,11 +46,7 @@ def check_page_size(page_size: object) -> int:
     allowed = ", ".join(PAGE_SIZE_LABELS.values())
     value = page_size
     if isinstance(value, str):
-        text = value.strip().lower().removesuffix("ib").removesuffix("b")
-        try:
-            value = int(text[:-1]) * 1024 if text.endswith("k") else int(text)
-        except ValueError:
-            value = None
+        value = size_bytes(value)
     if isinstance(value, bool) or not isinstance(value, int) or value not in PAGE_SIZES:
         raise UsageError(f"page size must be a power of two from 1k to 64k ({allowed}), got {page_size!r}")
     return value

@@ -42,19 +42,20 @@ from pathlib import Path
 from pagelab.common.atomic import atomic_write_csv, atomic_write_json
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, writer_lock
 from pagelab.mysql import Instance, ServerSettings
-from pagelab.mysql.instance import DiskWatch
+from pagelab.mysql.instance import SNAPSHOT_MARKER, DiskWatch
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.paths import CACHE_DIR
 from pagelab.sweep.profiles import KNOBS_BY_NAME, Profile
 from pagelab.bundle import instance_name, project_path, set_phase, unit_name
+from pagelab.tpcc.modes import TPCC_MYSQL_LOADER
 from pagelab.tpcc.outputs import RunOptions
-from pagelab.common.units import page_size_label
+from pagelab.common.units import MIB, page_size_label
 
 LOADED_FILE = "loaded.json"
 CACHE_LOCK = ".generate.lock"  # in the cache directory: one process generates a dataset, others wait
 # A pool large enough for the load to run from memory; the measured pool is set afterwards.
-LOAD_BUFFER_POOL_BYTES = 256 << 20
+LOAD_BUFFER_POOL_BYTES = 256 * MIB
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int 
     return RunPlan(
         page_size_bytes=page_size_bytes, repeat=int(repeat), cell=cell, role=role, run_options=profile.run_options(),
         server_settings=None if db_bytes is None and profile.buffer_pool.percent_of_db is not None
-        else profile.server_settings(db_bytes),
+        else profile.server_settings(db_bytes, page_size=page_size_bytes),
         load_settings=profile.server_settings(None, LOAD_BUFFER_POOL_BYTES),
         monitor_interval_s=profile.sample_interval_s, loader=profile.loader, tpcc_mysql_dir=profile.tpcc_mysql_dir)
 
@@ -101,7 +102,7 @@ def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int 
 def loaded_state(instance_dir: Path) -> dict | None:
     """What the load of this page size measured, once its snapshot exists."""
     path = Path(instance_dir) / LOADED_FILE
-    snapshot_marker = Path(instance_dir) / "snapshot" / ".pagelab-snapshot.json"
+    snapshot_marker = Path(instance_dir) / "snapshot" / SNAPSHOT_MARKER
     if path.exists() and snapshot_marker.exists():
         return json.loads(path.read_text())
     return None
@@ -191,13 +192,13 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
         instance.start()
         set_phase(run_dir, "load")
         spec = ConnectionSpec.for_instance(instance, tcp=options.transport == "tcp")
-        if plan.loader == "tpcc-mysql":
+        if plan.loader == TPCC_MYSQL_LOADER:
             from pagelab.tpcc.external import load_with_tpcc_mysql
 
             load_with_tpcc_mysql(spec, options.warehouses, options.database, Path(plan.tpcc_mysql_dir),
                                  log_path=run_dir / "tpcc_load.log", echo=None, local_socket=local_socket(instance),
                                  transport=options.transport)
-            load_report = {"loader": "tpcc-mysql"}
+            load_report = {"loader": TPCC_MYSQL_LOADER}
         else:
             from pagelab.tpcc.datagen import generate
             from pagelab.tpcc.loader import load

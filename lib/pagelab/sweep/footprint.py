@@ -20,6 +20,7 @@ import shutil
 from pathlib import Path
 
 from pagelab.common.units import MIB, size_text
+from pagelab.mysql.instance import SNAPSHOT_MARKER
 
 # On-disk TPC-C per warehouse, all tables with secondary indexes: 173 MiB measured at 4k pages on
 # MariaDB 10.11, rounded up for larger pages' emptier leaves.
@@ -58,7 +59,7 @@ def run_needs(instance_dir: Path, warehouses: int, redo_log_bytes: int) -> int:
     """The free bytes one run needs next: a restore copies the snapshot beside the old datadir;
     a first run creates the datadir and then its snapshot."""
     snapshot = Path(instance_dir) / "snapshot"
-    if (snapshot / ".pagelab-snapshot.json").exists():
+    if (snapshot / SNAPSHOT_MARKER).exists():
         return tree_bytes(snapshot) + RUN_GROWTH_BYTES + HEADROOM_BYTES
     return 2 * datadir_estimate(warehouses, redo_log_bytes) + RUN_GROWTH_BYTES + HEADROOM_BYTES
 

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from pagelab.common.errors import UsageError
 from pagelab.mysql.config import MIN_BUFFER_POOL_BYTES, ServerSettings, option_key
-from pagelab.mysql.pagesize import PAGE_SIZES, parse_page_size
+from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE, PAGE_SIZES, parse_page_size
 from pagelab.mysql.variables import setting_problem
 from pagelab.tpcc.modes import MODE_NAMES, mode_named
 from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS
@@ -200,7 +200,8 @@ class BufferPoolSpec:
     n_bytes: int | None = None
     percent_of_db: float | None = None
 
-    def resolve(self, db_bytes: int | None) -> int:
+    def resolve(self, db_bytes: int | None, page_size: int | None = None) -> int:
+        """The pool's bytes; a percentage is raised to what InnoDB needs at `page_size` (if given)."""
         if self.n_bytes is not None:
             return self.n_bytes
         if db_bytes is None:
@@ -208,7 +209,7 @@ class BufferPoolSpec:
                              "which is only known after the load")
         wanted = db_bytes * self.percent_of_db / 100
         rounded = int(round(wanted / BUFFER_POOL_GRANULE)) * BUFFER_POOL_GRANULE
-        return max(rounded, BUFFER_POOL_FLOOR)
+        return max(rounded, MIN_BUFFER_POOL_BY_PAGE_SIZE[page_size] if page_size else BUFFER_POOL_FLOOR)
 
     def __str__(self) -> str:
         if self.n_bytes is not None:

@@ -14,8 +14,7 @@ and executed notebook (until a resume runs it again), the sweep goes on unless `
 
 from __future__ import annotations
 
-import fcntl
-import os
+import json
 import shutil
 import signal
 import sys
@@ -30,14 +29,17 @@ from pagelab.report.execute import execute_notebook
 from pagelab.sweep.footprint import NotEnoughSpace
 from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.common.atomic import atomic_write_bytes, atomic_write_json
+from pagelab.common.locks import LockBusy, held_lock, holder_pid
 from pagelab.report.pdf import check_pdf_path, check_writable_directory
 from pagelab.common.units import size_text
+from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
 from pagelab.sweep.run_unit import begin, check_room_for_unit, execute, record_failure, short_error, stop_unit_server
-from pagelab.bundle import SweepRecord, new_run_entries, now_iso, profile_digest, read_phase
+from pagelab.bundle import (SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest, read_phase,
+                            read_runs, sweep_file)
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
-LOCK_FILE = ".sweep.lock"  # held (flock) by the process running the sweep; holds its pid
+LOCK_FILE = ".sweep.lock"  # held by the process running the sweep (bundle_lock)
 # Signals that stop a sweep the way Ctrl-C does (SIGINT raises KeyboardInterrupt by itself).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -48,8 +50,9 @@ class SweepInterrupted(PagelabError):
     exit_code = 130  # as a shell reports a process ended by SIGINT
 
 
-def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
-    """A new sweep directory with sweep.json listing every run as pending."""
+def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise_per_host: bool = False) -> Path:
+    """A new sweep directory with sweep.json listing every run as pending, and its plan
+    (`measure_noise_per_host`: the plan's measure_noise, for units run elsewhere)."""
     from pagelab.machine.system import run_metadata
 
     values = profile.to_dict()
@@ -58,7 +61,7 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
     if sweep_dir.exists() and not sweep_dir.is_dir():
         raise UsageError(f"--out {sweep_dir} is a file; give a directory for the sweep")
     if sweep_dir.exists() and any(sweep_dir.iterdir()):
-        hint = f"continue it with --resume {sweep_dir}" if (sweep_dir / "sweep.json").exists() else "or empty it"
+        hint = f"continue it with --resume {sweep_dir}" if (sweep_dir / SWEEP_FILE).exists() else "or empty it"
         raise UsageError(f"{sweep_dir} is not empty; choose another --out, {hint}")
     check_writable_directory(sweep_dir, "--out")
     document = {
@@ -71,8 +74,8 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str) -> Path:
         "runs": new_run_entries(profile),
         "report": None,
     }
-    atomic_write_json(sweep_dir / "sweep.json", document)
-    write_plan(sweep_dir)
+    atomic_write_json(sweep_dir / SWEEP_FILE, document)
+    write_plan(SweepRecord(sweep_dir / SWEEP_FILE, document), measure_noise_per_host)
     return sweep_dir
 
 
@@ -123,16 +126,17 @@ def stop_signals_interrupt() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def execute_runs(sweep_dir: Path, fail_fast: bool = False, progress: bool = True) -> SweepRecord:
-    """Execute every run of the sweep that is not done, one papermill execution each."""
+def execute_runs(record: SweepRecord, fail_fast: bool = False, progress: bool = True) -> SweepRecord:
+    """Execute every run of the sweep that is not done, one papermill execution each; the record
+    as the runs left it."""
     with stop_signals_interrupt():
-        return _execute_runs(sweep_dir, fail_fast, progress)
+        return _execute_runs(record, fail_fast, progress)
 
 
-def _execute_runs(sweep_dir: Path, fail_fast: bool, progress: bool) -> SweepRecord:
+def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool) -> SweepRecord:
     from pagelab.sweep.profiles import profile_from_dict
 
-    record = SweepRecord.load(sweep_dir)
+    sweep_dir = record.directory
     # validated again, so a damaged or hand-edited sweep.json is refused before any run starts
     profile = profile_from_dict(record.document["profile"]).to_dict()
     todo = record.pending()
@@ -196,15 +200,15 @@ def _stop_run_instance(sweep_dir: Path, entry: dict) -> None:
 REPORT_PDF = "report.pdf"
 
 
-def execute_report(sweep_dir: Path, pdf_path: Path | None = None, author: str = "", title: str = "",
+def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: str = "", title: str = "",
                    affiliation: str = "", notes: str = "") -> Path:
     """Execute the report notebook over the sweep and print it without code cells into the bundle
     (BUNDLE/report.pdf), with a copy at `pdf_path`, or else in reports/ named after the bundle and
     its location, so two bundles of one name never overwrite each other's report. Returns the
-    bundle's PDF."""
+    bundle's PDF; the record's "report" names it and its copy."""
     from pagelab.report.pdf import notebook_to_pdf
 
-    record = SweepRecord.load(sweep_dir)
+    sweep_dir = record.directory
     if not any(entry["status"] == "done" for entry in record.runs):
         raise PagelabError(f"{sweep_dir} has no finished run to report on")
     if notes and not Path(notes).is_file():
@@ -257,21 +261,20 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> 
     rows = [("Author", author), ("Affiliation", affiliation),
             ("Date", time.strftime("%Y-%m-%d")),
             ("Profile", f"{record.document.get('profile_name') or profile.name}" + (f" ({first_line})" if first_line else "")),
-            ("Driver", f"pagelab TPC-C, mode {profile.driver_mode}" if profile.driver_mode != "tpcc-mysql"
-             else "tpcc-mysql's tpcc_start"),
+            ("Driver", mode_named(profile.driver_mode).title),
             ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"),
             ("pagelab", f"commit {machine.get('git_sha') or 'unknown'}" + (" with local changes" if machine.get("git_dirty") else "")),
             ("Bundle", record.document.get("sweep_id", ""))]
     return [(key, value) for key, value in rows if value]
 
 
-def summary_lines(sweep_dir: Path) -> list[str]:
+def summary_lines(record: SweepRecord) -> list[str]:
     """What the end of a sweep prints: median TpmC per page size with its interval, then a verdict
     for each pair of page sizes (pagelab.evidence), so no difference is shown without one."""
     from pagelab.evidence.grid import grid_factors, grid_lines
-    from pagelab.evidence.tables import page_size_table, page_size_text, read_runs, verdict_lines
+    from pagelab.evidence.tables import page_size_table, page_size_text, verdict_lines
 
-    table = read_runs(sweep_dir)
+    table = read_runs(record)
     if table.runs.empty:
         return ["no finished runs"]
     if grid_factors(table):  # compared within each level of the grid's other factor
@@ -281,15 +284,15 @@ def summary_lines(sweep_dir: Path) -> list[str]:
     return lines + verdict_lines(table, "tpmc")
 
 
-def failed_runs(sweep_dir: Path) -> list[str]:
-    return [entry["name"] for entry in SweepRecord.load(sweep_dir).runs if entry["status"] == "failed"]
+def failed_runs(record: SweepRecord) -> list[str]:
+    return [entry["name"] for entry in record.runs if entry["status"] == "failed"]
 
 
 def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bool = False,
           pdf_path: Path | None = None, progress: bool = True, noise: bool = False,
-          report: dict | None = None, keep_instances: bool = False) -> tuple[Path, Path | None]:
+          report: dict | None = None, keep_instances: bool = False) -> tuple[SweepRecord, Path | None]:
     """Create the bundle, run every run, write the report. `report`: author, title, affiliation
-    and notes for the PDF (see execute_report)."""
+    and notes for the PDF (see execute_report). The record as the sweep left it, and the PDF."""
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))  # before the runs, not after an hour of them
     sweep_dir = create_sweep(profile, out_dir, profile_name)
@@ -300,20 +303,24 @@ def sweep(profile, profile_name: str, out_dir: Path | None = None, fail_fast: bo
     return finish(sweep_dir, fail_fast, pdf_path, progress, report, keep_instances)
 
 
-def check_resumable(sweep_dir: Path) -> None:
-    """UsageError unless `sweep_dir` is a bundle whose knob values are the ones it started with."""
+def check_bundle_directory(sweep_dir: Path) -> None:
+    """UsageError unless `sweep_dir` holds a sweep.json: checked before the lock, which would leave a
+    lock file in a folder that is not a bundle."""
+    if not Path(sweep_dir).is_dir():
+        raise UsageError(f"{sweep_dir} does not exist; give the directory of a sweep to --resume")
+    sweep_file(sweep_dir)
+
+
+def check_resumable(sweep_dir: Path) -> SweepRecord:
+    """The bundle's record, loaded; UsageError unless its knob values are the ones it started with."""
     from pagelab.sweep.profiles import profile_from_dict
 
-    sweep_dir = Path(sweep_dir)
-    if not sweep_dir.is_dir():
-        raise UsageError(f"{sweep_dir} does not exist; give the directory of a sweep to --resume")
-    if not (sweep_dir / "sweep.json").is_file():
-        raise UsageError(f"{sweep_dir} is not a sweep (no sweep.json); give the directory of a sweep to --resume")
+    check_bundle_directory(sweep_dir)
     try:
         record = SweepRecord.load(sweep_dir)
         values = record.document["profile"]
         runs = record.runs
-    except (ValueError, KeyError, TypeError) as damage:
+    except (json.JSONDecodeError, KeyError, TypeError) as damage:
         raise UsageError(f"{sweep_dir}/sweep.json is damaged ({damage}); it cannot be resumed, start a new "
                          "sweep with --out") from None
     profile_from_dict(values)  # a knob edited into something invalid is refused, naming the knob
@@ -322,35 +329,57 @@ def check_resumable(sweep_dir: Path) -> None:
         raise UsageError(f"{sweep_dir}/sweep.json's knob values were changed after runs were measured with "
                          "the old ones, so its runs would not be comparable; put the values back, or start a "
                          "new sweep with --out")
+    return record
 
 
 def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = None,
            progress: bool = True, report: dict | None = None,
-           keep_instances: bool = False) -> tuple[Path, Path | None]:
+           keep_instances: bool = False) -> tuple[SweepRecord, Path | None]:
+    """Run what is left of a bundle, then its report and tidy-up, under the bundle's lock; sweep.json
+    is loaded once the lock is held, and that record is passed on. The record as the sweep left it,
+    and the PDF."""
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))
-    check_resumable(sweep_dir)
+    check_bundle_directory(sweep_dir)
     with bundle_lock(sweep_dir), stop_signals_interrupt():
-        _say_footprint_ahead(sweep_dir)
-        execute_runs(sweep_dir, fail_fast=fail_fast, progress=progress)
-        failed = failed_runs(sweep_dir)
+        record = check_resumable(sweep_dir)
+        _refuse_while_queued(record)
+        _say_footprint_ahead(record)
+        record = execute_runs(record, fail_fast=fail_fast, progress=progress)
+        failed = failed_runs(record)
         if failed:
             print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their "
                   "run.ipynb)", file=sys.stderr)
         try:
-            pdf = execute_report(sweep_dir, pdf_path, **(report or {}))
+            pdf = execute_report(record, pdf_path, **(report or {}))
         except KeyboardInterrupt:
             raise SweepInterrupted(f"sweep interrupted while writing the report; every run is kept. "
                                    f"Continue with: pagelab sweep --resume {sweep_dir}") from None
-        tidy_up(sweep_dir, keep_instances)
-    return sweep_dir, pdf
+        tidy_up(record, keep_instances)
+    return record, pdf
 
 
-def _say_footprint_ahead(sweep_dir: Path) -> None:
+def _refuse_while_queued(record: SweepRecord) -> None:
+    """A local run must not run units that Slurm jobs of the same bundle may still run."""
+    from pagelab.common.errors import MissingDependencyError
+    from pagelab.sweep.slurm import refuse_while_queued
+
+    submissions = record.document.get("slurm") or []
+    if not submissions:
+        return
+    try:
+        refuse_while_queued(record.directory, submissions)
+    except MissingDependencyError:
+        print(f"pagelab sweep: warning: {record.directory} was submitted to Slurm, and this machine cannot ask "
+              "Slurm whether its jobs still run (no squeue); make sure they have ended", file=sys.stderr)
+
+
+def _say_footprint_ahead(record: SweepRecord) -> None:
     from pagelab.sweep.footprint import sweep_estimate
     from pagelab.sweep.profiles import profile_from_dict
 
-    profile = profile_from_dict(SweepRecord.load(sweep_dir).document["profile"])
+    sweep_dir = record.directory
+    profile = profile_from_dict(record.document["profile"])
     levels = profile.warehouses if isinstance(profile.warehouses, tuple) else (profile.warehouses,)
     needed = sum(sweep_estimate(len(set(profile.page_sizes)), warehouses, profile.redo_log) for warehouses in levels)
     free = shutil.disk_usage(sweep_dir).free
@@ -359,12 +388,12 @@ def _say_footprint_ahead(sweep_dir: Path) -> None:
           f"{size_text(free)} free there", file=sys.stderr)
 
 
-def tidy_up(sweep_dir: Path, keep_instances: bool) -> None:
+def tidy_up(record: SweepRecord, keep_instances: bool) -> None:
     """After the report: the datadirs and snapshots go, unless asked to keep them or a run still
     has to be redone with --resume, and the user is told what the bundle holds."""
     from pagelab.sweep.footprint import remove_instances, tree_bytes
 
-    record = SweepRecord.load(sweep_dir)
+    sweep_dir = record.directory
     keep = keep_instances or any(entry["status"] != "done" for entry in record.runs)
     if not keep and remove_instances(sweep_dir):
         record.update_document(instances_removed=now_iso())
@@ -376,33 +405,17 @@ def tidy_up(sweep_dir: Path, keep_instances: bool) -> None:
 def bundle_lock(sweep_dir: Path) -> Iterator[None]:
     """One process at a time runs a sweep: two would take the same pending run and its server.
 
-    The lock is an flock on BUNDLE/.sweep.lock, which holds the holder's pid for the message a
-    second sweep gets. The kernel drops an flock when its process dies, so a sweep killed with -9
-    leaves only the file, and the next sweep takes it over. The file is removed at the end while
-    still locked; a sweep that opened it just before and locks it just after finds it unlinked
-    (another inode than the path's) and tries again on the new file."""
-    lock_path = sweep_dir / LOCK_FILE
-    while True:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
-            raise UsageError(f"{sweep_dir} is in use by another pagelab sweep (pid {holder}); wait for it to end, "
-                             f"or stop it (Ctrl-C in its terminal, or kill {holder}) and then continue with "
-                             f"--resume {sweep_dir}") from None
-        try:
-            same = os.fstat(fd).st_ino == os.stat(lock_path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        os.close(fd)
+    The lock is BUNDLE/.sweep.lock (pagelab.common.locks, a lockf lock, which NFS carries to the
+    other nodes), holding the holder's pid and host for the message a second sweep gets. The kernel
+    drops the lock when its process dies, so a sweep killed with -9 leaves only the file, and the
+    next sweep takes it over. The file is removed at the end."""
+    lock_path = Path(sweep_dir) / LOCK_FILE
     try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        yield
-    finally:
-        lock_path.unlink(missing_ok=True)
-        os.close(fd)  # the lock goes with it
+        with held_lock(lock_path, wait=False, remove=True):
+            yield
+    except LockBusy as busy:
+        if busy.path != lock_path:  # another lock, busy within the sweep
+            raise
+        raise UsageError(f"{sweep_dir} is in use by another pagelab sweep ({busy.holder}); wait for it to end, "
+                         f"or stop it (Ctrl-C in its terminal, or kill {holder_pid(busy.holder)}) and then "
+                         f"continue with --resume {sweep_dir}") from None

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pagelab.common.atomic import atomic_write_json
 from pagelab.common.errors import UsageError
-from pagelab.bundle import SWEEP_FILE, SweepRecord
+from pagelab.bundle import SweepRecord, sweep_file
 
 PLAN_FILE = "plan.json"
 
@@ -70,26 +70,26 @@ def plan_from_record(record: SweepRecord, measure_noise: bool = False) -> Plan:
                 measure_noise)
 
 
-def write_plan(sweep_dir: Path, measure_noise: bool = False) -> Plan:
-    plan = plan_from_record(SweepRecord.load(sweep_dir), measure_noise)
-    atomic_write_json(Path(sweep_dir) / PLAN_FILE, plan.to_dict())
+def write_plan(record: SweepRecord, measure_noise: bool = False) -> Plan:
+    plan = plan_from_record(record, measure_noise)
+    atomic_write_json(record.directory / PLAN_FILE, plan.to_dict())
     return plan
 
 
-def read_plan(sweep_dir: Path) -> Plan:
-    """The bundle's plan; a bundle made before plans were written gets the one its sweep.json implies."""
+def read_plan(sweep_dir: Path, record: SweepRecord | None = None) -> Plan:
+    """The bundle's plan; a bundle made before plans were written gets the one its sweep.json
+    implies (`record`, if the caller has it loaded)."""
     sweep_dir = Path(sweep_dir)
-    if not (sweep_dir / SWEEP_FILE).exists():
-        raise UsageError(f"{sweep_dir} is not a sweep bundle (no sweep.json); give the directory `pagelab sweep` wrote")
+    sweep_file(sweep_dir)  # NotABundle
     path = sweep_dir / PLAN_FILE
     if not path.exists():
-        return plan_from_record(SweepRecord.load(sweep_dir))
+        return plan_from_record(record or SweepRecord.load(sweep_dir))
     document = json.loads(path.read_text())
     return Plan(document["sweep_id"], document["profile"], tuple(Unit(**unit) for unit in document["units"]),
                 bool(document.get("measure_noise")))
 
 
-def units_not_done(sweep_dir: Path) -> list[Unit]:
+def units_not_done(record: SweepRecord) -> list[Unit]:
     """Units whose run is not done (pending, running, failed or interrupted), in plan order."""
-    statuses = {entry["name"]: entry["status"] for entry in SweepRecord.load(sweep_dir).runs}
-    return [unit for unit in read_plan(sweep_dir).units if statuses.get(unit.name) != "done"]
+    statuses = {entry["name"]: entry["status"] for entry in record.runs}
+    return [unit for unit in read_plan(record.directory, record).units if statuses.get(unit.name) != "done"]

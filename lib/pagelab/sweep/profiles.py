@@ -32,6 +32,7 @@ from pagelab.mysql.config import (
     MIN_BUFFER_POOL_BYTES,
     ServerSettings,
 )
+from pagelab.mysql.pagesize import pool_too_small
 from pagelab.sweep.knob_types import (
     AUTO,
     Boolean,
@@ -52,7 +53,8 @@ from pagelab.sweep.knob_types import (
 from pagelab.common.paths import PROFILES_DIR
 from pagelab.tpcc.outputs import TRANSPORTS, RunOptions
 from pagelab.tpcc.inputs import NURAND_MODELS, TransactionKind
-from pagelab.tpcc.modes import DEFAULT_MODE, mode_named
+from pagelab.tpcc.modes import (DEFAULT_MODE, LOADERS, MODES_BY_NAME, PAGELAB_LOADER, TPCC_MYSQL_LOADER, mode_named,
+                                runs_tpcc_mysql)
 from pagelab.common.units import MIB, format_size, page_size_label, size_text
 
 PROFILE_SUFFIXES = (".yaml", ".yml")
@@ -175,7 +177,7 @@ KNOBS: tuple[Knob, ...] = (
          "so terminals run back to back."),
     Knob("response_limits", "Response-time limits", ResponseLimits(), "", "ms",
          "Limits of the \"90% within\" check in the log, per kind; the default is TPC-C's (clause 5.2.5.3)."),
-    Knob("loader", "Loader", Choice(("pagelab", "tpcc-mysql")), "pagelab", "",
+    Knob("loader", "Loader", Choice(LOADERS), PAGELAB_LOADER, "",
          "pagelab: the seeded bulk loader, the same rows for every page size (~2.5 s per warehouse); "
          "tpcc-mysql: a real tpcc_load (set tpcc_mysql_dir; ~1 min per warehouse)."),
     Knob("tpcc_mysql_dir", "tpcc-mysql build", DirectoryOrEmpty(), "", "path",
@@ -211,9 +213,9 @@ def _intervals_fit_the_measurement(values: Mapping[str, Any]) -> list[str]:
 
 def _auto_needs_a_builtin_driver(values: Mapping[str, Any]) -> list[str]:
     automatic = [name for name in ("rampup_s", "measure_s") if values[name] == AUTO]
-    if automatic and values["driver_mode"] == "tpcc-mysql":
+    if automatic and mode_named(values["driver_mode"]).fixed_durations:
         return [f"{automatic[0]}: auto needs one of pagelab's driver modes (tpcc_start takes fixed -r and -l); "
-                "allowed with driver_mode tpcc-mysql: whole seconds"]
+                f"allowed with driver_mode {values['driver_mode']}: whole seconds"]
     return []
 
 
@@ -227,7 +229,7 @@ def _server_admits_every_connection(values: Mapping[str, Any]) -> list[str]:
 
 def _tpcc_mysql_has_a_build(values: Mapping[str, Any]) -> list[str]:
     directory = values["tpcc_mysql_dir"]
-    users = [f"{name} tpcc-mysql" for name in ("driver_mode", "loader") if values[name] == "tpcc-mysql"]
+    users = runs_tpcc_mysql(values["driver_mode"], values["loader"])
     if not users:
         return []
     if not directory:
@@ -237,11 +239,6 @@ def _tpcc_mysql_has_a_build(values: Mapping[str, Any]) -> list[str]:
         return [f"tpcc_mysql_dir: {directory} is not a directory; "
                 "allowed: a directory holding tpcc_load and tpcc_start"]
     return []
-
-
-# MariaDB refuses to start with a pool below this for pages larger than 16k ("innodb_page_size=N
-# requires innodb_buffer_pool_size > 24M", innobase_init; 10.6 and later say 20 MiB for 64k).
-LARGE_PAGE_MIN_POOL_BYTES = 24 * MIB
 
 
 def _levels(value: Any) -> tuple:
@@ -272,9 +269,11 @@ def _pools_fit(values: Mapping[str, Any]) -> list[str]:
             else:
                 pool = level.resolve(warehouses * LOADED_BYTES_PER_WAREHOUSE_ESTIMATE)
                 about = f" (about, of the ~{size_text(warehouses * LOADED_BYTES_PER_WAREHOUSE_ESTIMATE)} {warehouses} warehouse(s) load)"
-            problem = pool_problem(pool, values["page_sizes"], memory)
+            # a percentage is raised to the page size's minimum when it is resolved (BufferPoolSpec.resolve)
+            problem = pool_problem(pool, values["page_sizes"] if level.n_bytes is not None else (), memory)
             if problem:
-                problems.append(f"buffer_pool: {level}{about}: {problem}")
+                named = f"{level}{about}: " if isinstance(values["buffer_pool"], tuple) or about else ""
+                problems.append(f"buffer_pool: {named}{problem}")
                 break
     return problems
 
@@ -284,12 +283,7 @@ def pool_problem(pool_bytes: int, page_sizes: Iterable[int], memory_bytes: int) 
     if pool_bytes >= memory_bytes:
         return (f"{size_text(pool_bytes)} is more than this machine's memory ({size_text(memory_bytes)}); "
                 "allowed: a pool smaller than the memory, with room for the server and the driver")
-    large = [size for size in page_sizes if size > 16 * 1024]
-    if large and pool_bytes < LARGE_PAGE_MIN_POOL_BYTES:
-        return (f"{size_text(pool_bytes)} is below what MariaDB needs for {page_size_label(max(large))} pages "
-                f"({format_size(LARGE_PAGE_MIN_POOL_BYTES)}); allowed: at least {format_size(LARGE_PAGE_MIN_POOL_BYTES)} "
-                "with pages above 16k")
-    return None
+    return pool_too_small(pool_bytes, page_sizes)
 
 
 RULES = (_intervals_fit_the_measurement, _auto_needs_a_builtin_driver, _server_admits_every_connection,
@@ -397,14 +391,16 @@ class Profile:
         """
         return [(page_size, repeat) for repeat in range(1, self.repeats + 1) for page_size in self.page_sizes]
 
-    def buffer_pool_bytes(self, db_bytes: int | None) -> int:
-        """The pool for the measured runs; a percentage is taken of `db_bytes`, the loaded database."""
-        return self.buffer_pool.resolve(db_bytes)
+    def buffer_pool_bytes(self, db_bytes: int | None, page_size: int | None = None) -> int:
+        """The pool for the measured runs; a percentage is taken of `db_bytes`, the loaded database,
+        and raised to what InnoDB needs at `page_size`."""
+        return self.buffer_pool.resolve(db_bytes, page_size)
 
-    def server_settings(self, db_bytes: int | None, pool_bytes: int | None = None) -> ServerSettings:
-        """What the server runs with for a measured run of this profile (`pool_bytes` instead of the
-        profile's buffer pool, e.g. the roomier pool of the load)."""
-        pool = pool_bytes if pool_bytes is not None else self.buffer_pool_bytes(db_bytes)
+    def server_settings(self, db_bytes: int | None, pool_bytes: int | None = None,
+                        page_size: int | None = None) -> ServerSettings:
+        """What the server runs with for a measured run of this profile at `page_size` (`pool_bytes`
+        instead of the profile's buffer pool, e.g. the roomier pool of the load)."""
+        pool = pool_bytes if pool_bytes is not None else self.buffer_pool_bytes(db_bytes, page_size)
         return ServerSettings(buffer_pool_bytes=pool, flush_method=self.flush_method,
                               redo_log_bytes=self.redo_log, max_connections=self.max_connections,
                               extra=dict(self.server_options))
@@ -540,8 +536,8 @@ def profile_from_dict(data: Mapping[str, Any]) -> Profile:
     if "driver" in raw:  # sweep.json written before driver modes: "driver": "pagelab" | "tpcc-mysql"
         legacy = raw.pop("driver")
         raw.setdefault("driver_mode", legacy)
-        if legacy == "tpcc-mysql":
-            raw.setdefault("loader", "tpcc-mysql")  # that driver loaded with tpcc_load then
+        if legacy in MODES_BY_NAME and MODES_BY_NAME[legacy].external:
+            raw.setdefault("loader", TPCC_MYSQL_LOADER)  # that driver loaded with tpcc_load then
     name = str(data.get("profile", "custom"))
     values = _validate(raw, (), where=f"profile {name}")
     return Profile(name=name, values=values, source=str(data.get("source", "")),
@@ -587,7 +583,7 @@ def describe(profile: Profile, db_bytes: int | None = None) -> list[tuple[str, s
             shown = f"{value} s"
         elif knob.name == "driver_mode":
             shown = f"{value}: {mode_named(value).summary}"
-        elif knob.name == "tpcc_mysql_dir" and "tpcc-mysql" not in (profile.driver_mode, profile.loader):
+        elif knob.name == "tpcc_mysql_dir" and not runs_tpcc_mysql(profile.driver_mode, profile.loader):
             continue  # irrelevant unless that driver runs
         rows.append((knob.label, shown))
     return rows

@@ -158,15 +158,16 @@ def check_room_for_unit(sweep_dir: Path, entry: dict, profile: dict, scratch: Pa
     check_room(existing, needed, f"unit {entry['name']}")
 
 
-def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
-    """`pagelab run-unit`: unit `index` of the bundle's plan, start to end; 0 if it is done, 1 if
-    it failed, 143 if SIGTERM stopped it (its entry says which, and why)."""
+def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> tuple[int, SweepRecord, str]:
+    """`pagelab run-unit`: unit `index` of the bundle's plan, start to end. The exit code (0 if it
+    is done, 1 if it failed, 143 if SIGTERM stopped it), the record as the unit left it (its entry
+    says which, and why) and the unit's name."""
     from pagelab.sweep.profiles import profile_from_dict
 
     sweep_dir = Path(sweep_dir).resolve()
-    plan = read_plan(sweep_dir)
-    unit = plan.unit(index)
     record = SweepRecord.load(sweep_dir)
+    plan = read_plan(sweep_dir, record)
+    unit = plan.unit(index)
     profile = profile_from_dict(record.document["profile"]).to_dict()  # a damaged sweep.json fails here
     entry = record.run(unit.name)
     if entry["status"] == "done":  # a result is never redone by accident (a requeued task, a typo)
@@ -175,7 +176,7 @@ def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> int:
         scratch = Path(scratch).resolve()
     try:
         with held_lock(sweep_dir / BUNDLE_LOCKS_DIR / f"unit-{unit.name}.lock", wait=False):
-            return _run_locked(sweep_dir, record, entry, profile, scratch, plan.measure_noise)
+            return _run_locked(sweep_dir, record, entry, profile, scratch, plan.measure_noise), record, unit.name
     except LockBusy as busy:
         raise UsageError(f"unit {index} ({unit.name}) of {sweep_dir} is being run by {busy.holder}; "
                          "wait for it to end") from None

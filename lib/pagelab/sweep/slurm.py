@@ -155,16 +155,15 @@ def refuse_while_queued(sweep_dir: Path, submissions: list[dict]) -> None:
                          f"(squeue -j {','.join(still)}) or cancel them (scancel {' '.join(still)}), then resume")
 
 
-def submit(sweep_dir: Path, units: list[Unit], slurm_args: list[str], max_running: int | None = None,
+def submit(record: SweepRecord, units: list[Unit], slurm_args: list[str], max_running: int | None = None,
            scratch: Path | None = None, report_args: list[str] | None = None) -> Submission:
     """Queue the units and the report; returns their job ids. Refuses while an earlier submission
     of this bundle still has jobs in the queue (the same unit must never run twice at once)."""
-    sweep_dir = Path(sweep_dir).resolve()
+    sweep_dir = record.directory.resolve()
     if not units:
         raise UsageError(f"every unit of {sweep_dir} is done; nothing to submit")
     if max_running is not None and max_running < 1:
         raise UsageError(f"--slurm-max-running must be at least 1, got {max_running}")
-    record = SweepRecord.load(sweep_dir)
     refuse_while_queued(sweep_dir, record.document.get("slurm", []))
     scratch = Path(scratch).resolve() if scratch else sweep_dir / "instances"
     folder = sweep_dir / SLURM_DIR

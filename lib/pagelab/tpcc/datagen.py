@@ -80,6 +80,7 @@ from pagelab.common.atomic import atomic_write_json
 from pagelab.common.paths import CACHE_DIR
 from pagelab.common.processes import die_with_parent, process_alive
 from pagelab.common.errors import PagelabError, UsageError
+from pagelab.common.units import MIB
 from pagelab.tpcc import schema
 from pagelab.tpcc.inputs import (
     DISTRICT_CUSTOMERS,
@@ -505,7 +506,7 @@ class _TableWriter:
         self.rows = 0
         self.bytes = 0
         self._hash = hashlib.sha256()
-        self._file = open(self.path, "wb", buffering=1 << 20)
+        self._file = open(self.path, "wb", buffering=MIB)
 
     def write(self, lines: list[str]) -> None:
         if not lines:

@@ -102,7 +102,7 @@ def prepare_database(connection: ConnectionSpec, options: RunOptions) -> tuple[N
             load = NURandConstants(int(info["nurand_c_last"]), int(info["nurand_c_id"]), int(info["nurand_ol_i_id"]))
         else:  # loaded by tpcc-mysql's tpcc_load: its C-Load is unknown, take one from the seed
             load = load_constants(options.seed)
-        if options.driver_mode.name == "procedures":
+        if options.driver_mode.procedures:
             for statement in procedure_statements():
                 cursor.execute(statement)
         facts = server_facts(cursor, options.database)

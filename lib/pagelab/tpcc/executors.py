@@ -147,11 +147,8 @@ class ProceduresExecutor(_SessionExecutor):
         """Nothing: a procedure that fails has rolled back already (its EXIT HANDLER)."""
 
 
-EXECUTORS = {"statements": StatementsExecutor, "procedures": ProceduresExecutor}
-
-
 def executor_for(mode: DriverMode, connection: ConnectionSpec):
     """A new, unopened executor of `mode` for one terminal."""
-    if mode.name not in EXECUTORS:
+    if mode.external:
         raise ValueError(f"mode {mode.name} runs an external program, not pagelab's terminals")
-    return EXECUTORS[mode.name](connection)
+    return (ProceduresExecutor if mode.procedures else StatementsExecutor)(connection)

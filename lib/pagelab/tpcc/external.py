@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pagelab.common.errors import MissingDependencyError, UsageError
+from pagelab.common.processes import stop_process
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.mysql.program_account import ProgramIdentity, program_account, tcp_program_account
 from pagelab.tpcc import schema
@@ -184,12 +185,7 @@ def _stream(command: list[str], log_path: Path | None, login: ProgramLogin, echo
                                    + (f"; partial log kept in {log_path}" if log_path else ""))
             return code
         except BaseException:
-            process.terminate()
-            try:
-                process.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process, STOP_GRACE_S)
             raise
     finally:
         if handle:
@@ -207,11 +203,7 @@ def _watch_in_background(process: subprocess.Popen, watch) -> list[str]:
             reason = watch()
             if reason:
                 reasons.append(reason)
-                process.terminate()
-                try:
-                    process.wait(timeout=STOP_GRACE_S)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+                stop_process(process, STOP_GRACE_S)
                 return
             time.sleep(WATCH_S)
 

@@ -250,7 +250,8 @@ TransactionInput = NewOrderInput | PaymentInput | OrderStatusInput | DeliveryInp
 
 
 # How NURand's constant C is chosen for the run's inputs (see InputGenerator).
-NURAND_MODELS = ("tpcc-mysql", "spec")
+NURAND_TPCC_MYSQL, NURAND_SPEC = "tpcc-mysql", "spec"  # a NURand model, not a driver mode of that name
+NURAND_MODELS = (NURAND_TPCC_MYSQL, NURAND_SPEC)
 
 
 class InputGenerator:
@@ -294,7 +295,7 @@ class InputGenerator:
         self.rng = rng
         self.home_warehouse = home_warehouse
         self.nurand_model = nurand_model
-        self._as_tpcc_mysql = nurand_model == "tpcc-mysql"
+        self._as_tpcc_mysql = nurand_model == NURAND_TPCC_MYSQL
         if self._as_tpcc_mysql:
             # The thread's constants: stack addresses in tpcc_start, so any value; only C modulo
             # the range matters after NURand's final modulo.

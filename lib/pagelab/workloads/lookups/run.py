@@ -395,7 +395,7 @@ class LookupResult:
     def render(self) -> str:
         """The result in words, one line and up to two indented ones, for the notebook and the bench."""
         verdict = "meets" if self.meets_goal else "misses"
-        lines = [f"{self.page_size // 1024}k: {self.lookups_per_s:,.0f} lookups/s = {self.ratio:.3f} x (fio "
+        lines = [f"{page_size_label(self.page_size)}: {self.lookups_per_s:,.0f} lookups/s = {self.ratio:.3f} x (fio "
                  f"{self.device_iops:,.0f} IOPS / {self.reads_per_lookup:.2f} reads per lookup) -> {verdict} the goal "
                  f">= {GOAL_RATIO}; {self.us_per_lookup:,.0f} µs per lookup, {self.cpu_us_per_lookup:,.0f} µs of it CPU"]
         if self.fio_beside_ratio is not None:

@@ -9,18 +9,15 @@ import pandas as pd
 
 from pagelab.workloads.random_writes.run import KEY_ORDERS, SEED_PAGE_SIZE, SEED_TABLE
 from pagelab.common.errors import UsageError
-from pagelab.common.paths import REFERENCE_DIR
-from pagelab.common.units import page_size_label
+from pagelab.common.reference import reference_table
+from pagelab.common.units import KIB, page_size_label
 
 # -- the seed beside ours -------------------------------------------------------------------------
 
 def seed_table() -> pd.DataFrame:
     """Seed 004's published table (data/reference/seed004_random_writes.csv): statistic
     (average, max, total, std_dev), sequential_pages, random_pages; Voron, 4 KiB pages."""
-    path = REFERENCE_DIR / SEED_TABLE
-    if not path.exists():
-        raise UsageError(f"the seed's table is missing: expected {path}")
-    return pd.read_csv(path)
+    return reference_table(SEED_TABLE)
 
 
 STATISTICS = {"average": "pages_avg", "max": "pages_max", "total": "pages_total", "std_dev": "pages_std"}
@@ -93,7 +90,7 @@ def pages_per_transaction_table(*results: pd.DataFrame) -> pd.DataFrame:
         wide["random ÷ sequential"] = wide["random pages_avg"] / wide["sequential pages_avg"]
     for column in wide.columns:
         if column.endswith("bytes_per_txn_avg"):
-            wide[column.replace("bytes_per_txn_avg", "KiB_per_txn_avg")] = wide.pop(column) / 1024
+            wide[column.replace("bytes_per_txn_avg", "KiB_per_txn_avg")] = wide.pop(column) / KIB
     return wide.reset_index(level="page_size", drop=True)
 
 
@@ -104,7 +101,7 @@ def plot_pages_per_transaction(*results: pd.DataFrame):
     import seaborn as sns
 
     frame = pd.concat(results, ignore_index=True)
-    frame = frame.assign(kib_per_txn=frame["bytes_per_txn_avg"] / 1024)
+    frame = frame.assign(kib_per_txn=frame["bytes_per_txn_avg"] / KIB)
     order = sorted(frame["page_size"].unique())
     frame["page size"] = pd.Categorical(frame["page_size_label"],
                                         categories=[page_size_label(size) for size in order], ordered=True)
@@ -121,7 +118,7 @@ def plot_pages_per_transaction(*results: pd.DataFrame):
         average = float(seed.loc["average", f"{order}_pages"])
         axes[0].scatter([page_size_label(SEED_PAGE_SIZE)], [average], marker="*", s=160, color=color,
                         edgecolor="black", zorder=5, label=f"seed (Voron) {order}")
-        axes[1].scatter([page_size_label(SEED_PAGE_SIZE)], [average * SEED_PAGE_SIZE / 1024], marker="*", s=160,
+        axes[1].scatter([page_size_label(SEED_PAGE_SIZE)], [average * SEED_PAGE_SIZE / KIB], marker="*", s=160,
                         color=color, edgecolor="black", zorder=5)
     axes[0].legend(fontsize="small")
     axes[1].get_legend().remove()

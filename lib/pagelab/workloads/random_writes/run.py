@@ -19,9 +19,10 @@ import pandas as pd
 
 from pagelab.common.errors import UsageError
 from pagelab.common.units import page_size_label
+from pagelab.mysql.pagesize import PAGE_SIZES as INNODB_PAGE_SIZES
 
 
-PAGE_SIZES = (4096, 8192, 16384, 32768, 65536)
+PAGE_SIZES = tuple(INNODB_PAGE_SIZES)  # the seed's sizes: InnoDB's
 KEY_ORDERS = ("sequential", "random")
 TRANSACTIONS = 5000  # the seed's "5,000 transactions of 100 items"
 ITEMS_PER_TRANSACTION = 100

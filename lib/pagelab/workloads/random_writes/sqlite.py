@@ -59,7 +59,7 @@ from typing import Any
 import pandas as pd
 
 from pagelab.common.errors import UsageError
-from pagelab.common.units import page_size_label
+from pagelab.common.units import GIB, KIB, page_size_label
 from pagelab.workloads.random_writes.run import (
     ITEMS_PER_TRANSACTION,
     KEY_BYTES,
@@ -80,8 +80,8 @@ from pagelab.workloads.random_writes.run import (
 WAL_HEADER_BYTES = 32
 WAL_FRAME_HEADER_BYTES = 24
 SQLITE_PAGE_SIZES = tuple(1 << shift for shift in range(9, 17))  # 512 .. 65536
-DEFAULT_CACHE_BYTES = 1 << 30
-DEFAULT_WAL_LIMIT_BYTES = 1 << 30
+DEFAULT_CACHE_BYTES = GIB
+DEFAULT_WAL_LIMIT_BYTES = GIB
 SCHEMA = "CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB) WITHOUT ROWID"
 TABLE = "kv"
 
@@ -125,7 +125,7 @@ def open_database(path: str | os.PathLike, page_size: int, *, cache_bytes: int =
             raise UsageError(f"SQLite refused WAL mode for {path} (journal_mode is {mode})")
         connection.execute("PRAGMA wal_autocheckpoint = 0")
         connection.execute(f"PRAGMA synchronous = {synchronous.upper()}")
-        connection.execute(f"PRAGMA cache_size = {-max(1, cache_bytes // 1024)}")  # negative: KiB
+        connection.execute(f"PRAGMA cache_size = {-max(1, cache_bytes // KIB)}")  # negative: KiB
         connection.execute(SCHEMA)
         actual = connection.execute("PRAGMA page_size").fetchone()[0]
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the schema into the file, the WAL emptied

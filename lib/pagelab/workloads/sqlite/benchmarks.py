@@ -16,6 +16,13 @@ WRITE_BATCHES = (100, 1000)  # "Batched write tx 100 rows", "... 1000 rows"
 EXECUTE_BATCH_ROWS = 100  # "Batched write tx (executeBatch)"
 READ_BATCHES = (500, 1000)  # "Transaction read 500 rows", "... 1000 rows"
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+BASELINE_PAGE_SIZE = 4096  # the seed's baseline, SQLite's default
+SEED_TABLE = "seed001_sqlite.csv"
+SEED_OTHER_PAGE_SIZE = 8192
+MEASURES = ("time_ms", "cpu_ms", "best_ms")
+NATIVE, PYTHON = "native", "python"
+PATHS = (NATIVE, PYTHON)  # "what SQLite's pages do", "what a Python user sees"
+PATH_TITLES = {NATIVE: "what SQLite's pages do (native C)", PYTHON: "what a Python user sees (Python's sqlite3)"}
 
 TABLE = "items"
 SCHEMA = (f"CREATE TABLE {TABLE} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, description TEXT NOT NULL, "

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pagelab.common.units import MIB
 from pagelab.common.errors import UsageError
 from pagelab.workloads.random_writes.sqlite import (
     WAL_FRAME_HEADER_BYTES,
@@ -36,7 +37,7 @@ from pagelab.workloads.sqlite.benchmarks import (
     make_row,
 )
 
-MMAP_BYTES = 256 * 1024 * 1024  # the seed's mmap_size = 256MB
+MMAP_BYTES = 256 * MIB  # the seed's mmap_size = 256MB
 # WAL's usual partner: no fsync per commit (the WAL is synced at checkpoints), so a commit's time
 # is SQLite's, not the disk cache's; Python's default, FULL, adds an fsync per commit.
 SYNCHRONOUS = "NORMAL"

@@ -8,7 +8,7 @@ import pandas as pd
 
 from pagelab.common.errors import UsageError
 from pagelab.workloads.sqlite.report import seed_table
-from pagelab.workloads.sqlite.run import BASELINE_PAGE_SIZE, PATH_TITLES, SEED_OTHER_PAGE_SIZE
+from pagelab.workloads.sqlite.benchmarks import BASELINE_PAGE_SIZE, PATH_TITLES, SEED_OTHER_PAGE_SIZE
 
 
 def plot_timings(timings: pd.DataFrame, baseline: int | None = None):

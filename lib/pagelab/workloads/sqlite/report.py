@@ -11,10 +11,9 @@ import pandas as pd
 from pagelab.common.errors import UsageError
 from pagelab.evidence import DEFAULT_EQUIVALENCE_PCT, EQUIVALENT, FASTER, NOT_RESOLVED, SLOWER, compare_family, verdict_text
 from pagelab.evidence.intervals import CONFIDENCE, median_interval, ratio_interval
-from pagelab.common.paths import REFERENCE_DIR
-from pagelab.common.units import page_size_label
-from pagelab.workloads.sqlite.benchmarks import TABLE
-from pagelab.workloads.sqlite.run import (
+from pagelab.common.reference import reference_table
+from pagelab.common.units import KIB, page_size_label
+from pagelab.workloads.sqlite.benchmarks import (
     BASELINE_PAGE_SIZE,
     MEASURES,
     NATIVE,
@@ -22,6 +21,7 @@ from pagelab.workloads.sqlite.run import (
     PYTHON,
     SEED_OTHER_PAGE_SIZE,
     SEED_TABLE,
+    TABLE,
 )
 
 # What our interval says about the seed's delta (`seed_check`); short, to fit a table cell
@@ -195,10 +195,7 @@ def seed_style_table(delta: pd.DataFrame) -> pd.DataFrame:
 def seed_table() -> pd.DataFrame:
     """Seed 001's Results table (data/reference/seed001_sqlite.csv): benchmark,
     baseline_4096_ms, page_8192_ms_from/_to, delta_pct_from/_to, note."""
-    path = REFERENCE_DIR / SEED_TABLE
-    if not path.exists():
-        raise UsageError(f"the seed's table is missing: expected {path}")
-    return pd.read_csv(path)
+    return reference_table(SEED_TABLE)
 
 
 def seed_check(seed_from: float, seed_to: float, low: float, high: float, verdict: str) -> str | None:
@@ -355,7 +352,7 @@ def wal_frames_summary(wal_frames: pd.DataFrame, btree: pd.DataFrame | None = No
                         transactions=("tx", "size"), wal_frames_avg=("wal_frames", "mean"),
                         wal_frames_min=("wal_frames", "min"), wal_frames_max=("wal_frames", "max"),
                         wal_bytes_avg=("wal_bytes", "mean")).reset_index()
-    table["wal_kib_per_tx"] = table["wal_bytes_avg"] / 1024
+    table["wal_kib_per_tx"] = table["wal_bytes_avg"] / KIB
     table["wal_bytes_per_row"] = table["wal_bytes_avg"] / table["rows_per_tx"]
     if btree is not None and not btree.empty:
         leaves = btree_summary(btree)

@@ -22,6 +22,9 @@ from pagelab.common.units import page_size_label
 from pagelab.workloads.random_writes.sqlite import dbstat_available, file_page_size
 from pagelab.workloads.sqlite.benchmarks import (
     EXECUTE_BATCH_ROWS,
+    NATIVE,
+    PATHS,
+    PYTHON,
     READ_BATCHES,
     ROWS,
     WRITE_BATCHES,
@@ -40,9 +43,9 @@ from pagelab.workloads.sqlite.database import (
     seconds_per_iteration,
 )
 from pagelab.workloads.sqlite.native import NativeDatabase, timer_module
+from pagelab.workloads.sqlite.report import delta_table, summary_line, timing_summary
 
 PAGE_SIZES = (4096, 8192)
-BASELINE_PAGE_SIZE = 4096  # the seed's baseline, SQLite's default
 REPEATS = 3  # the seed's "3 repeats x 2 runs"
 RUNS = 2
 # A sample's length: long enough that a wall-clock mean is not one scheduler time slice (a few
@@ -50,12 +53,6 @@ RUNS = 2
 MIN_SAMPLE_SECONDS = 0.25
 MAX_ITERATIONS = 100_000  # a cap for tiny benchmarks: 0.25 s of 1-us iterations is already 250k
 FRAME_TRANSACTIONS = 3  # WAL frames counted per write benchmark: enough to see they repeat exactly
-SEED_TABLE = "seed001_sqlite.csv"
-SEED_OTHER_PAGE_SIZE = 8192
-MEASURES = ("time_ms", "cpu_ms", "best_ms")
-NATIVE, PYTHON = "native", "python"
-PATHS = (NATIVE, PYTHON)  # "what SQLite's pages do", "what a Python user sees"
-PATH_TITLES = {NATIVE: "what SQLite's pages do (native C)", PYTHON: "what a Python user sees (Python's sqlite3)"}
 _DATABASES = {NATIVE: NativeDatabase, PYTHON: PythonDatabase}
 
 
@@ -92,12 +89,10 @@ class SqliteBenchResult:
     databases: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
 
-    # The tables of a result are the report's (pagelab.workloads.sqlite.report), which reads this
-    # module's constants; imported when asked, so the two modules do not import each other at load.
+    # The tables of a result are the report's (pagelab.workloads.sqlite.report); both modules take
+    # their constants from pagelab.workloads.sqlite.benchmarks, so neither imports the other.
     @property
     def timings(self) -> pd.DataFrame:
-        from pagelab.workloads.sqlite.report import timing_summary
-
         return timing_summary(self.samples)
 
     def samples_of(self, path: str) -> pd.DataFrame:
@@ -106,13 +101,9 @@ class SqliteBenchResult:
         return self.samples[self.samples["path"] == path]
 
     def delta(self, baseline: int | None = None, measure: str = "time_ms", path: str = NATIVE) -> pd.DataFrame:
-        from pagelab.workloads.sqlite.report import delta_table
-
         return delta_table(self.samples_of(path), baseline, measure)
 
     def summary_line(self, baseline: int | None = None, measure: str = "time_ms", path: str = NATIVE) -> str:
-        from pagelab.workloads.sqlite.report import summary_line
-
         return summary_line(self.delta(baseline, measure, path))
 
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagelab.common.errors import PagelabError, UsageError
+from pagelab.common.processes import stop_process
 from pagelab.workloads.ycsb.backends import OK, BackendGone
 from pagelab.workloads.ycsb.generators import (
     DISTRIBUTIONS,
@@ -492,9 +493,8 @@ def _stop_runners(runners: list) -> None:
     for runner in runners:
         runner.join(timeout=10)
     for runner in runners:
-        if isinstance(runner, multiprocessing.process.BaseProcess) and runner.is_alive():
-            runner.terminate()
-            runner.join(timeout=5)
+        if isinstance(runner, multiprocessing.process.BaseProcess):
+            stop_process(runner, grace_s=5)
 
 
 def _combine(plan: PhasePlan, payloads: dict, started_at: float, workers: int, parallelism: str,

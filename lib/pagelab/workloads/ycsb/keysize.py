@@ -28,7 +28,7 @@ from typing import Any
 from pagelab.common.errors import ServerError, UsageError
 from pagelab.mysql.client import recreate_database
 from pagelab.mysql.pagesize import parse_page_size
-from pagelab.common.units import page_size_label
+from pagelab.common.units import MIB, page_size_label
 
 ER_TOO_LONG_KEY = 1071
 PROBE_DATABASE = "pagelab_keyprobe"
@@ -126,7 +126,7 @@ def prototype_max_key_bytes(page_size: int | str) -> KeyLimit:
     from pagelab.storage import Database, EntryTooLargeError
 
     size = parse_page_size(page_size) if isinstance(page_size, str) else int(page_size)
-    db = Database.open(None, page_size=size, cache_bytes=max(1 << 20, 16 * size))
+    db = Database.open(None, page_size=size, cache_bytes=max(MIB, 16 * size))
     try:
         limit = db.max_key_bytes
         db.put(b"k" * limit, b"v")
@@ -159,13 +159,13 @@ def max_key_sizes(page_sizes=(16384, 65536), directory: str | os.PathLike | None
     if "innodb" in engines:
         from pagelab.mysql import Instance, ServerSettings, detect_server
         from pagelab.common.paths import RUNS_DIR
-        from pagelab.workloads.ycsb.runner import MIN_BUFFER_POOL
+        from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE
 
         detect_server()
         base = Path(directory) if directory is not None else RUNS_DIR / "ycsb-keyprobe"
         for size in sizes:
             root = base / f"keyprobe-{page_size_label(size)}"
-            settings = ServerSettings(buffer_pool_bytes=MIN_BUFFER_POOL[size], redo_log_bytes=8 << 20,
+            settings = ServerSettings(buffer_pool_bytes=MIN_BUFFER_POOL_BY_PAGE_SIZE[size], redo_log_bytes=8 * MIB,
                                       max_connections=10)
             instance = Instance(root, size, settings=settings)
             instance.init(force=True)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from pagelab.common.paths import REFERENCE_DIR
+from pagelab.common.reference import reference_table
 from pagelab.evidence import compare, verdict_text
 from pagelab.common.units import page_size_label
 from pagelab.workloads.ycsb.workloads import BY_NAME, LOAD, WORKLOADS
@@ -37,7 +37,7 @@ FIGURES = ["throughput_ops_s", "average_latency_us", "p95_latency_us", "p99_late
 
 def seed_table() -> pd.DataFrame:
     """The seed's YCSB numbers as transcribed in data/reference (see its README), with `source`."""
-    frame = pd.read_csv(REFERENCE_DIR / SEED_TABLE)
+    frame = reference_table(SEED_TABLE)
     frame.insert(0, "source", SEED_SOURCE)
     return frame
 

@@ -47,7 +47,7 @@ from typing import Any
 
 from pagelab.common.atomic import atomic_write_json
 from pagelab.common.errors import UsageError
-from pagelab.mysql.pagesize import parse_page_size
+from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE, parse_page_size, pool_too_small
 from pagelab.common.units import MIB, page_size_label, with_article
 from pagelab.common.paths import RUNS_DIR
 from pagelab.common.units import format_size, parse_size
@@ -66,13 +66,10 @@ DEFAULT_OPERATIONS = 50_000
 # bench/bench_ycsb.py); the prototype takes one.
 DEFAULT_INNODB_THREADS = 4
 DEFAULT_CACHE_FRACTION = 0.15
-# The smallest innodb_buffer_pool_size MariaDB 10.11 starts with at each page size (its own error:
-# "innodb_page_size=65536 requires innodb_buffer_pool_size >= 21 MiB"); 5 MiB is pagelab's floor.
-MIN_BUFFER_POOL = {4096: 5 << 20, 8192: 5 << 20, 16384: 6 << 20, 32768: 11 << 20, 65536: 21 << 20}
 # Bytes a record costs in a B-tree beside its fields: key (~23), row or cell headers, slot.
 RECORD_OVERHEAD_BYTES = 60
 RANDOM_INSERT_FILL = 0.69  # leaves of a B-tree filled in random key order end ~69% full
-DEFAULT_REDO_LOG_BYTES = 64 << 20
+DEFAULT_REDO_LOG_BYTES = 64 * MIB
 
 
 @dataclass
@@ -138,11 +135,9 @@ class YcsbOptions:
         else:
             cache = parse_size(self.cache_bytes, "the buffer pool (cache) size")
             if self.backend == "innodb":
-                for size in sizes:
-                    if cache < MIN_BUFFER_POOL[size]:
-                        raise UsageError(f"a {format_size(cache)} buffer pool is below the "
-                                         f"{format_size(MIN_BUFFER_POOL[size])} InnoDB needs at {page_size_label(size)} "
-                                         f"pages; give at least {format_size(MIN_BUFFER_POOL[max(sizes)])}")
+                too_small = pool_too_small(cache, sizes)
+                if too_small:
+                    raise UsageError(f"a buffer pool of {too_small}")
             else:
                 for size in sizes:
                     if cache < 16 * size:
@@ -235,7 +230,7 @@ def auto_cache_bytes(data_bytes: int, innodb_page_sizes: Iterable[int] = ()) -> 
     """15% of the data, in whole MiB, and at least InnoDB's minimum for every page size given."""
     cache = max(MIB, math.ceil(data_bytes * DEFAULT_CACHE_FRACTION / MIB) * MIB)
     for size in innodb_page_sizes:
-        cache = max(cache, MIN_BUFFER_POOL[size])
+        cache = max(cache, MIN_BUFFER_POOL_BY_PAGE_SIZE[size])
     return cache
 
 
