@@ -186,7 +186,7 @@ def test_stats_on_a_grid_compares_within_each_level(grid_sweep):
 @pytest.mark.server
 @pytest.mark.timeout(1500)
 def test_verdicts_come_from_the_rounds_and_figures_over_time_from_the_long_runs(grid_sweep):
-    from pagelab.evidence.tables import read_runs
+    from pagelab.bundle import read_runs
     from pagelab.report.lab_report import load
 
     out, pdf, *_ = grid_sweep
