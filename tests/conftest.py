@@ -223,7 +223,6 @@ def smoke_sweep_done(tmp_path_factory):
     import fcntl
     import json
     import subprocess
-    import sys
     import time
 
     root = tmp_path_factory.getbasetemp()

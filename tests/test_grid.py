@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 

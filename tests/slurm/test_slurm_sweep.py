@@ -10,7 +10,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from pagelab.report.pdf import pdf_page_images

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import loaded_instance, restored_instance
@@ -26,3 +30,18 @@ def spare_loaded_instance(tmp_path, loaded):
     """A second instance restored from the loaded snapshot, for tests that break their server."""
     with restored_instance(tmp_path / "spare", "4k", SETTINGS, loaded[2]) as instance:
         yield instance
+
+
+def stand_in_directory(fixtures_dir: Path) -> tuple[Path, Path, str]:
+    """A directory for tpcc_load/tpcc_start stand-ins: any user may enter it (under root the
+    programs run as `nobody`), with an `outbox` any user may write and a real captured tpcc_start
+    log to replay. Returns (directory, outbox, the mariadb client's path); the caller removes it."""
+    real_log = fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log"
+    bin_dir = Path(tempfile.mkdtemp(prefix="pagelab-stand-in-"))
+    bin_dir.chmod(0o755)
+    outbox = bin_dir / "outbox"
+    outbox.mkdir()
+    outbox.chmod(0o777)
+    shutil.copy(real_log, bin_dir / "tpcc_start.log")
+    (bin_dir / "tpcc_start.log").chmod(0o644)
+    return bin_dir, outbox, shutil.which("mariadb")

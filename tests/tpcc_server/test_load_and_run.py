@@ -22,6 +22,7 @@ from pagelab.tpcc.driver import run
 from pagelab.tpcc.outputs import RunOptions, TpccRunError
 from pagelab.tpcc.external import run_tpcc_mysql, scrub
 from pagelab.tpcc.loader import consistency_violations, table_row_counts
+from tests.tpcc_server.conftest import stand_in_directory
 
 pytestmark = pytest.mark.server
 
@@ -248,15 +249,7 @@ def stand_in_tpcc_mysql(fixtures_dir):
     on for a second so the test can look at every process, then replays a real tpcc_start log with
     a password line added. It lives in a directory any user can enter, since under root the
     programs run as `nobody`."""
-    real_log = fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log"
-    bin_dir = Path(tempfile.mkdtemp(prefix="pagelab-stand-in-"))
-    bin_dir.chmod(0o755)
-    outbox = bin_dir / "outbox"
-    outbox.mkdir()
-    outbox.chmod(0o777)
-    shutil.copy(real_log, bin_dir / "tpcc_start.log")
-    (bin_dir / "tpcc_start.log").chmod(0o644)
-    client = shutil.which("mariadb")
+    bin_dir, outbox, client = stand_in_directory(fixtures_dir)
     for name in ("tpcc_load", "tpcc_start"):
         script = bin_dir / name
         script.write_text(textwrap.dedent(f"""\

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import signal
-import tempfile
 import textwrap
 import threading
 import time
@@ -26,6 +25,7 @@ from pagelab.mysql.client import ConnectionSpec
 from pagelab.mysql.program_account import TCP_ACCOUNT
 from pagelab.tpcc.driver import run
 from pagelab.tpcc.outputs import RunOptions, TpccRunError
+from tests.tpcc_server.conftest import stand_in_directory
 
 pytestmark = pytest.mark.server
 
@@ -100,17 +100,7 @@ def stand_in(fixtures_dir):
     as its arguments say and records CURRENT_USER(), its PROCESSLIST host, its grants and whether
     it can read mysql.user; then it waits for the file `go` (or `hang`: it sleeps on), and replays
     a real tpcc_start log with its -p echoed as tpcc_start echoes it."""
-    real_log = fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log"
-    if not real_log.exists():
-        real_log = next(fixtures_dir.rglob("tpcc_start.log"))
-    bin_dir = Path(tempfile.mkdtemp(prefix="pagelab-stand-in-"))
-    bin_dir.chmod(0o755)
-    outbox = bin_dir / "outbox"
-    outbox.mkdir()
-    outbox.chmod(0o777)
-    shutil.copy(real_log, bin_dir / "tpcc_start.log")
-    (bin_dir / "tpcc_start.log").chmod(0o644)
-    client = shutil.which("mariadb")
+    bin_dir, outbox, client = stand_in_directory(fixtures_dir)
     for name in ("tpcc_load", "tpcc_start"):
         script = bin_dir / name
         script.write_text(textwrap.dedent(f"""\

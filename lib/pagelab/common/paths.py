@@ -3,7 +3,6 @@ notebooks, profiles and data directories are found relative to the package's own
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]

@@ -37,11 +37,14 @@ import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pagelab.common.units import kib
 from pagelab.common.errors import UsageError
 from pagelab.common.reference import reference_table
+
+if TYPE_CHECKING:  # tables are made by reference_table; only the annotations name pandas
+    import pandas as pd
 
 
 # --------------------------------------------------------------------------------------------
