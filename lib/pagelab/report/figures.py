@@ -124,6 +124,9 @@ def tpmc_by_run_order(summary: pd.DataFrame):
             if int(repeat) % 2 == 0:
                 axis.axvspan(rows["position"].min() - 0.5, rows["position"].max() + 0.5, color="#eeeeee", zorder=1)
         axis.legend(title="page size", loc="best", fontsize=8)
+    from matplotlib.ticker import MaxNLocator
+
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # runs are counted, not measured
     axis.set(xlabel=f"run, in the order executed (from {how})\ngrey bands: every other round",
              ylabel="TpmC (New-Orders per minute)", title="TPC-C throughput by run order")
     figure.tight_layout()
