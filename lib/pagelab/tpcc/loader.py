@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mysql.connector import errors as mysql_errors
+
 from pagelab.common.errors import PagelabError, UsageError
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.tpcc import schema
@@ -30,6 +32,12 @@ DEFAULT_DATABASE = "tpcc"
 DEFAULT_PARALLEL = 2
 # Where the driver finds the load's NURand constants (clause 2.1.6.1 ties the run's to them).
 LOAD_INFO_TABLE = "pagelab_load_info"
+# Two connections loading two warehouses' files of one table can deadlock on a secondary index
+# (seen at 7 warehouses and 16k pages, 2026-11-26). InnoDB then rolls the victim's whole statement
+# back (autocommit: the LOAD DATA is its transaction), so loading the same file again is safe; the
+# row counts checked after the load would catch anything else.
+RETRIED_ERRORS = (1213, 1205)  # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
+LOAD_ATTEMPTS = 5
 
 
 class LoadError(PagelabError):
@@ -129,10 +137,16 @@ def _load_files(connection: ConnectionSpec, dataset: Dataset, parallel: int, pro
             cursor = link.cursor()
             for setting in schema.LOAD_SESSION_SETTINGS:
                 cursor.execute(setting)
-            cursor.execute(
-                f"LOAD DATA LOCAL INFILE '{path.resolve()}' INTO TABLE {table} CHARACTER SET utf8mb4 "
-                f"FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({columns})"
-            )
+            for attempt in range(1, LOAD_ATTEMPTS + 1):
+                try:
+                    cursor.execute(
+                        f"LOAD DATA LOCAL INFILE '{path.resolve()}' INTO TABLE {table} CHARACTER SET utf8mb4 "
+                        f"FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({columns})"
+                    )
+                    break
+                except mysql_errors.DatabaseError as exc:
+                    if exc.errno not in RETRIED_ERRORS or attempt == LOAD_ATTEMPTS:
+                        raise
             cursor.execute("SHOW WARNINGS LIMIT 3")
             warnings = cursor.fetchall()
             if warnings:
