@@ -8,11 +8,13 @@ import pickle
 
 import pytest
 
-from pagelab.sweep import profiles
+from pagelab.sweep import knobs
 from pagelab.common.errors import UsageError
 from pagelab.mysql.config import ServerSettings
 from pagelab.mysql.pagesize import PAGE_SIZES
-from pagelab.sweep.profiles import KNOBS, KNOBS_BY_NAME, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
+from pagelab.common.paths import PROFILES_DIR
+from pagelab.sweep.knobs import KNOBS, KNOBS_BY_NAME
+from pagelab.sweep.profiles import Profile, available_profiles, describe, load_profile, profile_from_dict, profile_help
 
 SHIPPED = ["course", "full", "pool", "quick", "smoke"]
 MIB = 1 << 20
@@ -28,7 +30,7 @@ def usage_error(name_or_path, *overrides) -> str:
 
 
 def test_the_shipped_profiles():
-    assert profiles.available_profiles() == SHIPPED
+    assert available_profiles() == SHIPPED
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -209,7 +211,7 @@ def test_a_pool_too_small_for_64k_pages_is_refused_and_a_percentage_is_raised_to
 def test_too_few_server_connections_for_the_driver():
     message = usage_error("course", "max_connections=10")
     assert "max_connections: 10 is too few for 8 driver connections" in message
-    assert f"allowed: at least {8 + profiles.PAGELAB_OWN_CONNECTIONS}" in message
+    assert f"allowed: at least {8 + knobs.PAGELAB_OWN_CONNECTIONS}" in message
 
 
 def test_the_tpcc_mysql_driver_needs_a_build_directory(tmp_path):

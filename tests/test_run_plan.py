@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pagelab.sweep.experiment import run_plan
-from pagelab.sweep.profiles import KNOBS_BY_NAME, load_profile
+from pagelab.sweep.knobs import KNOBS_BY_NAME
+from pagelab.sweep.profiles import load_profile
 from pagelab.sweep.run_unit import run_parameters
 
 DB_BYTES = 110 << 20

@@ -57,6 +57,48 @@ def test_load_gives_exact_counts_and_consistency(loaded, dataset):
         assert cursor.fetchone()[0] == 1, "the load-time flush setting was not restored"
 
 
+def test_a_load_that_loses_a_lock_wait_is_loaded_again(spare_loaded_instance, dataset):
+    """A second transaction holds a gap lock on the empty warehouse table while the load runs, so the
+    warehouse's LOAD DATA waits, times out (1205) and is loaded again once the lock is gone."""
+    import time
+
+    from pagelab.tpcc.loader import load
+
+    instance = spare_loaded_instance
+    seen: dict = {}
+
+    def hold_the_warehouse_table():
+        with instance.connect() as blocker:
+            cursor = blocker.cursor()
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                cursor.execute("SELECT COUNT(*) FROM information_schema.tables "
+                               "WHERE table_schema = 'tpcc_retry' AND table_name = 'warehouse'")
+                if cursor.fetchone()[0]:
+                    break
+                time.sleep(0.02)
+            cursor.execute("START TRANSACTION")
+            cursor.execute("SELECT * FROM tpcc_retry.warehouse WHERE w_id = 1 FOR UPDATE")  # a gap lock
+            cursor.fetchall()
+            while time.monotonic() < deadline and not seen.get("waited"):
+                cursor.execute("SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'")
+                seen["waited"] = cursor.fetchone()[0] > 0
+                time.sleep(0.05)
+            time.sleep(2.0)  # past the 1 s timeout: the first attempt has failed by now
+            cursor.execute("ROLLBACK")
+
+    with instance.connect() as admin:
+        admin.cursor().execute("SET GLOBAL innodb_lock_wait_timeout = 1")
+    blocker = threading.Thread(target=hold_the_warehouse_table)
+    blocker.start()
+    try:
+        report = load(ConnectionSpec.for_instance(instance), dataset, database="tpcc_retry", progress=False)
+    finally:
+        blocker.join(timeout=150)
+    assert seen.get("waited"), "the load never waited on the held lock: the retry was not exercised"
+    assert report.row_counts == dataset.row_counts
+
+
 @pytest.fixture(scope="module", params=["statements", "procedures"])
 def short_run(request, loaded, tmp_path_factory):
     """A 10 s run in each of pagelab's own modes; the tests below hold for both."""

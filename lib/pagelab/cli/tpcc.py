@@ -15,7 +15,7 @@ from pagelab.cli.common import (
 )
 from pagelab.common.errors import UsageError
 from pagelab.common.paths import CACHE_DIR
-from pagelab.sweep.profiles import KNOBS_BY_NAME
+from pagelab.sweep.knobs import KNOBS_BY_NAME
 from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.modes import DEFAULT_MODE, LOADERS, PAGELAB_LOADER, TPCC_MYSQL_LOADER
 

@@ -55,7 +55,8 @@ from pagelab.mysql.instance import SNAPSHOT_MARKER, DiskWatch
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.paths import CACHE_DIR
-from pagelab.sweep.profiles import KNOBS_BY_NAME, Profile
+from pagelab.sweep.knobs import KNOBS_BY_NAME
+from pagelab.sweep.profiles import Profile
 from pagelab.bundle import instance_name, project_path, set_phase, unit_name
 from pagelab.tpcc.modes import TPCC_MYSQL_LOADER
 from pagelab.tpcc.outputs import RunOptions
@@ -284,7 +285,7 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
     plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=reference, cell=plan.cell, role=plan.role)
     if budget:  # a percentage is checked exactly now that the data's size is known (profiles._pools_fit)
         from pagelab.common.errors import UsageError
-        from pagelab.sweep.profiles import machine_memory_bytes, pool_problem
+        from pagelab.sweep.knobs import machine_memory_bytes, pool_problem
 
         problem = pool_problem(plan.server_settings.buffer_pool_bytes, profile.page_sizes, machine_memory_bytes())
         if problem:
