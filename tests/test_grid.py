@@ -62,10 +62,16 @@ def test_the_same_seed_gives_the_same_order_and_another_seed_another():
     assert len({tuple(cells) for cells in rounds.values()}) > 1
 
 
-def test_without_a_second_factor_the_order_is_the_page_sizes_in_rounds():
+def test_without_a_second_factor_the_page_sizes_are_shuffled_within_each_round_too():
     quick = load_profile("quick")
-    assert [(u["page_size"], u["repeat"]) for u in quick.units()] == quick.runs()
-    assert all(u["cell"] == {} for u in quick.units())
+    units = quick.units()
+    assert all(u["cell"] == {} and u["round"] == u["repeat"] for u in units)
+    rounds = {}
+    for unit in units:
+        rounds.setdefault(unit["round"], []).append(unit["page_size"])
+    assert len(rounds) == quick.repeats and all(sorted(sizes) == sorted(quick.page_sizes) for sizes in rounds.values())
+    assert len({tuple(sizes) for sizes in rounds.values()}) > 1, "every round in one order: not shuffled"
+    assert order(load_profile("quick", ["seed=2"])) != order(quick) and order(load_profile("quick")) == order(quick)
 
 
 def test_a_warehouses_grid_loads_once_per_page_size_and_level():

@@ -60,7 +60,7 @@ def test_quick_fits_ten_minutes_with_the_fixtures_pool():
     # enough runs for a 95% order-statistic interval of the median that leaves out the extremes
     # (9: x(2)..x(8)), which also lets the rank test behind a verdict pass with runs out of order
     assert quick.repeats >= 9 and quick.rampup_s == "auto"
-    longest = len(quick.runs()) * (quick.max_rampup_s + quick.measure_s)
+    longest = len(quick.units()) * (quick.max_rampup_s + quick.measure_s)
     assert longest <= 9 * 60, "even with every ramp-up capped, the runs must leave a minute for restarts and the PDF"
 
 
@@ -99,9 +99,9 @@ def test_a_server_setting_the_server_lacks_is_refused_with_the_reason(option, me
 def test_full_runs_every_page_size_five_times():
     full = load_profile("full")
     assert full.page_size_labels == ["4k", "8k", "16k", "32k", "64k"]
-    assert full.repeats == 5 and len(full.runs()) == 25
-    # Repeat by repeat: the first round covers every page size before any size runs twice.
-    assert [size for size, _ in full.runs()[:5]] == list(full.page_sizes)
+    assert full.repeats == 5 and len(full.units()) == 25
+    # Round by round: the first round covers every page size before any size runs twice.
+    assert sorted(unit["page_size"] for unit in full.units()[:5]) == sorted(full.page_sizes)
 
 
 def test_a_profile_can_be_given_by_path():

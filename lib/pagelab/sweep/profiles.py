@@ -92,18 +92,19 @@ class Profile:
 
     def units(self) -> list[dict[str, Any]]:
         """Every run, in the order a machine runs them: {"page_size", "repeat", "cell" (jsonable),
-        "round", "position"}. Blocked in rounds: round k runs every cell (page size x levels) once.
-        With a second factor the order within each round is a permutation drawn from the profile's
-        seed (numpy's PCG64), so a drift of the machine falls on no factor systematically; without
-        one it is the page sizes' order, as `runs`."""
+        "round", "position"}. Blocked in rounds: round k runs every cell (page size x levels) once,
+        so a slow drift of the machine (SSD garbage collection, heat) spreads over all of them. The
+        order within each round is a permutation drawn afresh from the profile's seed (numpy's
+        PCG64), so a position effect (the run after a load, after a long run, first in a round)
+        falls on no page size systematically either."""
         import numpy as np
 
         cells = [(page_size, {name: KNOBS_BY_NAME[name].jsonable(level) for name, level in cell.items()})
                  for cell in self.cells() for page_size in self.page_sizes]
-        shuffle = np.random.default_rng(self.seed) if self.grid() else None
+        shuffle = np.random.default_rng(self.seed)
         units = []
         for repeat in range(1, self.repeats + 1):
-            order = shuffle.permutation(len(cells)) if shuffle is not None else range(len(cells))
+            order = shuffle.permutation(len(cells))
             for position, index in enumerate(order, start=1):
                 page_size, cell = cells[int(index)]
                 units.append({"page_size": page_size, "repeat": repeat, "cell": cell, "round": repeat,
@@ -121,14 +122,6 @@ class Profile:
         values = dict(self.values, measure_s=self.over_time_s)
         return Profile(name=self.name, values=values, source=self.source, overrides=self.overrides,
                        description=self.description)
-
-    def runs(self) -> list[tuple[int, int]]:
-        """(page size in bytes, repeat from 1) of every run, repeat by repeat.
-
-        Repeat-major order spreads any slow drift of the machine (SSD garbage collection, heat)
-        over all page sizes, instead of loading it onto whichever size happens to run last.
-        """
-        return [(page_size, repeat) for repeat in range(1, self.repeats + 1) for page_size in self.page_sizes]
 
     def buffer_pool_bytes(self, db_bytes: int | None, page_size: int | None = None) -> int:
         """The pool for the measured runs; a percentage is taken of `db_bytes`, the loaded database,
