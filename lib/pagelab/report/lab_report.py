@@ -430,15 +430,16 @@ def method_markdown(data: ReportData) -> str:
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
         f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
-        f"size holds the same rows. After the load the datadir was snapshotted. Each measured run restored that "
-        f"snapshot, restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
+        f"size holds the same rows. After the load the datadir was snapshotted. Each measured run, the first "
+        f"included, restored that snapshot, had the kernel's pending writes flushed, restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
         f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) "
         f"{transport_text(profile)} with {rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW "
         f"GLOBAL STATUS` were sampled every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)}"
         f"{not_applicable_sentence()} "
-        + (f"There were {repeats} runs per page size, interleaved ({sizes}, then again), so a slow drift of the "
-           "machine falls on every page size. " if repeats > 1 else
+        + (f"There were {repeats} runs per page size, in rounds of one run per page size, each round in an order "
+           f"drawn afresh from seed {profile.get('seed')} (the figure of TpmC in run order shows it), so a slow drift of the machine falls on "
+           "every page size and a position in the round on none systematically. " if repeats > 1 else
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
         f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
         f"of page sizes the ratio of medians with a bootstrap interval, then a word read off that interval: "
