@@ -274,7 +274,19 @@ def pool_problem(pool_bytes: int, page_sizes: Iterable[int], memory_bytes: int) 
     return pool_too_small(pool_bytes, page_sizes)
 
 
-RULES = (_intervals_fit_the_measurement, _auto_needs_a_builtin_driver, _server_admits_every_connection,
-         _tpcc_mysql_has_a_build, _pools_fit)
 # The knobs a profile may give as a list of levels (a second factor beside the page size).
 GRID_FACTORS = ("warehouses", "buffer_pool")
+
+
+def _one_second_factor(values: Mapping[str, Any]) -> list[str]:
+    """A grid varies one factor beside the page size. With two, the page-size effect at a level of
+    one would pool runs made at different levels of the other, and its rounds would pair them."""
+    listed = [name for name in GRID_FACTORS if isinstance(values[name], tuple) and len(values[name]) > 1]
+    if len(listed) > 1:
+        return [f"{' and '.join(listed)}: both are given as lists; allowed: one second factor beside the page "
+                f"size per sweep, so give one of them a single value (or run one sweep per value)"]
+    return []
+
+
+RULES = (_intervals_fit_the_measurement, _auto_needs_a_builtin_driver, _server_admits_every_connection,
+         _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor)
