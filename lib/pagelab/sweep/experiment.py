@@ -170,7 +170,7 @@ def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: P
         if state is None:
             with ExitStack() as stack:
                 _hold_page_lock(stack, sweep_dir, plan, run_dir)
-                instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
+                instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir, measured_here=False)
                 instance.stop()
         loaded[page_size_label(page_size)] = int(state["db_bytes"])
     reference = max(loaded, key=loaded.get)
@@ -184,9 +184,11 @@ def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: P
     return current[key]
 
 
-def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, run_dir: Path) -> tuple[Instance, dict]:
-    """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now.
-    The caller holds the page size's lock."""
+def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, run_dir: Path,
+                             measured_here: bool = True) -> tuple[Instance, dict]:
+    """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now (and,
+    when it is to be `measured_here`, restored from the snapshot just taken). The caller holds the
+    page size's lock."""
     instance_dir = instance_directory(sweep_dir, plan)
     state = loaded_state(instance_dir)
     instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
@@ -224,10 +226,11 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
     instance.snapshot()
     state = {"db_bytes": db_bytes, "warehouses": options.warehouses, "seed": options.seed, "load": load_report}
     atomic_write_json(instance_dir / LOADED_FILE, state)
-    # The first run starts from a restored copy as every later one does, not from the datadir the
-    # load left: one path into every measurement (see "The first run after a load" above).
-    set_phase(run_dir, "restore")
-    instance.restore()
+    if measured_here:
+        # The first run starts from a restored copy as every later one does, not from the datadir the
+        # load left: one path into every measurement (see "The first run after a load" above).
+        set_phase(run_dir, "restore")
+        instance.restore()
     return instance, state
 
 
@@ -256,7 +259,7 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
             page_dir = instance_directory(sweep_dir, plan)
             state = loaded_state(page_dir)
             if state is None:
-                _, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
+                _, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir, measured_here=False)
             page_lock.close()  # the snapshot exists and is only read from here on
             set_phase(run_dir, "restore")
             shutil.rmtree(instance_dir, ignore_errors=True)  # a killed earlier attempt's copy
