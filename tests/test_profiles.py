@@ -49,7 +49,7 @@ def test_smoke_is_small_enough_for_ci():
     smoke = load_profile("smoke")
     assert smoke.page_sizes == (4096, 16384)
     assert (smoke.warehouses, smoke.connections, smoke.repeats) == (1, 2, 1)
-    assert (smoke.rampup_s, smoke.measure_s, smoke.interval_s, smoke.sample_interval_s) == (3, 15, 5, 5)
+    assert (smoke.rampup_s, smoke.measure_s, smoke.interval_s, smoke.sample_interval_s) == (3, 9, 3, 3)
     assert smoke.buffer_pool_bytes(None) == 32 * MIB and smoke.redo_log == 64 * MIB
 
 

@@ -75,4 +75,4 @@ def test_an_over_time_run_measures_over_time_s_after_the_rounds():
     assert all(u["role"] == "verdict" for u in units[:-2])
     long_run = run_plan(profile, units[-1]["page_size"], 1, DB_BYTES, units[-1]["cell"], units[-1]["role"])
     assert long_run.run_options.measure_s == 40 and long_run.name == "16k-over-time"
-    assert run_plan(profile, "16k", 1, DB_BYTES).run_options.measure_s == 15
+    assert run_plan(profile, "16k", 1, DB_BYTES).run_options.measure_s == 9
