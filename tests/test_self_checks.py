@@ -59,3 +59,16 @@ def test_a_first_round_in_the_middle_is_not_singled_out():
     first = first_round_table(table(middle))
     assert first.iloc[0]["rank"] == 5 and first.iloc[0]["p_this_low"] == pytest.approx(5 / 9)
     assert first_round_p(first) > 0.5
+
+
+def test_the_reports_paragraph_counts_the_false_calls_and_names_them():
+    from pagelab.report.self_check import self_check_markdown
+
+    drifting = [10_000 * w * (1.2 if r % 2 else 1.0) for r, w in enumerate(WOBBLE, start=1)]
+    text = self_check_markdown(table({"4k": drifting, "16k": [8_000 * w for w in WOBBLE]}))
+    assert "2 false calls in 10 comparisons of 5 metrics" in text
+    assert "4k odd rounds: tpmc faster" in text and "Round 1, each page size's first run after its load" in text
+    clean = self_check_markdown(table({"4k": [10_000 * w for w in WOBBLE], "16k": [8_000 * w for w in WOBBLE]}))
+    assert "0 false calls in 10 comparisons" in clean and "may be in this sweep's verdicts" not in clean
+    one_round = self_check_markdown(table({"4k": [10_000.0], "16k": [8_000.0]}))
+    assert "this sweep has too few" in one_round
