@@ -8,7 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from pagelab.evidence.self_checks import a_a_table, check_lines, false_calls, first_round_p, first_round_table
+from pagelab.evidence.self_checks import (a_a_table, check_lines, combined_first_round_p, false_calls, first_round_p,
+                                          first_round_table)
 from pagelab.evidence.tables import RunTable
 
 # 10 rounds of a few percent's wobble, the same multiset in the odd and in the even rounds
@@ -49,16 +50,25 @@ def test_a_first_round_lowest_everywhere_is_ranked_and_combined():
     assert list(first["rank"]) == [1, 1, 1] and set(first["runs"]) == {9}
     # the later rounds 1.01, 1.03, 0.99, 1.00, 0.98, 0.99, 1.03, 1.01: a median of 1.005
     assert first["later_median"].tolist() == pytest.approx([base * 1.005 for base in (10_000, 9_000, 8_000)])
-    # Fisher by hand: x = -2 * 3 * ln(1/9); for 6 degrees of freedom P(chi2 > x) = e^(-x/2) (1 + x/2 + (x/2)^2 / 2)
+    # the round is the unit: round 1 lowest of 9 rounds, p = 1/9, however many page sizes moved with it
+    assert first_round_p(table(low_first)) == pytest.approx(1 / 9)
+    # three independent sweeps so: Fisher by hand, x = -2 * 3 * ln(1/9), 6 degrees of freedom,
+    # P(chi2 > x) = e^(-x/2) (1 + x/2 + (x/2)^2 / 2)
     half = 3 * math.log(9)
-    assert first_round_p(first) == pytest.approx(math.exp(-half) * (1 + half + half ** 2 / 2), rel=1e-6)
+    assert combined_first_round_p([table(low_first)] * 3) == pytest.approx(
+        math.exp(-half) * (1 + half + half ** 2 / 2), rel=1e-6)
+
+
+def test_a_tie_is_ranked_against_the_first_round():
+    tied = {"4k": [1.0, 1.0, 1.2, 1.3, 1.1]}
+    assert first_round_table(table(tied)).iloc[0]["rank"] == 2
+    assert first_round_p(table(tied)) == pytest.approx(2 / 5)
 
 
 def test_a_first_round_in_the_middle_is_not_singled_out():
     middle = {"4k": [1.0] + [0.9, 1.1, 0.95, 1.05, 0.92, 1.08, 0.97, 1.03]}
-    first = first_round_table(table(middle))
-    assert first.iloc[0]["rank"] == 5 and first.iloc[0]["p_this_low"] == pytest.approx(5 / 9)
-    assert first_round_p(first) > 0.5
+    assert first_round_table(table(middle)).iloc[0]["rank"] == 5
+    assert first_round_p(table(middle)) == pytest.approx(5 / 9)
 
 
 def test_the_reports_paragraph_counts_the_false_calls_and_names_them():
@@ -67,7 +77,7 @@ def test_the_reports_paragraph_counts_the_false_calls_and_names_them():
     drifting = [10_000 * w * (1.2 if r % 2 else 1.0) for r, w in enumerate(WOBBLE, start=1)]
     text = self_check_markdown(table({"4k": drifting, "16k": [8_000 * w for w in WOBBLE]}))
     assert "2 false calls in 10 comparisons of 5 metrics" in text
-    assert "4k odd rounds: tpmc faster" in text and "Round 1, each page size's first run after its load" in text
+    assert "4k odd rounds: tpmc faster" in text and "Round 1, the first runs after the loads" in text
     clean = self_check_markdown(table({"4k": [10_000 * w for w in WOBBLE], "16k": [8_000 * w for w in WOBBLE]}))
     assert "0 false calls in 10 comparisons" in clean and "may be in this sweep's verdicts" not in clean
     one_round = self_check_markdown(table({"4k": [10_000.0], "16k": [8_000.0]}))

@@ -72,9 +72,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
                                       "effects": effect_table(table, factor).to_dict("records")}
                              for factor in factors}}
         if args.checks:
-            first = first_round_table(table)
             document["checks"] = {"a_a": a_a_table(table, args.resolve).to_dict("records"),
-                                  "first_round": first.to_dict("records"), "first_round_p": first_round_p(first)}
+                                  "first_round": first_round_table(table).to_dict("records"),
+                                  "first_round_p": first_round_p(table)}
         print(json.dumps(document, indent=1, default=str).replace("NaN", "null"))
     return 0
 

@@ -31,7 +31,7 @@ def self_check_markdown(table: RunTable) -> str:
     if not first.empty:
         parts = ", ".join(f"{row['group']} {row['ratio']:.2f} (rank {row['rank']} of {row['runs']})"
                           for row in first.to_dict("records"))
-        text += (f" Round 1, each page size's first run after its load, against the median of its later rounds: "
-                 f"{parts}; this low or lower by chance, p = {first_round_p(first):.2g} (Fisher's combination of "
-                 f"the ranks).")
+        text += (f" Round 1, the first runs after the loads, against the median of the later rounds: {parts}; "
+                 f"round 1 this low or lower by chance, p = {first_round_p(table):.2g} (its rank among the rounds, "
+                 f"the round being the unit since its runs share the machine's minute).")
     return text

@@ -20,7 +20,7 @@ snapshot, and the kernel's pending writes are flushed (sync) before its server s
 that, a page size's first run began on the datadir the load had just left, while the kernel was
 still writing back the load's redo and the snapshot's copy: in two quick sweeps of 2026-11-26 the
 first run of a page size was the lowest or second lowest of its nine in 5 of 6 cases
-(bench/bench_first_run.py reads this from any bundles). The summary records how much was pending
+(`pagelab stats BUNDLE --checks` reads this from any bundle). The summary records how much was pending
 (`writeback_before_start`).
 
 One memory budget. A pool given as a percentage is resolved once per sweep, against the largest
@@ -286,7 +286,7 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
 
     reference = budget["reference_db_bytes"] if budget else None
     plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=reference, cell=plan.cell, role=plan.role)
-    if budget:  # a percentage is checked exactly now that the data's size is known (profiles._pools_fit)
+    if budget:  # a percentage is checked exactly now that the data's size is known (knobs._pools_fit)
         from pagelab.common.errors import UsageError
         from pagelab.sweep.knobs import machine_memory_bytes, pool_problem
 
