@@ -62,16 +62,22 @@ def test_the_same_seed_gives_the_same_order_and_another_seed_another():
     assert len({tuple(cells) for cells in rounds.values()}) > 1
 
 
-def test_without_a_second_factor_the_order_is_the_page_sizes_in_rounds():
+def test_without_a_second_factor_the_page_sizes_are_shuffled_within_each_round_too():
     quick = load_profile("quick")
-    assert [(u["page_size"], u["repeat"]) for u in quick.units()] == quick.runs()
-    assert all(u["cell"] == {} for u in quick.units())
+    units = quick.units()
+    assert all(u["cell"] == {} and u["round"] == u["repeat"] for u in units)
+    rounds = {}
+    for unit in units:
+        rounds.setdefault(unit["round"], []).append(unit["page_size"])
+    assert len(rounds) == quick.repeats and all(sorted(sizes) == sorted(quick.page_sizes) for sizes in rounds.values())
+    assert len({tuple(sizes) for sizes in rounds.values()}) > 1, "every round in one order: not shuffled"
+    assert order(load_profile("quick", ["seed=2"])) != order(quick) and order(load_profile("quick")) == order(quick)
 
 
 def test_a_warehouses_grid_loads_once_per_page_size_and_level():
     from pagelab.bundle import instance_name
 
-    profile = load_profile("smoke", ["warehouses=[1,2]", "buffer_pool=[32M,48M]"])
+    profile = load_profile("smoke", ["warehouses=[1,2]", "repeats=2"])
     units = profile.units()
     assert len(units) == 2 * 2 * 2
     instances = {instance_name(u["page_size"], u["cell"]) for u in units}
@@ -85,8 +91,10 @@ def test_a_warehouses_grid_loads_once_per_page_size_and_level():
     (["--set", "buffer_pool=[64M,4096G]"], "buffer_pool: 4096G: 4096 GiB is more than this machine's memory"),
     (["--set", "page_sizes=4k,64k", "--set", "buffer_pool=[8M,64M]"],
      "buffer_pool: 8M: 8M is below the 21M InnoDB needs at 64k pages"),
-    (["--set", "warehouses=[1,100000]", "--set", "buffer_pool=[10%,50%]"],
+    (["--set", "warehouses=[1,100000]", "--set", "buffer_pool=10%"],
      "buffer_pool: 10% (about, of the ~9313.2 GiB 100000 warehouse(s) load): 931.3 GiB is more than this machine's memory"),
+    (["--set", "warehouses=[1,2]", "--set", "buffer_pool=[30%,60%]"],
+     "warehouses and buffer_pool: both are given as lists; allowed: one second factor beside the page size"),
 ])
 def test_bad_grid_input_is_refused_before_anything_starts(tmp_path, args, message):
     out = tmp_path / "never"

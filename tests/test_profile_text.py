@@ -90,7 +90,7 @@ def test_the_readme_describes_the_quick_profile():
     sizes = find(text, r"runs `pagelab sweep --profile quick`: for ([\dk, and]+) pages", where).group(1)
     assert re.split(r", | and ", sizes) == labels(quick["page_sizes"]), sizes
     assert number(find(text, r"loads (\w+) TPC-C warehouses?", where).group(1)) == quick["warehouses"]
-    assert number(find(text, r"and then (\w+) times per page size", where).group(1)) == quick["repeats"]
+    assert number(find(text, r"and then in (\w+) rounds, each page size once per round", where).group(1)) == quick["repeats"]
     assert find(text, r"with a (\d+) MB buffer pool", where).group(1) + "M" == quick["buffer_pool"]
     assert quick["rampup_s"] == "auto"
     assert int(find(text, r"work rate are steady \(or (\d+) s;", where).group(1)) == quick["max_rampup_s"]

@@ -8,11 +8,13 @@ import pickle
 
 import pytest
 
-from pagelab.sweep import profiles
+from pagelab.sweep import knobs
 from pagelab.common.errors import UsageError
 from pagelab.mysql.config import ServerSettings
 from pagelab.mysql.pagesize import PAGE_SIZES
-from pagelab.sweep.profiles import KNOBS, KNOBS_BY_NAME, PROFILES_DIR, Profile, describe, load_profile, profile_from_dict, profile_help
+from pagelab.common.paths import PROFILES_DIR
+from pagelab.sweep.knobs import KNOBS, KNOBS_BY_NAME
+from pagelab.sweep.profiles import Profile, available_profiles, describe, load_profile, profile_from_dict, profile_help
 
 SHIPPED = ["course", "full", "pool", "quick", "smoke"]
 MIB = 1 << 20
@@ -28,7 +30,7 @@ def usage_error(name_or_path, *overrides) -> str:
 
 
 def test_the_shipped_profiles():
-    assert profiles.available_profiles() == SHIPPED
+    assert available_profiles() == SHIPPED
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -47,7 +49,7 @@ def test_smoke_is_small_enough_for_ci():
     smoke = load_profile("smoke")
     assert smoke.page_sizes == (4096, 16384)
     assert (smoke.warehouses, smoke.connections, smoke.repeats) == (1, 2, 1)
-    assert (smoke.rampup_s, smoke.measure_s, smoke.interval_s, smoke.sample_interval_s) == (3, 15, 5, 5)
+    assert (smoke.rampup_s, smoke.measure_s, smoke.interval_s, smoke.sample_interval_s) == (3, 9, 3, 3)
     assert smoke.buffer_pool_bytes(None) == 32 * MIB and smoke.redo_log == 64 * MIB
 
 
@@ -58,7 +60,7 @@ def test_quick_fits_ten_minutes_with_the_fixtures_pool():
     # enough runs for a 95% order-statistic interval of the median that leaves out the extremes
     # (9: x(2)..x(8)), which also lets the rank test behind a verdict pass with runs out of order
     assert quick.repeats >= 9 and quick.rampup_s == "auto"
-    longest = len(quick.runs()) * (quick.max_rampup_s + quick.measure_s)
+    longest = len(quick.units()) * (quick.max_rampup_s + quick.measure_s)
     assert longest <= 9 * 60, "even with every ramp-up capped, the runs must leave a minute for restarts and the PDF"
 
 
@@ -97,9 +99,9 @@ def test_a_server_setting_the_server_lacks_is_refused_with_the_reason(option, me
 def test_full_runs_every_page_size_five_times():
     full = load_profile("full")
     assert full.page_size_labels == ["4k", "8k", "16k", "32k", "64k"]
-    assert full.repeats == 5 and len(full.runs()) == 25
-    # Repeat by repeat: the first round covers every page size before any size runs twice.
-    assert [size for size, _ in full.runs()[:5]] == list(full.page_sizes)
+    assert full.repeats == 5 and len(full.units()) == 25
+    # Round by round: the first round covers every page size before any size runs twice.
+    assert sorted(unit["page_size"] for unit in full.units()[:5]) == sorted(full.page_sizes)
 
 
 def test_a_profile_can_be_given_by_path():
@@ -209,7 +211,7 @@ def test_a_pool_too_small_for_64k_pages_is_refused_and_a_percentage_is_raised_to
 def test_too_few_server_connections_for_the_driver():
     message = usage_error("course", "max_connections=10")
     assert "max_connections: 10 is too few for 8 driver connections" in message
-    assert f"allowed: at least {8 + profiles.PAGELAB_OWN_CONNECTIONS}" in message
+    assert f"allowed: at least {8 + knobs.PAGELAB_OWN_CONNECTIONS}" in message
 
 
 def test_the_tpcc_mysql_driver_needs_a_build_directory(tmp_path):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pagelab.sweep.experiment import run_plan
-from pagelab.sweep.profiles import KNOBS_BY_NAME, load_profile
+from pagelab.sweep.knobs import KNOBS_BY_NAME
+from pagelab.sweep.profiles import load_profile
 from pagelab.sweep.run_unit import run_parameters
 
 DB_BYTES = 110 << 20
@@ -23,7 +24,7 @@ def alternatives(second_build) -> dict[str, str]:
     """A valid value other than the smoke profile's, for every knob."""
     return {
         "page_sizes": "4k,8k", "repeats": "2", "warehouses": "2", "connections": "8", "rampup_s": "20",
-        "measure_s": "30", "interval_s": "3", "sample_interval_s": "3", "buffer_pool": "48M",
+        "measure_s": "30", "interval_s": "1", "sample_interval_s": "1", "buffer_pool": "48M",
         "flush_method": "fsync", "redo_log": "128M", "max_connections": "300", "seed": "2",
         "driver_mode": "procedures", "nurand": "spec", "spec_pacing": "true", "response_limits": "new_order=1000",
         "loader": "tpcc-mysql", "tpcc_mysql_dir": str(second_build),
@@ -74,4 +75,4 @@ def test_an_over_time_run_measures_over_time_s_after_the_rounds():
     assert all(u["role"] == "verdict" for u in units[:-2])
     long_run = run_plan(profile, units[-1]["page_size"], 1, DB_BYTES, units[-1]["cell"], units[-1]["role"])
     assert long_run.run_options.measure_s == 40 and long_run.name == "16k-over-time"
-    assert run_plan(profile, "16k", 1, DB_BYTES).run_options.measure_s == 15
+    assert run_plan(profile, "16k", 1, DB_BYTES).run_options.measure_s == 9

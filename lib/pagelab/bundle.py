@@ -43,6 +43,9 @@ SWEEP_FILE = "sweep.json"
 SWEEP_FILE_LOCK = ".sweep.json.lock"  # held while sweep.json is read, changed and written back
 PHASE_FILE = ".phase"
 PHASES_LOG = "phases.csv"
+# sweep.json's "round_order": how a round's runs were ordered. Bundles without it ran every round in
+# the page sizes' order; since the key exists the order is drawn from the profile's seed per round.
+ROUND_ORDER_DRAWN = "drawn from the seed per round"
 # The per-run tidy tables of DESIGN.md ("Tidy tables"), combined across runs by load_tables().
 TIDY_TABLES = ("tpcc_intervals", "iostat", "innodb", "hit_ratio")
 RUN_STATUSES = ("pending", "running", "done", "failed", "interrupted")

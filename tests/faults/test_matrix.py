@@ -140,7 +140,8 @@ def chain(tmp_path_factory):
     mount = base / "disk"
     mount.mkdir()
     # The tiny profile's bundle keeps ~1 GB (a datadir and a snapshot per page size), and before a
-    # first load the sweep wants ~930 MiB free (pagelab.sweep.footprint.run_needs): 2.5 GB holds both.
+    # first load the sweep wants ~1.2 GiB free (pagelab.sweep.footprint.run_needs: the datadir, its
+    # snapshot and the restored copy): 2.5 GB holds both.
     _mount_tmpfs(mount, "5000m" if FULL else "2500m")  # the full matrix: four page sizes
     # A seed of its own, so the first load generates the TPC-C cache while the cells watch.
     chain = Chain(mount, base, seed=100_000 + os.getpid() % 100_000)

@@ -54,7 +54,7 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--password-file", metavar="PATH", help="file holding the password (never pass it on "
                                                                 "the command line)")
     parser.add_argument("-d", "--database", default="tpcc", help="database name (default tpcc, as tpcc-mysql)")
-    from pagelab.sweep.profiles import KNOBS_BY_NAME
+    from pagelab.sweep.knobs import KNOBS_BY_NAME
 
     knob = KNOBS_BY_NAME["transport"]
     group.add_argument("--transport", choices=knob.kind.options, default=None,
@@ -81,7 +81,7 @@ def add_tpcc_mysql_dir_argument(parser: argparse.ArgumentParser) -> None:
 def transport_of(args: argparse.Namespace) -> str:
     """The transport a tpcc command uses: --transport with --instance (default the knob's); with
     --host tcp and with --socket socket, which --transport may only repeat."""
-    from pagelab.sweep.profiles import KNOBS_BY_NAME
+    from pagelab.sweep.knobs import KNOBS_BY_NAME
 
     if args.instance:
         return args.transport or KNOBS_BY_NAME["transport"].default

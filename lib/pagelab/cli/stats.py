@@ -34,6 +34,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from pagelab.evidence.tables import evidence_text, host_spread, host_table, page_size_table, pairwise_table
 
     from pagelab.evidence.grid import cell_table, effect_table, grid_factors, grid_lines
+    from pagelab.evidence.self_checks import a_a_table, check_lines, first_round_p, first_round_table
 
     table = read_runs(Path(args.bundle).resolve())  # relative to here, not to the project
     factors = grid_factors(table)
@@ -41,6 +42,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         # A grid's runs are compared within each level; pooled over levels they would mix pools.
         print("\n".join(grid_lines(table) + [f"  left out: {name}: {why}" for name, why in table.excluded])
               if factors else evidence_text(table, args.resolve))
+        if args.checks:
+            print("\n".join(check_lines(table, args.resolve)))
     elif args.format == "csv":
         print("# per page size")
         _print_frame(page_size_table(table), "csv")
@@ -53,6 +56,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
             _print_frame(cell_table(table, factor), "csv")
             print(f"# page-size effect per level, {factor}")
             _print_frame(effect_table(table, factor), "csv")
+        if args.checks:
+            print("# A/A: odd rounds against even rounds")
+            _print_frame(a_a_table(table, args.resolve), "csv")
+            print("# the first round against the later rounds")
+            _print_frame(first_round_table(table), "csv")
     else:
         import json
 
@@ -63,6 +71,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     "grid": {factor: {"cells": cell_table(table, factor).to_dict("records"),
                                       "effects": effect_table(table, factor).to_dict("records")}
                              for factor in factors}}
+        if args.checks:
+            document["checks"] = {"a_a": a_a_table(table, args.resolve).to_dict("records"),
+                                  "first_round": first_round_table(table).to_dict("records"),
+                                  "first_round_p": first_round_p(table)}
         print(json.dumps(document, indent=1, default=str).replace("NaN", "null"))
     return 0
 
@@ -144,6 +156,10 @@ def register(commands) -> None:
     stats.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
     stats.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",
                        help="the difference the repeats estimate is for, in percent (default 5)")
+    stats.add_argument("--checks", action="store_true",
+                       help="also check the sweep against itself: each page size's odd rounds against its even "
+                            "rounds, judged as page sizes are (an A/A test: any faster/slower there is a false "
+                            "call), and whether the first round, right after each load, stands apart")
     stats.set_defaults(handler=cmd_stats)
 
     compare = commands.add_parser(

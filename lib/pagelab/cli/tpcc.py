@@ -15,7 +15,7 @@ from pagelab.cli.common import (
 )
 from pagelab.common.errors import UsageError
 from pagelab.common.paths import CACHE_DIR
-from pagelab.sweep.profiles import KNOBS_BY_NAME
+from pagelab.sweep.knobs import KNOBS_BY_NAME
 from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.modes import DEFAULT_MODE, LOADERS, PAGELAB_LOADER, TPCC_MYSQL_LOADER
 
@@ -115,7 +115,7 @@ def register(commands) -> None:
                                                "interval in tpcc_start's format. Writes tpcc.log, tpcc_intervals.csv "
                                                "and summary.json into --out.")
     run.add_argument("-w", "--warehouses", type=int, required=True, help="warehouses to use (at most those loaded)")
-    # the defaults are the sweep knobs' (pagelab.sweep.profiles), declared once there
+    # the defaults are the sweep knobs' (pagelab.sweep.knobs), declared once there
     default = {name: KNOBS_BY_NAME[name].default for name in ("connections", "rampup_s", "measure_s", "interval_s", "seed",
                                                             "max_rampup_s", "max_measure_s", "target_ci_pct")}
     run.add_argument("-c", "--connections", type=int, default=default["connections"],

@@ -12,24 +12,18 @@ largest page size against the smallest, round by round when enough rounds finish
 Whether the effect changes with the factor is the difference of the effects at the factor's last
 and first level, in log points (100 x the difference of the natural logs of the two ratios of
 medians; close to percentage points for effects of a few percent), with a percentile bootstrap
-interval (Efron & Tibshirani 1993, ch. 13) by `scipy.stats.bootstrap`. `pagelab.evidence`'s
-`effect_difference` computes it where it exists (it resamples a level by rounds when its two page
-sizes share enough of them); until then `_difference_of_effects` resamples each of the four groups
-of runs on its own.
+interval by `pagelab.evidence.effect_difference`, which resamples a level by rounds when its two
+page sizes share enough of them, else run by run.
 """
 
 from __future__ import annotations
 
-import math
-import warnings
 from dataclasses import dataclass, replace
 
-import numpy as np
 import pandas as pd
-from scipy import stats
 
-from pagelab.evidence.intervals import BOOTSTRAP_SEED, CONFIDENCE, RESAMPLES
-from pagelab.evidence.tables import RunTable, page_size_table, pairwise_table
+from pagelab.evidence.families import AGREE, effect_difference
+from pagelab.evidence.tables import METRICS_BY_NAME, RunTable, page_size_table, pairwise_table
 
 LEVEL_PREFIX = "level_"
 FACTOR_WORDS = {"buffer_pool": "buffer pool", "warehouses": "warehouses"}
@@ -77,8 +71,8 @@ def effect_table(table: RunTable, factor: str, metric: str = "tpmc") -> pd.DataF
     a, b = effect_pair(table)
     rows = []
     for level in levels(table, factor):
-        pairs = pairwise_table(at_level(table, factor, level))
-        for row in pairs[(pairs["metric"] == metric) & (pairs["a"] == a) & (pairs["b"] == b)].to_dict("records"):
+        pairs = pairwise_table(at_level(table, factor, level), metrics=(METRICS_BY_NAME[metric],))
+        for row in pairs[(pairs["a"] == a) & (pairs["b"] == b)].to_dict("records"):
             rows.append({"factor": factor, "level": level, **row})
     return pd.DataFrame(rows)
 
@@ -96,38 +90,13 @@ class EffectChange:
     agree_within: float | None = None  # the interval lies inside +-this (pagelab.evidence's equivalence margin)
 
 
-def _log_effect(a1, b1, a2, b2, axis=-1):
-    # 100 * (log(median(a2)/median(b2)) - log(median(a1)/median(b1))): how far the effect moved.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return 100 * (np.log(np.median(a2, axis=axis) / np.median(b2, axis=axis))
-                      - np.log(np.median(a1, axis=axis) / np.median(b1, axis=axis)))
-
-
 def _difference_of_effects(first: tuple[dict, dict], last: tuple[dict, dict]) -> tuple[float, float, float, float | None]:
     """(difference, low, high, agree_within) in log points of the effect at `last` minus the effect at
     `first`, each given as ({round: value} of a, {round: value} of b), with its 95% interval;
     agree_within is the equivalence margin when the interval lies inside it, else None."""
-    try:
-        from pagelab.evidence import effect_difference
-    except ImportError:
-        effect_difference = None
-    if effect_difference is not None:
-        from pagelab.evidence import AGREE
-
-        found = effect_difference(last, first)
-        agree = float(found.equivalence_pct) if found.word == AGREE else None
-        return float(found.difference), float(found.low), float(found.high), agree
-    groups = [np.asarray(list(values.values()), dtype=float) for values in (*first, *last)]
-    difference = float(_log_effect(*groups))
-    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
-        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap(tuple(groups), _log_effect, vectorized=True, paired=False,
-                                 confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
-                                 random_state=np.random.default_rng(BOOTSTRAP_SEED))
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    if math.isnan(low) or math.isnan(high):
-        low = high = difference
-    return difference, min(low, difference), max(high, difference), None
+    found = effect_difference(last, first)
+    agree = float(found.equivalence_pct) if found.word == AGREE else None
+    return float(found.difference), float(found.low), float(found.high), agree
 
 
 def _by_round(table: RunTable, page_size: str, metric: str) -> dict[int, float]:

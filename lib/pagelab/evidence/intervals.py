@@ -35,8 +35,8 @@ bench_verdicts.py), and the exact test cannot reject at all with 3 against 3 (it
 two-sided p is 0.1). So 3 runs per page size never give a verdict; 4 give one only when every
 run of one side beats every run of the other; 5 or more are the useful minimum.
 
-Page sizes of one sweep are compared round by round. A sweep runs its page sizes in rounds (4k,
-8k, 16k, then again), so the runs of a round share whatever the machine did in that minute: on
+Page sizes of one sweep are compared round by round. A sweep runs its page sizes in rounds (each
+once per round, in an order drawn from its seed), so the runs of a round share whatever the machine did in that minute: on
 this VM a slow minute takes 10-15% off every run of its round. A comparison that treats the runs
 as unrelated lets such a round widen the interval of both sides; one that keeps each round's pair
 together (the design's blocks) does not. So when two page sizes have MIN_ROUNDS_FOR_PAIRED rounds

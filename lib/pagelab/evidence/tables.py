@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -259,14 +260,15 @@ def _values_by_round(runs: pd.DataFrame, page_size: str, metric: str) -> dict[in
 
 
 def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
-                   equivalence_pct: float | None = None) -> pd.DataFrame:
-    """Each later page size against each earlier one (8k vs 4k, 16k vs 4k, 16k vs 8k), per metric,
-    round by round where enough rounds finished on both sides; the pairs of a metric judged as one
-    family (`compare_family`). Unpaired, the runs needed come from the spread pooled over all page
-    sizes of the bundle. equivalence_pct: the bundle's own unless given."""
+                   equivalence_pct: float | None = None, metrics: Sequence[Metric] = METRICS) -> pd.DataFrame:
+    """Each later page size against each earlier one (8k vs 4k, 16k vs 4k, 16k vs 8k), per metric
+    (every metric unless given), round by round where enough rounds finished on both sides; the
+    pairs of a metric judged as one family (`compare_family`). Unpaired, the runs needed come from
+    the spread pooled over all page sizes of the bundle. equivalence_pct: the bundle's own unless
+    given."""
     delta = equivalence_of(table) if equivalence_pct is None else equivalence_pct
     rows = []
-    for metric in METRICS:
+    for metric in metrics:
         by_size = {size: _values_by_round(table.runs, size, metric.name) for size in table.page_order}
         spread = log_spread([list(values.values()) for values in by_size.values()])
         pairs = list(combinations(table.page_order, 2))

@@ -31,7 +31,7 @@ import pandas as pd
 from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RESOLVED, verdict_text
 from pagelab.evidence.tables import (RunTable, equivalence_of, number_text, page_size_table,
                                      pairwise_table, pct_text, unresolved_advice)
-from pagelab.bundle import SweepRecord, load_tables, read_runs
+from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
 from pagelab.common.units import size_text
 from pagelab.report.grid_report import PERCONA_DIRECTION, grid_answer, grid_factor  # noqa: F401 (the notebook's)
 from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
@@ -430,15 +430,19 @@ def method_markdown(data: ReportData) -> str:
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
         f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
-        f"size holds the same rows. After the load the datadir was snapshotted. Each measured run restored that "
-        f"snapshot, restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
+        f"size holds the same rows. After the load the datadir was snapshotted. Each measured run, the first "
+        f"included, restored that snapshot, had the kernel's pending writes flushed, restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
         f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) "
         f"{transport_text(profile)} with {rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW "
         f"GLOBAL STATUS` were sampled every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)}"
         f"{not_applicable_sentence()} "
-        + (f"There were {repeats} runs per page size, interleaved ({sizes}, then again), so a slow drift of the "
-           "machine falls on every page size. " if repeats > 1 else
+        + (f"There were {repeats} runs per page size, in rounds of one run per page size, "
+           + (f"each round in an order drawn afresh from seed {profile.get('seed')} (the figure of TpmC in run order "
+              "shows it), so a slow drift of the machine falls on every page size and a position in the round on none "
+              "systematically. " if _rounds_shuffled(data) else
+              f"each round in the page sizes' order ({sizes}; this sweep predates the drawn order), so a slow drift of "
+              "the machine falls on every page size. ") if repeats > 1 else
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
         f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
         f"of page sizes the ratio of medians with a bootstrap interval, then a word read off that interval: "
@@ -449,6 +453,11 @@ def method_markdown(data: ReportData) -> str:
         f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
         f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
+
+
+def _rounds_shuffled(data: ReportData) -> bool:
+    """Whether the sweep drew its rounds' orders from its seed (pagelab.bundle.ROUND_ORDER_DRAWN)."""
+    return data.record.document.get("round_order") == ROUND_ORDER_DRAWN
 
 
 def transport_text(profile: dict) -> str:

@@ -1,7 +1,8 @@
-"""Seed 002's page-size sweep: its knobs (`profiles`, `knob_types`), its plan of run units
-(`plan`), one run from datadir to tidy tables (`experiment`), one unit of the plan (`run_unit`),
-the disk it needs (`footprint`), and the executors that run the plan: this machine in turn
-(`orchestrator`) or a Slurm cluster (`slurm`). The bundle it writes is `pagelab.bundle`."""
+"""Seed 002's page-size sweep: its knobs (`knobs`, `knob_types`), a profile's values (`profiles`),
+its plan of run units (`plan`), one run from datadir to tidy tables (`experiment`), one unit of the
+plan (`run_unit`), the disk it needs (`footprint`), and the executors that run the plan: this
+machine in turn (`orchestrator`) or a Slurm cluster (`slurm`). The bundle it writes is
+`pagelab.bundle`."""
 
 # Who runs a sweep's units: this machine, one after another (`local`, the default), or a Slurm
 # cluster, one exclusive node per unit (`slurm`). Both run each unit through

@@ -6,14 +6,22 @@ one place (`run_plan`). The steps:
 
 1. init    the page size's instance (sweep_dir/instances/<page>/), the first time only;
 2. load    TPC-C from the seeded cache, measure the loaded size, stop cleanly, snapshot the
-           datadir — later repeats restore that snapshot instead, so every repeat starts from the
-           identical loaded state;
+           datadir, the first time only; every run, the first included, then restores that
+           snapshot, so every repeat starts from the identical loaded state;
 3. start   with the measured buffer pool: bytes, or a percentage of the sweep's memory budget
            reference (below);
 4. run     monitors (iostat, InnoDB status, global status) around the TPC-C driver, on one clock;
 5. record  my.cnf, SHOW VARIABLES, this run's part of the error log, tidy tables, summary.json.
 
 The server is stopped on every way out, including Ctrl-C and errors.
+
+The first run after a load. Every run, the first of a page size included, starts from a copy of the
+snapshot, and the kernel's pending writes are flushed (sync) before its server starts. Without
+that, a page size's first run began on the datadir the load had just left, while the kernel was
+still writing back the load's redo and the snapshot's copy: in two quick sweeps of 2026-11-26 the
+first run of a page size was the lowest or second lowest of its nine in 5 of 6 cases
+(`pagelab stats BUNDLE --checks` reads this from any bundle). The summary records how much was pending
+(`writeback_before_start`).
 
 One memory budget. A pool given as a percentage is resolved once per sweep, against the largest
 loaded database of the sweep's page sizes (at the run's warehouses), so every page size gets the
@@ -40,13 +48,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.common.atomic import atomic_write_csv, atomic_write_json
+from pagelab.common.disk import flush_pending_writes
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, writer_lock
 from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.instance import SNAPSHOT_MARKER, DiskWatch
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.paths import CACHE_DIR
-from pagelab.sweep.profiles import KNOBS_BY_NAME, Profile
+from pagelab.sweep.knobs import KNOBS_BY_NAME
+from pagelab.sweep.profiles import Profile
 from pagelab.bundle import instance_name, project_path, set_phase, unit_name
 from pagelab.tpcc.modes import TPCC_MYSQL_LOADER
 from pagelab.tpcc.outputs import RunOptions
@@ -160,7 +170,7 @@ def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: P
         if state is None:
             with ExitStack() as stack:
                 _hold_page_lock(stack, sweep_dir, plan, run_dir)
-                instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
+                instance, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir, measured_here=False)
                 instance.stop()
         loaded[page_size_label(page_size)] = int(state["db_bytes"])
     reference = max(loaded, key=loaded.get)
@@ -174,9 +184,11 @@ def memory_budget(sweep_dir: Path, profile: Profile, cache_dir: Path, run_dir: P
     return current[key]
 
 
-def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, run_dir: Path) -> tuple[Instance, dict]:
-    """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now.
-    The caller holds the page size's lock."""
+def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, run_dir: Path,
+                             measured_here: bool = True) -> tuple[Instance, dict]:
+    """The page size's instance with TPC-C loaded: restored from its snapshot, or loaded now (and,
+    when it is to be `measured_here`, restored from the snapshot just taken). The caller holds the
+    page size's lock."""
     instance_dir = instance_directory(sweep_dir, plan)
     state = loaded_state(instance_dir)
     instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
@@ -214,6 +226,11 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
     instance.snapshot()
     state = {"db_bytes": db_bytes, "warehouses": options.warehouses, "seed": options.seed, "load": load_report}
     atomic_write_json(instance_dir / LOADED_FILE, state)
+    if measured_here:
+        # The first run starts from a restored copy as every later one does, not from the datadir the
+        # load left: one path into every measurement (see "The first run after a load" above).
+        set_phase(run_dir, "restore")
+        instance.restore()
     return instance, state
 
 
@@ -242,7 +259,7 @@ def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int |
             page_dir = instance_directory(sweep_dir, plan)
             state = loaded_state(page_dir)
             if state is None:
-                _, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir)
+                _, state = _prepare_loaded_instance(plan, sweep_dir, cache_dir, run_dir, measured_here=False)
             page_lock.close()  # the snapshot exists and is only read from here on
             set_phase(run_dir, "restore")
             shutil.rmtree(instance_dir, ignore_errors=True)  # a killed earlier attempt's copy
@@ -269,15 +286,17 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
 
     reference = budget["reference_db_bytes"] if budget else None
     plan = run_plan(profile, plan.page_size_bytes, plan.repeat, db_bytes=reference, cell=plan.cell, role=plan.role)
-    if budget:  # a percentage is checked exactly now that the data's size is known (profiles._pools_fit)
+    if budget:  # a percentage is checked exactly now that the data's size is known (knobs._pools_fit)
         from pagelab.common.errors import UsageError
-        from pagelab.sweep.profiles import machine_memory_bytes, pool_problem
+        from pagelab.sweep.knobs import machine_memory_bytes, pool_problem
 
         problem = pool_problem(plan.server_settings.buffer_pool_bytes, profile.page_sizes, machine_memory_bytes())
         if problem:
             raise UsageError(f"buffer_pool: {KNOBS_BY_NAME['buffer_pool'].text(profile.for_cell(plan.cell).buffer_pool)} "
                              f"of {reference} bytes: {problem}")
     instance.settings = plan.server_settings
+    set_phase(run_dir, "flush")
+    writeback = flush_pending_writes()
     log_offset = instance.paths.error_log.stat().st_size if instance.paths.error_log.exists() else 0
     with instance:
         set_phase(run_dir, "start")
@@ -303,7 +322,8 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
                    buffer_pool_spec=KNOBS_BY_NAME["buffer_pool"].text(profile.for_cell(plan.cell).buffer_pool),
                    cell=plan.cell, role=plan.role, **{f"level_{name}": level for name, level in plan.cell.items()},
                    memory_budget_reference_bytes=reference,
-                   memory_budget_reference_page_size=budget["reference_page_size"] if budget else None)
+                   memory_budget_reference_page_size=budget["reference_page_size"] if budget else None,
+                   writeback_before_start=writeback)
     atomic_write_json(run_dir / "summary.json", summary)  # buffer_pool_bytes: what the server reported
     set_phase(run_dir, "done")
     return summary

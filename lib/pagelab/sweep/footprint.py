@@ -57,11 +57,12 @@ def sweep_estimate(page_sizes: int, warehouses: int, redo_log_bytes: int) -> int
 
 def run_needs(instance_dir: Path, warehouses: int, redo_log_bytes: int) -> int:
     """The free bytes one run needs next: a restore copies the snapshot beside the old datadir;
-    a first run creates the datadir and then its snapshot."""
+    a first run creates the datadir, then its snapshot, then restores that beside the datadir
+    (pagelab.sweep.experiment: every run starts from a restored copy)."""
     snapshot = Path(instance_dir) / "snapshot"
     if (snapshot / SNAPSHOT_MARKER).exists():
         return tree_bytes(snapshot) + RUN_GROWTH_BYTES + HEADROOM_BYTES
-    return 2 * datadir_estimate(warehouses, redo_log_bytes) + RUN_GROWTH_BYTES + HEADROOM_BYTES
+    return 3 * datadir_estimate(warehouses, redo_log_bytes) + RUN_GROWTH_BYTES + HEADROOM_BYTES
 
 
 def check_room(directory: Path, needed: int, what: str) -> None:

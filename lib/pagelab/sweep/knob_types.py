@@ -3,8 +3,8 @@
 Each type has `allowed` (the human text in errors and help), `parse(raw)` for a YAML value or a
 CLI string, `text(value)` for the way a user would write it back, and `jsonable(value)` for
 sweep.json. `parse(jsonable(v)) == v` always holds, so a sweep can be resumed from its JSON.
-A rejected value raises `Rejected`; `pagelab.sweep.profiles.Knob.parse` adds the knob's name and
-what it allows. The knobs themselves are declared in pagelab.sweep.profiles.
+A rejected value raises `Rejected`; `pagelab.sweep.knobs.Knob.parse` adds the knob's name and
+what it allows. The knobs themselves are declared in pagelab.sweep.knobs.
 """
 
 from __future__ import annotations

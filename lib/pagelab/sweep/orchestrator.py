@@ -35,7 +35,7 @@ from pagelab.common.units import size_text
 from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
 from pagelab.sweep.run_unit import begin, check_room_for_unit, execute, record_failure, short_error, stop_unit_server
-from pagelab.bundle import (SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest, read_phase,
+from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest, read_phase,
                             read_runs, sweep_file)
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -72,6 +72,7 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise
         "created": now_iso(),
         "machine": run_metadata(sweep_dir),
         "runs": new_run_entries(profile),
+        "round_order": ROUND_ORDER_DRAWN,
         "report": None,
     }
     atomic_write_json(sweep_dir / SWEEP_FILE, document)

@@ -61,7 +61,7 @@ class Plan:
 
 
 def plan_from_record(record: SweepRecord, measure_noise: bool = False) -> Plan:
-    """The plan of a bundle's runs, in sweep.json's order (the profile's, `Profile.runs`)."""
+    """The plan of a bundle's runs, in sweep.json's order (the profile's, `Profile.units`)."""
     units = tuple(Unit(index, entry["name"], int(entry["page_size_bytes"]), entry["page_size"], int(entry["repeat"]),
                        dict(entry.get("cell") or {}), int(entry.get("round", 0)), int(entry.get("position", 0)),
                        entry.get("role", "verdict"))

@@ -1,0 +1,37 @@
+"""The sweep checked against itself, in the report: one paragraph after the run-order figure with
+the A/A halves and the first round (pagelab.evidence.self_checks, `pagelab stats --checks`)."""
+
+from __future__ import annotations
+
+from pagelab.evidence.self_checks import a_a_table, false_calls, first_round_p, first_round_table
+from pagelab.evidence.tables import RunTable, pct_text
+
+
+def self_check_markdown(table: RunTable) -> str:
+    """The paragraph; it says so when the sweep has too few rounds to be checked."""
+    halves = a_a_table(table)
+    compared = halves[halves["change_pct"].notna() & halves["low_pct"].notna()]
+    if compared.empty:
+        return ("**The sweep checked against itself.** It takes two or more rounds on each side of an A/A "
+                "comparison (each page size's odd rounds against its even rounds); this sweep has too few.")
+    wrong = false_calls(compared)
+    tpmc = compared[compared["metric"] == "tpmc"]
+    text = (f"**The sweep checked against itself.** Each page size's odd rounds against its even rounds, judged "
+            f"exactly as the page sizes are (an A/A test: the halves ran interleaved and differ only by chance): "
+            f"{len(wrong)} false call{'s' if len(wrong) != 1 else ''} in {len(compared)} comparisons of "
+            f"{compared['metric'].nunique()} metrics")
+    if not tpmc.empty:
+        text += (f"; the TpmC halves differ by {pct_text(tpmc['change_pct'].min())} to "
+                 f"{pct_text(tpmc['change_pct'].max())}")
+    if len(wrong):
+        text += (" (" + "; ".join(f"{row['a']}: {row['metric']} {row['verdict']}" for row in wrong.to_dict("records"))
+                 + "), so a position or drift effect the design did not cancel may be in this sweep's verdicts too")
+    text += "."
+    first = first_round_table(table)
+    if not first.empty:
+        parts = ", ".join(f"{row['group']} {row['ratio']:.2f} (rank {row['rank']} of {row['runs']})"
+                          for row in first.to_dict("records"))
+        text += (f" Round 1, the first runs after the loads, against the median of the later rounds: {parts}; "
+                 f"round 1 this low or lower by chance, p = {first_round_p(table):.2g} (its rank among the rounds, "
+                 f"the round being the unit since its runs share the machine's minute).")
+    return text
