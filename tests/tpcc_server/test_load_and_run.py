@@ -66,7 +66,7 @@ def test_a_load_that_loses_a_lock_wait_is_loaded_again(spare_loaded_instance, da
     from pagelab.tpcc.loader import load
 
     instance = spare_loaded_instance
-    waiting: set = set()  # the ids of the warehouse loads seen waiting: one per attempt
+    waiting: set = set()  # (id, start) of the warehouse loads seen waiting: one per attempt
     done, errors = threading.Event(), []
 
     def hold_the_warehouse_table():
@@ -84,9 +84,11 @@ def test_a_load_that_loses_a_lock_wait_is_loaded_again(spare_loaded_instance, da
                 cursor.execute("SELECT * FROM tpcc_retry.warehouse WHERE w_id = 1 FOR UPDATE")  # a gap lock
                 cursor.fetchall()
                 while not done.is_set() and time.monotonic() < deadline and len(waiting) < 2:
-                    cursor.execute("SELECT trx_id FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' "
-                                   "AND trx_query LIKE '%INTO TABLE warehouse%'")
-                    waiting.update(row[0] for row in cursor.fetchall())
+                    # A transaction that has written nothing shows an id of its connection's, the same
+                    # in every attempt; with the 1 s timeout each attempt starts in a second of its own.
+                    cursor.execute("SELECT trx_id, trx_started FROM information_schema.innodb_trx "
+                                   "WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE '%INTO TABLE warehouse%'")
+                    waiting.update(cursor.fetchall())
                     time.sleep(0.05)
                 cursor.execute("ROLLBACK")
         except Exception as exc:  # noqa: BLE001 - handed to the test's thread below
