@@ -76,6 +76,11 @@ def a_a_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
+def compared(frame: pd.DataFrame) -> pd.DataFrame:
+    """The A/A rows that had runs enough for an interval on both sides: the ones that count."""
+    return frame[frame["change_pct"].notna() & frame["low_pct"].notna()]
+
+
 def false_calls(frame: pd.DataFrame) -> pd.DataFrame:
     """The A/A rows that called a difference: every word but 'equivalent' and 'not resolved'."""
     return frame[~frame["verdict"].isin([EQUIVALENT, NOT_RESOLVED]) & frame["change_pct"].notna()]
@@ -141,9 +146,9 @@ def check_lines(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> li
             continue
         lines.append(family_text(part, f"A/A, {metric.label}: each page size's odd rounds against its even rounds"))
         lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
-    compared = halves[halves["change_pct"].notna() & halves["low_pct"].notna()]
-    wrong = false_calls(compared)
-    lines.append(f"A/A false calls: {len(wrong)} of {len(compared)} comparisons"
+    counted = compared(halves)
+    wrong = false_calls(counted)
+    lines.append(f"A/A false calls: {len(wrong)} of {len(counted)} comparisons"
                  + (" (" + "; ".join(f"{r['a']}: {r['metric']} {r['verdict']}" for r in wrong.to_dict('records')) + ")"
                     if len(wrong) else ""))
     first = first_round_table(table)

@@ -3,23 +3,23 @@ the A/A halves and the first round (pagelab.evidence.self_checks, `pagelab stats
 
 from __future__ import annotations
 
-from pagelab.evidence.self_checks import a_a_table, false_calls, first_round_p, first_round_table
+from pagelab.evidence.self_checks import a_a_table, compared, false_calls, first_round_p, first_round_table
 from pagelab.evidence.tables import RunTable, pct_text
 
 
 def self_check_markdown(table: RunTable) -> str:
     """The paragraph; it says so when the sweep has too few rounds to be checked."""
     halves = a_a_table(table)
-    compared = halves[halves["change_pct"].notna() & halves["low_pct"].notna()]
-    if compared.empty:
+    counted = compared(halves)
+    if counted.empty:
         return ("**The sweep checked against itself.** It takes two or more rounds on each side of an A/A "
                 "comparison (each page size's odd rounds against its even rounds); this sweep has too few.")
-    wrong = false_calls(compared)
-    tpmc = compared[compared["metric"] == "tpmc"]
+    wrong = false_calls(counted)
+    tpmc = counted[counted["metric"] == "tpmc"]
     text = (f"**The sweep checked against itself.** Each page size's odd rounds against its even rounds, judged "
             f"exactly as the page sizes are (an A/A test: the halves ran interleaved and differ only by chance): "
-            f"{len(wrong)} false call{'s' if len(wrong) != 1 else ''} in {len(compared)} comparisons of "
-            f"{compared['metric'].nunique()} metrics")
+            f"{len(wrong)} false call{'s' if len(wrong) != 1 else ''} in {len(counted)} comparisons of "
+            f"{counted['metric'].nunique()} metrics")
     if not tpmc.empty:
         text += (f"; the TpmC halves differ by {pct_text(tpmc['change_pct'].min())} to "
                  f"{pct_text(tpmc['change_pct'].max())}")
