@@ -13,7 +13,9 @@ from pagelab.parse import parse_tpcc_log
 from pagelab.sweep.profiles import load_profile
 from pagelab.tpcc.driver import run
 from pagelab.tpcc.outputs import RunOptions
-from pagelab.tpcc.schedule import POOL_SETTLE_S, POOL_SETTLE_SHARE
+from pagelab.tpcc.schedule import FILLING_CEILING, FILLING_SHARE, POOL_SETTLE_S, POOL_SETTLE_SHARE
+from tests.conftest import restored_instance
+from tests.tpcc_server.conftest import SETTINGS
 
 pytestmark = pytest.mark.server
 
@@ -24,7 +26,7 @@ def test_auto_rampup_starts_measuring_only_once_the_pool_has_settled(spare_loade
                          seed=3)
     result = run(spec, options, out_dir=tmp_path, echo=None)
     rampup = result.summary["rampup"]
-    assert rampup["rule"] == "auto" and rampup["ended_by"] in ("steady", "cap")
+    assert rampup["rule"] == "auto" and rampup["ended_by"] in ("steady", "cap", "filled")
     with open(tmp_path / "rampup_series.csv") as handle:
         series = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]
     assert len(series) >= 20 and series[-1]["t_s"] <= rampup["seconds"] + 0.5
@@ -40,6 +42,22 @@ def test_auto_rampup_starts_measuring_only_once_the_pool_has_settled(spare_loade
     log = (tmp_path / "tpcc.log").read_text()
     assert "# pagelab: ramp-up until steady" in log
     assert parse_tpcc_log(log).meta["tpmc"] == pytest.approx(result.tpmc, rel=1e-3)
+
+
+def test_a_cold_pool_larger_than_the_data_is_not_measured_while_it_fills(loaded, tmp_path):
+    # a 256 MB pool over about 100 MB of data, just started: empty, and filling with every read
+    with restored_instance(tmp_path / "cold", "4k", {**SETTINGS, "buffer_pool_bytes": "256M"}, loaded[2]) as instance:
+        spec = ConnectionSpec.for_instance(instance, tcp=True)
+        options = RunOptions(warehouses=1, connections=4, max_rampup_s=5, rampup_auto=True, measure_s=2, interval_s=1,
+                             seed=6)
+        result = run(spec, options, out_dir=tmp_path / "run", echo=None)
+    rampup = result.summary["rampup"]
+    assert rampup["ended_by"] in ("filled", "ceiling") and rampup["seconds"] > 5.5
+    with open(tmp_path / "run" / "rampup_series.csv") as handle:
+        series = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+    at_cap = [row for row in series if row["t_s"] <= 5.5][-4:]
+    assert all(b["pages_data"] - a["pages_data"] >= FILLING_SHARE * b["pages_total"] for a, b in zip(at_cap, at_cap[1:]))
+    assert rampup["seconds"] <= FILLING_CEILING * 5 + 1.5
 
 
 def test_auto_measurement_stops_at_the_target_and_counts_only_what_it_measured(spare_loaded_instance, tmp_path):

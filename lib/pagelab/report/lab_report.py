@@ -36,7 +36,7 @@ from pagelab.common.units import size_text
 from pagelab.report.grid_report import PERCONA_DIRECTION, grid_answer, grid_factor  # noqa: F401 (the notebook's)
 from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
     CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed, memory_budget_sentence,
-    not_applicable_sentence, over_time_sentence, recorded_configuration, server_setting_rows,
+    not_applicable_sentence, over_time_sentence, pool_share_pct, recorded_configuration, server_setting_rows,
 )
 
 HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE = "holds", "does not hold", "not resolved here"
@@ -396,17 +396,26 @@ def method_markdown(data: ReportData) -> str:
         pool_text = (", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else "".join(shown)) + \
             ", one level of the grid per run"
     elif db and pools:
-        share = 100 * max(pools) / max(db)
-        pool_text = f"{size_text(sum(pools) / len(pools))} ({share:.0f}% of the largest loaded database)"
+        pool_text = f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
     if profile.get("rampup_s") == "auto":
+        # runs from before a pool still filling could take the ramp-up past the cap say so in their rule
+        methods = _summary_values(data, "rampup_method")
+        extension = ", or twice that while the pool was still filling" if any(
+            "twice the cap" in method for method in methods) else ""
         rampup = (f"ramp-up until steady state (the buffer pool no longer filling, and MSER-5 finding the rows "
-                  f"written and pages read per second level; at most {profile.get('max_rampup_s')} s)")
+                  f"written and pages read per second level; at most {profile.get('max_rampup_s')} s{extension})")
         taken = _summary_values(data, "rampup_s")
         if taken:
             shortest, longest = round(min(taken)), round(max(taken))
             rampup += (f", which took {shortest}-{longest} s" if shortest != longest
                        else f", which took {shortest} s in every run")
-            if shortest >= profile.get("max_rampup_s", float("inf")):
+            ended = summary["rampup_ended_by"].value_counts() if "rampup_ended_by" in summary else pd.Series(dtype=int)
+            past_cap = int(ended.get("filled", 0) + ended.get("ceiling", 0))
+            if past_cap:
+                rampup += (f"; {past_cap} of {len(taken)} pools were still filling at the cap, and their ramp-ups "
+                           f"went on until they stopped" + (f" ({int(ended['ceiling'])} reached twice the cap)"
+                                                              if ended.get("ceiling", 0) else ""))
+            elif shortest >= profile.get("max_rampup_s", float("inf")):
                 rampup += " (the cap ended every ramp-up)"
     else:
         rampup = f"{profile.get('rampup_s')} s of ramp-up"
@@ -427,11 +436,15 @@ def method_markdown(data: ReportData) -> str:
 
     found_hosts = host_lines(data.evidence)
     hosts = found_hosts[0].split(" Median ")[0] if found_hosts else ""  # which hosts; Table "per host" has the rest
+    # Bundles from before every run restored the snapshot and flushed the kernel's writes lack the record.
+    restored = ("Each measured run, the first included, restored that snapshot, had the kernel's pending writes "
+                "flushed, " if "writeback_dirty_bytes" in summary else
+                "Each measured run after a page size's first restored that snapshot (the first ran on the datadir "
+                "the load left), ")
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
         f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
-        f"size holds the same rows. After the load the datadir was snapshotted. Each measured run, the first "
-        f"included, restored that snapshot, had the kernel's pending writes flushed, restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
+        f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
         f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) "
         f"{transport_text(profile)} with {rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW "
@@ -509,8 +522,9 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     pools = _summary_values(data, "buffer_pool_bytes")
     ours = {
         "DB size": f"{size_text(sum(db) / len(db))} ({profile.get('warehouses')} warehouse)" if db else "—",
-        "Buffer Pool Size": (f"{size_text(sum(pools) / len(pools))} ({100 * sum(pools) / sum(db):.0f}% of DB size)"
-                             if pools and db else str(profile.get("buffer_pool"))),
+        "Buffer Pool Size": (f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
+                             if pools and db and not isinstance(profile.get("buffer_pool"), list)
+                             else str(profile.get("buffer_pool"))),
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
         "Runtime": (f"{profile.get('measure_s')} s" if profile.get("measure_s") != "auto" else "auto") +
                    f" × {profile.get('repeats')} run(s) per page size" +

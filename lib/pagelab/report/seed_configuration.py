@@ -53,6 +53,12 @@ class Configuration:
     measured_s: float | None  # the shortest measured run
 
 
+def pool_share_pct(pools: list, db: list) -> float | None:
+    """The pool as a share of the largest loaded database, the one a percentage pool is resolved
+    against: every table and sentence that gives the pool's share of the data gives this one."""
+    return 100 * max(pools) / max(db) if pools and db else None
+
+
 def recorded_configuration(data, over_time: bool = False) -> Configuration:
     """What the verdict runs ran with, or with `over_time` the runs the figures over time come from."""
     summary = (data.over_time or data.tables)["summary"] if over_time else data.tables["summary"]
@@ -61,8 +67,7 @@ def recorded_configuration(data, over_time: bool = False) -> Configuration:
         return [] if summary.empty or column not in summary else list(summary[column].dropna())
 
     warehouses, connections, measured = values("warehouses"), values("connections"), values("measure_s")
-    pools, db = values("buffer_pool_bytes"), values("db_bytes")
-    share = 100 * max(pools) / max(db) if pools and db else None
+    share = pool_share_pct(values("buffer_pool_bytes"), values("db_bytes"))
     return Configuration(int(max(warehouses)) if warehouses else None,
                          int(max(connections)) if connections else None, share,
                          float(min(measured)) if measured else None)
@@ -76,7 +81,8 @@ def differences_from_seed(found: Configuration, over_time: bool) -> list[str]:
         differences.append(f"{found.warehouses} warehouse{plural} against {SEED_WAREHOUSES}")
     low, high = POOL_SHARE_TOLERANCE_PCT
     if found.pool_share_pct is None or not low <= found.pool_share_pct <= high:
-        shown = "unrecorded" if found.pool_share_pct is None else f"{found.pool_share_pct:.0f}% of the data"
+        shown = ("unrecorded" if found.pool_share_pct is None
+                 else f"{found.pool_share_pct:.0f}% of the largest loaded database")
         differences.append(f"pool {shown} against {SEED_POOL_SHARE_PCT:.0f}%")
     if found.connections != SEED_CONNECTIONS:
         differences.append(f"{found.connections} connections against {SEED_CONNECTIONS}")

@@ -110,9 +110,11 @@ KNOBS: tuple[Knob, ...] = (
     Knob("rampup_s", "Ramp-up", SecondsOrAuto(0, "until steady state, at most max_rampup_s"), RUN_DEFAULTS.rampup_s, "s",
          "Seconds of load before measuring starts, not counted (tpcc-mysql -r); auto: until the buffer pool "
          "has stopped filling and MSER-5 finds the work rate level (TPC-C clause 5.5's steady state), at most "
-         "max_rampup_s. Built-in driver modes only."),
+         "max_rampup_s (twice that while the pool is still filling). Built-in driver modes only."),
     Knob("max_rampup_s", "Ramp-up cap", Integer(1), RUN_DEFAULTS.max_rampup_s, "s",
-         "The longest an auto ramp-up may take; a run that reaches it says so in its summary."),
+         "The longest an auto ramp-up may take, unless the buffer pool is still filling then: a cold pool "
+         "goes on filling for up to as long again, so that no measurement times a cold pool's reads. A run "
+         "says in its summary which of these ended its ramp-up."),
     Knob("measure_s", "Measured time", SecondsOrAuto(1, "until TpmC is precise to target_ci_pct"), RUN_DEFAULTS.measure_s,
          "s",
          "Measured seconds; TpmC is the New-Orders completed in them, per minute (tpcc-mysql -l); auto: until "

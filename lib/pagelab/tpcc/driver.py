@@ -195,7 +195,7 @@ def run(
         for t in range(1, options.connections + 1)
     ]
     schedule = Schedule(options.interval_s, max(1, -(-options.longest_measure_s // options.interval_s)))
-    warmup = WarmupWatch(options.longest_rampup_s) if options.rampup_auto else None
+    warmup = WarmupWatch(options.max_rampup_s) if options.rampup_auto else None
     precision = PrecisionWatch(options.target_ci_pct) if options.measure_auto else None
     # An auto measurement starts with its end at the cap; PrecisionWatch may bring it forward.
     provisional_measure_s = options.longest_measure_s
@@ -345,7 +345,7 @@ def auto_rules_text(options: RunOptions) -> str:
     if options.rampup_auto:
         parts.append(f"ramp-up until steady (buffer pool no longer filling and MSER-5 finds rows written and "
                      f"pages read per second level), "
-                     f"at most {options.max_rampup_s} s")
+                     f"at most {options.max_rampup_s} s, or twice that while the pool is still filling")
     if options.measure_auto:
         parts.append(f"measurement until the 95% batch-means interval of TpmC is within {options.target_ci_pct:g}%, "
                      f"at most {options.max_measure_s} s")

@@ -13,6 +13,7 @@ server's process state from /proc where it can).
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from pagelab.mysql.client import database_bytes
 from pagelab.tpcc.inputs import NURAND_MODELS, NURandConstants, TransactionKind
 from pagelab.tpcc.loader import DEFAULT_DATABASE
 from pagelab.tpcc.modes import DEFAULT_MODE, DriverMode, mode_named
+from pagelab.tpcc.schedule import FILLING_CEILING
 from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS, KindTotals
 
 # How often a run's `watch` is asked: it reads the disk's free space, which costs a system call.
@@ -68,7 +70,8 @@ class RunOptions:
 
     @property
     def longest_rampup_s(self) -> int:
-        return self.max_rampup_s if self.rampup_auto else self.rampup_s
+        """With auto, a pool still filling at the cap may take the ramp-up past it (schedule.FILLING_CEILING)."""
+        return math.ceil(FILLING_CEILING * self.max_rampup_s) if self.rampup_auto else self.rampup_s
 
     @property
     def longest_measure_s(self) -> int:

@@ -9,7 +9,8 @@ terminals start. With `auto` they start at infinity and the controller sets them
 - `WarmupWatch` (rampup_s: auto) samples the server every WARMUP_SAMPLE_S and starts the
   measurement once the buffer pool has stopped filling and both the work rate (rows written per
   second) and the pool's reads per second are level by MSER-5 (pagelab.evidence.steady), or at
-  the cap, max_rampup_s.
+  the cap, max_rampup_s. A pool still filling at the cap would put a cold pool's disk reads in
+  the measurement, so the ramp-up goes on while it fills, for at most another max_rampup_s.
 - `PrecisionWatch` (measure_s: auto) ends the measurement at the first interval boundary where
   the 95% batch-means interval of New-Orders per interval is within target_ci_pct of their mean,
   or at the cap, max_measure_s.
@@ -34,6 +35,16 @@ WARMUP_SAMPLE_S = 1.0
 # stops where the touched data ends. Both read as "settled".
 POOL_SETTLE_SHARE = 0.01
 POOL_SETTLE_S = 10.0
+# "Still filling" at the cap: the pool's data pages grew by at least FILLING_SHARE of the pool in each
+# of the last FILLING_SAMPLES samples. A cold pool larger than the data grows every second, by a
+# page per read (at 1 warehouse with a pool of 100% of the data, 8 s in: 500 reads/s, 4-17% of the
+# pool still free); a full pool's free list only wobbles around its reserve, up one second and
+# down the next. The cap's extension ends at the first second the pool did not grow so.
+FILLING_SHARE = 0.005
+FILLING_SAMPLES = 3
+# How far past max_rampup_s a filling pool may take the ramp-up: a pool that fills more slowly
+# than this is a configuration to change (a smaller pool, or a longer cap), not to wait out.
+FILLING_CEILING = 2.0
 # The batch-means interval needs at least this many intervals per batch, so that neighbouring
 # intervals' correlation stays inside a batch (Law & Kelton's advice: batches much longer than
 # the correlation).
@@ -97,8 +108,9 @@ class WarmupWatch:
 
     max_rampup_s: float
     samples: list[WarmupSample] = field(default_factory=list)
-    ended_by: str | None = None  # "steady" or "cap"
+    ended_by: str | None = None  # "steady", "cap", "filled" (after the cap) or "ceiling" (still filling)
     cut_s: float | None = None  # where MSER-5 put the end of the warm-up transient
+    filling_after_cap: bool = False  # the pool was still filling at the cap, and the ramp-up went on
     _last: tuple[float, int, int] | None = None  # (monotonic, rows written, pages read) so far
 
     def add(self, now: float, ramp_start: float, status: dict[str, int]) -> bool:
@@ -113,8 +125,15 @@ class WarmupWatch:
                                              status.get("Innodb_buffer_pool_pages_free", 0),
                                              status.get("Innodb_buffer_pool_pages_total", 0)))
         self._last = (now, rows, reads)
-        if now - ramp_start >= self.max_rampup_s:
-            self.ended_by = "cap"
+        elapsed = now - ramp_start
+        if elapsed >= self.max_rampup_s:
+            if self.pool_filling():
+                if elapsed < FILLING_CEILING * self.max_rampup_s:
+                    self.filling_after_cap = True
+                    return False
+                self.ended_by = "ceiling"
+            else:
+                self.ended_by = "filled" if self.filling_after_cap else "cap"
             return True
         if len(self.samples) < MSER_BATCH * MIN_MSER_BATCHES or not self.pool_settled():
             return False
@@ -125,6 +144,14 @@ class WarmupWatch:
             self.cut_s = self.samples[max(work.cut, reads.cut)].t_s
             return True
         return False
+
+    def pool_filling(self) -> bool:
+        """The pool's data pages grew by FILLING_SHARE of the pool in each of the last FILLING_SAMPLES samples."""
+        recent = self.samples[-(FILLING_SAMPLES + 1):]
+        if len(recent) < FILLING_SAMPLES + 1:
+            return False
+        return all(later.pages_data - earlier.pages_data >= FILLING_SHARE * max(later.pages_total, 1)
+                   for earlier, later in zip(recent, recent[1:]))
 
     def pool_settled(self) -> bool:
         window = [s for s in self.samples if s.t_s >= self.samples[-1].t_s - POOL_SETTLE_S]
@@ -139,7 +166,8 @@ class WarmupWatch:
                 "max_rampup_s": self.max_rampup_s, "mser5_cut_s": self.cut_s, "sample_s": WARMUP_SAMPLE_S,
                 "pages_free_at_start": last.pages_free if last else None,
                 "pages_total": last.pages_total if last else None,
-                "method": "MSER-5 on rows written and pages read per second, and the buffer pool no longer filling"}
+                "method": "MSER-5 on rows written and pages read per second, and the buffer pool no longer filling; "
+                          "a pool still filling at the cap, up to twice the cap"}
 
     def rows(self) -> list[dict]:
         return [vars(sample) for sample in self.samples]
