@@ -13,7 +13,10 @@ size, gives splits as likely as the one that ran. The share of relabellings with
 is the check's per-sweep false-call rate on this machine's data, per metric and for the sweep as
 a whole.
 
-    .venv/bin/python bench/bench_self_checks.py BUNDLE [BUNDLE ...] [--splits 100] [--seed 1]
+    .venv/bin/python bench/bench_self_checks.py [BUNDLE ...] [--splits 100] [--seed 1]
+
+Without bundles it takes the sweeps under data/runs with MIN_ROUNDS rounds or more (`make demo`
+writes one); with none there, it says so and exits 0, so that `make bench` runs on a fresh clone.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +32,9 @@ from arguments import at_least_one
 from pagelab.bundle import read_runs
 from pagelab.evidence.self_checks import a_a_table, compared, false_calls
 from pagelab.evidence.tables import METRICS
+
+MIN_ROUNDS = 4  # two on each side of the split, the least that gives an interval
+RUNS_DIR = Path(__file__).resolve().parent.parent / "data" / "runs"
 
 
 def relabelled(table, rng: np.random.Generator):
@@ -41,13 +48,23 @@ def relabelled(table, rng: np.random.Generator):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("bundles", nargs="+", help="sweep bundles (directories with sweep.json)")
+    parser.add_argument("bundles", nargs="*", help=f"sweep bundles (directories with sweep.json); default: those "
+                        f"under {RUNS_DIR} with {MIN_ROUNDS} or more rounds")
     parser.add_argument("--splits", type=at_least_one, default=100, help="relabellings per bundle (default 100)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    for bundle in args.bundles:
-        table = read_runs(bundle)
+    tables = {str(bundle): read_runs(bundle) for bundle in args.bundles}
+    if not args.bundles:
+        found = {str(path.parent): read_runs(path.parent) for path in sorted(RUNS_DIR.glob("*/sweep.json"))}
+        tables = {name: table for name, table in found.items()
+                  if not table.runs.empty and table.runs["repeat"].nunique() >= MIN_ROUNDS}
+        if not tables:
+            print(f"no sweep with {MIN_ROUNDS} or more rounds under {RUNS_DIR}: run `make demo` (it writes one), "
+                  f"or name bundles")
+            return 0
+    calls_as_ran = calls_relabelled = 0
+    for bundle, table in tables.items():
         as_ran = false_calls(compared(a_a_table(table)))
         by_metric = {metric.name: 0 for metric in METRICS}
         any_call = 0
@@ -56,11 +73,16 @@ def main(argv=None) -> int:
             any_call += not wrong.empty
             for name in set(wrong["metric"]):
                 by_metric[name] += 1
+        calls_as_ran += not as_ran.empty
+        calls_relabelled += any_call
         rounds = table.runs["repeat"].nunique()
         print(f"{bundle}: {rounds} rounds; as it ran, {len(as_ran)} false call(s)")
         print(f"  {args.splits} relabellings: at least one call in {100 * any_call / args.splits:.0f}% of them "
               f"(the sweep as a whole)")
         print("  per metric: " + ", ".join(f"{name} {100 * count / args.splits:.0f}%" for name, count in by_metric.items()))
+    if len(tables) > 1:
+        print(f"all {len(tables)} sweeps: {calls_as_ran} made a false call as they ran; the relabellings made one in "
+              f"{100 * calls_relabelled / (args.splits * len(tables)):.0f}% of sweeps")
     return 0
 
 

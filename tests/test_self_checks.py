@@ -41,6 +41,7 @@ def test_halves_that_differ_are_called_a_false_difference():
     assert {(row["a"], row["metric"], row["verdict"]) for row in wrong.to_dict("records")} == {
         ("4k odd rounds", "tpmc", "faster"), ("4k odd rounds", "read_iops", "higher")}
     assert "A/A false calls: 2 of 10 comparisons" in "\n".join(check_lines(table({"4k": drifting, "16k": WOBBLE})))
+    assert "a call somewhere in up to 25% of sweeps" in "\n".join(check_lines(table({"4k": drifting, "16k": WOBBLE})))
 
 
 def test_a_first_round_lowest_everywhere_is_ranked_and_combined():
@@ -79,6 +80,8 @@ def test_the_reports_paragraph_counts_the_false_calls_and_names_them():
     assert "2 false calls in 10 comparisons of 5 metrics" in text
     assert "4k odd rounds: tpmc faster" in text and "Round 1, the first runs after the loads" in text
     clean = self_check_markdown(table({"4k": [10_000 * w for w in WOBBLE], "16k": [8_000 * w for w in WOBBLE]}))
-    assert "0 false calls in 10 comparisons" in clean and "may be in this sweep's verdicts" not in clean
+    assert "0 false calls in 10 comparisons" in clean and "a prompt to look" not in clean
+    # five metrics' families at 5% each: by Boole's inequality, a call somewhere in up to 25% of sound sweeps
+    assert "in up to 25% of sweeps: one such event is a prompt to look" in text
     one_round = self_check_markdown(table({"4k": [10_000.0], "16k": [8_000.0]}))
     assert "this sweep has too few" in one_round

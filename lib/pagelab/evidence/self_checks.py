@@ -6,8 +6,13 @@ the even ones. The rounds ran interleaved, each in an order drawn afresh from th
 so the two halves differ only by chance and by whatever the design failed to cancel. They are
 judged exactly as page sizes are (`compare_family`: per metric one family over the page sizes,
 Holm-adjusted rank tests, Bonferroni-adjusted intervals), run by run, since odd and even rounds
-share no round. Any "faster"/"slower" (or "higher"/"lower") here is a false call, and a sweep
-whose family gives one has a problem its page-size verdicts share.
+share no round. Any "faster"/"slower" (or "higher"/"lower") here is a false call. Each metric's
+family holds its rate at 5%, so a sound sweep of five metrics still makes one somewhere in up to 5 x
+5% = 25% of sweeps (Boole's inequality; less as the metrics move together: about 15% measured on
+this VM's quick sweeps by bench/bench_self_checks.py). One call is thus a prompt to look, and a
+call that recurs across sweeps, or a sweep with several events, is a problem the page-size
+verdicts share. A sweep-wide family cannot replace this: at 9 rounds (5 against 4) the exact rank
+test's smallest p, 1/63, times 15 comparisons is above 5%, so it could never call anything.
 
 The first round. The first measured runs come right after the loads; anything a load leaves behind
 (writes still being flushed, a cold cache) shows as a round 1 that is systematically low. Per page
@@ -29,7 +34,7 @@ import pandas as pd
 from scipy import stats
 
 from pagelab.evidence.families import compare_family
-from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT, EQUIVALENT, NOT_RESOLVED, log_spread
+from pagelab.evidence.intervals import CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT, NOT_RESOLVED, log_spread
 from pagelab.evidence.tables import (METRICS, PAIR_COLUMNS, RunTable, comparison_row, equivalence_of, family_text,
                                      verdict_line)
 
@@ -74,6 +79,12 @@ def a_a_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
         rows += [comparison_row(comparison, f"{label} odd rounds", f"{label} even rounds", metric)
                  for (label, _, _), comparison in zip(halves, found)]
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+
+
+def sweep_false_alarm_bound(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> float:
+    """The most often a sound sweep makes at least one A/A call: (1 - confidence) per metric's family,
+    summed over the metrics compared (Boole's inequality), at most 1."""
+    return min(1.0, (1 - confidence) * compared(frame)["metric"].nunique())
 
 
 def compared(frame: pd.DataFrame) -> pd.DataFrame:
@@ -150,7 +161,9 @@ def check_lines(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> li
     wrong = false_calls(counted)
     lines.append(f"A/A false calls: {len(wrong)} of {len(counted)} comparisons"
                  + (" (" + "; ".join(f"{r['a']}: {r['metric']} {r['verdict']}" for r in wrong.to_dict('records')) + ")"
-                    if len(wrong) else ""))
+                    if len(wrong) else "")
+                 + (f"; each metric's family holds 5%, so a sound sweep makes a call somewhere in up to "
+                    f"{100 * sweep_false_alarm_bound(halves):.0f}% of sweeps" if len(counted) else ""))
     first = first_round_table(table)
     if first.empty:
         lines.append("The first round: too few rounds to rank it.")

@@ -3,7 +3,8 @@ the A/A halves and the first round (pagelab.evidence.self_checks, `pagelab stats
 
 from __future__ import annotations
 
-from pagelab.evidence.self_checks import a_a_table, compared, false_calls, first_round_p, first_round_table
+from pagelab.evidence.self_checks import (a_a_table, compared, false_calls, first_round_p, first_round_table,
+                                          sweep_false_alarm_bound)
 from pagelab.evidence.tables import RunTable, pct_text
 
 
@@ -25,7 +26,10 @@ def self_check_markdown(table: RunTable) -> str:
                  f"{pct_text(tpmc['change_pct'].max())}")
     if len(wrong):
         text += (" (" + "; ".join(f"{row['a']}: {row['metric']} {row['verdict']}" for row in wrong.to_dict("records"))
-                 + "), so a position or drift effect the design did not cancel may be in this sweep's verdicts too")
+                 + f"). Each metric's family holds its false calls to 5%, so a sound sweep makes one somewhere in "
+                 f"up to {100 * sweep_false_alarm_bound(halves):.0f}% of sweeps: one such event is a prompt to look, "
+                 f"but a call that recurs across sweeps means a position or drift effect the design did not "
+                 f"cancel, and it would be in this sweep's verdicts too")
     text += "."
     first = first_round_table(table)
     if not first.empty:
