@@ -126,7 +126,8 @@ def register(commands) -> None:
                      help=f"measured seconds, or auto: until TpmC is precise to --target-ci "
                           f"(default {default['measure_s']})")
     run.add_argument("--max-rampup", type=int, default=default["max_rampup_s"], metavar="S",
-                     help=f"cap of an auto ramp-up (default {default['max_rampup_s']})")
+                     help=f"cap of an auto ramp-up; a buffer pool still filling at it may take up to twice that "
+                          f"(default {default['max_rampup_s']})")
     run.add_argument("--max-measure", type=int, default=default["max_measure_s"], metavar="S",
                      help=f"cap of an auto measurement (default {default['max_measure_s']})")
     run.add_argument("--target-ci", type=float, default=default["target_ci_pct"], metavar="PCT",
