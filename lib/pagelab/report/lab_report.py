@@ -412,8 +412,8 @@ def method_markdown(data: ReportData) -> str:
             ended = summary["rampup_ended_by"].value_counts() if "rampup_ended_by" in summary else pd.Series(dtype=int)
             past_cap = int(ended.get("filled", 0) + ended.get("ceiling", 0))
             if past_cap:
-                rampup += (f"; {past_cap} of {len(taken)} pools were still filling at the cap, and their ramp-ups "
-                           f"went on until they stopped" + (f" ({int(ended['ceiling'])} reached twice the cap)"
+                rampup += (f"; in {past_cap} of {len(taken)} runs the pool was still filling at the cap, and the "
+                           f"ramp-up went on until it stopped" + (f" ({int(ended['ceiling'])} reached twice the cap)"
                                                               if ended.get("ceiling", 0) else ""))
             elif shortest >= profile.get("max_rampup_s", float("inf")):
                 rampup += " (the cap ended every ramp-up)"
@@ -444,7 +444,8 @@ def method_markdown(data: ReportData) -> str:
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
         f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
-        f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server with a buffer pool of {pool_text} and `innodb_flush_method="
+        f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server "
+        f"with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
         f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) "
         f"{transport_text(profile)} with {rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW "
