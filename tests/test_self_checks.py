@@ -28,7 +28,7 @@ def test_halves_drawn_alike_give_no_false_call():
     tpmc = found[found["metric"] == "tpmc"]
     assert list(tpmc["a"]) == ["4k odd rounds", "16k odd rounds"] and list(tpmc["b"]) == ["4k even rounds", "16k even rounds"]
     assert set(tpmc["runs_a"]) == {5} and set(tpmc["runs_b"]) == {5}
-    assert set(tpmc["family_size"]) == {2}, "the page sizes' halves are one family per metric"
+    assert set(found["family_size"]) == {10}, "every group's and metric's halves are one family"
     assert false_calls(found).empty
     assert (found[found["metric"] == "write_iops"]["verdict"] == "equivalent").all()
 
@@ -41,7 +41,32 @@ def test_halves_that_differ_are_called_a_false_difference():
     assert {(row["a"], row["metric"], row["verdict"]) for row in wrong.to_dict("records")} == {
         ("4k odd rounds", "tpmc", "faster"), ("4k odd rounds", "read_iops", "higher")}
     assert "A/A false calls: 2 of 10 comparisons" in "\n".join(check_lines(table({"4k": drifting, "16k": WOBBLE})))
-    assert "a call somewhere in up to 25% of sweeps" in "\n".join(check_lines(table({"4k": drifting, "16k": WOBBLE})))
+
+
+def test_max_t_adjusts_each_row_by_the_familys_largest_statistic():
+    # 4 rounds, halves {1, 3} against {2, 4}, two rows; by hand over the 6 splits, with
+    # T = |median difference| / pooled MAD of the halves (MAD of two values: half their distance):
+    #   row A 1 2 3 4: splits {1,2} 4, {1,3} 1, {1,4} 0, {2,3} 0, {2,4} 1, {3,4} 4
+    #   row B 1 3 2 4: splits {1,2} 1, {1,3} 4, {1,4} 0, {2,3} 0, {2,4} 4, {3,4} 1
+    #   the family's largest per split: 4, 4, 0, 0, 4, 4
+    # A (T 1): 4 of 6 splits reach 1; B (T 4): 4 of 6 reach 4, where B alone would give 2 of 6.
+    from pagelab.evidence.self_checks import max_t_p_values
+
+    assert max_t_p_values([[1, 2, 3, 4], [1, 3, 2, 4]], [0, 2]).tolist() == pytest.approx([4 / 6, 4 / 6])
+    assert max_t_p_values([[1, 3, 2, 4]], [0, 2]).tolist() == pytest.approx([2 / 6])
+
+
+def test_one_group_out_of_line_is_called_in_a_family_of_fifteen_from_nine_rounds():
+    # 9 rounds, 3 page sizes x 5 metrics: Holm over 15 exact rank tests (smallest p 1/63) could call nothing
+    nine = WOBBLE[:9]
+    lifted = [10_000 * w * (1.15 if r % 2 else 1.0) for r, w in enumerate(nine, start=1)]
+    found = a_a_table(table({"4k": lifted, "8k": [9_000 * w for w in nine], "16k": [8_000 * w for w in nine]}))
+    assert set(found["family_size"]) == {15}
+    wrong = false_calls(found)
+    assert {(row["a"], row["metric"]) for row in wrong.to_dict("records")} == {("4k odd rounds", "tpmc"),
+                                                                              ("4k odd rounds", "read_iops")}
+    # 126 splits of 9 rounds into 5 and 4, the observed one among them: no p below 1/126
+    assert ((wrong["p_adjusted"] >= 1 / 126 - 1e-9) & (wrong["p_adjusted"] < 0.05)).all()
 
 
 def test_a_first_round_lowest_everywhere_is_ranked_and_combined():
@@ -77,11 +102,14 @@ def test_the_reports_paragraph_counts_the_false_calls_and_names_them():
 
     drifting = [10_000 * w * (1.2 if r % 2 else 1.0) for r, w in enumerate(WOBBLE, start=1)]
     text = self_check_markdown(table({"4k": drifting, "16k": [8_000 * w for w in WOBBLE]}))
-    assert "2 false calls in 10 comparisons of 5 metrics" in text
+    assert "all 10 comparisons of 5 metrics one family held at 5%" in text and "the 252 splits" in text
+    assert ": 2 false calls" in text
     assert "4k odd rounds: tpmc faster" in text and "Round 1, the first runs after the loads" in text
     clean = self_check_markdown(table({"4k": [10_000 * w for w in WOBBLE], "16k": [8_000 * w for w in WOBBLE]}))
-    assert "0 false calls in 10 comparisons" in clean and "a prompt to look" not in clean
-    # five metrics' families at 5% each: by Boole's inequality, a call somewhere in up to 25% of sound sweeps
-    assert "in up to 25% of sweeps: one such event is a prompt to look" in text
+    assert ": 0 false calls" in clean and "may be in this sweep's verdicts" not in clean
+    assert "may be in this sweep's verdicts" in text
+    five_rounds = self_check_markdown(table({"4k": [10_000 * w for w in WOBBLE[:5]], "16k": [8_000 * w for w in WOBBLE[:5]]}))
+    assert "with 10 splits of the rounds no p can be below 1/10, so this check cannot call" in five_rounds
+    assert "cannot call" not in clean
     one_round = self_check_markdown(table({"4k": [10_000.0], "16k": [8_000.0]}))
     assert "this sweep has too few" in one_round

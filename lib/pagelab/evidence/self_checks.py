@@ -3,16 +3,25 @@ first round stands apart (`pagelab stats BUNDLE --checks`).
 
 A/A halves. Each page size's (or grid cell's) rounds are split by parity, the odd rounds against
 the even ones. The rounds ran interleaved, each in an order drawn afresh from the profile's seed,
-so the two halves differ only by chance and by whatever the design failed to cancel. They are
-judged exactly as page sizes are (`compare_family`: per metric one family over the page sizes,
-Holm-adjusted rank tests, Bonferroni-adjusted intervals), run by run, since odd and even rounds
-share no round. Any "faster"/"slower" (or "higher"/"lower") here is a false call. Each metric's
-family holds its rate at 5%, so a sound sweep of five metrics still makes one somewhere in up to 5 x
-5% = 25% of sweeps (Boole's inequality; less as the metrics move together: about 15% measured on
-this VM's quick sweeps by bench/bench_self_checks.py). One call is thus a prompt to look, and a
-call that recurs across sweeps, or a sweep with several events, is a problem the page-size
-verdicts share. A sweep-wide family cannot replace this: at 9 rounds (5 against 4) the exact rank
-test's smallest p, 1/63, times 15 comparisons is above 5%, so it could never call anything.
+so the two halves differ only by chance and by whatever the design failed to cancel. Any
+"faster"/"slower" (or "higher"/"lower") between them is a false call.
+
+The check asks one question of the sweep, "did it call anything between identical conditions?",
+so all its comparisons (every group, every metric) are one family, held at 5% for the sweep.
+Holm cannot do that here: at 9 rounds (5 against 4) the exact rank test's smallest p, 1/63, times
+15 comparisons is above 5%, so such a check could never fire. Instead the p-values come from a
+max-T permutation test over the rounds (P. H. Westfall and S. S. Young, "Resampling-Based
+Multiple Testing", Wiley 1993, single-step max-T): each comparison's statistic is the difference
+of the halves' median log values over their pooled median absolute deviation; a split of the
+rounds into two halves of the same sizes relabels every group and metric at once, so the largest
+statistic over the family has the same distribution under every split when the rounds are
+exchangeable. A comparison's adjusted p is the share of splits whose largest statistic reaches
+its own (`scipy.stats.permutation_test`, exact over all splits up to 14 rounds). That holds the
+family's error at 5% whatever the metrics' dependence, and with 126 splits its smallest p is
+2/126. A comparison is called when that p is below 5% and its bootstrap interval, at the
+Bonferroni level of the family, lies on one side of zero; "equivalent" when the interval lies
+within the margin, as for page sizes. (Measured on this VM's quick sweeps, per-metric families
+would have made a call somewhere in about 15% of sound sweeps: bench/bench_self_checks.py.)
 
 The first round. The first measured runs come right after the loads; anything a load leaves behind
 (writes still being flushed, a cold cache) shows as a round 1 that is systematically low. Per page
@@ -28,15 +37,17 @@ method (`scipy.stats.combine_pvalues`), conservative here because rank p-values 
 from __future__ import annotations
 
 import math
+import warnings
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pagelab.evidence.families import compare_family
-from pagelab.evidence.intervals import CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT, NOT_RESOLVED, log_spread
-from pagelab.evidence.tables import (METRICS, PAIR_COLUMNS, RunTable, comparison_row, equivalence_of, family_text,
-                                     verdict_line)
+from pagelab.evidence.families import family_confidence
+from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT, NOT_RESOLVED,
+                                        judged, log_spread, measure)
+from pagelab.evidence.tables import METRICS, PAIR_COLUMNS, RunTable, comparison_row, equivalence_of, verdict_line
 
 FIRST_ROUND = 1
 
@@ -58,33 +69,111 @@ def _groups(table: RunTable) -> list[tuple[str, pd.DataFrame]]:
     return found
 
 
+def _halves(table: RunTable) -> list[tuple[str, object, list[int], list[int], dict[int, float]]]:
+    """(label, metric, odd rounds, even rounds, {round: value}) per metric and group, in the table's order."""
+    found = []
+    for metric in METRICS:
+        for label, runs in _groups(table):
+            values = {int(r): float(v) for r, v in runs[["repeat", metric.name]].dropna().itertuples(index=False)}
+            found.append((label, metric, sorted(r for r in values if r % 2 == 1), sorted(r for r in values if r % 2 == 0),
+                          values))
+    return found
+
+
+def _row_statistics(values: np.ndarray, a_idx: np.ndarray, b_idx: np.ndarray) -> np.ndarray:
+    """Per row (and per split, when the indices carry a leading batch axis): |median(a) - median(b)|
+    over the halves' pooled median absolute deviation; 0 where a half has no value."""
+    def centre_and_spread(idx):
+        part = values[:, idx.astype(int)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a half without values: nan, counted as 0 below
+            centre = np.nanmedian(part, axis=-1)
+            spread = np.nanmedian(np.abs(part - centre[..., None]), axis=-1)
+        return centre, spread
+
+    (a, a_spread), (b, b_spread) = centre_and_spread(a_idx), centre_and_spread(b_idx)
+    spread = np.sqrt((a_spread ** 2 + b_spread ** 2) / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(a - b) / np.maximum(spread, 1e-12)
+    return np.nan_to_num(t, nan=0.0, posinf=1e12)
+
+
+def max_t_p_values(values: np.ndarray, first: Sequence[int], seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """max_t_p_values(values, first) -> adjusted p per row
+
+    `values`: comparisons x rounds (nan where a round has no value); `first`: the column indices
+    of one half, the other columns being the other half. Each row's statistic is the difference of
+    the halves' medians over their pooled median absolute deviation, and the family's is the
+    largest row's. A row's single-step max-T adjusted p (Westfall & Young 1993, algorithm 2.5) is
+    the share of the splits into halves of the same sizes whose family statistic reaches the row's
+    own, computed by scipy.stats.permutation_test (exact when there are at most 9,999 splits, else
+    9,999 drawn from `seed`, the observed split counted in)."""
+    values = np.asarray(values, float)
+    rounds = values.shape[1]
+    taken = set(first)
+    second = [i for i in range(rounds) if i not in taken]
+
+    def family_statistic(a_idx, b_idx, axis=-1):
+        return _row_statistics(values, a_idx, b_idx).max(axis=0)
+
+    result = stats.permutation_test((np.array(first, float), np.array(second, float)), family_statistic,
+                                    permutation_type="independent", vectorized=True, n_resamples=9999,
+                                    alternative="greater", random_state=np.random.default_rng(seed))
+    null = np.asarray(result.null_distribution, float)
+    observed = _row_statistics(values, np.array(first), np.array(second))
+    extra = 0 if null.size >= math.comb(rounds, len(first)) else 1  # exact: the observed split is in `null`
+    return np.array([(np.sum(null >= t * (1 - 1e-9)) + extra) / (null.size + extra) for t in observed])
+
+
 def a_a_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
               equivalence_pct: float | None = None) -> pd.DataFrame:
-    """Odd rounds against even rounds per group and metric, judged as one family per metric;
-    rows as `pairwise_table`'s, a = '<group> odd rounds', b = '<group> even rounds'."""
+    """Odd rounds against even rounds per group and metric, all of them one family (see the module
+    comment); rows as `pairwise_table`'s, a = '<group> odd rounds', b = '<group> even rounds'."""
     delta = equivalence_of(table) if equivalence_pct is None else equivalence_pct
-    rows = []
-    for metric in METRICS:
-        halves = []
-        for label, runs in _groups(table):
-            values = runs[["repeat", metric.name]].dropna()
-            odd = [float(v) for r, v in values.itertuples(index=False) if int(r) % 2 == 1]
-            even = [float(v) for r, v in values.itertuples(index=False) if int(r) % 2 == 0]
-            halves.append((label, odd, even))
-        if not halves:
-            continue
-        spread = log_spread([side for _, odd, even in halves for side in (odd, even)])
-        found = compare_family([(odd, even) for _, odd, even in halves], spread=spread, resolve_pct=resolve_pct,
-                               equivalence_pct=delta)
-        rows += [comparison_row(comparison, f"{label} odd rounds", f"{label} even rounds", metric)
-                 for (label, _, _), comparison in zip(halves, found)]
-    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+    halves = _halves(table)
+    if not halves:
+        return pd.DataFrame(columns=PAIR_COLUMNS)
+    m = sum(len(odd) >= 2 and len(even) >= 2 for _, _, odd, even, _ in halves)
+    level = family_confidence(m)
+    spreads = {metric.name: log_spread([[values[r] for r in side] for label, mm, odd, even, values in halves
+                                        if mm is metric for side in (odd, even)]) for metric in METRICS}
+    measured = [measure([values[r] for r in odd], [values[r] for r in even], spreads[metric.name], resolve_pct,
+                        level, delta) for _, metric, odd, even, values in halves]
+    rounds = sorted({r for *_, values in halves for r in values})
+    adjusted = [math.nan] * len(halves)
+    testable = [i for i, (_, _, odd, even, _) in enumerate(halves) if len(odd) >= 2 and len(even) >= 2]
+    if testable and len(rounds) >= 4:
+        matrix = np.array([[math.log(halves[i][4][r]) if r in halves[i][4] and halves[i][4][r] > 0 else math.nan
+                            for r in rounds] for i in testable])
+        first = [k for k, r in enumerate(rounds) if r % 2 == 1]
+        for i, p in zip(testable, max_t_p_values(matrix, first)):
+            adjusted[i] = float(p)
+    return pd.DataFrame([comparison_row(judged(c, p, CONFIDENCE, m), f"{label} odd rounds", f"{label} even rounds",
+                                        metric)
+                         for (label, metric, *_), c, p in zip(halves, measured, adjusted)], columns=PAIR_COLUMNS)
 
 
-def sweep_false_alarm_bound(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> float:
-    """The most often a sound sweep makes at least one A/A call: (1 - confidence) per metric's family,
-    summed over the metrics compared (Boole's inequality), at most 1."""
-    return min(1.0, (1 - confidence) * compared(frame)["metric"].nunique())
+def splits(table: RunTable) -> int:
+    """How many ways the sweep's rounds split into halves of the A/A's sizes (odd against even)."""
+    rounds = sorted({int(r) for r in table.runs["repeat"]}) if not table.runs.empty else []
+    return math.comb(len(rounds), sum(r % 2 == 1 for r in rounds)) if rounds else 0
+
+
+def too_few_splits_text(table: RunTable) -> str:
+    """Why the A/A check cannot call anything in this sweep ('' when it can): with S splits no p is below 1/S."""
+    count = splits(table)
+    if count and 1 / count >= 1 - CONFIDENCE:
+        return (f"with {count} splits of the rounds no p can be below 1/{count}, so this check cannot call a "
+                f"difference here (it takes 7 rounds or more)")
+    return ""
+
+
+def family_method_text(frame: pd.DataFrame, table: RunTable) -> str:
+    """How the A/A family was judged, for the lines and the report."""
+    m = len(compared(frame))
+    return (f"all {m} comparisons one family: ratio of medians with a {100 * family_confidence(m):.4g}% bootstrap "
+            f"interval (Bonferroni), p from a max-T permutation test over the {splits(table):,} splits of the "
+            f"rounds (Westfall & Young); equivalent = the interval within ±{equivalence_of(table):g}%")
 
 
 def compared(frame: pd.DataFrame) -> pd.DataFrame:
@@ -151,19 +240,16 @@ def check_lines(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> li
     """What `pagelab stats --checks` prints after the sweep's own lines."""
     lines = []
     halves = a_a_table(table, resolve_pct)
+    counted = compared(halves)
+    lines.append(f"A/A: each page size's odd rounds against its even rounds ({family_method_text(halves, table)}):")
     for metric in METRICS:
         part = halves[halves["metric"] == metric.name]
-        if part.empty:
-            continue
-        lines.append(family_text(part, f"A/A, {metric.label}: each page size's odd rounds against its even rounds"))
-        lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
-    counted = compared(halves)
+        lines += [f"  {verdict_line(row, metric, adjustment='max-T')}" for row in part.to_dict("records")]
     wrong = false_calls(counted)
     lines.append(f"A/A false calls: {len(wrong)} of {len(counted)} comparisons"
                  + (" (" + "; ".join(f"{r['a']}: {r['metric']} {r['verdict']}" for r in wrong.to_dict('records')) + ")"
                     if len(wrong) else "")
-                 + (f"; each metric's family holds 5%, so a sound sweep makes a call somewhere in up to "
-                    f"{100 * sweep_false_alarm_bound(halves):.0f}% of sweeps" if len(counted) else ""))
+                 + (f"; {too_few_splits_text(table)}" if too_few_splits_text(table) else ""))
     first = first_round_table(table)
     if first.empty:
         lines.append("The first round: too few rounds to rank it.")

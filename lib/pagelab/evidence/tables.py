@@ -310,9 +310,10 @@ def unresolved_advice(row: dict) -> str:
     return "; ".join(parts)
 
 
-def verdict_line(row: dict, metric: Metric | None = None) -> str:
+def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Holm") -> str:
     """'8k vs 4k: TpmC +9.5% [+4.1%, +15.0%], faster (Holm p 0.004)': the effect and its interval
-    first, then the word from the interval and the margin; when not resolved, why in numbers."""
+    first, then the word from the interval and the margin; when not resolved, why in numbers.
+    `adjustment` names how a family's p-values were adjusted."""
     metric = metric or METRICS_BY_NAME[row["metric"]]
     head = f"{row['a']} vs {row['b']}: {metric.label}"
     if math.isnan(row["change_pct"]):
@@ -324,7 +325,7 @@ def verdict_line(row: dict, metric: Metric | None = None) -> str:
     if row["verdict"] == NOT_RESOLVED:
         text += f" ({unresolved_advice(row)})"
     elif row["verdict"] != EQUIVALENT and not _missing(row.get("p_adjusted")):
-        text += f" (p {row['p_adjusted']:.2g}{', Holm' if row.get('family_size', 1) > 1 else ''})"
+        text += f" (p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''})"
     return text
 
 

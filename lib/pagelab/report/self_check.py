@@ -4,7 +4,7 @@ the A/A halves and the first round (pagelab.evidence.self_checks, `pagelab stats
 from __future__ import annotations
 
 from pagelab.evidence.self_checks import (a_a_table, compared, false_calls, first_round_p, first_round_table,
-                                          sweep_false_alarm_bound)
+                                          splits, too_few_splits_text)
 from pagelab.evidence.tables import RunTable, pct_text
 
 
@@ -17,19 +17,19 @@ def self_check_markdown(table: RunTable) -> str:
                 "comparison (each page size's odd rounds against its even rounds); this sweep has too few.")
     wrong = false_calls(counted)
     tpmc = counted[counted["metric"] == "tpmc"]
-    text = (f"**The sweep checked against itself.** Each page size's odd rounds against its even rounds, judged "
-            f"exactly as the page sizes are (an A/A test: the halves ran interleaved and differ only by chance): "
-            f"{len(wrong)} false call{'s' if len(wrong) != 1 else ''} in {len(counted)} comparisons of "
-            f"{counted['metric'].nunique()} metrics")
+    text = (f"**The sweep checked against itself.** Each page size's odd rounds against its even rounds (an A/A "
+            f"test: the halves ran interleaved and differ only by chance), all {len(counted)} comparisons of "
+            f"{counted['metric'].nunique()} metrics one family held at 5% for the sweep (a max-T permutation test over "
+            f"the {splits(table):,} splits of the rounds, with Bonferroni intervals): "
+            f"{len(wrong)} false call{'s' if len(wrong) != 1 else ''}")
     if not tpmc.empty:
         text += (f"; the TpmC halves differ by {pct_text(tpmc['change_pct'].min())} to "
                  f"{pct_text(tpmc['change_pct'].max())}")
     if len(wrong):
         text += (" (" + "; ".join(f"{row['a']}: {row['metric']} {row['verdict']}" for row in wrong.to_dict("records"))
-                 + f"). Each metric's family holds its false calls to 5%, so a sound sweep makes one somewhere in "
-                 f"up to {100 * sweep_false_alarm_bound(halves):.0f}% of sweeps: one such event is a prompt to look, "
-                 f"but a call that recurs across sweeps means a position or drift effect the design did not "
-                 f"cancel, and it would be in this sweep's verdicts too")
+                 + "), so a position or drift effect the design did not cancel may be in this sweep's verdicts too")
+    if too_few_splits_text(table):
+        text += f"; but {too_few_splits_text(table)}"
     text += "."
     first = first_round_table(table)
     if not first.empty:
