@@ -19,7 +19,7 @@ import pytest
 
 from pagelab.evidence.steady import MIN_MSER_BATCHES, MSER_BATCH
 from pagelab.sweep.profiles import load_profile
-from pagelab.tpcc.schedule import WARMUP_SAMPLE_S
+from pagelab.tpcc.schedule import FILLING_CEILING, WARMUP_SAMPLE_S
 from tests.conftest import REPO_ROOT
 
 RESTART_S = 3  # restore the snapshot, restart the server, start the kernel (quick.yaml measured 2.6 s)
@@ -45,7 +45,7 @@ def runtime_bounds_s(name: str) -> tuple[float, float]:
     long_runs = cells if p.get("over_time_s") else 0  # one over-time run per cell after the rounds
     if p["rampup_s"] == "auto":
         least_rampup = min(p["max_rampup_s"], MSER_BATCH * MIN_MSER_BATCHES * WARMUP_SAMPLE_S)
-        most_rampup = p["max_rampup_s"]
+        most_rampup = FILLING_CEILING * p["max_rampup_s"]  # a pool still filling at the cap goes on
     else:
         least_rampup = most_rampup = p["rampup_s"]
     over_time_s = p.get("over_time_s") or 0

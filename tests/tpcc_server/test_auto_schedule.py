@@ -22,7 +22,7 @@ pytestmark = pytest.mark.server
 
 def test_auto_rampup_starts_measuring_only_once_the_pool_has_settled(spare_loaded_instance, tmp_path):
     spec = ConnectionSpec.for_instance(spare_loaded_instance, tcp=True)
-    options = RunOptions(warehouses=1, connections=4, max_rampup_s=90, rampup_auto=True, measure_s=10, interval_s=5,
+    options = RunOptions(warehouses=1, connections=4, max_rampup_s=90, rampup_auto=True, measure_s=4, interval_s=2,
                          seed=3)
     result = run(spec, options, out_dir=tmp_path, echo=None)
     rampup = result.summary["rampup"]
@@ -37,7 +37,7 @@ def test_auto_rampup_starts_measuring_only_once_the_pool_has_settled(spare_loade
         assert window[-1]["pages_data"] - window[0]["pages_data"] < POOL_SETTLE_SHARE * window[-1]["pages_total"]
         assert 0 <= rampup["mser5_cut_s"] <= rampup["seconds"] / 2 + 2
         assert rampup["seconds"] >= 20  # MSER-5 needs 4 batches of 5 one-second samples
-    assert result.summary["rampup_s"] == rampup["seconds"] and result.summary["measure_s"] == 10
+    assert result.summary["rampup_s"] == rampup["seconds"] and result.summary["measure_s"] == 4
     assert len(result.intervals) == 2
     log = (tmp_path / "tpcc.log").read_text()
     assert "# pagelab: ramp-up until steady" in log
@@ -48,16 +48,16 @@ def test_a_cold_pool_larger_than_the_data_is_not_measured_while_it_fills(loaded,
     # a 256 MB pool over about 100 MB of data, just started: empty, and filling with every read
     with restored_instance(tmp_path / "cold", "4k", {**SETTINGS, "buffer_pool_bytes": "256M"}, loaded[2]) as instance:
         spec = ConnectionSpec.for_instance(instance, tcp=True)
-        options = RunOptions(warehouses=1, connections=4, max_rampup_s=5, rampup_auto=True, measure_s=2, interval_s=1,
+        options = RunOptions(warehouses=1, connections=4, max_rampup_s=4, rampup_auto=True, measure_s=1, interval_s=1,
                              seed=6)
         result = run(spec, options, out_dir=tmp_path / "run", echo=None)
     rampup = result.summary["rampup"]
-    assert rampup["ended_by"] in ("filled", "ceiling") and rampup["seconds"] > 5.5
+    assert rampup["ended_by"] in ("filled", "ceiling") and rampup["seconds"] > 4.5
     with open(tmp_path / "run" / "rampup_series.csv") as handle:
         series = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]
-    at_cap = [row for row in series if row["t_s"] <= 5.5][-4:]
+    at_cap = [row for row in series if row["t_s"] <= 4.5][-4:]
     assert all(b["pages_data"] - a["pages_data"] >= FILLING_SHARE * b["pages_total"] for a, b in zip(at_cap, at_cap[1:]))
-    assert rampup["seconds"] <= FILLING_CEILING * 5 + 1.5
+    assert rampup["seconds"] <= FILLING_CEILING * 4 + 1.5
 
 
 def test_auto_measurement_stops_at_the_target_and_counts_only_what_it_measured(spare_loaded_instance, tmp_path):
