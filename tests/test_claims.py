@@ -119,3 +119,27 @@ def test_a_claim_over_time_needs_a_run_long_enough_to_show_time(tmp_path):
     assert "warehouse" not in found["hit_ratio"].evidence, "only what differs is listed"
     for key in ("iops_fall", "best_8k", "similar"):
         assert found[key].verdict != NOT_CHECKED, key
+
+
+def _auto_rampup_bundle(directory: Path, per_run: dict) -> Path:
+    """A seed bundle whose runs recorded `per_run` in their summaries, under an auto ramp-up capped at 8 s."""
+    bundle = seed_bundle(directory, {**QUICK_CONFIGURATION, **per_run})
+    record = json.loads((bundle / "sweep.json").read_text())
+    record["profile"].update(rampup_s="auto", max_rampup_s=8)
+    (bundle / "sweep.json").write_text(json.dumps(record))
+    return bundle
+
+
+def test_the_method_says_what_the_runs_recorded_of_their_ramp_up_and_writes(tmp_path):
+    from pagelab.report.lab_report import method_markdown
+
+    filled = method_markdown(load(_auto_rampup_bundle(tmp_path / "new", {
+        "rampup_s": 16.0, "rampup": {"ended_by": "ceiling", "ceiling_s": 16.0},
+        "writeback_before_start": {"dirty_bytes_before": 4 * MIB}})))
+    assert "at most 8 s, or 16 s while the pool was still filling" in filled
+    assert "in 3 of 3 runs the pool was still filling at the cap" in filled and "(3 reached twice the cap)" in filled
+    assert "Each measured run, the first included, restored that snapshot, had the kernel's pending writes" in filled
+    # a bundle from before both: no ceiling recorded, no writes flushed, the first run on the loaded datadir
+    old = method_markdown(load(_auto_rampup_bundle(tmp_path / "old", {"rampup_s": 8.0, "rampup": {"ended_by": "cap"}})))
+    assert "at most 8 s)" in old and "still filling" not in old and "(the cap ended every ramp-up)" in old
+    assert "the first ran on the datadir the load left" in old and "pending writes" not in old

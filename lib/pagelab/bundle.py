@@ -275,11 +275,12 @@ def load_tables(bundle: "SweepRecord | str | os.PathLike") -> dict:
         if summary_path.exists():
             summary = json.loads(summary_path.read_text())
             flat = {k: v for k, v in summary.items() if not isinstance(v, (dict, list))}
-            # two nested facts the Method reads: what ended an auto ramp-up, and that the kernel's
-            # pending writes were flushed before the server started (bundles before that lack it)
+            # nested facts the Method reads: what ended an auto ramp-up and how far past its cap it could
+            # go, and that the kernel's pending writes were flushed before the server started (bundles
+            # from before either lack it)
             if isinstance(summary.get("rampup"), dict):
                 flat["rampup_ended_by"] = summary["rampup"].get("ended_by")
-                flat["rampup_method"] = summary["rampup"].get("method")
+                flat["rampup_ceiling_s"] = summary["rampup"].get("ceiling_s")
             if isinstance(summary.get("writeback_before_start"), dict):
                 flat["writeback_dirty_bytes"] = summary["writeback_before_start"].get("dirty_bytes_before")
             summaries.append({**keys, **flat, **{f"run_{key}": value for key, value in extra.items()}})

@@ -249,7 +249,7 @@ def check_lines(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> li
     lines.append(f"A/A false calls: {len(wrong)} of {len(counted)} comparisons"
                  + (" (" + "; ".join(f"{r['a']}: {r['metric']} {r['verdict']}" for r in wrong.to_dict('records')) + ")"
                     if len(wrong) else "")
-                 + (f"; {too_few_splits_text(table)}" if too_few_splits_text(table) else ""))
+                 + (f"; {cannot_call}" if (cannot_call := too_few_splits_text(table)) else ""))
     first = first_round_table(table)
     if first.empty:
         lines.append("The first round: too few rounds to rank it.")

@@ -398,10 +398,9 @@ def method_markdown(data: ReportData) -> str:
     elif db and pools:
         pool_text = f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
     if profile.get("rampup_s") == "auto":
-        # runs from before a pool still filling could take the ramp-up past the cap say so in their rule
-        methods = _summary_values(data, "rampup_method")
-        extension = ", or twice that while the pool was still filling" if any(
-            "twice the cap" in method for method in methods) else ""
+        # runs from before a pool still filling could take the ramp-up past the cap record no ceiling
+        ceilings = _summary_values(data, "rampup_ceiling_s")
+        extension = f", or {max(ceilings):g} s while the pool was still filling" if ceilings else ""
         rampup = (f"ramp-up until steady state (the buffer pool no longer filling, and MSER-5 finding the rows "
                   f"written and pages read per second level; at most {profile.get('max_rampup_s')} s{extension})")
         taken = _summary_values(data, "rampup_s")

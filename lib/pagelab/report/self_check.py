@@ -28,8 +28,8 @@ def self_check_markdown(table: RunTable) -> str:
     if len(wrong):
         text += (" (" + "; ".join(f"{row['a']}: {row['metric']} {row['verdict']}" for row in wrong.to_dict("records"))
                  + "), so a position or drift effect the design did not cancel may be in this sweep's verdicts too")
-    if too_few_splits_text(table):
-        text += f"; but {too_few_splits_text(table)}"
+    if cannot_call := too_few_splits_text(table):
+        text += f"; but {cannot_call}"
     text += "."
     first = first_round_table(table)
     if not first.empty:

@@ -163,7 +163,8 @@ class WarmupWatch:
     def record(self, rampup_s: float) -> dict:
         last = self.samples[-1] if self.samples else None
         return {"rule": "auto", "seconds": round(rampup_s, 3), "ended_by": self.ended_by,
-                "max_rampup_s": self.max_rampup_s, "mser5_cut_s": self.cut_s, "sample_s": WARMUP_SAMPLE_S,
+                "max_rampup_s": self.max_rampup_s, "ceiling_s": FILLING_CEILING * self.max_rampup_s,
+                "mser5_cut_s": self.cut_s, "sample_s": WARMUP_SAMPLE_S,
                 "pages_free_at_start": last.pages_free if last else None,
                 "pages_total": last.pages_total if last else None,
                 "method": "MSER-5 on rows written and pages read per second, and the buffer pool no longer filling; "
