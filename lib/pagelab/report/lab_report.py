@@ -84,6 +84,8 @@ REFERENCES = [
     "(equivalence within a stated margin).",
     "T. Kalibera, R. Jones, \"Rigorous Benchmarking in Reasonable Time\", ISMM 2013 (effect sizes with "
     "their intervals first).",
+    "P. H. Westfall, S. S. Young, \"Resampling-Based Multiple Testing\", Wiley 1993 (the max-T permutation test "
+    "of the sweep's A/A check).",
 ]
 
 
