@@ -19,6 +19,7 @@ from pagelab.report import pdf
 from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
 from pagelab.report.execute import execute_notebook
 
+CAPTURED_KERNEL_LOGS = Path(__file__).parent / "fixtures" / "captured" / "ipykernel"
 TITLE = "Page-size sweep smoke report"
 TITLE_ROWS = [("Profile", "smoke"), ("Machine", "2 cores, 7.8 GiB, virtio_blk vda, ext4")]
 MARKDOWN_TITLE = "InnoDB page size and TpmC"
@@ -333,3 +334,26 @@ def test_a_notebook_parameter_it_does_not_have_is_refused_before_running(tmp_pat
     assert done.returncode == 2
     assert "has no parameter transaction" in done.stderr and "transactions" in done.stderr
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("captured, kept", [
+    ("shutdown-interrupt.kernel.log", False),  # the interrupt jupyter_client sends before every shutdown
+    ("handler-exception.kernel.log", True),  # a sweep stopped by Ctrl-C mid-reply: a traceback worth keeping
+])
+def test_a_kernel_log_is_kept_only_when_it_says_more_than_the_shutdown(captured, kept, tmp_path):
+    from pagelab.report.execute import remove_if_only_shutdown_noise
+
+    log = tmp_path / "run.kernel.log"
+    log.write_bytes((CAPTURED_KERNEL_LOGS / captured).read_bytes())
+    remove_if_only_shutdown_noise(log)
+    assert log.exists() == kept
+
+
+def test_an_empty_kernel_log_is_removed_and_a_missing_one_is_no_error(tmp_path):
+    from pagelab.report.execute import remove_if_only_shutdown_noise
+
+    log = tmp_path / "run.kernel.log"
+    remove_if_only_shutdown_noise(log)
+    log.write_text("")
+    remove_if_only_shutdown_noise(log)
+    assert not log.exists()

@@ -7,10 +7,15 @@ warnings in a quick sweep that are no use to anyone reading its output. The kern
 machine and listens on 127.0.0.1, so the encryption changes nothing else.
 
 The kernel's own stderr goes to a log beside the executed notebook (`run.ipynb` ->
-`run.kernel.log`), removed when the kernel wrote nothing there. What a cell prints reaches the
-notebook either way; the kernel's stderr carries only the kernel's own messages, and those come
-at the worst moment: a Ctrl-C ends the kernel mid-reply and it prints a ~20-line ZMQError
-traceback into the terminal, above pagelab's one line saying what was kept. A kernel that dies
+`run.kernel.log`), removed when the kernel wrote nothing there but the line its shutdown causes:
+jupyter_client interrupts a kernel before it asks it to shut down (`shutdown_kernel`, 8.x), and
+when that SIGINT lands inside a message handler ipykernel logs "KeyboardInterrupt caught in
+kernel." and carries on. The line says nothing about the notebook, and keeping it would make a
+bundle's files depend on a race (seen now and then in sweeps on a loaded machine, and in CI).
+What a cell prints reaches the notebook either way; the kernel's stderr carries only the kernel's
+own messages, and those come at the worst moment: a Ctrl-C ends the kernel mid-reply and it
+prints a ~20-line ZMQError traceback into the terminal, above pagelab's one line saying what was
+kept. A kernel that dies
 of a signal or a crash in C leaves its last words in the log instead, where they stay.
 """
 
@@ -51,8 +56,20 @@ def execute_notebook(source: str | os.PathLike, output: str | os.PathLike, *,
         _quiet_interrupted_loop()
         raise
     finally:
-        if kernel_log.exists() and kernel_log.stat().st_size == 0:
-            kernel_log.unlink()
+        remove_if_only_shutdown_noise(kernel_log)
+
+
+# What ipykernel's dispatch_shell logs when the interrupt that precedes every shutdown lands in a handler.
+SHUTDOWN_INTERRUPT_LINE = "[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel."
+
+
+def remove_if_only_shutdown_noise(kernel_log: Path) -> None:
+    """Delete the kernel's log when it holds nothing, or nothing but the shutdown's interrupt line."""
+    if not kernel_log.exists():
+        return
+    lines = [line.strip() for line in kernel_log.read_text(errors="replace").splitlines() if line.strip()]
+    if all(line == SHUTDOWN_INTERRUPT_LINE for line in lines):
+        kernel_log.unlink()
 
 
 def kernel_log_path(output: str | os.PathLike) -> Path:
