@@ -74,9 +74,13 @@ def test_course_is_seed_002s_setup():
     assert course.over_time_s == 1200
     units = course.units()
     assert sum(u["role"] == "over_time" for u in units) == 3
-    assert [u["role"] for u in units[:15]] == ["verdict"] * 15
+    verdict_runs = 3 * course.repeats
+    assert [u["role"] for u in units[:verdict_runs]] == ["verdict"] * verdict_runs
     measured = sum(course.measure_s if u["role"] == "verdict" else course.over_time_s for u in units)
-    assert measured <= 90 * 60, "the measurements alone must leave half an hour of the 2 hours for the rest"
+    # the 5-round sweep of 2026-11-26 (95 min 28 s, 5,100 s measured in 18 runs) spent ~30 s a run
+    # besides measuring (restore, restart, ramp-up) and ~2 min on loads from the cache and the report:
+    # what is planned must fit the 2 hours with 10 minutes to spare
+    assert measured + 30 * len(units) + 120 <= 110 * 60, "course must fit in 2 hours on this machine"
     # what the seed's server had: its status output shows 256 MiB at every page size
     assert str(course.buffer_pool) == "256M"
     # the course guide's my.cnf where MariaDB has it; its 2 x 100M redo files as one of 200M
