@@ -15,8 +15,8 @@ bundle's files depend on a race (seen now and then in sweeps on a loaded machine
 What a cell prints reaches the notebook either way; the kernel's stderr carries only the kernel's
 own messages, and those come at the worst moment: a Ctrl-C ends the kernel mid-reply and it
 prints a ~20-line ZMQError traceback into the terminal, above pagelab's one line saying what was
-kept. A kernel that dies
-of a signal or a crash in C leaves its last words in the log instead, where they stay.
+kept. A kernel that dies of a signal or a crash in C leaves its last words in the log instead,
+where they stay.
 """
 
 from __future__ import annotations
