@@ -530,7 +530,7 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
         "Runtime": (f"{profile.get('measure_s')} s" if profile.get("measure_s") != "auto" else "auto") +
                    f" × {profile.get('repeats')} run(s) per page size" +
-                   (f", then one of {profile.get('over_time_s')} s over time" if profile.get("over_time_s") else ""),
+                   (f", then {profile.get('over_time_s')} s once" if profile.get("over_time_s") else ""),  # fits a cell
         "Connections": str(profile.get("connections")),
     }
     seed = read_reference("seed002_setup.csv")
