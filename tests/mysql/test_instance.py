@@ -181,6 +181,31 @@ def test_a_server_that_cannot_start_reports_its_log(make_instance):
     assert not servers_under(instance.root)
 
 
+def test_a_server_that_exits_on_a_full_disk_says_disk_full(make_instance, tmp_path):
+    """On a disk with a few pages free, mariadbd exits at once, before its error log says why; the
+    sweep stops at a full disk only if the error says "disk full". A real full disk: a small tmpfs."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=150m,mode=0755", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    assert mounted.returncode == 0, f"this test mounts a tmpfs to fill; run it as root ({mounted.stderr.strip()})"
+    instance = make_instance("16k", name="disk/instance")
+    try:
+        instance.init()
+        filler = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            os.write(filler, bytes(shutil.disk_usage(disk).free - 4 * 4096))  # room for my.cnf and client.cnf
+        finally:
+            os.close(filler)
+        with pytest.raises(ServerError, match="exited during start-up") as raised:
+            instance.start(timeout=60)
+        assert "disk full" in str(raised.value)
+        assert not servers_under(instance.root)
+    finally:
+        instance.stop(timeout=30)
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
 def test_start_timeout_reports_the_log_and_leaves_nothing(make_instance):
     instance = make_instance("4k")
     instance.init()

@@ -104,6 +104,15 @@ class DiskWatch:
         return (f"the {self.what} server is waiting for disk space: disk full ({free} bytes free on the disk of "
                 f"{self.directory} for {LOW_DISK_GRACE_S:.0f} s)")
 
+    def full_now(self) -> str | None:
+        """A server that exits at once on a full disk (it can't create a file it needs) may leave an
+        empty error log; one look at the disk then is what says why."""
+        try:
+            free = shutil.disk_usage(self.directory).free
+        except OSError:
+            return None
+        return f"disk full ({free} bytes free on the disk of {self.directory})" if free < FULL_DISK_BYTES else None
+
     def check(self) -> None:
         why = self.failure()
         if why:
@@ -390,8 +399,10 @@ class Instance:
                     pass
                 process.wait()
         if process.returncode != 0:
+            full = disk.full_now()
             raise ServerError(
-                f"initialising {with_article(self.page_size_label)} datadir failed ({Path(command[0]).name} exit {process.returncode}).\n"
+                f"initialising {with_article(self.page_size_label)} datadir failed ({Path(command[0]).name} exit {process.returncode})"
+                f"{'; ' + full if full else ''}.\n"
                 f"--- {log.name} ---\n{tail_of(log)}\n--- {self.paths.error_log.name} ---\n{tail_of(self.paths.error_log)}"
             )
 
@@ -531,8 +542,10 @@ class Instance:
         while True:
             if self._process is not None and self._process.poll() is not None:
                 new_log = self._new_log_text(log_offset)
+                full = disk.full_now()
                 raise ServerError(
-                    f"the {self.page_size_label} server exited during start-up (exit {self._process.returncode}).\n"
+                    f"the {self.page_size_label} server exited during start-up (exit {self._process.returncode})"
+                    f"{'; ' + full if full else ''}.\n"
                     f"--- tail of {self.paths.error_log} ---\n{new_log.strip()[-4000:] or tail_of(self.paths.error_log)}"
                 )
             if self.paths.socket.exists():
