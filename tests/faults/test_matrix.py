@@ -247,7 +247,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             # Not at the run's end: the next run would be under way by the time the SIGINT comes.
             moved_to = harness.wait_for(sweep, lambda: harness.serving_elsewhere(taken_ports[-1]),
                                         "the server serving on another port")
-            what += f"; the server came up on port {moved_to}"
+            what += f"; the server came up on port {moved_to} (+{time.time() - sweep.started:.1f} s)"
         elif fault == "torn-write":
             # the file is rewritten within the phase (sweep.json: once the run's notebook has
             # returned); once that is over, the tracer lets go and the sweep, if nothing killed it,
@@ -257,8 +257,12 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             else:
                 _until(sweep, lambda: not harness.phase_now(sweep, phase), f"the end of {phase}")
             harness.stop_tracers(tracers)
-        if fault in ("port-taken", "torn-write") and sweep.alive():
-            harness.send(sweep, signal.SIGINT)
+        if fault in ("port-taken", "torn-write"):
+            if sweep.alive():
+                harness.send(sweep, signal.SIGINT)
+                what += f"; SIGINT at +{time.time() - sweep.started:.1f} s"
+            else:
+                what += "; the sweep had ended before the SIGINT"
         code = sweep.wait(EXIT_TIMEOUT_S)
         if held_kernel is not None:
             with contextlib.suppress(ProcessLookupError):
@@ -270,7 +274,10 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         record = harness.check_after(chain.bundle, sweep, before, chain.cache)
         status = {e["name"]: e["status"] for e in record["runs"]}.get(where, "-")
         outcome = f"{what} (landed in: {landed}); exit {code}; {where}: {status}"
-        _expect(fault, phase, where, code, record, statuses_before, sweep)
+        try:
+            _expect(fault, phase, where, code, record, statuses_before, sweep)
+        except AssertionError as failure:
+            raise AssertionError(f"{outcome}\n{failure}") from None
         _record_result(fault, phase, outcome)
         return record
     finally:
