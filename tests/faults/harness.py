@@ -329,44 +329,60 @@ class TakenPort:
     log_offset: int
 
 
-def take_port(sweep: Sweep, where: str, phase: str, taken: list) -> str:
-    """The port the server was just given (my.cnf is written before mysqld starts, and mysqld binds
-    it only after InnoDB has started), bound by this process before the server gets to it. Only a
-    my.cnf written since the run entered `phase` counts (by its line in phases.csv): an older one
-    names the port of an earlier run, and on a short init the one with the new port may already be
-    written by the time the cell sees the phase."""
-    run_dir = sweep.bundle / where
-    instance = instance_dir(sweep.bundle, where)
-    my_cnf = instance / "my.cnf"
+# A port-taken cell holds every write of the run's kernel into its my.cnf this long (strace delays
+# the write's return): the new port is in the file and the server not yet started for all that
+# time, however loaded the machine is. Polling alone lost that race in full suite runs.
+PORT_HOLD_S = 3
 
-    def entered() -> float | None:
+
+def take_port(sweep: Sweep, phase: str, taken: list) -> tuple[str, str]:
+    """Bind the port the server of the run in `phase` was just given, before the server binds it
+    (my.cnf is written before mysqld starts, and mysqld binds only after InnoDB has started). The
+    hold is put on each run's kernel as the run begins, well before its my.cnf is written. Only a
+    my.cnf written since the run entered `phase` counts (by its line in phases.csv): the writes of
+    earlier phases have no port (init) or the port of a server already gone. Returns the run and
+    what was done."""
+    while True:
+        run = wait_for(sweep, lambda: running_run(sweep.bundle), "a run under way")
+        kernel = wait_for(sweep, lambda: kernel_pid(sweep), "the papermill kernel", timeout=30)
+        my_cnf = instance_dir(sweep.bundle, run) / "my.cnf"
+        holders: list = []
         try:
-            lines = (run_dir / PHASES_CSV).read_text().splitlines()
-        except OSError:
+            _trace_writes(kernel, [my_cnf], f"inject={TORN_WRITE_SYSCALLS}:delay_exit={PORT_HOLD_S}s", holders)
+            port = wait_for(sweep, lambda: _port_given_in(sweep, run, phase, my_cnf), f"a new port in {run}'s my.cnf")
+            if port == "moved on":  # this run never came to the phase (a restore, not a load): the next
+                continue
+            error_log = my_cnf.parent / "mysqld.err"
+            offset = error_log.stat().st_size if error_log.exists() else 0
+            holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            holder.bind(("127.0.0.1", port))
+            holder.listen()
+            taken.append(TakenPort(port, holder, error_log, offset))
+            return run, f"port {port} taken by the test before mysqld bound it"
+        finally:
+            stop_tracers(holders)
+
+
+def _port_given_in(sweep: Sweep, run: str, phase: str, my_cnf: Path) -> int | str | None:
+    """The port in `run`'s my.cnf if written since the run entered `phase`; "moved on" once
+    another run is under way; else None."""
+    if running_run(sweep.bundle) not in (run, None):
+        return "moved on"
+    try:
+        lines = (sweep.bundle / run / PHASES_CSV).read_text().splitlines()
+    except OSError:
+        return None
+    entered = [float(t) for t, name in (line.split(",", 1) for line in lines if "," in line)
+               if name == PHASE_MARKERS[phase] and float(t) >= sweep.started]
+    if not entered:
+        return None
+    try:
+        if my_cnf.stat().st_mtime < entered[-1] - 0.01:  # phases.csv keeps milliseconds
             return None
-        times = [float(t) for t, name in (line.split(",", 1) for line in lines if "," in line)
-                 if name == PHASE_MARKERS[phase] and float(t) >= sweep.started]
-        return times[-1] if times else None
-
-    since = wait_for(sweep, entered, f"{where}'s {phase} line in {PHASES_CSV}", timeout=30)
-
-    def new_port() -> int | None:
-        try:
-            if my_cnf.stat().st_mtime < since - 0.01:  # phases.csv keeps milliseconds
-                return None
-            lines = [line for line in my_cnf.read_text().splitlines() if line.startswith("port=")]
-        except OSError:
-            return None
-        return int(lines[0].split("=", 1)[1]) if lines else None  # init writes one without a port
-
-    port = wait_for(sweep, new_port, "a new port in my.cnf", timeout=60)
-    error_log = instance / "mysqld.err"
-    offset = error_log.stat().st_size if error_log.exists() else 0
-    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    holder.bind(("127.0.0.1", port))
-    holder.listen()
-    taken.append(TakenPort(port, holder, error_log, offset))
-    return f"port {port} taken by the test before mysqld bound it"
+        ports = [line for line in my_cnf.read_text().splitlines() if line.startswith("port=")]
+    except OSError:
+        return None
+    return int(ports[0].split("=", 1)[1]) if ports else None  # init writes one without a port
 
 
 def serving_elsewhere(taken: TakenPort) -> int | None:

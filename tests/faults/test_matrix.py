@@ -192,7 +192,10 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         # Held open rather than raced (see harness.HELD_WRITES): a snapshot's copy lasts a fraction of
         # a second on a tmpfs, and a poll on a loaded machine misses it, the sweep then finishing.
         held = phase == "record" or (phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"})
-        where = harness.wait_for_held(sweep, phase, holds) if held else harness.wait_for_phase(sweep, phase)
+        if fault == "port-taken":  # from the run's start on (harness.take_port), not from the phase
+            where, what = harness.take_port(sweep, phase, taken_ports)
+        else:
+            where = harness.wait_for_held(sweep, phase, holds) if held else harness.wait_for_phase(sweep, phase)
         if phase == "load" and not (chain.cache / harness.CACHE_MANIFEST).exists():  # into the cache's generation
             harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
         if fault in SWEEP_SIGNALS:
@@ -204,7 +207,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         elif fault == "kill-terminal":
             what = harness.kill_terminal(sweep, where)
         elif fault == "port-taken":
-            what = harness.take_port(sweep, where, phase, taken_ports)
+            pass  # taken above
         elif fault == "torn-write":
             what = _tear(chain, sweep, phase, where, tracers)
         elif fault == "second-sweep":
