@@ -184,3 +184,13 @@ def test_a_transport_that_does_not_fit_is_refused_before_any_server(tmp_path):
     done = pagelab("tpcc", "run", "--instance", tmp_path / "none", "--stall", "0", "-w", "1")
     assert done.returncode == 2 and "stall seconds (--stall) must be a whole number of at least 1" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "none").exists()
+
+
+def test_a_sweep_that_can_give_no_verdict_says_so_before_it_starts(tmp_path):
+    """3 page sizes and 6 rounds: compared round by round, the exact test's floor 2/64, times the
+    3 pairs, is 0.094 -- no pair could be called faster or slower. Said, and the plan still made."""
+    done = pagelab("sweep", "--profile", "quick", "--set", "repeats=6", "--plan-only", "--out", tmp_path / "b")
+    assert done.returncode == 0, done.stderr
+    assert "no pair can be called faster or slower" in done.stderr and "--set repeats=7" in done.stderr
+    quiet = pagelab("sweep", "--profile", "quick", "--plan-only", "--out", tmp_path / "c")
+    assert quiet.returncode == 0 and "faster or slower" not in quiet.stderr

@@ -367,3 +367,25 @@ def test_two_sweeps_over_different_transports_are_told_apart():
     a = {"transport": "tcp", "stall_s": 30, "driver_mode": "statements"}
     b = {"transport": "socket", "stall_s": 60, "driver_mode": "statements"}
     assert knob_differences(a, b) == ["transport: 'tcp' vs 'socket'"]
+
+
+@pytest.mark.parametrize("sizes, n, says", [
+    # 5 page sizes 20% apart: 10 pairs, whose exact tests over 5 runs a side cannot go below
+    # 2/252 x 10 = 0.079 (worked by hand) -- the floor, not the data, leaves them unresolved
+    (("4k", "8k", "16k", "32k", "64k"), 5, True),
+    (("4k", "8k", "16k", "32k", "64k"), 9, False),  # 2/512 x 10 = 0.039: room
+    (("4k", "8k", "16k"), 6, True),  # round by round: 2/64 x 3 = 0.094
+    (("4k", "8k", "16k"), 7, False),  # 2/128 x 3 = 0.047
+])
+def test_stats_say_when_a_family_has_no_room_for_a_verdict(sizes, n, says):
+    from pagelab.evidence.tables import evidence_text, floor_note, pairwise_table
+
+    table = _steady_table({size: 10_000 * 1.2 ** k for k, size in enumerate(sizes)}, seed=7, n=n)
+    table.runs["host"] = "one machine"
+    tpmc = pairwise_table(table)
+    tpmc = tpmc[tpmc["metric"] == "tpmc"]
+    assert (floor_note(tpmc) is not None) == says
+    called = set(tpmc["verdict"]) & {"faster", "slower"}
+    assert bool(called) != says, tpmc[["a", "b", "verdict", "p_adjusted"]]  # every effect is 20% or more
+    text = evidence_text(table)
+    assert ("no pair here can be called faster or slower" in text) == says

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import json
 import pickle
 
@@ -100,12 +101,45 @@ def test_a_server_setting_the_server_lacks_is_refused_with_the_reason(option, me
     assert message in str(refused.value) and str(refused.value).startswith("server_options: ")
 
 
-def test_full_runs_every_page_size_five_times():
+def test_full_runs_every_page_size_nine_times():
     full = load_profile("full")
     assert full.page_size_labels == ["4k", "8k", "16k", "32k", "64k"]
-    assert full.repeats == 5 and len(full.units()) == 25
+    assert full.repeats == 9 and len(full.units()) == 45
     # Round by round: the first round covers every page size before any size runs twice.
     assert sorted(unit["page_size"] for unit in full.units()[:5]) == sorted(full.page_sizes)
+
+
+def _floor_of_exact_tests(rounds: int, pairs: int) -> float:
+    """Worked by hand from the exact null distributions, not by the code under test: all rounds
+    (signed-rank, from 6 rounds on) or all runs (rank-sum, below 6) of one side ahead, the smallest
+    two-sided p, times the pairs (Holm's first step, which all equal p-values share)."""
+    p_value = 2 / 2 ** rounds if rounds >= 6 else 2 / math.comb(2 * rounds, rounds)
+    return min(1.0, pairs * p_value)
+
+
+@pytest.mark.parametrize("name", [n for n in available_profiles() if n != "smoke"])
+def test_every_profile_with_rounds_has_room_for_a_verdict(name):
+    """A profile that promises verdicts must be able to give one: an exact rank test has a floor,
+    and a family of pairs multiplies it (full had 5 rounds for 10 pairs: 0.079, never a verdict)."""
+    profile = load_profile(name)
+    pairs = math.comb(len(profile.page_sizes), 2)
+    assert _floor_of_exact_tests(profile.repeats, pairs) < 0.05, (name, profile.repeats, pairs)
+    assert profile.verdict_floor_note() is None
+
+
+@pytest.mark.parametrize("sets, rounds_named", [
+    (["page_sizes=4k,8k,16k,32k,64k", "repeats=5"], 9),
+    (["page_sizes=4k,8k,16k", "repeats=6"], 7),  # the paired test's floor is higher than 5 rounds' unpaired one
+    (["page_sizes=4k,8k,16k,32k", "repeats=7"], 8),
+])
+def test_a_profile_that_can_give_no_verdict_is_told_how_many_rounds_can(sets, rounds_named):
+    profile = load_profile("quick", sets)
+    pairs = math.comb(len(profile.page_sizes), 2)
+    assert _floor_of_exact_tests(profile.repeats, pairs) >= 0.05
+    assert _floor_of_exact_tests(rounds_named, pairs) < 0.05
+    note = profile.verdict_floor_note()
+    assert note and f"--set repeats={rounds_named}" in note
+    assert f"{_floor_of_exact_tests(profile.repeats, pairs):.3f}" in note
 
 
 def test_a_profile_can_be_given_by_path():

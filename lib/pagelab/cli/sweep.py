@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if args.tpcc_mysql_dir:
             overrides.append(f"tpcc_mysql_dir={args.tpcc_mysql_dir}")
         profile = load_profile(args.profile or "quick", overrides)  # validated before anything starts
+        floor = profile.verdict_floor_note()
+        if floor:
+            print(f"pagelab sweep: note: {floor}", file=sys.stderr)
         if runs_tpcc_mysql(profile.driver_mode, profile.loader):
             from pagelab.tpcc.external import find_tpcc_mysql
 

@@ -71,6 +71,38 @@ def holm(p_values: Sequence[float], confidence: float = CONFIDENCE) -> list[floa
     return adjusted
 
 
+# How many rounds `verdict_room` looks through for the fewest that can give a verdict.
+MOST_ROUNDS_CONSIDERED = 40
+
+
+def smallest_family_p(rounds: int, pairs: int, confidence: float = CONFIDENCE) -> float:
+    """The smallest Holm-adjusted p a family of `pairs` comparisons with `rounds` runs a side can
+    reach at all: every pair perfectly separated (one side ahead in every round, or every run of
+    one side ahead of every run of the other), tested as `measure` tests it -- round by round
+    (exact Wilcoxon) from MIN_ROUNDS_FOR_PAIRED rounds, else run by run (exact Mann-Whitney).
+    Exact rank tests have a floor: 5 rounds can never give less than 2/32, so with 10 pairs
+    (5 page sizes) no "faster" or "slower" is possible, however large the effect."""
+    if rounds < 2 or pairs < 1:
+        return 1.0
+    ahead = np.arange(1.0, rounds + 1.0)
+    if rounds >= MIN_ROUNDS_FOR_PAIRED:
+        p_value = stats.wilcoxon(ahead, alternative="two-sided", method="exact").pvalue
+    else:
+        p_value = stats.mannwhitneyu(ahead, ahead + rounds, alternative="two-sided", method="exact").pvalue
+    return max(holm([float(p_value)] * pairs, confidence))
+
+
+def verdict_room(rounds: int, pairs: int, confidence: float = CONFIDENCE) -> int | None:
+    """None when `rounds` can give a family of `pairs` a "faster"/"slower"; else the fewest rounds,
+    from `rounds` on, that can (0 when none up to MOST_ROUNDS_CONSIDERED can). Not monotonic in the
+    rounds: the paired test, which takes over at MIN_ROUNDS_FOR_PAIRED, starts from a higher floor."""
+    alpha = 1 - confidence
+    if smallest_family_p(rounds, pairs, confidence) < alpha:
+        return None
+    return next((n for n in range(rounds + 1, MOST_ROUNDS_CONSIDERED + 1)
+                 if smallest_family_p(n, pairs, confidence) < alpha), 0)
+
+
 def _has_interval(a, b) -> bool:
     def count(side):
         values = side.values() if isinstance(side, dict) else side

@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from pagelab.evidence.families import compare_family, family_confidence
+from pagelab.evidence.families import compare_family, family_confidence, smallest_family_p, verdict_room
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -341,6 +341,25 @@ def family_note(frame: pd.DataFrame) -> str:
     return f"ratio of medians, {family}; equivalent = the interval within ±{delta:g}%"
 
 
+def floor_note(frame: pd.DataFrame) -> str | None:
+    """Said when a family's runs leave no room for "faster" or "slower" at all: Holm rejects nothing
+    unless the smallest p times the pairs is under alpha, and an exact rank test's p has a floor
+    (pagelab.evidence.families.smallest_family_p). None when there is room, or one run a side."""
+    rows = frame.to_dict("records")
+    n = max((min(int(row["runs_a"]), int(row["runs_b"])) for row in rows), default=0)
+    if n < 2:
+        return None
+    m = max(int(row["family_size"]) for row in rows)
+    floor = smallest_family_p(n, m)
+    if floor < 1 - CONFIDENCE:
+        return None
+    enough = verdict_room(n, m)
+    remedy = f"; {enough} rounds could" if enough else ""
+    over = f" after Holm's adjustment over {m} pairs" if m > 1 else ""
+    return (f"with {n} runs a side the exact rank tests cannot reach p < {1 - CONFIDENCE:g}{over} (the smallest "
+            f"possible is {floor:.3f}): no pair here can be called faster or slower, however large its effect{remedy}")
+
+
 def family_text(frame: pd.DataFrame, what: str = "page sizes compared") -> str:
     """The head of a family's lines: what they compare, then `family_note`."""
     return f"{what} ({family_note(frame)}):" if not frame.empty else f"{what}:"
@@ -384,6 +403,8 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
     for metric in METRICS:
         part = pairs[pairs["metric"] == metric.name]
         lines.append(family_text(part, f"{metric.label}, page sizes compared"))
+        floor = floor_note(part)
+        lines += [f"  note: {floor}"] if floor else []
         lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
     lines += host_lines(table)
     if table.excluded:

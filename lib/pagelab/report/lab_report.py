@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RESOLVED, verdict_text
-from pagelab.evidence.tables import (RunTable, equivalence_of, number_text, page_size_table,
+from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, number_text, page_size_table,
                                      pairwise_table, pct_text, unresolved_advice)
 from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
 from pagelab.common.units import size_text
@@ -489,12 +489,14 @@ def family_sentence(data: ReportData) -> str:
     """Which family the pairs form and how it is corrected, for the Method."""
     tpmc = data.pairs[data.pairs["metric"] == "tpmc"]
     m = int(tpmc["family_size"].max()) if not tpmc.empty else 0
+    floor = floor_note(tpmc) if not tpmc.empty else None
+    floor = f" Note: {floor}." if floor else ""
     if m <= 1:
-        return "With one pair per metric there is no family to correct for: the interval is at 95%."
+        return f"With one pair per metric there is no family to correct for: the interval is at 95%.{floor}"
     level = 100 * (1 - 0.05 / m)
     return (f"The {m} pairs of page sizes of one metric form a family: their rank-test p-values are adjusted "
             f"with Holm's method (statsmodels' multipletests) and their intervals taken at {level:.4g}%, the "
-            f"Bonferroni-adjusted level, so the family together is held at 5% and 95%.")
+            f"Bonferroni-adjusted level, so the family together is held at 5% and 95%.{floor}")
 
 
 def per_host_tpmc(data: ReportData) -> pd.DataFrame:

@@ -115,6 +115,27 @@ class Profile:
                               "position": position, "role": OVER_TIME_RUN})
         return units
 
+    def verdict_floor_note(self) -> str | None:
+        """What a sweep of this profile can never say, to be said before it starts: with too few
+        rounds for its family of page-size pairs, no pair can be called faster or slower however
+        large the effect (pagelab.evidence.families.verdict_room). None when it can, and for one
+        run a side, which the report already says has no interval."""
+        from math import comb
+
+        from pagelab.evidence.families import smallest_family_p, verdict_room
+
+        pairs = comb(len(self.page_sizes), 2)
+        if self.repeats < 2 or pairs < 1:
+            return None
+        enough = verdict_room(self.repeats, pairs)
+        if enough is None:
+            return None
+        floor = smallest_family_p(self.repeats, pairs)
+        remedy = f"{enough} rounds can (--set repeats={enough})" if enough else "more rounds than 40 would be needed"
+        return (f"with {len(self.page_sizes)} page sizes ({pairs} pairs) and {self.repeats} rounds, no pair can be "
+                f"called faster or slower: the exact rank tests' smallest p, Holm-adjusted over the {pairs} pairs, "
+                f"is {floor:.3f}, not below 0.05; {remedy}. Medians, intervals and 'equivalent' are still given.")
+
     def for_role(self, role: str) -> "Profile":
         """This profile for a run of `role`: an over-time run measures over_time_s, no auto stop."""
         if role != OVER_TIME_RUN:
