@@ -331,8 +331,9 @@ class TakenPort:
 
 # A port-taken cell holds every write of the run's kernel into its my.cnf this long (strace delays
 # the write's return): the new port is in the file and the server not yet started for all that
-# time, however loaded the machine is. Polling alone lost that race in full suite runs.
-PORT_HOLD_S = 3
+# time, however loaded the machine is (the cell polls every POLL_S). Polling alone lost that race
+# in full suite runs. Every write into my.cnf before the one that counts is held too, so short.
+PORT_HOLD_MS = 1500
 
 
 def take_port(sweep: Sweep, phase: str, taken: list) -> tuple[str, str]:
@@ -348,7 +349,7 @@ def take_port(sweep: Sweep, phase: str, taken: list) -> tuple[str, str]:
         my_cnf = instance_dir(sweep.bundle, run) / "my.cnf"
         holders: list = []
         try:
-            _trace_writes(kernel, [my_cnf], f"inject={TORN_WRITE_SYSCALLS}:delay_exit={PORT_HOLD_S}s", holders)
+            _trace_writes(kernel, [my_cnf], f"inject={TORN_WRITE_SYSCALLS}:delay_exit={PORT_HOLD_MS}ms", holders)
             port = wait_for(sweep, lambda: _port_given_in(sweep, run, phase, my_cnf), f"a new port in {run}'s my.cnf")
             if port == "moved on":  # this run never came to the phase (a restore, not a load): the next
                 continue
