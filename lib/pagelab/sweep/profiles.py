@@ -123,6 +123,7 @@ class Profile:
         from math import comb
 
         from pagelab.evidence.families import smallest_family_p, verdict_room
+        from pagelab.evidence.intervals import MIN_RUNS_FOR_VERDICT
 
         pairs = comb(len(self.page_sizes), 2)
         if self.repeats < 2 or pairs < 1:
@@ -132,9 +133,13 @@ class Profile:
             return None
         floor = smallest_family_p(self.repeats, pairs)
         remedy = f"{enough} rounds can (--set repeats={enough})" if enough else "more rounds than 40 would be needed"
-        return (f"with {len(self.page_sizes)} page sizes ({pairs} pairs) and {self.repeats} rounds, no pair can be "
-                f"called faster or slower: the exact rank tests' smallest p, Holm-adjusted over the {pairs} pairs, "
-                f"is {floor:.3f}, not below 0.05; {remedy}. Medians, intervals and 'equivalent' are still given.")
+        still = ("Medians, intervals and 'equivalent' are still given." if self.repeats >= MIN_RUNS_FOR_VERDICT
+                 else "Medians and intervals are still given.")
+        family = f"{pairs} pairs" if pairs > 1 else "1 pair"
+        adjusted = f", Holm-adjusted over the {pairs} pairs," if pairs > 1 else ""
+        return (f"with {len(self.page_sizes)} page sizes ({family}) and {self.repeats} rounds, no pair can be called "
+                f"faster or slower: the exact rank test's smallest p{adjusted} is {floor:.3f}, not below 0.05; "
+                f"{remedy}. {still}")
 
     def for_role(self, role: str) -> "Profile":
         """This profile for a run of `role`: an over-time run measures over_time_s, no auto stop."""
