@@ -389,3 +389,9 @@ def test_stats_say_when_a_family_has_no_room_for_a_verdict(sizes, n, says):
     assert bool(called) != says, tpmc[["a", "b", "verdict", "p_adjusted"]]  # every effect is 20% or more
     text = evidence_text(table)
     assert ("no pair here can be called faster or slower" in text) == says
+    from types import SimpleNamespace
+
+    from pagelab.report.lab_report import family_sentence
+
+    method = family_sentence(SimpleNamespace(pairs=pairwise_table(table)))  # the report's Method says it too
+    assert ("no pair here can be called faster or slower" in method) == says, method

@@ -80,8 +80,9 @@ def smallest_family_p(rounds: int, pairs: int, confidence: float = CONFIDENCE) -
     reach at all: every pair perfectly separated (one side ahead in every round, or every run of
     one side ahead of every run of the other), tested as `measure` tests it -- round by round
     (exact Wilcoxon) from MIN_ROUNDS_FOR_PAIRED rounds, else run by run (exact Mann-Whitney).
-    Exact rank tests have a floor: 5 rounds can never give less than 2/32, so with 10 pairs
-    (5 page sizes) no "faster" or "slower" is possible, however large the effect."""
+    Exact rank tests have a floor: 5 runs a side never give less than 2/252 (run by run), 6 rounds
+    never less than 2/64 (round by round); times 10 pairs (5 page sizes), both stay above 0.05, and
+    no "faster" or "slower" is possible, however large the effect."""
     if rounds < 2 or pairs < 1:
         return 1.0
     ahead = np.arange(1.0, rounds + 1.0)

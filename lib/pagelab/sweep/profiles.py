@@ -122,8 +122,8 @@ class Profile:
         run a side, which the report already says has no interval."""
         from math import comb
 
-        from pagelab.evidence.families import smallest_family_p, verdict_room
-        from pagelab.evidence.intervals import MIN_RUNS_FOR_VERDICT
+        from pagelab.evidence.families import MOST_ROUNDS_CONSIDERED, smallest_family_p, verdict_room
+        from pagelab.evidence.intervals import CONFIDENCE, MIN_RUNS_FOR_VERDICT
 
         pairs = comb(len(self.page_sizes), 2)
         if self.repeats < 2 or pairs < 1:
@@ -132,13 +132,14 @@ class Profile:
         if enough is None:
             return None
         floor = smallest_family_p(self.repeats, pairs)
-        remedy = f"{enough} rounds can (--set repeats={enough})" if enough else "more rounds than 40 would be needed"
+        remedy = (f"{enough} rounds can (--set repeats={enough})" if enough
+                  else f"more than {MOST_ROUNDS_CONSIDERED} rounds would be needed")
         still = ("Medians, intervals and 'equivalent' are still given." if self.repeats >= MIN_RUNS_FOR_VERDICT
                  else "Medians and intervals are still given.")
         family = f"{pairs} pairs" if pairs > 1 else "1 pair"
         adjusted = f", Holm-adjusted over the {pairs} pairs," if pairs > 1 else ""
         return (f"with {len(self.page_sizes)} page sizes ({family}) and {self.repeats} rounds, no pair can be called "
-                f"faster or slower: the exact rank test's smallest p{adjusted} is {floor:.3f}, not below 0.05; "
+                f"faster or slower: the exact rank test's smallest p{adjusted} is {floor:.3f}, not below {1 - CONFIDENCE:g}; "
                 f"{remedy}. {still}")
 
     def for_role(self, role: str) -> "Profile":
