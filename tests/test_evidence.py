@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -395,3 +396,32 @@ def test_stats_say_when_a_family_has_no_room_for_a_verdict(sizes, n, says):
 
     method = family_sentence(SimpleNamespace(pairs=pairwise_table(table)))  # the report's Method says it too
     assert ("no pair here can be called faster or slower" in method) == says, method
+
+
+def test_after_failed_runs_the_floor_is_that_of_the_runs_each_pair_had():
+    """Unequal sides have a lower floor than equal ones, and a pair keeps its pairing by the rounds
+    both sides finished. 7 rounds, 3 page sizes 20% apart; 4k lost rounds 1 and 2, 8k round 3: two
+    pairs drop to run by run (5 vs 6: 2/462, 5 vs 7: 2/792, by hand), 16k vs 8k keeps 6 rounds
+    (2/64). 3 x 2/792 = 0.0076: there is room, and the pairs are called."""
+    from pagelab.evidence.tables import floor_note, pairwise_table
+
+    table = _steady_table({"4k": 10_000, "8k": 12_000, "16k": 14_400}, seed=8, n=7)
+    lost = {("4k", 1), ("4k", 2), ("8k", 3)}
+    kept = [(size, repeat) not in lost for size, repeat in zip(table.runs["page_size"], table.runs["repeat"])]
+    table = replace(table, runs=table.runs[kept])
+    tpmc = pairwise_table(table)
+    tpmc = tpmc[tpmc["metric"] == "tpmc"]
+    assert sorted(zip(tpmc["runs_a"], tpmc["runs_b"])) == [(6, 5), (6, 6), (7, 5)]
+    assert set(tpmc["verdict"]) == {"faster"}, tpmc[["a", "b", "verdict", "p_adjusted"]]
+    assert floor_note(tpmc) is None
+
+
+def test_one_pair_of_three_runs_against_five_has_room():
+    """3 runs against 5: the rank-sum floor is 2/56 = 0.036 (by hand), under 0.05."""
+    from pagelab.evidence.tables import floor_note, pairwise_table
+
+    table = _steady_table({"4k": 10_000, "16k": 12_000}, seed=9, n=5)
+    table = replace(table, runs=table.runs[~((table.runs["page_size"] == "4k") & (table.runs["repeat"] > 3))])
+    tpmc = pairwise_table(table)
+    tpmc = tpmc[tpmc["metric"] == "tpmc"]
+    assert list(tpmc["verdict"]) == ["faster"] and floor_note(tpmc) is None

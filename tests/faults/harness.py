@@ -264,14 +264,20 @@ def wait_for_phase(sweep: Sweep, phase: str, timeout: float = PHASE_TIMEOUT_S) -
     at once rather than left to spend the runs that later cells need."""
     def reached():
         hit = phase_now(sweep, phase)
-        if not hit and phase in FIRST_LOAD_PHASES and not (running_run(sweep.bundle) or "-r1").endswith("-r1"):
-            if running_run(sweep.bundle):
-                os.kill(sweep.pid, signal.SIGINT)
-                sweep.wait(120)
-                raise CellError(f"no run is left to load: phase {phase} will not come;\n{sweep.tail()}")
+        if not hit:
+            stop_if_no_load_is_left(sweep, phase)
         return hit
 
     return wait_for(sweep, reached, f"phase {phase}", timeout)
+
+
+def stop_if_no_load_is_left(sweep: Sweep, phase: str) -> None:
+    """Once a second repeat runs, a phase of a first load will not come: the sweep is stopped at
+    once (CellError) rather than left to spend the runs that later cells need."""
+    if phase in FIRST_LOAD_PHASES and not (running_run(sweep.bundle) or "-r1").endswith("-r1"):
+        os.kill(sweep.pid, signal.SIGINT)
+        sweep.wait(120)
+        raise CellError(f"no run is left to load: phase {phase} will not come;\n{sweep.tail()}")
 
 
 # --- faults ---------------------------------------------------------------------------------------
@@ -344,19 +350,27 @@ def take_port(sweep: Sweep, phase: str, taken: list) -> tuple[str, str]:
     earlier phases have no port (init) or the port of a server already gone. Returns the run and
     what was done."""
     while True:
+        stop_if_no_load_is_left(sweep, phase)
         run = wait_for(sweep, lambda: running_run(sweep.bundle), "a run under way")
         kernel = wait_for(sweep, lambda: kernel_pid(sweep), "the papermill kernel", timeout=30)
         my_cnf = instance_dir(sweep.bundle, run) / "my.cnf"
         holders: list = []
         try:
             _trace_writes(kernel, [my_cnf], f"inject={TORN_WRITE_SYSCALLS}:delay_exit={PORT_HOLD_MS}ms", holders)
-            port = wait_for(sweep, lambda: _port_given_in(sweep, run, phase, my_cnf), f"a new port in {run}'s my.cnf")
+            attached = time.time()  # a my.cnf written before this was not held: its server may have the port
+            port = wait_for(sweep, lambda: _port_given_in(sweep, run, phase, my_cnf, attached),
+                            f"a new port in {run}'s my.cnf")
             if port == "moved on":  # this run never came to the phase (a restore, not a load): the next
                 continue
             error_log = my_cnf.parent / "mysqld.err"
             offset = error_log.stat().st_size if error_log.exists() else 0
             holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            holder.bind(("127.0.0.1", port))
+            try:
+                holder.bind(("127.0.0.1", port))
+            except OSError as exc:
+                holder.close()
+                raise CellError(f"port {port} of {run} could not be taken ({exc}): the server had it first, "
+                                f"although its my.cnf was held;\n{bundle_story(sweep.bundle)}") from exc
             holder.listen()
             taken.append(TakenPort(port, holder, error_log, offset))
             return run, f"port {port} taken by the test before mysqld bound it"
@@ -364,9 +378,9 @@ def take_port(sweep: Sweep, phase: str, taken: list) -> tuple[str, str]:
             stop_tracers(holders)
 
 
-def _port_given_in(sweep: Sweep, run: str, phase: str, my_cnf: Path) -> int | str | None:
-    """The port in `run`'s my.cnf if written since the run entered `phase`; "moved on" once
-    another run is under way; else None."""
+def _port_given_in(sweep: Sweep, run: str, phase: str, my_cnf: Path, attached: float) -> int | str | None:
+    """The port in `run`'s my.cnf if written since the run entered `phase` and since the hold was
+    `attached`; "moved on" once another run is under way; else None."""
     if running_run(sweep.bundle) not in (run, None):
         return "moved on"
     try:
@@ -378,7 +392,7 @@ def _port_given_in(sweep: Sweep, run: str, phase: str, my_cnf: Path) -> int | st
     if not entered:
         return None
     try:
-        if my_cnf.stat().st_mtime < entered[-1] - 0.01:  # phases.csv keeps milliseconds
+        if my_cnf.stat().st_mtime < max(entered[-1] - 0.01, attached):  # phases.csv keeps milliseconds
             return None
         ports = [line for line in my_cnf.read_text().splitlines() if line.startswith("port=")]
     except OSError:

@@ -75,22 +75,29 @@ def holm(p_values: Sequence[float], confidence: float = CONFIDENCE) -> list[floa
 MOST_ROUNDS_CONSIDERED = 40
 
 
+def smallest_p(n_a: int, n_b: int, paired: bool) -> float:
+    """The smallest two-sided p the exact test `measure` uses can give at all, from one side ahead
+    throughout: in every one of n_a rounds (Wilcoxon signed-rank, `paired`), or with every one of
+    its n_a runs above every one of the other side's n_b (Mann-Whitney). 1 without runs to rank."""
+    if n_a < 1 or n_b < 1 or (paired and n_a != n_b):
+        return 1.0
+    ahead = np.arange(1.0, n_a + 1.0)
+    if paired:
+        return float(stats.wilcoxon(ahead, alternative="two-sided", method="exact").pvalue)
+    return float(stats.mannwhitneyu(ahead + n_b, np.arange(1.0, n_b + 1.0), alternative="two-sided",
+                                    method="exact").pvalue)
+
+
 def smallest_family_p(rounds: int, pairs: int, confidence: float = CONFIDENCE) -> float:
     """The smallest Holm-adjusted p a family of `pairs` comparisons with `rounds` runs a side can
-    reach at all: every pair perfectly separated (one side ahead in every round, or every run of
-    one side ahead of every run of the other), tested as `measure` tests it -- round by round
-    (exact Wilcoxon) from MIN_ROUNDS_FOR_PAIRED rounds, else run by run (exact Mann-Whitney).
-    Exact rank tests have a floor: 5 runs a side never give less than 2/252 (run by run), 6 rounds
-    never less than 2/64 (round by round); times 10 pairs (5 page sizes), both stay above 0.05, and
-    no "faster" or "slower" is possible, however large the effect."""
+    reach at all (`smallest_p` for every pair), tested as `measure` tests it -- round by round from
+    MIN_ROUNDS_FOR_PAIRED rounds, else run by run. Exact rank tests have a floor: 5 runs a side
+    never give less than 2/252 (run by run), 6 rounds never less than 2/64 (round by round); times
+    10 pairs (5 page sizes) both stay above 0.05, and no "faster" or "slower" is possible, however
+    large the effect. Holm rejects nothing unless the smallest p times the pairs is below alpha."""
     if rounds < 2 or pairs < 1:
         return 1.0
-    ahead = np.arange(1.0, rounds + 1.0)
-    if rounds >= MIN_ROUNDS_FOR_PAIRED:
-        p_value = stats.wilcoxon(ahead, alternative="two-sided", method="exact").pvalue
-    else:
-        p_value = stats.mannwhitneyu(ahead, ahead + rounds, alternative="two-sided", method="exact").pvalue
-    return max(holm([float(p_value)] * pairs, confidence))
+    return max(holm([smallest_p(rounds, rounds, rounds >= MIN_ROUNDS_FOR_PAIRED)] * pairs, confidence))
 
 
 def verdict_room(rounds: int, pairs: int, confidence: float = CONFIDENCE) -> int | None:

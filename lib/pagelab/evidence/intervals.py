@@ -32,8 +32,9 @@ medians lies wholly on one side of 1, and the exact Mann-Whitney U test (a rank 
 distribution assumed) rejects "same distribution" at 5%. The interval alone is too eager with
 few runs: a percentile bootstrap from 3 runs a side calls ~11% of A/A pairs different (bench
 bench_verdicts.py), and the exact test cannot reject at all with 3 against 3 (its smallest
-two-sided p is 0.1). So 3 runs per page size never give a verdict; 4 give one only when every
-run of one side beats every run of the other; 5 or more are the useful minimum.
+two-sided p is 0.1). So for a single pair, 3 runs per page size never give a verdict; 4 give one
+only when every run of one side beats every run of the other; 5 or more are the useful minimum. A
+family of pairs raises the floor (pagelab.evidence.families.smallest_family_p).
 
 Page sizes of one sweep are compared round by round. A sweep runs its page sizes in rounds (each
 once per round, in an order drawn from its seed), so the runs of a round share whatever the machine did in that minute: on

@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from pagelab.evidence.families import compare_family, family_confidence, smallest_family_p, verdict_room
+from pagelab.evidence.families import compare_family, family_confidence, smallest_p, verdict_room
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -343,20 +343,28 @@ def family_note(frame: pd.DataFrame) -> str:
 
 def floor_note(frame: pd.DataFrame) -> str | None:
     """Said when a family's runs leave no room for "faster" or "slower" at all: Holm rejects nothing
-    unless the smallest p times the pairs is under alpha, and an exact rank test's p has a floor
-    (pagelab.evidence.families.smallest_family_p). None when there is room, or one run a side."""
-    rows = frame.to_dict("records")
-    n = max((min(int(row["runs_a"]), int(row["runs_b"])) for row in rows), default=0)
-    if n < 2:
+    unless the smallest p times the pairs is under alpha, and each pair's exact rank test has a
+    floor for the runs it had (pagelab.evidence.families.smallest_p: by rounds when compared round
+    by round, else by the runs on each side, which failed runs make unequal). None when some pair
+    has room, or with one run a side (its lines say there is no interval)."""
+    rows = [row for row in frame.to_dict("records") if min(int(row["runs_a"]), int(row["runs_b"])) >= 2]
+    if not rows:
         return None
     m = max(int(row["family_size"]) for row in rows)
-    floor = smallest_family_p(n, m)
+    floor = min(1.0, m * min(smallest_p(int(row["runs_a"]), int(row["runs_b"]), bool(row["paired"])) for row in rows))
     if floor < 1 - CONFIDENCE:
         return None
-    enough = verdict_room(n, m)
+    sides = {(int(row["runs_a"]), int(row["runs_b"])) for row in rows}
+    n = min(a for a, _ in sides)
+    complete = sides == {(n, n)}  # no run failed on any side
+    if complete:
+        runs = f"{n} rounds" if all(row["paired"] for row in rows) else f"{n} runs a side"
+    else:
+        runs = "the runs that finished"
+    enough = verdict_room(n, m) if complete else None
     remedy = f"; {enough} rounds could" if enough else ""
     over = f" after Holm's adjustment over {m} pairs" if m > 1 else ""
-    return (f"with {n} runs a side the exact rank tests cannot reach p < {1 - CONFIDENCE:g}{over} (the smallest "
+    return (f"with {runs} the exact rank tests cannot reach p < {1 - CONFIDENCE:g}{over} (the smallest "
             f"possible is {floor:.3f}): no pair here can be called faster or slower, however large its effect{remedy}")
 
 
