@@ -130,13 +130,18 @@ def set_phase(run_dir: Path, phase: str) -> None:
             log.write(f"{time.time():.3f},{phase}\n")
 
 
-def phase_durations(run_dir: Path) -> list[tuple[str, float]]:
-    """(phase, seconds) in order, from phases.csv; the last phase ('done') has no duration."""
+def phase_marks(run_dir: Path) -> list[tuple[float, str]]:
+    """(epoch seconds, phase) per line of phases.csv, in order; [] before the run has one."""
     try:
         lines = (Path(run_dir) / PHASES_LOG).read_text().splitlines()
     except OSError:
         return []
-    marks = [(float(t), name) for t, name in (line.split(",", 1) for line in lines if "," in line)]
+    return [(float(t), name) for t, name in (line.split(",", 1) for line in lines if "," in line)]
+
+
+def phase_durations(run_dir: Path) -> list[tuple[str, float]]:
+    """(phase, seconds) in order, from phases.csv; the last phase ('done') has no duration."""
+    marks = phase_marks(run_dir)
     return [(name, marks[i + 1][0] - t) for i, (t, name) in enumerate(marks[:-1])]
 
 

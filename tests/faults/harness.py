@@ -34,6 +34,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from pagelab.bundle import phase_marks
 from pagelab.mysql.instance import SNAPSHOT_MARKER  # written into a whole snapshot
 from tests.conftest import REPO_ROOT, servers_under
 
@@ -232,12 +233,7 @@ def phase_now(sweep: Sweep, phase: str) -> str | None:
 
 def phase_at(run_dir: Path, moment: float) -> str:
     """The phase a run was in at `moment` (epoch seconds), from its phases.csv."""
-    try:
-        lines = (run_dir / PHASES_CSV).read_text().splitlines()
-    except OSError:
-        return "?"
-    marks = [(float(t), name) for t, name in (line.split(",", 1) for line in lines if "," in line)]
-    current = [name for t, name in marks if t <= moment]
+    current = [name for t, name in phase_marks(run_dir) if t <= moment]
     return current[-1] if current else "?"
 
 
@@ -383,12 +379,7 @@ def _port_given_in(sweep: Sweep, run: str, phase: str, my_cnf: Path, attached: f
     `attached`; "moved on" once another run is under way; else None."""
     if running_run(sweep.bundle) not in (run, None):
         return "moved on"
-    try:
-        lines = (sweep.bundle / run / PHASES_CSV).read_text().splitlines()
-    except OSError:
-        return None
-    entered = [float(t) for t, name in (line.split(",", 1) for line in lines if "," in line)
-               if name == PHASE_MARKERS[phase] and float(t) >= sweep.started]
+    entered = [t for t, name in phase_marks(sweep.bundle / run) if name == PHASE_MARKERS[phase] and t >= sweep.started]
     if not entered:
         return None
     try:

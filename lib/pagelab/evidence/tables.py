@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from pagelab.evidence.families import compare_family, family_confidence, smallest_p, verdict_room
+from pagelab.evidence.families import compare_family, family_confidence, holm, smallest_p, verdict_room
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -351,7 +351,8 @@ def floor_note(frame: pd.DataFrame) -> str | None:
     if not rows:
         return None
     m = max(int(row["family_size"]) for row in rows)
-    floor = min(1.0, m * min(smallest_p(int(row["runs_a"]), int(row["runs_b"]), bool(row["paired"])) for row in rows))
+    floors = [smallest_p(int(row["runs_a"]), int(row["runs_b"]), bool(row["paired"])) for row in rows]
+    floor = min(holm(floors + [1.0] * (m - len(floors)), CONFIDENCE))  # each pair at its floor, Holm as judged
     if floor < 1 - CONFIDENCE:
         return None
     sides = {(int(row["runs_a"]), int(row["runs_b"])) for row in rows}
