@@ -21,10 +21,16 @@ if ! "$python" -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.
   wanted+=(python3-dev)
 fi
 
+installed() {
+  [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]
+}
+# Debian's browser package is `chromium`; Ubuntu has none of that name, only `chromium-browser`
+# (pagelab's PDF step looks for either binary). Either one installed counts.
 missing=()
 for pkg in "${wanted[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-  [[ $status == "install ok installed" ]] || missing+=("$pkg")
+  installed "$pkg" && continue
+  [[ $pkg == chromium ]] && installed chromium-browser && continue
+  missing+=("$pkg")
 done
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
@@ -47,5 +53,10 @@ fi
 echo "setup: installing OS packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
+for i in "${!missing[@]}"; do
+  if [[ ${missing[$i]} == chromium ]] && ! apt-cache policy chromium 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    missing[$i]=chromium-browser
+  fi
+done
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: OS packages installed"

@@ -195,8 +195,7 @@ def register(commands) -> None:
                     "(BUNDLE/report.pdf, copied to reports/). Ctrl-C keeps finished runs; --resume DIR does the rest. "
                     "It ends with the median TpmC per page size and a verdict for each pair; `pagelab stats DIR` "
                     "gives every metric.\n\n"
-                    "Profiles live in runbooks/profiles/ (smoke, quick, course, full); any knob can be changed with "
-                    "--set knob=value.",
+                    "Profiles live in runbooks/profiles/ (listed below); any knob can be changed with --set knob=value.",
         epilog=_profile_epilog())
     sweep.add_argument("--profile", help="profile name in runbooks/profiles/ or a YAML path (default quick)")
     sweep.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
