@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -237,6 +238,40 @@ def test_password_only_in_client_cnf(make_instance):
     for path in instance.root.rglob("*"):
         if path.is_file() and path != instance.paths.client_cnf and "data" not in path.relative_to(instance.root).parts:
             assert password not in path.read_text(errors="replace"), f"password leaked into {path}"
+
+
+def test_client_cnf_is_replaced_whole_at_each_start_and_stays_private(make_instance):
+    """Every start writes client.cnf anew (its port). Truncated and rewritten in place, a kill
+    between the two would leave it empty and root's password lost with it; so each start puts a
+    new 0600 file in its place, and an old copy made readable by others is not kept."""
+    instance = make_instance("4k")
+    instance.init()
+    cnf = instance.paths.client_cnf
+    cnf.chmod(0o644)
+    before = os.stat(cnf).st_ino
+    with instance:
+        instance.start()
+        after = os.stat(cnf)
+        assert after.st_ino != before, "client.cnf was rewritten in place"
+        assert stat.S_IMODE(after.st_mode) == 0o600
+        assert f"port={instance.port}" in cnf.read_text() and instance.password in cnf.read_text()
+    assert not [path.name for path in cnf.parent.iterdir() if path.name.startswith(f".{cnf.name}.tmp")]
+
+
+def test_under_root_the_server_runs_as_this_process_user_whatever_user_says(monkeypatch):
+    """mysqld needs `user=` under root; $USER and $LOGNAME may name someone else (sudo -E), whose
+    server would be refused the datadir."""
+    import pwd
+
+    from pagelab.mysql.config import InstancePaths, render_my_cnf
+
+    if os.geteuid() != 0:
+        pytest.fail("this test needs root: `make test` runs as root (README)")
+    monkeypatch.setenv("USER", "nobody")
+    monkeypatch.setenv("LOGNAME", "nobody")
+    root = Path("/tmp/pagelab-cnf-check")
+    text = render_my_cnf(InstancePaths(root, root / "mysqld.sock"), ServerSettings(), 4096, port=3307)
+    assert f"user={pwd.getpwuid(0).pw_name}" in text.splitlines(), text
 
 
 def test_without_a_password_no_one_gets_in_but_the_os_root(make_instance):

@@ -11,6 +11,7 @@ import sys
 import tempfile
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -232,15 +233,7 @@ def test_a_watch_stops_tpcc_mysql_too(loaded, tmp_path, fixtures_dir):
     watch ends it. A stand-in prints the start of a real tpcc_start log and then hangs (as one
     process, as tpcc_start is); without the watch it would end after 120 s with no TpmC."""
     instance, _, _ = loaded
-    real_log = (fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log").read_text().splitlines()
-    start = next(i for i, line in enumerate(real_log) if line.startswith("MEASURING START"))
-    bin_dir = Path(tempfile.mkdtemp(prefix="pagelab-stand-in-"))
-    bin_dir.chmod(0o755)
-    (bin_dir / "begun.log").write_text("\n".join(real_log[: start + 3]) + "\n")
-    (bin_dir / "begun.log").chmod(0o644)
-    for name in ("tpcc_load", "tpcc_start"):
-        (bin_dir / name).write_text(f"#!/bin/sh\ncat {bin_dir}/begun.log\nexec sleep 120\n")
-        (bin_dir / name).chmod(0o755)
+    bin_dir = _hanging_stand_in(fixtures_dir)
     asked: list[int] = []
 
     def watch():
@@ -258,14 +251,91 @@ def test_a_watch_stops_tpcc_mysql_too(loaded, tmp_path, fixtures_dir):
     assert len(asked) == 3
     kept = (tmp_path / "tpcc.log").read_text()
     assert "MEASURING START" in kept, "what tpcc_start printed before it was stopped is kept"
-    assert not [p for p in Path("/proc").glob("[0-9]*") if _cmdline_has(p, str(bin_dir))], "the stand-in outlived the run"
+    assert not _stand_ins_running(), "the stand-in outlived the run"
 
 
-def _cmdline_has(proc: Path, text: str) -> bool:
+# The stand-in's sleep, a duration no other process on the machine sleeps for: its mark in /proc.
+STAND_IN_SLEEP = "119.731"
+
+
+def _hanging_stand_in(fixtures_dir: Path) -> Path:
+    """tpcc_load and tpcc_start stand-ins that print the start of a real tpcc_start log and then
+    hang as one process (exec sleep), as tpcc_start waiting on a stuck server does. Any user may
+    run them (under root the programs run as `nobody`); the caller removes the directory."""
+    real_log = (fixtures_dir / "mariadb-10.11" / "4k-w1-c4" / "tpcc_start.log").read_text().splitlines()
+    start = next(i for i, line in enumerate(real_log) if line.startswith("MEASURING START"))
+    bin_dir = Path(tempfile.mkdtemp(prefix="pagelab-stand-in-"))
+    bin_dir.chmod(0o755)
+    (bin_dir / "begun.log").write_text("\n".join(real_log[: start + 3]) + "\n")
+    (bin_dir / "begun.log").chmod(0o644)
+    for name in ("tpcc_load", "tpcc_start"):
+        (bin_dir / name).write_text(f"#!/bin/sh\ncat {bin_dir}/begun.log\nexec sleep {STAND_IN_SLEEP}\n")
+        (bin_dir / name).chmod(0o755)
+    return bin_dir
+
+
+def _stand_ins_running() -> list[int]:
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if STAND_IN_SLEEP.encode() in argv:
+            found.append(int(proc.name))
+    return found
+
+
+# Runs tpcc-mysql's mode against the connection pickled on stdin (never on a command line: it
+# holds root's password), with the stand-ins in argv[1], writing into argv[2].
+RUN_THEN_HANG = textwrap.dedent("""\
+    import pickle, sys
+    from pathlib import Path
+    from pagelab.tpcc.driver import run
+    from pagelab.tpcc.outputs import RunOptions
+    spec, socket = pickle.load(sys.stdin.buffer)
+    run(spec, RunOptions(warehouses=1, connections=4, rampup_s=10, measure_s=60, interval_s=10,
+                         mode="tpcc-mysql", tpcc_mysql_dir=sys.argv[1]),
+        out_dir=Path(sys.argv[2]), echo=None, local_socket=socket)
+    """)
+
+
+def test_tpcc_mysql_does_not_outlive_a_killed_pagelab(loaded, tmp_path, fixtures_dir):
+    """kill -9 of the process that started tpcc_start runs none of its cleanup. Linux's
+    parent-death signal ends the program, which would otherwise go on loading the server (the real
+    one until its next write into the closed pipe; the stand-in for its whole sleep)."""
+    import pickle
+
+    instance, _, _ = loaded
+    bin_dir = _hanging_stand_in(fixtures_dir)
     try:
-        return text.encode() in (proc / "cmdline").read_bytes()
-    except OSError:
-        return False
+        owner = subprocess.Popen([sys.executable, "-c", RUN_THEN_HANG, str(bin_dir), str(tmp_path / "out")],
+                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        owner.stdin.write(pickle.dumps((ConnectionSpec.for_instance(instance, tcp=True), str(instance.paths.socket))))
+        owner.stdin.close()
+        deadline = time.monotonic() + 60
+        while not _stand_ins_running() and owner.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _stand_ins_running(), f"the stand-in never started: {owner.stderr.read().decode()[-2000:]}"
+        owner.kill()
+        owner.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _stand_ins_running() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = _stand_ins_running()
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert not left, "tpcc_start outlived the process that started it"
+    finally:
+        shutil.rmtree(bin_dir, ignore_errors=True)
+
+
+def test_a_program_login_never_shows_its_password():
+    from pagelab.tpcc.external import ProgramLogin
+
+    login = ProgramLogin(["-h", "127.0.0.1", "-P", "3306", "-d", "tpcc", "-u", "me", "-p", "Zq9-one-time"],
+                         secret="Zq9-one-time")
+    assert "Zq9-one-time" not in repr(login) and "Zq9-one-time" not in str(login)
 
 @pytest.fixture
 def stand_in_tpcc_mysql(fixtures_dir):

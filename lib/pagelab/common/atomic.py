@@ -10,6 +10,9 @@ process and thread, so concurrent writers never share one; a failed write remove
     atomic_write_json(path, document)          indent 2, a final newline, str() for other types
     atomic_write_csv(path, rows, columns)      rows as dicts (None -> empty cell) or as lists
     atomic_write_bytes(path, data)
+
+A file that holds a secret passes `mode=0o600`: its temporary file is created with that mode, so
+the text is never readable by others, not even before the rename.
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ def _temporary_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, mode: int = 0o666) -> Path:
     path = Path(path)
     temporary = _temporary_name(path)
     try:
-        with open(temporary, "wb") as handle:
+        temporary.unlink(missing_ok=True)  # one a killed writer of this pid left: made anew, with `mode`
+        with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -43,8 +47,8 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     return path
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: str | os.PathLike, text: str, mode: int = 0o666) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"), mode)
 
 
 def atomic_write_json(path: str | os.PathLike, document: Any) -> Path:

@@ -8,8 +8,8 @@ it belongs to the datadir (see pagesize.py) and is passed on the command line as
 
 from __future__ import annotations
 
-import getpass
 import os
+import pwd
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -160,7 +160,9 @@ def render_my_cnf(paths: InstancePaths, settings: ServerSettings, page_size: int
         lines += [f"port={port}", "bind-address=127.0.0.1"]
     if os.geteuid() == 0:
         # mysqld refuses to run as root unless told to; the datadir is owned by whoever made it.
-        lines.append(f"user={getpass.getuser()}")
+        # The user this process is, not $USER or $LOGNAME, which may name another (sudo -E): mysqld would
+        # switch to it, be refused the datadir, and lose the parent-death signal in the switch.
+        lines.append(f"user={pwd.getpwuid(os.geteuid()).pw_name}")
     lines += [
         "skip-name-resolve",
         f"innodb_buffer_pool_size={settings.buffer_pool_bytes}",

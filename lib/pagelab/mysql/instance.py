@@ -44,7 +44,7 @@ import weakref
 from dataclasses import asdict
 from pathlib import Path
 
-from pagelab.common.atomic import atomic_write_json
+from pagelab.common.atomic import atomic_write_json, atomic_write_text
 from pagelab.common.errors import ServerError, UsageError
 from pagelab.common.disk import FULL_DISK_BYTES
 from pagelab.mysql.config import (
@@ -774,11 +774,10 @@ class Instance:
 
 
 def _write_private(path: Path, text: str) -> None:
-    """Write a file that holds a password: created 0600, so it is never readable by others, even briefly."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.chmod(path, 0o600)
+    """Write a file that holds a password: created 0600, so it is never readable by others, even
+    briefly, and replaced whole, so a kill in mid-write never leaves client.cnf empty and root's
+    password lost."""
+    atomic_write_text(path, text, mode=0o600)
 
 
 def _copy_tree(source: Path, target: Path) -> None:

@@ -25,7 +25,9 @@ run, named as a stall.
 
 from __future__ import annotations
 
+import functools
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -36,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pagelab.common.errors import MissingDependencyError, UsageError
-from pagelab.common.processes import stop_process
+from pagelab.common.processes import die_with_parent, stop_process
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.mysql.program_account import ProgramIdentity, program_account, tcp_program_account
 from pagelab.tpcc import schema
@@ -83,7 +85,8 @@ def find_tpcc_mysql(directory: Path) -> tuple[Path, Path]:
 class ProgramLogin:
     """How a tpcc-mysql program logs in for one run (see the module comment)."""
 
-    flags: list[str]  # -h, -P or -S, -d, -u and perhaps -p: what follows the program's name
+    # -h, -P or -S, -d, -u and perhaps -p: what follows the program's name; out of the repr, as -p's value is a password
+    flags: list[str] = field(repr=False)
     secret: str = field(default="", repr=False)  # the password in `flags`, masked in its output
     identity: ProgramIdentity | None = None  # the OS user it runs as (socket login); None: as us
     socket: str | None = None  # the socket its client library defaults to (MYSQL_UNIX_PORT)
@@ -164,8 +167,11 @@ def _stream(command: list[str], log_path: Path | None, login: ProgramLogin, echo
     if login.socket is not None:
         env["MYSQL_UNIX_PORT"] = login.socket
     try:
+        # SIGTERM from Linux if this process dies without cleanup (kill -9): tpcc_start would
+        # otherwise go on loading the server until its next write into the closed pipe.
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                    stdin=subprocess.DEVNULL, env=env,
+                                   preexec_fn=functools.partial(die_with_parent, signal.SIGTERM),
                                    **(identity.popen_arguments() if identity else {}))
         stopped_because = _watch_in_background(process, watch) if watch is not None else None
         try:
