@@ -425,3 +425,40 @@ def test_one_pair_of_three_runs_against_five_has_room():
     tpmc = pairwise_table(table)
     tpmc = tpmc[tpmc["metric"] == "tpmc"]
     assert list(tpmc["verdict"]) == ["faster"] and floor_note(tpmc) is None
+
+
+def test_runs_with_a_zero_give_no_interval_rather_than_a_point_that_reads_equivalent():
+    """A metric that is 0 in some runs (no device I/O on a tmpfs) leaves some resamples without a
+    ratio. That is no interval, not the point estimate as one: a point inside ±3% would say
+    "equivalent" of runs that range from 0 to 11."""
+    from pagelab.evidence.families import AGREE, effect_difference
+    from pagelab.evidence.tables import verdict_line
+
+    a, b = [10, 10.5, 11, 0, 0], [10, 10.2, 10.1, 10.3, 0]
+    found = compare(a, b)
+    assert found.verdict == NOT_RESOLVED and math.isnan(found.low) and math.isnan(found.high)
+    row = {"metric": "tpmc", "a": "16k", "b": "4k", "runs_a": 5, "runs_b": 5, "change_pct": found.change_pct,
+           "low_pct": found.low_pct, "high_pct": found.high_pct, "verdict": found.verdict,
+           "equivalence_pct": 3.0, "detectable_pct": found.detectable_pct, "runs_for_equivalence": None,
+           "paired": False}
+    assert "some resampled medians are 0 (no ratio), no interval: not resolved" in verdict_line(row)
+    # every run alike on each side is still a point, and an honest one
+    alike = compare([10, 10, 10, 10], [10, 10, 10, 10])
+    assert (alike.low, alike.high) == (1.0, 1.0) and alike.verdict == EQUIVALENT
+    changed = effect_difference((a, b), ([10, 10.1, 10.2, 10.3], [10, 10.1, 10.2, 10.3]))
+    assert changed.word != AGREE and math.isnan(changed.low)
+
+
+def test_a_verdict_needs_the_rank_test_to_point_the_way_the_interval_does():
+    """30 rounds: in 16, a is 0.5 below b (at b = 1 and at b = 3); in 14, a is 0.1 above b = 1. The
+    medians put a 10% above b, with a narrow interval, and the signed-rank test rejects -- for a
+    below b. That is no "faster"."""
+    jitter = np.exp(np.random.default_rng(1).normal(0, 0.002, (2, 30)))
+    b = np.array([1.0] * 8 + [3.0] * 8 + [1.0] * 14) * jitter[0]
+    a = np.array([0.5] * 8 + [2.5] * 8 + [1.1] * 14) * jitter[1]
+    assert (a < b).sum() == 16 and np.median(a) / np.median(b) > 1.05
+    found = compare_rounds(dict(enumerate(a)), dict(enumerate(b)))
+    assert found.paired and found.low > 1 and found.p_value < 0.05, found
+    assert found.verdict == NOT_RESOLVED
+    # swapped, the interval lies below 1 and the test points up: no "slower" either
+    assert compare_rounds(dict(enumerate(b)), dict(enumerate(a))).verdict == NOT_RESOLVED

@@ -215,8 +215,13 @@ def effect_difference(first: tuple, second: tuple, confidence: float = CONFIDENC
                                  random_state=np.random.default_rng(BOOTSTRAP_SEED))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if math.isnan(low) or math.isnan(high):
-        low = high = difference
-    low, high = min(low, difference), max(high, difference)
+        # A point only when every side's runs are alike; else some resamples had no ratio (a median
+        # of 0), and a point would read as AGREE: no interval (pagelab.evidence.intervals.ratio_interval).
+        if all(np.ptp(side) == 0 for _, x, y in settings for side in (x, y)):
+            low = high = difference
+        else:
+            return EffectDifference(difference=difference, low=math.nan, high=math.nan, word=NOT_RESOLVED, **shape)
+    low, high = min(low, difference), max(high, difference)  # holds the data's own difference (as ratio_interval)
     if -equivalence_pct <= low and high <= equivalence_pct:
         word = AGREE
     elif low > 0 or high < 0:

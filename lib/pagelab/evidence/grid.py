@@ -18,6 +18,7 @@ page sizes share enough of them, else run by run.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -67,7 +68,8 @@ def effect_pair(table: RunTable) -> tuple[str, str]:
 
 def effect_table(table: RunTable, factor: str, metric: str = "tpmc") -> pd.DataFrame:
     """Per level: the page-size effect (a against b, `effect_pair`), ratio of medians as a change in
-    percent with its 95% interval and verdict (pagelab.evidence.tables.pairwise_table)."""
+    percent with its interval and verdict (pagelab.evidence.tables.pairwise_table: the level's page
+    sizes judged as one family, so the interval is at the Bonferroni level of its pairs, 95% for one)."""
     a, b = effect_pair(table)
     rows = []
     for level in levels(table, factor):
@@ -133,6 +135,10 @@ def effect_change_sentence(table: RunTable, factor: str, metric: str = "tpmc") -
     if change is None:
         return (f"Whether the {a} vs {b} effect changes with the {words} needs at least 2 finished runs of each "
                 f"page size at its first and last level; this sweep has fewer, so it cannot say.")
+    if math.isnan(change.low):
+        return (f"The {a} vs {b} effect is {_signed(change.first_pct)} at {words} {change.first_level} and "
+                f"{_signed(change.last_pct)} at {change.last_level}; some resampled medians are 0, so the "
+                f"change has no interval and this sweep cannot say whether it depends on the {words}.")
     head = (f"The {a} vs {b} effect is {_signed(change.first_pct)} at {words} {change.first_level} and "
             f"{_signed(change.last_pct)} at {change.last_level}: it moves by {_signed(change.difference, ' log points')} "
             f"[{_signed(change.low, '')}, {_signed(change.high, '')}] (95% bootstrap interval)")

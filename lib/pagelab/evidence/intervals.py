@@ -29,10 +29,10 @@ The methods follow the two papers the project takes its statistics from:
 
 A verdict between two page sizes needs two things: the bootstrap interval of the ratio of their
 medians lies wholly on one side of 1, and the exact Mann-Whitney U test (a rank test, no
-distribution assumed) rejects "same distribution" at 5%. The interval alone is too eager with
-few runs: a percentile bootstrap from 3 runs a side calls ~11% of A/A pairs different (bench
-bench_verdicts.py), and the exact test cannot reject at all with 3 against 3 (its smallest
-two-sided p is 0.1). So for a single pair, 3 runs per page size never give a verdict; 4 give one
+distribution assumed) rejects "same distribution" at 5%, pointing the same way. The interval
+alone is too eager with few runs: a percentile bootstrap from 3 runs a side calls ~11% of A/A
+pairs different (bench bench_verdicts.py), and the exact test cannot reject at all with 3
+against 3 (its smallest two-sided p is 0.1). So for a single pair, 3 runs per page size never give a verdict; 4 give one
 only when every run of one side beats every run of the other; 5 or more are the useful minimum. A
 family of pairs raises the floor (pagelab.evidence.families.smallest_family_p).
 
@@ -149,6 +149,10 @@ class Comparison:
     detectable_pct: float = math.nan  # the minimum detectable effect at these runs and this spread, in %
     runs_for_equivalence: int | None = None  # runs (rounds when paired) a side for +-delta; > MAX: "more"
     family_size: int = 1  # the pairs judged together (the Holm and Bonferroni m)
+    # Which way the rank test points: +1 when a ranks above b, -1 below, 0 untested or even. A
+    # verdict needs it to agree with the interval: a ratio of medians can lie above 1 while most
+    # rounds have a below b (a few large rounds one way, many small ones the other).
+    direction: int = 0
 
     @property
     def change_pct(self) -> float:
@@ -183,7 +187,7 @@ def ratio_interval(a, b, confidence: float = CONFIDENCE, paired: bool = False) -
     """(ratio, low, high): median(a) / median(b) with a percentile bootstrap interval
     (Efron & Tibshirani 1993, ch. 13), resampling each side independently, or whole rounds when
     `paired` (a[i] and b[i] ran in round i), by `scipy.stats.bootstrap`. Needs at least 2 runs on
-    each side."""
+    each side. low and high are nan (no interval) when resamples give no ratio (a median of 0)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     ratio = float(_ratio_of_medians(a, b))
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
@@ -195,7 +199,13 @@ def ratio_interval(a, b, confidence: float = CONFIDENCE, paired: bool = False) -
                                  random_state=np.random.default_rng(BOOTSTRAP_SEED))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if math.isnan(low) or math.isnan(high):
-        low = high = ratio
+        # A point only when every run of each side is alike; else some resamples had no ratio (a
+        # median of 0: no device I/O on a tmpfs), and a point would read as "equivalent": no interval.
+        if np.ptp(a) == 0 and np.ptp(b) == 0:
+            return ratio, ratio, ratio
+        return ratio, math.nan, math.nan
+    # A percentile interval need not hold the ratio of the data's own medians (medians of few runs
+    # jump); it is widened to hold it, so the line never shows an effect outside its interval.
     return ratio, min(low, ratio), max(high, ratio)
 
 
@@ -219,7 +229,9 @@ def repeats_needed(spread: float | None, resolve_pct: float = DEFAULT_RESOLVE_PC
     than ±resolve_pct, given the machine's log spread: the smallest n with
     t(1 - alpha/2, 2n - 2) * spread * sqrt(2 / n) <= log(1 + resolve_pct / 100), the sample size
     of a two-sample comparison on the log scale (Jain, "The Art of Computer Systems Performance
-    Analysis", 1991, section 13.9), the t quantile from `scipy.stats.t`. This is CONFIRM's question
+    Analysis", 1991, section 13.9), the t quantile from `scipy.stats.t`. It is a lower bound: that
+    formula is for a mean, and the interval a sweep shows is a bootstrap of a ratio of medians, which
+    needs more runs for the same width (about pi/2 times as many for normal runs). This is CONFIRM's question
     (how many repetitions for a wanted precision) answered from the runs at hand rather than from
     CONFIRM's thousands of runs. None without a spread; MAX_REPEATS_ESTIMATE + 1 means "more"."""
     if spread is None:
@@ -259,7 +271,8 @@ def detectable_pct(spread: float | None, n_a: int, n_b: int, paired: bool,
     """The minimum detectable effect in %: the true ratio an interval of this level finds with
     POWER, at this spread (log spread of the runs, or of the rounds' ratios when `paired`) and
     these runs, (t(1 - alpha/2) + t(POWER)) * standard error on the log scale (Bloom 1995; Jain
-    1991, ch. 13 for the standard errors). nan without a spread."""
+    1991, ch. 13 for the standard errors). nan without a spread. Like `repeats_needed` it is the
+    figure for a mean, so the medians' bootstrap interval resolves somewhat less than it says."""
     if spread is None or n_a < 2 or n_b < 2 or (paired and n_a < 2):
         return math.nan
     if paired:
@@ -326,8 +339,17 @@ def measure(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESO
                           detectable_pct=detectable, runs_for_equivalence=for_equivalence, **base)
     ratio, low, high = ratio_interval(a, b, confidence)
     p_value = float(stats.mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue)
+    direction = _direction(lambda side: stats.mannwhitneyu(a, b, alternative=side, method="exact").pvalue)
     return Comparison(len(a), len(b), ratio, low, high, NOT_RESOLVED, needed, resolve_pct, p_value, False,
-                      p_value, detectable_pct=detectable, runs_for_equivalence=for_equivalence, **base)
+                      p_value, detectable_pct=detectable, runs_for_equivalence=for_equivalence,
+                      direction=direction, **base)
+
+
+def _direction(one_sided) -> int:
+    """+1 when the one-sided test for "a above b" gives the smaller p, -1 for "a below b", 0 when even;
+    `one_sided(alternative)` is the test's p for "greater" or "less"."""
+    greater, less = float(one_sided("greater")), float(one_sided("less"))
+    return (greater < less) - (less < greater)
 
 
 def _measured_rounds(a, b, resolve_pct, confidence, equivalence_pct) -> Comparison:
@@ -335,26 +357,28 @@ def _measured_rounds(a, b, resolve_pct, confidence, equivalence_pct) -> Comparis
     ratio, low, high = ratio_interval(a, b, confidence, paired=True)
     differences = a - b
     if not differences.any():
-        p_value = 1.0  # every round alike: nothing to rank
+        p_value, direction = 1.0, 0  # every round alike: nothing to rank
     else:
         # Rounds with no difference carry no sign and are dropped (Wilcoxon's own rule); the exact
         # distribution then holds for the rest.
-        p_value = float(stats.wilcoxon(differences, zero_method="wilcox", alternative="two-sided",
-                                       method="exact").pvalue)
+        def signed_rank_p(side: str) -> float:
+            return float(stats.wilcoxon(differences, zero_method="wilcox", alternative=side, method="exact").pvalue)
+
+        p_value, direction = signed_rank_p("two-sided"), _direction(signed_rank_p)
     positive = (a > 0) & (b > 0)
     ratio_spread = float(np.std(np.log(a[positive] / b[positive]), ddof=1)) if positive.sum() >= 2 else None
     n = len(a)
     return Comparison(n, n, ratio, low, high, NOT_RESOLVED, rounds_needed(ratio_spread, resolve_pct, confidence),
                       resolve_pct, p_value, True, p_value, confidence, equivalence_pct,
                       detectable_pct(ratio_spread, n, n, True, confidence),
-                      runs_for_equivalence(ratio_spread, equivalence_pct, True, confidence))
+                      runs_for_equivalence(ratio_spread, equivalence_pct, True, confidence), direction=direction)
 
 
 def judged(comparison: Comparison, p_adjusted: float, family_confidence: float = CONFIDENCE,
            family_size: int = 1) -> Comparison:
     """The verdict of a measured pair, from its interval, its margin and its (family-adjusted)
     p-value, tested at 1 - family_confidence: FASTER when the whole interval lies above 1 and
-    the test rejects, SLOWER the same below 1, EQUIVALENT when the interval lies inside
+    the test rejects in the same direction, SLOWER the same below 1, EQUIVALENT when the interval lies inside
     +-equivalence_pct (and MIN_RUNS_FOR_VERDICT runs a side), else NOT_RESOLVED. One run on a side
     has no interval and is never more than NOT_RESOLVED: one run cannot separate an effect from noise."""
     c = comparison
@@ -362,9 +386,9 @@ def judged(comparison: Comparison, p_adjusted: float, family_confidence: float =
     if not (math.isnan(c.low) or math.isnan(c.high)):
         separated = p_adjusted < 1 - family_confidence
         margin = c.equivalence_pct / 100
-        if c.low > 1 and separated:
+        if c.low > 1 and separated and c.direction > 0:
             verdict = FASTER
-        elif c.high < 1 and separated:
+        elif c.high < 1 and separated and c.direction < 0:
             verdict = SLOWER
         elif min(c.n_a, c.n_b) >= MIN_RUNS_FOR_VERDICT and 1 - margin <= c.low and c.high <= 1 + margin:
             verdict = EQUIVALENT

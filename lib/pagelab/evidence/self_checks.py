@@ -16,9 +16,9 @@ of the halves' median log values over their pooled median absolute deviation; a 
 rounds into two halves of the same sizes relabels every group and metric at once, so the largest
 statistic over the family has the same distribution under every split when the rounds are
 exchangeable. A comparison's adjusted p is the share of splits whose largest statistic reaches
-its own (`scipy.stats.permutation_test`, exact over all splits up to 14 rounds). That holds the
-family's error at 5% whatever the metrics' dependence, and with 126 splits its smallest p is
-2/126. A comparison is called when that p is below 5% and its bootstrap interval, at the
+its own (`scipy.stats.permutation_test`, exact over all splits up to 15 rounds: C(15, 7) = 6,435
+splits, within its 9,999). That holds the family's error at 5% whatever the metrics' dependence,
+and with the 126 splits of 9 rounds (halves of 5 and 4) its smallest p is 1/126. A comparison is called when that p is below 5% and its bootstrap interval, at the
 Bonferroni level of the family, lies on one side of zero; "equivalent" when the interval lies
 within the margin, as for page sizes. (Measured on this VM's quick sweeps, per-metric families
 would have made a call somewhere in about 15% of sound sweeps: bench/bench_self_checks.py.)

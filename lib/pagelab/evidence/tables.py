@@ -320,7 +320,9 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
         return f"{head}: no finished runs on one side"
     word = verdict_text(row["verdict"], row["equivalence_pct"])
     if math.isnan(row["low_pct"]):
-        return f"{head} {pct_text(row['change_pct'])}, one run on a side, no interval: {word} ({unresolved_advice(row)})"
+        why = ("one run on a side" if min(row["runs_a"], row["runs_b"]) < 2
+               else "some resampled medians are 0 (no ratio)")
+        return f"{head} {pct_text(row['change_pct'])}, {why}, no interval: {word} ({unresolved_advice(row)})"
     text = f"{head} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}], {word}"
     if row["verdict"] == NOT_RESOLVED:
         text += f" ({unresolved_advice(row)})"

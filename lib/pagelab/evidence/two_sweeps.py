@@ -91,7 +91,7 @@ def effect_lines(effects: pd.DataFrame, label_a: str, label_b: str, metric: str 
             lines.append(f"{head}: no finished runs on a side")
             continue
         word = words[row["word"]].format(delta=row["equivalence_pct"])
-        interval = ("no interval (one run on a side)" if math.isnan(row["low_pts"])
+        interval = ("no interval (one run on a side, or resampled medians of 0)" if math.isnan(row["low_pts"])
                     else f"[{pct_text(row['low_pts'], '')}, {pct_text(row['high_pts'], '')}]")
         lines.append(f"{head}; difference {pct_text(row['difference_pts'], ' points')} {interval}, {word}")
     return lines
