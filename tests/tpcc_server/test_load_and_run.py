@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -81,6 +82,60 @@ def test_a_load_that_loses_a_deadlock_is_loaded_again(spare_loaded_instance, dat
     report = load(ConnectionSpec.for_instance(spare_loaded_instance), dataset, database="tpcc_retry", progress=False)
     assert len(injected) == 1, "the warehouse table was never loaded"
     assert report.row_counts == dataset.row_counts
+
+
+def test_a_server_frozen_in_mid_load_fails_the_load_and_says_so(spare_loaded_instance, dataset, monkeypatch):
+    """A mysqld stopped (SIGSTOP) while a LOAD DATA of the stock table runs answers nothing; the load
+    fails within its stall limit (shortened here from 300 s to 3) and says the server stopped
+    answering, rather than waiting out the unit's hours-long limit."""
+    from pagelab.tpcc import loader
+
+    instance = spare_loaded_instance
+    pid = instance.pid()
+    monkeypatch.setattr(loader, "LOAD_STALL_S", 3)
+    frozen = threading.Event()
+
+    def freeze_in_a_stock_load():
+        watcher = ConnectionSpec.for_instance(instance).with_database(None).connect(autocommit=True)
+        try:
+            cursor = watcher.cursor()
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                cursor.execute("SELECT info FROM information_schema.processlist WHERE info LIKE 'LOAD DATA%'")
+                if any("INTO TABLE stock" in (info or "") for (info,) in cursor.fetchall()):
+                    os.kill(pid, signal.SIGSTOP)
+                    frozen.set()
+                    return
+                time.sleep(0.01)
+        finally:
+            if not frozen.is_set():
+                watcher.close()
+
+    outcome: dict = {}
+
+    def loading():
+        try:
+            loader.load(ConnectionSpec.for_instance(instance), dataset, database="tpcc_frozen", progress=False)
+        except Exception as exc:  # noqa: BLE001 - what the load raised is the test's subject
+            outcome["error"] = exc
+
+    freezer = threading.Thread(target=freeze_in_a_stock_load, daemon=True)
+    freezer.start()
+    load_thread = threading.Thread(target=loading, daemon=True)
+    load_thread.start()
+    try:
+        load_thread.join(timeout=60)
+        still_waiting = load_thread.is_alive()
+    finally:
+        os.kill(pid, signal.SIGCONT)  # lets a load that still waits end, so the test cannot hang
+        freezer.join(timeout=10)
+        load_thread.join(timeout=60)
+    assert frozen.is_set(), "the server was never frozen in a stock load"
+    assert not still_waiting, "the load still waited on the frozen server after 60 s"
+    # the stock file's LOAD DATA, or the next file's connection, is what waits on the frozen server
+    assert isinstance(outcome.get("error"), loader.LoadError), outcome
+    assert re.search(r"the server stopped answering: (LOAD DATA into stock|connecting to load \w+) from .* gave "
+                     r"nothing back for 3 s", str(outcome["error"])), outcome["error"]
 
 
 @pytest.fixture(scope="module", params=["statements", "procedures"])
@@ -300,13 +355,15 @@ RUN_THEN_HANG = textwrap.dedent("""\
     """)
 
 
-def test_tpcc_mysql_does_not_outlive_a_killed_pagelab(loaded, tmp_path, fixtures_dir):
+def test_tpcc_mysql_does_not_outlive_a_killed_pagelab(spare_loaded_instance, tmp_path, fixtures_dir):
     """kill -9 of the process that started tpcc_start runs none of its cleanup. Linux's
     parent-death signal ends the program, which would otherwise go on loading the server (the real
-    one until its next write into the closed pipe; the stand-in for its whole sleep)."""
+    one until its next write into the closed pipe; the stand-in for its whole sleep). The killed
+    process leaves its per-run account behind (the next run replaces it), so this uses a spare
+    server, not the shared one."""
     import pickle
 
-    instance, _, _ = loaded
+    instance = spare_loaded_instance
     bin_dir = _hanging_stand_in(fixtures_dir)
     try:
         owner = subprocess.Popen([sys.executable, "-c", RUN_THEN_HANG, str(bin_dir), str(tmp_path / "out")],

@@ -38,10 +38,18 @@ LOAD_INFO_TABLE = "pagelab_load_info"
 # row counts checked after the load would catch anything else.
 RETRIED_ERRORS = (1213, 1205)  # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
 LOAD_ATTEMPTS = 5
+# One LOAD DATA takes one warehouse's file of one table (at most ~30 MB) and returns within seconds.
+# A server that gives nothing back on a loading connection for this long has stopped answering (a
+# frozen mysqld): the load fails and says so, rather than waiting out the unit's hours-long limit.
+LOAD_STALL_S = 300
 
 
 class LoadError(PagelabError):
-    """The load finished but the data is not what was generated."""
+    """The load did not give the data that was generated: a check failed, or the server stopped answering."""
+
+
+class LoadStalled(LoadError):
+    """The server gave nothing back for LOAD_STALL_S while loading: nothing more is asked of it."""
 
 
 @dataclass
@@ -86,6 +94,7 @@ def load(
         for statement in schema.create_table_statements() + schema.secondary_index_statements():
             cursor.execute(statement)
         cursor.execute("SET GLOBAL innodb_flush_log_at_trx_commit = 0")
+        answering = True
         try:
             started = time.perf_counter()
             _load_files(connection.with_database(database), dataset, parallel, progress)
@@ -99,8 +108,12 @@ def load(
                     **{f"nurand_{name}": value for name, value in dataset.constants.to_dict().items()}}
             cursor.executemany(f"INSERT INTO {LOAD_INFO_TABLE} VALUES (%s, %s)", [(k, str(v)) for k, v in info.items()])
             indexes_done = time.perf_counter()
+        except LoadStalled:
+            answering = False  # the setting cannot be put back on a server that answers nothing
+            raise
         finally:
-            cursor.execute(f"SET GLOBAL innodb_flush_log_at_trx_commit = {int(saved_flush)}")
+            if answering:
+                cursor.execute(f"SET GLOBAL innodb_flush_log_at_trx_commit = {int(saved_flush)}")
         counts = table_row_counts(cursor)
         expected = dataset.row_counts
         wrong = {t: (counts.get(t), n) for t, n in expected.items() if counts.get(t) != n}
@@ -115,6 +128,13 @@ def load(
         admin.close()
     return LoadReport(database, dataset.warehouses, dataset.seed, counts, tables_done - started,
                       indexes_done - tables_done, verified - indexes_done)
+
+
+def _raise_if_stalled(error: Exception, began: float, what: str) -> None:
+    """A LoadError naming the stall when `error` came after LOAD_STALL_S of silence from the server."""
+    if time.monotonic() - began >= LOAD_STALL_S:
+        raise LoadStalled(f"the server stopped answering: {what} gave nothing back for {LOAD_STALL_S} s "
+                        f"({error})") from error
 
 
 def _load_files(connection: ConnectionSpec, dataset: Dataset, parallel: int, progress: bool) -> None:
@@ -132,20 +152,31 @@ def _load_files(connection: ConnectionSpec, dataset: Dataset, parallel: int, pro
     def load_one(job: tuple[str, Path]) -> None:
         table, path = job
         columns = ", ".join(schema.COLUMNS[table])
-        link = connection.connect(allow_local_infile=True, autocommit=True)
+        began = time.monotonic()
+        try:
+            # connection_timeout bounds the handshake and, in the pure-Python connector, every read
+            # and write after it; read/write_timeout say the same for the C extension.
+            link = connection.connect(allow_local_infile=True, autocommit=True, connection_timeout=LOAD_STALL_S,
+                                      read_timeout=LOAD_STALL_S, write_timeout=LOAD_STALL_S)
+        except mysql_errors.Error as exc:
+            _raise_if_stalled(exc, began, f"connecting to load {table} from {path.name}")
+            raise
         try:
             cursor = link.cursor()
             for setting in schema.LOAD_SESSION_SETTINGS:
                 cursor.execute(setting)
             for attempt in range(1, LOAD_ATTEMPTS + 1):
+                began = time.monotonic()
                 try:
                     cursor.execute(
                         f"LOAD DATA LOCAL INFILE '{path.resolve()}' INTO TABLE {table} CHARACTER SET utf8mb4 "
                         f"FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({columns})"
                     )
                     break
-                except mysql_errors.DatabaseError as exc:
-                    if exc.errno not in RETRIED_ERRORS or attempt == LOAD_ATTEMPTS:
+                except mysql_errors.Error as exc:
+                    _raise_if_stalled(exc, began, f"LOAD DATA into {table} from {path.name}")
+                    if not isinstance(exc, mysql_errors.DatabaseError) or exc.errno not in RETRIED_ERRORS \
+                            or attempt == LOAD_ATTEMPTS:
                         raise
             cursor.execute("SHOW WARNINGS LIMIT 3")
             warnings = cursor.fetchall()
