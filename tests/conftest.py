@@ -87,9 +87,13 @@ XDIST_GROUPS = (
 # The fault matrix races its faults against the sweep's phases (a port taken between my.cnf and
 # mysqld's bind, a signal at a phase line), and one cell that misses its moment spoils the cells
 # after it. Run beside the other worker's servers it missed them (one run of 2026-11-26: 12 cells),
-# so it comes last, after every other test has been handed out: the other worker then has at most
-# its last few short tests left.
+# so it is handed out after every test that starts a server (marked `server` or `slurm`). Only
+# light tests follow it -- no server, no fio, no crash loops -- which the other worker runs beside
+# the matrix instead of waiting idle for its ~3 minutes.
 LAST = ("faults",)
+HEAVY_MARKS = ("server", "slurm")
+# Unmarked, yet no company for the matrix: fio runs against the disk, and killed writer processes.
+HEAVY_FILES = ("models/test_fio_measure.py", "test_doctor.py", "storage/test_crash.py", "storage/test_interrupt.py")
 
 
 def xdist_group_of(relative: Path) -> str | None:
@@ -104,12 +108,26 @@ def _group_of_item(item) -> str | None:
     return xdist_group_of(Path(item.path).relative_to(REPO_ROOT / "tests"))
 
 
+def _is_light(item) -> bool:
+    relative = Path(item.path).relative_to(REPO_ROOT / "tests").as_posix()
+    return not any(item.get_closest_marker(mark) for mark in HEAVY_MARKS) and relative not in HEAVY_FILES
+
+
 def pytest_collection_modifyitems(config, items):
     # Grouped tests first, longest group first, each group's tests in their own order (the fault
-    # matrix depends on it); the rest after them, as collected; then LAST. A stable sort keeps the orders.
+    # matrix depends on it); then the ungrouped tests that start a server or do heavy I/O; then LAST;
+    # then the light ungrouped tests, which keep the other worker busy beside LAST. A stable sort
+    # keeps the orders.
     first = [group for group in XDIST_GROUPS if group not in LAST]
     rank = {group: index for index, group in enumerate(first)} | {group: len(first) + 1 for group in LAST}
-    items.sort(key=lambda item: rank.get(_group_of_item(item), len(first)))
+
+    def place(item) -> int:
+        group = _group_of_item(item)
+        if group is not None:
+            return rank[group]
+        return len(first) + 2 if _is_light(item) else len(first)
+
+    items.sort(key=place)
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: a run with -p no:xdist still works

@@ -106,7 +106,7 @@ def test_bad_grid_input_is_refused_before_anything_starts(tmp_path, args, messag
 
 # --- a grid on real MariaDB -------------------------------------------------------------------------
 
-GRID = ["--profile", "smoke", "--set", "buffer_pool=[30%,60%]", "--set", "measure_s=6", "--set", "interval_s=3",
+GRID = ["--profile", "smoke", "--set", "buffer_pool=[30%,60%]", "--set", "rampup_s=1", "--set", "measure_s=6", "--set", "interval_s=3",
         "--set", "sample_interval_s=3", "--set", "over_time_s=9"]
 
 

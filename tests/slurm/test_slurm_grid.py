@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.slurm, pytest.mark.server]
 def test_a_grid_runs_through_slurm_to_its_report(slurm_cluster, tmp_path):
     bundle, pdf = tmp_path / "grid", tmp_path / "grid.pdf"
     submitted = pagelab(slurm_cluster, "sweep", "--profile", "smoke", "--set", "buffer_pool=[30%,60%]",
-                        "--set", "measure_s=6", "--set", "interval_s=3", "--set", "sample_interval_s=3",
+                        "--set", "rampup_s=1", "--set", "measure_s=6", "--set", "interval_s=3", "--set", "sample_interval_s=3",
                         "--executor", "slurm", "--out", bundle, "--pdf", pdf, "--slurm-args=--time=30")
     assert submitted.returncode == 0, submitted.stderr
     wait_until_gone(slurm_cluster, list(job_ids(submitted.stdout)))
