@@ -30,7 +30,6 @@ So `pagelab compare` calls a shift uniform only when the effect differences agre
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -39,16 +38,15 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from pagelab.evidence.intervals import (
-    BOOTSTRAP_SEED,
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
     DEFAULT_RESOLVE_PCT,
     MIN_ROUNDS_FOR_PAIRED,
     NOT_RESOLVED,
-    RESAMPLES,
     Comparison,
     judged,
     measure,
+    percentile_bounds,
 )
 
 AGREE, DIFFER = "agree", "differ"
@@ -208,20 +206,10 @@ def effect_difference(first: tuple, second: tuple, confidence: float = CONFIDENC
         logs = [_log_ratio(x[indices[i].astype(int)], y[indices[j].astype(int)], axis) for x, y, i, j in readers]
         return 100 * (logs[0] - logs[1])
 
-    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
-        warnings.simplefilter("ignore", stats.DegenerateDataWarning)  # all alike: the interval is a point
-        result = stats.bootstrap(tuple(samples), statistic, vectorized=True, paired=False,
-                                 confidence_level=confidence, n_resamples=RESAMPLES, method="percentile",
-                                 random_state=np.random.default_rng(BOOTSTRAP_SEED))
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    if math.isnan(low) or math.isnan(high):
-        # A point only when every side's runs are alike; else some resamples had no ratio (a median
-        # of 0), and a point would read as AGREE: no interval (pagelab.evidence.intervals.ratio_interval).
-        if all(np.ptp(side) == 0 for _, x, y in settings for side in (x, y)):
-            low = high = difference
-        else:
-            return EffectDifference(difference=difference, low=math.nan, high=math.nan, word=NOT_RESOLVED, **shape)
-    low, high = min(low, difference), max(high, difference)  # holds the data's own difference (as ratio_interval)
+    low, high = percentile_bounds(tuple(samples), statistic, difference, confidence,
+                                  alike=all(np.ptp(side) == 0 for _, x, y in settings for side in (x, y)))
+    if math.isnan(low):  # resamples without a ratio (a median of 0): no interval, not a point that agrees
+        return EffectDifference(difference=difference, low=math.nan, high=math.nan, word=NOT_RESOLVED, **shape)
     if -equivalence_pct <= low and high <= equivalence_pct:
         word = AGREE
     elif low > 0 or high < 0:

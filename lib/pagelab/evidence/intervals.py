@@ -190,23 +190,30 @@ def ratio_interval(a, b, confidence: float = CONFIDENCE, paired: bool = False) -
     each side. low and high are nan (no interval) when resamples give no ratio (a median of 0)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     ratio = float(_ratio_of_medians(a, b))
+    low, high = percentile_bounds((a, b), _ratio_of_medians, ratio, confidence, paired,
+                                  alike=bool(np.ptp(a) == 0 and np.ptp(b) == 0))
+    return ratio, low, high
+
+
+def percentile_bounds(samples: tuple, statistic, estimate: float, confidence: float, paired: bool = False,
+                      alike: bool = False) -> tuple[float, float]:
+    """(low, high): the percentile bootstrap interval of `statistic` over `samples` by
+    `scipy.stats.bootstrap` (RESAMPLES, BOOTSTRAP_SEED), widened to hold `estimate`, the data's
+    own value: a percentile interval need not hold it (medians of few runs jump), and a line must
+    never show an effect outside its interval. nan bounds mean some resamples had no value (a
+    median of 0: no device I/O on a tmpfs); that is (nan, nan), no interval -- a point there would
+    read as "equivalent" -- unless every side's runs are `alike`, when the point is the answer."""
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
-        # All runs of a side equal: the bootstrap distribution is a point, which is the answer.
+        # All runs of a side equal: the bootstrap distribution is a point (scipy warns of it).
         # A side whose median is 0 makes the ratios infinite, and scipy's standard error of them nan.
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap((a, b), _ratio_of_medians, vectorized=True, paired=paired,
-                                 confidence_level=confidence, n_resamples=RESAMPLES, method="percentile",
+        result = stats.bootstrap(samples, statistic, vectorized=True, paired=paired, confidence_level=confidence,
+                                 n_resamples=RESAMPLES, method="percentile",
                                  random_state=np.random.default_rng(BOOTSTRAP_SEED))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if math.isnan(low) or math.isnan(high):
-        # A point only when every run of each side is alike; else some resamples had no ratio (a
-        # median of 0: no device I/O on a tmpfs), and a point would read as "equivalent": no interval.
-        if np.ptp(a) == 0 and np.ptp(b) == 0:
-            return ratio, ratio, ratio
-        return ratio, math.nan, math.nan
-    # A percentile interval need not hold the ratio of the data's own medians (medians of few runs
-    # jump); it is widened to hold it, so the line never shows an effect outside its interval.
-    return ratio, min(low, ratio), max(high, ratio)
+        return (estimate, estimate) if alike else (math.nan, math.nan)
+    return min(low, estimate), max(high, estimate)
 
 
 def log_spread(groups) -> float | None:
