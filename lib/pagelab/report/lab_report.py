@@ -222,7 +222,7 @@ def answer(data: ReportData) -> str:
                   if row is not None and row["verdict"] == NOT_RESOLVED]
     if unresolved:
         other, row = unresolved[0]
-        return head + (f"Against {other} the difference is not resolved: {unresolved_advice(row)}.")
+        return head + (f"Whether {best['page_size']} is ahead of {other} is not resolved: {unresolved_advice(row)}.")
     return head + "Not every other page size is slower, so no single page size is the fastest here."
 
 
