@@ -18,6 +18,7 @@ import pytest
 from pagelab.common.errors import MissingDependencyError, ServerError, UsageError
 from pagelab.mysql import Instance, ServerSettings
 from tests.conftest import servers_under
+from tests.mysql.conftest import TEST_SETTINGS
 
 pytestmark = pytest.mark.server
 
@@ -182,29 +183,52 @@ def test_a_server_that_cannot_start_reports_its_log(make_instance):
     assert not servers_under(instance.root)
 
 
-def test_a_server_that_exits_on_a_full_disk_says_disk_full(make_instance, tmp_path):
-    """On a disk with a few pages free, mariadbd exits at once, before its error log says why; the
-    sweep stops at a full disk only if the error says "disk full". A real full disk: a small tmpfs."""
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real disk to fill: a 150 MB tmpfs at tmp_path/disk."""
     disk = tmp_path / "disk"
     disk.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=150m,mode=0755", "tmpfs", str(disk)],
                              capture_output=True, text=True)
     assert mounted.returncode == 0, f"this test mounts a tmpfs to fill; run it as root ({mounted.stderr.strip()})"
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def fill(disk: Path, leave_bytes: int) -> None:
+    filler = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        os.write(filler, bytes(shutil.disk_usage(disk).free - leave_bytes))
+    finally:
+        os.close(filler)
+
+
+def test_a_server_that_exits_on_a_full_disk_says_disk_full(make_instance, small_disk):
+    """On a disk with a few pages free, mariadbd exits at once, before its error log says why; the
+    sweep stops at a full disk only if the error says "disk full"."""
     instance = make_instance("16k", name="disk/instance")
     try:
         instance.init()
-        filler = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            os.write(filler, bytes(shutil.disk_usage(disk).free - 4 * 4096))  # room for my.cnf and client.cnf
-        finally:
-            os.close(filler)
+        fill(small_disk, 4 * 4096)  # room for my.cnf and client.cnf
         with pytest.raises(ServerError, match="exited during start-up") as raised:
             instance.start(timeout=60)
         assert "disk full" in str(raised.value)
         assert not servers_under(instance.root)
     finally:
         instance.stop(timeout=30)
-        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_an_init_on_a_disk_too_small_for_its_redo_log_says_disk_full(make_instance, small_disk):
+    """20 MB free is too little for a 64 MB redo log: InnoDB fails with error 28 and deletes what it
+    made, so the space is back by the time the install script has exited. Its output still says
+    why, and the error must too."""
+    instance = make_instance("16k", name="disk/instance",
+                             settings=ServerSettings(**{**TEST_SETTINGS, "redo_log_bytes": 64 << 20}))
+    fill(small_disk, 20 << 20)
+    with pytest.raises(ServerError, match=r"mariadb-install-db exit \d+\); disk full \(.*error 28") as raised:
+        instance.init()
+    assert shutil.disk_usage(small_disk).free > 1 << 20, "the space came back: the case this test is about"
+    assert not servers_under(instance.root), str(raised.value)
 
 
 def test_start_timeout_reports_the_log_and_leaves_nothing(make_instance):

@@ -4,6 +4,7 @@ sweep's verdict on a failed run), and its pending writes flushed before a run st
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -14,6 +15,19 @@ from pagelab.common.units import MIB
 # that failed on a disk this full failed of it, whatever its error says: a server cannot log "disk
 # full" on the disk that is full, and its install script then fails with a generic error.
 FULL_DISK_BYTES = MIB
+
+
+# What a program prints when the disk filled under it, lower-cased: the OS's words, MariaDB's error
+# codes (InnoDB: "preallocating ... failed with error 28"; Aria: "The table '...' is full").
+DISK_FULL_TEXTS = ("no space left on device", "errno 28", "errcode: 28", "error number 28", "with error 28",
+                   "disk full", "enospc")
+DISK_FULL_PATTERN = re.compile(r"the table '[^']*' is full|the table is full")
+
+
+def says_disk_full(text: str) -> bool:
+    """Whether `text` (an error, a log line) says the disk is full."""
+    text = text.lower()
+    return any(phrase in text for phrase in DISK_FULL_TEXTS) or DISK_FULL_PATTERN.search(text) is not None
 
 
 def disk_nearly_full(path: Path) -> bool:

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from pagelab.common.atomic import atomic_write_json, atomic_write_text
 from pagelab.common.errors import ServerError, UsageError
-from pagelab.common.disk import FULL_DISK_BYTES
+from pagelab.common.disk import FULL_DISK_BYTES, says_disk_full
 from pagelab.mysql.config import (
     InstancePaths,
     ServerSettings,
@@ -104,14 +104,19 @@ class DiskWatch:
         return (f"the {self.what} server is waiting for disk space: disk full ({free} bytes free on the disk of "
                 f"{self.directory} for {LOW_DISK_GRACE_S:.0f} s)")
 
-    def full_now(self) -> str | None:
-        """A server that exits at once on a full disk (it can't create a file it needs) may leave an
-        empty error log; one look at the disk then is what says why."""
+    def full_now(self, *outputs: str) -> str | None:
+        """Why a server or install script that exited at once did, if a full disk: the disk is full
+        now (a server that can't create a file it needs may leave an empty error log), or a line of
+        what it printed (`outputs`) says so -- InnoDB deletes the files it could not finish, so on a
+        disk too small for its redo log the space is back by the time anyone looks."""
         try:
             free = shutil.disk_usage(self.directory).free
         except OSError:
-            return None
-        return f"disk full ({free} bytes free on the disk of {self.directory})" if free < FULL_DISK_BYTES else None
+            free = None
+        if free is not None and free < FULL_DISK_BYTES:
+            return f"disk full ({free} bytes free on the disk of {self.directory})"
+        said = [line.strip() for output in outputs for line in output.splitlines() if says_disk_full(line)]
+        return f"disk full ({said[0]})" if said else None
 
     def check(self) -> None:
         why = self.failure()
@@ -399,7 +404,7 @@ class Instance:
                     pass
                 process.wait()
         if process.returncode != 0:
-            full = disk.full_now()
+            full = disk.full_now(log.read_text(errors="replace"), tail_of(self.paths.error_log))
             raise ServerError(
                 f"initialising {with_article(self.page_size_label)} datadir failed ({Path(command[0]).name} exit {process.returncode})"
                 f"{'; ' + full if full else ''}.\n"
@@ -542,7 +547,7 @@ class Instance:
         while True:
             if self._process is not None and self._process.poll() is not None:
                 new_log = self._new_log_text(log_offset)
-                full = disk.full_now()
+                full = disk.full_now(new_log)
                 raise ServerError(
                     f"the {self.page_size_label} server exited during start-up (exit {self._process.returncode})"
                     f"{'; ' + full if full else ''}.\n"

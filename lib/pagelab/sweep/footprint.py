@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import shutil
 from pathlib import Path
 
+from pagelab.common.disk import says_disk_full
 from pagelab.common.units import MIB, size_text
 from pagelab.mysql.instance import SNAPSHOT_MARKER
 
@@ -34,9 +34,6 @@ RUN_GROWTH_BYTES = 64 * MIB
 HEADROOM_BYTES = 256 * MIB
 # How a full disk reads in the errors of Python, the server and the client library.
 # MariaDB says "The table 'stock' is full" (error 1114) and, in its error log, "Error number 28".
-_DISK_FULL_TEXTS = ("no space left on device", "errno 28", "errcode: 28", "error number 28", "disk full",
-                    "enospc")
-_DISK_FULL_PATTERN = re.compile(r"the table '[^']*' is full|the table is full")
 
 
 
@@ -91,8 +88,7 @@ def is_disk_full(error: BaseException | str) -> bool:
     """Whether an error, or its text as papermill carries it from the kernel, is a full disk."""
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
         return True
-    text = str(error).lower()
-    return any(phrase in text for phrase in _DISK_FULL_TEXTS) or _DISK_FULL_PATTERN.search(text) is not None
+    return says_disk_full(str(error))
 
 
 # What a finished sweep removes from each instance directory (pagelab.mysql.instance's layout): the
