@@ -53,9 +53,12 @@ fi
 echo "setup: installing OS packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
+# apt-cache's whole answer is read before it is searched: under pipefail a `| grep -q` that leaves at
+# its first match kills apt-cache with SIGPIPE, and the pipeline then reads as "no candidate".
 for i in "${!missing[@]}"; do
-  if [[ ${missing[$i]} == chromium ]] && ! apt-cache policy chromium 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-    missing[$i]=chromium-browser
+  if [[ ${missing[$i]} == chromium ]]; then
+    policy=$(apt-cache policy chromium 2>/dev/null || true)
+    [[ $policy =~ Candidate:\ [0-9] ]] || missing[$i]=chromium-browser
   fi
 done
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
