@@ -13,13 +13,16 @@ Where the unit's server lives:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
 import signal
 from pathlib import Path
 
+from pagelab.common.disk import disk_nearly_full
 from pagelab.common.errors import PagelabError, UsageError
+from pagelab.common.storage import STORAGE_ERRNOS, StorageFaultKind, storage_fault_in, sync_tree
 from pagelab.machine.hosts import host_noise, host_record, write_host_record
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
 from pagelab.common.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
@@ -51,30 +54,38 @@ def short_error(exc: Exception) -> str:
     return f"{name}: {value}".strip()[:2000]
 
 
-def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str) -> bool:
-    """Mark the unit failed with its error ("disk full: ..." when it was one); True if it was.
+def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str) -> StorageFaultKind | None:
+    """Mark the unit failed with its error, labelled when it was a storage fault ("disk full: ...",
+    "read-only filesystem: ...", "I/O error: ..."); returns the storage fault, if it was one.
 
-    On a disk that is still full the record's own write can fail: the unit's partial outputs go
-    first (a resume redoes it from an empty directory anyway), then the record is written again."""
-    from pagelab.common.disk import disk_nearly_full
-    from pagelab.sweep.footprint import is_disk_full
-
+    Under a failing disk the record's own write can fail. On a full disk the unit's partial outputs
+    go first (a resume redoes it from an empty directory anyway) and the record is written again;
+    on a read-only or failing one the entry stays `running`, which a resume takes for not done."""
     sweep_dir = record.path.parent
-    disk_full = is_disk_full(exc) or disk_nearly_full(sweep_dir)
-    error = ("disk full: " if disk_full else "") + (exc if isinstance(exc, str) else short_error(exc))
+    fault = storage_fault_in(exc)
+    if fault is None and disk_nearly_full(sweep_dir):  # a server cannot say so on the disk that is full
+        fault = StorageFaultKind(errno.ENOSPC, str(sweep_dir))
+    text = exc if isinstance(exc, str) else short_error(exc)
+    error = f"{fault.label}: {text}" if fault and not text.startswith(f"{fault.label}:") else text
     try:
         record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
     except OSError as write_error:
-        if write_error.errno != errno.ENOSPC:
+        if write_error.errno not in STORAGE_ERRNOS:
             raise
-        shutil.rmtree(sweep_dir / entry["name"], ignore_errors=True)
-        try:
-            record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
-        except OSError:
-            raise PagelabError(f"the disk of {sweep_dir} is full, even for sweep.json; {entry['name']} stays "
-                               f"marked running. Free some space, then continue with: "
-                               f"pagelab sweep --resume {sweep_dir}") from None
-    return disk_full
+        fault = fault or StorageFaultKind(write_error.errno, write_error.filename)
+        if write_error.errno == errno.ENOSPC:
+            shutil.rmtree(sweep_dir / entry["name"], ignore_errors=True)
+            with contextlib.suppress(OSError):
+                record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+    return fault
+
+
+def mark_done(record: SweepRecord, entry: dict) -> None:
+    """The run's files are flushed to the disk before sweep.json says done: a disk that fails a
+    moment later (ext4 remounted read-only drops what it had not written) must not leave a run
+    recorded done whose files were never written."""
+    sync_tree(record.directory / entry["name"])
+    record.update_run(entry["name"], status="done", finished=now_iso())
 
 
 def unit_instance_dir(sweep_dir: Path, unit: Unit | dict, scratch: Path | None) -> Path:
@@ -137,7 +148,7 @@ def stop_unit_server(sweep_dir: Path, entry: dict, scratch: Path | None = None) 
     if (instance_dir / "instance.json").exists():
         try:
             Instance(instance_dir).stop(timeout=60)
-        except PagelabError:
+        except (PagelabError, OSError):  # an unreadable instance.json on a failing disk: nothing to stop by it
             pass
     if scratch is not None:
         shutil.rmtree(instance_dir, ignore_errors=True)
@@ -216,6 +227,6 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
     finally:
         finished = True
         signal.signal(signal.SIGTERM, previous)
-    record.update_run(entry["name"], status="done", finished=now_iso())
+    mark_done(record, entry)
     stop_unit_server(sweep_dir, entry, scratch)
     return 0
