@@ -63,8 +63,13 @@ def test_storage_faults_are_found_in_exceptions_and_in_what_programs_print():
     kernel = "OSError: [Errno 30] Read-only file system: '/mnt/x/b1/4k-r1/phases.csv'"
     fault = storage_fault_in(kernel)
     assert (fault.symbol, fault.path) == ("EROFS", "/mnt/x/b1/4k-r1/phases.csv")
+    # a chained traceback: the bare error first, then the one that names its file (pagelab.common.storage.naming)
+    chained = ("\x1b[0;31mOSError\x1b[0m: [Errno 5] Input/output error\n\nThe above exception was the direct "
+               "cause of the following exception:\n\nOSError: [Errno 5] Input/output error: '/b/4k-r1/phases.csv'")
+    assert storage_fault_in(chained).path == "/b/4k-r1/phases.csv"
     # MariaDB's error log after a failed write
     mariadb = "[ERROR] InnoDB: Operating system error number 5 in a file operation."
+    assert storage_fault_in('[ERROR] [FATAL] InnoDB: pwrite("ib_logfile0") returned -1, operating system error 5').symbol == "EIO"
     assert storage_fault_in(mariadb).symbol == "EIO"
     assert storage_fault_in("The table 'stock' is full").symbol == "ENOSPC"
     # neither a different errno nor an unrelated failure is one
@@ -181,3 +186,19 @@ def test_a_snapshot_is_checked_against_its_own_record(tmp_path):
     assert "does not match its checksum" in snapshot_problem(snapshot)
     (snapshot / SNAPSHOT_MARKER).write_text('{"page_size": 40')  # torn
     assert "cannot be read" in snapshot_problem(snapshot)
+
+
+def test_a_sweep_loads_again_rather_than_restore_a_damaged_snapshot(tmp_path, capsys):
+    from pagelab.sweep.experiment import LOADED_FILE, loaded_state
+
+    instance_dir = tmp_path / "instances" / "4k"
+    snapshot = instance_dir / "snapshot"
+    snapshot.mkdir(parents=True)
+    (snapshot / "ibdata1").write_bytes(b"x" * 4096)
+    write_snapshot_marker(snapshot, 4096)
+    (snapshot / SNAPSHOT_PASSWORD_FILE).write_text("secret")
+    (instance_dir / LOADED_FILE).write_text(json.dumps({"db_bytes": 1}))
+    assert loaded_state(instance_dir, tmp_path) == {"db_bytes": 1}
+    os.truncate(snapshot / "ibdata1", 100)
+    assert loaded_state(instance_dir, tmp_path) is None  # the run then inits, loads and snapshots again
+    assert "is not whole (ibdata1 is 100 bytes" in capsys.readouterr().out

@@ -35,6 +35,7 @@ from pathlib import Path
 from pagelab.common.atomic import atomic_write_json, atomic_write_text
 from pagelab.common.errors import UsageError
 from pagelab.common.locks import held_lock
+from pagelab.common.storage import naming
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.units import page_size_label
 from pagelab.common.paths import PROJECT_ROOT
@@ -126,7 +127,7 @@ def set_phase(run_dir: Path, phase: str) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(run_dir / PHASE_FILE, phase)
     if not phase.startswith("measure "):  # per-interval progress is not a phase of its own
-        with open(run_dir / PHASES_LOG, "a") as log:
+        with naming(run_dir / PHASES_LOG), open(run_dir / PHASES_LOG, "a") as log:
             log.write(f"{time.time():.3f},{phase}\n")
 
 

@@ -14,9 +14,10 @@ leaves. The faults:
   eio-bundle  strace makes the kernel's next write into the run's phases.csv fail with EIO: pagelab's
               own write into the bundle, in the record phase;
   slow-disk   strace delays each of the server's writes and flushes by SLOW_DISK_MS. The server keeps
-              answering, only slowly: the run completes (the stall watchdog is for a server that
-              answers nothing; one that is slow is measured as it is), and the sweep's summary and
-              the report's table of runs flag the run as an outlier (pagelab.evidence.outliers).
+              answering, only slowly, so the run completes: the stall watchdog is for a server that
+              completes nothing for stall_s, and a slow one is measured as it is. The cell asserts
+              that the run is done and whole, that no storage fault is claimed, and that the sweep
+              goes on.
 
 Each cell asserts the one message (the fault, the path, the run and phase, what was kept, the
 resume command, the file holding the traceback, and no traceback on the terminal), the exit
@@ -31,6 +32,7 @@ with the seconds from the fault to the message and the cell's own cost.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -118,6 +120,17 @@ def _wait_for_message(sweep: harness.Sweep, since: float) -> float:
     return time.time() - since
 
 
+def _record_phase_began(run_dir: Path, attached: float) -> float:
+    """When the run's .phase said record (its line in phases.csv is the write that failed), once it does."""
+    deadline = time.monotonic() + MESSAGE_WAIT_S
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if (run_dir / ".phase").read_text().strip() == "record":
+                return (run_dir / ".phase").stat().st_mtime
+        time.sleep(harness.POLL_S)
+    return attached
+
+
 def _hold_rename_of_record(sweep: harness.Sweep, tracers: list) -> None:
     """Hold the sweep at the end of its next rename into sweep.json: after the report, the save that
     records it, just before the tidy-up begins."""
@@ -138,14 +151,14 @@ def run_cell(chain: StorageChain, fault: str, phase: str) -> None:
     tracers: list = []
     holds: list = []
     try:
-        if phase == "record":
-            where = harness.wait_for_held(sweep, "record", holds)  # held at its line in phases.csv
-        elif phase == "snapshot":
-            where = harness.wait_for_held(sweep, "snapshot", holds)  # held with the copy done, no marker yet
-        elif fault == "eio-bundle":
+        if fault == "eio-bundle":
             # attached in the measurement (one tracer per process: no hold beside it), its first
             # write into phases.csv is the record phase's line
             where = harness.wait_for_phase(sweep, "measurement")
+        elif phase == "record":
+            where = harness.wait_for_held(sweep, "record", holds)  # held at its line in phases.csv
+        elif phase == "snapshot":
+            where = harness.wait_for_held(sweep, "snapshot", holds)  # held with the copy done, no marker yet
         elif phase == "tidy-up":
             harness.wait_for_phase(sweep, "report")
             _hold_rename_of_record(sweep, tracers)
@@ -179,6 +192,8 @@ def run_cell(chain: StorageChain, fault: str, phase: str) -> None:
             cost = time.time() - started
             _record_result({"fault": fault, "phase": phase, "run": where, "cell_s": round(cost, 1)})
             return
+        if fault == "eio-bundle":  # attached in the measurement; the write it fails comes with the record phase
+            injected = _record_phase_began(chain.bundle / where, injected)
         to_message = _wait_for_message(sweep, injected)
         code = sweep.wait(EXIT_TIMEOUT_S)
         for tracer in tracers:

@@ -20,6 +20,8 @@ import os
 import re
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,9 +69,12 @@ STORAGE_ERRNOS = tuple(FAULT_WORDS)
 # What a program prints for each fault, lower-cased (the disk-full texts live in common.disk):
 # Python's and the C library's strerror and errno, MariaDB's "Operating system error number N" and
 # "Errcode: N", the shell tools' strerror.
+# (InnoDB's "operating system error 5" and "Operating system error number 5").
 _TEXTS = {
-    errno.EROFS: re.compile(r"read-only file ?system|\berrno:? 30\b|\[errno 30\]|error number 30\b|errcode: 30\b|\berofs\b"),
-    errno.EIO: re.compile(r"input/output error|\[errno 5\]|\berrno:? 5\b|error number 5\b|errcode: 5\b|\beio\b"),
+    errno.EROFS: re.compile(r"read-only file ?system|\berrno:? 30\b|\[errno 30\]|system error (number )?30\b|"
+                            r"errcode: 30\b|\berofs\b"),
+    errno.EIO: re.compile(r"input/output error|\[errno 5\]|\berrno:? 5\b|system error (number )?5\b|errcode: 5\b|"
+                          r"\beio\b"),
 }
 _QUOTED_PATH = re.compile(r"""['"](/[^'"\n]+)['"]""")
 
@@ -96,24 +101,41 @@ def storage_fault_in(error: BaseException | str) -> StorageFaultKind | None:
     for link in _chain(error):
         if isinstance(link, OSError) and link.errno in STORAGE_ERRNOS:
             return StorageFaultKind(link.errno, str(link.filename) if link.filename else None)
-    for link in _chain(error):
-        for text in _texts(link):
-            found = _fault_in_text(text)
-            if found:
-                return found
-    return None
+    return _fault_in_text("\n".join(text for link in _chain(error) for text in _texts(link)))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the colours of a kernel's traceback, as papermill carries it
 
 
 def _fault_in_text(text: str) -> StorageFaultKind | None:
+    """The first storage fault `text` names, with the path of the first line that names one with a
+    path (a chained traceback says the bare error first, then the one that names its file)."""
+    text = _ANSI.sub("", text)
     lowered = text.lower()
     for code, pattern in _TEXTS.items():
-        match = pattern.search(lowered)
-        if match:
-            path = _QUOTED_PATH.search(text[match.start():]) or _QUOTED_PATH.search(text)
-            return StorageFaultKind(code, path.group(1) if path else None)
+        matches = list(pattern.finditer(lowered))
+        for match in matches:
+            line_end = text.find("\n", match.start())
+            path = _QUOTED_PATH.search(text[match.start():line_end if line_end >= 0 else len(text)])
+            if path:
+                return StorageFaultKind(code, path.group(1))
+        if matches:
+            return StorageFaultKind(code, None)
     if says_disk_full(text):
         return StorageFaultKind(errno.ENOSPC, None)
     return None
+
+
+@contextmanager
+def naming(path: str | os.PathLike) -> Iterator[None]:
+    """An OSError from a write into an open file names no file ("[Errno 5] Input/output error");
+    raised inside this block, it names `path`, so that the message of a storage fault can."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None and error.errno is not None:
+            raise type(error)(error.errno, error.strerror, str(path)) from error
+        raise
 
 
 def sync_tree(directory: str | os.PathLike) -> None:

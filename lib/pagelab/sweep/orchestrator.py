@@ -35,8 +35,8 @@ from pagelab.report.pdf import check_pdf_path, check_writable_directory
 from pagelab.common.units import size_text
 from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
-from pagelab.sweep.run_unit import (begin, check_room_for_unit, execute, mark_done, record_failure, short_error,
-                                    stop_unit_server)
+from pagelab.sweep.run_unit import (begin, check_room_for_unit, execute, mark_done, record_failure,
+                                    server_log_size, server_storage_fault, short_error, stop_unit_server)
 from pagelab.sweep.storage_stop import (refuse_unwritable, stop_if_storage_fault, storage_fault_stop,
                                         suppress_storage_faults)
 from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest, read_phase,
@@ -153,6 +153,7 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool) -> Sweep
         for entry in todo:
             _check_room_for(sweep_dir, entry, profile)
             current = entry
+            log_offset = server_log_size(sweep_dir, entry)
             run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.sweep.run_unit)
             notebook = run_dir / "run.ipynb"
             bar.follow(run_dir)
@@ -161,7 +162,7 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool) -> Sweep
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
                 phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
-                fault = record_failure(record, entry, exc)
+                fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset))
                 current = None
                 bar.advance()
                 if fault is not None:  # every next run would fail the same way, after a load's worth of waiting

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from pagelab.common.disk import disk_nearly_full
 from pagelab.common.errors import PagelabError, UsageError
-from pagelab.common.storage import STORAGE_ERRNOS, StorageFaultKind, storage_fault_in, sync_tree
+from pagelab.common.storage import STORAGE_ERRNOS, StorageFaultKind, storage_fault_in, sync_tree, unwritable
+from pagelab.mysql.config import InstancePaths
 from pagelab.machine.hosts import host_noise, host_record, write_host_record
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
 from pagelab.common.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
@@ -54,17 +55,52 @@ def short_error(exc: Exception) -> str:
     return f"{name}: {value}".strip()[:2000]
 
 
-def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str) -> StorageFaultKind | None:
+def _server_paths(sweep_dir: Path, entry: dict, scratch: Path | None) -> InstancePaths:
+    root = unit_instance_dir(sweep_dir, entry, scratch)
+    return InstancePaths(root, root / "mysqld.sock")  # (the socket is not used here)
+
+
+def server_log_size(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> int:
+    """How far the unit's server's error log reaches now (where this unit's part of it begins)."""
+    try:
+        return _server_paths(sweep_dir, entry, scratch).error_log.stat().st_size
+    except OSError:
+        return 0
+
+
+def server_storage_fault(sweep_dir: Path, entry: dict, offset: int,
+                         scratch: Path | None = None) -> StorageFaultKind | None:
+    """A storage fault the unit's server wrote into its error log since `offset`: a server whose
+    write failed stops (InnoDB aborts on EIO), and the run only sees that it went away. Its path
+    is the server's datadir."""
+    paths = _server_paths(sweep_dir, entry, scratch)
+    try:
+        with open(paths.error_log, "rb") as log:
+            log.seek(offset)
+            text = log.read().decode(errors="replace")
+    except OSError:
+        return None
+    fault = storage_fault_in(text)
+    return StorageFaultKind(fault.code, fault.path or str(paths.datadir)) if fault else None
+
+
+def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str,
+                   server_fault: StorageFaultKind | None = None) -> StorageFaultKind | None:
     """Mark the unit failed with its error, labelled when it was a storage fault ("disk full: ...",
-    "read-only filesystem: ...", "I/O error: ..."); returns the storage fault, if it was one.
+    "read-only filesystem: ...", "I/O error: ...", in the error or else in what the unit's server
+    logged: `server_fault`); returns the storage fault, if it was one.
 
     Under a failing disk the record's own write can fail. On a full disk the unit's partial outputs
     go first (a resume redoes it from an empty directory anyway) and the record is written again;
     on a read-only or failing one the entry stays `running`, which a resume takes for not done."""
     sweep_dir = record.path.parent
     fault = storage_fault_in(exc)
+    if server_fault is not None and (fault is None or fault.path is None):  # the server's log names its datadir
+        fault = server_fault
     if fault is None and disk_nearly_full(sweep_dir):  # a server cannot say so on the disk that is full
         fault = StorageFaultKind(errno.ENOSPC, str(sweep_dir))
+    if fault is None:  # a failure that named no fault (a program's generic exit) on a disk that takes no write now
+        fault = unwritable(sweep_dir)
     text = exc if isinstance(exc, str) else short_error(exc)
     error = f"{fault.label}: {text}" if fault and not text.startswith(f"{fault.label}:") else text
     try:
@@ -207,6 +243,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         raise KeyboardInterrupt(f"signal {signum}")
 
     previous = signal.signal(signal.SIGTERM, stopped)
+    log_offset = server_log_size(sweep_dir, entry, scratch)
     try:
         check_room_for_unit(sweep_dir, entry, profile, scratch)
         begin(record, entry, scratch, measure_noise)
@@ -222,7 +259,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         return EXIT_SIGTERM
     except Exception as exc:  # papermill's execution error carries the cell's traceback
         stop_unit_server(sweep_dir, entry, scratch)
-        record_failure(record, entry, exc)
+        record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset, scratch))
         return 1
     finally:
         finished = True
