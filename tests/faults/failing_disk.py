@@ -24,6 +24,7 @@ from pagelab.common.storage import unwritable
 # How long the kernel gets to turn the filesystem read-only after the error (it does it at once).
 READ_ONLY_WAIT_S = 10.0
 UNMOUNT_WAIT_S = 30.0
+IN_USE_WAIT_S = 5.0
 
 
 class MechanismMissing(AssertionError):
@@ -58,7 +59,8 @@ class LoopExt4:
         self.mount.mkdir(parents=True, exist_ok=True)
         done = _run("truncate", "-s", self.size, str(self.image))
         assert done.returncode == 0, done.stderr
-        done = _run("mkfs.ext4", "-q", "-F", str(self.image))
+        # -m 0: no blocks reserved for root, so that a disk filled by the tests is full for root's server too
+        done = _run("mkfs.ext4", "-q", "-F", "-m", "0", str(self.image))
         if done.returncode != 0:
             raise MechanismMissing(f"mkfs.ext4 failed: {done.stderr.strip()}")
         done = _run("losetup", "--find", "--show", str(self.image))
@@ -108,15 +110,27 @@ class LoopExt4:
     def repair(self) -> str:
         """What a user does: unmount, check and repair (e2fsck -fy), mount again. e2fsck's summary."""
         self._unmount()
-        deadline = time.monotonic() + UNMOUNT_WAIT_S
+        deadline = time.monotonic() + IN_USE_WAIT_S
         while True:  # the kernel lets go of the device a moment after the unmount returns
             done = _run("e2fsck", "-f", "-y", self.device)
             if done.returncode != 8 or "in use" not in done.stdout + done.stderr or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
+        if done.returncode == 8 and "in use" in done.stdout + done.stderr:
+            # A process that made a mount namespace of its own while this was mounted (a Slurm
+            # daemon of another test does) keeps a copy of the mount, and with it the device. The
+            # copy is read-only and in error, so it writes nothing more: the image is checked
+            # through a new loop device, and the old one goes when that namespace lets go of it.
+            holders = _mounted_in(self.device)
+            _run("losetup", "-d", self.device)  # detached once the last user closes it
+            self.device = None
+            done = _run("e2fsck", "-f", "-y", str(self.image))
+            attached = _run("losetup", "--find", "--show", str(self.image))
+            assert attached.returncode == 0, f"no new loop device for {self.image}: {attached.stderr} ({holders})"
+            self.device = attached.stdout.strip()
         # 0: clean; 1: errors corrected; anything else is a filesystem e2fsck could not repair
         assert done.returncode in (0, 1), (f"e2fsck could not repair {self.image} (exit {done.returncode}):\n"
-                                           f"{done.stdout}{done.stderr}\nmounted in: {_mounted_in(self.device)}")
+                                           f"{done.stdout}{done.stderr}")
         self._mount()
         assert not self.read_only(), f"{self.mount} is still read-only after e2fsck and a new mount"
         return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
@@ -146,7 +160,6 @@ def _mounted_in(device: str) -> list[str]:
 
 # --- strace's syscall tampering ---------------------------------------------------------------------
 
-SERVER_WRITES = "pwrite64,pwritev,pwritev2,write,fsync,fdatasync,io_submit"
 
 
 def check_strace_injection() -> None:

@@ -1,12 +1,10 @@
-"""Storage faults in a real sweep: the filesystem under the bundle turned read-only, I/O errors in
-the server's writes and in pagelab's own, and a slow disk, each followed by the checks of
-tests/faults/harness.py, a repair, and `--resume`.
+"""The storage faults of the fault matrix (tests/faults/test_matrix.py runs them on its bundle, in
+its order): the filesystem under the bundle turned read-only, I/O errors in the server's writes
+and in pagelab's own, and a slow disk, each followed by the checks of tests/faults/harness.py and
+a repair; the next cell's `--resume` is the resume after it.
 
-One bundle of the tiny profile lives on an ext4 filesystem of its own, on a loop device over a
-sparse file, mounted errors=remount-ro as Debian mounts its root (tests/faults/failing_disk.py). As
-in the fault matrix, the cells run in order on that one bundle, each resuming what the one before
-left; the last test resumes without a fault and checks the bundle is what an uninterrupted sweep
-leaves. The faults:
+The matrix's bundle lives on an ext4 filesystem of its own, on a loop device over a sparse file,
+mounted errors=remount-ro as Debian mounts its root (tests/faults/failing_disk.py). The faults:
 
   read-only   an ext4 error (/sys/fs/ext4/<loop>/trigger_fs_error): the kernel turns the filesystem
               read-only, as after a real I/O error; the repair is a user's: umount, e2fsck -fy, mount;
@@ -16,18 +14,14 @@ leaves. The faults:
   slow-disk   strace delays each of the server's writes and flushes by SLOW_DISK_MS. The server keeps
               answering, only slowly, so the run completes: the stall watchdog is for a server that
               completes nothing for stall_s, and a slow one is measured as it is. The cell asserts
-              that the run is done and whole, that no storage fault is claimed, and that the sweep
-              goes on.
+              that the run is done and whole, that no storage fault is claimed, and then stops the
+              sweep (SIGINT) so that the next cells have runs left.
 
-Each cell asserts the one message (the fault, the path, the run and phase, what was kept, the
-resume command, the file holding the traceback, and no traceback on the terminal), the exit
-status, that nothing of the sweep is left running, and, after the repair, that every run done
-before is still done with its files byte for byte. Each mechanism is checked before it is used; one
-that does not work here fails the cell, naming it.
-
-`PAGELAB_FAULT_MATRIX=full` adds the read-only fault in every phase: init, load, snapshot, restore,
-measurement, record, the report and the tidy-up after it. PAGELAB_FAULT_LOG gets a line per cell
-with the seconds from the fault to the message and the cell's own cost.
+Each cell asserts the one message (the fault, a path in the bundle, the run and phase, what was
+kept, the resume command, the file holding the traceback, and no traceback on the terminal), the
+exit status, that nothing of the sweep is left running, and, after the repair, that every run
+done before is still done with its files byte for byte. Each mechanism is checked before it is
+used; one that does not work here fails the cell, naming it.
 """
 
 from __future__ import annotations
@@ -39,70 +33,25 @@ import signal
 import time
 from pathlib import Path
 
-import pytest
-
 from pagelab.cli.exits import EXIT_STORAGE
-from pagelab.common.paths import CACHE_DIR
 from pagelab.common.storage import traceback_directory
-from tests.bundles import assert_complete_bundle
 from tests.conftest import servers_under
 from tests.faults import harness
-from tests.faults.failing_disk import SERVER_WRITES, LoopExt4, check_strace_injection, tamper, untamper
+from tests.faults.failing_disk import check_strace_injection, tamper, untamper
 
-pytestmark = pytest.mark.server
-
-FULL = os.environ.get("PAGELAB_FAULT_MATRIX") == "full"
 SLOW_DISK_MS = 500
 # The server's writes and flushes that the I/O-error and slow-disk cells tamper with.
 SERVER_IO = "pwrite64,pwritev,fsync,fdatasync"
-READ_ONLY_PHASES = ("init", "load", "snapshot", "restore", "measurement", "record", "report", "tidy-up")
-REPRESENTATIVE = [("read-only", "measurement"), ("eio-server", "measurement"), ("eio-bundle", "record"),
-                  ("slow-disk", "measurement")]
-# The full set in the order one bundle can meet it: the first load's phases (none of these lets a
-# load finish), then a run's, then the sweep's report and tidy-up after the other faults.
-FULL_CELLS = ([("read-only", phase) for phase in READ_ONLY_PHASES[:6]]
-              + [("eio-server", "measurement"), ("eio-bundle", "record"), ("slow-disk", "measurement")]
-              + [("read-only", "report"), ("read-only", "tidy-up")])
-CELLS = FULL_CELLS if FULL else REPRESENTATIVE
+STORAGE_FAULTS = ("read-only", "eio-server", "eio-bundle", "slow-disk")
+# Where each can land: read-only anywhere a sweep writes (the run's phases, the report, the tidy-up
+# after it); the injected ones where their syscalls come (the server's in the measurement, the
+# record phase's first write into phases.csv).
+STORAGE_PHASES = {"read-only": ("init", "load", "snapshot", "restore", "measurement", "record", "report", "tidy-up"),
+                  "eio-server": ("measurement",), "eio-bundle": ("record",), "slow-disk": ("measurement",)}
 EXIT_TIMEOUT_S = 120.0
 MESSAGE_WAIT_S = 60.0
 STORAGE_WORDS = {"read-only": ("the filesystem turned read-only (EROFS)", "e2fsck"),
                  "eio-server": ("an I/O error", "(EIO)"), "eio-bundle": ("an I/O error", "(EIO)")}
-
-
-class StorageChain:
-    """The bundle the cells share, on its own ext4, and the TPC-C seed of its cache."""
-
-    def __init__(self, disk: LoopExt4, workdir: Path):
-        self.disk, self.workdir = disk, workdir
-        self.bundle = disk.mount / "bundle"
-
-    @property
-    def cache(self) -> Path:
-        # the tiny profile's own dataset, made once per clone: no cell here needs its generation
-        return CACHE_DIR / "tpcc-w1-s1"
-
-    def args(self) -> list:
-        pdf = ["--pdf", self.workdir / "report.pdf"]
-        if not (self.bundle / "sweep.json").exists():
-            return ["--profile", harness.TINY_PROFILE, "--out", self.bundle, *pdf]
-        return ["--resume", self.bundle, *pdf]
-
-
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory):
-    base = tmp_path_factory.mktemp("storage-faults")
-    # 3 GB, sparse: the tiny bundle keeps ~1 GB, and a first load wants ~1.2 GiB free before it starts
-    disk = LoopExt4(base / "ext4.img", base / "mnt", "3G")
-    chain = StorageChain(disk, base)
-    try:
-        disk.create()
-        yield chain
-    finally:
-        for pid in servers_under(disk.mount):
-            os.kill(pid, signal.SIGKILL)
-        time.sleep(0.5)
-        disk.destroy()
 
 
 def _record_result(cell: dict) -> None:
@@ -142,7 +91,8 @@ def _report_recorded(bundle: Path) -> bool:
     return bool((harness.read_record(bundle) or {}).get("report"))
 
 
-def run_cell(chain: StorageChain, fault: str, phase: str) -> None:
+def run_cell(chain, fault: str, phase: str) -> None:
+    """One storage cell on the matrix's `chain` (test_matrix.Chain: its bundle on chain.disk)."""
     started = time.time()
     before = harness.done_runs(chain.bundle)
     if fault != "read-only":
@@ -161,7 +111,7 @@ def run_cell(chain: StorageChain, fault: str, phase: str) -> None:
             where = harness.wait_for_held(sweep, "snapshot", holds)  # held with the copy done, no marker yet
         elif phase == "tidy-up":
             harness.wait_for_phase(sweep, "report")
-            _hold_rename_of_record(sweep, tracers)
+            _hold_rename_of_record(sweep, holds)  # let go as soon as the disk has failed
             harness.wait_for(sweep, lambda: _report_recorded(chain.bundle), "the report recorded in sweep.json")
             where = "tidy-up"
         else:
@@ -248,13 +198,16 @@ def _assert_message(fault: str, phase: str, where: str, code: int, sweep: harnes
         saved.unlink()  # the test's own, in the user's cache
 
 
-def _slow_disk_outcome(chain: StorageChain, sweep: harness.Sweep, where: str, before: dict, tracers: list) -> None:
+def _slow_disk_outcome(chain, sweep: harness.Sweep, where: str, before: dict, tracers: list) -> None:
     """A slow disk is not a failure: the run completes, slowly, and is flagged as an outlier. The
     sweep is then stopped (SIGINT) so that the next cells have runs left."""
-    harness.wait_for(sweep, lambda: _status(chain.bundle, where) not in ("running", None), f"{where} to end",
+    # slowed through its measurement; its shutdown's page writes, 500 ms each, would only cost time
+    harness.wait_for(sweep, lambda: harness.phase_now(sweep, "measurement") != where, f"the end of {where}'s measurement",
                      timeout=harness.PHASE_TIMEOUT_S)
     for tracer in tracers:
         untamper(tracer)
+    harness.wait_for(sweep, lambda: _status(chain.bundle, where) not in ("running", None), f"{where} to end",
+                     timeout=harness.PHASE_TIMEOUT_S)
     if sweep.alive():
         harness.send(sweep, signal.SIGINT)
     code = sweep.wait(EXIT_TIMEOUT_S)
@@ -270,21 +223,3 @@ def _status(bundle: Path, run: str) -> str | None:
         if entry["name"] == run:
             return entry["status"]
     return None
-
-
-@pytest.mark.parametrize("fault, phase", CELLS, ids=[f"{f}-in-{p}" for f, p in CELLS])
-def test_storage_fault(chain, fault, phase):
-    run_cell(chain, fault, phase)
-
-
-def test_resume_after_storage_faults_finishes_the_sweep(chain):
-    before = harness.done_runs(chain.bundle)
-    started = time.monotonic()
-    sweep = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
-    code = sweep.wait(600)
-    seconds = time.monotonic() - started
-    assert code == 0, sweep.tail()
-    harness.check_after(chain.bundle, sweep, before, chain.cache)
-    assert_complete_bundle(chain.bundle, assert_run=harness.assert_run_whole)
-    _record_result({"fault": "none", "phase": "resume to the end", "resume_s": round(seconds, 1)})
-    print(f"the resume that completed the sweep: {seconds:.0f} s")
