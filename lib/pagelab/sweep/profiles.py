@@ -31,6 +31,8 @@ from pagelab.tpcc.outputs import RunOptions
 PROFILE_SUFFIXES = (".yaml", ".yml")
 # What a run is for: a verdict run (measure_s, in the rounds) or an over-time run (over_time_s).
 VERDICT_RUN, OVER_TIME_RUN = "verdict", "over_time"
+# The seed stream the over-time runs' order is drawn from (numpy's SeedSequence entropy [seed, 1]).
+OVER_TIME_STREAM = 1
 
 
 # --- profiles ----------------------------------------------------------------------------------------
@@ -110,7 +112,11 @@ class Profile:
                 units.append({"page_size": page_size, "repeat": repeat, "cell": cell, "round": repeat,
                               "position": position, "role": VERDICT_RUN})
         if self.over_time_s:  # after the rounds: a long run on a machine the short ones have warmed alike
-            for position, (page_size, cell) in enumerate(cells, start=1):
+            # One more block (pagelab.evidence.model counts its stationary part), so its order is drawn
+            # from the seed like a round's: from a stream of its own, so rounds added later keep theirs.
+            order = np.random.default_rng((self.seed, OVER_TIME_STREAM)).permutation(len(cells))
+            for position, index in enumerate(order, start=1):
+                page_size, cell = cells[int(index)]
                 units.append({"page_size": page_size, "repeat": 1, "cell": cell, "round": self.repeats + 1,
                               "position": position, "role": OVER_TIME_RUN})
         return units
