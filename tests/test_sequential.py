@@ -51,3 +51,17 @@ def test_looks_past_the_declared_maximum_or_out_of_order_are_refused():
         SequentialPlan((Look(1, 7), Look(2, 22)), max_rounds=21, alpha=0.05)
     with pytest.raises(ValueError, match="rising"):
         SequentialPlan((Look(1, 7), Look(2, 7)), max_rounds=21, alpha=0.05)
+
+
+def test_a_bundle_is_read_as_its_looks():
+    from pagelab.evidence.sequential import plan_of
+
+    old = {"profile": {"repeats": 9}, "created": "2026-11-25T03:12:00+0000"}  # before looks and max_rounds
+    assert not plan_of(old, 0.05).sequential and plan_of(old, 0.05).family_confidence(3) == pytest.approx(0.95)
+    grown = {"profile": {"repeats": 7, "max_rounds": 21},
+             "looks": [{"look": 1, "rounds": 7, "time": "a"}, {"look": 2, "rounds": 14, "time": "b"}]}
+    plan = plan_of(grown, 0.05)
+    # one hypothesis is tested at look 2's published boundary, 2.5114: 2 * (1 - Phi(2.5114)) = 0.01202
+    assert plan.family_confidence(1) == pytest.approx(1 - 0.01202, abs=2e-5)
+    # three share it: Holm's steps each at or under their own level, so no looser than one alone
+    assert plan.family_confidence(3) >= plan.family_confidence(1)

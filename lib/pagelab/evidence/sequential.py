@@ -152,10 +152,30 @@ class SequentialPlan:
         """False for a fixed design: one look, at all the rounds the sweep was made for."""
         return not (len(self.looks) == 1 and self.looks[0].rounds == self.max_rounds)
 
-    def boundaries(self) -> tuple[float, ...]:
+    def boundaries(self, alpha: float | None = None) -> tuple[float, ...]:
+        """Each look's z boundary when `alpha` (the plan's own by default) is spent over the looks."""
+        alpha = self.alpha if alpha is None else alpha
         if not self.sequential:
-            return (float(stats.norm.isf(self.alpha / 2)),)
-        return spending_boundaries(self.fractions, self.alpha)
+            return (float(stats.norm.isf(alpha / 2)),)
+        return spending_boundaries(self.fractions, alpha)
+
+    def level_at(self, alpha: float) -> float:
+        """The nominal level of the latest look for a hypothesis given `alpha` to spend over the
+        looks (alpha itself in a fixed design)."""
+        return nominal_alpha(self.boundaries(alpha)[-1])
+
+    def family_confidence(self, pairs: int) -> float:
+        """The confidence to hand a Holm family of up to `pairs` hypotheses at this look, so that
+        every step of Holm's procedure (the j-th smallest p against alpha' / (m - j + 1)) is at or
+        under that step's own group-sequential level: alpha' = min over i <= pairs of
+        i * level_at(alpha / i). Holm with each step's local alpha spent over the looks is the
+        Bonferroni-based graphical procedure of Maurer & Bretz ("Multiple testing in group
+        sequential trials using graphical approaches", Statistics in Biopharmaceutical Research
+        5(4), 2013); taking the smallest keeps every step at or below its level. 1 - alpha in a
+        fixed design."""
+        if not self.sequential:
+            return 1 - self.alpha
+        return 1 - min(i * self.level_at(self.alpha / i) for i in range(1, max(pairs, 1) + 1))
 
     def nominal_alphas(self) -> tuple[float, ...]:
         """The two-sided level each look is tested at; the last is the current one."""
@@ -179,3 +199,29 @@ class SequentialPlan:
             out.append(f"  look {look.look}: {look.rounds} rounds{when}: |z| >= {c:.3f} (nominal level {level:.4f}; "
                        f"{total:.4f} of {self.alpha:g} spent by then)")
         return out
+
+
+def first_look(rounds: int, time_text: str) -> list[dict]:
+    """sweep.json's "looks" of a new sweep: one, after its rounds."""
+    return [{"look": 1, "rounds": int(rounds), "time": time_text}]
+
+
+def recorded_looks(document: dict) -> list[dict]:
+    """The analyses a sweep was made for, from its sweep.json document, in order: {"look",
+    "rounds", "time"} each, where time is when the look was declared (the sweep's creation, or the
+    `--add-rounds` that made it). A bundle from before looks were recorded had one, after its
+    repeats."""
+    recorded = document.get("looks")
+    if recorded:
+        return [dict(look) for look in recorded]
+    return first_look(int(document.get("profile", {}).get("repeats", 1)), document.get("created", ""))
+
+
+def plan_of(document: dict, alpha: float) -> SequentialPlan:
+    """A sweep's looks (its sweep.json document) as they are tested: each against the most rounds
+    it was made for (the knob max_rounds, or its repeats when it declared none)."""
+    profile = document.get("profile", {})
+    most = int(profile.get("max_rounds") or 0) or int(profile.get("repeats", 1))
+    looks = tuple(Look(int(look["look"]), int(look["rounds"]), str(look.get("time", "")))
+                  for look in recorded_looks(document))
+    return SequentialPlan(looks, max(most, looks[-1].rounds), alpha)
