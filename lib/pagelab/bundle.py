@@ -255,6 +255,24 @@ def as_record(bundle: "SweepRecord | str | os.PathLike") -> SweepRecord:
     return bundle if isinstance(bundle, SweepRecord) else SweepRecord.load(bundle)
 
 
+COMPONENTS_FILE = "components.json"
+
+
+def write_components(bundle: "SweepRecord | str | os.PathLike") -> Path | None:
+    """BUNDLE/components.json: the within-run and between-run variance components of TpmC per page
+    size and per pair (pagelab.evidence.components), kept with the report; None (and no file) for
+    a bundle whose runs kept no interval series."""
+    from pagelab.evidence.tables import components_of
+
+    record = as_record(bundle)
+    components = components_of(read_runs(record))
+    if components is None:
+        return None
+    path = record.directory / COMPONENTS_FILE
+    atomic_write_text(path, json.dumps(components.to_dict(), indent=1).replace("NaN", "null"))
+    return path
+
+
 def read_runs(bundle: "SweepRecord | str | os.PathLike"):
     """The bundle's runs as pagelab.evidence compares them (a RunTable)."""
     from pagelab.evidence.tables import run_table

@@ -36,7 +36,7 @@ from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
 from pagelab.sweep.run_unit import begin, check_room_for_unit, execute, record_failure, short_error, stop_unit_server
 from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest,
-                            read_phase, read_runs, sweep_file)
+                            read_phase, read_runs, sweep_file, write_components)
 from pagelab.evidence.sequential import first_look
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -220,6 +220,7 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     copy_path = check_pdf_path(Path(pdf_path)) if pdf_path else None
     pdf_path = Path(sweep_dir) / REPORT_PDF
     notebook = sweep_dir / "report.ipynb"
+    write_components(record)  # the variance components the report's verdicts and a planner read
     execute_notebook(REPORT_NOTEBOOK, notebook,
                      parameters={"sweep_dir": str(sweep_dir), "title": title, "author": author,
                                  "affiliation": affiliation, "notes": str(Path(notes).resolve()) if notes else ""},
