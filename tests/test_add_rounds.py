@@ -30,7 +30,7 @@ measure_s: {measure_s}
 interval_s: 3
 sample_interval_s: 3
 buffer_pool: 32M
-seed: 1
+random_seed: 1
 """
 
 

@@ -25,7 +25,7 @@ def alternatives(second_build) -> dict[str, str]:
     return {
         "page_sizes": "4k,8k", "repeats": "2", "warehouses": "2", "connections": "8", "rampup_s": "20",
         "measure_s": "30", "interval_s": "1", "sample_interval_s": "1", "buffer_pool": "48M",
-        "flush_method": "fsync", "redo_log": "128M", "max_connections": "300", "seed": "2",
+        "flush_method": "fsync", "redo_log": "128M", "max_connections": "300", "random_seed": "2",
         "driver_mode": "procedures", "nurand": "spec", "spec_pacing": "true", "response_limits": "new_order=1000",
         "loader": "tpcc-mysql", "tpcc_mysql_dir": str(second_build),
         "server_options": "innodb_io_capacity=500", "max_rampup_s": "120", "max_measure_s": "600",

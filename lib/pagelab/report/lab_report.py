@@ -442,9 +442,10 @@ def method_markdown(data: ReportData) -> str:
                 "flushed, " if "writeback_dirty_bytes" in summary else
                 "Each measured run after a page size's first restored that snapshot (the first ran on the datadir "
                 "the load left), ")
+    random_seed = profile.get("random_seed", profile.get("seed"))  # `seed` in bundles before its rename
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
-        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
+        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from random seed {random_seed}, so every page "
         f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server "
         f"with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
@@ -453,7 +454,7 @@ def method_markdown(data: ReportData) -> str:
         f"GLOBAL STATUS` were sampled every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)}"
         f"{not_applicable_sentence()} "
         + (f"There were {repeats} runs per page size, in rounds of one run per page size, "
-           + (f"each round in an order drawn afresh from seed {profile.get('seed')} (the figure of TpmC in run order "
+           + (f"each round in an order drawn afresh from random seed {random_seed} (the figure of TpmC in run order "
               "shows it), so a slow drift of the machine falls on every page size and a position in the round on none "
               "systematically. " if _rounds_shuffled(data) else
               f"each round in the page sizes' order ({sizes}; this sweep predates the drawn order), so a slow drift of "
