@@ -18,9 +18,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from pagelab.sweep import orchestrator as sweep
 
     _check_executor_options(args)
+    if args.add_rounds is not None and not args.resume:
+        raise UsageError("--add-rounds N adds rounds to a sweep that has run; give it with --resume DIR")
     if args.resume:
         if args.profile or args.set or args.out or args.noise:
             raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
+        if args.add_rounds is not None:
+            from pagelab.sweep.extend import add_rounds
+
+            record = add_rounds(Path(args.resume), args.add_rounds, check_machine=args.executor != "slurm")
+            look = record.document["looks"][-1]
+            print(f"pagelab sweep: look {look['look']} of {record.directory}: {args.add_rounds} round(s) added, "
+                  f"{look['rounds']} in all", file=sys.stderr)
         if args.executor == "slurm":
             sweep.check_bundle_directory(Path(args.resume))
             with sweep.bundle_lock(Path(args.resume)):  # not while a local sweep runs its units
@@ -204,6 +213,13 @@ def register(commands) -> None:
                        help="override a knob, e.g. --set page_sizes=4k,16k --set measure_s=30 (repeatable)")
     sweep.add_argument("--out", metavar="DIR", help="the sweep directory (default data/runs/<profile>-<time>)")
     sweep.add_argument("--resume", metavar="DIR", help="finish an interrupted sweep")
+    sweep.add_argument("--add-rounds", metavar="N", type=int,
+                       help="with --resume DIR: add N rounds of verdict runs to a finished (or unfinished) sweep made "
+                            "with room for them (--set max_rounds=M when it was made), run them and report again. The "
+                            "rounds continue the seed's order; each addition is a look, recorded in sweep.json and "
+                            "tested at a group-sequential boundary, so adding rounds until a pair resolves cannot make "
+                            "a verdict out of noise. Refused, naming the difference, if the profile's file, the code "
+                            "or the machine differ from the ones that made the sweep")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     sweep.add_argument("--keep-instances", action="store_true",
                        help="keep each page size's datadir and loaded snapshot after a finished sweep (about twice "

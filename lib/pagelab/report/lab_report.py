@@ -481,7 +481,8 @@ def method_markdown(data: ReportData) -> str:
         f"faster or slower when it lies wholly on one side of 1 and an exact rank test agrees; equivalent within "
         f"±{equivalence_of(data.evidence):g}% (the sweep's equivalence margin δ, `equivalence_pct`) when it lies "
         f"inside ±δ, which is the two one-sided tests at the interval's level; else not resolved, with the smallest "
-        f"effect the runs resolve and the runs δ would need. {family_sentence(data)} With {MIN_ROUNDS_FOR_PAIRED} "
+        f"effect the runs resolve and the runs δ would need. {family_sentence(data)}{looks_sentence(data)} With "
+        f"{MIN_ROUNDS_FOR_PAIRED} "
         f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
         f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
@@ -500,6 +501,19 @@ def transport_text(profile: dict) -> str:
     if transport == "tcp":
         return "over TCP to 127.0.0.1 (as tpcc-mysql is documented)"
     return "(the transport was not recorded: this bundle predates the knob)"
+
+
+def looks_sentence(data: ReportData) -> str:
+    """For a sweep made to be extended by more rounds: its looks and the boundary each was tested at."""
+    looks = data.evidence.looks
+    if looks is None or not looks.sequential:
+        return ""
+    each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
+                     f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
+    return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "
+            f"each addition of rounds, so each look is tested at a Lan-DeMets O'Brien-Fleming-type boundary that "
+            f"spreads the 5% over the looks: {each}. These verdicts are this look's: the pairs' family is held at "
+            f"{100 * data.evidence.confidence:.4g}% here.")
 
 
 def family_sentence(data: ReportData) -> str:

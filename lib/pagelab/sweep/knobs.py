@@ -104,6 +104,11 @@ KNOBS: tuple[Knob, ...] = (
          "loaded snapshot. A median has a 95% interval from 6 runs (fewer give the runs' range, at less "
          "confidence); a verdict on a pair needs more: 5 runs or 7 rounds for 3 page sizes, 9 rounds for 5, "
          "and `pagelab sweep` says before it starts when the rounds leave no room for one."),
+    Knob("max_rounds", "Most rounds", Integer(0), 0, "rounds",
+         "0: the sweep is analysed once, after its repeats rounds, at the full 5%. Else the most rounds "
+         "`pagelab sweep --resume BUNDLE --add-rounds N` may bring it to: every look (after the rounds, and after "
+         "each addition) is then tested at a Lan-DeMets O'Brien-Fleming-type boundary over rounds / max_rounds, so "
+         "adding rounds until a pair resolves cannot make a verdict out of noise. Declared when the sweep is made."),
     Knob("warehouses", "Warehouses", Levels(Integer(1)), RUN_DEFAULTS.warehouses, "warehouses",
          "TPC-C scale: about 100 MB of data per warehouse (the Week 4 lab: 7 warehouses, 700 MB). A list "
          "sweeps it as a second factor: every page size at every level, loaded once per level."),
@@ -207,6 +212,13 @@ def _intervals_fit_the_measurement(values: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def _room_to_grow(values: Mapping[str, Any]) -> list[str]:
+    if values["max_rounds"] and values["max_rounds"] < values["repeats"]:
+        return [f"max_rounds: {values['max_rounds']} is fewer than the {values['repeats']} rounds (repeats) the sweep "
+                f"starts with; allowed: 0 (no rounds added later) or at least {values['repeats']}"]
+    return []
+
+
 def _auto_needs_a_builtin_driver(values: Mapping[str, Any]) -> list[str]:
     automatic = [name for name in ("rampup_s", "measure_s") if values[name] == AUTO]
     if automatic and mode_named(values["driver_mode"]).fixed_durations:
@@ -296,5 +308,5 @@ def _one_second_factor(values: Mapping[str, Any]) -> list[str]:
     return []
 
 
-RULES = (_intervals_fit_the_measurement, _auto_needs_a_builtin_driver, _server_admits_every_connection,
+RULES = (_intervals_fit_the_measurement, _room_to_grow, _auto_needs_a_builtin_driver, _server_admits_every_connection,
          _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor)

@@ -99,25 +99,46 @@ class Profile:
         "round", "position"}. Blocked in rounds: round k runs every cell (page size x levels) once,
         so a slow drift of the machine (SSD garbage collection, heat) spreads over all of them. The
         order within each round is a permutation drawn afresh from the profile's random seed (numpy's
-        PCG64), so a position effect (the run after a load, after a long run, first in a round)
-        falls on no page size systematically either."""
-        import numpy as np
-
-        cells = [(page_size, {name: KNOBS_BY_NAME[name].jsonable(level) for name, level in cell.items()})
-                 for cell in self.cells() for page_size in self.page_sizes]
-        shuffle = np.random.default_rng(self.random_seed)
-        units = []
-        for repeat in range(1, self.repeats + 1):
-            order = shuffle.permutation(len(cells))
-            for position, index in enumerate(order, start=1):
-                page_size, cell = cells[int(index)]
-                units.append({"page_size": page_size, "repeat": repeat, "cell": cell, "round": repeat,
-                              "position": position, "role": VERDICT_RUN})
+        PCG64): round k takes the k-th draw, so a position effect (the run after a load, after a
+        long run, first in a round) falls on no page size systematically either, and rounds added
+        later (`added_units`) continue the same stream."""
+        units = self._verdict_units(first_round=1, first_repeat=1, count=self.repeats)
         if self.over_time_s:  # after the rounds: a long run on a machine the short ones have warmed alike
-            for position, (page_size, cell) in enumerate(cells, start=1):
+            for position, (page_size, cell) in enumerate(self._cells_jsonable(), start=1):
                 units.append({"page_size": page_size, "repeat": 1, "cell": cell, "round": self.repeats + 1,
                               "position": position, "role": OVER_TIME_RUN})
         return units
+
+    def added_units(self, first_round: int, first_repeat: int, count: int) -> list[dict[str, Any]]:
+        """`count` more rounds of verdict runs for a sweep extended after it ran (`--add-rounds`):
+        numbered from `first_round` (after every round the sweep has, the over-time runs' included)
+        and `first_repeat`, each ordered by the seed stream's draw of its round's number."""
+        return self._verdict_units(first_round, first_repeat, count)
+
+    def _cells_jsonable(self) -> list[tuple[int, dict[str, Any]]]:
+        return [(page_size, {name: KNOBS_BY_NAME[name].jsonable(level) for name, level in cell.items()})
+                for cell in self.cells() for page_size in self.page_sizes]
+
+    def _verdict_units(self, first_round: int, first_repeat: int, count: int) -> list[dict[str, Any]]:
+        import numpy as np
+
+        cells = self._cells_jsonable()
+        shuffle = np.random.default_rng(self.random_seed)
+        for _ in range(first_round - 1):  # the draws of the rounds before: the stream goes on where they left it
+            shuffle.permutation(len(cells))
+        units = []
+        for offset in range(count):
+            order = shuffle.permutation(len(cells))
+            for position, index in enumerate(order, start=1):
+                page_size, cell = cells[int(index)]
+                units.append({"page_size": page_size, "repeat": first_repeat + offset, "cell": cell,
+                              "round": first_round + offset, "position": position, "role": VERDICT_RUN})
+        return units
+
+    @property
+    def most_rounds(self) -> int:
+        """The most rounds this sweep may reach: max_rounds, or its repeats when none were declared."""
+        return self.max_rounds or self.repeats
 
     def verdict_floor_note(self) -> str | None:
         """What a sweep of this profile can never say, to be said before it starts: with too few
