@@ -34,8 +34,10 @@ import numpy as np
 import pandas as pd
 
 from pagelab.evidence.components import RunSeries, VarianceComponents, components_lines, variance_components
+from pagelab.evidence.families import (NOT_TESTED, PRIMARY, compare_family, family_confidence, holm, primary_pair,
+                                       smallest_p, verdict_room)
 from pagelab.evidence.model import MODEL_METHOD, counted_series, over_time_lines, pair_effect
-from pagelab.evidence.families import NOT_TESTED, PRIMARY, compare_family, primary_pair, family_confidence, holm, smallest_p, verdict_room
+from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -89,6 +91,10 @@ class RunTable:
     # Each finished run's TpmC interval series (verdict and over-time runs); [] for a bundle whose
     # runs kept none (then only the rank tests can judge).
     series: list = field(default_factory=list)
+    # The pairs' family confidence at the sweep's latest look: CONFIDENCE for a sweep analysed once,
+    # lower when it was made to be extended by more rounds (pagelab.evidence.sequential).
+    confidence: float = CONFIDENCE
+    looks: SequentialPlan | None = None
 
 
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
@@ -194,7 +200,10 @@ def run_table(bundle: Path, record: dict) -> RunTable:
     profile = dict(record.get("profile", {}))
     if record.get("primary"):  # what was declared when the bundle was made counts, not a later edit
         profile["primary"] = record["primary"].get("comparison", "")
-    return RunTable(pd.DataFrame(rows), excluded, profile, [page_size_label(int(s)) for s in sizes], noise, series)
+    order = [page_size_label(int(s)) for s in sizes]
+    looks = plan_of(record, 1 - CONFIDENCE)
+    return RunTable(pd.DataFrame(rows), excluded, profile, order, noise, series,
+                    looks.family_confidence(len(order) * (len(order) - 1) // 2), looks)
 
 
 @dataclass(frozen=True)
@@ -381,7 +390,8 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
         spread = log_spread([list(values.values()) for values in by_size.values()])
         models = [_model_effect(data, second, first) if metric.name == "tpmc" else None for first, second in pairs]
         found = compare_family([(by_size[second], by_size[first]) for first, second in pairs], spread=spread,
-                               resolve_pct=resolve_pct, equivalence_pct=delta, models=models, primary=primary)
+                               resolve_pct=resolve_pct, confidence=table.confidence, equivalence_pct=delta,
+                               models=models, primary=primary)
         rows += [comparison_row(comparison, second, first, metric)
                  for (first, second), comparison in zip(pairs, found)]
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
@@ -556,6 +566,8 @@ def page_size_text(per_size: pd.DataFrame) -> list[str]:
 def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> str:
     """What `pagelab stats` prints: medians with intervals, verdicts per pair, runs left out."""
     lines = page_size_text(page_size_table(table))
+    if table.looks is not None and table.looks.sequential:
+        lines += table.looks.lines()
     pairs = pairwise_table(table, resolve_pct)
     for metric in METRICS:
         part = pairs[pairs["metric"] == metric.name]

@@ -111,7 +111,7 @@ def require_slurm_client() -> None:
     missing = [program for program in ("sbatch", "squeue") if shutil.which(program) is None]
     if missing:
         raise MissingDependencyError(f"{' and '.join(missing)} not found: run this on a Slurm login node, or install "
-                                     "Slurm's client (Debian: slurm-client; `make setup` installs slurm-wlm)")
+                                     "Slurm's client (Debian: slurm-client; `make test` installs slurm-wlm)")
 
 
 def _sbatch(argv: list[str]) -> str:
@@ -120,7 +120,7 @@ def _sbatch(argv: list[str]) -> str:
                               stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise MissingDependencyError("sbatch not found: run this on a Slurm login node, or install Slurm's client "
-                                     "(Debian: slurm-client; `make setup` installs slurm-wlm)") from None
+                                     "(Debian: slurm-client; `make test` installs slurm-wlm)") from None
     except subprocess.TimeoutExpired:
         raise PagelabError(f"sbatch gave no answer in {SBATCH_TIMEOUT_S} s; is the Slurm controller up (scontrol ping)?")
     if done.returncode != 0:
