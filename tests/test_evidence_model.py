@@ -152,3 +152,42 @@ def test_interval_series_are_read_from_a_real_tpcc_start_log(tmp_path):
     # the log's six 10 s lines: 1869, 1841, 1880, 2019, 2041, 2038 New-Orders
     assert found.rates == pytest.approx(tuple(6.0 * n for n in (1869, 1841, 1880, 2019, 2041, 2038)))
     assert found.seconds == (10.0,) * 6 and found.block == "round 3"
+
+
+def test_the_report_says_which_comparison_was_primary_and_how_much_of_each_over_time_run_counted(tmp_path):
+    from pagelab.report import model_report
+    from pagelab.report.lab_report import load
+
+    design = SyntheticDesign(rounds=6, over_time_s=600, drift_pct_per_min=3.0, drift_after_s=0,
+                             drifting_sizes=("8k",), within_a=0.05)
+    write_bundle(sweep(design, np.random.default_rng(9)), tmp_path / "b", profile={"primary": "16k vs 4k"})
+    text = model_report.method_markdown(load(tmp_path / "b"))
+    assert "The primary comparison, 16k vs 4k, was declared in the profile before any run" in text
+    assert "8k-over-time counted 100 s of 600 s" in text and "drifts" in text  # 3%/min: a verdict run's length
+    assert "4k-over-time counted" in text and "all of it counts" in text
+    write_bundle(sweep(design, np.random.default_rng(9)), tmp_path / "old", with_series=False)
+    assert "kept no interval series" in model_report.method_markdown(load(tmp_path / "old"))
+
+
+def test_a_pool_grid_reads_as_its_levels_with_their_share_of_the_data_in_the_setup_table(tmp_path):
+    from pagelab.report.grid_report import pool_level_labels
+    from pagelab.report.lab_report import benchmark_setup, load
+
+    bundle = tmp_path / "grid"
+    entries = []
+    for level, pool in (("40M", 40 << 20), ("80M", 80 << 20), ("160M", 160 << 20)):
+        for size, label in ((4096, "4k"), (16384, "16k")):
+            name = f"{label}-pool{level}-r1"
+            (bundle / name).mkdir(parents=True)
+            (bundle / name / "summary.json").write_text(json.dumps(
+                {"tpmc": 10_000, "buffer_pool_bytes": pool, "db_bytes": 210 << 20, "page_size_bytes": size,
+                 "level_buffer_pool": level}))
+            entries.append({"name": name, "page_size": label, "page_size_bytes": size, "repeat": 1, "status": "done",
+                            "cell": {"buffer_pool": level}})
+    (bundle / "sweep.json").write_text(json.dumps({"runs": entries, "machine": {}, "profile": {
+        "page_sizes": [4096, 16384], "buffer_pool": ["40M", "80M", "160M"], "repeats": 1}}))
+    data = load(bundle)
+    # 40 / 210 = 19%, 80 / 210 = 38%, 160 / 210 = 76%
+    assert pool_level_labels(data) == {"40M": "40M (19%)", "80M": "80M (38%)", "160M": "160M (76%)"}
+    table = benchmark_setup(data).set_index("Setting")
+    assert table.loc["Buffer Pool Size", "This sweep"] == "40M (19%), 80M (38%), 160M (76%)"

@@ -35,8 +35,9 @@ Below MIN_BLOCKS_FOR_MODEL blocks, or when a run kept no interval series, the ex
 Over-time runs. Each is one long run per page size after the rounds, in an order drawn from the
 seed: together one more block. What of it counts is decided before it enters (`over_time_use`):
 its warm-up is cut by MSER-5 (pagelab.evidence.steady), then the rest is tested for drift, the
-slope of its batch means over time (`scipy.stats.linregress`, two-sided at DRIFT_ALPHA, over the
-batch means of the batch size `within_component` takes as uncorrelated). Without drift the whole
+slope of its batch means over time (`scipy.stats.linregress`, two-sided at DRIFT_ALPHA, over
+steady.BATCHES batch means; a batch size chosen by the lag-1 test would grow with the drift and
+hide it). Without drift the whole
 rest counts; with drift only its first window of the verdict runs' length (the drift has least
 effect there, and that window is like a round's run); the report says which and why.
 """
@@ -50,7 +51,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-from pagelab.evidence.components import Estimate, RunSeries, within_component
+from pagelab.evidence.components import Estimate, RunSeries
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -61,7 +62,7 @@ from pagelab.evidence.intervals import (
     rounds_needed,
     runs_for_equivalence,
 )
-from pagelab.evidence.steady import mser5
+from pagelab.evidence.steady import BATCHES, mser5
 
 # The fewest blocks the model is used with: below 3, f rests on one degree of freedom or none, and
 # a t quantile on 1 df (12.7 at 95%) is no better than the rank tests' floor.
@@ -160,12 +161,13 @@ def over_time_use(run: RunSeries, verdict_s: float) -> tuple[RunSeries | None, O
     cut = truncation.cut if truncation.level else 0
     rest = RunSeries(run.run, run.page_size, run.block, tuple(rates[cut:]), tuple(seconds[cut:]), run.role)
     cut_s = float(seconds[:cut].sum())
-    _, lag1, _ = within_component([rest])
-    size = max(lag1.batch_intervals, 1)
-    k = rest.rates and len(rest.rates) // size
-    if not k or k < 3:
+    # BATCHES batch means (Schmeiser 1982's lower end, as steady.batch_means): a batch size chosen
+    # by the lag-1 test would grow with the drift itself and hide it in a few batches.
+    size = len(rest.rates) // BATCHES
+    if size < 1:
         return None, OverTimeUse(run.run, run.page_size, run.measured_s, cut_s, 0.0, math.nan, math.nan,
                                  "too short for a drift test")
+    k = BATCHES
     work = (rates[cut:] * seconds[cut:])[: k * size].reshape(k, size).sum(axis=1)
     time = seconds[cut:][: k * size].reshape(k, size).sum(axis=1)
     centres = np.cumsum(time) - time / 2
