@@ -1,7 +1,8 @@
 """The run bundle: where a sweep keeps its files, and reading them back as pandas tables.
 
     data/runs/<sweep-id>/
-      sweep.json              profile, machine, versions, and the status of every run
+      sweep.json              profile, machine, versions, the status of every run, and the looks (the
+                              analyses it was made for: after its rounds, and after each --add-rounds)
       plan.json               the run units, in order: `pagelab run-unit BUNDLE INDEX` runs one
       locks/                  lock files of units and instances (pagelab.common.locks)
       instances/<page>/       one server instance per page size (and warehouses level, <page>-w<N>/, when
@@ -212,17 +213,36 @@ class SweepRecord:
     def pending(self) -> list[dict]:
         return [entry for entry in self.runs if entry["status"] != "done"]
 
+    def append_runs(self, entries: list[dict], **changes) -> None:
+        """Add runs at the end of the run list and set top-level keys, in one write."""
+        with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):
+            current = _read_whole(self.path, "append_runs")
+            names = {entry["name"] for entry in current["runs"]}
+            clash = [entry["name"] for entry in entries if entry["name"] in names]
+            if clash:
+                raise ValueError(f"runs already in {self.path}: {', '.join(clash)}")
+            current["runs"].extend(entries)
+            current.update(changes)
+            atomic_write_json(self.path, current)
+        self.document.update(changes)
+        self.document["runs"] = current["runs"]
+
 
 def new_run_entries(profile) -> list[dict]:
     """sweep.json's run list, pending, in the profile's order (`Profile.units`): each run with its
     cell of the grid ({} without one), its round and its position in the round."""
+    return run_entries(profile.units())
+
+
+def run_entries(units: list[dict]) -> list[dict]:
+    """sweep.json's entries, pending, for units as `Profile.units` lays them out."""
     return [
         {"name": unit_name(unit["page_size"], unit["repeat"], unit["cell"], unit["role"]),
          "page_size_bytes": unit["page_size"], "page_size": page_size_label(unit["page_size"]),
          "repeat": unit["repeat"], "cell": unit["cell"], "round": unit["round"], "position": unit["position"],
          "role": unit["role"], "status": "pending", "error": None,
          "notebook": None, "started": None, "finished": None}
-        for unit in profile.units()
+        for unit in units
     ]
 
 

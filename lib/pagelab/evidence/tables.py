@@ -35,6 +35,7 @@ import pandas as pd
 
 from pagelab.evidence.components import RunSeries, VarianceComponents, components_lines, variance_components
 from pagelab.evidence.families import compare_family, family_confidence, holm, smallest_p, verdict_room
+from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -88,6 +89,10 @@ class RunTable:
     # Each finished run's TpmC interval series (verdict and over-time runs); [] for a bundle whose
     # runs kept none (then only the rank tests can judge).
     series: list = field(default_factory=list)
+    # The pairs' family confidence at the sweep's latest look: CONFIDENCE for a sweep analysed once,
+    # lower when it was made to be extended by more rounds (pagelab.evidence.sequential).
+    confidence: float = CONFIDENCE
+    looks: SequentialPlan | None = None
 
 
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
@@ -190,8 +195,10 @@ def run_table(bundle: Path, record: dict) -> RunTable:
     sizes = record.get("profile", {}).get("page_sizes") or sorted({e["page_size_bytes"] for e in record["runs"]})
     noise_path = bundle / "noise.json"
     noise = json.loads(noise_path.read_text()) if noise_path.exists() else None
-    return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), [page_size_label(int(s)) for s in sizes],
-                    noise, series)
+    order = [page_size_label(int(s)) for s in sizes]
+    looks = plan_of(record, 1 - CONFIDENCE)
+    return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), order, noise, series,
+                    looks.family_confidence(len(order) * (len(order) - 1) // 2), looks)
 
 
 def components_of(table: RunTable) -> VarianceComponents | None:
@@ -339,7 +346,7 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
         spread = log_spread([list(values.values()) for values in by_size.values()])
         pairs = list(combinations(table.page_order, 2))
         found = compare_family([(by_size[second], by_size[first]) for first, second in pairs], spread=spread,
-                               resolve_pct=resolve_pct, equivalence_pct=delta)
+                               resolve_pct=resolve_pct, confidence=table.confidence, equivalence_pct=delta)
         rows += [comparison_row(comparison, second, first, metric)
                  for (first, second), comparison in zip(pairs, found)]
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
@@ -476,6 +483,8 @@ def page_size_text(per_size: pd.DataFrame) -> list[str]:
 def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> str:
     """What `pagelab stats` prints: medians with intervals, verdicts per pair, runs left out."""
     lines = page_size_text(page_size_table(table))
+    if table.looks is not None and table.looks.sequential:
+        lines += table.looks.lines()
     pairs = pairwise_table(table, resolve_pct)
     for metric in METRICS:
         part = pairs[pairs["metric"] == metric.name]

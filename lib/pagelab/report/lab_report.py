@@ -89,6 +89,22 @@ REFERENCES = [
 ]
 
 
+def recorded_version(machine: dict) -> str:
+    """The pagelab version a bundle was made with, from the commit its machine record names."""
+    from pagelab.machine.system import version_naming
+
+    sha, dirty = machine.get("git_sha"), machine.get("git_dirty")
+    if not sha:
+        return version_naming(sha, dirty) + " (commit not recorded)"
+    return version_naming(sha, dirty) + f" (commit {sha}" + (", with local changes)" if dirty else ")")
+
+
+def references(machine: dict) -> list[str]:
+    """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
+    return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
+                         "size changes its performance, MIT License; its CITATION.cff says how to cite it."]
+
+
 @dataclass
 class ReportData:
     sweep_dir: Path
@@ -442,9 +458,10 @@ def method_markdown(data: ReportData) -> str:
                 "flushed, " if "writeback_dirty_bytes" in summary else
                 "Each measured run after a page size's first restored that snapshot (the first ran on the datadir "
                 "the load left), ")
+    random_seed = profile.get("random_seed", profile.get("seed"))  # `seed` in bundles before its rename
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
-        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
+        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from random seed {random_seed}, so every page "
         f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server "
         f"with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
@@ -453,7 +470,7 @@ def method_markdown(data: ReportData) -> str:
         f"GLOBAL STATUS` were sampled every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)}"
         f"{not_applicable_sentence()} "
         + (f"There were {repeats} runs per page size, in rounds of one run per page size, "
-           + (f"each round in an order drawn afresh from seed {profile.get('seed')} (the figure of TpmC in run order "
+           + (f"each round in an order drawn afresh from random seed {random_seed} (the figure of TpmC in run order "
               "shows it), so a slow drift of the machine falls on every page size and a position in the round on none "
               "systematically. " if _rounds_shuffled(data) else
               f"each round in the page sizes' order ({sizes}; this sweep predates the drawn order), so a slow drift of "
@@ -464,7 +481,8 @@ def method_markdown(data: ReportData) -> str:
         f"faster or slower when it lies wholly on one side of 1 and an exact rank test agrees; equivalent within "
         f"±{equivalence_of(data.evidence):g}% (the sweep's equivalence margin δ, `equivalence_pct`) when it lies "
         f"inside ±δ, which is the two one-sided tests at the interval's level; else not resolved, with the smallest "
-        f"effect the runs resolve and the runs δ would need. {family_sentence(data)} With {MIN_ROUNDS_FOR_PAIRED} "
+        f"effect the runs resolve and the runs δ would need. {family_sentence(data)}{looks_sentence(data)} With "
+        f"{MIN_ROUNDS_FOR_PAIRED} "
         f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
         f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
@@ -483,6 +501,19 @@ def transport_text(profile: dict) -> str:
     if transport == "tcp":
         return "over TCP to 127.0.0.1 (as tpcc-mysql is documented)"
     return "(the transport was not recorded: this bundle predates the knob)"
+
+
+def looks_sentence(data: ReportData) -> str:
+    """For a sweep made to be extended by more rounds: its looks and the boundary each was tested at."""
+    looks = data.evidence.looks
+    if looks is None or not looks.sequential:
+        return ""
+    each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
+                     f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
+    return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "
+            f"each addition of rounds, so each look is tested at a Lan-DeMets O'Brien-Fleming-type boundary that "
+            f"spreads the 5% over the looks: {each}. These verdicts are this look's: the pairs' family is held at "
+            f"{100 * data.evidence.confidence:.4g}% here.")
 
 
 def family_sentence(data: ReportData) -> str:
