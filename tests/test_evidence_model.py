@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -19,41 +17,54 @@ from pagelab.evidence.components import RunSeries
 from pagelab.evidence.families import AFTER_PRIMARY, NOT_TESTED, PRIMARY, compare_family
 from pagelab.evidence.intervals import FASTER, NOT_RESOLVED, SLOWER
 from pagelab.evidence.model import PairEffect, over_time_use
-from tests.conftest import FIXTURES, PAGELAB
+from tests.conftest import FIXTURES
 
 CLEAR = SyntheticDesign(rounds=7, effects=(0.0, 0.0, math.log(0.85)), within_a=0.05, between_f=0.0001)
 
 
-def stats_json(bundle) -> list[dict]:
-    done = subprocess.run([*PAGELAB, "stats", str(bundle), "--format", "json"], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    return [p for p in json.loads(done.stdout)["pairs"] if p["metric"] == "tpmc"]
+def pagelab(capsys, *args) -> tuple[int, str, str]:
+    """`pagelab ARGS` in this process (the command's own entry point): its exit code, stdout, stderr."""
+    from pagelab.cli import main
+
+    capsys.readouterr()
+    code = main([str(arg) for arg in args])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
-def stats_text(bundle) -> str:
-    done = subprocess.run([*PAGELAB, "stats", str(bundle)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+def stats_json(capsys, bundle) -> dict:
+    code, out, err = pagelab(capsys, "stats", bundle, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
 
 
-def test_runs_with_series_are_judged_by_the_model_and_the_line_says_so(tmp_path):
+def stats_text(capsys, bundle) -> str:
+    code, out, err = pagelab(capsys, "stats", bundle)
+    assert code == 0, err
+    return out
+
+
+def test_runs_with_series_are_judged_by_the_model_and_the_line_says_so(tmp_path, capsys):
     write_bundle(sweep(CLEAR, np.random.default_rng(4)), tmp_path / "b", profile={"primary": "16k vs 4k"})
-    text = stats_text(tmp_path / "b")
+    text = stats_text(capsys, tmp_path / "b")
     [line] = [line for line in text.splitlines() if line.strip().startswith("16k vs 4k: TpmC")]
     # 16k truly 15% behind 4k: the model's interval holds it and the line names the model
     assert "slower" in line and "two-level model, 7 blocks, t on 6 df" in line, line
     assert "primary, declared before the sweep" in line
-    pairs = {(p["a"], p["b"]): p for p in stats_json(tmp_path / "b")}
+    document = stats_json(capsys, tmp_path / "b")
+    pairs = {(p["a"], p["b"]): p for p in document["pairs"] if p["metric"] == "tpmc"}
     primary = pairs["16k", "4k"]
     assert primary["low_pct"] < -15 < primary["high_pct"] and primary["confidence_pct"] == 95
     assert primary["role"] == PRIMARY and pairs["8k", "4k"]["role"] == AFTER_PRIMARY
     assert "Variance components of log TpmC" in text and "within a = " in text
+    # the components as the json carries them: a of a pair is the two page sizes' a (0.05 each here)
+    [pair] = [p for p in document["components"]["pairs"] if (p["a"], p["b"]) == ("16k", "4k")]
+    assert pair["within_a"]["low"] < 0.1 < pair["within_a"]["high"] and pair["rounds"] == 7
 
 
-def test_an_old_bundle_without_series_is_judged_by_the_rank_tests_and_says_which(tmp_path):
+def test_an_old_bundle_without_series_is_judged_by_the_rank_tests_and_says_which(tmp_path, capsys):
     write_bundle(sweep(CLEAR, np.random.default_rng(4)), tmp_path / "old", with_series=False)
-    text = stats_text(tmp_path / "old")
+    text = stats_text(capsys, tmp_path / "old")
     [line] = [line for line in text.splitlines() if line.strip().startswith("16k vs 4k: TpmC")]
     assert "exact Wilcoxon signed-rank, 7 rounds" in line, line
     assert "No interval series in this bundle's runs" in text
@@ -91,14 +102,13 @@ def test_a_resolved_primary_is_tested_at_the_full_alpha_and_opens_the_others_to_
     assert plain[1].p_adjusted > 1.9 * primary.p_adjusted and plain[1].role == ""
 
 
-def test_a_primary_is_recorded_when_the_bundle_is_made_and_cannot_change(tmp_path):
+def test_a_primary_is_recorded_when_the_bundle_is_made_and_cannot_change(tmp_path, capsys):
     from pagelab.sweep.orchestrator import check_resumable
 
     bundle = tmp_path / "plan"
-    done = subprocess.run([*PAGELAB, "sweep", "--profile", "smoke", "--set", "page_sizes=4k,16k", "--set",
-                           "primary=16k vs 4k", "--plan-only", "--out", str(bundle)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    code, _, err = pagelab(capsys, "sweep", "--profile", "smoke", "--set", "page_sizes=4k,16k", "--set",
+                           "primary=16k vs 4k", "--plan-only", "--out", bundle)
+    assert code == 0, err
     record = json.loads((bundle / "sweep.json").read_text())
     assert record["primary"]["comparison"] == "16k vs 4k" == record["profile"]["primary"]
     assert not any(entry["status"] == "done" for entry in record["runs"])  # declared before any run
@@ -109,12 +119,12 @@ def test_a_primary_is_recorded_when_the_bundle_is_made_and_cannot_change(tmp_pat
         check_resumable(bundle)
 
 
-def test_a_primary_naming_a_page_size_not_swept_is_refused_before_anything_starts(tmp_path):
+def test_a_primary_naming_a_page_size_not_swept_is_refused_before_anything_starts(tmp_path, capsys):
     bundle = tmp_path / "never"
-    done = subprocess.run([*PAGELAB, "sweep", "--profile", "quick", "--set", "page_sizes=4k,8k", "--plan-only",
-                           "--out", str(bundle)], capture_output=True, text=True, timeout=300)
-    assert done.returncode != 0
-    assert "primary: 16k vs 4k names 16k, which this sweep does not run" in done.stderr
+    code, _, err = pagelab(capsys, "sweep", "--profile", "quick", "--set", "page_sizes=4k,8k", "--plan-only",
+                           "--out", bundle)
+    assert code != 0
+    assert "primary: 16k vs 4k names 16k, which this sweep does not run" in err
     assert not bundle.exists()
 
 

@@ -506,11 +506,13 @@ def floor_note(frame: pd.DataFrame) -> str | None:
     by round, else by the runs on each side, which failed runs make unequal). None when some pair
     has room, or with one run a side (its lines say there is no interval)."""
     rows = [row for row in frame.to_dict("records") if min(int(row["runs_a"]), int(row["runs_b"])) >= 2]
-    if not rows:
-        return None
+    if not rows or any(str(row.get("method") or "").startswith(MODEL_METHOD) for row in rows):
+        return None  # the two-level model's t-test has no floor: a large enough effect is always called
     m = max(int(row["family_size"]) for row in rows)
     floors = [smallest_p(int(row["runs_a"]), int(row["runs_b"]), bool(row["paired"])) for row in rows]
-    floor = min(holm(floors + [1.0] * (m - len(floors)), CONFIDENCE))  # each pair at its floor, Holm as judged
+    primary = [f for f, row in zip(floors, rows) if row.get("role") == PRIMARY]
+    # each pair at its floor, Holm as judged; after a declared primary, the primary alone opens the rest
+    floor = primary[0] if primary else min(holm(floors + [1.0] * (m - len(floors)), CONFIDENCE))
     if floor < 1 - CONFIDENCE:
         return None
     sides = {(int(row["runs_a"]), int(row["runs_b"])) for row in rows}

@@ -158,6 +158,7 @@ class Profile:
 
         from pagelab.evidence.families import MOST_ROUNDS_CONSIDERED, smallest_family_p, verdict_room
         from pagelab.evidence.intervals import CONFIDENCE, MIN_RUNS_FOR_VERDICT
+        from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL
 
         pairs = comb(len(self.page_sizes), 2)
         if self.repeats < 2 or pairs < 1:
@@ -170,6 +171,9 @@ class Profile:
                   else f"more than {MOST_ROUNDS_CONSIDERED} rounds would be needed")
         still = ("Medians, intervals and 'equivalent' are still given." if self.repeats >= MIN_RUNS_FOR_VERDICT
                  else "Medians and intervals are still given.")
+        if self.repeats >= MIN_BLOCKS_FOR_MODEL:
+            still += (" This floor is the rank tests' (IOPS, hit ratio, response time): TpmC's pairs are judged by "
+                      "the two-level model from the runs' interval series, which has none.")
         family = f"{pairs} pairs" if pairs > 1 else "1 pair"
         adjusted = f", Holm-adjusted over the {pairs} pairs," if pairs > 1 else ""
         return (f"with {len(self.page_sizes)} page sizes ({family}) and {self.repeats} rounds, no pair can be called "
