@@ -30,16 +30,25 @@ from pagelab.common.errors import PagelabError
 
 COMMANDS = (doctor, server, tpcc, parse, sweep, plan, run_unit, stats, advise, ycsb)
 
-def build_parser() -> argparse.ArgumentParser:
-    from pagelab import __version__
+class _VersionAction(argparse.Action):
+    """--version, asked of git only when given (not on every command's start)."""
 
+    def __call__(self, parser, namespace, values, option_string=None):
+        from pagelab.machine.system import pagelab_version
+
+        print(f"pagelab {pagelab_version()}")
+        parser.exit()
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pagelab",
         description="Reproduce how a database's page size changes its performance: "
                     "private MariaDB/MySQL instances per innodb_page_size, TPC-C, monitors, reports.",
         epilog=f"Run `pagelab COMMAND --help` for the options of each command.\n{EXIT_STATUSES}",
     )
-    parser.add_argument("--version", action="version", version=f"pagelab {__version__}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="print pagelab's version, naming its commit (e.g. 0.1.0+g1234abc), and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.register(commands)

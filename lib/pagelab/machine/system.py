@@ -578,6 +578,22 @@ def git_revision(directory: str | os.PathLike | None = None) -> tuple[str | None
     return sha, dirty
 
 
+def version_naming(sha: str | None, dirty: bool | None) -> str:
+    """pagelab's version naming a commit, in PEP 440's local-version form: `0.1.0+g1234abc`, with
+    `.dirty` when tracked files differed from it; the release alone (`0.1.0`) where no commit is known
+    (no git, an sdist or an installed copy, a bundle that did not record one)."""
+    from pagelab import __version__
+
+    if not sha:
+        return __version__
+    return f"{__version__}+g{sha[:7]}" + (".dirty" if dirty else "")
+
+
+def pagelab_version() -> str:
+    """The version of the pagelab that is running, naming its commit where git knows it."""
+    return version_naming(*git_revision())
+
+
 def _server_record(server: ServerFlavour) -> dict:
     return {
         "flavour": server.flavour,

@@ -89,6 +89,22 @@ REFERENCES = [
 ]
 
 
+def recorded_version(machine: dict) -> str:
+    """The pagelab version a bundle was made with, from the commit its machine record names."""
+    from pagelab.machine.system import version_naming
+
+    sha, dirty = machine.get("git_sha"), machine.get("git_dirty")
+    if not sha:
+        return version_naming(sha, dirty) + " (commit not recorded)"
+    return version_naming(sha, dirty) + f" (commit {sha}" + (", with local changes)" if dirty else ")")
+
+
+def references(machine: dict) -> list[str]:
+    """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
+    return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
+                         "size changes its performance, MIT License; its CITATION.cff says how to cite it."]
+
+
 @dataclass
 class ReportData:
     sweep_dir: Path

@@ -255,6 +255,7 @@ def copy_pdf(source: Path, target: Path) -> Path:
 
 def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> list[tuple[str, str]]:
     """The title page: who, when, what profile and driver, which pagelab, and how many runs."""
+    from pagelab.report.lab_report import recorded_version
     from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(record.document["profile"])
@@ -268,7 +269,7 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> 
             ("Profile", f"{record.document.get('profile_name') or profile.name}" + (f" ({first_line})" if first_line else "")),
             ("Driver", mode_named(profile.driver_mode).title),
             ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"),
-            ("pagelab", f"commit {machine.get('git_sha') or 'unknown'}" + (" with local changes" if machine.get("git_dirty") else "")),
+            ("pagelab", recorded_version(machine)),
             ("Bundle", record.document.get("sweep_id", ""))]
     return [(key, value) for key, value in rows if value]
 
