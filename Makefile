@@ -14,10 +14,11 @@ DEMO_PACKAGES := mariadb-server sysstat fio chromium poppler-utils
 # And those only `make test` (and `make bench`) needs besides: ss (iproute2) for the test that servers
 # listen on the loopback address only; Slurm's client and daemons with munge for the tests' private
 # one-node cluster (and `pagelab sweep --executor slurm`); strace for the fault suite (tests/faults),
-# which kills a process at a write through strace's fault injection. The compilers and headers of
-# pagelab's C pieces, which the venv needs, are named by the install script itself
-# (runbooks/setup/install-os-packages.sh), next to the check for Python's headers.
-TEST_PACKAGES := iproute2 slurm-wlm munge strace
+# which kills a process at a write through strace's fault injection; mmdebstrap for the rehearsal
+# of a first install on a bare Debian 12 that CI runs before the tests (`make rehearse`). The
+# compilers and headers of pagelab's C pieces, which the venv needs, are named by the install
+# script itself (runbooks/setup/install-os-packages.sh), next to the check for Python's headers.
+TEST_PACKAGES := iproute2 slurm-wlm munge strace mmdebstrap
 INSTALL_OS_PACKAGES = @DEMO_PACKAGES="$(DEMO_PACKAGES)" TEST_PACKAGES="$(TEST_PACKAGES)" PYTHON="$(PYTHON)" \
   bash runbooks/setup/install-os-packages.sh
 # The venv is rebuilt when the dependency list or a C piece changes; the stamp records the last good install.
@@ -27,7 +28,7 @@ VENV_STAMP  := $(VENV)/.pagelab-installed
 # the order listed there. `make test TEST_ARGS="-n 0 tests/x.py"` runs some tests in one process.
 TEST_ARGS   ?= -n 2 --dist loadscope --no-loadscope-reorder
 
-.PHONY: setup os-packages build-packages test-packages venv demo lab test bench doctor clean help
+.PHONY: setup os-packages build-packages test-packages venv demo lab test rehearse bench doctor clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-8s %s\n", $$1, $$2 }'
@@ -65,6 +66,10 @@ lab: setup  ## open JupyterLab on notebooks/ with the project's kernel (the one 
 
 test: setup test-packages  ## run the whole test suite on real MariaDB, on two workers
 	$(VPY) -m pytest $(TEST_ARGS)
+
+# A first install on a machine that has nothing: runbooks/setup/rehearse-bare-machine.sh says how.
+rehearse: test-packages  ## as root: make setup, doctor and a smoke sweep on a bare Debian 12 root (CI runs it before make test)
+	bash runbooks/setup/rehearse-bare-machine.sh
 
 bench: setup test-packages  ## run the benchmarks in bench/ and print their figures
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done

@@ -35,7 +35,7 @@ NOBODY = 65534
 BUILD = "python3-venv gcc libc6-dev libmariadb-dev libsqlite3-dev python3-dev"
 DEMO_DEBIAN = "mariadb-server sysstat fio chromium poppler-utils"
 DEMO_UBUNTU = "mariadb-server sysstat fio chromium-browser poppler-utils"
-TEST_ONLY = "iproute2 slurm-wlm munge strace"
+TEST_ONLY = "iproute2 slurm-wlm munge strace mmdebstrap"
 INSTALL = "apt-get install -y -qq --no-install-recommends"
 
 
@@ -211,3 +211,33 @@ def test_a_user_without_root_or_the_build_packages_is_told_the_venv_needs_them(m
     assert bare.calls() == [], "the venv was built without its compiler and headers"
     assert f"for make setup (to build the venv): {BUILD}\n" in done.stderr
     assert "the venv cannot be built before the packages for make setup are installed" in done.stderr
+
+
+REHEARSAL = REPO_ROOT / "runbooks" / "setup" / "rehearse-bare-machine.sh"
+
+
+def test_the_rehearsal_without_root_says_so_and_does_nothing(machine_dir):
+    as_root()
+    script = machine_dir / REHEARSAL.name
+    shutil.copy(REHEARSAL, script)
+    before = set(Path("/var/tmp").glob("pagelab-rehearsal.*"))
+    done = subprocess.run(["/bin/bash", str(script)], capture_output=True, text=True, timeout=60,
+                          env={"PATH": os.environ["PATH"], "REHEARSAL_CACHE": str(machine_dir / "cache")},
+                          user=NOBODY, group=NOBODY, extra_groups=[])
+    assert done.returncode == 1
+    assert "rehearse: needs root" in done.stderr
+    assert set(Path("/var/tmp").glob("pagelab-rehearsal.*")) == before
+    assert not (machine_dir / "cache").exists()
+
+
+def test_the_rehearsal_without_mmdebstrap_says_what_to_install(machine_dir):
+    as_root()
+    tools = machine_dir / "bin"
+    tools.mkdir()
+    for program in ("id", "dirname"):
+        (tools / program).symlink_to(shutil.which(program))
+    done = subprocess.run(["/bin/bash", str(REHEARSAL)], capture_output=True, text=True, timeout=60,
+                          env={"PATH": str(tools), "REHEARSAL_CACHE": str(machine_dir / "cache")})
+    assert done.returncode == 1
+    assert "rehearse: needs mmdebstrap: apt-get install mmdebstrap" in done.stderr
+    assert not (machine_dir / "cache").exists()

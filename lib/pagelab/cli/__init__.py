@@ -10,8 +10,8 @@
     pagelab report DIR                  the report notebook and PDF of a sweep
     pagelab stats DIR                   medians with intervals per page size, a verdict per pair
     pagelab compare DIR_A DIR_B         two sweeps of the same page sizes, compared the same way
-    pagelab advise --keys N ...         measure the disk (fio) and suggest a B-tree page size (seed 003)
-    pagelab ycsb --page-sizes 16k,64k   YCSB load and workloads A/B/C per page size, on InnoDB or the prototype (seed 000)
+    pagelab advise --keys N ...         measure the disk (fio) and suggest a B-tree page size (the RethinkDB post)
+    pagelab ycsb --page-sizes 16k,64k   YCSB load and workloads A/B/C per page size, on InnoDB or the prototype (the OrientDB proposal)
 
 Each module registers its command's arguments next to the handler that reads them (`register`);
 this file is only the table of commands and the one place exit statuses are decided. Errors
