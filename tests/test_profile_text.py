@@ -147,7 +147,7 @@ def test_the_runbooks_commands_describe_their_profiles():
     assert (sizes.split("/"), int(repeats), int(warehouses), int(measured)) == (
         labels(quick["page_sizes"]), quick["repeats"], quick["warehouses"], quick["measure_s"]), match.group(0)
     assert_time_fits("quick", (float(minutes) * 60,) * 2, where)
-    match = find(text, r"--profile course # the seed's set-up: (\d+) rounds of (\d+) s, then (\d+) s per page size: "
+    match = find(text, r"--profile course # the lab's set-up: (\d+) rounds of (\d+) s, then (\d+) s per page size: "
                        r"about (\d+) minutes", where)
     rounds, measured, over_time, minutes = match.groups()
     assert (int(rounds), int(measured), int(over_time)) == (
@@ -192,7 +192,7 @@ def test_the_quick_profiles_description_states_its_shape():
     text = re.sub(r"\s+", " ", profile("quick")["description"])
     where = "runbooks/profiles/quick.yaml"
     quick = profile("quick")
-    match = find(text, r"seed 002's (\w+) page sizes at (\d+) warehouse, (\w+) runs each", where)
+    match = find(text, r"the Week 4 lab's (\w+) page sizes at (\d+) warehouse, (\w+) runs each", where)
     assert (number(match.group(1)), int(match.group(2)), number(match.group(3))) == (
         len(quick["page_sizes"]), quick["warehouses"], quick["repeats"]), match.group(0)
 
@@ -234,3 +234,23 @@ def test_the_runbooks_by_hand_lab_is_the_course_profile():
     assert (int(warehouses), int(connections), rampup, int(max_rampup), int(measured), int(interval)) == (
         course["warehouses"], course["connections"], course["rampup_s"], course["max_rampup_s"],
         course["over_time_s"], course["interval_s"]), run.group(0)
+
+
+def test_shares_of_the_data_and_ramp_ups_are_said_alike_everywhere():
+    """quick's pool as a share of the data, and course's measured ramp-ups, stated in the profiles and
+    the runbook, each against the one measured record (the runbook's pool table, course's sweep)."""
+    runbook = flat(RUNBOOK)
+    loaded_mib = int(find(runbook, r"\| 100% \((\d+) MiB\) \|", "runbooks/tpcc-page-size.md (pool table)").group(1))
+    quick_text = flat(REPO_ROOT / "runbooks" / "profiles" / "quick.yaml")
+    where = "runbooks/profiles/quick.yaml"
+    share, stated_mib = find(quick_text, r"64M is about (two thirds|half|a third) of the 1-warehouse data \((\d+) MiB "
+                                         r"loaded", where).groups()
+    assert int(stated_mib) == loaded_mib, f"{where} says {stated_mib} MiB loaded, the runbook's pool table {loaded_mib}"
+    pool_mib = profile("quick")["buffer_pool"]
+    assert pool_mib == "64M"
+    assert abs(64 / loaded_mib - {"two thirds": 2 / 3, "half": 1 / 2, "a third": 1 / 3}[share]) < 0.05, share
+    course_text = flat(REPO_ROOT / "runbooks" / "profiles" / "course.yaml")
+    ranges = set(re.findall(r"ramp-ups ended after (\d+-\d+) s", course_text))
+    ranges |= set(re.findall(r"\((\d+-\d+) s measured\)", course_text))
+    ranges |= set(re.findall(r"auto ramp-up \(ended after (\d+-\d+) s in all", runbook))
+    assert len(ranges) == 1, f"course's ramp-ups are said to have ended after {' and '.join(sorted(ranges))} s"

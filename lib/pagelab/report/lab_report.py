@@ -1,12 +1,12 @@
 """The words and tables of a sweep's lab report, generated from its bundle.
 
-Seed 002 is itself a lab report (Introduction, Methods, Experimental Setup, Results, Conclusion,
+The Week 4 lab is itself a lab report (Introduction, Methods, Experimental Setup, Results, Conclusion,
 References); the report notebook (notebooks/tpcc_page_size_report.ipynb) follows that outline
 and takes every sentence that depends on the data from here, so the text cannot disagree with
 the numbers. The verdicts come from pagelab.evidence: no sentence calls a difference real unless
 the runs support it. The notes and the appendix are in pagelab.report.appendix.
 
-The seed's claims checked in the Discussion, in the seed's own order:
+The lab's claims checked in the Discussion, in the lab's own order:
 
     read_request   the average read request equals the page size
     iops_fall      IOPS falls slightly as the page size grows
@@ -14,7 +14,7 @@ The seed's claims checked in the Discussion, in the seed's own order:
     best_8k        TpmC 3,518 -> 3,898 -> 3,758 at 4k/8k/16k, so 8k is best
     similar        transaction throughput is similar no matter the page size
 
-Each is checked only where the sweep ran the seed's configuration (pagelab.report.seed_configuration;
+Each is checked only where the sweep ran the lab's configuration (pagelab.report.seed_configuration;
 elsewhere "not checked here", with the differences); a sweep with a second factor answers with the
 page-size effect across it (pagelab.report.grid_report).
 """
@@ -40,12 +40,12 @@ from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
 )
 
 HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE = "holds", "does not hold", "not resolved here"
-# A claim about the seed's configuration, where this sweep's configuration is another.
+# A claim about the lab's configuration, where this sweep's configuration is another.
 NOT_CHECKED = "not checked here"
 VERDICT_WORDS = (HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE, NOT_CHECKED)
 # "The average read request equals the page size": within this share of it.
 REQUEST_SIZE_TOLERANCE = 0.10
-# The seed's hit ratio: "starts near 990, settles near 993" (per 1000); near = within this.
+# The lab's hit ratio: "starts near 990, settles near 993" (per 1000); near = within this.
 HIT_RATIO_NEAR = 3.0
 SEED_HIT_START, SEED_HIT_END = 990.0, 993.0
 # Text cells are cut here: one long value (optimizer_switch) would shrink a whole table to fit.
@@ -97,6 +97,19 @@ def recorded_version(machine: dict) -> str:
     if not sha:
         return version_naming(sha, dirty) + " (commit not recorded)"
     return version_naming(sha, dirty) + f" (commit {sha}" + (", with local changes)" if dirty else ")")
+
+
+def glossary_markdown() -> str:
+    """The glossary's entries (runbooks/glossary.md, where they are written once), for the report's
+    Glossary; its links, which lead nowhere in a PDF, become their words."""
+    import re
+
+    from pagelab.common.paths import GLOSSARY
+
+    text = GLOSSARY.read_text()
+    entries = text[text.index("\n- **") + 1:]
+    return ("The words this report uses with a precise meaning, as pagelab's glossary (runbooks/glossary.md) "
+            "defines them:\n\n" + re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", entries))
 
 
 def references(machine: dict) -> list[str]:
@@ -253,12 +266,12 @@ class Claim:
 
 def _not_checked(statement_claim: Claim, differences: list[str]) -> Claim:
     return Claim(statement_claim.key, statement_claim.statement, NOT_CHECKED,
-                 f"this sweep's configuration is not the seed's: {'; '.join(differences)}. The "
-                 f"`{CHECKING_PROFILE}` profile runs the seed's configuration and checks it", statement_claim.where)
+                 f"this sweep's configuration is not the lab's: {'; '.join(differences)}. The "
+                 f"`{CHECKING_PROFILE}` profile runs the lab's configuration and checks it", statement_claim.where)
 
 
 def claims(data: ReportData) -> list[Claim]:
-    """Seed 002's claims, each checked against this sweep where its configuration is the seed's
+    """The Week 4 lab's claims, each checked against this sweep where its configuration is the lab's
     (see the module comment and CONFIGURATION_DEPENDENCE)."""
     checked = []
     for check in (_read_request, _iops_fall, _hit_ratio, _best_8k, _similar):
@@ -386,10 +399,10 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
 
     parts = [f"{label} {listed(group)}" for label, group in
              (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_),
-              (f"these are about the seed's configuration, which this sweep did not run (the `{CHECKING_PROFILE}` "
+              (f"these are about the lab's configuration, which this sweep did not run (the `{CHECKING_PROFILE}` "
                "profile does):", unchecked))
              if group]
-    text.append("Of seed 002's five observations, " + "; ".join(parts) + ".")
+    text.append("Of the Week 4 lab's five observations, " + "; ".join(parts) + ".")
     return " ".join(text)
 
 
@@ -485,7 +498,9 @@ def method_markdown(data: ReportData) -> str:
         f"{MIN_ROUNDS_FOR_PAIRED} "
         f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
-        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
+        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else "")
+        + " These words (median interval, effect, margin δ, Holm, round, block, A/A) are defined in the "
+          "Glossary at the end.")
 
 
 def _rounds_shuffled(data: ReportData) -> bool:
@@ -549,7 +564,7 @@ def host_verdict(data: ReportData) -> str:
 
 
 def benchmark_setup(data: ReportData) -> pd.DataFrame:
-    """The seed's "Benchmark setup" table, ours beside the seed's."""
+    """The lab's "Benchmark setup" table, ours beside the lab's."""
     from pagelab.report.figures import read_reference
 
     profile = data.profile
@@ -568,16 +583,16 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     }
     seed = read_reference("seed002_setup.csv")
     seed = seed[seed["table"] == "Benchmark setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
-    rows = [{"Setting": key, "This sweep": value, "Seed 002": seed.get(key, "—")} for key, value in ours.items()]
+    rows = [{"Setting": key, "This sweep": value, "Week 4 lab": seed.get(key, "—")} for key, value in ours.items()]
     return pd.DataFrame(rows + server_setting_rows(data))
 
 
 def system_setup(data: ReportData) -> pd.DataFrame:
-    """The seed's "System setup" table, this machine beside the seed's."""
+    """The lab's "System setup" table, this machine beside the lab's."""
     from pagelab.machine.system import system_setup_table
     from pagelab.report.figures import read_reference
 
     seed = read_reference("seed002_setup.csv")
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
-    return pd.DataFrame([{"Type": key, "This machine": value, "Seed 002": seed.get(key, "—")}
+    return pd.DataFrame([{"Type": key, "This machine": value, "Week 4 lab": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])

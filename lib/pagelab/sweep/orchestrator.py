@@ -234,7 +234,7 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     return pdf_path
 
 
-DEFAULT_REPORT_TITLE = "The effect of InnoDB page size on TPC-C: a reproduction of seed 002"
+DEFAULT_REPORT_TITLE = "The effect of InnoDB page size on TPC-C: a reproduction of the Week 4 lab"
 
 
 def reports_copy(sweep_dir: Path, pdf_path: Path) -> Path:

@@ -112,7 +112,7 @@ class Profile:
     def added_units(self, first_round: int, first_repeat: int, count: int) -> list[dict[str, Any]]:
         """`count` more rounds of verdict runs for a sweep extended after it ran (`--add-rounds`):
         numbered from `first_round` (after every round the sweep has, the over-time runs' included)
-        and `first_repeat`, each ordered by the seed stream's draw of its round's number."""
+        and `first_repeat`, each ordered by the random seed's draw of its round's number."""
         return self._verdict_units(first_round, first_repeat, count)
 
     def _cells_jsonable(self) -> list[tuple[int, dict[str, Any]]]:
@@ -381,7 +381,7 @@ def profile_help(width: int = 80) -> str:
 
 
 def describe(profile: Profile, db_bytes: int | None = None) -> list[tuple[str, str]]:
-    """(label, value) rows for a report's title page, like the seed's "Benchmark setup" table."""
+    """(label, value) rows for a report's title page, like the lab's "Benchmark setup" table."""
     rows = [("Profile", profile.name + (f" (--set {' --set '.join(profile.overrides)})" if profile.overrides else ""))]
     for knob in KNOBS:
         value = profile.values[knob.name]
