@@ -254,3 +254,14 @@ def test_shares_of_the_data_and_ramp_ups_are_said_alike_everywhere():
     ranges |= set(re.findall(r"\((\d+-\d+) s measured\)", course_text))
     ranges |= set(re.findall(r"auto ramp-up \(ended after (\d+-\d+) s in all", runbook))
     assert len(ranges) == 1, f"course's ramp-ups are said to have ended after {' and '.join(sorted(ranges))} s"
+
+
+def test_the_readme_states_courses_disk_footprint():
+    from pagelab.sweep.footprint import sweep_estimate
+
+    where = "README.md (Reproducing the Week 4 lab)"
+    stated_gb = int(find(flat(REPO_ROOT / "README.md"), r"`course` keeps about (\d+) GB on disk", where).group(1))
+    course = profile("course")
+    estimate_gib = sweep_estimate(len(course["page_sizes"]), course["warehouses"],
+                                  load_profile("course").redo_log) / 2**30
+    assert abs(stated_gb - estimate_gib) <= 1, f"{where} says {stated_gb} GB; the sweep's own estimate is {estimate_gib:.1f} GiB"

@@ -99,6 +99,19 @@ def recorded_version(machine: dict) -> str:
     return version_naming(sha, dirty) + f" (commit {sha}" + (", with local changes)" if dirty else ")")
 
 
+def glossary_markdown() -> str:
+    """The glossary's entries (runbooks/glossary.md, where they are written once), for the report's
+    Glossary; its links, which lead nowhere in a PDF, become their words."""
+    import re
+
+    from pagelab.common.paths import GLOSSARY
+
+    text = GLOSSARY.read_text()
+    entries = text[text.index("\n- **") + 1:]
+    return ("The words this report uses with a precise meaning, as pagelab's glossary (runbooks/glossary.md) "
+            "defines them:\n\n" + re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", entries))
+
+
 def references(machine: dict) -> list[str]:
     """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
     return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
@@ -485,7 +498,9 @@ def method_markdown(data: ReportData) -> str:
         f"{MIN_ROUNDS_FOR_PAIRED} "
         f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
-        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
+        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else "")
+        + " These words (median interval, effect, margin δ, Holm, round, block, A/A) are defined in the "
+          "Glossary at the end.")
 
 
 def _rounds_shuffled(data: ReportData) -> bool:
