@@ -48,16 +48,13 @@ def _pair_named(text: str, order: list[str]) -> tuple[str, str]:
 
 
 def _refuse_other_machine(record) -> None:
-    from pagelab.machine.hosts import identity_differences, recorded_host_identities, this_host_identity
+    from pagelab.machine.hosts import other_machines
 
-    here = this_host_identity(record.directory)
     done = [entry["name"] for entry in record.runs if entry["status"] == "done"]
-    for there in recorded_host_identities(record.directory, done):
-        differences = identity_differences(there, here)
-        if differences:
-            raise UsageError(f"{record.directory} was made on another machine ({'; '.join(differences)}), so its "
-                             "variance components and timings say nothing about this one: no design. Run a sweep "
-                             "here (e.g. pagelab sweep --profile quick) and plan from it")
+    for differences in other_machines(record.directory, done):
+        raise UsageError(f"{record.directory} was made on another machine ({differences}), so its variance "
+                         "components and timings say nothing about this one: no design. Run a sweep here (e.g. "
+                         "pagelab sweep --profile quick) and plan from it")
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
