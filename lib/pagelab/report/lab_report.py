@@ -34,7 +34,8 @@ from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, numbe
 from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
 from pagelab.common.reference import CITATIONS
 from pagelab.common.units import size_text
-from pagelab.report.grid_report import PERCONA_DIRECTION, grid_answer, grid_factor  # noqa: F401 (the notebook's)
+from pagelab.report.grid_report import (PERCONA_DIRECTION, grid_answer, grid_factor,  # noqa: F401 (the notebook's)
+                                        levels_text, pool_level_labels)
 from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
     CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed, memory_budget_sentence,
     not_applicable_sentence, over_time_sentence, pool_share_pct, recorded_configuration, server_setting_rows,
@@ -573,7 +574,7 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
         "DB size": f"{size_text(sum(db) / len(db))} ({profile.get('warehouses')} warehouse)" if db else "—",
         "Buffer Pool Size": (f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
                              if pools and db and not isinstance(profile.get("buffer_pool"), list)
-                             else str(profile.get("buffer_pool"))),
+                             else levels_text(profile.get("buffer_pool"), pool_level_labels(data))),
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
         "Runtime": (f"{profile.get('measure_s')} s" if profile.get("measure_s") != "auto" else "auto") +
                    f" × {profile.get('repeats')} run(s) per page size" +
