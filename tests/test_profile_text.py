@@ -268,6 +268,22 @@ def test_the_readme_states_courses_disk_footprint():
     assert abs(stated_gb - estimate_gib) <= 1, f"{where} says {stated_gb} GB; the sweep's own estimate is {estimate_gib:.1f} GiB"
 
 
+def test_the_runbooks_unit_counts_are_the_profiles():
+    """The runbook's counts of units for full, and for course at 19 rounds on Slurm, from the profiles."""
+    text, where = flat(RUNBOOK), "runbooks/tpcc-page-size.md"
+    full = profile("full")
+    match = find(text, r"`full` is the wider design: (\d+) page sizes × (\d+) rounds of (\d+) s, (\d+) units", where)
+    sizes, rounds, measured, units = map(int, match.groups())
+    assert (sizes, rounds, measured, units) == (len(full["page_sizes"]), full["repeats"], full["measure_s"],
+                                                 len(load_profile("full").units())), match.group(0)
+    match = find(text, r"--profile course --set repeats=(\d+) --executor slurm .*? (\d+) units \((\d+) verdict runs of "
+                       r"[^,]*, (\d+) over-time runs", where)
+    repeats, units, verdict, over_time = map(int, match.groups())
+    course = load_profile("course", [f"repeats={repeats}"])
+    roles = [unit["role"] for unit in course.units()]
+    assert (units, verdict, over_time) == (len(roles), roles.count("verdict"), roles.count("over_time")), match.group(0)
+
+
 # The planner's arithmetic as the profiles' comments state it (pagelab plan): rounds x length and the
 # time they take, the variance of the primary pair's mean log-ratio, its interval and its power.
 PLANNED_TIME = re.compile(r"(\d+) rounds x (\d+) s take \1 x (\d+) x \(\2 \+ ([\d.]+)\) \+ ([\d,]+) = ([\d,]+) s")
