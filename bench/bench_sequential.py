@@ -11,9 +11,11 @@ and a sweep counts as a false call if any look calls any pair faster or slower. 
   pairs a Holm family at the look's family confidence, as `pagelab stats` judges an extended sweep.
 
 Each rule is applied to the two-stage estimate of each pair (the rounds' log-ratios of run means,
-a t-test with rounds - 1 degrees of freedom) over --sweeps sweeps, and to pagelab's own verdict
-rule (`compare_family`: bootstrap interval and exact signed-rank test) over --rule-sweeps sweeps
-(slower: about 0.2 s of CPU a look). With --effect-pct, the same for a true effect of the last page
+a t-test with rounds - 1 degrees of freedom: the estimator of TpmC's two-level model,
+pagelab.evidence.model, without the floor from the within-run component, which only widens its
+interval) over --sweeps sweeps, and to pagelab's rank-test rule (`compare_family`: bootstrap
+interval and exact signed-rank test, which judges the metrics without interval series) over
+--rule-sweeps sweeps (slower: about 0.2 s of CPU a look). With --effect-pct, the same for a true effect of the last page
 size against the first, to show what the boundaries cost in power. The goal: the sequential false-
 call rate at or under 5%, with its 95% (Clopper-Pearson) interval.
 

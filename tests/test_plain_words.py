@@ -66,3 +66,26 @@ def test_every_link_between_the_documents_leads_somewhere():
                 if anchor not in headings:
                     broken.append(f"{path.name}: {target} (no such heading)")
     assert not broken, broken
+
+
+def test_the_readme_cites_each_reference_as_the_report_and_help_do():
+    from pagelab.common.reference import CITATIONS
+
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    references = readme[readme.index("### References"):readme.index("## Installing")]
+    missing = [name for name, citation in CITATIONS.items() if citation not in references]
+    assert not missing, f"README's References lack pagelab.common.reference.CITATIONS' {missing}"
+
+
+def test_each_notebook_opens_with_its_references_citation():
+    import json
+
+    from pagelab.common.reference import CITATIONS
+
+    cited = {"tpcc_page_size_run": "week4_lab", "tpcc_page_size_report": "week4_lab", "ycsb_page_size": "orientdb",
+             "sqlite_page_size": "sqlite", "btree_block_size_model": "rethinkdb", "random_write_cost": "voron"}
+    notebooks = {path.stem for path in (REPO_ROOT / "notebooks").glob("*.ipynb")}
+    assert notebooks == set(cited), "say which reference each notebook reproduces"
+    for name, key in cited.items():
+        cells = json.loads((REPO_ROOT / "notebooks" / f"{name}.ipynb").read_text())["cells"]
+        assert CITATIONS[key] in "".join(cells[0]["source"]), f"{name}'s opening cell does not cite {key} as it is cited"

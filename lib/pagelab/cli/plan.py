@@ -141,10 +141,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
         other = components.pair(y, x) or components.pair(x, y)
         if other is None or not math.isfinite(other.within_a.value) or not math.isfinite(other.between_f.value):
             continue
-        found = planner.design(other.within_a.value, other.between_f.value, costs, best.rounds, best.run_s,
-                               0.05 / max(m - 1, 1) if declared else alpha, None, args.power)
-        print(f"  {other.a} vs {other.b} in that design: minimum detectable effect {found.detectable_pct:.1f}% at "
-              f"{100 * args.power:g}% power, half-width ±{found.half_width_pct:.1f}%")
+        level = 0.05 / max(m - 1, 1) if declared else alpha
+        shown = [("now", now), ("best", best)] if now else [("best", best)]
+        print(f"  {other.a} vs {other.b}: " + "; ".join(
+            f"{label} minimum detectable effect {found.detectable_pct:.1f}% (half-width ±{found.half_width_pct:.1f}%)"
+            for label, found in ((label, planner.design(other.within_a.value, other.between_f.value, costs,
+                                                        chosen.rounds, chosen.run_s, level, None, args.power))
+                                 for label, chosen in shown)))
     return 0
 
 

@@ -32,6 +32,7 @@ from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RE
 from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, number_text, page_size_table,
                                      pairwise_table, pct_text, unresolved_advice)
 from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
+from pagelab.common.reference import CITATIONS
 from pagelab.common.units import size_text
 from pagelab.report.grid_report import (PERCONA_DIRECTION, grid_answer, grid_factor,  # noqa: F401 (the notebook's)
                                         levels_text, pool_level_labels)
@@ -55,9 +56,7 @@ TEXT_CELL_CHARS = 48
 SHORTEST_MEANINGFUL_MEASURE_S = 60
 
 REFERENCES = [
-    "Hyuksoo Yeo, \"Week#4 Effect of page size on performance\", lab report for SWE3033 Database "
-    "Systems (Sungkyunkwan University, Fall 2021); the course's labs: https://github.com/meeeejin/SWE3033-F2021 "
-    "(week-4).",
+    CITATIONS["week4_lab"] + "; the course's labs: https://github.com/meeeejin/SWE3033-F2021 (week-4).",
     "Percona-Lab, tpcc-mysql: https://github.com/Percona-Lab/tpcc-mysql (the driver whose statements, "
     "transaction boundaries and log format pagelab's default driver mode reproduces).",
     "V. Tkachenko, \"Small innodb_page_size as a performance boost for SSD\", Percona blog, 2016-08-10: "
