@@ -236,11 +236,31 @@ def as_record(bundle: "SweepRecord | str | os.PathLike") -> SweepRecord:
 
 
 def read_runs(bundle: "SweepRecord | str | os.PathLike"):
-    """The bundle's runs as pagelab.evidence compares them (a RunTable)."""
+    """The bundle's runs as pagelab.evidence compares them (a RunTable), each with its block."""
     from pagelab.evidence.tables import run_table
 
     record = as_record(bundle)
-    return run_table(record.directory, record.document)
+    return run_table(record.directory, with_blocks(record.document))
+
+
+def with_blocks(document: dict) -> dict:
+    """sweep.json's document with each run's "block": the runs compared with each other as runs
+    that shared a machine's minute. That is the round within its node: the round's number when
+    its finished runs all ran on one host (as the Slurm executor runs a round, and a local sweep
+    every round), None when they ran on several (a bundle from before rounds were Slurm tasks, or
+    local and cluster parts merged by a resume), whose runs are then compared unpaired."""
+    hosts: dict[int, set] = {}
+    for entry in document["runs"]:
+        if entry["status"] == "done":
+            hosts.setdefault(run_round(entry), set()).add(entry.get("host"))
+    runs = [{**entry, "block": run_round(entry) if len(hosts.get(run_round(entry), ())) <= 1 else None}
+            for entry in document["runs"]]
+    return {**document, "runs": runs}
+
+
+def run_round(entry: dict) -> int:
+    """A run's round; its repeat in a bundle from before rounds were recorded (they were the same)."""
+    return int(entry.get("round") or entry["repeat"])
 
 
 # Keys of a run's entry in sweep.json that may give its place in the order the runs executed.

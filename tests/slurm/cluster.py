@@ -94,8 +94,9 @@ def slurm_conf(directory: Path, controller: str, nodes: dict[str, str], ports: t
         "SchedulerType=sched/backfill",
         "SelectType=select/cons_tres",
         "SelectTypeParameters=CR_Core",
-        # a node that was down comes back by itself when its slurmd registers
-        "ReturnToService=2",
+        # a node that stopped answering comes back by itself when its slurmd registers again; one
+        # set DOWN by `scontrol update` stays down until it is resumed, as on a real cluster
+        "ReturnToService=1",
         # the tests wait on the scheduler: look at the queue often rather than every 60 s
         "SchedulerParameters=sched_interval=2",
         "MinJobAge=300",

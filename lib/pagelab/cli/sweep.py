@@ -99,8 +99,8 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
         print(f"plan: {sweep_dir / 'plan.json'} ({len(plan.units)} units)")
         for unit in plan.units:
             print(f"  {unit.index}: {unit.name}")
-        print(f"run one unit:  pagelab run-unit {sweep_dir} INDEX\n"
-              f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm]")
+        print(f"run one round: pagelab run-unit {sweep_dir} --round K [--scratch DIR]\n"
+              f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm --scratch DIR]")
         return 0
     from pagelab.bundle import SweepRecord
 
@@ -219,7 +219,7 @@ def register(commands) -> None:
                                                      "in reports/)")
     sweep.add_argument("--plan-only", action="store_true",
                        help="write the bundle and its plan of run units (plan.json) and stop; run them later with "
-                            "--resume, or one at a time with `pagelab run-unit BUNDLE INDEX`")
+                            "--resume, or a round at a time with `pagelab run-unit BUNDLE --round K`")
     _add_executor_options(sweep)
     _add_report_options(sweep)
     add_mode_argument(sweep, default=None)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import Sequence
@@ -78,6 +78,7 @@ class RunTable:
     profile: dict
     page_order: list[str]
     noise: dict | None = None  # noise.json, when the sweep measured the machine first
+    host_noise: dict = field(default_factory=dict)  # {host: its noise.json}, each node's own (--noise on Slurm)
 
 
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
@@ -131,12 +132,15 @@ def run_table(bundle: Path, record: dict) -> RunTable:
         levels = {f"level_{name}": level for name, level in (entry.get("cell") or {}).items()}
         rows.append({"run": entry["name"], "page_size": entry["page_size"],
                      "page_size_bytes": entry["page_size_bytes"], "repeat": entry["repeat"],
-                     "host": entry.get("host") or UNRECORDED_HOST, **levels, **values})
+                     "host": entry.get("host") or UNRECORDED_HOST, **levels, **values,
+                     # the runs compared with each other (pagelab.bundle.with_blocks); None: unpaired
+                     "block": entry.get("block", entry.get("round") or entry["repeat"])})
     sizes = record.get("profile", {}).get("page_sizes") or sorted({e["page_size_bytes"] for e in record["runs"]})
     noise_path = bundle / "noise.json"
     noise = json.loads(noise_path.read_text()) if noise_path.exists() else None
+    host_noise = {path.parent.name: json.loads(path.read_text()) for path in sorted(bundle.glob("hosts/*/noise.json"))}
     return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), [page_size_label(int(s)) for s in sizes],
-                    noise)
+                    noise, host_noise)
 
 
 def host_table(table: RunTable) -> pd.DataFrame:
@@ -199,7 +203,10 @@ def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     elif found["larger"]:
         lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is larger "
                      f"than the page-size effect ({found['page_effect_pct']:.1f}%): the hosts differ more than the "
-                     "page sizes do. Compare page sizes within one host, or run every page size on every host.")
+                     "page sizes do. " + ("Each round ran on one host and is compared within it, so the hosts' "
+                                          "difference cancels out of the comparisons."
+                                          if "block" in table.runs and table.runs["block"].notna().all() else
+                                          "Compare page sizes within one host, or run every page size on every host."))
     else:
         lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is smaller "
                      f"than the page-size effect ({found['page_effect_pct']:.1f}%).")
@@ -253,10 +260,13 @@ def comparison_row(comparison: Comparison, label_a: str, label_b: str, metric: M
 
 
 def _values_by_round(runs: pd.DataFrame, page_size: str, metric: str) -> dict[int, float]:
+    """{block: value}; a run without a block (its round spanned nodes) gets a key of its own,
+    -(its row + 1), which no other run shares, so it is never paired."""
     if runs.empty:
         return {}
-    rows = runs.loc[runs["page_size"] == page_size, ["repeat", metric]]
-    return {int(repeat): float(value) for repeat, value in rows.itertuples(index=False) if not pd.isna(value)}
+    rows = runs.loc[runs["page_size"] == page_size, ["block" if "block" in runs else "repeat", metric]]
+    return {(-(row + 1) if pd.isna(block) else int(block)): float(value)
+            for row, (block, value) in zip(rows.index, rows.itertuples(index=False)) if not pd.isna(value)}
 
 
 def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
