@@ -1,4 +1,4 @@
-"""`pagelab advise`: measure the disk and suggest a B-tree page size (seed 003's model)."""
+"""`pagelab advise`: measure the disk and suggest a B-tree page size (the RethinkDB post's model)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 def register(commands) -> None:
     advise = commands.add_parser(
-        "advise", help="measure the disk and suggest a B-tree page size (seed 003's model)",
-        description="RethinkDB's model (seed 003): lookups/s = random-read IOPS at the page size / B-tree hops, "
+        "advise", help="measure the disk and suggest a B-tree page size (the RethinkDB post's model)",
+        description="RethinkDB's model (the RethinkDB post): lookups/s = random-read IOPS at the page size / B-tree hops, "
                     "with nodes filled as after random inserts and the top levels that fit in the cache free. "
                     "IOPS come from fio (QD1, direct I/O) on the disk under --device, measured once and cached "
                     "for 30 days in data/cache/. Prints the table behind the choice.")

@@ -71,6 +71,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         document = {"page_sizes": page_size_table(table).to_dict("records"),
                     "pairs": pairwise_table(table, args.resolve).to_dict("records"),
                     "excluded": [{"run": name, "why": why} for name, why in table.excluded],
+                    "looks": {"max_rounds": table.looks.max_rounds, "family_confidence": table.confidence,
+                              "looks": [{"look": look.look, "rounds": look.rounds, "time": look.time, "z_boundary": c}
+                                        for look, c in zip(table.looks.looks, table.looks.boundaries())]},
                     "hosts": host_table(table).to_dict("records"), "host_spread": host_spread(table),
                     "nodes": node_summary(table),
                     "grid": {factor: {"cells": cell_table(table, factor).to_dict("records"),

@@ -1,4 +1,4 @@
-"""`pagelab sweep` and `pagelab report`: the page-size sweep of seed 002, its report and PDF."""
+"""`pagelab sweep` and `pagelab report`: the page-size sweep of the Week 4 lab, its report and PDF."""
 
 from __future__ import annotations
 
@@ -14,13 +14,50 @@ if TYPE_CHECKING:
     from pagelab.bundle import SweepRecord
 
 
+def check_sweep_arguments(args: argparse.Namespace) -> None:
+    """Every check of `pagelab sweep`'s options that needs no bundle: refused before anything is made
+    (tests/test_documented_commands.py runs each documented sweep this far)."""
+    _check_executor_options(args)
+    if args.add_rounds is not None and not args.resume:
+        raise UsageError("--add-rounds N adds rounds to a sweep that has run; give it with --resume DIR")
+    if args.resume and (args.profile or args.set or args.out or args.noise):
+        raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
+
+
+def checked_profile(args: argparse.Namespace):
+    """The profile a new sweep of `args` runs, its knobs and the rules between them checked and a
+    tpcc-mysql build found where one is needed, before anything is written; its notes printed."""
+    from pagelab.sweep.profiles import DEFAULT_PROFILE, load_profile
+    from pagelab.tpcc.modes import runs_tpcc_mysql
+
+    overrides = list(args.set)
+    if args.mode:
+        overrides.append(f"driver_mode={args.mode}")
+    if args.tpcc_mysql_dir:
+        overrides.append(f"tpcc_mysql_dir={args.tpcc_mysql_dir}")
+    profile = load_profile(args.profile or DEFAULT_PROFILE, overrides)
+    for note in (*profile.notes, profile.verdict_floor_note()):
+        if note:
+            print(f"pagelab sweep: note: {note}", file=sys.stderr)
+    if runs_tpcc_mysql(profile.driver_mode, profile.loader):
+        from pagelab.tpcc.external import find_tpcc_mysql
+
+        find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
+    return profile
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from pagelab.sweep import orchestrator as sweep
 
-    _check_executor_options(args)
+    check_sweep_arguments(args)
     if args.resume:
-        if args.profile or args.set or args.out or args.noise:
-            raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
+        if args.add_rounds is not None:
+            from pagelab.sweep.extend import add_rounds
+
+            record = add_rounds(Path(args.resume), args.add_rounds, check_machine=args.executor != "slurm")
+            look = record.document["looks"][-1]
+            print(f"pagelab sweep: look {look['look']} of {record.directory}: {args.add_rounds} round(s) added, "
+                  f"{look['rounds']} in all", file=sys.stderr)
         if args.executor == "slurm":
             sweep.check_bundle_directory(Path(args.resume))
             with sweep.bundle_lock(Path(args.resume)):  # not while a local sweep runs its units
@@ -28,22 +65,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         record, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
                                    report=_report_options(args), keep_instances=args.keep_instances)
     else:
-        from pagelab.sweep.profiles import load_profile
-        from pagelab.tpcc.modes import runs_tpcc_mysql
-
-        overrides = list(args.set)
-        if args.mode:
-            overrides.append(f"driver_mode={args.mode}")
-        if args.tpcc_mysql_dir:
-            overrides.append(f"tpcc_mysql_dir={args.tpcc_mysql_dir}")
-        profile = load_profile(args.profile or "quick", overrides)  # validated before anything starts
-        floor = profile.verdict_floor_note()
-        if floor:
-            print(f"pagelab sweep: note: {floor}", file=sys.stderr)
-        if runs_tpcc_mysql(profile.driver_mode, profile.loader):
-            from pagelab.tpcc.external import find_tpcc_mysql
-
-            find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
+        profile = checked_profile(args)  # validated before anything starts
         if args.executor == "slurm" or args.plan_only:
             return _plan_elsewhere(args, profile)
         record, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
@@ -193,7 +215,7 @@ def _profile_epilog() -> str:
 
 def register(commands) -> None:
     sweep = commands.add_parser(
-        "sweep", help="run the page-size sweep (seed 002) and write the PDF report",
+        "sweep", help="run the page-size sweep (the Week 4 lab's TPC-C experiment) and write the PDF report",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="For each page size and repeat of a profile, execute notebooks/tpcc_page_size_run.ipynb with "
                     "papermill into a run bundle (data/runs/<sweep-id>/), then the report notebook and the PDF "
@@ -202,11 +224,20 @@ def register(commands) -> None:
                     "gives every metric.\n\n"
                     "Profiles live in runbooks/profiles/ (listed below); any knob can be changed with --set knob=value.",
         epilog=_profile_epilog())
-    sweep.add_argument("--profile", help="profile name in runbooks/profiles/ or a YAML path (default quick)")
+    from pagelab.sweep.profiles import DEFAULT_PROFILE
+
+    sweep.add_argument("--profile", help=f"profile name in runbooks/profiles/ or a YAML path (default {DEFAULT_PROFILE})")
     sweep.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                        help="override a knob, e.g. --set page_sizes=4k,16k --set measure_s=30 (repeatable)")
     sweep.add_argument("--out", metavar="DIR", help="the sweep directory (default data/runs/<profile>-<time>)")
     sweep.add_argument("--resume", metavar="DIR", help="finish an interrupted sweep")
+    sweep.add_argument("--add-rounds", metavar="N", type=int,
+                       help="with --resume DIR: add N rounds of verdict runs to a finished (or unfinished) sweep made "
+                            "with room for them (--set max_rounds=M when it was made), run them and report again. The "
+                            "rounds continue the lab's order; each addition is a look, recorded in sweep.json and "
+                            "tested at a group-sequential boundary, so adding rounds until a pair resolves cannot make "
+                            "a verdict out of noise. Refused, naming the difference, if the profile's file, the code "
+                            "or the machine differ from the ones that made the sweep")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     sweep.add_argument("--keep-instances", action="store_true",
                        help="keep each page size's datadir and loaded snapshot after a finished sweep (about twice "
@@ -230,7 +261,7 @@ def register(commands) -> None:
         "report", help="a sweep's lab report, or any notebook, as a PDF without code",
         description="With a sweep directory: execute notebooks/tpcc_page_size_report.ipynb over it and print the lab "
                     "report (title page, introduction, method, setup, results with intervals and verdicts, "
-                    "discussion of the seed's claims, conclusion, notes, references, appendix) to BUNDLE/report.pdf, "
+                    "discussion of the lab's claims, conclusion, notes, references, appendix) to BUNDLE/report.pdf, "
                     "with a copy in reports/. With a notebook (.ipynb): execute it with papermill (-p NAME VALUE "
                     "sets a parameter) into reports/<name>-<time>/ and print it to PDF without code cells.")
     report.add_argument("target", metavar="DIR|NOTEBOOK", help="a sweep directory, or a notebook such as "

@@ -1,4 +1,4 @@
-"""The seeds' published numbers, transcribed into data/reference/<seed>_<what>.csv (its README
+"""The references' published numbers, transcribed into data/reference/<seed>_<what>.csv (its README
 says from where), read as pandas tables: the one reader of those files."""
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ that decide when a run is warm and when it has measured enough.
                   verdict: faster / slower / equivalent within ±delta / not resolved)
     families.py   pairs judged as a family (Holm, Bonferroni), and the difference of two effects
     steady.py     MSER-5 warm-up truncation and batch-means intervals within one run
+    components.py the within-run and between-run variance components, from the runs' interval series
     tables.py     a bundle's runs as tables of evidence
     two_sweeps.py two bundles compared: effects changed, level moved, knobs differ
 

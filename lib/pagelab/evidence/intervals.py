@@ -75,14 +75,14 @@ MIN_ROUNDS_FOR_PAIRED = 6
 RESAMPLES = 9_999
 # A fixed seed, so `pagelab stats` prints the same intervals every time it reads a bundle.
 BOOTSTRAP_SEED = 2026
-# The difference a sweep should be able to resolve unless told otherwise: seed 002's page sizes
+# The difference a sweep should be able to resolve unless told otherwise: the Week 4 lab's page sizes
 # differ by 3-11%, so 5% is the scale of the claims being checked.
 DEFAULT_RESOLVE_PCT = 5.0
 # Beyond this many runs per page size the estimate is reported as "more than".
 MAX_REPEATS_ESTIMATE = 200
 
 # The margin within which two page sizes count as the same, in percent: a knob (equivalence_pct), whose
-# default this is. Seed 002's page sizes differ by 3-11%, so 3% is below every effect it claims.
+# default this is. The Week 4 lab's page sizes differ by 3-11%, so 3% is below every effect it claims.
 DEFAULT_EQUIVALENCE_PCT = 3.0
 # The power the minimum detectable effect and the runs for equivalence are stated at (Cohen's 80%).
 POWER = 0.8

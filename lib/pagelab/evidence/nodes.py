@@ -51,21 +51,23 @@ def primary_pair(table: RunTable) -> tuple[str, str]:
 
 def _by_block(runs: pd.DataFrame, page_size: str, metric: str) -> dict:
     rows = runs.loc[runs["page_size"] == page_size, ["block", metric]].dropna(subset=[metric])
-    return {(-(row + 1) if pd.isna(block) else int(block)): float(value)
-            for row, (block, value) in zip(rows.index, rows.itertuples(index=False))}
+    return {block: float(value) for block, value in rows.itertuples(index=False)}
 
 
 def split_rounds(table: RunTable) -> list[int]:
-    """Rounds whose runs ran on more than one node (no block: compared unpaired)."""
+    """Rounds whose runs ran on more than one node (each such run is a block of its own, compared
+    unpaired: pagelab.bundle.with_blocks)."""
     runs = table.runs
-    if runs.empty or "block" not in runs:
+    if runs.empty:
         return []
-    return sorted({int(repeat) for repeat in runs.loc[runs["block"].isna(), "repeat"]})
+    hosts = runs.groupby("repeat")["host"].nunique()
+    return sorted(int(repeat) for repeat in hosts[hosts > 1].index)
 
 
-def interaction_test(runs: pd.DataFrame, metric: str) -> dict | None:
-    """F test of node x page size on log(metric), blocks (or nodes) and page size in both models;
-    None when the data leave it no residual degrees of freedom."""
+def interaction_test(runs: pd.DataFrame, metric: str, blocked: bool) -> dict | None:
+    """F test of node x page size on log(metric), with the blocks (rounds within nodes; the nodes
+    when some round spans nodes, `blocked` False) and the page size in both models; None when the
+    data leave it no residual degrees of freedom."""
     import statsmodels.formula.api as smf
 
     data = runs[["host", "page_size", "block", metric]].dropna(subset=[metric]).copy()
@@ -73,9 +75,7 @@ def interaction_test(runs: pd.DataFrame, metric: str) -> dict | None:
     if data["host"].nunique() < 2 or data["page_size"].nunique() < 2:
         return None
     data["y"] = np.log(data[metric])
-    data["blocking"] = [f"{host}/{block}" if not pd.isna(block) else f"{host}/-" for host, block
-                        in zip(data["host"], data["block"])]
-    base = "y ~ C(blocking) + C(page_size)" if data["block"].notna().all() else "y ~ C(host) + C(page_size)"
+    base = "y ~ C(block) + C(page_size)" if blocked else "y ~ C(host) + C(page_size)"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reduced = smf.ols(base, data).fit()
@@ -84,7 +84,7 @@ def interaction_test(runs: pd.DataFrame, metric: str) -> dict | None:
             return None
         f_value, p_value, df_diff = full.compare_f_test(reduced)
     return {"f": float(f_value), "p": float(p_value), "df_num": int(df_diff), "df_den": int(full.df_resid),
-            "blocks": "rounds within nodes" if data["block"].notna().all() else "nodes"}
+            "blocks": "rounds within nodes" if blocked else "nodes"}
 
 
 def node_random_effect(runs: pd.DataFrame, metric: str, page_size: str, reference: str) -> dict | None:
@@ -119,7 +119,7 @@ def node_summary(table: RunTable, metric: str = "tpmc") -> dict | None:
     if len(nodes) < 2:
         return None
     if "block" not in runs:
-        runs = runs.assign(block=runs["repeat"])
+        runs = runs.assign(block=runs["repeat"].map(lambda repeat: f"round {repeat}"))
     page_size, reference = primary_pair(table)
     per_node = []
     for node in nodes:
@@ -136,7 +136,7 @@ def node_summary(table: RunTable, metric: str = "tpmc") -> dict | None:
     spread = 100 * (max(levels) / min(levels) - 1) if len(levels) >= 2 and min(levels) > 0 else math.nan
     split = split_rounds(table)
     return {"metric": metric, "page_size": page_size, "reference": reference, "nodes": per_node,
-            "speed_spread_pct": spread, "interaction": interaction_test(runs, metric), "split_rounds": split,
+            "speed_spread_pct": spread, "interaction": interaction_test(runs, metric, not split), "split_rounds": split,
             "random_effect": node_random_effect(runs, metric, page_size, reference) if split else None}
 
 

@@ -8,7 +8,13 @@ pagelab.evidence.two_sweeps.
 
 The unit of evidence is the run: each repeat restored the loaded snapshot and restarted the
 server, so runs are independent draws of what this machine does. Values within a run (intervals,
-samples) are not, and are only averaged into the run's value.
+samples) are not independent; the TpmC intervals of each run are kept as its series
+(`RunTable.series`, pagelab.evidence.components), from which the within-run and between-run
+variance components come.
+
+Runs are paired by their block: the runs compared with each other because they shared the
+machine's minute. A run's entry in sweep.json may name its block ("block", e.g. a node and a
+round); without one its block is its round (`block_of`).
 
 The host is a factor: runs spread over nodes (Slurm) may differ by node as much as by page size
 (Maricq et al., OSDI 2018). `host_table` gives per-host medians, and `host_lines` says when the
@@ -27,7 +33,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from pagelab.evidence.components import RunSeries, VarianceComponents, components_lines, variance_components
 from pagelab.evidence.families import compare_family, family_confidence, holm, smallest_p, verdict_room
+from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -78,6 +86,13 @@ class RunTable:
     profile: dict
     page_order: list[str]
     noise: dict | None = None  # noise.json, when the sweep measured the machine first
+    # Each finished run's TpmC interval series (verdict and over-time runs); [] for a bundle whose
+    # runs kept none (then only the rank tests can judge).
+    series: list = field(default_factory=list)
+    # The pairs' family confidence at the sweep's latest look: CONFIDENCE for a sweep analysed once,
+    # lower when it was made to be extended by more rounds (pagelab.evidence.sequential).
+    confidence: float = CONFIDENCE
+    looks: SequentialPlan | None = None
     host_noise: dict = field(default_factory=dict)  # {host: its noise.json}, each node's own (--noise on Slurm)
 
 
@@ -112,13 +127,54 @@ def run_values(run_dir: Path) -> dict[str, float]:
     }
 
 
+OVER_TIME_BLOCK = "over-time"
+
+
+def block_of(entry: dict) -> str:
+    """The block a run of sweep.json belongs to: its own "block" when the bundle recorded one, else
+    its round ("round 3"; the repeat for a bundle older than rounds); the over-time runs, which run
+    one after another after the rounds, are one block."""
+    if entry.get("block"):
+        return str(entry["block"])
+    if entry.get("role", "verdict") == "over_time":
+        return OVER_TIME_BLOCK
+    return f"round {entry.get('round') or entry['repeat']}"
+
+
+def run_series(run_dir: Path, entry: dict) -> RunSeries | None:
+    """The run's TpmC per interval from its tpcc_intervals.csv (New-Orders per interval over the
+    interval's seconds, per minute), whole intervals only: a last interval cut short by the end
+    of the measurement is left out, as are rows before the measurement began. None when the run
+    kept no series."""
+    intervals = _read_csv(run_dir / "tpcc_intervals.csv")
+    if intervals.empty or not {"t_s", "new_order"} <= set(intervals.columns):
+        return None
+    ends = intervals["t_s"].to_numpy(float)
+    counts = intervals["new_order"].to_numpy(float)
+    keep = ends > 0
+    ends, counts = ends[keep], counts[keep]
+    if ends.size == 0:
+        return None
+    seconds = np.diff(np.concatenate([[0.0], ends]))
+    whole = np.isclose(seconds, float(np.median(seconds))) & np.isfinite(counts)
+    if not whole.any():
+        return None
+    return RunSeries(entry["name"], entry["page_size"], block_of(entry),
+                     tuple(float(v) for v in counts[whole] / seconds[whole] * 60),
+                     tuple(float(v) for v in seconds[whole]), entry.get("role", "verdict"))
+
+
 def run_table(bundle: Path, record: dict) -> RunTable:
     """Every run of a bundle, from its sweep.json document (`record`, as pagelab.bundle reads it):
-    finished ones as rows, the others named with their status and error."""
+    finished ones as rows, the others named with their status and error; every finished run's
+    interval series (over-time runs too: they are no rows, as they measured another length)."""
     bundle = Path(bundle)
-    rows, excluded = [], []
+    rows, excluded, series = [], [], []
     for entry in record["runs"]:
-        if entry.get("role", "verdict") == "over_time":  # for the figures over time, not for verdicts
+        if entry.get("role", "verdict") == "over_time":  # for the figures over time, and the model's data
+            if entry["status"] == "done" and not entry.get("cell"):
+                found = run_series(bundle / entry["name"], entry)
+                series += [found] if found else []
             continue
         if entry["status"] != "done":
             reason = entry.get("error") or "not finished"
@@ -130,17 +186,29 @@ def run_table(bundle: Path, record: dict) -> RunTable:
             excluded.append((entry["name"], f"its files cannot be read: {exc}"))
             continue
         levels = {f"level_{name}": level for name, level in (entry.get("cell") or {}).items()}
+        if not entry.get("cell"):  # a grid's runs are compared within each level, by their rank tests
+            found = run_series(bundle / entry["name"], entry)
+            series += [found] if found else []
         rows.append({"run": entry["name"], "page_size": entry["page_size"],
                      "page_size_bytes": entry["page_size_bytes"], "repeat": entry["repeat"],
-                     "host": entry.get("host") or UNRECORDED_HOST, **levels, **values,
-                     # the runs compared with each other (pagelab.bundle.with_blocks); None: unpaired
-                     "block": entry.get("block", entry.get("round") or entry["repeat"])})
+                     "block": block_of(entry),
+                     "host": entry.get("host") or UNRECORDED_HOST, **levels, **values})
     sizes = record.get("profile", {}).get("page_sizes") or sorted({e["page_size_bytes"] for e in record["runs"]})
     noise_path = bundle / "noise.json"
     noise = json.loads(noise_path.read_text()) if noise_path.exists() else None
+    order = [page_size_label(int(s)) for s in sizes]
+    looks = plan_of(record, 1 - CONFIDENCE)
     host_noise = {path.parent.name: json.loads(path.read_text()) for path in sorted(bundle.glob("hosts/*/noise.json"))}
-    return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), [page_size_label(int(s)) for s in sizes],
-                    noise, host_noise)
+    return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), order, noise, series,
+                    looks.family_confidence(len(order) * (len(order) - 1) // 2), looks, host_noise)
+
+
+def components_of(table: RunTable) -> VarianceComponents | None:
+    """The bundle's two variance components of TpmC (pagelab.evidence.components), from its runs'
+    interval series; None for a bundle whose runs kept none."""
+    if not table.series:
+        return None
+    return variance_components(table.series, table.page_order)
 
 
 def host_table(table: RunTable) -> pd.DataFrame:
@@ -205,7 +273,7 @@ def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
                      f"than the page-size effect ({found['page_effect_pct']:.1f}%): the hosts differ more than the "
                      "page sizes do. " + ("Each round ran on one host and is compared within it, so the hosts' "
                                           "difference cancels out of the comparisons."
-                                          if "block" in table.runs and table.runs["block"].notna().all() else
+                                          if table.runs.groupby("repeat")["host"].nunique().max() == 1 else
                                           "Compare page sizes within one host, or run every page size on every host."))
     else:
         lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is smaller "
@@ -259,14 +327,14 @@ def comparison_row(comparison: Comparison, label_a: str, label_b: str, metric: M
             "resolve_pct": comparison.resolve_pct, "paired": comparison.paired}
 
 
-def _values_by_round(runs: pd.DataFrame, page_size: str, metric: str) -> dict[int, float]:
-    """{block: value}; a run without a block (its round spanned nodes) gets a key of its own,
-    -(its row + 1), which no other run shares, so it is never paired."""
+def _values_by_block(runs: pd.DataFrame, page_size: str, metric: str) -> dict:
+    """{block: value} of one page size's runs: what `measure` pairs by (the round, when a table
+    has no block column)."""
     if runs.empty:
         return {}
-    rows = runs.loc[runs["page_size"] == page_size, ["block" if "block" in runs else "repeat", metric]]
-    return {(-(row + 1) if pd.isna(block) else int(block)): float(value)
-            for row, (block, value) in zip(rows.index, rows.itertuples(index=False)) if not pd.isna(value)}
+    key = "block" if "block" in runs else "repeat"
+    rows = runs.loc[runs["page_size"] == page_size, [key, metric]]
+    return {block: float(value) for block, value in rows.itertuples(index=False) if not pd.isna(value)}
 
 
 def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
@@ -279,11 +347,11 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
     delta = equivalence_of(table) if equivalence_pct is None else equivalence_pct
     rows = []
     for metric in metrics:
-        by_size = {size: _values_by_round(table.runs, size, metric.name) for size in table.page_order}
+        by_size = {size: _values_by_block(table.runs, size, metric.name) for size in table.page_order}
         spread = log_spread([list(values.values()) for values in by_size.values()])
         pairs = list(combinations(table.page_order, 2))
         found = compare_family([(by_size[second], by_size[first]) for first, second in pairs], spread=spread,
-                               resolve_pct=resolve_pct, equivalence_pct=delta)
+                               resolve_pct=resolve_pct, confidence=table.confidence, equivalence_pct=delta)
         rows += [comparison_row(comparison, second, first, metric)
                  for (first, second), comparison in zip(pairs, found)]
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
@@ -420,6 +488,8 @@ def page_size_text(per_size: pd.DataFrame) -> list[str]:
 def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> str:
     """What `pagelab stats` prints: medians with intervals, verdicts per pair, runs left out."""
     lines = page_size_text(page_size_table(table))
+    if table.looks is not None and table.looks.sequential:
+        lines += table.looks.lines()
     pairs = pairwise_table(table, resolve_pct)
     for metric in METRICS:
         part = pairs[pairs["metric"] == metric.name]
@@ -427,6 +497,9 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
         floor = floor_note(part)
         lines += [f"  note: {floor}"] if floor else []
         lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
+    components = components_of(table)
+    lines += components_lines(components) if components else [
+        "No interval series in this bundle's runs: no variance components."]
     lines += host_lines(table)
     if table.excluded:
         lines.append("Runs left out:")

@@ -67,3 +67,34 @@ def host_record(data_dir: Path, noise: dict | None) -> dict:
 
 def write_host_record(run_dir: Path, record: dict) -> None:
     atomic_write_json(Path(run_dir) / HOST_FILE, record)
+
+
+# What names a machine when two bundles, or a bundle and this machine, are compared: the facts of a
+# host record that change only with the machine (a kernel or a free-space figure changes on one).
+IDENTITY_KEYS = ("hostname", "cpu_model", "cores", "memory_bytes", "disk")
+
+
+def this_host_identity(data_dir: Path) -> dict:
+    """This machine's identity, with `data_dir`'s disk."""
+    record = host_record(data_dir, None)
+    return {key: record[key] for key in IDENTITY_KEYS}
+
+
+def recorded_host_identities(sweep_dir: Path, run_names) -> list[dict]:
+    """The distinct identities in the host records (host.json) of these runs of a bundle."""
+    seen: list[dict] = []
+    for name in run_names:
+        path = Path(sweep_dir) / name / HOST_FILE
+        if not path.is_file():
+            continue
+        record = json.loads(path.read_text())
+        identity = {key: record.get(key) for key in IDENTITY_KEYS}
+        if identity not in seen:
+            seen.append(identity)
+    return seen
+
+
+def identity_differences(recorded: dict, current: dict) -> list[str]:
+    """'cores: 2 there, 4 here' for each identity fact in which a recorded host differs from this one."""
+    return [f"{key}: {recorded.get(key)} there, {current.get(key)} here"
+            for key in IDENTITY_KEYS if recorded.get(key) != current.get(key)]

@@ -1,10 +1,10 @@
 """What this machine is: the disk under a directory, whether O_DIRECT works there, and the facts
 recorded with every run.
 
-Seed 002 describes its machine in a "System setup" table (OS, CPU, Memory, Kernel, Data Device,
-Log Device). A reader comparing our numbers with the seed's needs the same table for our machine,
+The Week 4 lab describes its machine in a "System setup" table (OS, CPU, Memory, Kernel, Data Device,
+Log Device). A reader comparing our numbers with the lab's needs the same table for our machine,
 so it is taken automatically here rather than typed by hand: `run_metadata()` goes into every run
-bundle's sweep.json and `system_setup_table()` renders it in the seed's style.
+bundle's sweep.json and `system_setup_table()` renders it in the lab's style.
 
 Everything here only reads (/sys, /proc, /etc/os-release, `--version` outputs); the one side
 effect is the small temporary file `o_direct_works()` writes and removes.
@@ -599,6 +599,22 @@ def git_revision(directory: str | os.PathLike | None = None) -> tuple[str | None
     return sha, dirty
 
 
+def version_naming(sha: str | None, dirty: bool | None) -> str:
+    """pagelab's version naming a commit, in PEP 440's local-version form: `0.1.0+g1234abc`, with
+    `.dirty` when tracked files differed from it; the release alone (`0.1.0`) where no commit is known
+    (no git, an sdist or an installed copy, a bundle that did not record one)."""
+    from pagelab import __version__
+
+    if not sha:
+        return __version__
+    return f"{__version__}+g{sha[:7]}" + (".dirty" if dirty else "")
+
+
+def pagelab_version() -> str:
+    """The version of the pagelab that is running, naming its commit where git knows it."""
+    return version_naming(*git_revision())
+
+
 def _server_record(server: ServerFlavour) -> dict:
     return {
         "flavour": server.flavour,
@@ -633,7 +649,7 @@ def run_metadata(
 
 
 # --------------------------------------------------------------------------------------------
-# Seed 002's "System setup" table
+# The Week 4 lab's "System setup" table
 
 
 def format_memory(size_bytes: int | None) -> str:
@@ -667,7 +683,7 @@ def _describe_server(meta: dict) -> str:
 
 
 def _describe_data_device(device_data: dict | None) -> str:
-    # The seed writes "Western Digital WD Blue 500GB": the model, else the disk's name, and size.
+    # The lab writes "Western Digital WD Blue 500GB": the model, else the disk's name, and size.
     if not device_data or "path" not in device_data:
         return "unknown"
     fields = {name: device_data[name] for name in DeviceInfo.__dataclass_fields__ if name in device_data}
@@ -677,7 +693,7 @@ def _describe_data_device(device_data: dict | None) -> str:
 
 
 def system_setup_table(meta: dict) -> list[tuple[str, str]]:
-    """Rows in the style of seed 002's "System setup" table, from `run_metadata()` (or
+    """Rows in the style of the Week 4 lab's "System setup" table, from `run_metadata()` (or
     `machine_info()`). The log device is the data device: redo logs live in the datadir."""
     data_device = _describe_data_device(meta.get("data_device"))
     cpu = meta.get("cpu_model") or "unknown"

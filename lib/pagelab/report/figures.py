@@ -1,4 +1,4 @@
-"""Figures and tables of seed 002's report, drawn from a sweep's combined tidy tables.
+"""Figures and tables of the Week 4 lab's report, drawn from a sweep's combined tidy tables.
 
 Every function takes the DataFrames of `pagelab.bundle.load_tables` and returns a matplotlib Figure
 or a DataFrame, so the report notebook is a list of one-line calls, and the same figures can be
@@ -15,7 +15,7 @@ from pagelab.common.reference import reference_table
 from pagelab.mysql.pagesize import PAGE_SIZES
 from pagelab.common.units import KIB
 
-# The seed's report reads its monitors at these points of a 1200 s run.
+# The lab's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
 # One colour per page size in every figure of a report (seaborn's colour-blind palette, in page
 # size order), so 16k is the same colour in the IOPS, hit-ratio and latency figures.
@@ -234,7 +234,7 @@ def new_order_latency_over_time(intervals: pd.DataFrame):
 
 
 def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) -> pd.DataFrame:
-    """The seed's table: the interval line at 100/400/800/1100 s (or the nearest our run has)."""
+    """The lab's table: the interval line at 100/400/800/1100 s (or the nearest our run has)."""
     if intervals.empty:
         return pd.DataFrame()
     rows = []
@@ -251,12 +251,12 @@ def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) ->
 
 
 def read_reference(name: str) -> pd.DataFrame:
-    """A table of a seed's published numbers from data/reference/ (empty if absent)."""
+    """A table of the lab's published numbers from data/reference/ (empty if absent)."""
     return reference_table(name, missing_ok=True)
 
 
 def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame:
-    """Seed 002's TpmC and IOPS beside ours, per page size."""
+    """The Week 4 lab's TpmC and IOPS beside ours, per page size."""
     seed_tpmc = read_reference("seed002_tpmc.csv")
     seed_io = read_reference("seed002_iostat.csv")
     ours = summary.groupby("page_size").agg(tpmc_ours=("tpmc", "mean")).reset_index() if not summary.empty else pd.DataFrame()
@@ -279,7 +279,7 @@ def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame
 
 
 def system_setup(machine: dict) -> pd.DataFrame:
-    """The seed's "System setup" table, for this machine."""
+    """The lab's "System setup" table, for this machine."""
     from pagelab.machine.system import system_setup_table
 
     return pd.DataFrame(system_setup_table(machine), columns=["Type", "Specification"])

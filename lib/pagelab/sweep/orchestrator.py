@@ -35,8 +35,9 @@ from pagelab.common.units import size_text
 from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
 from pagelab.sweep.run_unit import begin, check_room_for_unit, execute, record_failure, short_error, stop_unit_server
-from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest, read_phase,
-                            read_runs, sweep_file)
+from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest,
+                            read_phase, read_runs, sweep_file, write_components)
+from pagelab.evidence.sequential import first_look
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
 LOCK_FILE = ".sweep.lock"  # held by the process running the sweep (bundle_lock)
@@ -64,15 +65,17 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise
         hint = f"continue it with --resume {sweep_dir}" if (sweep_dir / SWEEP_FILE).exists() else "or empty it"
         raise UsageError(f"{sweep_dir} is not empty; choose another --out, {hint}")
     check_writable_directory(sweep_dir, "--out")
+    created = now_iso()
     document = {
         "sweep_id": sweep_dir.name,
         "profile_name": profile_name,
         "profile": values,
         "profile_sha256": profile_digest(values),
-        "created": now_iso(),
+        "created": created,
         "machine": run_metadata(sweep_dir),
         "runs": new_run_entries(profile),
         "round_order": ROUND_ORDER_DRAWN,
+        "looks": first_look(profile.repeats, created),
         "report": None,
     }
     atomic_write_json(sweep_dir / SWEEP_FILE, document)
@@ -217,6 +220,7 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     copy_path = check_pdf_path(Path(pdf_path)) if pdf_path else None
     pdf_path = Path(sweep_dir) / REPORT_PDF
     notebook = sweep_dir / "report.ipynb"
+    write_components(record)  # the variance components the report's verdicts and a planner read
     execute_notebook(REPORT_NOTEBOOK, notebook,
                      parameters={"sweep_dir": str(sweep_dir), "title": title, "author": author,
                                  "affiliation": affiliation, "notes": str(Path(notes).resolve()) if notes else ""},
@@ -230,7 +234,7 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     return pdf_path
 
 
-DEFAULT_REPORT_TITLE = "The effect of InnoDB page size on TPC-C: a reproduction of seed 002"
+DEFAULT_REPORT_TITLE = "The effect of InnoDB page size on TPC-C: a reproduction of the Week 4 lab"
 
 
 def reports_copy(sweep_dir: Path, pdf_path: Path) -> Path:
@@ -251,6 +255,7 @@ def copy_pdf(source: Path, target: Path) -> Path:
 
 def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> list[tuple[str, str]]:
     """The title page: who, when, what profile and driver, which pagelab, and how many runs."""
+    from pagelab.report.lab_report import recorded_version
     from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(record.document["profile"])
@@ -264,7 +269,7 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> 
             ("Profile", f"{record.document.get('profile_name') or profile.name}" + (f" ({first_line})" if first_line else "")),
             ("Driver", mode_named(profile.driver_mode).title),
             ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"),
-            ("pagelab", f"commit {machine.get('git_sha') or 'unknown'}" + (" with local changes" if machine.get("git_dirty") else "")),
+            ("pagelab", recorded_version(machine)),
             ("Bundle", record.document.get("sweep_id", ""))]
     return [(key, value) for key, value in rows if value]
 
@@ -344,7 +349,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
     check_bundle_directory(sweep_dir)
     with bundle_lock(sweep_dir), stop_signals_interrupt():
         record = check_resumable(sweep_dir)
-        _refuse_while_queued(record)
+        refuse_runs_while_queued(record)
         _say_footprint_ahead(record)
         record = execute_runs(record, fail_fast=fail_fast, progress=progress)
         failed = failed_runs(record)
@@ -360,7 +365,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
     return record, pdf
 
 
-def _refuse_while_queued(record: SweepRecord) -> None:
+def refuse_runs_while_queued(record: SweepRecord) -> None:
     """A local run must not run units that Slurm jobs of the same bundle may still run."""
     from pagelab.common.errors import MissingDependencyError
     from pagelab.sweep.slurm import refuse_while_queued

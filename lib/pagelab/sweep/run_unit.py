@@ -191,7 +191,7 @@ def check_round_on_this_node(record: SweepRecord, units: list[Unit], host: str) 
         raise UsageError(f"round {block_of(units[0])} of {record.directory} has runs done on another node ({done}); "
                          f"running the rest on {host} would split the round, whose runs are compared as runs "
                          f"of one node. Rerun the round whole: pagelab sweep --resume {record.directory} "
-                         "--executor slurm")
+                         "--executor slurm --scratch DIR")
 
 
 def check_scratch_is_local(scratch: Path | None) -> None:

@@ -73,7 +73,7 @@ class Submission:
                 f"history: sacct -j {self.array_job},{self.report_job} --format=JobID,State,ExitCode,NodeList,Elapsed",
                 f"status:  {sweep_dir}/sweep.json; each task's output in {sweep_dir}/{SLURM_DIR}/",
                 f"cancel:  scancel {self.array_job} {self.report_job}; then `pagelab sweep --resume {sweep_dir} "
-                "--executor slurm` reruns the rounds not done, each whole"]
+                "--executor slurm --scratch DIR` reruns the rounds not done, each whole"]
 
 
 def parse_slurm_args(text: str | None) -> list[str]:
@@ -177,7 +177,7 @@ def require_slurm_client() -> None:
     missing = [program for program in ("sbatch", "squeue") if shutil.which(program) is None]
     if missing:
         raise MissingDependencyError(f"{' and '.join(missing)} not found: run this on a Slurm login node, or install "
-                                     "Slurm's client (Debian: slurm-client; `make setup` installs slurm-wlm)")
+                                     "Slurm's client (Debian: slurm-client; `make test` installs slurm-wlm)")
 
 
 def _sbatch(argv: list[str]) -> str:
@@ -186,7 +186,7 @@ def _sbatch(argv: list[str]) -> str:
                               stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise MissingDependencyError("sbatch not found: run this on a Slurm login node, or install Slurm's client "
-                                     "(Debian: slurm-client; `make setup` installs slurm-wlm)") from None
+                                     "(Debian: slurm-client; `make test` installs slurm-wlm)") from None
     except subprocess.TimeoutExpired:
         raise PagelabError(f"sbatch gave no answer in {SBATCH_TIMEOUT_S} s; is the Slurm controller up (scontrol ping)?")
     if done.returncode != 0:
@@ -257,7 +257,7 @@ def submit(record: SweepRecord, blocks: dict[int, list[Unit]], slurm_args: list[
         for unit_name, entry in redone.items():
             record.update_run(unit_name, status="done", finished=entry.get("finished"), error=None)
         raise PagelabError(f"{error}\nNothing was submitted; the bundle is ready: once Slurm takes jobs, "
-                           f"pagelab sweep --resume {sweep_dir} --executor slurm") from None
+                           f"pagelab sweep --resume {sweep_dir} --executor slurm --scratch {scratch}") from None
     try:
         report_job = _sbatch([f"--dependency=afterany:{array_job}", f"--job-name={name}-report",
                               f"--output={folder}/report-%j.out", *slurm_args, str(folder / "report.sh")])
