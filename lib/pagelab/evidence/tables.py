@@ -252,6 +252,12 @@ def _median_or_nan(runs: pd.DataFrame, page_size: str, metric: str) -> float:
     return float(np.median(values)) if values else math.nan
 
 
+def _rounds_within_hosts(runs: pd.DataFrame) -> bool:
+    """True when the rounds that compare page sizes (two runs or more) each ran on one host."""
+    rounds = [group for _, group in runs.groupby("repeat") if len(group) > 1]
+    return bool(rounds) and all(group["host"].nunique() == 1 for group in rounds)
+
+
 def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     """Which hosts the runs ran on and, with more than one, the per-host medians and whether the
     hosts differ more than the page sizes do."""
@@ -273,7 +279,7 @@ def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
                      f"than the page-size effect ({found['page_effect_pct']:.1f}%): the hosts differ more than the "
                      "page sizes do. " + ("Each round ran on one host and is compared within it, so the hosts' "
                                           "difference cancels out of the comparisons."
-                                          if table.runs.groupby("repeat")["host"].nunique().max() == 1 else
+                                          if _rounds_within_hosts(table.runs) else
                                           "Compare page sizes within one host, or run every page size on every host."))
     else:
         lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is smaller "
