@@ -240,8 +240,10 @@ def run_files(run_dir: Path) -> set[str]:
 
 
 def top_files(bundle: Path) -> set[str]:
+    """The bundle's own files, not its runs' nor its locks (named after the runs and page sizes)."""
     return {str(path.relative_to(bundle)) for path in bundle.rglob("*")
             if path.is_file() and len(path.relative_to(bundle).parts) <= 2
+            and path.relative_to(bundle).parts[0] != "locks"
             and not (bundle / path.relative_to(bundle).parts[0] / "run.ipynb").exists()
             and not any(path.relative_to(bundle).match(pattern) for pattern in SLURM_ONLY)}
 

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from pagelab.evidence.intervals import compare_rounds
-from pagelab.evidence.tables import UNRECORDED_HOST, RunTable, noise_lines, pct_text
+from pagelab.evidence.tables import METRICS_BY_NAME, UNRECORDED_HOST, RunTable, _values_by_block, noise_lines, pct_text
 
 # The interaction is called at this level, like every single test here.
 ALPHA = 0.05
@@ -47,11 +47,6 @@ def primary_pair(table: RunTable) -> tuple[str, str]:
         if first in table.page_order and second in table.page_order:
             return first, second
     return table.page_order[-1], table.page_order[0]
-
-
-def _by_block(runs: pd.DataFrame, page_size: str, metric: str) -> dict:
-    rows = runs.loc[runs["page_size"] == page_size, ["block", metric]].dropna(subset=[metric])
-    return {block: float(value) for block, value in rows.itertuples(index=False)}
 
 
 def split_rounds(table: RunTable) -> list[int]:
@@ -125,7 +120,7 @@ def node_summary(table: RunTable, metric: str = "tpmc") -> dict | None:
     for node in nodes:
         mine = runs[runs["host"] == node]
         level = mine.loc[mine["page_size"] == reference, metric].dropna()
-        found = compare_rounds(_by_block(mine, page_size, metric), _by_block(mine, reference, metric))
+        found = compare_rounds(_values_by_block(mine, page_size, metric), _values_by_block(mine, reference, metric))
         ranged = found.n_a >= 2 and found.n_b >= 2 and math.isfinite(found.low)
         per_node.append({"node": node, "reference_runs": int(level.size),
                          "level": float(np.median(level)) if level.size else math.nan,
@@ -163,9 +158,10 @@ def node_lines(summary: dict | None) -> list[str]:
     elif test["p"] < ALPHA:
         effect = "the page-size effect differs between them too"
     else:
-        effect = "the page-size effect does not"
+        effect = "the page-size effect does not detectably"
+    label = METRICS_BY_NAME[summary["metric"]].label
     how = ("" if test is None else
-           f": node × page size on log {summary['metric']}, F({test['df_num']}, {test['df_den']}) = {test['f']:.2f}, "
+           f": node × page size on log {label}, F({test['df_num']}, {test['df_den']}) = {test['f']:.2f}, "
            f"p = {test['p']:.2g} (blocks: {test['blocks']}; OLS F test, statsmodels)")
     lines = [f"{speed}, and {effect}{how}.",
              f"Per node: {reference}'s median as its level, and {page_size} against {reference} on that node "
