@@ -133,5 +133,6 @@ def write_bundle(runs: list[RunSeries], directory, page_sizes: tuple[str, ...] =
         entries.append({"name": name, "page_size_bytes": parse_page_size(run.page_size), "page_size": run.page_size,
                         "repeat": 1 if over_time else number, "round": number, "status": "done", "role": run.role})
     document = {"runs": entries, "profile": {"page_sizes": [parse_page_size(s) for s in page_sizes],
-                                             **(profile or {})}}
+                                             **(profile or {})},
+                "primary": {"comparison": (profile or {}).get("primary", ""), "declared": "before any run"}}
     (directory / "sweep.json").write_text(json.dumps(document))

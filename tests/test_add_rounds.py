@@ -140,3 +140,25 @@ def test_a_bundle_in_use_is_refused(tmp_path):
     assert done.returncode == 2, done.stderr
     assert f"{bundle} is in use by another pagelab sweep (pid 4242 on elsewhere)" in done.stderr
     assert len(json.loads((bundle / "sweep.json").read_text())["runs"]) == 4
+
+
+def test_stats_lists_the_looks_and_judges_the_latest_at_its_boundary(tmp_path, capsys):
+    import numpy as np
+
+    from bench.synthetic import SyntheticDesign, sweep, write_bundle
+    from pagelab.cli import main
+
+    runs = sweep(SyntheticDesign(page_sizes=("4k", "16k"), effects=(0.0, 0.0), rounds=14, run_s=30, interval_s=10),
+                 np.random.default_rng(5))
+    write_bundle(runs, tmp_path / "grown", page_sizes=("4k", "16k"), profile={"repeats": 7, "max_rounds": 21})
+    document = json.loads((tmp_path / "grown" / "sweep.json").read_text())
+    document["looks"] = [{"look": 1, "rounds": 7, "time": "t1"}, {"look": 2, "rounds": 14, "time": "t2"}]
+    (tmp_path / "grown" / "sweep.json").write_text(json.dumps(document))
+    assert main(["stats", str(tmp_path / "grown")]) == 0
+    out = capsys.readouterr().out
+    assert "Looks: 2 of a sweep made for at most 21 rounds" in out
+    assert "look 2: 14 rounds, t2: |z| >= 2.511" in out  # the published boundary at 2/3 of three equal looks
+    # one pair, tested at look 2's nominal level 2 * (1 - Phi(2.5114)) = 0.0120: a 98.8% interval
+    import re
+
+    assert re.search(r"TpmC, page sizes compared \([^)]*, 98\.8% (t|bootstrap) interval", out), out

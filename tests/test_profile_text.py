@@ -12,6 +12,7 @@ samples (or its cap, if smaller) and at most its cap.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -254,3 +255,68 @@ def test_shares_of_the_data_and_ramp_ups_are_said_alike_everywhere():
     ranges |= set(re.findall(r"\((\d+-\d+) s measured\)", course_text))
     ranges |= set(re.findall(r"auto ramp-up \(ended after (\d+-\d+) s in all", runbook))
     assert len(ranges) == 1, f"course's ramp-ups are said to have ended after {' and '.join(sorted(ranges))} s"
+
+
+def test_the_readme_states_courses_disk_footprint():
+    from pagelab.sweep.footprint import sweep_estimate
+
+    where = "README.md (Reproducing the Week 4 lab)"
+    stated_gb = int(find(flat(REPO_ROOT / "README.md"), r"`course` keeps about (\d+) GB on disk", where).group(1))
+    course = profile("course")
+    estimate_gib = sweep_estimate(len(course["page_sizes"]), course["warehouses"],
+                                  load_profile("course").redo_log) / 2**30
+    assert abs(stated_gb - estimate_gib) <= 1, f"{where} says {stated_gb} GB; the sweep's own estimate is {estimate_gib:.1f} GiB"
+
+
+def test_the_runbooks_unit_counts_are_the_profiles():
+    """The runbook's counts of units for full, and for course at 19 rounds on Slurm, from the profiles."""
+    text, where = flat(RUNBOOK), "runbooks/tpcc-page-size.md"
+    full = profile("full")
+    match = find(text, r"`full` is the wider design: (\d+) page sizes × (\d+) rounds of (\d+) s, (\d+) units", where)
+    sizes, rounds, measured, units = map(int, match.groups())
+    assert (sizes, rounds, measured, units) == (len(full["page_sizes"]), full["repeats"], full["measure_s"],
+                                                 len(load_profile("full").units())), match.group(0)
+    match = find(text, r"--profile course --set repeats=(\d+) --executor slurm .*? (\d+) units \((\d+) verdict runs of "
+                       r"[^,]*, (\d+) over-time runs", where)
+    repeats, units, verdict, over_time = map(int, match.groups())
+    course = load_profile("course", [f"repeats={repeats}"])
+    roles = [unit["role"] for unit in course.units()]
+    assert (units, verdict, over_time) == (len(roles), roles.count("verdict"), roles.count("over_time")), match.group(0)
+
+
+# The planner's arithmetic as the profiles' comments state it (pagelab plan): rounds x length and the
+# time they take, the variance of the primary pair's mean log-ratio, its interval and its power.
+PLANNED_TIME = re.compile(r"(\d+) rounds x (\d+) s take \1 x (\d+) x \(\2 \+ ([\d.]+)\) \+ ([\d,]+) = ([\d,]+) s")
+PLANNED_VARIANCE = re.compile(r"V = \(([\d.]+)/(\d+) \+ ([\d.]+)\)/(\d+) = ([\d.]+)")
+PLANNED_INTERVAL = re.compile(r"half-width t\(0\.975, (\d+)\) x sqrt\(V\) = ([\d.]+)%, power (\d+)% for a 5% effect")
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@pytest.mark.parametrize("name", ["course", "quick"])
+def test_the_planners_arithmetic_in_the_profile_holds(name):
+    from scipy import stats
+
+    text = " ".join(line.lstrip("#").strip() for line in (REPO_ROOT / "runbooks" / "profiles" / f"{name}.yaml")
+                    .read_text().splitlines() if line.startswith("#"))
+    times, variances, intervals = (list(p.finditer(text)) for p in (PLANNED_TIME, PLANNED_VARIANCE, PLANNED_INTERVAL))
+    assert times and len(times) == len(variances) == len(intervals), f"{name}.yaml: the planner's arithmetic"
+    p = profile(name)
+    for time, variance, interval in zip(times, variances, intervals):
+        rounds, length, sizes = int(time[1]), int(time[2]), int(time[3])
+        overhead, fixed, total = float(time[4]), _number(time[5]), _number(time[6])
+        assert (rounds, length, sizes) == (p["repeats"], p["measure_s"], len(p["page_sizes"])), time[0]
+        assert rounds * sizes * (length + overhead) + fixed == pytest.approx(total, abs=1), time[0]
+        a, per, floor, over, stated = (float(x) for x in variance.groups())
+        assert (per, over) == (length, rounds), variance[0]
+        v = (a / per + floor) / over
+        assert v == pytest.approx(stated, rel=0.01), variance[0]
+        dof = int(interval[1])
+        assert dof == rounds - 1, interval[0]
+        half = 100 * math.expm1(stats.t.isf(0.025, dof) * math.sqrt(v))
+        assert half == pytest.approx(float(interval[2]), abs=0.05), interval[0]
+        critical, shift = stats.t.isf(0.025, dof), -math.log(0.95) / math.sqrt(v)
+        found = stats.nct.sf(critical, dof, shift) + stats.nct.cdf(-critical, dof, shift)
+        assert 100 * found == pytest.approx(float(interval[3]), abs=0.6), interval[0]

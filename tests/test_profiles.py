@@ -151,11 +151,13 @@ def test_a_profile_can_be_given_by_path():
 
 
 def test_overrides_replace_profile_values():
-    profile = load_profile("quick", ["page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30"])
+    # quick declares a primary comparison of 16k: other page sizes need their own (or none)
+    profile = load_profile("quick", ["page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30", "primary=64k vs 4k"])
     assert profile.page_sizes == (4096, 65536)
     assert profile.measure_s == 30
     assert str(profile.buffer_pool) == "30%"
-    assert profile.overrides == ("page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30")
+    assert profile.primary == "64k vs 4k"
+    assert profile.overrides == ("page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30", "primary=64k vs 4k")
     assert load_profile("quick").measure_s == 9, "the profile file itself is untouched"
 
 

@@ -146,6 +146,41 @@ def phase_durations(run_dir: Path) -> list[tuple[str, float]]:
     return [(name, marks[i + 1][0] - t) for i, (t, name) in enumerate(marks[:-1])]
 
 
+# The phases of a page size's first run that no later run repeats: the instance is made and loaded once.
+SETUP_PHASES = ("init", "load", "snapshot")
+
+
+@dataclass(frozen=True)
+class RunTiming:
+    """When one finished run started and ended (epoch seconds, from its phases.csv), how much of it
+    was the page size's one-time set-up, and how many seconds it measured (summary.json)."""
+
+    name: str
+    page_size: str
+    role: str
+    started: float
+    done: float
+    setup_s: float
+    measured_s: float
+
+
+def run_timings(record: "SweepRecord") -> list[RunTiming]:
+    """Every finished run's timing, in the order the runs started (runs without phases.csv or
+    summary.json, from older bundles, are left out)."""
+    timings = []
+    for entry in record.runs:
+        run_dir = record.directory / entry["name"]
+        marks = phase_marks(run_dir)
+        summary_path = run_dir / "summary.json"
+        if entry["status"] != "done" or len(marks) < 2 or not summary_path.is_file():
+            continue
+        summary = json.loads(summary_path.read_text())
+        setup = sum(seconds for name, seconds in phase_durations(run_dir) if name in SETUP_PHASES)
+        timings.append(RunTiming(entry["name"], entry["page_size"], entry.get("role", "verdict"), marks[0][0],
+                                 marks[-1][0], setup, float(summary.get("measure_s") or 0)))
+    return sorted(timings, key=lambda timing: timing.started)
+
+
 def read_phase(run_dir: Path) -> str | None:
     try:
         return (Path(run_dir) / PHASE_FILE).read_text().strip() or None

@@ -25,7 +25,7 @@ def executed(tmp_path_factory) -> dict:
 def test_the_notebook_runs_without_errors(executed):
     check_ran_without_errors(executed)
     text = output_text(executed)
-    assert "seed (Voron) random" in text and "sqlite random" in text
+    assert "Voron (the post) random" in text and "sqlite random" in text
     assert output_count(executed, "image/png") >= 1  # the plots were drawn
 
 

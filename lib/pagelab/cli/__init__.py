@@ -5,6 +5,7 @@
     pagelab tpcc load|run               TPC-C: seeded bulk load, and the driver (tpcc-mysql's flags)
     pagelab parse KIND PATH             any tpcc-mysql log, InnoDB status, iostat, fio or YCSB output as a tidy table
     pagelab sweep --profile NAME        the page-size sweep: a run notebook per page size and repeat, report, PDF
+    pagelab plan --from DIR             rounds x run length for a budget, from an earlier bundle's variance components
     pagelab run-unit DIR INDEX          one unit of a sweep's plan (what a Slurm array task runs)
     pagelab report DIR                  the report notebook and PDF of a sweep
     pagelab stats DIR                   medians with intervals per page size, a verdict per pair
@@ -23,11 +24,11 @@ import argparse
 import os
 import sys
 
-from pagelab.cli import advise, doctor, parse, run_unit, server, stats, sweep, tpcc, ycsb
+from pagelab.cli import advise, doctor, parse, plan, run_unit, server, stats, sweep, tpcc, ycsb
 from pagelab.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUSES
 from pagelab.common.errors import PagelabError
 
-COMMANDS = (doctor, server, tpcc, parse, sweep, run_unit, stats, advise, ycsb)
+COMMANDS = (doctor, server, tpcc, parse, sweep, plan, run_unit, stats, advise, ycsb)
 
 class _VersionAction(argparse.Action):
     """--version, asked of git only when given (not on every command's start)."""

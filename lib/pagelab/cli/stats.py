@@ -31,7 +31,8 @@ def _print_frame(frame, fmt: str) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from pagelab.bundle import read_runs
-    from pagelab.evidence.tables import evidence_text, host_spread, host_table, page_size_table, pairwise_table
+    from pagelab.evidence.tables import (evidence_text, host_spread, host_table, model_data, page_size_table,
+                                         pairwise_table)
 
     from pagelab.evidence.grid import cell_table, effect_table, grid_factors, grid_lines
     from pagelab.evidence.nodes import node_lines, node_summary
@@ -79,6 +80,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     "grid": {factor: {"cells": cell_table(table, factor).to_dict("records"),
                                       "effects": effect_table(table, factor).to_dict("records")}
                              for factor in factors}}
+        model = model_data(table)  # the variance components and the over-time runs' share; null without series
+        document["components"] = model.components.to_dict() if model else None
+        document["over_time"] = [vars(use) for use in model.over_time] if model else []
         if args.checks:
             document["checks"] = {"a_a": a_a_table(table, args.resolve).to_dict("records"),
                                   "first_round": first_round_table(table).to_dict("records"),

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pagelab.common.reference import CITATIONS
 from pagelab.cli.common import add_mode_argument
 from pagelab.common.errors import UsageError
 
@@ -217,7 +218,8 @@ def register(commands) -> None:
     sweep = commands.add_parser(
         "sweep", help="run the page-size sweep (the Week 4 lab's TPC-C experiment) and write the PDF report",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="For each page size and repeat of a profile, execute notebooks/tpcc_page_size_run.ipynb with "
+        description=f"The Week 4 lab's experiment ({CITATIONS['week4_lab']}): TPC-C under each innodb_page_size. "
+                    "For each page size and repeat of a profile, execute notebooks/tpcc_page_size_run.ipynb with "
                     "papermill into a run bundle (data/runs/<sweep-id>/), then the report notebook and the PDF "
                     "(BUNDLE/report.pdf, copied to reports/). Ctrl-C keeps finished runs; --resume DIR does the rest. "
                     "It ends with the median TpmC per page size and a verdict for each pair; `pagelab stats DIR` "

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from pagelab.common.reference import CITATIONS
+
 def cmd_ycsb(args: argparse.Namespace) -> int:
     from pagelab.workloads.ycsb.runner import YcsbOptions, run_ycsb
 
@@ -44,13 +46,15 @@ def register(commands) -> None:
     from pagelab.workloads.ycsb.runner import BACKENDS, DEFAULT_OPERATIONS, DEFAULT_RECORDS
 
     ycsb = commands.add_parser(
-        "ycsb", help="YCSB load and workloads per page size, on InnoDB or the storage prototype (the OrientDB proposal)",
+        "ycsb", help="YCSB load and workloads per page size, on InnoDB or the storage prototype (OrientDB's page-size "
+                     "proposal)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="The OrientDB proposal (OrientDB, 64 KB against 16 KB pages) as YCSB runs it: for each page size a fresh "
+        description=f"OrientDB's page-size proposal, 64 KB against 16 KB pages ({CITATIONS['orientdb']}), as YCSB runs "
+                    "it: for each page size a fresh "
                     "private InnoDB instance (O_DIRECT, a buffer pool well below the data) or a fresh storage-"
                     "prototype database; the load (--records records in usertable, 10 fields of 100 bytes, keys "
                     "\"user\" + FNV-64 hash), then each workload (--operations operations):\n\n"
-                    "  a  read 50% / update 50%      (the OrientDB proposal's mixed_50_50)\n"
+                    "  a  read 50% / update 50%      (the proposal's mixed_50_50)\n"
                     "  b  read 95% / update 5%       (read_mostly_95_5)\n"
                     "  c  read 100%                  (read_only)\n"
                     "  d  read latest 95% / insert 5%\n"

@@ -98,3 +98,11 @@ def identity_differences(recorded: dict, current: dict) -> list[str]:
     """'cores: 2 there, 4 here' for each identity fact in which a recorded host differs from this one."""
     return [f"{key}: {recorded.get(key)} there, {current.get(key)} here"
             for key in IDENTITY_KEYS if recorded.get(key) != current.get(key)]
+
+
+def other_machines(sweep_dir: Path, run_names) -> list[str]:
+    """For each machine other than this one among these runs' host records: how it differs
+    ('hostname: node7 there, vm here; cores: ...'). [] when every recorded run ran here."""
+    here = this_host_identity(sweep_dir)
+    found = (identity_differences(there, here) for there in recorded_host_identities(sweep_dir, run_names))
+    return ["; ".join(differences) for differences in found if differences]

@@ -285,10 +285,11 @@ def system_setup(machine: dict) -> pd.DataFrame:
     return pd.DataFrame(system_setup_table(machine), columns=["Type", "Specification"])
 
 
-def effect_across_levels(effects: pd.DataFrame, factor_words: str):
+def effect_across_levels(effects: pd.DataFrame, factor_words: str, level_labels: dict | None = None):
     """The page-size effect (a vs b, change of the median TpmC in %) at each level of the grid's
     other factor, with its 95% bootstrap interval (pagelab.evidence.grid.effect_table), in the
-    profile's order of levels; 0 (no effect) drawn as a line."""
+    profile's order of levels; 0 (no effect) drawn as a line. `level_labels` names a level on the
+    axis as the report writes it (a pool with its share of the data: "40M (19%)")."""
     _style()
     import matplotlib.pyplot as plt
 
@@ -303,7 +304,7 @@ def effect_across_levels(effects: pd.DataFrame, factor_words: str):
         for position, row in zip(positions, effects.to_dict("records")):
             axis.annotate(f"{row['change_pct']:+.1f}%".replace("-", "−"), (position, row["change_pct"]),
                           textcoords="offset points", xytext=(8, 4), fontsize=8)
-        axis.set_xticks(positions, [str(level) for level in effects["level"]])
+        axis.set_xticks(positions, [(level_labels or {}).get(str(level), str(level)) for level in effects["level"]])
         pair = f"{effects.iloc[0]['a']} vs {effects.iloc[0]['b']}"
     else:
         pair = "page sizes"

@@ -32,8 +32,10 @@ from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RE
 from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, number_text, page_size_table,
                                      pairwise_table, pct_text, unresolved_advice)
 from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
+from pagelab.common.reference import CITATIONS
 from pagelab.common.units import size_text
-from pagelab.report.grid_report import PERCONA_DIRECTION, grid_answer, grid_factor  # noqa: F401 (the notebook's)
+from pagelab.report.grid_report import (PERCONA_DIRECTION, grid_answer, grid_factor,  # noqa: F401 (the notebook's)
+                                        levels_text, pool_level_labels)
 from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
     CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed, memory_budget_sentence,
     not_applicable_sentence, over_time_sentence, pool_share_pct, recorded_configuration, server_setting_rows,
@@ -54,9 +56,7 @@ TEXT_CELL_CHARS = 48
 SHORTEST_MEANINGFUL_MEASURE_S = 60
 
 REFERENCES = [
-    "Hyuksoo Yeo, \"Week#4 Effect of page size on performance\", lab report for SWE3033 Database "
-    "Systems (Sungkyunkwan University, Fall 2021); the course's labs: https://github.com/meeeejin/SWE3033-F2021 "
-    "(week-4).",
+    CITATIONS["week4_lab"] + "; the course's labs: https://github.com/meeeejin/SWE3033-F2021 (week-4).",
     "Percona-Lab, tpcc-mysql: https://github.com/Percona-Lab/tpcc-mysql (the driver whose statements, "
     "transaction boundaries and log format pagelab's default driver mode reproduces).",
     "V. Tkachenko, \"Small innodb_page_size as a performance boost for SSD\", Percona blog, 2016-08-10: "
@@ -97,6 +97,19 @@ def recorded_version(machine: dict) -> str:
     if not sha:
         return version_naming(sha, dirty) + " (commit not recorded)"
     return version_naming(sha, dirty) + f" (commit {sha}" + (", with local changes)" if dirty else ")")
+
+
+def glossary_markdown() -> str:
+    """The glossary's entries (runbooks/glossary.md, where they are written once), for the report's
+    Glossary; its links, which lead nowhere in a PDF, become their words."""
+    import re
+
+    from pagelab.common.paths import GLOSSARY
+
+    text = GLOSSARY.read_text()
+    entries = text[text.index("\n- **") + 1:]
+    return ("The words this report uses with a precise meaning, as pagelab's glossary (runbooks/glossary.md) "
+            "defines them:\n\n" + re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", entries))
 
 
 def references(machine: dict) -> list[str]:
@@ -485,7 +498,9 @@ def method_markdown(data: ReportData) -> str:
         f"{MIN_ROUNDS_FOR_PAIRED} "
         f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
-        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
+        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else "")
+        + " These words (median interval, effect, margin δ, Holm, round, block, A/A) are defined in the "
+          "Glossary at the end.")
 
 
 def _rounds_shuffled(data: ReportData) -> bool:
@@ -573,7 +588,7 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
         "DB size": f"{size_text(sum(db) / len(db))} ({profile.get('warehouses')} warehouse)" if db else "—",
         "Buffer Pool Size": (f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
                              if pools and db and not isinstance(profile.get("buffer_pool"), list)
-                             else str(profile.get("buffer_pool"))),
+                             else levels_text(profile.get("buffer_pool"), pool_level_labels(data))),
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
         "Runtime": (f"{profile.get('measure_s')} s" if profile.get("measure_s") != "auto" else "auto") +
                    f" × {profile.get('repeats')} run(s) per page size" +

@@ -126,15 +126,8 @@ def _code_differences(record: SweepRecord, code_now: tuple[str | None, bool | No
 
 
 def _machine_differences(record: SweepRecord) -> list[str]:
-    from pagelab.machine.hosts import identity_differences, recorded_host_identities, this_host_identity
+    from pagelab.machine.hosts import other_machines
 
-    sweep_dir = record.directory
-    here = this_host_identity(sweep_dir)
     done = [entry["name"] for entry in record.runs if entry["status"] == "done"]
-    problems = []
-    for there in recorded_host_identities(sweep_dir, done):
-        differences = identity_differences(there, here)
-        if differences:
-            problems.append(f"its runs ran on another machine ({'; '.join(differences)}); add rounds on that "
-                            "machine, or start a new sweep here")
-    return problems
+    return [f"its runs ran on another machine ({differences}); add rounds on that machine, or start a new sweep here"
+            for differences in other_machines(record.directory, done)]

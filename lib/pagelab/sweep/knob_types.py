@@ -125,6 +125,38 @@ class SecondsOrAuto:
 
 
 @dataclass(frozen=True)
+class PageSizePair:
+    """Two page sizes to be compared, "16k vs 4k" (the first against the second), or empty for none;
+    kept as text with the page sizes spelt as labels."""
+
+    allowed: str = "two page sizes as 'A vs B' (e.g. 16k vs 4k), or empty"
+
+    def parse(self, raw: Any) -> str:
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return ""
+        if not isinstance(raw, str):
+            raise Rejected(f"{raw!r} is not 'A vs B'")
+        parts = [part.strip() for part in re.split(r"\s+vs\.?\s+", raw.strip())]
+        if len(parts) != 2:
+            raise Rejected(f"{raw!r} is not 'A vs B'")
+        labels = []
+        for part in parts:
+            try:
+                labels.append(page_size_label(parse_page_size(part)))
+            except UsageError:
+                raise Rejected(f"{part} is not a page size") from None
+        if labels[0] == labels[1]:
+            raise Rejected(f"{raw!r} compares {labels[0]} with itself")
+        return f"{labels[0]} vs {labels[1]}"
+
+    def text(self, value: str) -> str:
+        return value or "(none)"
+
+    def jsonable(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
 class Percent:
     """A percentage above 0 and at most `maximum`."""
 

@@ -36,6 +36,7 @@ from pagelab.sweep.knob_types import (
     Integer,
     Levels,
     PageSizeList,
+    PageSizePair,
     Percent,
     Rejected,
     ResponseLimits,
@@ -45,7 +46,7 @@ from pagelab.sweep.knob_types import (
 from pagelab.tpcc.outputs import TRANSPORTS, RunOptions
 from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.modes import DEFAULT_MODE, LOADERS, PAGELAB_LOADER, mode_named, runs_tpcc_mysql
-from pagelab.common.units import MIB, format_size, size_text
+from pagelab.common.units import MIB, format_size, page_size_label, size_text
 
 # Connections pagelab opens itself during a measured run, beyond the driver's: the InnoDB-status
 # sampler, the global-status sampler, the sweep's control session, and one spare so a user can
@@ -186,6 +187,10 @@ KNOBS: tuple[Knob, ...] = (
     Knob("equivalence_pct", "Equivalence margin", Percent(50), DEFAULT_EQUIVALENCE_PCT, "%",
          "The margin δ of the verdicts: two page sizes are \"equivalent within ±δ\" when the interval of "
          "their ratio lies inside ±δ; pagelab stats and compare read it from the bundle."),
+    Knob("primary", "Primary comparison", PageSizePair(), "", "",
+         "The comparison the sweep is for, declared before it runs, e.g. '16k vs 4k': recorded in sweep.json "
+         "when the bundle is made and never changed after; tested first at the full 5%, the other pairs only "
+         "after it (a fixed sequence). Empty: every pair alike, Holm over the family."),
 )
 KNOBS_BY_NAME: Mapping[str, Knob] = MappingProxyType({knob.name: knob for knob in KNOBS})
 # Knobs that had another name: a profile, a `--set` or an older bundle's sweep.json that gives the
@@ -308,5 +313,18 @@ def _one_second_factor(values: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def _primary_in_the_sweep(values: Mapping[str, Any]) -> list[str]:
+    """A declared primary comparison names two page sizes the sweep runs."""
+    if not values["primary"]:
+        return []
+    swept = [page_size_label(n) for n in values["page_sizes"]]
+    missing = [label for label in values["primary"].split(" vs ") if label not in swept]
+    if missing:
+        return [f"primary: {values['primary']} names {' and '.join(missing)}, which this sweep does not run "
+                f"(page_sizes {','.join(swept)}); allowed: two of {', '.join(swept)}, or add "
+                f"{' and '.join(missing)} to page_sizes"]
+    return []
+
+
 RULES = (_intervals_fit_the_measurement, _room_to_grow, _auto_needs_a_builtin_driver, _server_admits_every_connection,
-         _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor)
+         _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor, _primary_in_the_sweep)

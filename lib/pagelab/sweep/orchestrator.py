@@ -72,6 +72,8 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise
         "profile": values,
         "profile_sha256": profile_digest(values),
         "created": created,
+        # The primary comparison as declared before any run (knob primary); fixed from here on.
+        "primary": {"comparison": values.get("primary", ""), "declared": created},
         "machine": run_metadata(sweep_dir),
         "runs": new_run_entries(profile),
         "round_order": ROUND_ORDER_DRAWN,
@@ -330,6 +332,12 @@ def check_resumable(sweep_dir: Path) -> SweepRecord:
         raise UsageError(f"{sweep_dir}/sweep.json is damaged ({damage}); it cannot be resumed, start a new "
                          "sweep with --out") from None
     profile_from_dict(values)  # a knob edited into something invalid is refused, naming the knob
+    declared = (record.document.get("primary") or {}).get("comparison")
+    if declared is not None and declared != values.get("primary", ""):
+        raise UsageError(f"{sweep_dir}/sweep.json's primary comparison is now {values.get('primary') or '(none)'!r}, "
+                         f"but {declared or '(none)'!r} was declared when the bundle was made, before any run; a "
+                         f"primary comparison cannot change afterwards: put back primary: {declared!r}, or start "
+                         "a new sweep with --out")
     recorded = record.document.get("profile_sha256")
     if recorded is not None and recorded != profile_digest(values) and any(e["status"] == "done" for e in runs):
         raise UsageError(f"{sweep_dir}/sweep.json's knob values were changed after runs were measured with "

@@ -33,6 +33,8 @@ PROFILE_SUFFIXES = (".yaml", ".yml")
 DEFAULT_PROFILE = "quick"
 # What a run is for: a verdict run (measure_s, in the rounds) or an over-time run (over_time_s).
 VERDICT_RUN, OVER_TIME_RUN = "verdict", "over_time"
+# The seed stream the over-time runs' order is drawn from (numpy's SeedSequence entropy [seed, 1]).
+OVER_TIME_STREAM = 1
 
 
 # --- profiles ----------------------------------------------------------------------------------------
@@ -104,7 +106,14 @@ class Profile:
         later (`added_units`) continue the same stream."""
         units = self._verdict_units(first_round=1, first_repeat=1, count=self.repeats)
         if self.over_time_s:  # after the rounds: a long run on a machine the short ones have warmed alike
-            for position, (page_size, cell) in enumerate(self._cells_jsonable(), start=1):
+            # One more block (pagelab.evidence.model counts its stationary part), so its order is drawn
+            # from the seed like a round's: from a stream of its own, so rounds added later keep theirs.
+            import numpy as np
+
+            cells = self._cells_jsonable()
+            order = np.random.default_rng((self.random_seed, OVER_TIME_STREAM)).permutation(len(cells))
+            for position, index in enumerate(order, start=1):
+                page_size, cell = cells[int(index)]
                 units.append({"page_size": page_size, "repeat": 1, "cell": cell, "round": self.repeats + 1,
                               "position": position, "role": OVER_TIME_RUN})
         return units
@@ -149,6 +158,7 @@ class Profile:
 
         from pagelab.evidence.families import MOST_ROUNDS_CONSIDERED, smallest_family_p, verdict_room
         from pagelab.evidence.intervals import CONFIDENCE, MIN_RUNS_FOR_VERDICT
+        from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL
 
         pairs = comb(len(self.page_sizes), 2)
         if self.repeats < 2 or pairs < 1:
@@ -161,6 +171,9 @@ class Profile:
                   else f"more than {MOST_ROUNDS_CONSIDERED} rounds would be needed")
         still = ("Medians, intervals and 'equivalent' are still given." if self.repeats >= MIN_RUNS_FOR_VERDICT
                  else "Medians and intervals are still given.")
+        if self.repeats >= MIN_BLOCKS_FOR_MODEL:
+            still += (" This floor is the rank tests' (IOPS, hit ratio, response time): TpmC's pairs are judged by "
+                      "the two-level model from the runs' interval series, which has none.")
         family = f"{pairs} pairs" if pairs > 1 else "1 pair"
         adjusted = f", Holm-adjusted over the {pairs} pairs," if pairs > 1 else ""
         return (f"with {len(self.page_sizes)} page sizes ({family}) and {self.repeats} rounds, no pair can be called "

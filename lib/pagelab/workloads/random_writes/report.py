@@ -27,13 +27,13 @@ def seed_comparison(*results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> 
     """The post's table beside ours at one page size (the post's 4k by default).
 
     One row per statistic (average, max, total, std_dev of pages written per transaction); a
-    column per (source, key order): "seed (Voron) sequential", then "<engine> sequential" for each
+    column per (source, key order): "Voron (the post) sequential", then "<engine> sequential" for each
     frame given (the prototype's, SQLite's), then the same for random keys. An engine without a
     row at this page size is left out."""
     seed = seed_table().set_index("statistic")
     columns: dict[str, list[float]] = {}
     for order in KEY_ORDERS:
-        columns[f"seed (Voron) {order}"] = [float(seed.loc[name, f"{order}_pages"]) for name in STATISTICS]
+        columns[f"Voron (the post) {order}"] = [float(seed.loc[name, f"{order}_pages"]) for name in STATISTICS]
         for frame in results:
             rows = frame[(frame["page_size"] == page_size) & (frame["key_order"] == order)]
             if rows.empty:
@@ -51,7 +51,7 @@ def ratio_to_seed(results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> pd.
     table = seed_comparison(results, page_size=page_size)
     engine = results["engine"].iloc[0]
     return pd.DataFrame({
-        order: table[f"{engine} {order}"] / table[f"seed (Voron) {order}"]
+        order: table[f"{engine} {order}"] / table[f"Voron (the post) {order}"]
         for order in KEY_ORDERS if f"{engine} {order}" in table
     })
 
@@ -61,7 +61,7 @@ def findings(results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> str:
     beside Voron's, and what random keys cost against sequential ones at every page size."""
     table = seed_comparison(results, page_size=page_size)
     engine = results["engine"].iloc[0]
-    seed_seq, seed_rand = table.loc["average", "seed (Voron) sequential"], table.loc["average", "seed (Voron) random"]
+    seed_seq, seed_rand = table.loc["average", "Voron (the post) sequential"], table.loc["average", "Voron (the post) random"]
     ours_seq, ours_rand = table.loc["average", f"{engine} sequential"], table.loc["average", f"{engine} random"]
     by_size = results.pivot_table(index="page_size", columns="key_order", values="pages_avg")
     ratios = ", ".join(f"{page_size_label(int(size))} {row['random'] / row['sequential']:.0f}×"
@@ -117,7 +117,7 @@ def plot_pages_per_transaction(*results: pd.DataFrame):
     for order, color in zip(KEY_ORDERS, sns.color_palette(n_colors=2)):
         average = float(seed.loc["average", f"{order}_pages"])
         axes[0].scatter([page_size_label(SEED_PAGE_SIZE)], [average], marker="*", s=160, color=color,
-                        edgecolor="black", zorder=5, label=f"seed (Voron) {order}")
+                        edgecolor="black", zorder=5, label=f"Voron (the post) {order}")
         axes[1].scatter([page_size_label(SEED_PAGE_SIZE)], [average * SEED_PAGE_SIZE / KIB], marker="*", s=160,
                         color=color, edgecolor="black", zorder=5)
     axes[0].legend(fontsize="small")
