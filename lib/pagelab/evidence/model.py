@@ -83,7 +83,7 @@ class PairEffect:
     se: float
     dof: float
     blocks: int
-    floor: float  # the f used in the weights
+    floor: float  # the pair's between-run floor f, estimated from these blocks (truncated at 0)
     round_variance: float  # Var(d) of one verdict round: the median w plus f
 
     def interval(self, confidence: float) -> tuple[float, float]:
