@@ -6,15 +6,21 @@ VENV        := .venv
 PYTHON      ?= python3
 VPY         := $(VENV)/bin/python
 PAGELAB     := $(VENV)/bin/pagelab
-# OS packages an experiment needs: the database server, iostat, fio; for the PDF report a browser
-# to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own download is not
-# reachable) and pdftoppm to check the pages render; ss (iproute2) for the test that servers listen
-# on the loopback address only; Slurm's client and daemons with munge, for `pagelab sweep
-# --executor slurm` and the tests' private one-node cluster; strace for the fault suite
-# (tests/faults), which kills a process at a write through strace's fault injection. The compilers
-# and headers of pagelab's C pieces are added by the install script itself
-# (runbooks/setup/install-os-packages.sh), next to the check for Python's headers.
-OS_PACKAGES := mariadb-server sysstat fio chromium poppler-utils iproute2 slurm-wlm munge strace
+# OS packages `make demo` needs: the database server, iostat (sysstat), fio; for the PDF report a
+# browser to print HTML (nbconvert's webpdf cannot use a system browser; Playwright's own download is
+# not reachable; on Ubuntu the install script takes chromium-browser) and pdftoppm (poppler-utils) to
+# check the pages render.
+DEMO_PACKAGES := mariadb-server sysstat fio chromium poppler-utils
+# And those only `make test` (and `make bench`) needs besides: ss (iproute2) for the test that servers
+# listen on the loopback address only; Slurm's client and daemons with munge for the tests' private
+# one-node cluster (and `pagelab sweep --executor slurm`); strace for the fault suite (tests/faults),
+# which kills a process at a write through strace's fault injection; mmdebstrap for the rehearsal
+# of a first install on a bare Debian 12 that CI runs before the tests (`make rehearse`). The
+# compilers and headers of pagelab's C pieces, which the venv needs, are named by the install
+# script itself (runbooks/setup/install-os-packages.sh), next to the check for Python's headers.
+TEST_PACKAGES := iproute2 slurm-wlm munge strace mmdebstrap
+INSTALL_OS_PACKAGES = @DEMO_PACKAGES="$(DEMO_PACKAGES)" TEST_PACKAGES="$(TEST_PACKAGES)" PYTHON="$(PYTHON)" \
+  bash runbooks/setup/install-os-packages.sh
 # The venv is rebuilt when the dependency list or a C piece changes; the stamp records the last good install.
 VENV_STAMP  := $(VENV)/.pagelab-installed
 # Two workers, as the 2-core machine has cores; tests that share a server, a cluster or a bundle
@@ -22,19 +28,25 @@ VENV_STAMP  := $(VENV)/.pagelab-installed
 # the order listed there. `make test TEST_ARGS="-n 0 tests/x.py"` runs some tests in one process.
 TEST_ARGS   ?= -n 2 --dist loadscope --no-loadscope-reorder
 
-.PHONY: setup os-packages venv demo lab test bench doctor clean help
+.PHONY: setup os-packages build-packages test-packages venv demo lab test rehearse bench doctor clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-8s %s\n", $$1, $$2 }'
 
-setup: os-packages venv  ## install what is missing (OS packages via apt-get, Python packages into .venv)
+# The venv first: a user who cannot install OS packages still gets it, where its own packages are
+# there, and is then told which packages an administrator must install for which command.
+setup: venv os-packages  ## install what make demo needs and is missing (.venv, OS packages via apt-get)
 
-os-packages:
-	@OS_PACKAGES="$(OS_PACKAGES)" PYTHON="$(PYTHON)" bash runbooks/setup/install-os-packages.sh
+build-packages:  # what the venv's build needs: a compiler, headers, python3-venv
+	$(INSTALL_OS_PACKAGES) build
+os-packages:  # and what make demo runs
+	$(INSTALL_OS_PACKAGES) demo
+test-packages:  # and what only the tests and benches run
+	$(INSTALL_OS_PACKAGES) test
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h lib/pagelab/workloads/sqlite/_sqlitetimer.c lib/pagelab/workloads/sqlite/sqlite_iterations.c lib/pagelab/workloads/sqlite/sqlite_iterations.h
+$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h lib/pagelab/workloads/sqlite/_sqlitetimer.c lib/pagelab/workloads/sqlite/sqlite_iterations.c lib/pagelab/workloads/sqlite/sqlite_iterations.h | build-packages
 	@echo "setup: creating $(VENV) and installing pagelab with its dependencies (pip install -e .[dev])"
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	@$(VPY) -m pip install --quiet --upgrade pip
@@ -52,10 +64,14 @@ lab: setup  ## open JupyterLab on notebooks/ with the project's kernel (the one 
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --no-browser \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
-test: setup  ## run the whole test suite on real MariaDB, on two workers
+test: setup test-packages  ## run the whole test suite on real MariaDB, on two workers
 	$(VPY) -m pytest $(TEST_ARGS)
 
-bench: setup  ## run the benchmarks in bench/ and print their figures
+# A first install on a machine that has nothing: runbooks/setup/rehearse-bare-machine.sh says how.
+rehearse: test-packages  ## as root: make setup, doctor and a smoke sweep on a bare Debian 12 root (CI runs it before make test)
+	bash runbooks/setup/rehearse-bare-machine.sh
+
+bench: setup test-packages  ## run the benchmarks in bench/ and print their figures
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
 
 doctor: setup  ## check what an experiment depends on

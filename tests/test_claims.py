@@ -106,7 +106,7 @@ def test_the_setup_table_puts_the_course_guides_settings_beside_the_sweeps(tmp_p
     (bundle / "sweep.json").write_text(json.dumps(record))
     table = benchmark_setup(load(bundle)).set_index("Setting")
     assert table.loc["innodb_flush_log_at_trx_commit", "This sweep"] == "0"
-    assert table.loc["innodb_flush_log_at_trx_commit", "Seed 002"] == "0 (course guide)"
+    assert table.loc["innodb_flush_log_at_trx_commit", "Week 4 lab"] == "0 (course guide)"
     assert table.loc["innodb_buffer_pool_instances", "This sweep"] == "not applicable on MariaDB"
     assert table.loc["innodb_log_file_size", "This sweep"] == "200M (one file)"
     # the table cuts a longer text cell with "…"; course's runtime must be read whole

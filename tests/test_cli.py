@@ -40,10 +40,10 @@ def test_help_names_every_command_and_the_exit_statuses():
 
 @pytest.mark.parametrize("command", ["doctor", "server", "server init", "server start", "server status",
                                      "server stop", "tpcc", "tpcc load", "tpcc run", "parse", "sweep", "run-unit",
-                                     "report", "stats", "compare", "advise", "ycsb"])
+                                     "report", "stats", "compare", "plan", "advise", "ycsb"])
 def test_every_command_explains_itself(command):
     assert set(command_names()) == {"doctor", "server", "tpcc", "parse", "sweep", "run-unit", "report", "stats",
-                                    "compare", "advise", "ycsb"}, \
+                                    "compare", "plan", "advise", "ycsb"}, \
         "a new command needs its line in this test"
     done = pagelab(*command.split(), "--help")
     assert done.returncode == 0, done.stderr

@@ -71,7 +71,7 @@ def test_without_a_second_factor_the_page_sizes_are_shuffled_within_each_round_t
         rounds.setdefault(unit["round"], []).append(unit["page_size"])
     assert len(rounds) == quick.repeats and all(sorted(sizes) == sorted(quick.page_sizes) for sizes in rounds.values())
     assert len({tuple(sizes) for sizes in rounds.values()}) > 1, "every round in one order: not shuffled"
-    assert order(load_profile("quick", ["seed=2"])) != order(quick) and order(load_profile("quick")) == order(quick)
+    assert order(load_profile("quick", ["random_seed=2"])) != order(quick) and order(load_profile("quick")) == order(quick)
 
 
 def test_a_warehouses_grid_loads_once_per_page_size_and_level():
@@ -86,7 +86,7 @@ def test_a_warehouses_grid_loads_once_per_page_size_and_level():
 
 @pytest.mark.parametrize("args, message", [
     (["--set", "buffer_pool=[30%,abc]"], "buffer_pool: level 'abc' of the list: 'abc' is neither a size nor a percentage"),
-    (["--set", "warehouses=[1,0]"], "warehouses: level 0 of the list: 0 is out of range"),
+    (["--set", "warehouses=[1,0]"], "warehouses: level '0' of the list: 0 is out of range"),
     (["--set", "buffer_pool=[30%,30%]"], "buffer_pool: a level is given twice in 30%, 30%"),
     (["--set", "buffer_pool=[64M,4096G]"], "buffer_pool: 4096G: 4096 GiB is more than this machine's memory"),
     (["--set", "page_sizes=4k,64k", "--set", "buffer_pool=[8M,64M]"],

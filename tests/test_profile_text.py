@@ -12,6 +12,7 @@ samples (or its cap, if smaller) and at most its cap.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -96,8 +97,17 @@ def test_the_readme_describes_the_quick_profile():
     assert int(find(text, r"work rate are steady \(or (\d+) s;", where).group(1)) == quick["max_rampup_s"]
     connections, measured = find(text, r"measures (\d+) connections for (\d+) s", where).groups()
     assert (int(connections), int(measured)) == (quick["connections"], quick["measure_s"])
-    minutes = int(find(text, r"About (\d+) minutes on 2 cores", where).group(1))
-    assert_time_fits("quick", (minutes * 60, minutes * 60), where)
+    for sentence in (r"`make demo` \(`quick`\) takes about (\d+) minutes", r"`make demo` is a (\d+)-minute preview",
+                     r"\*\*`quick` \(`make demo`\) is a (\d+)-minute preview\*\*"):
+        minutes = int(find(text, sentence, where).group(1))
+        assert_time_fits("quick", (minutes * 60, minutes * 60), where)
+
+
+def test_the_readme_states_the_course_profiles_time():
+    text, where = flat(REPO_ROOT / "README.md"), "README.md"
+    for sentence in (r"the lab at its configuration: about (\d+) hours", r"`make demo PROFILE=course` about (\d+) hours"):
+        hours = int(find(text, sentence, where).group(1))
+        assert_time_fits("course", (hours * 3600, hours * 3600), where)
 
 
 def test_the_readme_states_the_smoke_profiles_time():
@@ -138,7 +148,7 @@ def test_the_runbooks_commands_describe_their_profiles():
     assert (sizes.split("/"), int(repeats), int(warehouses), int(measured)) == (
         labels(quick["page_sizes"]), quick["repeats"], quick["warehouses"], quick["measure_s"]), match.group(0)
     assert_time_fits("quick", (float(minutes) * 60,) * 2, where)
-    match = find(text, r"--profile course # the seed's set-up: (\d+) rounds of (\d+) s, then (\d+) s per page size: "
+    match = find(text, r"--profile course # the lab's set-up: (\d+) rounds of (\d+) s, then (\d+) s per page size: "
                        r"about (\d+) minutes", where)
     rounds, measured, over_time, minutes = match.groups()
     assert (int(rounds), int(measured), int(over_time)) == (
@@ -183,6 +193,101 @@ def test_the_quick_profiles_description_states_its_shape():
     text = re.sub(r"\s+", " ", profile("quick")["description"])
     where = "runbooks/profiles/quick.yaml"
     quick = profile("quick")
-    match = find(text, r"seed 002's (\w+) page sizes at (\d+) warehouse, (\w+) runs each", where)
+    match = find(text, r"the Week 4 lab's (\w+) page sizes at (\d+) warehouse, (\w+) runs each", where)
     assert (number(match.group(1)), int(match.group(2)), number(match.group(3))) == (
         len(quick["page_sizes"]), quick["warehouses"], quick["repeats"]), match.group(0)
+
+
+def test_the_readmes_lab_section_describes_course_and_quick():
+    """"Reproducing the Week 4 lab" says what `course` and `quick` run; each figure is the profile's."""
+    text, where = flat(REPO_ROOT / "README.md"), "README.md (Reproducing the Week 4 lab)"
+    course, quick = profile("course"), profile("quick")
+    match = find(text, r"It runs the lab's configuration \((\d+) warehouses, (\d+) connections, the (\d+) MiB "
+                       r"pool the lab's server had, the course guide's my.cnf, one (\d+) s run per page size", where)
+    warehouses, connections, pool_mib, over_time = map(int, match.groups())
+    assert (warehouses, connections, f"{pool_mib}M", over_time) == (
+        course["warehouses"], course["connections"], course["buffer_pool"], course["over_time_s"]), match.group(0)
+    assert number(find(text, r"before those, (\w+) rounds of shorter runs", where).group(1)) == course["repeats"]
+    match = find(text, r"is a 10-minute preview\*\*: (\d+) warehouse, a (\d+) MB pool, (\d+) s runs", where)
+    warehouses, pool_mb, measured = map(int, match.groups())
+    assert (warehouses, f"{pool_mb}M", measured) == (
+        quick["warehouses"], quick["buffer_pool"], quick["measure_s"]), match.group(0)
+    match = find(text, r"measured 2026-11-27, (\d+) rounds of (\d+) s", where)
+    assert tuple(map(int, match.groups())) == (course["repeats"], course["measure_s"]), match.group(0)
+    assert number(find(text, r"Write what the runs do say: \"With (\w+) rounds", where).group(1)) == course["repeats"]
+
+
+def test_the_runbooks_by_hand_lab_is_the_course_profile():
+    """The by-hand steps run `course`'s configuration, so their tables are the lab's at `course`'s set-up."""
+    text, where = flat(RUNBOOK), "runbooks/tpcc-page-size.md (By hand)"
+    course = profile("course")
+    init = find(text, r"pagelab server init \$D --page-size \$P (.*?) \.venv/bin/pagelab server start", where).group(1)
+    flags = re.findall(r"--([\w-]+) (\S+)", init.replace("\\", " "))
+    options = {value.split("=")[0]: value.split("=")[1] for flag, value in flags if flag == "set"}
+    settings = {flag: value for flag, value in flags if flag != "set"}
+    assert settings == {"flush-method": course["flush_method"], "redo-log": course["redo_log"]}, init
+    assert options == {key: str(value) for key, value in course["server_options"].items()}, init
+    assert int(find(text, r"tpcc load --instance \$D -w (\d+)", where).group(1)) == course["warehouses"]
+    pool = find(text, r"server start \$D --buffer-pool (\S+) # course's pool", where).group(1)
+    assert pool == course["buffer_pool"], pool
+    run = find(text, r"tpcc run --instance \$D -w (\d+) -c (\d+) -r (\w+) --max-rampup (\d+) -l (\d+) -i (\d+)", where)
+    warehouses, connections, rampup, max_rampup, measured, interval = run.groups()
+    assert (int(warehouses), int(connections), rampup, int(max_rampup), int(measured), int(interval)) == (
+        course["warehouses"], course["connections"], course["rampup_s"], course["max_rampup_s"],
+        course["over_time_s"], course["interval_s"]), run.group(0)
+
+
+def test_shares_of_the_data_and_ramp_ups_are_said_alike_everywhere():
+    """quick's pool as a share of the data, and course's measured ramp-ups, stated in the profiles and
+    the runbook, each against the one measured record (the runbook's pool table, course's sweep)."""
+    runbook = flat(RUNBOOK)
+    loaded_mib = int(find(runbook, r"\| 100% \((\d+) MiB\) \|", "runbooks/tpcc-page-size.md (pool table)").group(1))
+    quick_text = flat(REPO_ROOT / "runbooks" / "profiles" / "quick.yaml")
+    where = "runbooks/profiles/quick.yaml"
+    share, stated_mib = find(quick_text, r"64M is about (two thirds|half|a third) of the 1-warehouse data \((\d+) MiB "
+                                         r"loaded", where).groups()
+    assert int(stated_mib) == loaded_mib, f"{where} says {stated_mib} MiB loaded, the runbook's pool table {loaded_mib}"
+    pool_mib = profile("quick")["buffer_pool"]
+    assert pool_mib == "64M"
+    assert abs(64 / loaded_mib - {"two thirds": 2 / 3, "half": 1 / 2, "a third": 1 / 3}[share]) < 0.05, share
+    course_text = flat(REPO_ROOT / "runbooks" / "profiles" / "course.yaml")
+    ranges = set(re.findall(r"ramp-ups ended after (\d+-\d+) s", course_text))
+    ranges |= set(re.findall(r"\((\d+-\d+) s measured\)", course_text))
+    ranges |= set(re.findall(r"auto ramp-up \(ended after (\d+-\d+) s in all", runbook))
+    assert len(ranges) == 1, f"course's ramp-ups are said to have ended after {' and '.join(sorted(ranges))} s"
+
+
+def test_the_readme_states_courses_disk_footprint():
+    from pagelab.sweep.footprint import sweep_estimate
+
+    where = "README.md (Reproducing the Week 4 lab)"
+    stated_gb = int(find(flat(REPO_ROOT / "README.md"), r"`course` keeps about (\d+) GB on disk", where).group(1))
+    course = profile("course")
+    estimate_gib = sweep_estimate(len(course["page_sizes"]), course["warehouses"],
+                                  load_profile("course").redo_log) / 2**30
+    assert abs(stated_gb - estimate_gib) <= 1, f"{where} says {stated_gb} GB; the sweep's own estimate is {estimate_gib:.1f} GiB"
+
+
+def test_the_runbooks_unit_counts_are_the_profiles():
+    """The runbook's counts of units for full, and for course at 19 rounds on Slurm, from the profiles."""
+    text, where = flat(RUNBOOK), "runbooks/tpcc-page-size.md"
+    full = profile("full")
+    match = find(text, r"`full` is the wider design: (\d+) page sizes × (\d+) rounds of (\d+) s, (\d+) units", where)
+    sizes, rounds, measured, units = map(int, match.groups())
+    assert (sizes, rounds, measured, units) == (len(full["page_sizes"]), full["repeats"], full["measure_s"],
+                                                 len(load_profile("full").units())), match.group(0)
+    match = find(text, r"--profile course --set repeats=(\d+) --executor slurm .*? (\d+) rounds \((\d+) verdict rounds "
+                       r"of (\d+) runs of [^,]*, and the over-time round, (\d+) runs", where)
+    repeats, rounds, verdict, per_round, over_time = map(int, match.groups())
+    units = load_profile("course", [f"repeats={repeats}"]).units()
+    roles = [unit["role"] for unit in units]
+    sizes = len(profile("course")["page_sizes"])
+    assert (rounds, verdict, per_round, over_time) == (
+        len({unit["round"] for unit in units}), roles.count("verdict") // sizes, sizes, roles.count("over_time")
+    ), match.group(0)
+    # the Slurm runbook's example submission of course
+    slurm, where = flat(REPO_ROOT / "runbooks" / "slurm.md"), "runbooks/slurm.md"
+    match = find(slurm, r"round array job \d+ \((\d+) rounds: 1-(\d+); (\d+) units", where)
+    rounds, last, units_count = map(int, match.groups())
+    units = load_profile("course").units()
+    assert (rounds, last, units_count) == (len({u["round"] for u in units}),) * 2 + (len(units),), match.group(0)

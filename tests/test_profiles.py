@@ -151,11 +151,13 @@ def test_a_profile_can_be_given_by_path():
 
 
 def test_overrides_replace_profile_values():
-    profile = load_profile("quick", ["page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30"])
+    # quick declares a primary comparison of 16k: other page sizes need their own (or none)
+    profile = load_profile("quick", ["page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30", "primary=64k vs 4k"])
     assert profile.page_sizes == (4096, 65536)
     assert profile.measure_s == 30
     assert str(profile.buffer_pool) == "30%"
-    assert profile.overrides == ("page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30")
+    assert profile.primary == "64k vs 4k"
+    assert profile.overrides == ("page_sizes=4k,64k", "buffer_pool=30%", "measure_s=30", "primary=64k vs 4k")
     assert load_profile("quick").measure_s == 9, "the profile file itself is untouched"
 
 
@@ -218,7 +220,7 @@ def test_a_bundle_written_before_the_modes_reads_back():
     ("transport=pipe", "transport: pipe is not allowed; allowed: tcp socket"),
     ("stall_s=0", "stall_s: 0 is out of range; allowed: an integer >= 1"),
     ("redo_log=big", "redo_log: 'big' is not a size; allowed: a size such as 64M or 1G, at least 1M"),
-    ("seed=-3", "seed: -3 is out of range; allowed: an integer >= 0"),
+    ("random_seed=-3", "random_seed: -3 is out of range; allowed: an integer >= 0"),
     ("server_options.innodb_buffer_pool_size=1G", "server_options: innodb_buffer_pool_size has its own knob; "
                                                   "set buffer_pool instead"),
     ("server_options.datadir=/tmp", "server_options: server option 'datadir' is managed by pagelab"),
@@ -400,6 +402,23 @@ def test_profile_help_mentions_every_knob_with_default_allowed_and_unit():
     assert "course full pool quick smoke" in text
 
 
+def test_the_help_tables_column_is_what_pagelab_sweep_runs():
+    """The knob table's value column is the default profile's (what `pagelab sweep` runs without
+    --profile), and a knob whose built-in value differs says so under 'otherwise'."""
+    from pagelab.sweep.profiles import DEFAULT_PROFILE
+
+    lines = profile_help().splitlines()
+    header = next(line for line in lines if line.split()[:1] == ["knob"])
+    assert header.split()[1] == DEFAULT_PROFILE
+    default = load_profile(DEFAULT_PROFILE)
+    for knob in KNOBS:
+        row = next(line for line in lines if line.startswith(f"  {knob.name} "))
+        assert row.split(None, 1)[1].startswith(knob.text(default.values[knob.name])), row
+    assert default.repeats != KNOBS_BY_NAME["repeats"].default  # so the table has an 'otherwise' to show
+    repeats_block = profile_help().split("  repeats ")[1].split("  warehouses ")[0]
+    assert f"otherwise: {KNOBS_BY_NAME['repeats'].default}" in repeats_block
+
+
 def test_every_knob_declares_default_unit_and_help():
     for knob in KNOBS:
         assert knob.help.endswith(".") and knob.label and knob.allowed
@@ -427,3 +446,50 @@ def test_course_pool_is_what_the_seeds_server_had_by_its_own_status_output():
     pools = set(innodb["pool_pages"] * innodb["page_size_bytes"])
     assert set(innodb["page_size"]) == {"4k", "8k", "16k"}
     assert pools == {load_profile("course").buffer_pool_bytes(None)}
+
+
+# --- one list syntax, and a renamed knob ---------------------------------------------------------------
+
+# A value of two items for every knob that takes a list; a knob that comes to take one fails
+# test_every_list_knob_takes_both_forms until it is given here.
+TWO_ITEMS = {"page_sizes": ("4k", "16k"), "warehouses": ("1", "2"), "buffer_pool": ("24M", "48M")}
+
+
+def test_every_list_knob_takes_both_forms():
+    from pagelab.sweep.knob_types import Levels, PageSizeList
+
+    list_knobs = {knob.name for knob in KNOBS if isinstance(knob.kind, (Levels, PageSizeList))}
+    assert list_knobs == set(TWO_ITEMS), "give every list knob a two-item value in TWO_ITEMS"
+    for name, (first, second) in TWO_ITEMS.items():
+        knob = KNOBS_BY_NAME[name]
+        as_yaml = knob.parse([first, second])
+        assert knob.parse(f"{first},{second}") == as_yaml == knob.parse(f"[{first},{second}]"), name
+        assert knob.parse(f"[{first}, {second}]") == as_yaml, name
+        assert knob.parse(first) == knob.parse(f"[{first}]"), name  # a list of one is that value
+    profile = load_profile("smoke", ["buffer_pool=24M,48M"])
+    assert profile.to_dict()["buffer_pool"] == ["24M", "48M"]
+
+
+def test_the_list_syntax_is_said_once_in_the_help():
+    from pagelab.sweep.knob_types import LIST_SYNTAX
+
+    assert profile_help().count(LIST_SYNTAX) == 1
+    assert "[a, b" not in profile_help()  # no second way of saying it
+
+
+def test_the_old_name_of_random_seed_is_read_with_a_note(tmp_path):
+    old_profile = tmp_path / "old.yaml"
+    old_profile.write_text("page_sizes: [4k, 16k]\nseed: 5\n")
+    profile = load_profile(old_profile)
+    assert profile.random_seed == 5 and "seed" not in profile.to_dict()
+    assert profile.notes == ("seed is now called random_seed; profile old.yaml was read with random_seed "
+                             "(rename it there to drop this note)",)
+    assert load_profile("smoke", ["seed=4"]).random_seed == 4
+    assert "--set seed=4 was read with random_seed" in load_profile("smoke", ["seed=4"]).notes[0]
+    assert load_profile("smoke").notes == ()
+    # a bundle's sweep.json from before the rename resumes with its seed
+    recorded = load_profile("smoke").to_dict()
+    recorded["seed"] = recorded.pop("random_seed") + 6
+    assert profile_from_dict(recorded).random_seed == 7
+    old_profile.write_text("seed: 5\nrandom_seed: 6\n")
+    assert "seed: profile old.yaml gives both seed and random_seed" in usage_error(old_profile)

@@ -318,7 +318,7 @@ def test_any_notebook_becomes_a_pdf_that_opens_with_its_findings(tmp_path):
     assert (tmp_path / "random_write_cost.ipynb").is_file()
     text = " ".join(pdf.pdf_text(target).split())
     assert "Findings" in text and "pages per transaction with sequential keys" in text
-    assert text.index("Findings") < text.index("The prototype: seed 004's workload"), "findings come first"
+    assert text.index("Findings") < text.index("The prototype: the Voron post's workload"), "findings come first"
     assert "import pandas" not in text and "run_random_write_cost" not in text  # no code
 
 

@@ -115,6 +115,13 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
                   "References", "Appendix", "Figure 1.", "Table 1."):
         assert title in text, title
     assert "shared/" not in text and not re.search(r"\bissue \d", text, re.IGNORECASE)
+    assert not re.search(r"\bseeds? 00\d", text, re.IGNORECASE), "the references are named by what they are"
+    assert "Week#4 Effect of page size on performance" in text
+    ending = text[text.index("6 Conclusion"):]  # References, Glossary, Appendix, in this order
+    references = ending[ending.index("References"):ending.index("Glossary")]
+    assert re.search(r"pagelab \d+\.\d+\.\d+\+g[0-9a-f]{7}", references), "pagelab and its version are cited"
+    glossary = ending[ending.index("Glossary"):ending.index("Appendix")]
+    assert all(word in glossary for word in ("median interval", "margin δ", "Holm", "A/A")), "the glossary is printed"
     method = " ".join(text[text.index("2 Method"):text.index("3 Setup")].split())
     assert "over TCP to 127.0.0.1" in method, "the Method names the transport"
     opening = pages_text(pdf, 1, 2)

@@ -1,7 +1,8 @@
 """The run bundle: where a sweep keeps its files, and reading them back as pandas tables.
 
     data/runs/<sweep-id>/
-      sweep.json              profile, machine, versions, and the status of every run
+      sweep.json              profile, machine, versions, the status of every run, and the looks (the
+                              analyses it was made for: after its rounds, and after each --add-rounds)
       plan.json               the run units, in order: `pagelab run-unit BUNDLE INDEX` runs one
       locks/                  lock files of units and instances (pagelab.common.locks)
       instances/<page>/       one server instance per page size (and warehouses level, <page>-w<N>/, when
@@ -146,6 +147,41 @@ def phase_durations(run_dir: Path) -> list[tuple[str, float]]:
     return [(name, marks[i + 1][0] - t) for i, (t, name) in enumerate(marks[:-1])]
 
 
+# The phases of a page size's first run that no later run repeats: the instance is made and loaded once.
+SETUP_PHASES = ("init", "load", "snapshot")
+
+
+@dataclass(frozen=True)
+class RunTiming:
+    """When one finished run started and ended (epoch seconds, from its phases.csv), how much of it
+    was the page size's one-time set-up, and how many seconds it measured (summary.json)."""
+
+    name: str
+    page_size: str
+    role: str
+    started: float
+    done: float
+    setup_s: float
+    measured_s: float
+
+
+def run_timings(record: "SweepRecord") -> list[RunTiming]:
+    """Every finished run's timing, in the order the runs started (runs without phases.csv or
+    summary.json, from older bundles, are left out)."""
+    timings = []
+    for entry in record.runs:
+        run_dir = record.directory / entry["name"]
+        marks = phase_marks(run_dir)
+        summary_path = run_dir / "summary.json"
+        if entry["status"] != "done" or len(marks) < 2 or not summary_path.is_file():
+            continue
+        summary = json.loads(summary_path.read_text())
+        setup = sum(seconds for name, seconds in phase_durations(run_dir) if name in SETUP_PHASES)
+        timings.append(RunTiming(entry["name"], entry["page_size"], entry.get("role", "verdict"), marks[0][0],
+                                 marks[-1][0], setup, float(summary.get("measure_s") or 0)))
+    return sorted(timings, key=lambda timing: timing.started)
+
+
 def read_phase(run_dir: Path) -> str | None:
     try:
         return (Path(run_dir) / PHASE_FILE).read_text().strip() or None
@@ -213,17 +249,36 @@ class SweepRecord:
     def pending(self) -> list[dict]:
         return [entry for entry in self.runs if entry["status"] != "done"]
 
+    def append_runs(self, entries: list[dict], **changes) -> None:
+        """Add runs at the end of the run list and set top-level keys, in one write."""
+        with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):
+            current = _read_whole(self.path, "append_runs")
+            names = {entry["name"] for entry in current["runs"]}
+            clash = [entry["name"] for entry in entries if entry["name"] in names]
+            if clash:
+                raise ValueError(f"runs already in {self.path}: {', '.join(clash)}")
+            current["runs"].extend(entries)
+            current.update(changes)
+            atomic_write_json(self.path, current)
+        self.document.update(changes)
+        self.document["runs"] = current["runs"]
+
 
 def new_run_entries(profile) -> list[dict]:
     """sweep.json's run list, pending, in the profile's order (`Profile.units`): each run with its
     cell of the grid ({} without one), its round and its position in the round."""
+    return run_entries(profile.units())
+
+
+def run_entries(units: list[dict]) -> list[dict]:
+    """sweep.json's entries, pending, for units as `Profile.units` lays them out."""
     return [
         {"name": unit_name(unit["page_size"], unit["repeat"], unit["cell"], unit["role"]),
          "page_size_bytes": unit["page_size"], "page_size": page_size_label(unit["page_size"]),
          "repeat": unit["repeat"], "cell": unit["cell"], "round": unit["round"], "position": unit["position"],
          "role": unit["role"], "status": "pending", "error": None,
          "notebook": None, "started": None, "finished": None}
-        for unit in profile.units()
+        for unit in units
     ]
 
 
@@ -236,12 +291,50 @@ def as_record(bundle: "SweepRecord | str | os.PathLike") -> SweepRecord:
     return bundle if isinstance(bundle, SweepRecord) else SweepRecord.load(bundle)
 
 
+COMPONENTS_FILE = "components.json"
+
+
+def write_components(bundle: "SweepRecord | str | os.PathLike") -> Path | None:
+    """BUNDLE/components.json: the within-run and between-run variance components of TpmC per page
+    size and per pair (pagelab.evidence.components), kept with the report; None (and no file) for
+    a bundle whose runs kept no interval series."""
+    from pagelab.evidence.tables import components_of
+
+    record = as_record(bundle)
+    components = components_of(read_runs(record))
+    if components is None:
+        return None
+    path = record.directory / COMPONENTS_FILE
+    atomic_write_text(path, json.dumps(components.to_dict(), indent=1).replace("NaN", "null"))
+    return path
+
+
 def read_runs(bundle: "SweepRecord | str | os.PathLike"):
-    """The bundle's runs as pagelab.evidence compares them (a RunTable)."""
+    """The bundle's runs as pagelab.evidence compares them (a RunTable), each with its block."""
     from pagelab.evidence.tables import run_table
 
     record = as_record(bundle)
-    return run_table(record.directory, record.document)
+    return run_table(record.directory, with_blocks(record.document))
+
+
+def with_blocks(document: dict) -> dict:
+    """sweep.json's document with a "block" for each run whose round ran on more than one host:
+    one of its own, so that it is compared unpaired (pagelab.evidence.tables.block_of). A run's
+    block is the round within its node; a round on one host (as the Slurm executor runs a round,
+    and a local sweep every round) keeps its round as its block. A round ran on several hosts in
+    a bundle from before rounds were Slurm tasks, or when a local resume finished a cluster's round."""
+    hosts: dict[int, set] = {}
+    for entry in document["runs"]:
+        if entry["status"] == "done":
+            hosts.setdefault(run_round(entry), set()).add(entry.get("host"))
+    runs = [{**entry, "block": f"{entry['name']} alone (round {run_round(entry)} ran on several nodes)"}
+            if len(hosts.get(run_round(entry), ())) > 1 else entry for entry in document["runs"]]
+    return {**document, "runs": runs}
+
+
+def run_round(entry: dict) -> int:
+    """A run's round; its repeat in a bundle from before rounds were recorded (they were the same)."""
+    return int(entry.get("round") or entry["repeat"])
 
 
 # Keys of a run's entry in sweep.json that may give its place in the order the runs executed.

@@ -130,7 +130,7 @@ class Chain:
         # --pdf: the report's copy goes here, not into the project's reports/
         pdf = ["--pdf", self.workdir / "report.pdf"]
         if not (self.bundle / "sweep.json").exists():
-            return ["--profile", harness.TINY_PROFILE, "--set", f"seed={self.seed}", *FULL_MATRIX_SETS,
+            return ["--profile", harness.TINY_PROFILE, "--set", f"random_seed={self.seed}", *FULL_MATRIX_SETS,
                     "--out", self.bundle, *pdf]
         return ["--resume", self.bundle, *pdf] + (["--fail-fast"] if fail_fast else [])
 

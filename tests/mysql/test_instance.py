@@ -298,21 +298,54 @@ def test_under_root_the_server_runs_as_this_process_user_whatever_user_says(monk
     assert f"user={pwd.getpwuid(0).pw_name}" in text.splitlines(), text
 
 
+# A machine whose names resolve nowhere, as a bare system root: a host name of its own, and
+# /etc/hosts and /etc/resolv.conf made empty, in mount and UTS namespaces of the child's own.
+NO_NAME_RESOLVES = """
+for file in /etc/hosts /etc/resolv.conf; do if [ -e "$file" ]; then mount --bind "$0" "$file"; fi; done
+hostname pagelab-no-such-host
+if getent hosts localhost >/dev/null; then echo "localhost still resolves" >&2; exit 3; fi
+exec "$@"
+"""
+
+
+def init_where_no_name_resolves(instance: Instance) -> None:
+    """instance.init() in a child process on such a machine (mariadb-install-db refused there:
+    "Neither host ... nor 'localhost' could be looked up")."""
+    if os.geteuid() != 0:
+        pytest.fail("this test needs root for its mount and UTS namespaces: `make test` runs as root (README)")
+    empty = instance.root.parent / "empty-names"
+    empty.write_text("")
+    init = (f"from pagelab.mysql import Instance, ServerSettings; "
+            f"Instance({str(instance.root)!r}, {instance.page_size!r}, settings=ServerSettings(**{TEST_SETTINGS!r})).init()")
+    done = subprocess.run(["unshare", "--mount", "--uts", "--propagation", "private", "--", "/bin/sh", "-ec",
+                           NO_NAME_RESOLVES, str(empty), sys.executable, "-c", init],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
 def test_without_a_password_no_one_gets_in_but_the_os_root(make_instance):
     """Over TCP root needs its password. Over the private socket no standing account admits anyone
     without one (tpcc-mysql's programs get an account per run: pagelab.mysql.program_account);
     claiming root from another OS user is refused. Under root the socket sits in a root-owned
-    directory that others may pass through but not write."""
+    directory that others may pass through but not write. The instance is initialised where no name
+    resolves, and root still gets in with its password: as root@127.0.0.1 over TCP (the servers skip
+    name resolution, so a TCP login matches that account, not root@localhost) and as root@localhost
+    over the socket."""
     import shutil
 
     import mysql.connector
 
     instance = make_instance("4k")
-    instance.init()
+    init_where_no_name_resolves(instance)
     with instance:
         instance.start()
         with pytest.raises(mysql.connector.Error):
             mysql.connector.connect(user="root", password="", host="127.0.0.1", port=instance.port)
+        with mysql.connector.connect(**instance.connection_args(tcp=True)) as connection:
+            cursor = connection.cursor()
+            cursor.execute("SELECT CURRENT_USER()")
+            assert cursor.fetchone()[0] == "root@127.0.0.1"
+        assert instance.query("SELECT CURRENT_USER()")[0][0] == "root@localhost"
         accounts = {row[0] for row in instance.query("SELECT user FROM mysql.user")}
         assert accounts <= {"root", "mariadb.sys", "PUBLIC", ""}, accounts
         client = shutil.which("mariadb")

@@ -14,7 +14,7 @@ SMALL_PARAMETERS = dict(page_sizes=[4096, 16384], transactions=200, items_per_tr
 
 
 def test_committed_without_outputs_with_parameters_and_time_to_run():
-    check_committed_clean(NOTEBOOK, "seed 004", set(SMALL_PARAMETERS))
+    check_committed_clean(NOTEBOOK, "the cost of random writes", set(SMALL_PARAMETERS))
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +25,7 @@ def executed(tmp_path_factory) -> dict:
 def test_the_notebook_runs_without_errors(executed):
     check_ran_without_errors(executed)
     text = output_text(executed)
-    assert "seed (Voron) random" in text and "sqlite random" in text
+    assert "Voron (the post) random" in text and "sqlite random" in text
     assert output_count(executed, "image/png") >= 1  # the plots were drawn
 
 

@@ -105,15 +105,15 @@ def test_the_seeds_table_beside_ours(small_pagelab):
     assert list(seed["statistic"]) == ["average", "max", "total", "std_dev"]
     table = seed_comparison(small_pagelab)
     assert list(table.index) == ["average", "max", "total", "std_dev"]
-    assert list(table.columns) == ["seed (Voron) sequential", "pagelab sequential", "seed (Voron) random",
+    assert list(table.columns) == ["Voron (the post) sequential", "pagelab sequential", "Voron (the post) random",
                                    "pagelab random"]
-    assert table.loc["average", "seed (Voron) sequential"] == 7.06
-    assert table.loc["total", "seed (Voron) random"] == 556973
+    assert table.loc["average", "Voron (the post) sequential"] == 7.06
+    assert table.loc["total", "Voron (the post) random"] == 556973
     ours = row(small_pagelab, 4096, "random")
     assert table.loc["std_dev", "pagelab random"] == pytest.approx(ours["pages_std"])
     # a page size the seed did not run: only the seed's columns and ours where we have rows
-    assert list(seed_comparison(small_pagelab, page_size=8192).columns) == ["seed (Voron) sequential",
-                                                                           "seed (Voron) random"]
+    assert list(seed_comparison(small_pagelab, page_size=8192).columns) == ["Voron (the post) sequential",
+                                                                           "Voron (the post) random"]
 
 
 def test_tables_and_plot_for_the_notebook(small_pagelab):

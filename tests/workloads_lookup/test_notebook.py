@@ -33,7 +33,7 @@ def _fio_parameters(tmp_path: Path) -> dict:
 
 
 def test_the_notebook_is_committed_clean():
-    check_committed_clean(NOTEBOOK, "seed 003")
+    check_committed_clean(NOTEBOOK, "rethinking b-tree block sizes on ssds")
 
 
 def test_the_notebook_runs_with_tiny_parameters(tmp_path):

@@ -13,7 +13,7 @@ SMALL_PARAMETERS = dict(page_sizes=[4096, 8192], row_counts=[2000], paths=["nati
 
 
 def test_committed_without_outputs_with_parameters_and_time_to_run():
-    check_committed_clean(NOTEBOOK, "seed 001", set(SMALL_PARAMETERS))
+    check_committed_clean(NOTEBOOK, "experiment 053: page size 8192", set(SMALL_PARAMETERS))
 
 
 @pytest.fixture(scope="module")

@@ -228,7 +228,7 @@ def test_seed_style_table_prints_the_seeds_own_row():
 @pytest.mark.parametrize("low, high, verdict, expected", [
     (-20.0, -15.0, "faster", "reproduced"),
     (-30.0, -25.0, "faster", "reproduced, larger"),
-    (-10.0, -2.0, "faster", "faster, less than seed"),
+    (-10.0, -2.0, "faster", "faster, less than the experiment"),
     (-5.0, 3.0, "not resolved", "does not hold"),
     (2.0, 6.0, "slower", "does not hold"),
     (-25.0, 5.0, "not resolved", "undecided"),

@@ -13,7 +13,7 @@ PARAMETER_NAMES = {"backends", "page_sizes", "records", "operations", "workloads
 
 
 def test_committed_without_outputs_with_parameters_and_time_to_run():
-    check_committed_clean(NOTEBOOK, "seed 000", PARAMETER_NAMES)
+    check_committed_clean(NOTEBOOK, "[oep 9] use 16k pages", PARAMETER_NAMES)
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def test_the_notebook_runs_and_shows_every_part(executed):
     notebook, work = executed
     check_ran_without_errors(notebook)
     text = output_text(notebook)
-    for expected in ("seed 000 (OrientDB)", "mixed_50_50", "read_only", "throughput_gain", "p99_latency_gain",
+    for expected in ("OrientDB's proposal", "mixed_50_50", "read_only", "throughput_gain", "p99_latency_gain",
                      "times faster on load", "max key length is 3072 bytes", "seed_orientdb_max_key_bytes",
                      "load time s"):  # the last: the throughput table beside the seed's
         assert expected in text, expected

@@ -5,12 +5,13 @@
     pagelab tpcc load|run               TPC-C: seeded bulk load, and the driver (tpcc-mysql's flags)
     pagelab parse KIND PATH             any tpcc-mysql log, InnoDB status, iostat, fio or YCSB output as a tidy table
     pagelab sweep --profile NAME        the page-size sweep: a run notebook per page size and repeat, report, PDF
+    pagelab plan --from DIR             rounds x run length for a budget, from an earlier bundle's variance components
     pagelab run-unit DIR INDEX          one unit of a sweep's plan (what a Slurm array task runs)
     pagelab report DIR                  the report notebook and PDF of a sweep
     pagelab stats DIR                   medians with intervals per page size, a verdict per pair
     pagelab compare DIR_A DIR_B         two sweeps of the same page sizes, compared the same way
-    pagelab advise --keys N ...         measure the disk (fio) and suggest a B-tree page size (seed 003)
-    pagelab ycsb --page-sizes 16k,64k   YCSB load and workloads A/B/C per page size, on InnoDB or the prototype (seed 000)
+    pagelab advise --keys N ...         measure the disk (fio) and suggest a B-tree page size (the RethinkDB post)
+    pagelab ycsb --page-sizes 16k,64k   YCSB load and workloads A/B/C per page size, on InnoDB or the prototype (the OrientDB proposal)
 
 Each module registers its command's arguments next to the handler that reads them (`register`);
 this file is only the table of commands and the one place exit statuses are decided. Errors
@@ -26,23 +27,32 @@ import argparse
 import os
 import sys
 
-from pagelab.cli import advise, doctor, parse, run_unit, server, stats, sweep, tpcc, ycsb
+from pagelab.cli import advise, doctor, parse, plan, run_unit, server, stats, sweep, tpcc, ycsb
 from pagelab.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUSES, EXIT_STORAGE, EXIT_UNEXPECTED
 from pagelab.common.errors import PagelabError, StorageFault
 from pagelab.common.storage import save_traceback, storage_fault_in
 
-COMMANDS = (doctor, server, tpcc, parse, sweep, run_unit, stats, advise, ycsb)
+COMMANDS = (doctor, server, tpcc, parse, sweep, plan, run_unit, stats, advise, ycsb)
+
+class _VersionAction(argparse.Action):
+    """--version, asked of git only when given (not on every command's start)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from pagelab.machine.system import pagelab_version
+
+        print(f"pagelab {pagelab_version()}")
+        parser.exit()
+
 
 def build_parser() -> argparse.ArgumentParser:
-    from pagelab import __version__
-
     parser = argparse.ArgumentParser(
         prog="pagelab",
         description="Reproduce how a database's page size changes its performance: "
                     "private MariaDB/MySQL instances per innodb_page_size, TPC-C, monitors, reports.",
         epilog=f"Run `pagelab COMMAND --help` for the options of each command.\n{EXIT_STATUSES}",
     )
-    parser.add_argument("--version", action="version", version=f"pagelab {__version__}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="print pagelab's version, naming its commit (e.g. 0.1.0+g1234abc), and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.register(commands)

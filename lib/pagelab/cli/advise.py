@@ -1,9 +1,12 @@
-"""`pagelab advise`: measure the disk and suggest a B-tree page size (seed 003's model)."""
+"""`pagelab advise`: measure the disk and suggest a B-tree page size (RethinkDB's model)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+
+from pagelab.common.reference import CITATIONS
+
 
 def cmd_advise(args: argparse.Namespace) -> int:
     from pagelab.models.advisor import run_advise
@@ -16,8 +19,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 def register(commands) -> None:
     advise = commands.add_parser(
-        "advise", help="measure the disk and suggest a B-tree page size (seed 003's model)",
-        description="RethinkDB's model (seed 003): lookups/s = random-read IOPS at the page size / B-tree hops, "
+        "advise", help="measure the disk and suggest a B-tree page size (RethinkDB's model)",
+        description=f"RethinkDB's model ({CITATIONS['rethinkdb']}): lookups/s = random-read IOPS at the page size / B-tree hops, "
                     "with nodes filled as after random inserts and the top levels that fit in the cache free. "
                     "IOPS come from fio (QD1, direct I/O) on the disk under --device, measured once and cached "
                     "for 30 days in data/cache/. Prints the table behind the choice.")

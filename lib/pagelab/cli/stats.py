@@ -31,9 +31,11 @@ def _print_frame(frame, fmt: str) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from pagelab.bundle import read_runs
-    from pagelab.evidence.tables import evidence_text, host_spread, host_table, page_size_table, pairwise_table
+    from pagelab.evidence.tables import (evidence_text, host_spread, host_table, model_data, page_size_table,
+                                         pairwise_table)
 
     from pagelab.evidence.grid import cell_table, effect_table, grid_factors, grid_lines
+    from pagelab.evidence.nodes import node_lines, node_summary
     from pagelab.evidence.self_checks import a_a_table, check_lines, first_round_p, first_round_table
 
     table = read_runs(Path(args.bundle).resolve())  # relative to here, not to the project
@@ -42,6 +44,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         # A grid's runs are compared within each level; pooled over levels they would mix pools.
         print("\n".join(grid_lines(table) + [f"  left out: {name}: {why}" for name, why in table.excluded])
               if factors else evidence_text(table, args.resolve))
+        nodes = node_lines(node_summary(table))
+        if nodes:
+            print("What the nodes did:\n" + "\n".join(f"  {line}" for line in nodes))
         if args.checks:
             print("\n".join(check_lines(table, args.resolve)))
     elif args.format == "csv":
@@ -67,10 +72,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
         document = {"page_sizes": page_size_table(table).to_dict("records"),
                     "pairs": pairwise_table(table, args.resolve).to_dict("records"),
                     "excluded": [{"run": name, "why": why} for name, why in table.excluded],
+                    "looks": {"max_rounds": table.looks.max_rounds, "family_confidence": table.confidence,
+                              "looks": [{"look": look.look, "rounds": look.rounds, "time": look.time, "z_boundary": c}
+                                        for look, c in zip(table.looks.looks, table.looks.boundaries())]},
                     "hosts": host_table(table).to_dict("records"), "host_spread": host_spread(table),
+                    "nodes": node_summary(table),
                     "grid": {factor: {"cells": cell_table(table, factor).to_dict("records"),
                                       "effects": effect_table(table, factor).to_dict("records")}
                              for factor in factors}}
+        model = model_data(table)  # the variance components and the over-time runs' share; null without series
+        document["components"] = model.components.to_dict() if model else None
+        document["over_time"] = [vars(use) for use in model.over_time] if model else []
         if args.checks:
             document["checks"] = {"a_a": a_a_table(table, args.resolve).to_dict("records"),
                                   "first_round": first_round_table(table).to_dict("records"),

@@ -1,4 +1,4 @@
-"""`pagelab sweep` and `pagelab report`: the page-size sweep of seed 002, its report and PDF."""
+"""`pagelab sweep` and `pagelab report`: the page-size sweep of the Week 4 lab, its report and PDF."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pagelab.common.reference import CITATIONS
 from pagelab.cli.common import add_mode_argument
 from pagelab.common.errors import UsageError
 
@@ -14,13 +15,50 @@ if TYPE_CHECKING:
     from pagelab.bundle import SweepRecord
 
 
+def check_sweep_arguments(args: argparse.Namespace) -> None:
+    """Every check of `pagelab sweep`'s options that needs no bundle: refused before anything is made
+    (tests/test_documented_commands.py runs each documented sweep this far)."""
+    _check_executor_options(args)
+    if args.add_rounds is not None and not args.resume:
+        raise UsageError("--add-rounds N adds rounds to a sweep that has run; give it with --resume DIR")
+    if args.resume and (args.profile or args.set or args.out or args.noise):
+        raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
+
+
+def checked_profile(args: argparse.Namespace):
+    """The profile a new sweep of `args` runs, its knobs and the rules between them checked and a
+    tpcc-mysql build found where one is needed, before anything is written; its notes printed."""
+    from pagelab.sweep.profiles import DEFAULT_PROFILE, load_profile
+    from pagelab.tpcc.modes import runs_tpcc_mysql
+
+    overrides = list(args.set)
+    if args.mode:
+        overrides.append(f"driver_mode={args.mode}")
+    if args.tpcc_mysql_dir:
+        overrides.append(f"tpcc_mysql_dir={args.tpcc_mysql_dir}")
+    profile = load_profile(args.profile or DEFAULT_PROFILE, overrides)
+    for note in (*profile.notes, profile.verdict_floor_note()):
+        if note:
+            print(f"pagelab sweep: note: {note}", file=sys.stderr)
+    if runs_tpcc_mysql(profile.driver_mode, profile.loader):
+        from pagelab.tpcc.external import find_tpcc_mysql
+
+        find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
+    return profile
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from pagelab.sweep import orchestrator as sweep
 
-    _check_executor_options(args)
+    check_sweep_arguments(args)
     if args.resume:
-        if args.profile or args.set or args.out or args.noise:
-            raise UsageError("--resume DIR continues a sweep with its own profile; drop --profile/--set/--out/--noise")
+        if args.add_rounds is not None:
+            from pagelab.sweep.extend import add_rounds
+
+            record = add_rounds(Path(args.resume), args.add_rounds, check_machine=args.executor != "slurm")
+            look = record.document["looks"][-1]
+            print(f"pagelab sweep: look {look['look']} of {record.directory}: {args.add_rounds} round(s) added, "
+                  f"{look['rounds']} in all", file=sys.stderr)
         if args.executor == "slurm":
             sweep.check_bundle_directory(Path(args.resume))
             with sweep.bundle_lock(Path(args.resume)):  # not while a local sweep runs its units
@@ -28,22 +66,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         record, pdf = sweep.finish(Path(args.resume), fail_fast=args.fail_fast, pdf_path=args.pdf,
                                    report=_report_options(args), keep_instances=args.keep_instances)
     else:
-        from pagelab.sweep.profiles import load_profile
-        from pagelab.tpcc.modes import runs_tpcc_mysql
-
-        overrides = list(args.set)
-        if args.mode:
-            overrides.append(f"driver_mode={args.mode}")
-        if args.tpcc_mysql_dir:
-            overrides.append(f"tpcc_mysql_dir={args.tpcc_mysql_dir}")
-        profile = load_profile(args.profile or "quick", overrides)  # validated before anything starts
-        floor = profile.verdict_floor_note()
-        if floor:
-            print(f"pagelab sweep: note: {floor}", file=sys.stderr)
-        if runs_tpcc_mysql(profile.driver_mode, profile.loader):
-            from pagelab.tpcc.external import find_tpcc_mysql
-
-            find_tpcc_mysql(Path(profile.tpcc_mysql_dir or "."))
+        profile = checked_profile(args)  # validated before anything starts
         if args.executor == "slurm" or args.plan_only:
             return _plan_elsewhere(args, profile)
         record, pdf = sweep.sweep(profile, profile.name, out_dir=Path(args.out) if args.out else None,
@@ -73,6 +96,10 @@ def _check_executor_options(args: argparse.Namespace) -> None:
         from pagelab.sweep.slurm import parse_slurm_args, require_slurm_client
 
         parse_slurm_args(args.slurm_args)
+        if not args.scratch:
+            raise UsageError("--executor slurm needs --scratch DIR, a directory on each node's local disk where the "
+                             "units' servers live (e.g. --scratch /local/$USER): in the bundle on the shared "
+                             "filesystem they would measure the network, not the node's disk")
         require_slurm_client()
         if args.slurm_max_running is not None and args.slurm_max_running < 1:
             raise UsageError(f"--slurm-max-running must be at least 1, got {args.slurm_max_running}")
@@ -95,8 +122,8 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
         print(f"plan: {sweep_dir / 'plan.json'} ({len(plan.units)} units)")
         for unit in plan.units:
             print(f"  {unit.index}: {unit.name}")
-        print(f"run one unit:  pagelab run-unit {sweep_dir} INDEX\n"
-              f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm]")
+        print(f"run one round: pagelab run-unit {sweep_dir} --round K [--scratch DIR]\n"
+              f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm --scratch DIR]")
         return 0
     from pagelab.bundle import SweepRecord
 
@@ -105,15 +132,15 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
 
 def _submit_to_slurm(args: argparse.Namespace, record: SweepRecord) -> int:
     from pagelab.sweep.slurm import parse_slurm_args, submit
-    from pagelab.sweep.plan import units_not_done
+    from pagelab.sweep.plan import blocks_not_done
 
     report_args = [word for flag, value in (("--pdf", args.pdf), ("--title", args.title), ("--author", args.author),
                                             ("--affiliation", args.affiliation), ("--notes", args.notes))
                    if value for word in (flag, str(Path(value).resolve()) if flag in ("--pdf", "--notes") else value)]
     report_args += ["--finish-sweep"] + (["--keep-instances"] if args.keep_instances else [])
     sweep_dir = record.directory
-    submission = submit(record, units_not_done(record), parse_slurm_args(args.slurm_args),
-                        args.slurm_max_running, Path(args.scratch) if args.scratch else None, report_args)
+    submission = submit(record, blocks_not_done(record), parse_slurm_args(args.slurm_args), Path(args.scratch),
+                        args.slurm_max_running, report_args)
     print(f"sweep: {Path(sweep_dir).resolve()}")
     for line in submission.watch_lines(Path(sweep_dir).resolve()):
         print(line)
@@ -165,16 +192,17 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("where the units run (runbooks/slurm.md)")
     group.add_argument("--executor", choices=EXECUTORS, default="local",
                        help="local (default): one unit after another on this machine, then the report; slurm: one "
-                            "job array of exclusive nodes, one unit each, and a report job after it; prints the job "
-                            "ids and returns at once")
+                            "job array of exclusive nodes, one round each (its units in order on that node), and a "
+                            "report job after it; prints the job ids and returns at once")
     group.add_argument("--slurm-args", metavar="'ARGS'",
                        help="passed to sbatch for both jobs; give it with '=' since it starts with a dash, e.g. "
                             "--slurm-args='--partition=short --time=02:00:00 --account=db'")
     group.add_argument("--slurm-max-running", metavar="K", type=int,
-                       help="at most K units at once (the array's %%K; default: all of them)")
+                       help="at most K rounds (nodes) at once (the array's %%K; default: all of them)")
     group.add_argument("--scratch", metavar="DIR",
-                       help="where each unit's server lives on its node, ideally a node-local disk (default: the "
-                            "bundle's instances/); it is restored there from the bundle's snapshot and removed after")
+                       help="required with --executor slurm: where each unit's server lives on its node, a directory "
+                            "on the node's local disk (not the shared filesystem, which would measure the network); "
+                            "it is restored there from the bundle's snapshot and removed after")
 
 
 def _profile_epilog() -> str:
@@ -188,20 +216,30 @@ def _profile_epilog() -> str:
 
 def register(commands) -> None:
     sweep = commands.add_parser(
-        "sweep", help="run the page-size sweep (seed 002) and write the PDF report",
+        "sweep", help="run the page-size sweep (the Week 4 lab's TPC-C experiment) and write the PDF report",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="For each page size and repeat of a profile, execute notebooks/tpcc_page_size_run.ipynb with "
+        description=f"The Week 4 lab's experiment ({CITATIONS['week4_lab']}): TPC-C under each innodb_page_size. "
+                    "For each page size and repeat of a profile, execute notebooks/tpcc_page_size_run.ipynb with "
                     "papermill into a run bundle (data/runs/<sweep-id>/), then the report notebook and the PDF "
                     "(BUNDLE/report.pdf, copied to reports/). Ctrl-C keeps finished runs; --resume DIR does the rest. "
                     "It ends with the median TpmC per page size and a verdict for each pair; `pagelab stats DIR` "
                     "gives every metric.\n\n"
                     "Profiles live in runbooks/profiles/ (listed below); any knob can be changed with --set knob=value.",
         epilog=_profile_epilog())
-    sweep.add_argument("--profile", help="profile name in runbooks/profiles/ or a YAML path (default quick)")
+    from pagelab.sweep.profiles import DEFAULT_PROFILE
+
+    sweep.add_argument("--profile", help=f"profile name in runbooks/profiles/ or a YAML path (default {DEFAULT_PROFILE})")
     sweep.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                        help="override a knob, e.g. --set page_sizes=4k,16k --set measure_s=30 (repeatable)")
     sweep.add_argument("--out", metavar="DIR", help="the sweep directory (default data/runs/<profile>-<time>)")
     sweep.add_argument("--resume", metavar="DIR", help="finish an interrupted sweep")
+    sweep.add_argument("--add-rounds", metavar="N", type=int,
+                       help="with --resume DIR: add N rounds of verdict runs to a finished (or unfinished) sweep made "
+                            "with room for them (--set max_rounds=M when it was made), run them and report again. The "
+                            "rounds continue the lab's order; each addition is a look, recorded in sweep.json and "
+                            "tested at a group-sequential boundary, so adding rounds until a pair resolves cannot make "
+                            "a verdict out of noise. Refused, naming the difference, if the profile's file, the code "
+                            "or the machine differ from the ones that made the sweep")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     sweep.add_argument("--keep-instances", action="store_true",
                        help="keep each page size's datadir and loaded snapshot after a finished sweep (about twice "
@@ -214,7 +252,7 @@ def register(commands) -> None:
                                                      "in reports/)")
     sweep.add_argument("--plan-only", action="store_true",
                        help="write the bundle and its plan of run units (plan.json) and stop; run them later with "
-                            "--resume, or one at a time with `pagelab run-unit BUNDLE INDEX`")
+                            "--resume, or a round at a time with `pagelab run-unit BUNDLE --round K`")
     _add_executor_options(sweep)
     _add_report_options(sweep)
     add_mode_argument(sweep, default=None)
@@ -225,7 +263,7 @@ def register(commands) -> None:
         "report", help="a sweep's lab report, or any notebook, as a PDF without code",
         description="With a sweep directory: execute notebooks/tpcc_page_size_report.ipynb over it and print the lab "
                     "report (title page, introduction, method, setup, results with intervals and verdicts, "
-                    "discussion of the seed's claims, conclusion, notes, references, appendix) to BUNDLE/report.pdf, "
+                    "discussion of the lab's claims, conclusion, notes, references, appendix) to BUNDLE/report.pdf, "
                     "with a copy in reports/. With a notebook (.ipynb): execute it with papermill (-p NAME VALUE "
                     "sets a parameter) into reports/<name>-<time>/ and print it to PDF without code cells.")
     report.add_argument("target", metavar="DIR|NOTEBOOK", help="a sweep directory, or a notebook such as "

@@ -38,7 +38,7 @@ def cmd_tpcc_load(args: argparse.Namespace) -> int:
     dataset = generate(args.warehouses, args.seed, cache_dir=Path(args.cache_dir), progress=not args.quiet)
     with target:
         report = load(target.spec, dataset, database=args.database, progress=not args.quiet)
-    print(f"loaded {args.warehouses} warehouse(s), seed {args.seed}, into {target.spec.describe()}/{args.database}: "
+    print(f"loaded {args.warehouses} warehouse(s), random seed {args.seed}, into {target.spec.describe()}/{args.database}: "
           f"tables {report.seconds_tables:.1f} s, indexes {report.seconds_indexes:.1f} s, checks {report.seconds_verify:.1f} s; "
           f"row counts and consistency conditions 1-4 hold")
     return 0
@@ -96,11 +96,13 @@ def register(commands) -> None:
                                description="TPC-C as tpcc-mysql runs it, with a seed, a fast loader and its log format.")
     tpcc_commands = tpcc.add_subparsers(dest="tpcc_command", metavar="ACTION", required=True)
     load = tpcc_commands.add_parser("load", help="generate (or reuse) the seeded data and bulk-load it",
-                                    description="Generate the TPC-C population for -w warehouses and --seed once "
+                                    description="Generate the TPC-C population for -w warehouses and --random-seed once "
                                                 "(cached under data/cache), load it, and check row counts and the "
                                                 "consistency conditions 1-4 of clause 3.3.2.")
     load.add_argument("-w", "--warehouses", type=int, required=True, help="number of warehouses")
-    load.add_argument("--seed", type=int, default=1, help="data generator seed (default 1)")
+    load.add_argument("--random-seed", "--seed", dest="seed", type=int, default=KNOBS_BY_NAME["random_seed"].default,
+                      help="random seed of the generated data (the sweep's knob random_seed; --seed is the same "
+                           f"option; default {KNOBS_BY_NAME['random_seed'].default})")
     load.add_argument("--cache-dir", default=str(CACHE_DIR), help="where generated data is kept")
     load.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     load.add_argument("--loader", choices=LOADERS, default=PAGELAB_LOADER,
@@ -116,7 +118,7 @@ def register(commands) -> None:
                                                "and summary.json into --out.")
     run.add_argument("-w", "--warehouses", type=int, required=True, help="warehouses to use (at most those loaded)")
     # the defaults are the sweep knobs' (pagelab.sweep.knobs), declared once there
-    default = {name: KNOBS_BY_NAME[name].default for name in ("connections", "rampup_s", "measure_s", "interval_s", "seed",
+    default = {name: KNOBS_BY_NAME[name].default for name in ("connections", "rampup_s", "measure_s", "interval_s", "random_seed",
                                                             "max_rampup_s", "max_measure_s", "target_ci_pct")}
     run.add_argument("-c", "--connections", type=int, default=default["connections"],
                      help=f"terminals, one connection each (default {default['connections']})")
@@ -135,8 +137,9 @@ def register(commands) -> None:
                           f"(default {default['target_ci_pct']:g})")
     run.add_argument("-i", "--interval", type=int, default=default["interval_s"],
                      help=f"seconds per report line (default {default['interval_s']})")
-    run.add_argument("--seed", type=int, default=default["seed"],
-                     help=f"seed of the terminals' input streams (default {default['seed']})")
+    run.add_argument("--random-seed", "--seed", dest="seed", type=int, default=default["random_seed"],
+                     help=f"random seed of the terminals' input streams (the sweep's knob random_seed; --seed is "
+                          f"the same option; default {default['random_seed']})")
     run.add_argument("--out", metavar="DIR", help="write tpcc.log, tpcc_intervals.csv and summary.json here")
     run.add_argument("--spec-pacing", action="store_true",
                      help="keying and think times of clause 5.2.5.7 (default: none, as tpcc-mysql)")

@@ -1,10 +1,12 @@
-"""`pagelab ycsb`: YCSB load and workloads per page size, on InnoDB or the storage prototype (seed 000)."""
+"""`pagelab ycsb`: YCSB load and workloads per page size, on InnoDB or the storage prototype (the OrientDB proposal)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+
+from pagelab.common.reference import CITATIONS
 
 def cmd_ycsb(args: argparse.Namespace) -> int:
     from pagelab.workloads.ycsb.runner import YcsbOptions, run_ycsb
@@ -44,13 +46,15 @@ def register(commands) -> None:
     from pagelab.workloads.ycsb.runner import BACKENDS, DEFAULT_OPERATIONS, DEFAULT_RECORDS
 
     ycsb = commands.add_parser(
-        "ycsb", help="YCSB load and workloads per page size, on InnoDB or the storage prototype (seed 000)",
+        "ycsb", help="YCSB load and workloads per page size, on InnoDB or the storage prototype (OrientDB's page-size "
+                     "proposal)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Seed 000 (OrientDB, 64 KB against 16 KB pages) as YCSB runs it: for each page size a fresh "
+        description=f"OrientDB's page-size proposal, 64 KB against 16 KB pages ({CITATIONS['orientdb']}), as YCSB runs "
+                    "it: for each page size a fresh "
                     "private InnoDB instance (O_DIRECT, a buffer pool well below the data) or a fresh storage-"
                     "prototype database; the load (--records records in usertable, 10 fields of 100 bytes, keys "
                     "\"user\" + FNV-64 hash), then each workload (--operations operations):\n\n"
-                    "  a  read 50% / update 50%      (seed 000's mixed_50_50)\n"
+                    "  a  read 50% / update 50%      (the proposal's mixed_50_50)\n"
                     "  b  read 95% / update 5%       (read_mostly_95_5)\n"
                     "  c  read 100%                  (read_only)\n"
                     "  d  read latest 95% / insert 5%\n"
@@ -67,12 +71,12 @@ def register(commands) -> None:
                       help="innodb: a MariaDB/MySQL instance per innodb_page_size (default); prototype: "
                            "pagelab's storage prototype (one client thread)")
     ycsb.add_argument("--page-sizes", default="16k,64k", metavar="SIZES",
-                      help=f"comma-separated page sizes from {' '.join(PAGE_SIZES.values())} (default 16k,64k, the seed's)")
+                      help=f"comma-separated page sizes from {' '.join(PAGE_SIZES.values())} (default 16k,64k, the proposal's)")
     ycsb.add_argument("--records", type=int, default=DEFAULT_RECORDS, metavar="N",
                       help=f"records to load (YCSB's recordcount; default {DEFAULT_RECORDS:,}, ~80 MB in InnoDB)")
     ycsb.add_argument("--operations", type=int, default=DEFAULT_OPERATIONS, metavar="N",
                       help=f"operations per workload (YCSB's operationcount; default {DEFAULT_OPERATIONS:,})")
-    ycsb.add_argument("--workloads", default="abc", help="workload letters from a b c d f (default abc, the seed's); "
+    ycsb.add_argument("--workloads", default="abc", help="workload letters from a b c d f (default abc, the proposal's); "
                                                          "the load always runs first")
     ycsb.add_argument("--distribution", choices=DISTRIBUTIONS, default="zipfian",
                       help="which records the operations touch: zipfian (YCSB's scrambled zipfian, constant 0.99; "

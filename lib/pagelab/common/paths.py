@@ -13,3 +13,4 @@ REFERENCE_DIR = DATA_DIR / "reference"  # the seeds' published numbers, tracked 
 REPORTS_DIR = PROJECT_ROOT / "reports"
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 PROFILES_DIR = PROJECT_ROOT / "runbooks" / "profiles"
+GLOSSARY = PROJECT_ROOT / "runbooks" / "glossary.md"  # the words, once: the README links it, reports print it

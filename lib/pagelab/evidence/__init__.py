@@ -5,6 +5,8 @@ that decide when a run is warm and when it has measured enough.
                   verdict: faster / slower / equivalent within ±delta / not resolved)
     families.py   pairs judged as a family (Holm, Bonferroni), and the difference of two effects
     steady.py     MSER-5 warm-up truncation and batch-means intervals within one run
+    components.py the within-run and between-run variance components, from the runs' interval series
+    model.py      a pair judged from both components (the two-level model), and what of an over-time run counts
     tables.py     a bundle's runs as tables of evidence
     two_sweeps.py two bundles compared: effects changed, level moved, knobs differ
 

@@ -30,7 +30,7 @@ So `pagelab compare` calls a shift uniform only when the effect differences agre
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -39,6 +39,8 @@ from statsmodels.stats.multitest import multipletests
 
 from pagelab.evidence.intervals import (
     CONFIDENCE,
+    FASTER,
+    SLOWER,
     DEFAULT_EQUIVALENCE_PCT,
     DEFAULT_RESOLVE_PCT,
     MIN_ROUNDS_FOR_PAIRED,
@@ -48,6 +50,7 @@ from pagelab.evidence.intervals import (
     measure,
     percentile_bounds,
 )
+from pagelab.evidence.model import PairEffect, model_comparison
 
 AGREE, DIFFER = "agree", "differ"
 
@@ -116,18 +119,69 @@ def _has_interval(a, b) -> bool:
     return count(a) >= 2 and count(b) >= 2
 
 
+PRIMARY, AFTER_PRIMARY, NOT_TESTED = "primary", "after the primary", "not tested"
+
+
+def primary_pair(text: str) -> tuple[str, str] | None:
+    """('16k', '4k') from a declared primary comparison "16k vs 4k"; None for "" (none declared)."""
+    if not text or not str(text).strip():
+        return None
+    parts = [part.strip() for part in str(text).split(" vs ")]
+    if len(parts) != 2 or not all(parts):
+        raise ValueError(f"a primary comparison reads 'A vs B' (e.g. '16k vs 4k'), got {text!r}")
+    return parts[0], parts[1]
+
+
 def compare_family(pairs: Sequence[tuple], spread: float | None = None, resolve_pct: float = DEFAULT_RESOLVE_PCT,
-                   confidence: float = CONFIDENCE,
-                   equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> list[Comparison]:
+                   confidence: float = CONFIDENCE, equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT,
+                   models: Sequence[PairEffect | None] | None = None, primary: int | None = None) -> list[Comparison]:
     """Each (a, b) of `pairs` compared and judged as one family (see the module comment): a and b
-    are lists of runs, or dicts {round: value} to be compared round by round where they can be.
-    The intervals are at family_confidence(m), the p-values Holm-adjusted; `confidence` is the
-    family's."""
-    m = sum(_has_interval(a, b) for a, b in pairs)
+    are lists of runs, or dicts {round: value} to be compared round by round where they can be;
+    where `models` holds a PairEffect for a pair, the two-level model (pagelab.evidence.model)
+    measures it instead of the rank tests. The intervals are at family_confidence(m), the
+    p-values Holm-adjusted; `confidence` is the family's.
+
+    With `primary` (the index of a comparison declared before the sweep) the family is tested in
+    a fixed sequence, a serial gatekeeping procedure (Maurer, Hothorn & Lehmacher, "Multiple
+    comparisons in drug clinical trials and preclinical assays: a-priori ordered hypotheses",
+    1995; Westfall & Krishen, "Optimally weighted, fixed sequence and gatekeeper multiple testing
+    procedures", J. Statist. Plann. Inference 99, 2001): the primary first, alone, at the full
+    alpha with a (1 - alpha) interval; the others only if it was called faster or slower, then
+    as a Holm family of their own at alpha, intervals at family_confidence(m - 1). A later pair's
+    adjusted p is the larger of its Holm p and the primary's p (the fixed sequence's adjusted p),
+    so nothing after an unresolved primary is called; the family-wise error stays at alpha. The
+    gate opens on a difference only: opened by "equivalent", a true null in the primary could
+    still be rejected by chance alongside errors after it, and the error would add up to 2 alpha."""
+    models = list(models) if models is not None else [None] * len(pairs)
+
+    def measured_at(index: int, level: float) -> Comparison:
+        if models[index] is not None:
+            return model_comparison(models[index], level, resolve_pct, equivalence_pct)
+        return measure(*pairs[index], spread, resolve_pct, level, equivalence_pct)
+
+    def has_interval(index: int) -> bool:
+        return models[index] is not None or _has_interval(*pairs[index])
+
+    if primary is None:
+        m = sum(has_interval(i) for i in range(len(pairs)))
+        level = family_confidence(m, confidence)
+        measured = [measured_at(i, level) for i in range(len(pairs))]
+        adjusted = holm([c.p_value for c in measured], confidence)
+        return [judged(c, p, confidence, m) for c, p in zip(measured, adjusted)]
+    alone = measured_at(primary, confidence)
+    first = replace(judged(alone, alone.p_value, confidence, 1), role=PRIMARY)
+    rest = [i for i in range(len(pairs)) if i != primary]
+    m = sum(has_interval(i) for i in rest)
     level = family_confidence(m, confidence)
-    measured = [measure(a, b, spread, resolve_pct, level, equivalence_pct) for a, b in pairs]
-    adjusted = holm([c.p_value for c in measured], confidence)
-    return [judged(c, p, confidence, m) for c, p in zip(measured, adjusted)]
+    measured = {i: measured_at(i, level) for i in rest}
+    adjusted = holm([measured[i].p_value for i in rest], confidence)
+    gate_open = first.verdict in (FASTER, SLOWER)
+    found = {primary: first}
+    for i, p in zip(rest, adjusted):
+        sequence_p = max(p, first.p_value) if not math.isnan(p) else p
+        later = replace(judged(measured[i], sequence_p, confidence, m), role=AFTER_PRIMARY)
+        found[i] = later if gate_open else replace(later, verdict=NOT_RESOLVED, role=NOT_TESTED)
+    return [found[i] for i in range(len(pairs))]
 
 
 # --- the difference of two effects ------------------------------------------------------------------

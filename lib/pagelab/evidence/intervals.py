@@ -75,14 +75,14 @@ MIN_ROUNDS_FOR_PAIRED = 6
 RESAMPLES = 9_999
 # A fixed seed, so `pagelab stats` prints the same intervals every time it reads a bundle.
 BOOTSTRAP_SEED = 2026
-# The difference a sweep should be able to resolve unless told otherwise: seed 002's page sizes
+# The difference a sweep should be able to resolve unless told otherwise: the Week 4 lab's page sizes
 # differ by 3-11%, so 5% is the scale of the claims being checked.
 DEFAULT_RESOLVE_PCT = 5.0
 # Beyond this many runs per page size the estimate is reported as "more than".
 MAX_REPEATS_ESTIMATE = 200
 
 # The margin within which two page sizes count as the same, in percent: a knob (equivalence_pct), whose
-# default this is. Seed 002's page sizes differ by 3-11%, so 3% is below every effect it claims.
+# default this is. The Week 4 lab's page sizes differ by 3-11%, so 3% is below every effect it claims.
 DEFAULT_EQUIVALENCE_PCT = 3.0
 # The power the minimum detectable effect and the runs for equivalence are stated at (Cohen's 80%).
 POWER = 0.8
@@ -153,6 +153,12 @@ class Comparison:
     # verdict needs it to agree with the interval: a ratio of medians can lie above 1 while most
     # rounds have a below b (a few large rounds one way, many small ones the other).
     direction: int = 0
+    # How the pair was judged: the test and what it paired ("Wilcoxon signed-rank, 7 rounds", or
+    # the two-level model's line, pagelab.evidence.model); the printed line says it.
+    method: str = ""
+    # In a family with a declared primary comparison (pagelab.evidence.families): "primary", the
+    # pairs tested after it "after the primary", else "".
+    role: str = ""
 
     @property
     def change_pct(self) -> float:
@@ -261,10 +267,13 @@ def rounds_needed(ratio_spread: float | None, resolve_pct: float = DEFAULT_RESOL
     if ratio_spread is None:
         return None
     target = math.log(1 + resolve_pct / 100)
-    for n in range(MIN_ROUNDS_FOR_PAIRED, MAX_REPEATS_ESTIMATE + 1):
-        if stats.t.ppf(1 - (1 - confidence) / 2, n - 1) * ratio_spread / math.sqrt(n) <= target:
-            return n
-    return MAX_REPEATS_ESTIMATE + 1
+    n = np.arange(MIN_ROUNDS_FOR_PAIRED, MAX_REPEATS_ESTIMATE + 1)
+    return _first(n, stats.t.ppf(1 - (1 - confidence) / 2, n - 1) * ratio_spread / np.sqrt(n) <= target)
+
+
+def _first(n: np.ndarray, enough: np.ndarray) -> int:
+    """The first n where `enough` holds (every n tried at once), else MAX_REPEATS_ESTIMATE + 1."""
+    return int(n[np.argmax(enough)]) if enough.any() else MAX_REPEATS_ESTIMATE + 1
 
 
 def _t_sum(confidence: float, dof: int) -> float:
@@ -303,13 +312,11 @@ def runs_for_equivalence(spread: float | None, equivalence_pct: float = DEFAULT_
     if spread == 0:
         return fewest
     target = math.log(1 + equivalence_pct / 100)
-    for n in range(fewest, MAX_REPEATS_ESTIMATE + 1):
-        dof = n - 1 if paired else 2 * n - 2
-        error = spread / math.sqrt(n) if paired else spread * math.sqrt(2 / n)
-        z = stats.t.ppf(1 - (1 - confidence) / 2, dof) + stats.t.ppf(1 - (1 - POWER) / 2, dof)
-        if z * error <= target:
-            return n
-    return MAX_REPEATS_ESTIMATE + 1
+    n = np.arange(fewest, MAX_REPEATS_ESTIMATE + 1)
+    dof = n - 1 if paired else 2 * n - 2
+    error = spread / np.sqrt(n) if paired else spread * np.sqrt(2 / n)
+    z = stats.t.ppf(1 - (1 - confidence) / 2, dof) + stats.t.ppf(1 - (1 - POWER) / 2, dof)
+    return _first(n, z * error <= target)
 
 
 def _finite(values) -> list[float]:
@@ -349,7 +356,7 @@ def measure(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESO
     direction = _direction(lambda side: stats.mannwhitneyu(a, b, alternative=side, method="exact").pvalue)
     return Comparison(len(a), len(b), ratio, low, high, NOT_RESOLVED, needed, resolve_pct, p_value, False,
                       p_value, detectable_pct=detectable, runs_for_equivalence=for_equivalence,
-                      direction=direction, **base)
+                      direction=direction, method=f"exact Mann-Whitney U, {len(a)}+{len(b)} runs", **base)
 
 
 def _direction(one_sided) -> int:
@@ -378,7 +385,8 @@ def _measured_rounds(a, b, resolve_pct, confidence, equivalence_pct) -> Comparis
     return Comparison(n, n, ratio, low, high, NOT_RESOLVED, rounds_needed(ratio_spread, resolve_pct, confidence),
                       resolve_pct, p_value, True, p_value, confidence, equivalence_pct,
                       detectable_pct(ratio_spread, n, n, True, confidence),
-                      runs_for_equivalence(ratio_spread, equivalence_pct, True, confidence), direction=direction)
+                      runs_for_equivalence(ratio_spread, equivalence_pct, True, confidence), direction=direction,
+                      method=f"exact Wilcoxon signed-rank, {n} rounds")
 
 
 def judged(comparison: Comparison, p_adjusted: float, family_confidence: float = CONFIDENCE,

@@ -8,7 +8,13 @@ pagelab.evidence.two_sweeps.
 
 The unit of evidence is the run: each repeat restored the loaded snapshot and restarted the
 server, so runs are independent draws of what this machine does. Values within a run (intervals,
-samples) are not, and are only averaged into the run's value.
+samples) are not independent; the TpmC intervals of each run are kept as its series
+(`RunTable.series`, pagelab.evidence.components), from which the within-run and between-run
+variance components come.
+
+Runs are paired by their block: the runs compared with each other because they shared the
+machine's minute. A run's entry in sweep.json may name its block ("block", e.g. a node and a
+round); without one its block is its round (`block_of`).
 
 The host is a factor: runs spread over nodes (Slurm) may differ by node as much as by page size
 (Maricq et al., OSDI 2018). `host_table` gives per-host medians, and `host_lines` says when the
@@ -19,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import Sequence
@@ -27,7 +33,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from pagelab.evidence.families import compare_family, family_confidence, holm, smallest_p, verdict_room
+from pagelab.evidence.components import RunSeries, VarianceComponents, components_lines, variance_components
+from pagelab.evidence.families import (NOT_TESTED, PRIMARY, compare_family, family_confidence, holm, primary_pair,
+                                       smallest_p, verdict_room)
+from pagelab.evidence.model import MODEL_METHOD, counted_series, over_time_lines, pair_effect
+from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -78,6 +88,14 @@ class RunTable:
     profile: dict
     page_order: list[str]
     noise: dict | None = None  # noise.json, when the sweep measured the machine first
+    # Each finished run's TpmC interval series (verdict and over-time runs); [] for a bundle whose
+    # runs kept none (then only the rank tests can judge).
+    series: list = field(default_factory=list)
+    # The pairs' family confidence at the sweep's latest look: CONFIDENCE for a sweep analysed once,
+    # lower when it was made to be extended by more rounds (pagelab.evidence.sequential).
+    confidence: float = CONFIDENCE
+    looks: SequentialPlan | None = None
+    host_noise: dict = field(default_factory=dict)  # {host: its noise.json}, each node's own (--noise on Slurm)
 
 
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
@@ -111,13 +129,54 @@ def run_values(run_dir: Path) -> dict[str, float]:
     }
 
 
+OVER_TIME_BLOCK = "over-time"
+
+
+def block_of(entry: dict) -> str:
+    """The block a run of sweep.json belongs to: its own "block" when the bundle recorded one, else
+    its round ("round 3"; the repeat for a bundle older than rounds); the over-time runs, which run
+    one after another after the rounds, are one block."""
+    if entry.get("block"):
+        return str(entry["block"])
+    if entry.get("role", "verdict") == "over_time":
+        return OVER_TIME_BLOCK
+    return f"round {entry.get('round') or entry['repeat']}"
+
+
+def run_series(run_dir: Path, entry: dict) -> RunSeries | None:
+    """The run's TpmC per interval from its tpcc_intervals.csv (New-Orders per interval over the
+    interval's seconds, per minute), whole intervals only: a last interval cut short by the end
+    of the measurement is left out, as are rows before the measurement began. None when the run
+    kept no series."""
+    intervals = _read_csv(run_dir / "tpcc_intervals.csv")
+    if intervals.empty or not {"t_s", "new_order"} <= set(intervals.columns):
+        return None
+    ends = intervals["t_s"].to_numpy(float)
+    counts = intervals["new_order"].to_numpy(float)
+    keep = ends > 0
+    ends, counts = ends[keep], counts[keep]
+    if ends.size == 0:
+        return None
+    seconds = np.diff(np.concatenate([[0.0], ends]))
+    whole = np.isclose(seconds, float(np.median(seconds))) & np.isfinite(counts)
+    if not whole.any():
+        return None
+    return RunSeries(entry["name"], entry["page_size"], block_of(entry),
+                     tuple(float(v) for v in counts[whole] / seconds[whole] * 60),
+                     tuple(float(v) for v in seconds[whole]), entry.get("role", "verdict"))
+
+
 def run_table(bundle: Path, record: dict) -> RunTable:
     """Every run of a bundle, from its sweep.json document (`record`, as pagelab.bundle reads it):
-    finished ones as rows, the others named with their status and error."""
+    finished ones as rows, the others named with their status and error; every finished run's
+    interval series (over-time runs too: they are no rows, as they measured another length)."""
     bundle = Path(bundle)
-    rows, excluded = [], []
+    rows, excluded, series = [], [], []
     for entry in record["runs"]:
-        if entry.get("role", "verdict") == "over_time":  # for the figures over time, not for verdicts
+        if entry.get("role", "verdict") == "over_time":  # for the figures over time, and the model's data
+            if entry["status"] == "done" and not entry.get("cell"):
+                found = run_series(bundle / entry["name"], entry)
+                series += [found] if found else []
             continue
         if entry["status"] != "done":
             reason = entry.get("error") or "not finished"
@@ -129,14 +188,71 @@ def run_table(bundle: Path, record: dict) -> RunTable:
             excluded.append((entry["name"], f"its files cannot be read: {exc}"))
             continue
         levels = {f"level_{name}": level for name, level in (entry.get("cell") or {}).items()}
+        if not entry.get("cell"):  # a grid's runs are compared within each level, by their rank tests
+            found = run_series(bundle / entry["name"], entry)
+            series += [found] if found else []
         rows.append({"run": entry["name"], "page_size": entry["page_size"],
                      "page_size_bytes": entry["page_size_bytes"], "repeat": entry["repeat"],
+                     "block": block_of(entry),
                      "host": entry.get("host") or UNRECORDED_HOST, **levels, **values})
     sizes = record.get("profile", {}).get("page_sizes") or sorted({e["page_size_bytes"] for e in record["runs"]})
     noise_path = bundle / "noise.json"
     noise = json.loads(noise_path.read_text()) if noise_path.exists() else None
-    return RunTable(pd.DataFrame(rows), excluded, record.get("profile", {}), [page_size_label(int(s)) for s in sizes],
-                    noise)
+    profile = dict(record.get("profile", {}))
+    if record.get("primary"):  # what was declared when the bundle was made counts, not a later edit
+        profile["primary"] = record["primary"].get("comparison", "")
+    order = [page_size_label(int(s)) for s in sizes]
+    looks = plan_of(record, 1 - CONFIDENCE)
+    # The largest Holm family a look tests: every pair, or, after a declared primary tested alone,
+    # the others (pagelab.evidence.families.compare_family)
+    pairs = len(order) * (len(order) - 1) // 2
+    holm_family = pairs - 1 if profile.get("primary") and pairs > 1 else pairs
+    host_noise = {path.parent.name: json.loads(path.read_text()) for path in sorted(bundle.glob("hosts/*/noise.json"))}
+    return RunTable(pd.DataFrame(rows), excluded, profile, order, noise, series,
+                    looks.family_confidence(holm_family), looks, host_noise)
+
+
+@dataclass(frozen=True)
+class ModelData:
+    """What the two-level model has of a bundle: the components, each page size's runs as
+    {block: (log mean, seconds)} (None for a page size with a run that kept no series), and what
+    of the over-time runs counted."""
+
+    components: VarianceComponents
+    by_size: dict
+    over_time: list
+
+
+def model_data(table: RunTable) -> ModelData | None:
+    """The bundle's TpmC for the two-level model (pagelab.evidence.model): every verdict run's
+    series and what of the over-time runs may count; None for a bundle whose runs kept none."""
+    if not table.series:
+        return None
+    counted, uses = counted_series(table.series)
+    components = variance_components(counted, table.page_order)
+    by_size = {}
+    for size in table.page_order:
+        runs = [run for run in counted if run.page_size == size]
+        rows = int((table.runs["page_size"] == size).sum()) if not table.runs.empty else 0
+        complete = sum(run.role != "over_time" for run in runs) >= rows
+        by_size[size] = {run.block: (run.log_mean, run.measured_s) for run in runs} if complete else None
+    return ModelData(components, by_size, uses)
+
+
+def components_of(table: RunTable) -> VarianceComponents | None:
+    """The bundle's two variance components of TpmC (pagelab.evidence.components), from its runs'
+    interval series (the over-time runs' as far as they count); None for a bundle whose runs kept none."""
+    data = model_data(table)
+    return data.components if data else None
+
+
+def primary_index(table: RunTable, pairs: Sequence[tuple[str, str]]) -> int | None:
+    """The index in `pairs` ((earlier, later) page sizes) of the bundle's declared primary
+    comparison (its profile's `primary`, either way round), or None."""
+    declared = primary_pair(table.profile.get("primary") or "")
+    if declared is None:
+        return None
+    return next((i for i, pair in enumerate(pairs) if set(pair) == set(declared)), None)
 
 
 def host_table(table: RunTable) -> pd.DataFrame:
@@ -180,6 +296,12 @@ def _median_or_nan(runs: pd.DataFrame, page_size: str, metric: str) -> float:
     return float(np.median(values)) if values else math.nan
 
 
+def _rounds_within_hosts(runs: pd.DataFrame) -> bool:
+    """True when the rounds that compare page sizes (two runs or more) each ran on one host."""
+    rounds = [group for _, group in runs.groupby("repeat") if len(group) > 1]
+    return bool(rounds) and all(group["host"].nunique() == 1 for group in rounds)
+
+
 def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     """Which hosts the runs ran on and, with more than one, the per-host medians and whether the
     hosts differ more than the page sizes do."""
@@ -199,7 +321,10 @@ def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     elif found["larger"]:
         lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is larger "
                      f"than the page-size effect ({found['page_effect_pct']:.1f}%): the hosts differ more than the "
-                     "page sizes do. Compare page sizes within one host, or run every page size on every host.")
+                     "page sizes do. " + ("Each round ran on one host and is compared within it, so the hosts' "
+                                          "difference cancels out of the comparisons."
+                                          if _rounds_within_hosts(table.runs) else
+                                          "Compare page sizes within one host, or run every page size on every host."))
     else:
         lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is smaller "
                      f"than the page-size effect ({found['page_effect_pct']:.1f}%).")
@@ -238,7 +363,7 @@ def equivalence_of(table: RunTable) -> float:
 # minimum detectable effect; runs_for_equivalence the runs a side equivalence_pct would need.
 PAIR_COLUMNS = ("metric", "a", "b", "runs_a", "runs_b", "change_pct", "low_pct", "high_pct", "confidence_pct",
                 "verdict", "p_value", "p_adjusted", "family_size", "equivalence_pct", "detectable_pct",
-                "runs_for_equivalence", "repeats_needed", "resolve_pct", "paired")
+                "runs_for_equivalence", "repeats_needed", "resolve_pct", "paired", "method", "role")
 
 
 def comparison_row(comparison: Comparison, label_a: str, label_b: str, metric: Metric) -> dict:
@@ -249,14 +374,18 @@ def comparison_row(comparison: Comparison, label_a: str, label_b: str, metric: M
             "p_adjusted": comparison.p_adjusted, "family_size": comparison.family_size,
             "equivalence_pct": comparison.equivalence_pct, "detectable_pct": comparison.detectable_pct,
             "runs_for_equivalence": comparison.runs_for_equivalence, "repeats_needed": comparison.repeats_needed,
-            "resolve_pct": comparison.resolve_pct, "paired": comparison.paired}
+            "resolve_pct": comparison.resolve_pct, "paired": comparison.paired, "method": comparison.method,
+            "role": comparison.role}
 
 
-def _values_by_round(runs: pd.DataFrame, page_size: str, metric: str) -> dict[int, float]:
+def _values_by_block(runs: pd.DataFrame, page_size: str, metric: str) -> dict:
+    """{block: value} of one page size's runs: what `measure` pairs by (the round, when a table
+    has no block column)."""
     if runs.empty:
         return {}
-    rows = runs.loc[runs["page_size"] == page_size, ["repeat", metric]]
-    return {int(repeat): float(value) for repeat, value in rows.itertuples(index=False) if not pd.isna(value)}
+    key = "block" if "block" in runs else "repeat"
+    rows = runs.loc[runs["page_size"] == page_size, [key, metric]]
+    return {block: float(value) for block, value in rows.itertuples(index=False) if not pd.isna(value)}
 
 
 def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
@@ -268,15 +397,28 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
     given."""
     delta = equivalence_of(table) if equivalence_pct is None else equivalence_pct
     rows = []
+    pairs = list(combinations(table.page_order, 2))
+    primary = primary_index(table, pairs)
+    data = model_data(table) if any(metric.name == "tpmc" for metric in metrics) else None
     for metric in metrics:
-        by_size = {size: _values_by_round(table.runs, size, metric.name) for size in table.page_order}
+        by_size = {size: _values_by_block(table.runs, size, metric.name) for size in table.page_order}
         spread = log_spread([list(values.values()) for values in by_size.values()])
-        pairs = list(combinations(table.page_order, 2))
+        models = [_model_effect(data, second, first) if metric.name == "tpmc" else None for first, second in pairs]
         found = compare_family([(by_size[second], by_size[first]) for first, second in pairs], spread=spread,
-                               resolve_pct=resolve_pct, equivalence_pct=delta)
+                               resolve_pct=resolve_pct, confidence=table.confidence, equivalence_pct=delta,
+                               models=models, primary=primary)
         rows += [comparison_row(comparison, second, first, metric)
                  for (first, second), comparison in zip(pairs, found)]
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
+
+
+def _model_effect(data: ModelData | None, a: str, b: str):
+    """The two-level model's estimate of a against b, or None where the rank tests judge: no
+    series, a run without one, or too few blocks."""
+    if data is None or data.by_size.get(a) is None or data.by_size.get(b) is None:
+        return None
+    within = {size.page_size: size.within_a for size in data.components.sizes}
+    return pair_effect(data.by_size[a], data.by_size[b], within[a], within[b])
 
 
 def pct_text(pct: float, unit: str = "%") -> str:
@@ -324,23 +466,59 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
                else "some resampled medians are 0 (no ratio)")
         return f"{head} {pct_text(row['change_pct'])}, {why}, no interval: {word} ({unresolved_advice(row)})"
     text = f"{head} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}], {word}"
-    if row["verdict"] == NOT_RESOLVED:
+    if row.get("role") == NOT_TESTED:
+        text += (" (not tested: the primary comparison was not called faster or slower, and the others are "
+                 f"tested only after it; {unresolved_advice(row)})")
+    elif row["verdict"] == NOT_RESOLVED:
         text += f" ({unresolved_advice(row)})"
     elif row["verdict"] != EQUIVALENT and not _missing(row.get("p_adjusted")):
         text += f" (p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''})"
-    return text
+    return text + _method_text(row)
+
+
+def _method_text(row: dict) -> str:
+    """'; primary, declared before the sweep; two-level model, 8 blocks, t on 7.0 df'."""
+    parts = ["primary, declared before the sweep"] if row.get("role") == PRIMARY else []
+    parts += [row["method"]] if row.get("method") else []
+    return f"; {'; '.join(parts)}" if parts else ""
 
 
 def family_note(frame: pd.DataFrame) -> str:
-    """How a family's lines were judged: the interval's level and why, the p-value correction, the margin."""
+    """How a family's lines were judged: the estimate and its interval (ratio of medians with a
+    bootstrap interval, or the two-level model's t interval), the level and why, the p-value
+    correction or the fixed sequence after a declared primary, the margin."""
     rows = frame.to_dict("records")
     if not rows:
         return "no pairs"
-    m = max(int(row["family_size"]) for row in rows)
     delta = rows[0]["equivalence_pct"]
-    family = (f"{100 * family_confidence(m):.4g}% bootstrap interval, Bonferroni for a family of {m} pairs; rank-test "
-              f"p-values Holm-adjusted" if m > 1 else f"{100 * CONFIDENCE:g}% bootstrap interval")
-    return f"ratio of medians, {family}; equivalent = the interval within ±{delta:g}%"
+    modelled = [row for row in rows if str(row.get("method") or "").startswith(MODEL_METHOD)]
+    if len(modelled) == len(rows):
+        what, interval, tests = "geometric mean of the blocks' ratios", "t interval", "t-test p-values"
+    elif modelled:
+        what, interval, tests = ("geometric mean of the blocks' ratios or ratio of medians (each line says which)",
+                                 "t or bootstrap interval", "p-values")
+    else:
+        what, interval, tests = "ratio of medians", "bootstrap interval", "rank-test p-values"
+
+    def level_of(part: list[dict], m: int) -> float:
+        # the rows' own level: lower than 95% for the looks of a sweep extended by more rounds
+        levels = [float(row["confidence_pct"]) for row in part if not _missing(row.get("confidence_pct"))]
+        return min(levels) if levels else 100 * family_confidence(m)
+
+    primary = [row for row in rows if row.get("role") == PRIMARY]
+    if primary:
+        others = [row for row in rows if row.get("role") != PRIMARY]
+        m = max(int(row["family_size"]) for row in others) if others else 0
+        rest = (f"; the other {m} pairs only after it, {level_of(others, m):.4g}% {interval}s, Bonferroni, "
+                f"{tests} Holm-adjusted (a fixed sequence)" if m > 1 else
+                "; the other pair only after it (a fixed sequence)" if m == 1 else "")
+        family = (f"the primary comparison {primary[0]['a']} vs {primary[0]['b']}, declared before the sweep, first, "
+                  f"at {level_of(primary, 1):.4g}% {interval}{rest}")
+    else:
+        m = max(int(row["family_size"]) for row in rows)
+        family = (f"{level_of(rows, m):.4g}% {interval}, Bonferroni for a family of {m} pairs; {tests} "
+                  f"Holm-adjusted" if m > 1 else f"{level_of(rows, m):.4g}% {interval}")
+    return f"{what}, {family}; equivalent = the interval within ±{delta:g}%"
 
 
 def floor_note(frame: pd.DataFrame) -> str | None:
@@ -350,11 +528,13 @@ def floor_note(frame: pd.DataFrame) -> str | None:
     by round, else by the runs on each side, which failed runs make unequal). None when some pair
     has room, or with one run a side (its lines say there is no interval)."""
     rows = [row for row in frame.to_dict("records") if min(int(row["runs_a"]), int(row["runs_b"])) >= 2]
-    if not rows:
-        return None
+    if not rows or any(str(row.get("method") or "").startswith(MODEL_METHOD) for row in rows):
+        return None  # the two-level model's t-test has no floor: a large enough effect is always called
     m = max(int(row["family_size"]) for row in rows)
     floors = [smallest_p(int(row["runs_a"]), int(row["runs_b"]), bool(row["paired"])) for row in rows]
-    floor = min(holm(floors + [1.0] * (m - len(floors)), CONFIDENCE))  # each pair at its floor, Holm as judged
+    primary = [f for f, row in zip(floors, rows) if row.get("role") == PRIMARY]
+    # each pair at its floor, Holm as judged; after a declared primary, the primary alone opens the rest
+    floor = primary[0] if primary else min(holm(floors + [1.0] * (m - len(floors)), CONFIDENCE))
     if floor < 1 - CONFIDENCE:
         return None
     sides = {(int(row["runs_a"]), int(row["runs_b"])) for row in rows}
@@ -410,6 +590,8 @@ def page_size_text(per_size: pd.DataFrame) -> list[str]:
 def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> str:
     """What `pagelab stats` prints: medians with intervals, verdicts per pair, runs left out."""
     lines = page_size_text(page_size_table(table))
+    if table.looks is not None and table.looks.sequential:
+        lines += table.looks.lines()
     pairs = pairwise_table(table, resolve_pct)
     for metric in METRICS:
         part = pairs[pairs["metric"] == metric.name]
@@ -417,6 +599,9 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
         floor = floor_note(part)
         lines += [f"  note: {floor}"] if floor else []
         lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
+    data = model_data(table)
+    lines += components_lines(data.components) + over_time_lines(data.over_time) if data else [
+        "No interval series in this bundle's runs: no variance components; the rank tests judged every pair."]
     lines += host_lines(table)
     if table.excluded:
         lines.append("Runs left out:")

@@ -16,7 +16,7 @@ import pandas as pd
 
 from pagelab.evidence.families import AGREE, DIFFER, compare_family, effect_differences
 from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT, FASTER, NOT_RESOLVED, SLOWER, log_spread
-from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, pct_text, _values, _values_by_round,
+from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, pct_text, _values, _values_by_block,
                                      comparison_row, equivalence_of, verdict_line)
 
 
@@ -64,7 +64,7 @@ def effect_table(a: RunTable, b: RunTable, equivalence_pct: float | None = None)
     pairs = list(combinations(common, 2))
     rows = []
     for metric in METRICS:
-        by_size = {(label, size): _values_by_round(t.runs, size, metric.name)
+        by_size = {(label, size): _values_by_block(t.runs, size, metric.name)
                    for label, t in (("a", a), ("b", b)) for size in common}
         found = effect_differences([((by_size["a", second], by_size["a", first]),
                                      (by_size["b", second], by_size["b", first])) for first, second in pairs],

@@ -1,6 +1,6 @@
-"""How fast the data device answers one random read, per block size: seed 003's first table.
+"""How fast the data device answers one random read, per block size: the RethinkDB post's first table.
 
-Seed 003 (RethinkDB, "Rethinking B-tree block sizes on SSDs") starts from a benchmark of random
+The RethinkDB post (RethinkDB, "Rethinking B-tree block sizes on SSDs") starts from a benchmark of random
 read IOPS for each block size and divides it by the B-tree's depth. `measure_random_read_iops`
 takes that benchmark on this machine with fio:
 
@@ -56,7 +56,7 @@ from pagelab.machine.system import DeviceInfo, block_device_for, nearest_existin
 from pagelab.common.units import KIB, MIB, format_size, kib, parse_size
 
 
-# Seed 003's table runs from 1 KiB to 64 KiB blocks; the storage prototype takes the same range.
+# The RethinkDB post's table runs from 1 KiB to 64 KiB blocks; the storage prototype takes the same range.
 DEFAULT_BLOCK_SIZES = tuple(KIB << shift for shift in range(7))
 
 DEFAULT_RUNTIME_S = 5  # the shared fixtures' setting: 5 s at ~10k IOPS is ~50k reads per size

@@ -3,7 +3,8 @@ OSDI 2018), so a sweep spread over nodes must say which node made which number.
 
 BUNDLE/<run>/host.json:
 
-    {"hostname": "node7", "cpu_model": "...", "cores": 2, "memory_bytes": ..., "kernel": "6.1.0-...",
+    {"hostname": "node7", "machine_id": "machine-id(5)'s 32 hex digits", "cpu_model": "...", "cores": 2,
+     "memory_bytes": ..., "kernel": "6.1.0-...",
      "disk": "the data directory's disk, as `pagelab doctor` describes it", "disk_model": "...",
      "filesystem": "ext4", "noise": {...noise.json's figures for this host...} or null}
 
@@ -57,7 +58,8 @@ def host_record(data_dir: Path, noise: dict | None) -> dict:
 
     machine = machine_info(data_dir)
     device = machine.get("data_device") or {}
-    return {"hostname": hostname(), "cpu_model": machine["cpu_model"], "cores": machine["cores"],
+    return {"hostname": hostname(), "machine_id": machine.get("machine_id"), "cpu_model": machine["cpu_model"],
+            "cores": machine["cores"],
             "memory_bytes": machine["memory_bytes"], "kernel": machine["kernel"], "os": machine["os"],
             "disk": machine["data_device_description"], "disk_model": device.get("model"),
             "filesystem": machine["filesystem"], "noise": noise}
@@ -65,3 +67,42 @@ def host_record(data_dir: Path, noise: dict | None) -> dict:
 
 def write_host_record(run_dir: Path, record: dict) -> None:
     atomic_write_json(Path(run_dir) / HOST_FILE, record)
+
+
+# What names a machine when two bundles, or a bundle and this machine, are compared: the facts of a
+# host record that change only with the machine (a kernel or a free-space figure changes on one).
+IDENTITY_KEYS = ("hostname", "cpu_model", "cores", "memory_bytes", "disk")
+
+
+def this_host_identity(data_dir: Path) -> dict:
+    """This machine's identity, with `data_dir`'s disk."""
+    record = host_record(data_dir, None)
+    return {key: record[key] for key in IDENTITY_KEYS}
+
+
+def recorded_host_identities(sweep_dir: Path, run_names) -> list[dict]:
+    """The distinct identities in the host records (host.json) of these runs of a bundle."""
+    seen: list[dict] = []
+    for name in run_names:
+        path = Path(sweep_dir) / name / HOST_FILE
+        if not path.is_file():
+            continue
+        record = json.loads(path.read_text())
+        identity = {key: record.get(key) for key in IDENTITY_KEYS}
+        if identity not in seen:
+            seen.append(identity)
+    return seen
+
+
+def identity_differences(recorded: dict, current: dict) -> list[str]:
+    """'cores: 2 there, 4 here' for each identity fact in which a recorded host differs from this one."""
+    return [f"{key}: {recorded.get(key)} there, {current.get(key)} here"
+            for key in IDENTITY_KEYS if recorded.get(key) != current.get(key)]
+
+
+def other_machines(sweep_dir: Path, run_names) -> list[str]:
+    """For each machine other than this one among these runs' host records: how it differs
+    ('hostname: node7 there, vm here; cores: ...'). [] when every recorded run ran here."""
+    here = this_host_identity(sweep_dir)
+    found = (identity_differences(there, here) for there in recorded_host_identities(sweep_dir, run_names))
+    return ["; ".join(differences) for differences in found if differences]

@@ -1,10 +1,10 @@
 """What this machine is: the disk under a directory, whether O_DIRECT works there, and the facts
 recorded with every run.
 
-Seed 002 describes its machine in a "System setup" table (OS, CPU, Memory, Kernel, Data Device,
-Log Device). A reader comparing our numbers with the seed's needs the same table for our machine,
+The Week 4 lab describes its machine in a "System setup" table (OS, CPU, Memory, Kernel, Data Device,
+Log Device). A reader comparing our numbers with the lab's needs the same table for our machine,
 so it is taken automatically here rather than typed by hand: `run_metadata()` goes into every run
-bundle's sweep.json and `system_setup_table()` renders it in the seed's style.
+bundle's sweep.json and `system_setup_table()` renders it in the lab's style.
 
 Everything here only reads (/sys, /proc, /etc/os-release, `--version` outputs); the one side
 effect is the small temporary file `o_direct_works()` writes and removes.
@@ -45,7 +45,10 @@ O_DIRECT_PROBE_BYTES = 4096
 
 # Filesystems that keep their data in memory: a database on them does no disk I/O to measure.
 MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs", "hugetlbfs"})
-NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "9p", "fuse.sshfs", "ceph", "glusterfs"})
+NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "9p", "fuse.sshfs", "ceph", "glusterfs", "lustre",
+                                 "gpfs", "beegfs", "pvfs2", "orangefs", "afs", "fuse.glusterfs", "fuse.ceph"})
+# Where systemd (and dbus before it) keep the machine's id: 32 hex digits, fixed at installation.
+MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
 
 # Virtual disks report what the hypervisor tells them; their rotational flag says little.
 VIRTUAL_DISK_DRIVERS = frozenset({"virtio_blk", "xen_blkfront", "vbd"})
@@ -465,6 +468,23 @@ def cpu_model() -> str | None:
     return platform.processor() or None
 
 
+def machine_id() -> str | None:
+    """The machine's id (machine-id(5)): tells apart two nodes that share a host name or look alike."""
+    for path in MACHINE_ID_FILES:
+        text = (_read_text(path) or "").strip()
+        if text:
+            return text
+    return None
+
+
+def network_filesystem(path: str | os.PathLike) -> str | None:
+    """The filesystem type under `path` (or its nearest existing parent) if it is a network one
+    (NFS, Lustre, GPFS, ...), else None."""
+    mount = mount_for(nearest_existing(path), read_mounts())
+    fstype = mount.fstype if mount else ""
+    return fstype if fstype in NETWORK_FILESYSTEMS or fstype.startswith("nfs") else None
+
+
 def memory_bytes() -> int | None:
     text = _read_text(Path("/proc/meminfo")) or ""
     match = re.search(r"^MemTotal:\s+(\d+)\s*kB", text, re.MULTILINE)
@@ -489,6 +509,7 @@ def machine_info(data_dir: str | os.PathLike) -> dict:
         "kernel": platform.release(),
         "architecture": platform.machine(),
         "cpu_model": cpu_model(),
+        "machine_id": machine_id(),
         "cores": os.cpu_count(),
         "memory_bytes": memory_bytes(),
         "data_dir": os.path.abspath(os.fspath(data_dir)),
@@ -578,6 +599,22 @@ def git_revision(directory: str | os.PathLike | None = None) -> tuple[str | None
     return sha, dirty
 
 
+def version_naming(sha: str | None, dirty: bool | None) -> str:
+    """pagelab's version naming a commit, in PEP 440's local-version form: `0.1.0+g1234abc`, with
+    `.dirty` when tracked files differed from it; the release alone (`0.1.0`) where no commit is known
+    (no git, an sdist or an installed copy, a bundle that did not record one)."""
+    from pagelab import __version__
+
+    if not sha:
+        return __version__
+    return f"{__version__}+g{sha[:7]}" + (".dirty" if dirty else "")
+
+
+def pagelab_version() -> str:
+    """The version of the pagelab that is running, naming its commit where git knows it."""
+    return version_naming(*git_revision())
+
+
 def _server_record(server: ServerFlavour) -> dict:
     return {
         "flavour": server.flavour,
@@ -612,7 +649,7 @@ def run_metadata(
 
 
 # --------------------------------------------------------------------------------------------
-# Seed 002's "System setup" table
+# The Week 4 lab's "System setup" table
 
 
 def format_memory(size_bytes: int | None) -> str:
@@ -646,7 +683,7 @@ def _describe_server(meta: dict) -> str:
 
 
 def _describe_data_device(device_data: dict | None) -> str:
-    # The seed writes "Western Digital WD Blue 500GB": the model, else the disk's name, and size.
+    # The lab writes "Western Digital WD Blue 500GB": the model, else the disk's name, and size.
     if not device_data or "path" not in device_data:
         return "unknown"
     fields = {name: device_data[name] for name in DeviceInfo.__dataclass_fields__ if name in device_data}
@@ -656,7 +693,7 @@ def _describe_data_device(device_data: dict | None) -> str:
 
 
 def system_setup_table(meta: dict) -> list[tuple[str, str]]:
-    """Rows in the style of seed 002's "System setup" table, from `run_metadata()` (or
+    """Rows in the style of the Week 4 lab's "System setup" table, from `run_metadata()` (or
     `machine_info()`). The log device is the data device: redo logs live in the datadir."""
     data_device = _describe_data_device(meta.get("data_device"))
     cpu = meta.get("cpu_model") or "unknown"

@@ -1,10 +1,10 @@
-"""The page-size advisor: seed 003's promise, "measure the hardware and suggest the page size".
+"""The page-size advisor: the RethinkDB post's promise, "measure the hardware and suggest the page size".
 
 `advise` runs the block-size model (`pagelab.models.blocksize`) over a measured device profile
 for one question (how many keys, how large, how much cache) and recommends the page size with
 the most point lookups per second. Page sizes whose rates are within `TIE_TOLERANCE` of the best
 count as a tie, and the smallest of them wins: a smaller page writes fewer bytes for each changed
-row (less write amplification, seed 004), so when reads do not decide, writes should.
+row (less write amplification, the Voron post), so when reads do not decide, writes should.
 
 `run_advise` is `pagelab advise --keys N --key-bytes K --value-bytes V --cache BYTES
 [--device PATH]`: it reuses the cached fio profile of the disk under PATH (or measures it, about

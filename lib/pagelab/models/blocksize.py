@@ -1,6 +1,6 @@
-"""Seed 003's B-tree block-size model, as pure functions, and the seed's table to compare with.
+"""The RethinkDB post's B-tree block-size model, as pure functions, and the post's table to compare with.
 
-Seed 003 (RethinkDB, "Rethinking B-tree block sizes on SSDs") answers "which block size gives the
+The RethinkDB post (RethinkDB, "Rethinking B-tree block sizes on SSDs") answers "which block size gives the
 most random point queries per second?" with three lines of arithmetic:
 
     b     = keys per node            = block size / 32 bytes per key
@@ -27,7 +27,7 @@ prototype's own capacity once it is final::
 
     model_table(profile, layout=PrototypeLayout(), fill=measured_fill)
 
-The functions do not round. The seed printed hops to two decimals and queries per second as
+The functions do not round. The post printed hops to two decimals and queries per second as
 whole numbers computed from those rounded hops (4579 / 5.98 = 765.7, printed 765); see the tests.
 """
 
@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # tables are made by reference_table; only the annotations na
 # --------------------------------------------------------------------------------------------
 # Constants, each with its reason
 
-# The seed's question: a database of one billion rows with 32-byte keys.
+# The post's question: a database of one billion rows with 32-byte keys.
 SEED_N_KEYS = 10**9
 SEED_KEY_BYTES = 32
 SEED_TABLE = "seed003_block_size.csv"  # in data/reference/
@@ -109,7 +109,7 @@ def keys_per_node(
     A full page holds (page_size - page_header_bytes) // (key_bytes + value_bytes + overhead_bytes)
     cells, or `capacity(page_size, key_bytes, value_bytes)` when a real page format says so. The
     defaults describe an interior node, whose "value" is a child pointer; for a leaf pass the
-    row's value size and `LEAF_CELL_OVERHEAD_BYTES`. The seed's own count is
+    row's value size and `LEAF_CELL_OVERHEAD_BYTES`. The post's own count is
     keys_per_node(1024, 32, 0, 0, page_header_bytes=0) = 32.
     """
     _check_fill(fill)
@@ -153,7 +153,7 @@ class NodeLayout:
 
 
 DEFAULT_LAYOUT = NodeLayout()
-# The seed counts 32 bytes per key and nothing else: no header, no slots, no child pointers
+# The post counts 32 bytes per key and nothing else: no header, no slots, no child pointers
 # (ask it for value_bytes=0 and key_bytes=32).
 SEED_LAYOUT = NodeLayout(page_header_bytes=0, leaf_cell_overhead_bytes=0, interior_cell_overhead_bytes=0,
                          child_pointer_bytes=0)  # fmt: skip
@@ -164,7 +164,7 @@ SEED_LAYOUT = NodeLayout(page_header_bytes=0, leaf_cell_overhead_bytes=0, interi
 
 
 def hops(n_keys: float, fanout: float, leaf_keys: float | None = None) -> float:
-    """Node reads per point query, continuous: log_b(N), seed 003's formula, with b = `fanout`.
+    """Node reads per point query, continuous: log_b(N), the RethinkDB post's formula, with b = `fanout`.
 
     When leaves hold a different number of keys than interior nodes have children (a B+tree
     whose values are larger or smaller than a child pointer), `leaf_keys` separates them:
@@ -202,7 +202,7 @@ def levels(n_keys: float, fanout: float, leaf_keys: float | None = None) -> int:
 def cached_level_fractions(level_nodes: Sequence[int], page_size: int, cache_bytes: float) -> list[float]:
     """The fraction of each level's nodes that a cache of `cache_bytes` holds, root first.
 
-    The seed assumes an optimal cache; for uniform point lookups the optimal pages to keep are
+    The post assumes an optimal cache; for uniform point lookups the optimal pages to keep are
     the top of the tree, because every lookup passes through the root and only one in
     `nodes on the level` through a given node below. So the budget fills levels from the root:
     whole levels while they fit (nodes x page size each), then a part of the next one. A part
@@ -234,7 +234,7 @@ def uncached_hops(hops: float, level_nodes: Sequence[int], page_size: int, cache
 
         uncached = hops - (r x cached fraction of the root level + sum of the other levels' fractions)
 
-    which is `hops` with no cache (the seed's number), exactly the real tree's expected reads
+    which is `hops` with no cache (the post's number), exactly the real tree's expected reads
     per lookup (levels - cached levels) once the root is cached, never below the fraction of
     lookups whose leaf is not cached (a lookup that misses its leaf reads at least that), and 0
     when the whole tree fits. It is the "max(hops - cached levels, leaf fraction)" rule with the
@@ -287,7 +287,7 @@ def model_row(
     }
     if leaf_cells < MIN_LEAF_CELLS or interior_cells < MIN_INTERIOR_CELLS or fanout <= 1:
         return {**row, **dict.fromkeys(TABLE_COLUMNS[5:], math.nan)}
-    # The seed's uniform model (every node holds b keys) when leaves and interior nodes agree;
+    # The post's uniform model (every node holds b keys) when leaves and interior nodes agree;
     # passing leaf_keys only when they differ keeps hops bit-identical to log_b(N) otherwise.
     leaf_argument = None if leaf_keys == fanout else leaf_keys
     depth_continuous = hops(n_keys, fanout, leaf_argument)
@@ -316,7 +316,7 @@ def model_table(
 
     The first argument is a `DeviceProfile` (pagelab.machine.fio), a mapping {block size in
     bytes: IOPS}, or a DataFrame with block_size_bytes and iops columns (such as `seed_table()`).
-    queries_per_s is IOPS / uncached_hops, which with no cache is the seed's IOPS / hops.
+    queries_per_s is IOPS / uncached_hops, which with no cache is the post's IOPS / hops.
     """
     import pandas as pd
 
@@ -348,23 +348,23 @@ def iops_by_block_size(source: Any) -> dict[int, float]:
 
 
 # --------------------------------------------------------------------------------------------
-# The seed's table
+# The post's table
 
 
 def seed_table():
-    """Seed 003's published table: block_kb, block_size_bytes, keys_per_block, iops, hops, queries_per_s."""
+    """The RethinkDB post's published table: block_kb, block_size_bytes, keys_per_block, iops, hops, queries_per_s."""
     return reference_table(SEED_TABLE)
 
 
 def recompute_seed_table(seed=None):
-    """The seed's table recomputed by this module from the seed's own IOPS and assumptions
+    """The post's table recomputed by this module from the post's own IOPS and assumptions
     (N = 10^9, 32 bytes per key and nothing else, full nodes, no cache)."""
     seed = seed_table() if seed is None else seed
     return model_table(seed, n_keys=SEED_N_KEYS, key_bytes=SEED_KEY_BYTES, value_bytes=0, layout=SEED_LAYOUT)
 
 
 def seed_comparison(ours, seed=None):
-    """Our model table and the seed's, side by side per block size (seed_ columns are the seed's)."""
+    """Our model table and the post's, side by side per block size (seed_ columns are the post's)."""
     seed = seed_table() if seed is None else seed
     renamed = seed.rename(columns={
         "keys_per_block": "seed_keys_per_node", "iops": "seed_iops", "hops": "seed_hops",
@@ -381,15 +381,15 @@ def seed_comparison(ours, seed=None):
 
 
 def findings(comparison: pd.DataFrame) -> str:
-    """The notebook's opening paragraph: the block size seed 003's model picks on this disk, beside
-    the one it picked on the seed's SSD (`comparison` is `seed_comparison`'s table)."""
+    """The notebook's opening paragraph: the block size the RethinkDB post's model picks on this disk, beside
+    the one it picked on the post's SSD (`comparison` is `seed_comparison`'s table)."""
     ours = comparison.dropna(subset=["queries_per_s"])
     best = ours.loc[ours["queries_per_s"].idxmax()]
     seed = comparison.dropna(subset=["seed_queries_per_s"])
     seed_best = seed.loc[seed["seed_queries_per_s"].idxmax()]
-    return (f"Seed 003's model (point lookups per second = random-read IOPS at the block size ÷ B-tree hops, "
+    return (f"The RethinkDB post's model (point lookups per second = random-read IOPS at the block size ÷ B-tree hops, "
             f"nothing cached) picks {best['block_kb']:g} KiB blocks on this disk: {best['queries_per_s']:,.0f} "
-            f"lookups/s from {best['iops']:,.0f} IOPS and {best['hops']:.1f} hops. On the seed's SSD it picked "
+            f"lookups/s from {best['iops']:,.0f} IOPS and {best['hops']:.1f} hops. On the post's SSD it picked "
             f"{seed_best['block_kb']:g} KiB ({seed_best['seed_queries_per_s']:,.0f} lookups/s). These are one fio "
             "measurement per block size and the model's arithmetic, not repeated timings; sections 3 and 4 "
             "extend the model with node fill and a cache and check it against real lookups on the prototype.")

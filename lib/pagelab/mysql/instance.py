@@ -376,6 +376,11 @@ class Instance:
             command = [str(flavour.install_db), defaults, "--skip-test-db", f"--datadir={self.paths.datadir}"]
             # root@localhost only, reachable through the socket; _secure_root sets its password.
             command += ["--auth-root-authentication-method=socket"]
+            # The servers listen on 127.0.0.1 only and skip name resolution (my.cnf), so no account
+            # needs this machine's name. Without --force the script first looks the host name, then
+            # `localhost`, up with resolveip and refuses where neither resolves (an odd host name, a
+            # system root without /etc/hosts); its --skip-name-resolve does not spare that look-up.
+            command += ["--force"]
             command += self._page_size_args()
             if os.geteuid() == 0:
                 command.append("--user=root")

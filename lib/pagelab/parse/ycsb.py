@@ -26,12 +26,12 @@ Runs. Several outputs in one text (logs appended, or a report that pasted fragme
 000's) are told apart: YCSB prints its results as one unbroken block, so a new run starts at a
 figure that follows any other non-blank line (a banner, a heading, prose, a code fence), at an
 `[OVERALL], RunTime(ms)` line once the current run has any figure, and where a figure repeats
-for an operation already seen in the current run. `run` numbers them from 1. Seed 000's text
+for an operation already seen in the current run. `run` numbers them from 1. The OrientDB proposal's text
 gives 12 runs: each of its pasted blocks is one.
 
-Fragments. A block may lack lines (seed 000 pasted only Average/Min/95th/99th): missing figures
+Fragments. A block may lack lines (the OrientDB proposal pasted only Average/Min/95th/99th): missing figures
 are empty. An operation's `throughput_ops_s` is derived, Operations x 1000 / the run's RunTime,
-when the run printed both (the seed's "Thoroughput" of each operation); OVERALL's is YCSB's own.
+when the run printed both (the proposal's "Thoroughput" of each operation); OVERALL's is YCSB's own.
 A last line without a line end may have lost digits and is not read (a warning says so).
 """
 

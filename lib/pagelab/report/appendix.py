@@ -56,7 +56,9 @@ def non_default_variables(data: ReportData) -> pd.DataFrame:
 
 def versions(data: ReportData) -> pd.DataFrame:
     machine = data.record.document["machine"]
-    rows = [("pagelab commit", f"{machine.get('git_sha') or 'unknown'}{' (with local changes)' if machine.get('git_dirty') else ''}"),
+    from pagelab.report.lab_report import recorded_version
+
+    rows = [("pagelab", recorded_version(machine)),
             ("Server", (machine.get("server") or {}).get("version_line") or "—"), ("Python", machine.get("python") or "—")]
     rows += [(name, version) for name, version in sorted((machine.get("packages") or {}).items())]
     rows += [(name, version) for name, version in sorted((machine.get("tools") or {}).items())]

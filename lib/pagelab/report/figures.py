@@ -1,4 +1,4 @@
-"""Figures and tables of seed 002's report, drawn from a sweep's combined tidy tables.
+"""Figures and tables of the Week 4 lab's report, drawn from a sweep's combined tidy tables.
 
 Every function takes the DataFrames of `pagelab.bundle.load_tables` and returns a matplotlib Figure
 or a DataFrame, so the report notebook is a list of one-line calls, and the same figures can be
@@ -15,7 +15,7 @@ from pagelab.common.reference import reference_table
 from pagelab.mysql.pagesize import PAGE_SIZES
 from pagelab.common.units import KIB
 
-# The seed's report reads its monitors at these points of a 1200 s run.
+# The lab's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
 # One colour per page size in every figure of a report (seaborn's colour-blind palette, in page
 # size order), so 16k is the same colour in the IOPS, hit-ratio and latency figures.
@@ -234,7 +234,7 @@ def new_order_latency_over_time(intervals: pd.DataFrame):
 
 
 def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) -> pd.DataFrame:
-    """The seed's table: the interval line at 100/400/800/1100 s (or the nearest our run has)."""
+    """The lab's table: the interval line at 100/400/800/1100 s (or the nearest our run has)."""
     if intervals.empty:
         return pd.DataFrame()
     rows = []
@@ -251,12 +251,12 @@ def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) ->
 
 
 def read_reference(name: str) -> pd.DataFrame:
-    """A table of a seed's published numbers from data/reference/ (empty if absent)."""
+    """A table of the lab's published numbers from data/reference/ (empty if absent)."""
     return reference_table(name, missing_ok=True)
 
 
 def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame:
-    """Seed 002's TpmC and IOPS beside ours, per page size."""
+    """The Week 4 lab's TpmC and IOPS beside ours, per page size."""
     seed_tpmc = read_reference("seed002_tpmc.csv")
     seed_io = read_reference("seed002_iostat.csv")
     ours = summary.groupby("page_size").agg(tpmc_ours=("tpmc", "mean")).reset_index() if not summary.empty else pd.DataFrame()
@@ -279,16 +279,17 @@ def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame
 
 
 def system_setup(machine: dict) -> pd.DataFrame:
-    """The seed's "System setup" table, for this machine."""
+    """The lab's "System setup" table, for this machine."""
     from pagelab.machine.system import system_setup_table
 
     return pd.DataFrame(system_setup_table(machine), columns=["Type", "Specification"])
 
 
-def effect_across_levels(effects: pd.DataFrame, factor_words: str):
+def effect_across_levels(effects: pd.DataFrame, factor_words: str, level_labels: dict | None = None):
     """The page-size effect (a vs b, change of the median TpmC in %) at each level of the grid's
     other factor, with its 95% bootstrap interval (pagelab.evidence.grid.effect_table), in the
-    profile's order of levels; 0 (no effect) drawn as a line."""
+    profile's order of levels; 0 (no effect) drawn as a line. `level_labels` names a level on the
+    axis as the report writes it (a pool with its share of the data: "40M (19%)")."""
     _style()
     import matplotlib.pyplot as plt
 
@@ -303,7 +304,7 @@ def effect_across_levels(effects: pd.DataFrame, factor_words: str):
         for position, row in zip(positions, effects.to_dict("records")):
             axis.annotate(f"{row['change_pct']:+.1f}%".replace("-", "−"), (position, row["change_pct"]),
                           textcoords="offset points", xytext=(8, 4), fontsize=8)
-        axis.set_xticks(positions, [str(level) for level in effects["level"]])
+        axis.set_xticks(positions, [(level_labels or {}).get(str(level), str(level)) for level in effects["level"]])
         pair = f"{effects.iloc[0]['a']} vs {effects.iloc[0]['b']}"
     else:
         pair = "page sizes"

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import math
 
+from pagelab.common.units import size_text
 from pagelab.evidence.grid import FACTOR_WORDS, effect_change, effect_change_sentence, effect_table, grid_factors
+from pagelab.report.seed_configuration import pool_share_pct
 
 
 def _pct(value: float) -> str:
@@ -44,3 +46,32 @@ def grid_answer(data) -> str:
             text += (" This sweep's shape is the same: 16k behind, more so at the smaller pool." if same else
                      " This sweep's shape is not that one (compare Figure: effect across the pool).")
     return text
+
+
+def levels_text(value, labels: dict[str, str]) -> str:
+    """A knob's value in a table cell: a grid's levels as "40M (19%), 80M (38%)", not a Python list."""
+    if isinstance(value, list):
+        return ", ".join(labels.get(str(level), str(level)) for level in value)
+    return str(value)
+
+
+def pool_level_labels(data) -> dict[str, str]:
+    """A pool grid's levels as a reader writes them, each with its share of the data (the largest
+    loaded database, as `pool_share_pct`): {"40M": "40M (19%)", "30%": "30% (52M)"}; {} without a
+    pool grid or before a run recorded its pool."""
+    summary = data.tables["summary"]
+    levels = data.profile.get("buffer_pool")
+    db = [v for v in summary.get("db_bytes", []) if v == v]
+    if not isinstance(levels, list) or "level_buffer_pool" not in summary:
+        return {}
+    measured = summary.groupby("level_buffer_pool", sort=False)["buffer_pool_bytes"].median()
+    labels = {}
+    for level in map(str, levels):
+        if level not in measured:
+            labels[level] = level
+        elif level.endswith("%"):  # the share is the level itself; its bytes say what it came to
+            labels[level] = f"{level} ({size_text(measured[level])})"
+        else:
+            share = pool_share_pct([measured[level]], db)
+            labels[level] = f"{level} ({share:.0f}%)" if share is not None else level
+    return labels

@@ -1,12 +1,12 @@
 """The words and tables of a sweep's lab report, generated from its bundle.
 
-Seed 002 is itself a lab report (Introduction, Methods, Experimental Setup, Results, Conclusion,
+The Week 4 lab is itself a lab report (Introduction, Methods, Experimental Setup, Results, Conclusion,
 References); the report notebook (notebooks/tpcc_page_size_report.ipynb) follows that outline
 and takes every sentence that depends on the data from here, so the text cannot disagree with
 the numbers. The verdicts come from pagelab.evidence: no sentence calls a difference real unless
 the runs support it. The notes and the appendix are in pagelab.report.appendix.
 
-The seed's claims checked in the Discussion, in the seed's own order:
+The lab's claims checked in the Discussion, in the lab's own order:
 
     read_request   the average read request equals the page size
     iops_fall      IOPS falls slightly as the page size grows
@@ -14,7 +14,7 @@ The seed's claims checked in the Discussion, in the seed's own order:
     best_8k        TpmC 3,518 -> 3,898 -> 3,758 at 4k/8k/16k, so 8k is best
     similar        transaction throughput is similar no matter the page size
 
-Each is checked only where the sweep ran the seed's configuration (pagelab.report.seed_configuration;
+Each is checked only where the sweep ran the lab's configuration (pagelab.report.seed_configuration;
 elsewhere "not checked here", with the differences); a sweep with a second factor answers with the
 page-size effect across it (pagelab.report.grid_report).
 """
@@ -32,20 +32,22 @@ from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RE
 from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, number_text, page_size_table,
                                      pairwise_table, pct_text, unresolved_advice)
 from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
+from pagelab.common.reference import CITATIONS
 from pagelab.common.units import size_text
-from pagelab.report.grid_report import PERCONA_DIRECTION, grid_answer, grid_factor  # noqa: F401 (the notebook's)
+from pagelab.report.grid_report import (PERCONA_DIRECTION, grid_answer, grid_factor,  # noqa: F401 (the notebook's)
+                                        levels_text, pool_level_labels)
 from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
     CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed, memory_budget_sentence,
     not_applicable_sentence, over_time_sentence, pool_share_pct, recorded_configuration, server_setting_rows,
 )
 
 HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE = "holds", "does not hold", "not resolved here"
-# A claim about the seed's configuration, where this sweep's configuration is another.
+# A claim about the lab's configuration, where this sweep's configuration is another.
 NOT_CHECKED = "not checked here"
 VERDICT_WORDS = (HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE, NOT_CHECKED)
 # "The average read request equals the page size": within this share of it.
 REQUEST_SIZE_TOLERANCE = 0.10
-# The seed's hit ratio: "starts near 990, settles near 993" (per 1000); near = within this.
+# The lab's hit ratio: "starts near 990, settles near 993" (per 1000); near = within this.
 HIT_RATIO_NEAR = 3.0
 SEED_HIT_START, SEED_HIT_END = 990.0, 993.0
 # Text cells are cut here: one long value (optimizer_switch) would shrink a whole table to fit.
@@ -54,9 +56,7 @@ TEXT_CELL_CHARS = 48
 SHORTEST_MEANINGFUL_MEASURE_S = 60
 
 REFERENCES = [
-    "Hyuksoo Yeo, \"Week#4 Effect of page size on performance\", lab report for SWE3033 Database "
-    "Systems (Sungkyunkwan University, Fall 2021); the course's labs: https://github.com/meeeejin/SWE3033-F2021 "
-    "(week-4).",
+    CITATIONS["week4_lab"] + "; the course's labs: https://github.com/meeeejin/SWE3033-F2021 (week-4).",
     "Percona-Lab, tpcc-mysql: https://github.com/Percona-Lab/tpcc-mysql (the driver whose statements, "
     "transaction boundaries and log format pagelab's default driver mode reproduces).",
     "V. Tkachenko, \"Small innodb_page_size as a performance boost for SSD\", Percona blog, 2016-08-10: "
@@ -87,6 +87,35 @@ REFERENCES = [
     "P. H. Westfall, S. S. Young, \"Resampling-Based Multiple Testing\", Wiley 1993 (the max-T permutation test "
     "of the sweep's A/A check).",
 ]
+
+
+def recorded_version(machine: dict) -> str:
+    """The pagelab version a bundle was made with, from the commit its machine record names."""
+    from pagelab.machine.system import version_naming
+
+    sha, dirty = machine.get("git_sha"), machine.get("git_dirty")
+    if not sha:
+        return version_naming(sha, dirty) + " (commit not recorded)"
+    return version_naming(sha, dirty) + f" (commit {sha}" + (", with local changes)" if dirty else ")")
+
+
+def glossary_markdown() -> str:
+    """The glossary's entries (runbooks/glossary.md, where they are written once), for the report's
+    Glossary; its links, which lead nowhere in a PDF, become their words."""
+    import re
+
+    from pagelab.common.paths import GLOSSARY
+
+    text = GLOSSARY.read_text()
+    entries = text[text.index("\n- **") + 1:]
+    return ("The words this report uses with a precise meaning, as pagelab's glossary (runbooks/glossary.md) "
+            "defines them:\n\n" + re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", entries))
+
+
+def references(machine: dict) -> list[str]:
+    """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
+    return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
+                         "size changes its performance, MIT License; its CITATION.cff says how to cite it."]
 
 
 @dataclass
@@ -237,12 +266,12 @@ class Claim:
 
 def _not_checked(statement_claim: Claim, differences: list[str]) -> Claim:
     return Claim(statement_claim.key, statement_claim.statement, NOT_CHECKED,
-                 f"this sweep's configuration is not the seed's: {'; '.join(differences)}. The "
-                 f"`{CHECKING_PROFILE}` profile runs the seed's configuration and checks it", statement_claim.where)
+                 f"this sweep's configuration is not the lab's: {'; '.join(differences)}. The "
+                 f"`{CHECKING_PROFILE}` profile runs the lab's configuration and checks it", statement_claim.where)
 
 
 def claims(data: ReportData) -> list[Claim]:
-    """Seed 002's claims, each checked against this sweep where its configuration is the seed's
+    """The Week 4 lab's claims, each checked against this sweep where its configuration is the lab's
     (see the module comment and CONFIGURATION_DEPENDENCE)."""
     checked = []
     for check in (_read_request, _iops_fall, _hit_ratio, _best_8k, _similar):
@@ -370,10 +399,10 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
 
     parts = [f"{label} {listed(group)}" for label, group in
              (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_),
-              (f"these are about the seed's configuration, which this sweep did not run (the `{CHECKING_PROFILE}` "
+              (f"these are about the lab's configuration, which this sweep did not run (the `{CHECKING_PROFILE}` "
                "profile does):", unchecked))
              if group]
-    text.append("Of seed 002's five observations, " + "; ".join(parts) + ".")
+    text.append("Of the Week 4 lab's five observations, " + "; ".join(parts) + ".")
     return " ".join(text)
 
 
@@ -442,9 +471,10 @@ def method_markdown(data: ReportData) -> str:
                 "flushed, " if "writeback_dirty_bytes" in summary else
                 "Each measured run after a page size's first restored that snapshot (the first ran on the datadir "
                 "the load left), ")
+    random_seed = profile.get("random_seed", profile.get("seed"))  # `seed` in bundles before its rename
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
-        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from seed {profile.get('seed')}, so every page "
+        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from random seed {random_seed}, so every page "
         f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server "
         f"with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
@@ -453,7 +483,7 @@ def method_markdown(data: ReportData) -> str:
         f"GLOBAL STATUS` were sampled every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)}"
         f"{not_applicable_sentence()} "
         + (f"There were {repeats} runs per page size, in rounds of one run per page size, "
-           + (f"each round in an order drawn afresh from seed {profile.get('seed')} (the figure of TpmC in run order "
+           + (f"each round in an order drawn afresh from random seed {random_seed} (the figure of TpmC in run order "
               "shows it), so a slow drift of the machine falls on every page size and a position in the round on none "
               "systematically. " if _rounds_shuffled(data) else
               f"each round in the page sizes' order ({sizes}; this sweep predates the drawn order), so a slow drift of "
@@ -464,10 +494,13 @@ def method_markdown(data: ReportData) -> str:
         f"faster or slower when it lies wholly on one side of 1 and an exact rank test agrees; equivalent within "
         f"±{equivalence_of(data.evidence):g}% (the sweep's equivalence margin δ, `equivalence_pct`) when it lies "
         f"inside ±δ, which is the two one-sided tests at the interval's level; else not resolved, with the smallest "
-        f"effect the runs resolve and the runs δ would need. {family_sentence(data)} With {MIN_ROUNDS_FOR_PAIRED} "
+        f"effect the runs resolve and the runs δ would need. {family_sentence(data)}{looks_sentence(data)} With "
+        f"{MIN_ROUNDS_FOR_PAIRED} "
         f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
         f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
-        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else ""))
+        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else "")
+        + " These words (median interval, effect, margin δ, Holm, round, block, A/A) are defined in the "
+          "Glossary at the end.")
 
 
 def _rounds_shuffled(data: ReportData) -> bool:
@@ -483,6 +516,19 @@ def transport_text(profile: dict) -> str:
     if transport == "tcp":
         return "over TCP to 127.0.0.1 (as tpcc-mysql is documented)"
     return "(the transport was not recorded: this bundle predates the knob)"
+
+
+def looks_sentence(data: ReportData) -> str:
+    """For a sweep made to be extended by more rounds: its looks and the boundary each was tested at."""
+    looks = data.evidence.looks
+    if looks is None or not looks.sequential:
+        return ""
+    each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
+                     f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
+    return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "
+            f"each addition of rounds, so each look is tested at a Lan-DeMets O'Brien-Fleming-type boundary that "
+            f"spreads the 5% over the looks: {each}. These verdicts are this look's: the pairs' family is held at "
+            f"{100 * data.evidence.confidence:.4g}% here.")
 
 
 def family_sentence(data: ReportData) -> str:
@@ -509,6 +555,20 @@ def per_host_tpmc(data: ReportData) -> pd.DataFrame:
     return rows[(rows["metric"] == "tpmc") & (rows["runs"] > 0)]
 
 
+def nodes_markdown(data: ReportData) -> str:
+    """The node section of a sweep spread over nodes (pagelab.evidence.nodes); "" on one node."""
+    from pagelab.evidence.nodes import node_lines, node_summary
+
+    lines = node_lines(node_summary(data.evidence))
+    if not lines:
+        return ""
+    first, rest = lines[0], lines[1:]
+    body = "\n".join(f"- {line.strip()}" if line.startswith("  ") and not line.startswith("    ")
+                     else f"    - {line.strip()}" if line.startswith("    ") else f"\n{line}\n" for line in rest)
+    return (f"**What the nodes did.** Each round ran on one node, and its runs are compared within it, so a node's "
+            f"speed cancels out of the comparisons. {first}\n\n{body}")
+
+
 def host_verdict(data: ReportData) -> str:
     """Whether the hosts differ more than the page sizes do, in one sentence (host_lines' last)."""
     from pagelab.evidence.tables import host_lines
@@ -518,7 +578,7 @@ def host_verdict(data: ReportData) -> str:
 
 
 def benchmark_setup(data: ReportData) -> pd.DataFrame:
-    """The seed's "Benchmark setup" table, ours beside the seed's."""
+    """The lab's "Benchmark setup" table, ours beside the lab's."""
     from pagelab.report.figures import read_reference
 
     profile = data.profile
@@ -528,7 +588,7 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
         "DB size": f"{size_text(sum(db) / len(db))} ({profile.get('warehouses')} warehouse)" if db else "—",
         "Buffer Pool Size": (f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
                              if pools and db and not isinstance(profile.get("buffer_pool"), list)
-                             else str(profile.get("buffer_pool"))),
+                             else levels_text(profile.get("buffer_pool"), pool_level_labels(data))),
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
         "Runtime": (f"{profile.get('measure_s')} s" if profile.get("measure_s") != "auto" else "auto") +
                    f" × {profile.get('repeats')} run(s) per page size" +
@@ -537,16 +597,16 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     }
     seed = read_reference("seed002_setup.csv")
     seed = seed[seed["table"] == "Benchmark setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
-    rows = [{"Setting": key, "This sweep": value, "Seed 002": seed.get(key, "—")} for key, value in ours.items()]
+    rows = [{"Setting": key, "This sweep": value, "Week 4 lab": seed.get(key, "—")} for key, value in ours.items()]
     return pd.DataFrame(rows + server_setting_rows(data))
 
 
 def system_setup(data: ReportData) -> pd.DataFrame:
-    """The seed's "System setup" table, this machine beside the seed's."""
+    """The lab's "System setup" table, this machine beside the lab's."""
     from pagelab.machine.system import system_setup_table
     from pagelab.report.figures import read_reference
 
     seed = read_reference("seed002_setup.csv")
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
-    return pd.DataFrame([{"Type": key, "This machine": value, "Seed 002": seed.get(key, "—")}
+    return pd.DataFrame([{"Type": key, "This machine": value, "Week 4 lab": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])

@@ -47,6 +47,20 @@ def notebook_parameters(notebook: Path) -> set[str]:
     return names
 
 
+def checked_parameters(notebook: Path, parameters: list[list[str]]) -> dict:
+    """`parameters` ([[name, value], ...]) as the values papermill passes, after checking that the
+    notebook exists and has a parameter of each name; UsageError naming the notebook's parameters."""
+    if not Path(notebook).is_file():
+        raise UsageError(f"{notebook}: no such notebook; the project's are in notebooks/")
+    known = notebook_parameters(Path(notebook))
+    values = {name: _parameter_value(value) for name, value in parameters}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise UsageError(f"{Path(notebook).name} has no parameter {', '.join(unknown)}; "
+                         f"its parameters: {', '.join(sorted(known)) or 'none'}")
+    return values
+
+
 def report_notebook(notebook: Path, parameters: list[list[str]], pdf_path: Path | None = None) -> tuple[Path, Path]:
     """Execute `notebook` with `parameters` ([[name, value], ...]) and print it; returns (executed
     notebook, PDF). Unknown parameter names are refused before anything runs."""
@@ -55,14 +69,7 @@ def report_notebook(notebook: Path, parameters: list[list[str]], pdf_path: Path 
     from pagelab.report.pdf import check_pdf_path
 
     notebook = Path(notebook)
-    if not notebook.is_file():
-        raise UsageError(f"{notebook}: no such notebook; the project's are in notebooks/")
-    known = notebook_parameters(notebook)
-    values = {name: _parameter_value(value) for name, value in parameters}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise UsageError(f"{notebook.name} has no parameter {', '.join(unknown)}; "
-                         f"its parameters: {', '.join(sorted(known)) or 'none'}")
+    values = checked_parameters(notebook, parameters)
     out_dir = Path(pdf_path).parent if pdf_path else REPORTS_DIR / f"{notebook.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
     pdf_path = check_pdf_path(Path(pdf_path) if pdf_path else out_dir / f"{notebook.stem}.pdf")
     executed = out_dir / notebook.name

@@ -1,8 +1,8 @@
-"""What seed 002 ran with, and what a sweep ran with, as its report states them.
+"""What the Week 4 lab ran with, and what a sweep ran with, as its report states them.
 
-- The seed's configuration (its "Benchmark setup" table, and its pool as its server had it) with
-  the tolerances within which a sweep's recorded configuration counts as the seed's, and which of
-  the seed's claims depend on it (pagelab.report.lab_report.claims checks a claim only there).
+- The lab's configuration (its "Benchmark setup" table, and its pool as its server had it) with
+  the tolerances within which a sweep's recorded configuration counts as the lab's, and which of
+  the lab's claims depend on it (pagelab.report.lab_report.claims checks a claim only there).
 - The course guide's my.cnf (data/reference/course_server_settings.csv) beside the sweep's own,
   and the settings that do not carry over to MariaDB.
 - The sentences of the Method about the memory budget and about over-time runs.
@@ -19,12 +19,12 @@ import pandas as pd
 from pagelab.common.units import size_text
 
 
-# --- the seed's configuration, which most of its claims are about ------------------------------------
+# --- the lab's configuration, which most of its claims are about ------------------------------------
 #
 # A claim about throughput, IOPS or the hit ratio holds for a configuration: the share of the data
 # in memory, the load, the time watched. It is checked only in a sweep whose recorded configuration
-# matches the seed's within these tolerances; elsewhere it is "not checked here", with the
-# differences. The seed's values: its "Benchmark setup" table (7 warehouses, 8 connections, 1200 s),
+# matches the lab's within these tolerances; elsewhere it is "not checked here", with the
+# differences. The lab's values: its "Benchmark setup" table (7 warehouses, 8 connections, 1200 s),
 # and its pool as its server had it (256 MiB of 700 MB, 37%; its text says 210 MB, 30%).
 SEED_WAREHOUSES = 7
 SEED_CONNECTIONS = 8
@@ -33,13 +33,13 @@ SEED_POOL_SHARE_PCT = 30.0
 # (668-750 MB at 7 warehouses, depending on the page size).
 POOL_SHARE_TOLERANCE_PCT = (25.0, 40.0)
 SEED_MEASURE_S = 1200
-# A claim about a trend over time ("starts near ..., settles near ...") needs the seed's last
+# A claim about a trend over time ("starts near ..., settles near ...") needs the lab's last
 # checkpoint, 1100 s, inside the measured run.
 OVER_TIME_MEASURE_S = 1100
 # A claim about steady-state throughput needs a steady-state measurement of at least this long:
 # the course profile's verdict runs measure 90-120 s after the auto ramp-up.
 STEADY_MEASURE_S = 90
-# The profile that runs the seed's configuration.
+# The profile that runs the lab's configuration.
 CHECKING_PROFILE = "course"
 
 
@@ -74,7 +74,7 @@ def recorded_configuration(data, over_time: bool = False) -> Configuration:
 
 
 def differences_from_seed(found: Configuration, over_time: bool) -> list[str]:
-    """How this configuration differs from the seed's, as a reader would say it; empty if it matches."""
+    """How this configuration differs from the lab's, as a reader would say it; empty if it matches."""
     differences = []
     if found.warehouses != SEED_WAREHOUSES:
         plural = "s" if found.warehouses != 1 else ""
@@ -107,9 +107,9 @@ def over_time_sentence(data) -> str:
     long_runs = data.over_time["summary"]
     seconds = sorted({round(v) for v in long_runs["measure_s"].dropna()}) if "measure_s" in long_runs else []
     return (f"\n\nTwo kinds of runs. The verdicts, medians and intervals come from the runs in rounds above; the "
-            f"figures over time (IOPS, hit ratio, New-Order response time) and the seed's checkpoints come from "
+            f"figures over time (IOPS, hit ratio, New-Order response time) and the lab's checkpoints come from "
             f"{len(long_runs)} over-time run(s), one per page size after the rounds, each measuring "
-            f"{', '.join(f'{v} s' for v in seconds) or 'longer'}, as the seed's did.")
+            f"{', '.join(f'{v} s' for v in seconds) or 'longer'}, as the lab's did.")
 
 
 def memory_budget_sentence(data) -> str:
@@ -123,12 +123,12 @@ def memory_budget_sentence(data) -> str:
         parts.append(f"at {warehouses} warehouse(s) the loaded databases were {loaded}, so the reference was "
                      f"{budget['reference_page_size']}'s {size_text(budget['reference_db_bytes'])}")
     return (f" The buffer pool, given as a percentage, was resolved once for the sweep against "
-            f"{next(iter(budgets.values()))['rule']}, so every page size had the same bytes (as the seed's "
+            f"{next(iter(budgets.values()))['rule']}, so every page size had the same bytes (as the lab's "
             f"server had: its status output shows 256 MiB at every page size): " + "; ".join(parts) + ".")
 
 
 def server_setting_rows(data) -> list[dict]:
-    """The course guide's my.cnf settings (the seed's lab ran with them) beside this sweep's: the
+    """The course guide's my.cnf settings (the lab's lab ran with them) beside this sweep's: the
     profile's server_options and flush_method, else the server's default as the run recorded it."""
     from pagelab.report.figures import read_reference
 
@@ -148,7 +148,7 @@ def server_setting_rows(data) -> list[dict]:
             ours = "not applicable on MariaDB"
         else:
             ours = f"{recorded.get(row.key, '—')} (server default)"
-        rows.append({"Setting": row.key, "This sweep": ours, "Seed 002": f"{row.value} (course guide)"})
+        rows.append({"Setting": row.key, "This sweep": ours, "Week 4 lab": f"{row.value} (course guide)"})
     return rows
 
 

@@ -23,7 +23,7 @@ order would be forever: the left halves never receive another key. So when a key
 end of the last leaf, the split moves only the new key to the new page (SQLite's "quick
 balance", Voron's sequential split), and the parents on the right edge split near their end in
 the same spirit. Ascending inserts then fill pages almost completely, as in Voron's sequential
-test (seed 004); random inserts settle near the classic ln 2 ~ 69% fill.
+test (the Voron post); random inserts settle near the classic ln 2 ~ 69% fill.
 
 Delete. The cell is removed from its leaf and nothing else happens: pages are never merged or
 freed. A leaf may become empty (scans step over it); its key range stays and later inserts

@@ -1,4 +1,4 @@
-"""Seed 002's page-size sweep: its knobs (`knobs`, `knob_types`), a profile's values (`profiles`),
+"""The Week 4 lab's page-size sweep: its knobs (`knobs`, `knob_types`), a profile's values (`profiles`),
 its plan of run units (`plan`), one run from datadir to tidy tables (`experiment`), one unit of the
 plan (`run_unit`), the disk it needs (`footprint`), and the executors that run the plan: this
 machine in turn (`orchestrator`) or a Slurm cluster (`slurm`). The bundle it writes is

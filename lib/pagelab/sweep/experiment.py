@@ -1,4 +1,4 @@
-"""One run of seed 002's experiment: one page size, one repeat, from datadir to tidy tables.
+"""One run of the Week 4 lab's experiment: one page size, one repeat, from datadir to tidy tables.
 
 The run notebook (notebooks/tpcc_page_size_run.ipynb) calls `run_tpcc_page_size` with the sweep's
 profile, a page size and a repeat. What the run takes from the profile is its `RunPlan`, built in
@@ -25,7 +25,7 @@ first run of a page size was the lowest or second lowest of its nine in 5 of 6 c
 
 One memory budget. A pool given as a percentage is resolved once per sweep, against the largest
 loaded database of the sweep's page sizes (at the run's warehouses), so every page size gets the
-same bytes, as the seed's server did (its status output shows 256 MiB at 4k, 8k and 16k). Each page
+same bytes, as the lab's server did (its status output shows 256 MiB at 4k, 8k and 16k). Each page
 size loads a slightly different database (4k pages pack rows differently from 16k), so a pool
 taken of each one's own size would give the page size with the larger database more memory, and
 the comparison would be confounded with the pool. The first run that needs the budget loads every

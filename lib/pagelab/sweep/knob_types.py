@@ -46,6 +46,24 @@ class Rejected(Exception):
     """A value a knob's type does not accept; `Knob.parse` adds the knob's name and allowed values."""
 
 
+# The one way to write a list on the command line, for every knob that takes one: `a,b` or `[a,b]`
+# (`pagelab sweep --help` says so once, in its knob table's heading).
+LIST_SYNTAX = "a knob that takes a list takes it as a,b or [a,b]"
+
+
+def listed(raw: Any) -> Any:
+    """`raw` as a list of strings when it is a string written as a list, `a,b` or `[a,b]` (LIST_SYNTAX);
+    anything else (a YAML list, a single value) as it is."""
+    if not isinstance(raw, str):
+        return raw
+    text = raw.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    elif "," not in text:
+        return raw
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
 # --- value types ---------------------------------------------------------------------------------------
 
 
@@ -107,6 +125,38 @@ class SecondsOrAuto:
 
 
 @dataclass(frozen=True)
+class PageSizePair:
+    """Two page sizes to be compared, "16k vs 4k" (the first against the second), or empty for none;
+    kept as text with the page sizes spelt as labels."""
+
+    allowed: str = "two page sizes as 'A vs B' (e.g. 16k vs 4k), or empty"
+
+    def parse(self, raw: Any) -> str:
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return ""
+        if not isinstance(raw, str):
+            raise Rejected(f"{raw!r} is not 'A vs B'")
+        parts = [part.strip() for part in re.split(r"\s+vs\.?\s+", raw.strip())]
+        if len(parts) != 2:
+            raise Rejected(f"{raw!r} is not 'A vs B'")
+        labels = []
+        for part in parts:
+            try:
+                labels.append(page_size_label(parse_page_size(part)))
+            except UsageError:
+                raise Rejected(f"{part} is not a page size") from None
+        if labels[0] == labels[1]:
+            raise Rejected(f"{raw!r} compares {labels[0]} with itself")
+        return f"{labels[0]} vs {labels[1]}"
+
+    def text(self, value: str) -> str:
+        return value or "(none)"
+
+    def jsonable(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
 class Percent:
     """A percentage above 0 and at most `maximum`."""
 
@@ -141,8 +191,9 @@ class PageSizeList:
     allowed: str = " ".join(PAGE_SIZES.values())
 
     def parse(self, raw: Any) -> tuple[int, ...]:
+        raw = listed(raw)
         if isinstance(raw, (str, int)) and not isinstance(raw, bool):
-            items = [item for item in re.split(r"[,\s]+", str(raw)) if item]
+            items = [item for item in str(raw).split() if item]  # one size, or sizes apart by spaces
         elif isinstance(raw, (list, tuple)):
             items = list(raw)
         else:
@@ -433,22 +484,17 @@ def _option_value_text(value: Any) -> str:
 class Levels:
     """One value, or a list of them: the levels of a second factor of the sweep besides the page
     size (a profile's `buffer_pool: [10%, 30%]`). A list of one is that value; a list reads as a
-    tuple of values, in the order given; on the command line, `--set buffer_pool=[10%,30%]`."""
+    tuple of values, in the order given; on the command line, `--set buffer_pool=10%,30%` or
+    `--set buffer_pool=[10%,30%]` (LIST_SYNTAX)."""
 
     kind: Any
 
     @property
     def allowed(self) -> str:
-        return f"{self.kind.allowed}; or a list of such values, the levels of a second factor ([a, b, ...])"
+        return f"{self.kind.allowed}; or a list of such values, the levels of a second factor"
 
     def parse(self, raw: Any) -> Any:
-        if isinstance(raw, str) and raw.strip().startswith("["):
-            import yaml
-
-            try:
-                raw = yaml.safe_load(raw)
-            except yaml.YAMLError:
-                raise Rejected(f"{raw!r} is not a list such as [a, b]") from None
+        raw = listed(raw)
         if not isinstance(raw, (list, tuple)):
             return self.kind.parse(raw)
         if not raw:

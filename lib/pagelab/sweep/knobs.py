@@ -36,6 +36,7 @@ from pagelab.sweep.knob_types import (
     Integer,
     Levels,
     PageSizeList,
+    PageSizePair,
     Percent,
     Rejected,
     ResponseLimits,
@@ -45,7 +46,7 @@ from pagelab.sweep.knob_types import (
 from pagelab.tpcc.outputs import TRANSPORTS, RunOptions
 from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.modes import DEFAULT_MODE, LOADERS, PAGELAB_LOADER, mode_named, runs_tpcc_mysql
-from pagelab.common.units import MIB, format_size, size_text
+from pagelab.common.units import MIB, format_size, page_size_label, size_text
 
 # Connections pagelab opens itself during a measured run, beyond the driver's: the InnoDB-status
 # sampler, the global-status sampler, the sweep's control session, and one spare so a user can
@@ -97,13 +98,20 @@ RUN_DEFAULTS = RunOptions()
 
 KNOBS: tuple[Knob, ...] = (
     Knob("page_sizes", "Page sizes", PageSizeList(), "4k,8k,16k", "bytes (k = KiB)",
-         "innodb_page_size values to sweep, comma-separated, in this order. Each gets its own "
+         "innodb_page_size values to sweep, in this order. Each gets its own "
          "datadir, since InnoDB fixes the page size when the datadir is created."),
     Knob("repeats", "Repeats", Integer(1), 1, "runs",
-         "Measured runs per page size, each restarted from the same loaded snapshot; 3 or more give "
-         "a confidence interval for TpmC."),
+         "Rounds: runs per page size, each page size once per round, each run restarted from the same "
+         "loaded snapshot. A median has a 95% interval from 6 runs (fewer give the runs' range, at less "
+         "confidence); a verdict on a pair needs more: 5 runs or 7 rounds for 3 page sizes, 9 rounds for 5, "
+         "and `pagelab sweep` says before it starts when the rounds leave no room for one."),
+    Knob("max_rounds", "Most rounds", Integer(0), 0, "rounds",
+         "0: the sweep is analysed once, after its repeats rounds, at the full 5%. Else the most rounds "
+         "`pagelab sweep --resume BUNDLE --add-rounds N` may bring it to: every look (after the rounds, and after "
+         "each addition) is then tested at a Lan-DeMets O'Brien-Fleming-type boundary over rounds / max_rounds, so "
+         "adding rounds until a pair resolves cannot make a verdict out of noise. Declared when the sweep is made."),
     Knob("warehouses", "Warehouses", Levels(Integer(1)), RUN_DEFAULTS.warehouses, "warehouses",
-         "TPC-C scale: about 100 MB of data per warehouse (seed 002: 7 warehouses, 700 MB). A list "
+         "TPC-C scale: about 100 MB of data per warehouse (the Week 4 lab: 7 warehouses, 700 MB). A list "
          "sweeps it as a second factor: every page size at every level, loaded once per level."),
     Knob("connections", "Connections", Integer(1), RUN_DEFAULTS.connections, "connections",
          "Driver connections (terminals), each running transactions back to back (tpcc-mysql -c)."),
@@ -120,10 +128,10 @@ KNOBS: tuple[Knob, ...] = (
          "Measured seconds; TpmC is the New-Orders completed in them, per minute (tpcc-mysql -l); auto: until "
          "the 95% batch-means interval of TpmC is within target_ci_pct, at most max_measure_s."),
     Knob("max_measure_s", "Measurement cap", Integer(1), RUN_DEFAULTS.max_measure_s, "s",
-         "The longest an auto measurement may take (seed 002 measured 1200 s)."),
+         "The longest an auto measurement may take (the Week 4 lab measured 1200 s)."),
     Knob("over_time_s", "Over-time run", Integer(0), 0, "s",
          "0: none. Else one more run per page size after the rounds, measuring this long, for the figures "
-         "over time and the seed's checkpoints (seed 002: 1200 s, read at 100, 400, 800 and 1100 s); "
+         "over time and the lab's checkpoints (the Week 4 lab: 1200 s, read at 100, 400, 800 and 1100 s); "
          "the verdicts come from the other runs, which measure measure_s."),
     Knob("target_ci_pct", "Target precision", Percent(50), RUN_DEFAULTS.target_ci_pct, "%",
          "With measure_s auto: stop once the 95% interval of TpmC within the run is this close, in percent."),
@@ -135,7 +143,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("buffer_pool", "Buffer pool", Levels(BufferPoolSize(MIN_BUFFER_POOL_BYTES)), "30%", "bytes or % of loaded DB",
          "innodb_buffer_pool_size of the measured runs: a size, or a percentage of the largest loaded "
          "database of the sweep's page sizes, resolved once so every page size gets the same bytes "
-         "(seed 002: 30%). It must be smaller than the data for the page size to matter. A list sweeps "
+         "(the Week 4 lab: 30%). It must be smaller than the data for the page size to matter. A list sweeps "
          "it as a second factor (a restart per level, the same loaded data)."),
     Knob("flush_method", "Flush method", Choice(FLUSH_METHODS), "O_DIRECT", "",
          "innodb_flush_method; O_DIRECT keeps the OS page cache from hiding buffer-pool misses."),
@@ -143,16 +151,17 @@ KNOBS: tuple[Knob, ...] = (
          "innodb_log_file_size; large enough that checkpoints do not throttle a short run."),
     Knob("max_connections", "Max connections", Integer(1, 100_000), DEFAULT_MAX_CONNECTIONS, "connections",
          f"Server max_connections; at least connections + {PAGELAB_OWN_CONNECTIONS} for pagelab's monitors."),
-    Knob("seed", "Seed", Integer(0), RUN_DEFAULTS.seed, "",
-         "Seed of the generated TPC-C data and of the driver's inputs, so every page size gets the same "
-         "data and the same transactions (the tpcc-mysql driver has no seed)."),
+    Knob("random_seed", "Random seed", Integer(0), RUN_DEFAULTS.seed, "",
+         "Random seed of the generated TPC-C data, of the driver's inputs and of the run order in each "
+         "round, so every page size gets the same data and the same transactions and a sweep can be "
+         "repeated exactly (the tpcc-mysql driver has no seed of its own)."),
     Knob("driver_mode", "Driver mode", DriverModeChoice(), DEFAULT_MODE, "",
-         "statements: tpcc-mysql's SQL statements from pagelab's terminals (reproduces tpcc-mysql and seed 002); "
+         "statements: tpcc-mysql's SQL statements from pagelab's terminals (reproduces tpcc-mysql and the Week 4 lab); "
          "procedures: one stored-procedure CALL per transaction (HammerDB-style, a higher load than tpcc-mysql); "
          "tpcc-mysql: a real tpcc-mysql build (set tpcc_mysql_dir)."),
     Knob("transport", "Transport", Choice(TRANSPORTS), RUN_DEFAULTS.transport, "",
-         "How every driver mode reaches the server: tcp (to 127.0.0.1, as tpcc-mysql is documented and seed 002 "
-         "ran it) or socket (the instance's unix socket, cheaper per round trip: on 2 cores worth 6-23% of "
+         "How every driver mode reaches the server: tcp (to 127.0.0.1, as tpcc-mysql is documented and the Week "
+         "4 lab ran it) or socket (the instance's unix socket, cheaper per round trip: on 2 cores worth 6-23% of "
          "TpmC). Two sweeps compare only with the same transport."),
     Knob("stall_s", "Stall limit", Integer(1), RUN_DEFAULTS.stall_s, "s",
          "A run in which no transaction completes (tpcc-mysql: no log line arrives when due) for this long "
@@ -178,8 +187,15 @@ KNOBS: tuple[Knob, ...] = (
     Knob("equivalence_pct", "Equivalence margin", Percent(50), DEFAULT_EQUIVALENCE_PCT, "%",
          "The margin δ of the verdicts: two page sizes are \"equivalent within ±δ\" when the interval of "
          "their ratio lies inside ±δ; pagelab stats and compare read it from the bundle."),
+    Knob("primary", "Primary comparison", PageSizePair(), "", "",
+         "The comparison the sweep is for, declared before it runs, e.g. '16k vs 4k': recorded in sweep.json "
+         "when the bundle is made and never changed after; tested first at the full 5%, the other pairs only "
+         "after it (a fixed sequence). Empty: every pair alike, Holm over the family."),
 )
 KNOBS_BY_NAME: Mapping[str, Knob] = MappingProxyType({knob.name: knob for knob in KNOBS})
+# Knobs that had another name: a profile, a `--set` or an older bundle's sweep.json that gives the
+# old name is read as the new one, with a note saying so (pagelab.sweep.profiles).
+RENAMED_KNOBS: Mapping[str, str] = MappingProxyType({"seed": "random_seed"})
 
 
 def known_knobs_text() -> str:
@@ -199,6 +215,13 @@ def _intervals_fit_the_measurement(values: Mapping[str, Any]) -> list[str]:
             problems.append(f"{name}: {values[name]} is longer than {longest} ({values[longest]}), "
                             f"so no interval would be complete; allowed: 1 to {longest}")
     return problems
+
+
+def _room_to_grow(values: Mapping[str, Any]) -> list[str]:
+    if values["max_rounds"] and values["max_rounds"] < values["repeats"]:
+        return [f"max_rounds: {values['max_rounds']} is fewer than the {values['repeats']} rounds (repeats) the sweep "
+                f"starts with; allowed: 0 (no rounds added later) or at least {values['repeats']}"]
+    return []
 
 
 def _auto_needs_a_builtin_driver(values: Mapping[str, Any]) -> list[str]:
@@ -242,7 +265,7 @@ def machine_memory_bytes() -> int:
 
 
 # What TPC-C loads per warehouse, near enough to check a percentage before the load: 7 warehouses
-# load 668-750 MB here depending on the page size (seed 002: 700 MB).
+# load 668-750 MB here depending on the page size (the Week 4 lab: 700 MB).
 LOADED_BYTES_PER_WAREHOUSE_ESTIMATE = 100 * 10**6
 
 
@@ -290,5 +313,18 @@ def _one_second_factor(values: Mapping[str, Any]) -> list[str]:
     return []
 
 
-RULES = (_intervals_fit_the_measurement, _auto_needs_a_builtin_driver, _server_admits_every_connection,
-         _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor)
+def _primary_in_the_sweep(values: Mapping[str, Any]) -> list[str]:
+    """A declared primary comparison names two page sizes the sweep runs."""
+    if not values["primary"]:
+        return []
+    swept = [page_size_label(n) for n in values["page_sizes"]]
+    missing = [label for label in values["primary"].split(" vs ") if label not in swept]
+    if missing:
+        return [f"primary: {values['primary']} names {' and '.join(missing)}, which this sweep does not run "
+                f"(page_sizes {','.join(swept)}); allowed: two of {', '.join(swept)}, or add "
+                f"{' and '.join(missing)} to page_sizes"]
+    return []
+
+
+RULES = (_intervals_fit_the_measurement, _room_to_grow, _auto_needs_a_builtin_driver, _server_admits_every_connection,
+         _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor, _primary_in_the_sweep)

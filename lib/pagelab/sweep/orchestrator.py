@@ -39,8 +39,9 @@ from pagelab.sweep.run_unit import (begin, check_room_for_unit, execute, mark_do
                                     server_log_size, server_storage_fault, short_error, stop_unit_server)
 from pagelab.sweep.storage_stop import (refuse_unwritable, stop_if_storage_fault, storage_fault_stop,
                                         suppress_storage_faults)
-from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest, read_phase,
-                            read_runs, sweep_file)
+from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest,
+                            read_phase, read_runs, sweep_file, write_components)
+from pagelab.evidence.sequential import first_look
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
 LOCK_FILE = ".sweep.lock"  # held by the process running the sweep (bundle_lock)
@@ -70,15 +71,19 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise
     existing = next(path for path in (sweep_dir, *sweep_dir.absolute().parents) if path.exists())
     refuse_unwritable(existing, "--out")  # before anything is made there
     check_writable_directory(sweep_dir, "--out")
+    created = now_iso()
     document = {
         "sweep_id": sweep_dir.name,
         "profile_name": profile_name,
         "profile": values,
         "profile_sha256": profile_digest(values),
-        "created": now_iso(),
+        "created": created,
+        # The primary comparison as declared before any run (knob primary); fixed from here on.
+        "primary": {"comparison": values.get("primary", ""), "declared": created},
         "machine": run_metadata(sweep_dir),
         "runs": new_run_entries(profile),
         "round_order": ROUND_ORDER_DRAWN,
+        "looks": first_look(profile.repeats, created),
         "report": None,
     }
     atomic_write_json(sweep_dir / SWEEP_FILE, document)
@@ -234,6 +239,7 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     copy_path = check_pdf_path(Path(pdf_path)) if pdf_path else None
     pdf_path = Path(sweep_dir) / REPORT_PDF
     notebook = sweep_dir / "report.ipynb"
+    write_components(record)  # the variance components the report's verdicts and a planner read
     execute_notebook(REPORT_NOTEBOOK, notebook,
                      parameters={"sweep_dir": str(sweep_dir), "title": title, "author": author,
                                  "affiliation": affiliation, "notes": str(Path(notes).resolve()) if notes else ""},
@@ -247,7 +253,7 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     return pdf_path
 
 
-DEFAULT_REPORT_TITLE = "The effect of InnoDB page size on TPC-C: a reproduction of seed 002"
+DEFAULT_REPORT_TITLE = "The effect of InnoDB page size on TPC-C: a reproduction of the Week 4 lab"
 
 
 def reports_copy(sweep_dir: Path, pdf_path: Path) -> Path:
@@ -268,6 +274,7 @@ def copy_pdf(source: Path, target: Path) -> Path:
 
 def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> list[tuple[str, str]]:
     """The title page: who, when, what profile and driver, which pagelab, and how many runs."""
+    from pagelab.report.lab_report import recorded_version
     from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(record.document["profile"])
@@ -281,7 +288,7 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> 
             ("Profile", f"{record.document.get('profile_name') or profile.name}" + (f" ({first_line})" if first_line else "")),
             ("Driver", mode_named(profile.driver_mode).title),
             ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"),
-            ("pagelab", f"commit {machine.get('git_sha') or 'unknown'}" + (" with local changes" if machine.get("git_dirty") else "")),
+            ("pagelab", recorded_version(machine)),
             ("Bundle", record.document.get("sweep_id", ""))]
     return [(key, value) for key, value in rows if value]
 
@@ -342,6 +349,12 @@ def check_resumable(sweep_dir: Path) -> SweepRecord:
         raise UsageError(f"{sweep_dir}/sweep.json is damaged ({damage}); it cannot be resumed, start a new "
                          "sweep with --out") from None
     profile_from_dict(values)  # a knob edited into something invalid is refused, naming the knob
+    declared = (record.document.get("primary") or {}).get("comparison")
+    if declared is not None and declared != values.get("primary", ""):
+        raise UsageError(f"{sweep_dir}/sweep.json's primary comparison is now {values.get('primary') or '(none)'!r}, "
+                         f"but {declared or '(none)'!r} was declared when the bundle was made, before any run; a "
+                         f"primary comparison cannot change afterwards: put back primary: {declared!r}, or start "
+                         "a new sweep with --out")
     recorded = record.document.get("profile_sha256")
     if recorded is not None and recorded != profile_digest(values) and any(e["status"] == "done" for e in runs):
         raise UsageError(f"{sweep_dir}/sweep.json's knob values were changed after runs were measured with "
@@ -362,7 +375,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
     refuse_unwritable(Path(sweep_dir), "cannot continue the sweep in")
     with bundle_lock(sweep_dir), stop_signals_interrupt():
         record = check_resumable(sweep_dir)
-        _refuse_while_queued(record)
+        refuse_runs_while_queued(record)
         _say_footprint_ahead(record)
         record = execute_runs(record, fail_fast=fail_fast, progress=progress)
         failed = failed_runs(record)
@@ -385,7 +398,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
     return record, pdf
 
 
-def _refuse_while_queued(record: SweepRecord) -> None:
+def refuse_runs_while_queued(record: SweepRecord) -> None:
     """A local run must not run units that Slurm jobs of the same bundle may still run."""
     from pagelab.common.errors import MissingDependencyError
     from pagelab.sweep.slurm import refuse_while_queued

@@ -22,15 +22,19 @@ from pagelab.common.errors import UsageError
 from pagelab.common.paths import PROFILES_DIR
 from pagelab.common.units import page_size_label, size_text
 from pagelab.mysql.config import ServerSettings
-from pagelab.sweep.knob_types import AUTO
-from pagelab.sweep.knobs import GRID_FACTORS, KNOBS, KNOBS_BY_NAME, RULES, known_knobs_text
+from pagelab.sweep.knob_types import AUTO, LIST_SYNTAX
+from pagelab.sweep.knobs import GRID_FACTORS, KNOBS, KNOBS_BY_NAME, RENAMED_KNOBS, RULES, known_knobs_text
 from pagelab.tpcc.inputs import TransactionKind
 from pagelab.tpcc.modes import MODES_BY_NAME, TPCC_MYSQL_LOADER, mode_named, runs_tpcc_mysql
 from pagelab.tpcc.outputs import RunOptions
 
 PROFILE_SUFFIXES = (".yaml", ".yml")
+# What `pagelab sweep` and `make demo` run when no profile is named.
+DEFAULT_PROFILE = "quick"
 # What a run is for: a verdict run (measure_s, in the rounds) or an over-time run (over_time_s).
 VERDICT_RUN, OVER_TIME_RUN = "verdict", "over_time"
+# The seed stream the over-time runs' order is drawn from (numpy's SeedSequence entropy [seed, 1]).
+OVER_TIME_STREAM = 1
 
 
 # --- profiles ----------------------------------------------------------------------------------------
@@ -45,10 +49,12 @@ class Profile:
     source: str = ""  # the YAML file it came from, or "" when built from a dict
     overrides: tuple[str, ...] = ()
     description: str = ""  # the YAML file's opening comment
+    notes: tuple[str, ...] = ()  # said to the user once, e.g. a knob read under its new name
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
         object.__setattr__(self, "overrides", tuple(self.overrides))
+        object.__setattr__(self, "notes", tuple(self.notes))
 
     def __reduce__(self):
         # The read-only mappings inside cannot be pickled; a profile travels as its dict and is
@@ -94,26 +100,54 @@ class Profile:
         """Every run, in the order a machine runs them: {"page_size", "repeat", "cell" (jsonable),
         "round", "position"}. Blocked in rounds: round k runs every cell (page size x levels) once,
         so a slow drift of the machine (SSD garbage collection, heat) spreads over all of them. The
-        order within each round is a permutation drawn afresh from the profile's seed (numpy's
-        PCG64), so a position effect (the run after a load, after a long run, first in a round)
-        falls on no page size systematically either."""
-        import numpy as np
+        order within each round is a permutation drawn afresh from the profile's random seed (numpy's
+        PCG64): round k takes the k-th draw, so a position effect (the run after a load, after a
+        long run, first in a round) falls on no page size systematically either, and rounds added
+        later (`added_units`) continue the same stream."""
+        units = self._verdict_units(first_round=1, first_repeat=1, count=self.repeats)
+        if self.over_time_s:  # after the rounds: a long run on a machine the short ones have warmed alike
+            # One more block (pagelab.evidence.model counts its stationary part), so its order is drawn
+            # from the seed like a round's: from a stream of its own, so rounds added later keep theirs.
+            import numpy as np
 
-        cells = [(page_size, {name: KNOBS_BY_NAME[name].jsonable(level) for name, level in cell.items()})
-                 for cell in self.cells() for page_size in self.page_sizes]
-        shuffle = np.random.default_rng(self.seed)
-        units = []
-        for repeat in range(1, self.repeats + 1):
-            order = shuffle.permutation(len(cells))
+            cells = self._cells_jsonable()
+            order = np.random.default_rng((self.random_seed, OVER_TIME_STREAM)).permutation(len(cells))
             for position, index in enumerate(order, start=1):
                 page_size, cell = cells[int(index)]
-                units.append({"page_size": page_size, "repeat": repeat, "cell": cell, "round": repeat,
-                              "position": position, "role": VERDICT_RUN})
-        if self.over_time_s:  # after the rounds: a long run on a machine the short ones have warmed alike
-            for position, (page_size, cell) in enumerate(cells, start=1):
                 units.append({"page_size": page_size, "repeat": 1, "cell": cell, "round": self.repeats + 1,
                               "position": position, "role": OVER_TIME_RUN})
         return units
+
+    def added_units(self, first_round: int, first_repeat: int, count: int) -> list[dict[str, Any]]:
+        """`count` more rounds of verdict runs for a sweep extended after it ran (`--add-rounds`):
+        numbered from `first_round` (after every round the sweep has, the over-time runs' included)
+        and `first_repeat`, each ordered by the random seed's draw of its round's number."""
+        return self._verdict_units(first_round, first_repeat, count)
+
+    def _cells_jsonable(self) -> list[tuple[int, dict[str, Any]]]:
+        return [(page_size, {name: KNOBS_BY_NAME[name].jsonable(level) for name, level in cell.items()})
+                for cell in self.cells() for page_size in self.page_sizes]
+
+    def _verdict_units(self, first_round: int, first_repeat: int, count: int) -> list[dict[str, Any]]:
+        import numpy as np
+
+        cells = self._cells_jsonable()
+        shuffle = np.random.default_rng(self.random_seed)
+        for _ in range(first_round - 1):  # the draws of the rounds before: the stream goes on where they left it
+            shuffle.permutation(len(cells))
+        units = []
+        for offset in range(count):
+            order = shuffle.permutation(len(cells))
+            for position, index in enumerate(order, start=1):
+                page_size, cell = cells[int(index)]
+                units.append({"page_size": page_size, "repeat": first_repeat + offset, "cell": cell,
+                              "round": first_round + offset, "position": position, "role": VERDICT_RUN})
+        return units
+
+    @property
+    def most_rounds(self) -> int:
+        """The most rounds this sweep may reach: max_rounds, or its repeats when none were declared."""
+        return self.max_rounds or self.repeats
 
     def verdict_floor_note(self) -> str | None:
         """What a sweep of this profile can never say, to be said before it starts: with too few
@@ -124,6 +158,7 @@ class Profile:
 
         from pagelab.evidence.families import MOST_ROUNDS_CONSIDERED, smallest_family_p, verdict_room
         from pagelab.evidence.intervals import CONFIDENCE, MIN_RUNS_FOR_VERDICT
+        from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL
 
         pairs = comb(len(self.page_sizes), 2)
         if self.repeats < 2 or pairs < 1:
@@ -136,6 +171,9 @@ class Profile:
                   else f"more than {MOST_ROUNDS_CONSIDERED} rounds would be needed")
         still = ("Medians, intervals and 'equivalent' are still given." if self.repeats >= MIN_RUNS_FOR_VERDICT
                  else "Medians and intervals are still given.")
+        if self.repeats >= MIN_BLOCKS_FOR_MODEL:
+            still += (" This floor is the rank tests' (IOPS, hit ratio, response time): TpmC's pairs are judged by "
+                      "the two-level model from the runs' interval series, which has none.")
         family = f"{pairs} pairs" if pairs > 1 else "1 pair"
         adjusted = f", Holm-adjusted over the {pairs} pairs," if pairs > 1 else ""
         return (f"with {len(self.page_sizes)} page sizes ({family}) and {self.repeats} rounds, no pair can be called "
@@ -171,7 +209,7 @@ class Profile:
                           rampup_s=0 if rampup_auto else self.rampup_s, measure_s=0 if measure_auto else self.measure_s,
                           rampup_auto=rampup_auto, max_rampup_s=self.max_rampup_s, measure_auto=measure_auto,
                           max_measure_s=self.max_measure_s, target_ci_pct=self.target_ci_pct,
-                          interval_s=self.interval_s, seed=self.seed,
+                          interval_s=self.interval_s, seed=self.random_seed,
                           spec_pacing=self.spec_pacing, mode=self.driver_mode, tpcc_mysql_dir=self.tpcc_mysql_dir,
                           nurand_model=self.nurand, transport=self.transport, stall_s=self.stall_s,
                           response_limits_ms={kind: self.response_limits[kind.column] for kind in TransactionKind})
@@ -238,16 +276,34 @@ def _split_override(override: str) -> tuple[str, Any]:
     return name, value.strip()
 
 
-def _validate(raw_values: Mapping[str, Any], overrides: Iterable[str], where: str) -> dict[str, Any]:
-    """Every knob's value from raw YAML values and `--set` strings; one UsageError with every problem."""
+def _renamed(name: str, where: str, notes: list[str]) -> str:
+    """A knob's current name for `name`; an old name is taken, with a note in `notes`."""
+    new = RENAMED_KNOBS.get(name)
+    if new is None:
+        return name
+    notes.append(f"{name} is now called {new}; {where} was read with {new} (rename it there to drop this note)")
+    return new
+
+
+def _validate(raw_values: Mapping[str, Any], overrides: Iterable[str], where: str,
+              notes: list[str] | None = None) -> dict[str, Any]:
+    """Every knob's value from raw YAML values and `--set` strings; one UsageError with every problem.
+    An old knob name is read as its new one, and `notes` gets a line saying so."""
     problems: list[str] = []
-    raw = dict(raw_values)
+    notes = [] if notes is None else notes
+    raw = {}
+    for name, value in raw_values.items():
+        new = _renamed(name, where, notes)
+        if new != name and new in raw_values:
+            problems.append(f"{name}: {where} gives both {name} and {new}, its new name; allowed: {new} alone")
+        raw[new] = value
     for name in raw:
         if name not in KNOBS_BY_NAME:
             problems.append(f"{name}: unknown knob in {where}; known knobs: {known_knobs_text()}")
     option_overrides: dict[str, str] = {}
     for override in overrides:
         name, value = _split_override(override)
+        name = _renamed(name, f"--set {override}", notes)
         knob_name, dot, option = name.partition(".")
         if dot and knob_name == "server_options" and option:
             option_overrides[option] = value
@@ -283,9 +339,10 @@ def load_profile(name_or_path: str | Path, overrides: Iterable[str] = ()) -> Pro
     raw, description = _read_yaml(path)
     # A lone string would otherwise be taken apart letter by letter.
     overrides = (overrides,) if isinstance(overrides, str) else tuple(overrides)
-    values = _validate(raw, overrides, where=f"profile {path.name}")
+    notes: list[str] = []
+    values = _validate(raw, overrides, where=f"profile {path.name}", notes=notes)
     return Profile(name=path.stem, values=values, source=str(path), overrides=overrides,
-                   description=description)
+                   description=description, notes=tuple(notes))
 
 
 def profile_from_dict(data: Mapping[str, Any]) -> Profile:
@@ -298,18 +355,23 @@ def profile_from_dict(data: Mapping[str, Any]) -> Profile:
         if legacy in MODES_BY_NAME and MODES_BY_NAME[legacy].external:
             raw.setdefault("loader", TPCC_MYSQL_LOADER)  # that driver loaded with tpcc_load then
     name = str(data.get("profile", "custom"))
-    values = _validate(raw, (), where=f"profile {name}")
+    notes: list[str] = []  # a sweep.json written before a knob's rename
+    values = _validate(raw, (), where=f"the recorded profile {name}", notes=notes)
     return Profile(name=name, values=values, source=str(data.get("source", "")),
-                   overrides=tuple(data.get("overrides", ())), description=str(data.get("description", "")))
+                   overrides=tuple(data.get("overrides", ())), description=str(data.get("description", "")),
+                   notes=tuple(notes))
 
 
 # --- generated documentation -------------------------------------------------------------------------
 
 
 def profile_help(width: int = 80) -> str:
-    """The knob table for `pagelab sweep --help` (use argparse's RawDescriptionHelpFormatter)."""
-    header = ("knob", "default", "unit")
-    rows = [(knob.name, knob.text(knob.default), knob.unit) for knob in KNOBS]
+    """The knob table for `pagelab sweep --help` (use argparse's RawDescriptionHelpFormatter): each
+    knob's value in the default profile, which is what `pagelab sweep` runs, and, where it differs,
+    the value a profile that leaves the knob out gets."""
+    default = load_profile(DEFAULT_PROFILE)
+    header = ("knob", DEFAULT_PROFILE, "unit")
+    rows = [(knob.name, knob.text(default.values[knob.name]), knob.unit) for knob in KNOBS]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     indent = " " * 6
 
@@ -317,17 +379,22 @@ def profile_help(width: int = 80) -> str:
         return "  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip()
 
     out = [f"profiles: {' '.join(available_profiles())} (in runbooks/profiles/), or the path of a YAML file",
-           "knobs: set in the profile's YAML, or on the command line with --set KNOB=VALUE (repeatable)", "",
+           f"knobs: set in the profile's YAML, or on the command line with --set KNOB=VALUE (repeatable); "
+           f"{LIST_SYNTAX}",
+           f"The {DEFAULT_PROFILE} column is the default profile's value, what `pagelab sweep` runs without "
+           "--profile; a profile that leaves a knob out gets the value under 'otherwise'.", "",
            line(header)]
     for knob, row in zip(KNOBS, rows):
         out.append(line(row))
         out += textwrap.wrap(knob.help, width, initial_indent=indent, subsequent_indent=indent)
-        out += textwrap.wrap(f"allowed: {knob.allowed}", width, initial_indent=indent, subsequent_indent=indent + "  ")
+        otherwise = "" if knob.text(knob.default) == row[1] else f"; otherwise: {knob.text(knob.default)}"
+        out += textwrap.wrap(f"allowed: {knob.allowed}{otherwise}", width, initial_indent=indent,
+                             subsequent_indent=indent + "  ")
     return "\n".join(out)
 
 
 def describe(profile: Profile, db_bytes: int | None = None) -> list[tuple[str, str]]:
-    """(label, value) rows for a report's title page, like the seed's "Benchmark setup" table."""
+    """(label, value) rows for a report's title page, like the lab's "Benchmark setup" table."""
     rows = [("Profile", profile.name + (f" (--set {' --set '.join(profile.overrides)})" if profile.overrides else ""))]
     for knob in KNOBS:
         value = profile.values[knob.name]

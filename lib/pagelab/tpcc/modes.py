@@ -8,12 +8,12 @@ report) reads this table. A mode is one of:
                  server-side prepared statement per round trip, with tpcc-mysql's transaction
                  boundaries, commit and rollback points, and retry rule. The server does the work
                  tpcc_start makes it do, and the client costs about what tpcc_start costs. This is
-                 the mode that reproduces seed 002, which ran tpcc-mysql.
+                 the mode that reproduces the Week 4 lab, which ran tpcc-mysql.
     procedures   each transaction is one CALL of a stored procedure that writes what the
                  statements mode writes (HammerDB's way). One round trip per transaction frees the
                  client's share of the CPUs for the server, so on a small machine the server runs at
                  about twice tpcc-mysql's load, in a different regime: a faster driver, not the
-                 seed's workload.
+                 the lab's workload.
     tpcc-mysql   a real tpcc-mysql build (tpcc_start), given with --tpcc-mysql-dir / the knob
                  tpcc_mysql_dir; its log is parsed into the same outputs.
 

@@ -1,6 +1,6 @@
 """The nine TPC-C tables, laid out the way tpcc-mysql lays them out.
 
-Seed 002 measured tpcc-mysql on InnoDB, and a page-size experiment is sensitive to exactly what
+The Week 4 lab measured tpcc-mysql on InnoDB, and a page-size experiment is sensitive to exactly what
 sits in a page: column types decide row lengths, primary keys decide the clustered order, and every
 secondary index is another B-tree competing for the buffer pool. So this module reproduces
 tpcc-mysql's `create_table.sql` and `add_fkey_idx.sql` fact for fact (table and column names,
@@ -8,7 +8,7 @@ MySQL types, nullability, primary keys, secondary indexes, foreign keys), writte
 rendered to DDL here.
 
 Where tpcc-mysql departs from the TPC-C specification (clause 1.3) we keep tpcc-mysql's choice,
-because the point is to rebuild the seed's database:
+because the point is to rebuild the lab's database:
 
 - Narrow integer types (``smallint`` warehouse ids, ``tinyint`` district ids) instead of the
   spec's generic "N unique ids".

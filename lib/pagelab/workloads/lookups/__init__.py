@@ -1,8 +1,8 @@
-"""Seed 003: cold random point lookups on the storage prototype, the model checked against a real tree.
+"""The RethinkDB post: cold random point lookups on the storage prototype, the model checked against a real tree.
 
 `run` builds the trees and measures; `report` shows the results beside the model.
 
-Seed 003 (RethinkDB) predicts point queries per second as IOPS(block size) / hops. This module
+The RethinkDB post (RethinkDB) predicts point queries per second as IOPS(block size) / hops. This module
 builds the thing the model describes, a B+tree on disk (`pagelab.storage`), and counts and times
 what a lookup really does:
 
@@ -18,7 +18,7 @@ what a lookup really does:
                                                  with the ratios measured / predicted (the
                                                  goal: >= 0.8 at 4k and 16k)
     measured_fill(page_size, ...)                node fill after random inserts (in memory), the
-                                                 number seed 003's edit says the model lacks
+                                                 number the RethinkDB post's edit says the model lacks
     prototype_capacity                           the model's NodeCapacity from the prototype's real
                                                  slotted-page layout (cells per full leaf/interior)
     lookup_check, fill_table, extended_model_table, plots

@@ -1,4 +1,4 @@
-"""Seed 003's lookups, presented: measured node fill, the block-size model extended with it, plots.
+"""The RethinkDB post's lookups, presented: measured node fill, the block-size model extended with it, plots.
 """
 
 
@@ -91,7 +91,7 @@ def extended_model_table(
 
 
 def plot_iops(profile, ax=None):
-    """fio IOPS (and mean latency) per block size, as seed 003's first figure."""
+    """fio IOPS (and mean latency) per block size, as the RethinkDB post's first figure."""
     import matplotlib.pyplot as plt
 
     frame = profile.to_frame()
@@ -109,7 +109,7 @@ def plot_iops(profile, ax=None):
 
 
 def plot_model(extended, seed=None, ax=None):
-    """Lookups/s per block size, one line per cache budget (the extended model), and the seed's
+    """Lookups/s per block size, one line per cache budget (the extended model), and the post's
     own curve for comparison when given."""
     import matplotlib.pyplot as plt
 
@@ -121,7 +121,7 @@ def plot_model(extended, seed=None, ax=None):
         ax.plot(finite["block_kb"], finite["queries_per_s"], marker="o", label=label)
     if seed is not None:
         ax.plot(seed["block_kb"], seed["queries_per_s"], marker="s", linestyle="--", color="grey",
-                label="seed 003 (its SSD, full nodes, no cache)")  # fmt: skip
+                label="the RethinkDB post (its SSD, full nodes, no cache)")  # fmt: skip
     ax.set_xscale("log", base=2)
     ticks = sorted(extended["block_kb"].unique())
     ax.set_xticks(ticks, [f"{kb:g}k" for kb in ticks])

@@ -1,4 +1,4 @@
-"""Seed 003 checked against a real B-tree: build storage-prototype trees and time cold point lookups.
+"""The RethinkDB post checked against a real B-tree: build storage-prototype trees and time cold point lookups.
 
 Why one file of this size: a lookup's measurement and its diagnostics (the pread rate of the same
 file, the decode cost, fio beside it) are taken in one pass over the same database and share its

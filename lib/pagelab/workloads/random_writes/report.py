@@ -1,4 +1,4 @@
-"""Seed 004 presented: the seed's table beside ours, pages per transaction, the expected random cost, plots."""
+"""The Voron post presented: the post's table beside ours, pages per transaction, the expected random cost, plots."""
 
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pagelab.common.errors import UsageError
 from pagelab.common.reference import reference_table
 from pagelab.common.units import KIB, page_size_label
 
-# -- the seed beside ours -------------------------------------------------------------------------
+# -- the post beside ours -------------------------------------------------------------------------
 
 def seed_table() -> pd.DataFrame:
-    """Seed 004's published table (data/reference/seed004_random_writes.csv): statistic
+    """The Voron post's published table (data/reference/seed004_random_writes.csv): statistic
     (average, max, total, std_dev), sequential_pages, random_pages; Voron, 4 KiB pages."""
     return reference_table(SEED_TABLE)
 
@@ -24,16 +24,16 @@ STATISTICS = {"average": "pages_avg", "max": "pages_max", "total": "pages_total"
 
 
 def seed_comparison(*results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> pd.DataFrame:
-    """The seed's table beside ours at one page size (the seed's 4k by default).
+    """The post's table beside ours at one page size (the post's 4k by default).
 
     One row per statistic (average, max, total, std_dev of pages written per transaction); a
-    column per (source, key order): "seed (Voron) sequential", then "<engine> sequential" for each
+    column per (source, key order): "Voron (the post) sequential", then "<engine> sequential" for each
     frame given (the prototype's, SQLite's), then the same for random keys. An engine without a
     row at this page size is left out."""
     seed = seed_table().set_index("statistic")
     columns: dict[str, list[float]] = {}
     for order in KEY_ORDERS:
-        columns[f"seed (Voron) {order}"] = [float(seed.loc[name, f"{order}_pages"]) for name in STATISTICS]
+        columns[f"Voron (the post) {order}"] = [float(seed.loc[name, f"{order}_pages"]) for name in STATISTICS]
         for frame in results:
             rows = frame[(frame["page_size"] == page_size) & (frame["key_order"] == order)]
             if rows.empty:
@@ -47,29 +47,29 @@ def seed_comparison(*results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> 
 
 
 def ratio_to_seed(results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> pd.DataFrame:
-    """Ours ÷ the seed's, per statistic and key order, at one page size (1.0: the same)."""
+    """Ours ÷ the post's, per statistic and key order, at one page size (1.0: the same)."""
     table = seed_comparison(results, page_size=page_size)
     engine = results["engine"].iloc[0]
     return pd.DataFrame({
-        order: table[f"{engine} {order}"] / table[f"seed (Voron) {order}"]
+        order: table[f"{engine} {order}"] / table[f"Voron (the post) {order}"]
         for order in KEY_ORDERS if f"{engine} {order}" in table
     })
 
 
 def findings(results: pd.DataFrame, page_size: int = SEED_PAGE_SIZE) -> str:
-    """The notebook's opening paragraph: pages per transaction at the seed's page size, ours
+    """The notebook's opening paragraph: pages per transaction at the post's page size, ours
     beside Voron's, and what random keys cost against sequential ones at every page size."""
     table = seed_comparison(results, page_size=page_size)
     engine = results["engine"].iloc[0]
-    seed_seq, seed_rand = table.loc["average", "seed (Voron) sequential"], table.loc["average", "seed (Voron) random"]
+    seed_seq, seed_rand = table.loc["average", "Voron (the post) sequential"], table.loc["average", "Voron (the post) random"]
     ours_seq, ours_rand = table.loc["average", f"{engine} sequential"], table.loc["average", f"{engine} random"]
     by_size = results.pivot_table(index="page_size", columns="key_order", values="pages_avg")
     ratios = ", ".join(f"{page_size_label(int(size))} {row['random'] / row['sequential']:.0f}×"
                        for size, row in by_size.iterrows() if row.get("sequential"))
     return (f"At {page_size_label(page_size)} pages the prototype wrote {ours_seq:.2f} pages per transaction with "
-            f"sequential keys and {ours_rand:.2f} with random keys; Voron, in the seed, wrote {seed_seq:.2f} and "
+            f"sequential keys and {ours_rand:.2f} with random keys; Voron, in the post, wrote {seed_seq:.2f} and "
             f"{seed_rand:.2f}. Random keys cost {ours_rand / ours_seq:.0f}× the pages of sequential ones here, "
-            f"{seed_rand / seed_seq:.0f}× in the seed. Random ÷ sequential per page size: {ratios}. These are counts "
+            f"{seed_rand / seed_seq:.0f}× in the post. Random ÷ sequential per page size: {ratios}. These are counts "
             "of pages written, not timings, so they do not vary from run to run with the machine.")
 
 
@@ -117,7 +117,7 @@ def plot_pages_per_transaction(*results: pd.DataFrame):
     for order, color in zip(KEY_ORDERS, sns.color_palette(n_colors=2)):
         average = float(seed.loc["average", f"{order}_pages"])
         axes[0].scatter([page_size_label(SEED_PAGE_SIZE)], [average], marker="*", s=160, color=color,
-                        edgecolor="black", zorder=5, label=f"seed (Voron) {order}")
+                        edgecolor="black", zorder=5, label=f"Voron (the post) {order}")
         axes[1].scatter([page_size_label(SEED_PAGE_SIZE)], [average * SEED_PAGE_SIZE / KIB], marker="*", s=160,
                         color=color, edgecolor="black", zorder=5)
     axes[0].legend(fontsize="small")

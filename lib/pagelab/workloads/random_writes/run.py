@@ -1,4 +1,4 @@
-"""Seed 004 run: pages written per transaction on the storage prototype, sequential against random keys."""
+"""The Voron post run: pages written per transaction on the storage prototype, sequential against random keys."""
 
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ from pagelab.common.units import page_size_label
 from pagelab.mysql.pagesize import PAGE_SIZES as INNODB_PAGE_SIZES
 
 
-PAGE_SIZES = tuple(INNODB_PAGE_SIZES)  # the seed's sizes: InnoDB's
+PAGE_SIZES = tuple(INNODB_PAGE_SIZES)  # the post's sizes: InnoDB's
 KEY_ORDERS = ("sequential", "random")
-TRANSACTIONS = 5000  # the seed's "5,000 transactions of 100 items"
+TRANSACTIONS = 5000  # the post's "5,000 transactions of 100 items"
 ITEMS_PER_TRANSACTION = 100
 KEY_BYTES = 16  # Id.ToString("0000000000000000")
 VALUE_BYTES = 128  # minValueSize: 128, maxValueSize: 128
 ID_LIMIT = 2**31 - 1  # the program's random ids are distinct non-negative Int32s
 SEED_PAGE_SIZE = 4096  # Voron's page size
 SEED_TABLE = "seed004_random_writes.csv"
-# Large enough for the whole tree of the seed's workload at every page size (~110 MB after random
+# Large enough for the whole tree of the post's workload at every page size (~110 MB after random
 # inserts); the pool only counts frames, it allocates nothing up front.
 DEFAULT_CACHE_BYTES = 1 << 32
 
@@ -56,7 +56,7 @@ def make_ids(count: int, key_order: str, seed: int = 1) -> list[int]:
 
 
 def make_keys(count: int, key_order: str, seed: int = 1, key_bytes: int = KEY_BYTES) -> list[bytes]:
-    """The keys in insertion order: each id as `key_bytes` zero-padded digits (the seed's 16)."""
+    """The keys in insertion order: each id as `key_bytes` zero-padded digits (the post's 16)."""
     if key_bytes < 10:  # 2**31 - 1 has 10 digits
         raise UsageError(f"key_bytes must be at least 10 (the digits of the largest id), got {key_bytes}")
     template = b"%0" + str(key_bytes).encode() + b"d"
@@ -64,7 +64,7 @@ def make_keys(count: int, key_order: str, seed: int = 1, key_bytes: int = KEY_BY
 
 
 def make_value(value_bytes: int = VALUE_BYTES, seed: int = 1) -> bytes:
-    """One value, written with every key (the seed's program wrote a slice of one random buffer)."""
+    """One value, written with every key (the post's program wrote a slice of one random buffer)."""
     if value_bytes < 0:
         raise UsageError(f"value_bytes must be >= 0, got {value_bytes}")
     return random.Random(seed).randbytes(value_bytes)
@@ -97,7 +97,7 @@ def check_workload(page_sizes: Iterable[int], transactions: int, items_per_trans
 # -- one run --------------------------------------------------------------------------------------
 
 def transaction_summary(pages: Sequence[int], byte_counts: Sequence[int]) -> dict[str, float]:
-    """The seed's statistics over per-transaction page counts (std dev: population, ddof=0),
+    """The post's statistics over per-transaction page counts (std dev: population, ddof=0),
     and the bytes written."""
     if not len(pages):
         raise UsageError("no transactions to summarize")
@@ -241,13 +241,13 @@ def run_random_write_cost(
     synchronous: bool = True,
     workers: int | None = None,
 ) -> pd.DataFrame:
-    """Seed 004's workload on the storage prototype: one row per (page size, key order).
+    """The Voron post's workload on the storage prototype: one row per (page size, key order).
 
     page_sizes             bytes per page (1k..64k, powers of two)
-    transactions           transactions per run (the seed's 5,000)
-    items_per_transaction  inserts per transaction (the seed's 100)
+    transactions           transactions per run (the post's 5,000)
+    items_per_transaction  inserts per transaction (the post's 100)
     key_order              "sequential", "random", or both (the default)
-    key_bytes, value_bytes the seed's 16-byte keys (zero-padded ids) and 128-byte values
+    key_bytes, value_bytes the post's 16-byte keys (zero-padded ids) and 128-byte values
     seed                   the random ids' and the value's seed: the same seed, the same figures
     directory              None: in memory (the journal only counts). A directory: a real page
                            file and journal in a temporary directory inside it, fsynced at each

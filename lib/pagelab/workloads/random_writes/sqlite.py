@@ -1,4 +1,4 @@
-"""Seed 004's workload on SQLite: WAL frames per commit, and the B-tree's height from dbstat.
+"""The Voron post's workload on SQLite: WAL frames per commit, and the B-tree's height from dbstat.
 
 The same items as `random_writes` (16-digit keys, 128-byte values, the same ids in the same order
 for a seed) go into a fresh SQLite database per page size, one transaction of
@@ -306,7 +306,7 @@ def run_sqlite_write_cost(
     wal_limit_bytes: int = DEFAULT_WAL_LIMIT_BYTES,
     workers: int | None = None,
 ) -> pd.DataFrame:
-    """Seed 004's workload on SQLite (WAL): one row per (page size, key order), the columns of
+    """The Voron post's workload on SQLite (WAL): one row per (page size, key order), the columns of
     `run_random_write_cost` (pages_* are WAL frames per commit, bytes_* the frames' bytes with
     their 24-byte headers), plus page_size_verified (PRAGMA page_size of the new database),
     file_bytes, wal_checkpoints, synchronous, tree_source ("dbstat" or a file walk) and

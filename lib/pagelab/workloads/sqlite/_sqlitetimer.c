@@ -1,8 +1,8 @@
 /*
- * _sqlitetimer: seed 001's benchmarks timed in C against the system's SQLite, the level at which
- * the seed measured them.
+ * _sqlitetimer: experiment 053's benchmarks timed in C against the system's SQLite, the level at which
+ * the experiment measured them.
  *
- * Why C. The seed timed a library whose per-row work is C code calling SQLite (sqlite3_step,
+ * Why C. The experiment timed a library whose per-row work is C code calling SQLite (sqlite3_step,
  * then sqlite3_column_* per column). Through Python's sqlite3 module every row becomes a tuple of
  * Python objects and then a dict, and that interpreter work is most of each benchmark's time, so
  * what the page size changes in SQLite is a small share of what is timed. Here a whole sample
@@ -31,7 +31,7 @@
  *             tx_read        BEGIN; select_first with LIMIT `rows`, into row structures; COMMIT
  *             write_tx       BEGIN; insert once per row of `batch` (bind, step, reset); COMMIT
  *             execute_batch  the same: at the C level one execute per row *is* a batch (the
- *                            seed's 0.82 against 0.54 ms per 100 rows is its per-call cost
+ *                            the experiment's 0.82 against 0.54 ms per 100 rows is its per-call cost
  *                            between Dart and C, which has no counterpart here)
  *         Each iteration must handle exactly `rows` rows (RuntimeError otherwise). After a write,
  *         outside the timed part, delete_after removes the rows it added (unless reset=False,
@@ -400,7 +400,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_sqlitetimer",
-    "Seed 001's SQLite benchmarks timed in C (see the comment at the top of _sqlitetimer.c).", -1, module_methods,
+    "Experiment 053's SQLite benchmarks timed in C (see the comment at the top of _sqlitetimer.c).", -1, module_methods,
 };
 
 PyMODINIT_FUNC PyInit__sqlitetimer(void) {

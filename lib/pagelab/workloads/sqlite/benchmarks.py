@@ -1,4 +1,4 @@
-"""Seed 001's workload: the `items` table and its row, the SQL texts, the six benchmarks, and the
+"""Experiment 053's workload: the `items` table and its row, the SQL texts, the six benchmarks, and the
 checks of their sizes and page sizes (see pagelab.workloads.sqlite for why each is what it is)."""
 
 
@@ -16,7 +16,7 @@ WRITE_BATCHES = (100, 1000)  # "Batched write tx 100 rows", "... 1000 rows"
 EXECUTE_BATCH_ROWS = 100  # "Batched write tx (executeBatch)"
 READ_BATCHES = (500, 1000)  # "Transaction read 500 rows", "... 1000 rows"
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
-BASELINE_PAGE_SIZE = 4096  # the seed's baseline, SQLite's default
+BASELINE_PAGE_SIZE = 4096  # the experiment's baseline, SQLite's default
 SEED_TABLE = "seed001_sqlite.csv"
 SEED_OTHER_PAGE_SIZE = 8192
 MEASURES = ("time_ms", "cpu_ms", "best_ms")
@@ -47,7 +47,7 @@ def make_row(i: int) -> tuple[str, str, float, str, str]:
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One of the seed's benchmarks: its name in the seed's table, its kind, rows per iteration."""
+    """One of the experiment's benchmarks: its name in the experiment's table, its kind, rows per iteration."""
 
     name: str
     kind: str
@@ -57,7 +57,7 @@ class Benchmark:
 def benchmark_plan(rows: int = ROWS, write_batches: Iterable[int] = WRITE_BATCHES,
                    execute_batch_rows: int = EXECUTE_BATCH_ROWS,
                    read_batches: Iterable[int] = READ_BATCHES) -> list[Benchmark]:
-    """The benchmarks in the seed's order, named as the seed names them; checks the sizes."""
+    """The benchmarks in the experiment's order, named as the experiment names them; checks the sizes."""
     rows = positive_int("rows", rows)
     writes = _batches("write_batches", write_batches)
     reads = _batches("read_batches", read_batches)

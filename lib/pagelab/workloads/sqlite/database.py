@@ -1,4 +1,4 @@
-"""One benchmark database: created with the seed's settings and checked, loaded, its B-tree read,
+"""One benchmark database: created with the experiment's settings and checked, loaded, its B-tree read,
 and the Python path's iterations over it (Python's sqlite3 module, a dict per row)."""
 
 
@@ -37,7 +37,7 @@ from pagelab.workloads.sqlite.benchmarks import (
     make_row,
 )
 
-MMAP_BYTES = 256 * MIB  # the seed's mmap_size = 256MB
+MMAP_BYTES = 256 * MIB  # the experiment's mmap_size = 256MB
 # WAL's usual partner: no fsync per commit (the WAL is synced at checkpoints), so a commit's time
 # is SQLite's, not the disk cache's; Python's default, FULL, adds an fsync per commit.
 SYNCHRONOUS = "NORMAL"

@@ -1,4 +1,4 @@
-"""Seed 001's figures: each path's times per page size against the baseline, the seed's deltas as
+"""Experiment 053's figures: each path's times per page size against the baseline, the experiment's deltas as
 stars, and the WAL frames per write transaction."""
 
 
@@ -13,7 +13,7 @@ from pagelab.workloads.sqlite.benchmarks import BASELINE_PAGE_SIZE, PATH_TITLES,
 
 def plot_timings(timings: pd.DataFrame, baseline: int | None = None):
     """One path's timings (`timing_summary`): each benchmark's time relative to the baseline's
-    median (100%), one bar per page size, the whisker the median's interval; the seed's 8192
+    median (100%), one bar per page size, the whisker the median's interval; the experiment's 8192
     delta as a star."""
     import textwrap
 
@@ -45,11 +45,11 @@ def plot_timings(timings: pd.DataFrame, baseline: int | None = None):
             mid = (seed.loc[name, "delta_pct_from"] + seed.loc[name, "delta_pct_to"]) / 2
             offset = (sizes.index(SEED_OTHER_PAGE_SIZE) - (len(sizes) - 1) / 2) * width
             axis.scatter([i + offset], [100 + mid], marker="*", s=160, color="gold", edgecolor="black", zorder=5,
-                         label="seed 8192" if i == 0 else None)
+                         label="experiment 053, 8192" if i == 0 else None)
     axis.axhline(100, color="black", linewidth=0.8)
     axis.set_xticks(range(len(names)), [textwrap.fill(name, 16) for name in names], fontsize="small")
     axis.set_ylabel(f"time, % of {baseline}'s median")
-    axis.set_title(f"{PATH_TITLES[timings['path'].iloc[0]]}: seed 001's benchmarks per page size, "
+    axis.set_title(f"{PATH_TITLES[timings['path'].iloc[0]]}: experiment 053's benchmarks per page size, "
                    f"{timings['measure'].iloc[0]}")
     axis.legend(fontsize="small")
     figure.tight_layout()

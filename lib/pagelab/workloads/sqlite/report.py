@@ -1,4 +1,4 @@
-"""Seed 001 presented: medians with intervals, verdicts (pagelab.evidence), the seed's table beside
+"""SQLite's experiment 053 presented: medians with intervals, verdicts (pagelab.evidence), the experiment's table beside
 ours, the native path's share of the Python path's time, and the B-tree beside the times."""
 
 
@@ -24,12 +24,12 @@ from pagelab.workloads.sqlite.benchmarks import (
     TABLE,
 )
 
-# What our interval says about the seed's delta (`seed_check`); short, to fit a table cell
-REPRODUCED = "reproduced"  # faster, and the interval reaches the seed's delta
-REPRODUCED_LARGER = "reproduced, larger"  # faster, the whole interval beyond the seed's delta
-SMALLER = "faster, less than seed"  # faster, the whole interval short of the seed's delta
-NOT_REPRODUCED = "does not hold"  # not faster, and the interval excludes the seed's delta
-UNDECIDED = "undecided"  # the interval holds both the seed's delta and no change
+# What our interval says about the experiment's delta (`seed_check`); short, to fit a table cell
+REPRODUCED = "reproduced"  # faster, and the interval reaches the experiment's delta
+REPRODUCED_LARGER = "reproduced, larger"  # faster, the whole interval beyond the experiment's delta
+SMALLER = "faster, less than the experiment"  # faster, the whole interval short of the experiment's delta
+NOT_REPRODUCED = "does not hold"  # not faster, and the interval excludes the experiment's delta
+UNDECIDED = "undecided"  # the interval holds both the experiment's delta and no change
 NO_INTERVAL = "no interval"  # one sample a side
 
 # -- statistics and verdicts ----------------------------------------------------------------------
@@ -46,7 +46,7 @@ def timing_summary(samples: pd.DataFrame, measure: str = "time_ms") -> pd.DataFr
     pagelab.evidence's median_interval), min_ms, max_ms, spread_pct ((max - min) / min: the
     run-to-run spread, max/min - 1), us_per_row. The measures:
 
-        time_ms  wall clock, mean per iteration (a loop's time over its iterations, the seed's)
+        time_ms  wall clock, mean per iteration (a loop's time over its iterations, the experiment's)
         cpu_ms   this process's CPU time, mean per iteration
         best_ms  the sample's fastest iteration: the figure other load on a shared machine
                  disturbs least (timeit's advice), so the most repeatable one there
@@ -81,12 +81,12 @@ def timing_summary(samples: pd.DataFrame, measure: str = "time_ms") -> pd.DataFr
 
 def delta_table(samples: pd.DataFrame, baseline: int | None = None, measure: str = "time_ms",
                 equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> pd.DataFrame:
-    """The seed's delta table for one path's samples: per benchmark and page size other than the
+    """The experiment's delta table for one path's samples: per benchmark and page size other than the
     baseline, the baseline's median and min-max, the other's, the delta % of the medians with its
     bootstrap interval and the exact Mann-Whitney p, raw and Holm-adjusted (pagelab.evidence's
     compare_family, other against baseline; the benchmarks of one page size are one family, so the
     interval is at the Bonferroni-adjusted level `ci_confidence_pct`), the delta % at the other's
-    min and max (the seed's printed form), the verdict ("faster", "slower", "equivalent" within
+    min and max (the experiment's printed form), the verdict ("faster", "slower", "equivalent" within
     ±equivalence_pct, "not resolved"), the smallest delta these samples resolve, and the samples a
     side that would resolve a 5% difference and that equivalence would need at this spread."""
     _check_measure(measure)
@@ -138,7 +138,7 @@ def delta_table(samples: pd.DataFrame, baseline: int | None = None, measure: str
 
 def summary_line(delta: pd.DataFrame) -> str:
     """"8192: N faster, M slower, E equivalent within ±3%, K not resolved (3 repeats × 2 runs vs baseline 4096)",
-    one line per page size compared (the seed's "14 wins, 0 regressions (3 repeats × 2 runs vs
+    one line per page size compared (the experiment's "14 wins, 0 regressions (3 repeats × 2 runs vs
     baseline)")."""
     if delta.empty:
         raise UsageError("the delta table is empty")
@@ -170,7 +170,7 @@ def _pct_range(low: float, high: float) -> str:
 
 
 def seed_style_table(delta: pd.DataFrame) -> pd.DataFrame:
-    """The delta table printed as the seed prints its own: Benchmark, Baseline ("5.57ms"), then
+    """The delta table printed as the experiment prints its own: Benchmark, Baseline ("5.57ms"), then
     per page size "<size> pages" ("4.58-4.67ms", its min-max), "<size> delta" ("-16 to -18%"),
     "<size> median delta [CI]" (at the family's level, `ci_confidence_pct`) and "<size> verdict"."""
     table = pd.DataFrame({"Benchmark": list(dict.fromkeys(delta["benchmark"]))}).set_index("Benchmark")
@@ -190,20 +190,20 @@ def seed_style_table(delta: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-# -- the seed beside ours ---------------------------------------------------------------------------
+# -- the experiment beside ours ---------------------------------------------------------------------------
 
 def seed_table() -> pd.DataFrame:
-    """Seed 001's Results table (data/reference/seed001_sqlite.csv): benchmark,
+    """Experiment 053's Results table (data/reference/seed001_sqlite.csv): benchmark,
     baseline_4096_ms, page_8192_ms_from/_to, delta_pct_from/_to, note."""
     return reference_table(SEED_TABLE)
 
 
 def seed_check(seed_from: float, seed_to: float, low: float, high: float, verdict: str) -> str | None:
-    """What our interval of the 8192 delta (low..high %, and our verdict) says about the seed's
+    """What our interval of the 8192 delta (low..high %, and our verdict) says about the experiment's
     delta range (from..to %, as printed): reproduced when we call it faster and the interval
-    reaches the seed's range; shown not to hold when the interval lies wholly above the seed's
-    range (less gain than the seed's, or none); undecided when it spans both the seed's delta and
-    no change. None where the seed has no delta."""
+    reaches the experiment's range; shown not to hold when the interval lies wholly above the experiment's
+    range (less gain than the experiment's, or none); undecided when it spans both the experiment's delta and
+    no change. None where the experiment has no delta."""
     if any(pd.isna(v) for v in (seed_from, seed_to)):
         return None
     if any(pd.isna(v) for v in (low, high)):
@@ -217,14 +217,14 @@ def seed_check(seed_from: float, seed_to: float, low: float, high: float, verdic
 
 
 def seed_comparison(delta: pd.DataFrame) -> pd.DataFrame:
-    """The seed's 4096 -> 8192 numbers beside ours, one row per benchmark (the seed's first, in
-    its order; ours that the seed lacks after them, and the seed's without ours keep empty cells).
+    """The experiment's 4096 -> 8192 numbers beside ours, one row per benchmark (the experiment's first, in
+    its order; ours that the experiment lacks after them, and the experiment's without ours keep empty cells).
 
-    seed_*      the seed's baseline ms, 8192 ms from/to and delta % from/to as printed, its
+    seed_*      the experiment's baseline ms, 8192 ms from/to and delta % from/to as printed, its
                 verdict ("faster" where it printed a negative delta: its "win"; else its note)
     our_*       our baseline median, 8192 median, its delta % with the 95% interval, our verdict
-    seed_check  what our interval says of the seed's delta (`seed_check`: reproduced,
-                reproduced larger, faster but less than the seed's, does not hold, undecided)
+    seed_check  what our interval says of the experiment's delta (`seed_check`: reproduced,
+                reproduced larger, faster but less than the experiment's, does not hold, undecided)
     """
     seed = seed_table()
     seed_verdict = [FASTER if pd.notna(high) and high < 0 and low < 0 else (note if isinstance(note, str) else None)
@@ -259,7 +259,7 @@ def seed_comparison(delta: pd.DataFrame) -> pd.DataFrame:
 
 
 def findings(native: pd.DataFrame | None, python: pd.DataFrame | None) -> str:
-    """The notebook's opening paragraph: each path's verdicts (delta tables) beside the seed's."""
+    """The notebook's opening paragraph: each path's verdicts (delta tables) beside the experiment's."""
     parts = []
     for path, delta in ((NATIVE, native), (PYTHON, python)):
         if delta is None or delta.empty:
@@ -268,11 +268,11 @@ def findings(native: pd.DataFrame | None, python: pd.DataFrame | None) -> str:
         counted = ", ".join(f"{count} {check}" for check, count in checks.value_counts().items())
         title = PATH_TITLES[path]
         parts.append(f"**{title[0].upper() + title[1:]}:** {summary_line(delta).replace(chr(10), '; ')}; "
-                     f"against the seed's deltas: {counted or 'no benchmark of the seed measured'}.")
+                     f"against the experiment's deltas: {counted or 'no benchmark of the experiment measured'}.")
     parts.append("A verdict needs the bootstrap interval of the ratio of medians on one side of 1 and the exact "
                  "Mann-Whitney test at 5%, the benchmarks of a page size one family (Holm-adjusted p-values, "
                  f"intervals at the Bonferroni-adjusted level, {round(CONFIDENCE * 100)}% together); \"equivalent\" "
-                 "needs the interval within the margin; else \"not resolved\": the rule of the TPC-C sweep. Seed 001, timing the "
+                 "needs the interval within the margin; else \"not resolved\": the rule of the TPC-C sweep. SQLite's experiment 053, timing the "
                  "same six benchmarks through a thin C library, found 14 wins and 0 regressions for 8192 against "
                  "4096: large selects 16-18% faster, batched writes of 100 and 1,000 rows 23% and 26% faster, "
                  "transaction reads 17-23% faster.")

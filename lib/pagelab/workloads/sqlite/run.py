@@ -1,4 +1,4 @@
-"""Seed 001 run: SQLite's six benchmarks at each page size, timed per sample on each path
+"""SQLite's experiment 053 run: SQLite's six benchmarks at each page size, timed per sample on each path
 (native C and Python's sqlite3; see pagelab.workloads.sqlite)."""
 
 
@@ -46,7 +46,7 @@ from pagelab.workloads.sqlite.native import NativeDatabase, timer_module
 from pagelab.workloads.sqlite.report import delta_table, summary_line, timing_summary
 
 PAGE_SIZES = (4096, 8192)
-REPEATS = 3  # the seed's "3 repeats x 2 runs"
+REPEATS = 3  # the experiment's "3 repeats x 2 runs"
 RUNS = 2
 # A sample's length: long enough that a wall-clock mean is not one scheduler time slice (a few
 # ms), short enough that 2 paths x 2 sizes x 6 benchmarks x 6 samples stay near a minute.
@@ -125,7 +125,7 @@ def run_sqlite_bench(
     keep_databases: bool = False,
     progress: bool = False,
 ) -> SqliteBenchResult:
-    """Seed 001's benchmarks at each page size and on each path, `repeats` x `runs` samples each.
+    """Experiment 053's benchmarks at each page size and on each path, `repeats` x `runs` samples each.
 
     page_sizes          bytes per page: powers of two from 512 to 65536 (default 4096, 8192)
     paths               "native" (timed in C) and/or "python" (Python's sqlite3), default both
@@ -133,11 +133,11 @@ def run_sqlite_bench(
     write_batches       rows per "Batched write tx N rows" (one execute per row)
     execute_batch_rows  rows of the "Batched write tx (executeBatch)" batch
     read_batches        rows per "Transaction read N rows" (at most `rows`)
-    repeats, runs       the seed's 3 x 2: new databases per repeat, one sample per run
+    repeats, runs       the experiment's 3 x 2: new databases per repeat, one sample per run
     min_sample_seconds  a sample runs enough iterations for at least this much work
     frame_transactions  write transactions whose WAL frames are counted, per benchmark and size
     synchronous         PRAGMA synchronous (NORMAL: no fsync per commit in WAL mode)
-    mmap_bytes          PRAGMA mmap_size (the seed's 256 MB)
+    mmap_bytes          PRAGMA mmap_size (the experiment's 256 MB)
     directory           where the databases go (a new temporary directory inside it, removed at
                         the end; None: the system's temporary directory)
     keep_databases      leave the databases (r<repeat>-<page size>.sqlite) in that temporary
@@ -260,7 +260,7 @@ def run_sqlite_bench(
 
 
 def run_row_counts(row_counts: Iterable[int], **options: Any) -> dict[int, SqliteBenchResult]:
-    """`run_sqlite_bench` once per table size (e.g. the seed's 10,000 rows and 1,000,000, where
+    """`run_sqlite_bench` once per table size (e.g. the experiment's 10,000 rows and 1,000,000, where
     the B-tree is a level deeper), with the same `options`; every size and option is checked
     before the first run starts."""
     if isinstance(row_counts, (int, str)):

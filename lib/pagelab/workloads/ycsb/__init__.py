@@ -1,10 +1,10 @@
-"""YCSB's core workloads on InnoDB and on the storage prototype, per page size (seed 000).
+"""YCSB's core workloads on InnoDB and on the storage prototype, per page size (the OrientDB proposal).
 
-Seed 000 (OrientDB's proposal to move from 64 KB to 16 KB pages) ran YCSB's load and its
+The OrientDB proposal (OrientDB's proposal to move from 64 KB to 16 KB pages) ran YCSB's load and its
 workloads A (50% read, 50% update), B (95/5) and C (read only) at both page sizes. This package
 runs the same on this machine: a private InnoDB instance per innodb_page_size, or pagelab's storage
 prototype per page size, and writes YCSB's own text output, a tidy CSV, and the numbers the
-seed's table sets beside them.
+the proposal's table sets beside them.
 
     from pagelab.workloads.ycsb import run_ycsb, max_key_sizes
     run = run_ycsb("innodb", page_sizes=("16k", "64k"), records=100_000, operations=100_000)
@@ -12,14 +12,14 @@ seed's table sets beside them.
 One module per concern:
 
     generators   keys ("user" + FNV-64 hash), values, zipfian / uniform / latest distributions
-    workloads    the load and workloads A B C D F: operation mixes, names matching the seed's table
+    workloads    the load and workloads A B C D F: operation mixes, names matching the proposal's table
     histogram    per-operation latency histograms in µs (avg, min, max, p95, p99 come from them)
     backends     InnoDB (usertable over mysql-connector's C extension) and the prototype
     driver       one phase: workers (processes, threads, or inline), timing, progress, Ctrl-C
     output       YCSB's text format and the tidy rows
     runner       a whole run: per page size an instance or a database, load, workloads, files
     keysize      the largest key per page size, tried for real on InnoDB and the prototype
-    report       the seed's numbers beside ours, its "performance gain" ratios, plots
+    report       the proposal's numbers beside ours, its "performance gain" ratios, plots
 
 `pagelab ycsb` runs it from the command line and `pagelab parse ycsb FILE` reads YCSB's text
 (ours or real YCSB's) back into a table (pagelab.parse.ycsb).

@@ -1,4 +1,4 @@
-"""The largest key each page size allows, tried for real (seed 000's risk: "Maximum key size will be
+"""The largest key each page size allows, tried for real (the OrientDB proposal's risk: "Maximum key size will be
 decreased from 10240 to about 5120" when OrientDB goes from 64 KB to 16 KB pages).
 
 InnoDB. On a running instance, `innodb_max_key_bytes` creates tables whose PRIMARY KEY is one
@@ -34,7 +34,7 @@ ER_TOO_LONG_KEY = 1071
 PROBE_DATABASE = "pagelab_keyprobe"
 PROBE_START = 1024
 PROBE_CEILING = 65532  # the longest VARBINARY a row can hold: a key limit beyond it cannot be seen
-SEED_MAX_KEY_BYTES = {65536: 10240, 16384: 5120}  # seed 000's OrientDB figures ("about 5120" at 16k)
+SEED_MAX_KEY_BYTES = {65536: 10240, 16384: 5120}  # the OrientDB proposal's OrientDB figures ("about 5120" at 16k)
 
 
 @dataclass

@@ -24,7 +24,7 @@ its CLEANUP block (pagelab has no JVM, and closing connections is not an operati
 Tidy rows (`tidy_rows`): one per operation of the phase, plus an OVERALL row, with the columns of
 data/reference/seed000_ycsb.csv (workload, page_size, page_size_bytes, operation, latencies,
 throughput_ops_s, total_time_s) and more. An operation's `throughput_ops_s` is its operations /
-RunTime (the seed's per-operation "Thoroughput = N op/secs"); OVERALL's is YCSB's Throughput.
+RunTime (the proposal's per-operation "Thoroughput = N op/secs"); OVERALL's is YCSB's Throughput.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
-"""Seed 000's tables beside ours: load time, throughput and latency per workload, "performance gain".
+"""The OrientDB proposal's tables beside ours: load time, throughput and latency per workload, "performance gain".
 
 The tidy frames here are run_ycsb's (`YcsbRun.frame`, or OUT/ycsb.csv read back), one or several
-concatenated (an InnoDB run and a prototype run), and the seed's own numbers from
+concatenated (an InnoDB run and a prototype run), and the proposal's own numbers from
 data/reference/seed000_ycsb.csv (`seed_table()`), which share the columns workload, page_size,
 page_size_bytes, operation, average_latency_us, min_latency_us, p95_latency_us, p99_latency_us,
-throughput_ops_s and total_time_s. `source` names where a row comes from: "seed 000 (OrientDB)",
+throughput_ops_s and total_time_s. `source` names where a row comes from: "OrientDB's proposal",
 "innodb" or "prototype".
 
-The seed's "performance gain" is the smaller page against the larger: throughput small / large,
+The proposal's "performance gain" is the smaller page against the larger: throughput small / large,
 latency large / small (so > 1 means the smaller page is better in both), load time large / small.
 Its latency ratios are p99 ratios: "read latency is improved at 14 times" is 18,895 µs / 1,353 µs
 at the 99th percentile (its averages differ by 1.9x); `performance_gain` gives average, p95 and
-p99 ratios, and `gain_sentences` writes the seed's in the seed's words. Ours get no such word
+p99 ratios, and `gain_sentences` writes the proposal's in the proposal's words. Ours get no such word
 unless the runs support it: each of our ratios carries the verdict of pagelab.evidence (the rule
 of every comparison in the project: faster/slower, equivalent within ±3%, or not resolved, which
 is all one run a side can ever be).
@@ -28,7 +28,7 @@ from pagelab.evidence import compare, verdict_text
 from pagelab.common.units import page_size_label
 from pagelab.workloads.ycsb.workloads import BY_NAME, LOAD, WORKLOADS
 
-SEED_SOURCE = "seed 000 (OrientDB)"
+SEED_SOURCE = "OrientDB's proposal"
 SEED_TABLE = "seed000_ycsb.csv"
 WORKLOAD_ORDER = [LOAD.name] + [WORKLOADS[letter].name for letter in "abcfd"]
 OPERATION_ORDER = ["OVERALL", "INSERT", "READ", "UPDATE", "READ-MODIFY-WRITE"]
@@ -36,7 +36,7 @@ FIGURES = ["throughput_ops_s", "average_latency_us", "p95_latency_us", "p99_late
 
 
 def seed_table() -> pd.DataFrame:
-    """The seed's YCSB numbers as transcribed in data/reference (see its README), with `source`."""
+    """The proposal's YCSB numbers as transcribed in data/reference (see its README), with `source`."""
     frame = reference_table(SEED_TABLE)
     frame.insert(0, "source", SEED_SOURCE)
     return frame
@@ -94,7 +94,7 @@ def workload_table(*frames: pd.DataFrame, seed: bool = True, overall: bool = Fal
 
 
 def seed_comparison(*frames: pd.DataFrame, figure: str = "throughput_ops_s") -> pd.DataFrame:
-    """One figure, the seed's and ours side by side: a row per (workload, operation, page size),
+    """One figure, the proposal's and ours side by side: a row per (workload, operation, page size),
     a column per source. The load's figure is its total time in seconds."""
     parts = [with_source(f) for f in frames] + [seed_table()]
     table = pd.concat(parts, ignore_index=True)
@@ -116,7 +116,7 @@ def seed_comparison(*frames: pd.DataFrame, figure: str = "throughput_ops_s") -> 
 
 def performance_gain(*frames: pd.DataFrame, small: str | int = "16k", large: str | int = "64k",
                      seed: bool = True) -> pd.DataFrame:
-    """Seed 000's ratios per source, workload and operation: throughput small/large, latency
+    """The OrientDB proposal's ratios per source, workload and operation: throughput small/large, latency
     large/small (avg, p95, p99), and for the load, time large/small ("times faster on load")."""
     small_bytes, large_bytes = _bytes(small), _bytes(large)
     parts = [with_source(f) for f in frames]
@@ -132,7 +132,7 @@ def performance_gain(*frames: pd.DataFrame, small: str | int = "16k", large: str
         runs_a, runs_b = (side if isinstance(side, pd.DataFrame) else side.to_frame().T for side in (a, b))
         if isinstance(a, pd.DataFrame):
             a, b = a.iloc[0], b.iloc[0]
-        # Every run of each side compared by pagelab.evidence; the seed's numbers are its claims, not runs.
+        # Every run of each side compared by pagelab.evidence; the proposal's numbers are its claims, not runs.
         verdicts = {} if source == SEED_SOURCE else {
             f"{name}_verdict": _verdict(runs_a[column], runs_b[column], higher, lower)
             for name, column, higher, lower in (("throughput", "throughput_ops_s", "higher", "lower"),
@@ -178,9 +178,9 @@ def _ratio(numerator, denominator) -> float | None:
 
 
 def gain_sentences(gains: pd.DataFrame, source: str, small: str = "16k") -> list[str]:
-    """The seed's sentences ("read throughput is improved at 1.9 times, read latency is improved
-    at 14 times") for the seed's gains; for ours the same ratios, each with the verdict our runs
-    support (pagelab.evidence: one run a side is "not resolved"); latency is p99, as in the seed."""
+    """The proposal's sentences ("read throughput is improved at 1.9 times, read latency is improved
+    at 14 times") for the proposal's gains; for ours the same ratios, each with the verdict our runs
+    support (pagelab.evidence: one run a side is "not resolved"); latency is p99, as in the proposal."""
     lines = []
     mine = gains[gains["source"] == source]
     for workload in WORKLOAD_ORDER:
@@ -199,7 +199,7 @@ def gain_sentences(gains: pd.DataFrame, source: str, small: str = "16k") -> list
                 continue
             name = {"READ": "read", "UPDATE": "write", "READ-MODIFY-WRITE": "read-modify-write"}.get(
                 row["operation"], row["operation"].lower())
-            if source == SEED_SOURCE:  # the seed's own words for its own numbers
+            if source == SEED_SOURCE:  # the proposal's own words for its own numbers
                 parts.append(f"{name} throughput is {_improved(row['throughput_gain'])}, "
                              f"{name} latency (p99) is {_improved(row['p99_latency_gain'])}")
             else:  # a ratio, and only the word our runs support
@@ -256,7 +256,7 @@ def plot_figure(*frames: pd.DataFrame, figure: str = "throughput_ops_s", seed: b
 
 
 def plot_load(*frames: pd.DataFrame, seed: bool = True, ax=None):
-    """Load time per source and page size (the seed's in hours is far off scale: a separate axis)."""
+    """Load time per source and page size (the proposal's in hours is far off scale: a separate axis)."""
     import matplotlib.pyplot as plt
 
     table = load_table(*frames, seed=seed)

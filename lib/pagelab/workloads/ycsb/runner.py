@@ -58,7 +58,7 @@ from pagelab.workloads.ycsb.output import tidy_rows, write_csv, ycsb_text
 from pagelab.workloads.ycsb.workloads import LOAD, Workload, parse_workloads
 
 BACKENDS = ("innodb", "prototype")
-DEFAULT_PAGE_SIZES = (16384, 65536)  # seed 000's two sizes
+DEFAULT_PAGE_SIZES = (16384, 65536)  # the OrientDB proposal's two sizes
 DEFAULT_RECORDS = 50_000  # ~80 MB in InnoDB: 4x the 21 MiB pool that 64k pages need at least
 DEFAULT_OPERATIONS = 50_000
 # Client workers when not given: 4 for InnoDB, whose phases mostly wait for the disk when the pool
@@ -324,7 +324,7 @@ def run_ycsb(
     page_sizes     e.g. ("16k", "64k") or (16384, 65536); 4k..64k
     records        YCSB's recordcount: records loaded (keys "user" + FNV-64 hash of 0..records-1)
     operations     YCSB's operationcount: operations per workload
-    workloads      letters from a b c d f ("abc"), or seed 000's names; always run after the load
+    workloads      letters from a b c d f ("abc"), or the OrientDB proposal's names; always run after the load
     distribution   zipfian (scrambled, 0.99), uniform or latest; D always uses latest
     threads        client workers (YCSB's -threads; default 4 for InnoDB, 1 for the prototype, the
                    only count it takes); processes unless parallelism="threads"

@@ -1,0 +1,204 @@
+"""`pagelab plan --from BUNDLE`: the rounds x run length a budget buys, from an earlier bundle's
+variance components and timings on this machine (pagelab.evidence.planner)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from itertools import combinations
+from pathlib import Path
+
+from pagelab.common.errors import UsageError
+
+# Knobs a design chooses or that do not change what a run measures: the rest must match for a
+# bundle's components to stand for the planned sweep's.
+DESIGN_KNOBS = ("repeats", "measure_s", "over_time_s", "max_rounds", "max_measure_s", "equivalence_pct", "primary",
+                "sample_interval_s", "random_seed", "seed")
+UNITS_S = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
+
+
+def duration_s(text: str) -> float:
+    """'2h', '10min', '90m', '600s' or '600' (seconds) as seconds."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h)?\s*", text)
+    if not found or float(found.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration; give one such as 2h, 10min or 600s")
+    return float(found.group(1)) * UNITS_S[found.group(2) or "s"]
+
+
+def share(text: str) -> float:
+    """'5%' or '5' as 0.05; '80%' as 0.8."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%?\s*", text)
+    if not found or not 0 < float(found.group(1)) < 100:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage; give one above 0 and below 100, such as 5%")
+    return float(found.group(1)) / 100
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.2f} h"
+
+
+def _pair_named(text: str, order: list[str]) -> tuple[str, str]:
+    found = re.fullmatch(r"\s*(\w+)\s+vs\.?\s+(\w+)\s*", text or "")
+    if not found or found.group(1) not in order or found.group(2) not in order or found.group(1) == found.group(2):
+        raise UsageError(f"--pair {text!r}: give two of the bundle's page sizes ({', '.join(order)}) as 'A vs B', "
+                         f"e.g. '{order[-1]} vs {order[0]}'")
+    return found.group(1), found.group(2)
+
+
+def _refuse_other_machine(record) -> None:
+    from pagelab.machine.hosts import other_machines
+
+    done = [entry["name"] for entry in record.runs if entry["status"] == "done"]
+    for differences in other_machines(record.directory, done):
+        raise UsageError(f"{record.directory} was made on another machine ({differences}), so its variance "
+                         "components and timings say nothing about this one: no design. Run a sweep here (e.g. "
+                         "pagelab sweep --profile quick) and plan from it")
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from pagelab.bundle import SweepRecord, read_runs, run_timings
+    from pagelab.evidence import planner
+    from pagelab.evidence.tables import components_of
+    from pagelab.sweep.profiles import load_profile, profile_from_dict
+
+    record = SweepRecord.load(Path(args.source).resolve())
+    _refuse_other_machine(record)
+    table = read_runs(record)
+    components = components_of(table)
+    if components is None:
+        raise UsageError(f"{record.directory} kept no interval series of its runs (tpcc_intervals.csv), so it has no "
+                         "variance components: no design. Plan from a newer sweep of this machine")
+    made = profile_from_dict(record.document["profile"])
+    target = load_profile(args.profile) if args.profile else made
+    order = table.page_order
+    declared = target.values.get("primary")
+    first, second = (_pair_named(args.pair, order) if args.pair else
+                     _pair_named(str(declared), order) if declared else (order[-1], order[0]))
+    pair = components.pair(first, second) or components.pair(second, first)
+    if pair is None or pair.rounds < planner.MIN_ROUNDS:
+        rounds = 0 if pair is None else pair.rounds
+        raise UsageError(f"{record.directory} has {rounds} round(s) in which both {first} and {second} finished; a "
+                         f"design needs at least {planner.MIN_ROUNDS} to estimate the between-run floor: no design. "
+                         f"Plan from a sweep of {planner.MIN_ROUNDS} or more rounds")
+    if not all(math.isfinite(x) for x in (pair.within_a.value, pair.between_f.value)):
+        raise UsageError(f"{record.directory}: the components of {first} vs {second} could not be estimated: no design")
+
+    timings = run_timings(record)
+    verdict = [t for t in timings if t.role == "verdict"]
+    if not verdict:
+        raise UsageError(f"{record.directory} recorded no run's timings (phases.csv and summary.json), so what a run "
+                         "costs here is unknown: no design. Plan from a newer sweep of this machine")
+    overhead = planner.per_run_overhead([t.started for t in verdict], [t.done for t in verdict],
+                                        [t.setup_s for t in verdict], [t.measured_s for t in verdict])
+    setup = sum(t.setup_s for t in timings)
+    report_s = _report_seconds(record, timings)
+    k = len(target.page_sizes)
+    over_time = k * (target.over_time_s + overhead) if target.over_time_s else 0.0
+    costs = planner.Costs(overhead, setup * k / max(len(order), 1) + report_s + over_time, k)
+    m = len(order) * (len(order) - 1) // 2
+    alpha = 0.05 if declared or m == 1 else 0.05 / m
+    effect = -math.log(1 - args.resolve)
+    # TpmC's model counts the over-time runs as one more block when they pass its drift check
+    extra = 1 if target.over_time_s else 0
+    a, f = pair.within_a.value, pair.between_f.value
+
+    differences = sorted(name for name in made.values if name not in DESIGN_KNOBS
+                         and made.to_dict().get(name) != target.to_dict().get(name))
+    print(f"components of {first} vs {second} from {record.directory.name} ({pair.rounds} rounds of {pair.run_s:g} s): "
+          f"within-run a = {a:.4g} (log² × s; √a = {100 * math.sqrt(a):.1f}%·√s), between-run floor f = {f:.3g} "
+          f"(√f = {100 * math.sqrt(f):.2f}%, 95% interval {100 * math.sqrt(pair.between_f.low):.2f}% to "
+          f"{100 * math.sqrt(pair.between_f.high):.2f}%)")
+    if differences:
+        print(f"note: the bundle was made with other values of {', '.join(differences)} than {target.name}; the design "
+              "assumes its components and costs carry over", file=sys.stderr)
+    print(f"costs on this machine (from the bundle's timings): {overhead:.1f} s a run beyond what it measures "
+          f"(restore, restart, ramp-up, record); {setup:.0f} s of init and load for {len(order)} page size(s); "
+          f"report {report_s:.0f} s" + (f"; over-time runs {k} × ({target.over_time_s} + {overhead:.0f}) s = "
+                                        f"{_minutes(over_time)}" if over_time else ""))
+    level = ("the declared primary comparison, tested first at the full 5%" if declared else
+             "one pair" if m == 1 else f"the first of {m} pairs under Holm, at 5%/{m}")
+    print(f"{first} vs {second}: {level}; the effect to resolve {100 * args.resolve:g}%, power asked "
+          f"{100 * args.power:g}%, budget {_minutes(args.budget)}")
+    t_star = planner.kalibera_jones_length(a, f, overhead)
+    print(f"Kalibera & Jones: T* = √(a·o/f) = " + (f"{t_star:.0f} s" if math.isfinite(t_star) else
+                                                    "unbounded (no floor measured: the longest runs are best)"))
+    now = _current(target, a, f, costs, alpha, effect, args.power, extra)
+    if now:
+        print(f"  now ({target.name}: {now.rounds} rounds × {now.run_s:g} s, {_minutes(now.total_s)}): "
+              + _design_text(now))
+    best = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
+                               extra_blocks=extra)
+    if best is None:
+        print(f"no design of {planner.MIN_ROUNDS} or more rounds fits in {_minutes(args.budget)}: the fixed costs "
+              f"take {_minutes(costs.fixed_s)}")
+        return 1
+    print(f"  best within the budget: {best.rounds} rounds × {best.run_s:g} s (--set repeats={best.rounds} --set "
+          f"measure_s={best.run_s:g}), {_minutes(best.total_s)}: " + _design_text(best))
+    print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
+          f"= {best.total_s:.0f} s; V = (a/T + f)/n = ({a:.4g}/{best.run_s:g} + {f:.3g})/{best.blocks} = "
+          f"{best.variance:.3g}" + (" (n: the rounds and the over-time runs' block, if its drift check passes)"
+                                    if extra else ""))
+    others = [(x, y) for x, y in combinations(order, 2) if {x, y} != {first, second}]
+    for x, y in others:
+        other = components.pair(y, x) or components.pair(x, y)
+        if other is None or not math.isfinite(other.within_a.value) or not math.isfinite(other.between_f.value):
+            continue
+        level = 0.05 / max(m - 1, 1) if declared else alpha
+        shown = [("now", now), ("best", best)] if now else [("best", best)]
+        print(f"  {other.a} vs {other.b}: " + "; ".join(
+            f"{label} minimum detectable effect {found.detectable_pct:.1f}% (half-width ±{found.half_width_pct:.1f}%)"
+            for label, found in ((label, planner.design(other.within_a.value, other.between_f.value, costs,
+                                                        chosen.rounds, chosen.run_s, level, None, args.power,
+                                                        extra))
+                                 for label, chosen in shown)))
+    return 0
+
+
+def _design_text(found) -> str:
+    return (f"half-width ±{found.half_width_pct:.1f}% ({found.dof} degrees of freedom, level {found.alpha:.3g}), "
+            f"power {100 * found.power:.0f}%, minimum detectable effect {found.detectable_pct:.1f}%")
+
+
+def _current(target, a, f, costs, alpha, effect, wanted, extra_blocks):
+    from pagelab.evidence import planner
+
+    if not isinstance(target.measure_s, int) or target.repeats < 2:
+        return None
+    return planner.design(a, f, costs, target.repeats, target.measure_s, alpha, effect, wanted, extra_blocks)
+
+
+def _report_seconds(record, timings) -> float:
+    """From the last run's end to the report's writing, when both are recorded."""
+    import datetime
+
+    written = (record.document.get("report") or {}).get("written")
+    if not written or not timings:
+        return 0.0
+    at = datetime.datetime.strptime(written, "%Y-%m-%dT%H:%M:%S%z").timestamp()
+    return max(0.0, at - max(t.done for t in timings))
+
+
+def register(commands) -> None:
+    plan = commands.add_parser(
+        "plan", help="choose rounds x run length for a budget from an earlier bundle's variance components",
+        description="Reads the variance components (within-run a, between-run floor f) and the per-run costs of an "
+                    "earlier bundle made on this machine, and prints the rounds x run length that give the narrowest "
+                    "interval for the primary comparison within the budget (Var of the mean log-ratio = (a/T + f)/n, "
+                    "Kalibera & Jones 2013), with its expected half-width, its power for the named effect (noncentral "
+                    "t with the rounds' degrees of freedom) and its minimum detectable effect; and the same for the "
+                    "profile's present design. Refused, with no design, for a bundle made on another machine or with "
+                    "fewer than 3 rounds.")
+    plan.add_argument("--from", dest="source", required=True, metavar="BUNDLE", help="a sweep's bundle on this machine")
+    plan.add_argument("--profile", help="the profile to design for (its page sizes, interval and over-time runs; "
+                                        "default: the bundle's own)")
+    plan.add_argument("--budget", type=duration_s, default=duration_s("2h"), metavar="TIME",
+                      help="the time the whole sweep may take, e.g. 2h, 10min (default 2h)")
+    plan.add_argument("--resolve", type=share, default=share("5%"), metavar="PCT",
+                      help="the effect the design should find, e.g. 5%% (a page size that much slower; default 5%%)")
+    plan.add_argument("--power", type=share, default=share("80%"), metavar="PCT",
+                      help="the power for the minimum detectable effect (default 80%%)")
+    plan.add_argument("--pair", metavar="'A vs B'", help="the comparison to design for (default: the profile's "
+                                                         "declared primary, else the last page size against the first)")
+    plan.set_defaults(handler=cmd_plan)

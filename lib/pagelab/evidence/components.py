@@ -1,0 +1,348 @@
+"""Two variance components of a sweep's throughput, from every run's interval series.
+
+A run's log throughput y (the log of its mean rate over T measured seconds) scatters about its
+page size's level in two ways:
+
+    Var(y) = a / T + f
+
+- a, the *within-run* component (log-scale variance x seconds): the fast noise inside a run. A
+  run of T seconds averages it down as 1 / T. It is measured from the runs' own interval series
+  as non-overlapping batch means (Law, "Simulation Modeling and Analysis", 5th ed. 2015, ch. 9.5;
+  Alexopoulos & Goldsman, "To batch or not to batch?", ACM TOMACS 14(1), 2004): the intervals
+  are grouped into batches of m, and m is the smallest size (1, 2, 4, ...) whose batch means show
+  no lag-1 autocorrelation (`lag1_test`). Then a = the pooled variance of the runs' log batch
+  means times the batch's seconds, with the chi-square interval of a pooled variance.
+- f, the *between-run* floor (log-scale variance): what stays between runs however long they are
+  (restart, restore, the machine's minute). Per page size, from the spread of its runs' y over
+  the rounds; per pair, from the spread of the pair's log-ratio d_b = y_A - y_B over the blocks
+  (rounds) both ran in, where what a round shares cancels: f = Var(d) - (a_A / T_A + a_B / T_B).
+  It is the method-of-moments estimate of a variance component, truncated at 0 (Searle, Casella
+  & McCulloch, "Variance Components", 1992, ch. 3); its interval takes the within part as known
+  (it rests on far more batches than f rests on rounds) and the chi-square interval of Var(d)
+  with rounds - 1 degrees of freedom, shifted by it and truncated at 0.
+
+So a pair measured in n rounds of T seconds has Var(mean d) = (a_pair / T + f_pair) / n, with
+a_pair = a_A + a_B: that is what a design is chosen from (Kalibera & Jones, "Rigorous
+Benchmarking in Reasonable Time", ISMM 2013: repetitions at each level from the variance at
+each level).
+
+`variance_components` takes the runs as `RunSeries` (the interval rates of one run, its page
+size and its block) and returns `VarianceComponents`; the bundle layer reads the series from each
+run's tpcc_intervals.csv. The field names of these classes are a stable interface: the planner
+and the bundle's components.json use them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+from pagelab.evidence.intervals import CONFIDENCE
+
+# Batch sizes tried, in intervals per batch: doubling (Law 2015, ch. 9.5.3, and the batch-size
+# rules reviewed by Alexopoulos & Goldsman 2004 double until the batch means look independent).
+BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
+# The level of the lag-1 test: one-sided, at 5%, for positive correlation (which makes the batch
+# means' variance too small; a negative one makes it too large, which errs on the safe side).
+LAG1_ALPHA = 0.05
+# A run takes part in the within-run estimate with at least this many batches (one difference).
+MIN_BATCHES = 2
+
+
+@dataclass(frozen=True)
+class RunSeries:
+    """One run's interval series: rates (per minute, e.g. New-Orders/min) over intervals of
+    `seconds` each, in order; its page size, its block (the runs compared with each other: a
+    round, or a node's round) and its role ("verdict", or "over_time" for the long runs)."""
+
+    run: str
+    page_size: str
+    block: str
+    rates: tuple[float, ...]
+    seconds: tuple[float, ...]
+    role: str = "verdict"
+
+    @property
+    def measured_s(self) -> float:
+        return float(sum(self.seconds))
+
+    @property
+    def log_mean(self) -> float:
+        """log of the run's mean rate, time-weighted: the run's y."""
+        rates, seconds = np.asarray(self.rates, float), np.asarray(self.seconds, float)
+        return float(math.log(float((rates * seconds).sum() / seconds.sum())))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A variance component with its interval at `confidence` and its degrees of freedom."""
+
+    value: float
+    low: float
+    high: float
+    dof: float
+    confidence: float = CONFIDENCE
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Lag1:
+    """The lag-1 test of the chosen batch size: the pooled autocorrelation of the runs' batch
+    means, what it would be without correlation, and the one-sided p."""
+
+    batch_intervals: int
+    batch_s: float
+    autocorrelation: float
+    expected: float
+    p_value: float
+    independent: bool  # the test passed; False: no size passed, the largest usable one was taken
+
+
+@dataclass(frozen=True)
+class SizeComponents:
+    """One page size: its within-run a and between-run f, from `runs` runs (and `batches` batches)."""
+
+    page_size: str
+    runs: int  # verdict runs (the floor's); over-time runs add batches only
+    batches: int
+    run_s: float  # the median measured seconds of its verdict runs
+    within_a: Estimate  # log-scale variance x seconds
+    between_f: Estimate  # log-scale variance
+    lag1: Lag1
+
+
+@dataclass(frozen=True)
+class PairComponents:
+    """One pair's log-ratio a vs b over the blocks both ran in: within_a = a_a + a_b (log-scale
+    variance x seconds), between_f its floor (log-scale variance), over `rounds` blocks of runs of
+    `run_s` seconds (the median). Var of the mean log-ratio over n rounds of T s is
+    (within_a / T + between_f) / n."""
+
+    a: str
+    b: str
+    rounds: int
+    run_s: float
+    within_a: Estimate
+    between_f: Estimate
+
+    def round_variance(self, run_s: float | None = None) -> float:
+        """Var(d) of one round of `run_s`-second runs (this pair's own length by default)."""
+        return self.within_a.value / (run_s or self.run_s) + self.between_f.value
+
+
+@dataclass(frozen=True)
+class VarianceComponents:
+    sizes: tuple[SizeComponents, ...]
+    pairs: tuple[PairComponents, ...]
+    confidence: float = CONFIDENCE
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def size(self, page_size: str) -> SizeComponents | None:
+        return next((s for s in self.sizes if s.page_size == page_size), None)
+
+    def pair(self, a: str, b: str) -> PairComponents | None:
+        return next((p for p in self.pairs if (p.a, p.b) == (a, b)), None)
+
+    def to_dict(self) -> dict:
+        """JSON-able: the bundle's components.json."""
+        return {"model": "Var(log run mean) = within_a / T + between_f", "confidence": self.confidence,
+                "sizes": [asdict(s) for s in self.sizes], "pairs": [asdict(p) for p in self.pairs],
+                "notes": list(self.notes)}
+
+
+def _batch_logs(run: RunSeries, size: int) -> np.ndarray:
+    """log of each whole batch of `size` intervals' mean rate (time-weighted), in order."""
+    rates, seconds = np.asarray(run.rates, float), np.asarray(run.seconds, float)
+    k = rates.size // size
+    if k == 0:
+        return np.empty(0)
+    work = (rates * seconds)[: k * size].reshape(k, size).sum(axis=1)
+    time = seconds[: k * size].reshape(k, size).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        return np.log(work / time)
+
+
+def lag1_test(batches: Sequence[np.ndarray]) -> tuple[float, float, float]:
+    """(r1, expected, p): the lag-1 autocorrelation of batch means pooled over runs (each run
+    centred on its own mean), r1 = sum z_j z_(j+1) / sum z_j^2, against what independent means
+    give. Centring on a run's own mean of k values biases r1 to about -1/k (Marriott & Pope,
+    "Bias in the estimation of autocorrelations", Biometrika 41, 1954), so the expected value is
+    that bias weighted as the runs enter the sum; its standard error is 1 / sqrt(N) for N batch
+    means (Bartlett 1946). One-sided p for positive correlation from `scipy.stats.norm`."""
+    products = squares = bias = 0.0
+    count = 0
+    for z in batches:
+        if z.size < 3:
+            continue
+        z = z - z.mean()
+        products += float((z[:-1] * z[1:]).sum())
+        squares += float((z ** 2).sum())
+        bias -= (z.size - 1) / z.size  # E[sum z_j z_(j+1)] / sigma^2 for a centred series of k
+        count += z.size
+    if count == 0 or squares == 0:
+        return math.nan, math.nan, math.nan
+    # the denominator's expectation is sum (k - 1) sigma^2; bias holds sum -(k-1)/k
+    expected = bias / (count - sum(1 for z in batches if z.size >= 3))
+    r1 = products / squares
+    return r1, expected, float(stats.norm.sf((r1 - expected) * math.sqrt(count)))
+
+
+def _pooled_variance(batches: Sequence[np.ndarray]) -> tuple[float, int]:
+    """The variance of batch means about their own run's mean, pooled over runs, and its dof."""
+    squares, dof = 0.0, 0
+    for z in batches:
+        if z.size >= MIN_BATCHES:
+            squares += float(((z - z.mean()) ** 2).sum())
+            dof += z.size - 1
+    return (squares / dof if dof else math.nan), dof
+
+
+def _chi2_interval(value: float, dof: float, confidence: float) -> tuple[float, float]:
+    """The chi-square interval of a variance estimated with `dof` degrees of freedom."""
+    if not (dof > 0 and math.isfinite(value)):
+        return math.nan, math.nan
+    alpha = 1 - confidence
+    return (dof * value / float(stats.chi2.ppf(1 - alpha / 2, dof)),
+            dof * value / float(stats.chi2.ppf(alpha / 2, dof)))
+
+
+def within_component(runs: Sequence[RunSeries], confidence: float = CONFIDENCE) -> tuple[Estimate, Lag1, int]:
+    """(a, the lag-1 test of the batch size taken, batches used) from `runs` of one page size.
+    Every run's intervals must be of one length (the profile's interval_s); a shorter last
+    interval is left out by the caller."""
+    lengths = [s for run in runs for s in run.seconds]
+    if not lengths:
+        return Estimate(math.nan, math.nan, math.nan, 0, confidence), Lag1(0, math.nan, math.nan, math.nan,
+                                                                             math.nan, False), 0
+    interval = float(np.median(lengths))
+    chosen = None
+    for size in BATCH_SIZES:
+        batches = [_batch_logs(run, size) for run in runs]
+        usable = [z for z in batches if z.size >= MIN_BATCHES]
+        if not usable:
+            break
+        r1, expected, p = lag1_test(usable)
+        candidate = (size, usable, r1, expected, p)
+        if chosen is None or not math.isnan(p):
+            chosen = candidate
+        if math.isnan(p) or p >= LAG1_ALPHA:  # too few batches to test, or no correlation: take it
+            break
+    size, usable, r1, expected, p = chosen
+    variance, dof = _pooled_variance(usable)
+    batch_s = size * interval
+    a = variance * batch_s
+    low, high = _chi2_interval(a, dof, confidence)
+    lag1 = Lag1(size, batch_s, r1, expected, p, bool(math.isnan(p) or p >= LAG1_ALPHA))
+    return Estimate(a, low, high, dof, confidence), lag1, sum(z.size for z in usable)
+
+
+def floor_component(values: Sequence[float], within: Sequence[float], within_dof: float,
+                    confidence: float = CONFIDENCE) -> Estimate:
+    """f from the spread of `values` (one per run or round) whose within-run variances are
+    `within` (a / T for each): max(0, Var(values) - mean(within)), and its interval with the
+    within part taken as known (see the module comment). nan with fewer than 2 values."""
+    x = np.asarray(values, float)
+    if x.size < 2:
+        return Estimate(math.nan, math.nan, math.nan, 0, confidence)
+    total = float(x.var(ddof=1))
+    known = float(np.mean(within)) if len(within) and math.isfinite(within_dof) else 0.0
+    low, high = _chi2_interval(total, x.size - 1, confidence)
+    return Estimate(max(total - known, 0.0), max(low - known, 0.0), max(high - known, 0.0), x.size - 1, confidence)
+
+
+def _sum_estimate(first: Estimate, second: Estimate, confidence: float) -> Estimate:
+    """a_A + a_B with Satterthwaite's degrees of freedom (Satterthwaite, "An approximate
+    distribution of estimates of variance components", Biometrics Bulletin 2(6), 1946) and the
+    chi-square interval at them."""
+    value = first.value + second.value
+    terms = sum(e.value ** 2 / e.dof for e in (first, second) if e.dof > 0)
+    dof = value ** 2 / terms if terms > 0 else 0.0
+    low, high = _chi2_interval(value, dof, confidence)
+    return Estimate(value, low, high, dof, confidence)
+
+
+def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] | None = None,
+                        confidence: float = CONFIDENCE) -> VarianceComponents:
+    """The two components per page size and per pair (each later page size against each earlier
+    one, as the verdicts pair them) from every run's series. Over-time runs add to the within
+    part only (a run that long holds many batches); the floors come from the verdict runs, one
+    per block. Pairs use the blocks in which both page sizes have a verdict run."""
+    order = list(page_order) if page_order else list(dict.fromkeys(run.page_size for run in series))
+    by_size: dict[str, list[RunSeries]] = defaultdict(list)
+    for run in series:
+        if run.rates:
+            by_size[run.page_size].append(run)
+    sizes, within, notes = [], {}, []
+    for page_size in order:
+        runs = by_size.get(page_size, [])
+        a, lag1, batches = within_component(runs, confidence)
+        within[page_size] = a
+        verdict = [run for run in runs if run.role == "verdict"]
+        if not lag1.independent and runs:
+            notes.append(f"{page_size}: batch means of up to {lag1.batch_intervals} intervals stay correlated (lag-1 "
+                         f"{lag1.autocorrelation:+.2f} against {lag1.expected:+.2f} without correlation, p "
+                         f"{lag1.p_value:.2g}) and the runs are too short for longer batches: the within-run part "
+                         "is a lower bound")
+        f = floor_component([run.log_mean for run in verdict], [a.value / run.measured_s for run in verdict],
+                            a.dof, confidence)
+        run_s = float(np.median([run.measured_s for run in verdict])) if verdict else math.nan
+        sizes.append(SizeComponents(page_size, len(verdict), batches, run_s, a, f, lag1))
+    pairs = []
+    for first, second in combinations(order, 2):
+        a_runs = {run.block: run for run in by_size.get(second, []) if run.role == "verdict"}
+        b_runs = {run.block: run for run in by_size.get(first, []) if run.role == "verdict"}
+        blocks = [block for block in a_runs if block in b_runs]
+        d = [a_runs[k].log_mean - b_runs[k].log_mean for k in blocks]
+        w = [within[second].value / a_runs[k].measured_s + within[first].value / b_runs[k].measured_s
+             for k in blocks]
+        pair_a = _sum_estimate(within[second], within[first], confidence)
+        f = floor_component(d, w, pair_a.dof, confidence)
+        run_s = float(np.median([a_runs[k].measured_s for k in blocks] + [b_runs[k].measured_s for k in blocks])) \
+            if blocks else math.nan
+        pairs.append(PairComponents(second, first, len(blocks), run_s, pair_a, f))
+    return VarianceComponents(tuple(sizes), tuple(pairs), confidence, tuple(notes))
+
+
+def components_lines(components: VarianceComponents) -> list[str]:
+    """The components as `pagelab stats` prints them, per page size and then per pair: a in %²·s
+    (100² x the log-scale figure) and the floor as a spread, sqrt(f) in %, each with its interval."""
+    def within(estimate: Estimate) -> str:
+        def text(v: float) -> str:
+            return f"{1e4 * v:,.0f}"
+        if not math.isfinite(estimate.value):
+            return "—"
+        interval = (f" [{text(estimate.low)}, {text(estimate.high)}]"
+                    if math.isfinite(estimate.low) and math.isfinite(estimate.high) else " (no interval)")
+        return f"a = {text(estimate.value)}{interval} %²·s"
+
+    def floor(estimate: Estimate) -> str:
+        def text(v: float) -> str:
+            return f"{100 * math.sqrt(max(v, 0.0)):.1f}%"
+        if not math.isfinite(estimate.value):
+            return "√f —"
+        interval = (f" [{text(estimate.low)}, {text(estimate.high)}]"
+                    if math.isfinite(estimate.low) and math.isfinite(estimate.high) else " (no interval)")
+        return f"√f = {text(estimate.value)}{interval}"
+
+    lines = [f"Variance components of log TpmC, a run of T s varying as a/T + f ({100 * components.confidence:g}% "
+             "intervals): a within runs (batch means), f between runs"]
+    for s in components.sizes:
+        if s.batches == 0:
+            continue
+        lines.append(f"  {s.page_size:>4}: within {within(s.within_a)} ({s.batches} batch means of {s.lag1.batch_s:g} s, "
+                     f"lag-1 {s.lag1.autocorrelation:+.2f}), between {floor(s.between_f)} over {s.runs} runs")
+    for p in components.pairs:
+        if p.rounds == 0:
+            continue
+        lines.append(f"  {p.a} vs {p.b}: within {within(p.within_a)}, between {floor(p.between_f)} over {p.rounds} "
+                     f"rounds of {p.run_s:g} s; a round's log-ratio spreads {100 * math.sqrt(p.round_variance()):.1f}%")
+    lines += [f"  note: {note}" for note in components.notes]
+    return lines

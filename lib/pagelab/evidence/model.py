@@ -1,0 +1,210 @@
+"""The page-size effect on log TpmC from both variance components, and what of the over-time runs
+may count.
+
+The model. A run's log TpmC is y = level(page size) + block + e, Var(e) = a / T + f
+(pagelab.evidence.components): the block (a round: the runs that shared the machine's minute)
+is a random effect that every within-block comparison cancels, and the run is one through f. So
+a pair's log-ratio in block b, d_b = y_A,b - y_B,b, has mean delta (the effect) and variance
+sigma_b^2 = w_b + f, with w_b = a_A / T_A,b + a_B / T_B,b known from the runs' batch means and f
+the pair's between-run floor. The two-stage estimator of this mixed model (runs summarised by
+their means with known within-run variance, then a model over the blocks) takes delta as the
+mean of the d_b, each block one unit, and Var(mean d) = mean(sigma_b^2) / n, estimated by S^2 / n,
+S^2 the blocks' sample variance, which estimates mean(sigma_b^2) without bias whatever f is. mean w
+is a floor below which mean(sigma_b^2) cannot truly lie (f >= 0): when S^2 falls below the 5%
+quantile that S^2 would have with f = 0, mean w chi2(0.05, n - 1) / (n - 1), that quantile is
+taken instead, so a few rounds that happen to agree do not narrow the interval below what the
+runs' own noise allows. (The floor at mean w itself would be conservative: with a small f, S^2
+falls below it half the time, and 95% intervals covered 98% in bench/bench_evidence_model.py.) The
+over-time runs' block (`over_time_use`) is one more block of the same weight: weighting it by
+its smaller w would make it dominate exactly when f is least known.
+
+Degrees of freedom (written down because the interval's honesty rests on it): the blocks' count
+minus 1. Satterthwaite's approximation (Satterthwaite, "An approximate distribution of estimates
+of variance components", Biometrics Bulletin 2(6), 1946), applied to V = (mean w + f) / n with
+f = S^2 - mean w as for a mixed model's contrast (Giesbrecht & Burns, "Two-stage analysis based
+on a mixed model", Biometrics 41, 1985), gives exactly n - 1: the within parts cancel, and V
+rests on the between-round variance S^2 alone, however small f is. So the rounds' count is what
+the t interval stands on, never the thousands of batch means; a smaller f shows as a smaller S^2
+and a shorter interval, not as more degrees of freedom. The t quantile and p come from
+`scipy.stats.t`; with blocks alike this is the paired t interval (Jain 1991, ch. 13.4) with a
+floor from the within-run component.
+
+Below MIN_BLOCKS_FOR_MODEL blocks, or when a run kept no interval series, the exact rank tests
+(pagelab.evidence.intervals) judge the pair instead, and the line says which method was used.
+
+Over-time runs. Each is one long run per page size after the rounds, in an order drawn from the
+seed: together one more block. What of it counts is decided before it enters (`over_time_use`):
+its warm-up is cut by MSER-5 (pagelab.evidence.steady), then the rest is tested for drift, the
+slope of its batch means over time (`scipy.stats.linregress`, two-sided at DRIFT_ALPHA, over
+steady.BATCHES batch means; a batch size chosen by the lag-1 test would grow with the drift and
+hide it). Without drift the whole
+rest counts; with drift only its first window of the verdict runs' length (the drift has least
+effect there, and that window is like a round's run); the report says which and why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+from pagelab.evidence.components import Estimate, RunSeries
+from pagelab.evidence.intervals import (
+    CONFIDENCE,
+    DEFAULT_EQUIVALENCE_PCT,
+    DEFAULT_RESOLVE_PCT,
+    NOT_RESOLVED,
+    Comparison,
+    POWER,
+    rounds_needed,
+    runs_for_equivalence,
+)
+from pagelab.evidence.steady import BATCHES, mser5
+
+# The fewest blocks the model is used with: below 3, f rests on one degree of freedom or none, and
+# a t quantile on 1 df (12.7 at 95%) is no better than the rank tests' floor.
+MIN_BLOCKS_FOR_MODEL = 3
+# The level of the drift test of an over-time run's batch means.
+DRIFT_ALPHA = 0.05
+MODEL_METHOD = "two-level model"
+# How far below the within-run part the blocks' sample variance may fall before the floor binds:
+# its 5% quantile when f = 0 (S^2 ~ mean w * chi2(n - 1) / (n - 1)).
+FLOOR_QUANTILE = 0.05
+
+
+@dataclass(frozen=True)
+class PairEffect:
+    """delta (log-scale effect of a against b), its standard error, degrees of freedom and blocks."""
+
+    delta: float
+    se: float
+    dof: float
+    blocks: int
+    floor: float  # the pair's between-run floor f, estimated from these blocks (truncated at 0)
+    round_variance: float  # Var(d) of one verdict round: the median w plus f
+
+    def interval(self, confidence: float) -> tuple[float, float]:
+        half = float(stats.t.ppf(1 - (1 - confidence) / 2, self.dof)) * self.se
+        return self.delta - half, self.delta + half
+
+    @property
+    def p_value(self) -> float:
+        if self.se == 0:
+            return 0.0 if self.delta else 1.0
+        return float(2 * stats.t.sf(abs(self.delta) / self.se, self.dof))
+
+
+def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> PairEffect | None:
+    """The model's estimate of a against b: `a` and `b` are {block: (y, T)} of each side's runs
+    (log mean rate, measured seconds); `within_a`/`within_b` each page size's a. None with fewer
+    than MIN_BLOCKS_FOR_MODEL blocks in common. See the module comment for the estimator and its
+    degrees of freedom."""
+    blocks = sorted(block for block in a if block in b)
+    if len(blocks) < MIN_BLOCKS_FOR_MODEL or not (within_a.dof > 0 and within_b.dof > 0):
+        return None
+    d = np.array([a[k][0] - b[k][0] for k in blocks])
+    w = np.array([within_a.value / a[k][1] + within_b.value / b[k][1] for k in blocks])
+    n = len(blocks)
+    total = float(d.var(ddof=1))
+    f = max(total - float(w.mean()), 0.0)
+    # Var(d_b) = w_b + f >= w_b: a sample variance of the rounds far below what the runs' own
+    # series imply is chance, and the interval does not narrow on it (see the module comment).
+    variance = max(total, float(w.mean()) * float(stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)) / n
+    return PairEffect(float(d.mean()), math.sqrt(variance), float(n - 1), n, f, float(np.median(w)) + f)
+
+
+def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve_pct: float = DEFAULT_RESOLVE_PCT,
+                     equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> Comparison:
+    """The pair as a measured, not yet judged Comparison (pagelab.evidence.intervals.judged judges
+    it): the effect as a ratio exp(delta) with its t interval at `confidence`, the two-sided p, the
+    detectable effect (t(1 - alpha/2) + t(POWER)) x se (Bloom 1995), and the rounds the margin and
+    `resolve_pct` would need at one round's variance."""
+    low, high = effect.interval(confidence)
+    quantiles = float(stats.t.ppf(1 - (1 - confidence) / 2, effect.dof) + stats.t.ppf(POWER, effect.dof))
+    detectable = 100 * (math.exp(quantiles * effect.se) - 1)
+    round_spread = math.sqrt(effect.round_variance)
+    p = effect.p_value
+    return Comparison(effect.blocks, effect.blocks, math.exp(effect.delta), math.exp(low), math.exp(high),
+                      NOT_RESOLVED, rounds_needed(round_spread, resolve_pct, confidence), resolve_pct, p, True, p,
+                      confidence, equivalence_pct, detectable,
+                      runs_for_equivalence(round_spread, equivalence_pct, True, confidence),
+                      direction=int(np.sign(effect.delta)),
+                      method=f"{MODEL_METHOD}, {effect.blocks} blocks, t on {effect.dof:g} df")
+
+
+# --- the over-time runs ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OverTimeUse:
+    """What of one over-time run counts: seconds cut as warm-up, seconds counted of the measured,
+    and why."""
+
+    run: str
+    page_size: str
+    measured_s: float
+    cut_s: float
+    counted_s: float
+    drift_pct_per_min: float
+    drift_p: float
+    why: str
+
+
+def over_time_use(run: RunSeries, verdict_s: float) -> tuple[RunSeries | None, OverTimeUse]:
+    """The part of an over-time run that enters the model (None if none) and what was decided."""
+    rates = np.asarray(run.rates, float)
+    seconds = np.asarray(run.seconds, float)
+    truncation = mser5(np.log(rates))
+    cut = truncation.cut if truncation.level else 0
+    rest = RunSeries(run.run, run.page_size, run.block, tuple(rates[cut:]), tuple(seconds[cut:]), run.role)
+    cut_s = float(seconds[:cut].sum())
+    # BATCHES batch means (Schmeiser 1982's lower end, as steady.batch_means): a batch size chosen
+    # by the lag-1 test would grow with the drift itself and hide it in a few batches.
+    size = len(rest.rates) // BATCHES
+    if size < 1:
+        return None, OverTimeUse(run.run, run.page_size, run.measured_s, cut_s, 0.0, math.nan, math.nan,
+                                 "too short for a drift test")
+    k = BATCHES
+    work = (rates[cut:] * seconds[cut:])[: k * size].reshape(k, size).sum(axis=1)
+    time = seconds[cut:][: k * size].reshape(k, size).sum(axis=1)
+    centres = np.cumsum(time) - time / 2
+    fit = stats.linregress(centres / 60, np.log(work / time))
+    drift, p = 100 * float(fit.slope), float(fit.pvalue)
+    warmup = f"MSER-5 cut {cut_s:g} s of warm-up" if cut_s else "MSER-5 cut nothing"
+    if p >= DRIFT_ALPHA:
+        return rest, OverTimeUse(run.run, run.page_size, run.measured_s, cut_s, rest.measured_s, drift, p,
+                                 f"{warmup}; no drift over the rest ({drift:+.2f}%/min, p {p:.2g}): all of it counts")
+    window = int(np.searchsorted(np.cumsum(seconds[cut:]), verdict_s - 1e-9)) + 1
+    first = RunSeries(run.run, run.page_size, run.block, tuple(rates[cut:cut + window]),
+                      tuple(seconds[cut:cut + window]), run.role)
+    return first, OverTimeUse(run.run, run.page_size, run.measured_s, cut_s, first.measured_s, drift, p,
+                              f"{warmup}; the rest drifts ({drift:+.2f}%/min, p {p:.2g}): only its first "
+                              f"{first.measured_s:g} s count, a verdict run's length")
+
+
+def counted_series(series: Sequence[RunSeries]) -> tuple[list[RunSeries], list[OverTimeUse]]:
+    """The series that enter the model: every verdict run whole, and of each over-time run what
+    `over_time_use` lets count (judged against the verdict runs' median length)."""
+    verdict = [run for run in series if run.role != "over_time"]
+    lengths = [run.measured_s for run in verdict]
+    verdict_s = float(np.median(lengths)) if lengths else 0.0
+    counted, uses = list(verdict), []
+    for run in series:
+        if run.role == "over_time":
+            part, use = over_time_use(run, verdict_s)
+            uses.append(use)
+            counted += [part] if part is not None else []
+    return counted, uses
+
+
+def over_time_lines(uses: Sequence[OverTimeUse]) -> list[str]:
+    """How much of each over-time run counted, and why."""
+    if not uses:
+        return []
+    lines = ["Over-time runs in the model (one more block):"]
+    for use in uses:
+        lines.append(f"  {use.run}: {use.counted_s:g} s of {use.measured_s:g} s counted ({use.why})")
+    return lines

@@ -1,0 +1,165 @@
+"""Choosing a sweep's design from measured variance components: how many rounds of how long.
+
+A pair's mean log-ratio over n rounds of runs measuring T seconds has variance
+
+    V(n, T) = (a / T + f) / n
+
+with a the pair's within-run component (log-scale variance x seconds) and f its between-run floor
+(pagelab.evidence.components). Each run costs T plus an overhead o (restore, restart, ramp-up,
+record, the gap to the next run), measured from a bundle's own timings, and a sweep of k page sizes
+also pays fixed costs (each page size's init and load, the report, and the over-time runs when
+the profile has them). Within a budget B the design is then
+
+    n(T) = floor((B - fixed) / (k (T + o)))
+
+rounds of T seconds, and the T that minimises V is the one that minimises the primary pair's
+interval. Without the floor of whole rounds, V (T + o) is smallest at T* = sqrt(a o / f): Kalibera
+& Jones's rule ("Rigorous Benchmarking in Reasonable Time", ISMM 2013, section 5) of choosing the
+repetitions at each level from the variance measured at each level. `best_design` searches the
+lengths in whole intervals, with whole rounds, and prints T* beside it.
+
+When the profile has over-time runs and they pass the drift check, TpmC's two-level model
+(pagelab.evidence.model) takes them as one more block of the same weight: a design then has
+n + 1 blocks (`extra_blocks`), and its variance is taken as (a / T + f) / (n + 1) (the over-time
+block's own within part, a / 1200, is smaller: this errs on the safe side).
+
+The interval and the power use the blocks' degrees of freedom, n - 1 for n blocks: the two-stage estimate (each
+round's log-ratio of run means, then their mean) is a t statistic with n - 1 degrees of freedom
+whatever the split between a and f, which is honest when f is not negligible (and conservative
+when it is). The interval's half-width is t_(1 - alpha/2, n-1) sqrt(V); the power for a true
+effect delta (log scale) is that of the two-sided t-test, from the noncentral t distribution
+(`scipy.stats.nct`) with noncentrality delta / sqrt(V); the minimum detectable effect is the
+delta with the asked power (80% by default), found with `scipy.optimize.brentq`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scipy import optimize, stats
+
+MIN_ROUNDS = 3  # fewer rounds estimate no floor: a design from them would rest on nothing
+DEFAULT_POWER = 0.8
+# The longest run a design considers: as long as the longest over-time run any profile has (1200 s).
+LONGEST_RUN_S = 1200
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What a sweep costs beyond its measured seconds, in seconds: each run's overhead, the fixed
+    part (each page size's init and load, the report, the over-time runs) and its page sizes."""
+
+    per_run_s: float
+    fixed_s: float
+    page_sizes: int
+
+    def total_s(self, rounds: int, run_s: float) -> float:
+        return self.fixed_s + rounds * self.page_sizes * (run_s + self.per_run_s)
+
+    def rounds_within(self, budget_s: float, run_s: float) -> int:
+        return max(0, math.floor((budget_s - self.fixed_s) / (self.page_sizes * (run_s + self.per_run_s))))
+
+
+@dataclass(frozen=True)
+class Design:
+    """n rounds of runs measuring run_s seconds, and what they give for one pair."""
+
+    rounds: int
+    run_s: float
+    blocks: int  # what the analysis compares round by round: the rounds, and the over-time block if it counts
+    total_s: float
+    variance: float  # of the pair's mean log-ratio
+    dof: int
+    alpha: float
+    half_width_pct: float  # of the interval of the ratio, 100 (exp(t sqrt V) - 1)
+    power: float | None  # for the named effect
+    detectable_pct: float  # at DEFAULT_POWER (or the power asked for)
+
+
+def variance_of_mean(within_a: float, between_f: float, rounds: int, run_s: float) -> float:
+    """V(n, T) = (a / T + f) / n."""
+    return (within_a / run_s + between_f) / rounds
+
+
+def power(effect_log: float, se: float, dof: int, alpha: float) -> float:
+    """The two-sided t-test's power at `alpha` for a true effect `effect_log` (noncentral t)."""
+    critical = float(stats.t.isf(alpha / 2, dof))
+    shift = abs(effect_log) / se
+    beyond = float(stats.nct.sf(critical, dof, shift))
+    # the wrong-way tail is the noncentral t's far tail, which scipy returns as NaN once it is
+    # below about 1e-170 (noncentrality ~15 and more): it is 0 to any precision that matters here
+    wrong_way = float(stats.nct.cdf(-critical, dof, shift))
+    return beyond + (0.0 if math.isnan(wrong_way) else wrong_way)
+
+
+def detectable_log(se: float, dof: int, alpha: float, wanted: float = DEFAULT_POWER) -> float:
+    """The smallest true effect (log scale) the two-sided t-test finds with power `wanted`; inf when
+    no effect within 3 critical values and 10 standard errors past it would be."""
+    critical = float(stats.t.isf(alpha / 2, dof))
+    far = 3 * critical + 10  # in standard errors; the noncentral t's tail is NaN much further out
+
+    def short(shift: float) -> float:
+        return power(shift * se, se, dof, alpha) - wanted
+
+    if short(far) < 0:
+        return math.inf
+    return float(optimize.brentq(short, 0.0, far)) * se
+
+
+def percent(log_value: float) -> float:
+    """A log-scale difference as a ratio's percent: 100 (exp(x) - 1)."""
+    return 100 * math.expm1(log_value)
+
+
+def design(within_a: float, between_f: float, costs: Costs, rounds: int, run_s: float, alpha: float,
+           effect_log: float | None = None, wanted: float = DEFAULT_POWER, extra_blocks: int = 0) -> Design:
+    """What `rounds` rounds of `run_s`-second runs (and `extra_blocks` more blocks, the over-time
+    runs') give for a pair with components a and f."""
+    blocks = rounds + extra_blocks
+    if blocks < 2:
+        raise ValueError(f"a design needs at least 2 blocks for an interval, got {blocks}")
+    variance = variance_of_mean(within_a, between_f, blocks, run_s)
+    se, dof = math.sqrt(variance), blocks - 1
+    half = float(stats.t.isf(alpha / 2, dof)) * se
+    return Design(rounds, float(run_s), blocks, costs.total_s(rounds, run_s), variance, dof, alpha, percent(half),
+                  power(effect_log, se, dof, alpha) if effect_log is not None else None,
+                  percent(detectable_log(se, dof, alpha, wanted)))
+
+
+def kalibera_jones_length(within_a: float, between_f: float, per_run_s: float) -> float:
+    """T* = sqrt(a o / f), the run length that minimises V (T + o) (inf when the floor is 0: then
+    one long run per round is best)."""
+    if between_f <= 0:
+        return math.inf
+    return math.sqrt(within_a * per_run_s / between_f)
+
+
+def best_design(within_a: float, between_f: float, costs: Costs, budget_s: float, alpha: float,
+                interval_s: float, effect_log: float | None = None, wanted: float = DEFAULT_POWER,
+                min_rounds: int = MIN_ROUNDS, longest_s: float = LONGEST_RUN_S, extra_blocks: int = 0) -> Design | None:
+    """The rounds x run length (whole intervals of `interval_s`, at least two, at most `longest_s`)
+    within `budget_s` whose interval for the pair is narrowest; None if no design of `min_rounds`
+    rounds fits."""
+    best: Design | None = None
+    steps = int(longest_s // interval_s)
+    for multiple in range(2, steps + 1):
+        run_s = multiple * interval_s
+        rounds = costs.rounds_within(budget_s, run_s)
+        if rounds < min_rounds:
+            break  # longer runs only leave fewer rounds
+        found = design(within_a, between_f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks)
+        if best is None or found.half_width_pct < best.half_width_pct:
+            best = found
+    return best
+
+
+def per_run_overhead(starts: list[float], dones: list[float], setups: list[float], measured: list[float]) -> float:
+    """The median seconds a run costs beyond what it measures, from runs in the order they started:
+    each run's time to the next one's start (to its own end for the last), less its one-time
+    set-up (a page size's init and load) and its measured seconds."""
+    import statistics
+
+    cycles = [(starts[i + 1] if i + 1 < len(starts) else dones[i]) - starts[i] - setups[i] - measured[i]
+              for i in range(len(starts))]
+    return float(statistics.median(cycles))

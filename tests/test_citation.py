@@ -1,0 +1,83 @@
+"""How pagelab is cited: LICENSE matches pyproject.toml, CITATION.cff is valid against the Citation
+File Format's own schema (kept in tests/fixtures/citation-file-format/, so the check needs no
+network) and names pyproject's version and license, and the version names its commit: `pagelab
+--version` prints it, a bundle's report gives it on its title page and lists pagelab among its
+References."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import jsonschema
+import yaml
+
+from pagelab import __version__
+from pagelab.machine.system import git_revision, version_naming
+from tests.conftest import REPO_ROOT
+
+# [project]'s version and license (tomllib is Python 3.11's; pagelab supports 3.10)
+PYPROJECT = dict(re.findall(r'^(version|license) = "([^"]+)"$', (REPO_ROOT / "pyproject.toml").read_text(), re.M))
+CITATION = REPO_ROOT / "CITATION.cff"
+SCHEMAS = REPO_ROOT / "tests" / "fixtures" / "citation-file-format"
+
+
+def test_the_license_file_is_the_one_pyproject_names():
+    assert PYPROJECT["license"] == "MIT"
+    text = (REPO_ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License\n") and "Permission is hereby granted, free of charge" in text
+
+
+def test_citation_cff_is_valid_and_agrees_with_pyproject():
+    citation = yaml.safe_load(CITATION.read_text())
+    schema = json.loads((SCHEMAS / f"schema-{citation['cff-version']}.json").read_text())
+    jsonschema.Draft7Validator.check_schema(schema)
+    # dates are YAML dates; the schema wants the ISO text CFF files carry
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(json.loads(json.dumps(citation, default=str))),
+                    key=str)
+    assert not errors, "\n".join(f"{list(error.path)}: {error.message}" for error in errors)
+    assert (citation["version"], citation["license"]) == (PYPROJECT["version"], PYPROJECT["license"])
+    assert __version__ == PYPROJECT["version"]
+
+
+def test_the_schema_check_catches_a_broken_citation():
+    schema = json.loads((SCHEMAS / "schema-1.2.0.json").read_text())
+    broken = yaml.safe_load(CITATION.read_text())
+    del broken["authors"]
+    broken["licence"] = "MIT"  # misspelt: not a CFF key
+    messages = {error.message for error in jsonschema.Draft7Validator(schema).iter_errors(broken)}
+    assert "'authors' is a required property" in messages
+    assert any("'licence' was unexpected" in message for message in messages), messages
+
+
+def test_the_version_names_the_commit():
+    assert version_naming("0123456789abcdef", False) == f"{__version__}+g0123456"
+    assert version_naming("0123456789abcdef", True) == f"{__version__}+g0123456.dirty"
+    assert version_naming(None, None) == __version__
+
+
+def test_pagelab_version_prints_this_checkouts_commit():
+    def git(*args):
+        return subprocess.run(["git", "-C", str(REPO_ROOT), *args], capture_output=True, text=True, check=True).stdout
+
+    head = git("rev-parse", "--short=7", "HEAD").strip()
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no").strip())
+    shown = subprocess.run([str(REPO_ROOT / ".venv" / "bin" / "pagelab"), "--version"], capture_output=True,
+                           text=True, check=True).stdout
+    assert shown == f"pagelab {__version__}+g{head}{'.dirty' if dirty else ''}\n"
+
+
+def test_without_git_metadata_the_version_is_the_release(tmp_path):
+    """An sdist or an installed copy has no .git: the version is the release alone."""
+    assert git_revision(tmp_path) == (None, None)
+    assert version_naming(*git_revision(tmp_path)) == __version__
+
+
+def test_the_report_names_its_pagelab_version():
+    from pagelab.report.lab_report import recorded_version, references
+
+    machine = {"git_sha": "0123456789abcdef0123", "git_dirty": True}
+    assert recorded_version(machine) == f"{__version__}+g0123456.dirty (commit 0123456789abcdef0123, with local changes)"
+    assert references(machine)[-1].startswith(f"pagelab {__version__}+g0123456.dirty")
+    assert recorded_version({}) == f"{__version__} (commit not recorded)"

@@ -1,0 +1,105 @@
+"""The planner (pagelab.evidence.planner, `pagelab plan`): designs from variance components,
+checked against statsmodels' power, Kalibera & Jones's optimum and the arithmetic done here by
+hand; and no design from a bundle of another machine, of too few rounds or without series.
+Light: synthetic bundles (bench/synthetic.py), no server."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.power import TTestPower
+
+from bench.synthetic import SyntheticDesign, sweep, write_bundle
+from pagelab.cli import main
+from pagelab.evidence.planner import Costs, best_design, detectable_log, power
+
+
+def test_power_and_detectable_effect_agree_with_statsmodels():
+    # one-sample t-test of n rounds' log-ratios with sd 1: se = 1 / sqrt(n), effect size d = delta
+    assert power(0.8, 1 / math.sqrt(10), 9, 0.05) == pytest.approx(
+        TTestPower().power(effect_size=0.8, nobs=10, alpha=0.05, alternative="two-sided"), abs=1e-6)
+    assert detectable_log(1 / math.sqrt(7), 6, 0.05 / 3) == pytest.approx(
+        TTestPower().solve_power(nobs=7, alpha=0.05 / 3, power=0.8), abs=1e-5)
+
+
+def test_the_best_length_is_kalibera_and_jones_optimum_when_rounds_are_plenty():
+    a, f, overhead = 0.32, 0.0004, 50.0  # T* = sqrt(a o / f) = sqrt(40,000) = 200 s
+    found = best_design(a, f, Costs(overhead, 0.0, 3), budget_s=400 * 3600, alpha=0.05, interval_s=10)
+    assert abs(found.run_s - 200) <= 20
+
+
+def test_the_design_fits_the_budget_and_its_interval_is_the_arithmetic():
+    a, f, overhead, fixed, budget, k = 0.32, 0.00026, 55.0, 500.0, 2 * 3600.0, 3
+    found = best_design(a, f, Costs(overhead, fixed, k), budget, alpha=0.05, interval_s=10,
+                        effect_log=-math.log(0.95))
+    n, t = found.rounds, found.run_s
+    assert fixed + n * k * (t + overhead) <= budget < fixed + (n + 1) * k * (t + overhead)
+    half = stats.t.isf(0.025, n - 1) * math.sqrt((a / t + f) / n)
+    assert found.half_width_pct == pytest.approx(100 * math.expm1(half))
+    # no other whole length of the grid, with the rounds it leaves, gives a narrower interval
+    for length in range(20, 1210, 10):
+        rounds = math.floor((budget - fixed) / (k * (length + overhead)))
+        if rounds >= 3:
+            assert stats.t.isf(0.025, rounds - 1) * math.sqrt((a / length + f) / rounds) >= half - 1e-12
+
+
+def _bundle(tmp_path, rounds: int = 5, hostname: str | None = None, with_series: bool = True):
+    design = SyntheticDesign(rounds=rounds, run_s=60, interval_s=10)
+    runs = sweep(design, np.random.default_rng(3))
+    bundle = tmp_path / "bundle"
+    write_bundle(runs, bundle, profile={"repeats": rounds, "measure_s": 60, "interval_s": 10,
+                                        "sample_interval_s": 10}, with_series=with_series)
+    start = 1_800_000_000.0
+    for run in runs:  # each run: 20 s of restore, restart and ramp-up, its 60 s, 5 s of record, then the next
+        marks = [(start, "starting"), (start + 20, "ramp-up + measure"), (start + 80, "record"), (start + 85, "done")]
+        (bundle / run.run / "phases.csv").write_text("".join(f"{t:.3f},{name}\n" for t, name in marks))
+        summary = json.loads((bundle / run.run / "summary.json").read_text())
+        (bundle / run.run / "summary.json").write_text(json.dumps({**summary, "measure_s": 60}))
+        if hostname:
+            from pagelab.machine.hosts import host_record
+
+            (bundle / run.run / "host.json").write_text(json.dumps(dict(host_record(tmp_path, None), hostname=hostname)))
+        start += 86
+    return bundle
+
+
+def test_plan_prints_a_design_within_the_budget(tmp_path, capsys):
+    bundle = _bundle(tmp_path)
+    assert main(["plan", "--from", str(bundle), "--budget", "30min", "--resolve", "5%"]) == 0
+    out = capsys.readouterr().out
+    assert "costs on this machine (from the bundle's timings): 26.0 s a run beyond what it measures" in out
+    best = next(line for line in out.splitlines() if "best within the budget" in line)
+    rounds, length = (int(x) for x in best.split(": ")[1].split(" s ")[0].split(" rounds × "))
+    assert rounds * 3 * (length + 26) <= 30 * 60
+    assert "power" in best and "minimum detectable effect" in best
+
+
+def test_no_design_from_another_machine(tmp_path, capsys):
+    bundle = _bundle(tmp_path, hostname="node7")
+    assert main(["plan", "--from", str(bundle)]) == 2
+    err = capsys.readouterr().err
+    assert "was made on another machine (hostname: node7 there" in err and "no design" in err
+
+
+def test_no_design_from_fewer_than_three_rounds(tmp_path, capsys):
+    assert main(["plan", "--from", str(_bundle(tmp_path, rounds=2))]) == 2
+    assert "has 2 round(s) in which both 16k and 4k finished; a design needs at least 3" in capsys.readouterr().err
+
+
+def test_no_design_without_interval_series(tmp_path, capsys):
+    assert main(["plan", "--from", str(_bundle(tmp_path, with_series=False))]) == 2
+    assert "kept no interval series" in capsys.readouterr().err
+
+
+def test_the_over_time_runs_count_as_one_more_block():
+    from pagelab.evidence.planner import design
+
+    a, f, n, t = 0.32, 0.000256, 7, 100
+    found = design(a, f, Costs(55.0, 3957.0, 3), n, t, 0.05, -math.log(0.95), extra_blocks=1)
+    assert (found.rounds, found.blocks, found.dof) == (7, 8, 7)
+    assert found.half_width_pct == pytest.approx(100 * math.expm1(stats.t.isf(0.025, 7) * math.sqrt((a / t + f) / 8)))
+    assert found.total_s == pytest.approx(3957 + 7 * 3 * (100 + 55))  # the over-time runs are in the fixed part
