@@ -1,4 +1,4 @@
-"""Time `pagelab sweep --executor slurm` on a private one-node Slurm cluster (tests/slurm/cluster.py).
+"""Time `pagelab sweep --executor slurm` on the tests' private two-node Slurm cluster (tests/slurm/cluster.py).
 
 Two figures against the goals:
 - submitting a sweep of N units (default 100: 5 page sizes x 20 repeats) takes under 5 s,
@@ -7,7 +7,7 @@ Two figures against the goals:
   run locally: at most 1.3x the local time. About 6 minutes on the 2-core machine.
 
 Usage: .venv/bin/python bench/bench_slurm.py [--units 100] [--smoke]   (as root: it starts slurmctld,
-slurmd and munged of its own, and stops them)
+two slurmds in network namespaces and munged of its own, and stops them)
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def main() -> None:
         cluster = Cluster(base / "cluster").start()
         try:
             repeats = -(-args.units // len(PAGE_SIZES))
-            seconds, done = sweep(cluster, base / "held", "--executor", "slurm", "--slurm-args=--hold",
+            seconds, done = sweep(cluster, base / "held", "--executor", "slurm", "--scratch", str(base / "scratch"),
+                                  "--slurm-args=--hold",
                                   f"--set=page_sizes={','.join(PAGE_SIZES)}", f"--set=repeats={repeats}")
             cluster.run("scancel", *jobs_of(done.stdout))
             units = len(PAGE_SIZES) * repeats
@@ -68,7 +69,7 @@ def main() -> None:
             if args.smoke:
                 local, _ = sweep(cluster, base / "local")
                 started = time.monotonic()
-                _, done = sweep(cluster, base / "slurm", "--executor", "slurm")
+                _, done = sweep(cluster, base / "slurm", "--executor", "slurm", "--scratch", str(base / "scratch"))
                 wait_gone(cluster, jobs_of(done.stdout))
                 through_slurm = time.monotonic() - started
                 print(f"smoke: local {local:.0f} s, through Slurm {through_slurm:.0f} s: "

@@ -44,6 +44,16 @@ def test_hosts_that_differ_more_than_page_sizes_are_called_out():
     assert "is larger than the page-size effect" in text and "Compare page sizes within one host" in text
 
 
+def test_hosts_that_differ_cancel_out_when_each_round_ran_on_one():
+    rows = [("4k", "node1", 1000), ("16k", "node1", 1020), ("4k", "node2", 1500), ("16k", "node2", 1520)] * 2
+    runs = table(rows)
+    runs.runs["repeat"] = [1, 1, 2, 2, 3, 3, 4, 4]
+    text = "\n".join(host_lines(runs))
+    assert "the hosts differ more than the page sizes do. Each round ran on one host and is compared within it" in text
+    runs.runs["repeat"] = [1, 2, 1, 2, 3, 4, 3, 4]  # each round on both hosts
+    assert "Compare page sizes within one host" in "\n".join(host_lines(runs))
+
+
 def test_hosts_that_agree_leave_the_page_size_effect_standing():
     runs = table([("4k", "node1", 1000), ("4k", "node2", 1010), ("16k", "node1", 1500), ("16k", "node2", 1490)])
     found = host_spread(runs)

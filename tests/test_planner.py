@@ -93,3 +93,13 @@ def test_no_design_from_fewer_than_three_rounds(tmp_path, capsys):
 def test_no_design_without_interval_series(tmp_path, capsys):
     assert main(["plan", "--from", str(_bundle(tmp_path, with_series=False))]) == 2
     assert "kept no interval series" in capsys.readouterr().err
+
+
+def test_the_over_time_runs_count_as_one_more_block():
+    from pagelab.evidence.planner import design
+
+    a, f, n, t = 0.32, 0.000256, 7, 100
+    found = design(a, f, Costs(55.0, 3957.0, 3), n, t, 0.05, -math.log(0.95), extra_blocks=1)
+    assert (found.rounds, found.blocks, found.dof) == (7, 8, 7)
+    assert found.half_width_pct == pytest.approx(100 * math.expm1(stats.t.isf(0.025, 7) * math.sqrt((a / t + f) / 8)))
+    assert found.total_s == pytest.approx(3957 + 7 * 3 * (100 + 55))  # the over-time runs are in the fixed part

@@ -33,10 +33,47 @@ def test_executor_options_are_checked_before_anything_is_made(tmp_path):
     for args, message in ((["--slurm-args=--partition=x"], "--slurm-args is for --executor slurm"),
                           (["--executor", "slurm", "--slurm-args=--array=0-3"], "--array is set by pagelab itself"),
                           (["--executor", "slurm", "--slurm-args=--x 'a"], "cannot be split into words"),
-                          (["--executor", "slurm", "--fail-fast"], "--fail-fast is for --executor local")):
+                          (["--executor", "slurm", "--fail-fast"], "--fail-fast is for --executor local"),
+                          (["--executor", "slurm"], "--executor slurm needs --scratch DIR"),
+                          (["--executor", "slurm", "--scratch", "/tmp", "--slurm-args=--time=5 --nodes=2"],
+                           "--slurm-args: --nodes=2 asks for 2 nodes per task")):
         done = pagelab("sweep", "--profile", "smoke", "--out", out, *args)
         assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
         assert not out.exists()
+
+
+def test_slurm_args_that_split_a_task_over_nodes_are_refused():
+    from pagelab.common.errors import UsageError
+    from pagelab.sweep.slurm import parse_slurm_args
+
+    for text, shown, count in (("-N 2", "-N 2", "2"), ("--time=5 -N3", "-N3", "3"), ("--nodes 1-3", "--nodes 1-3", "1-3"),
+                               ("--nodes=1-3", "--nodes=1-3", "1-3"), ("-N=4", "-N=4", "4")):
+        with pytest.raises(UsageError, match=f"{shown} asks for {count} nodes per task"):
+            parse_slurm_args(text)
+    for text in ("--nodes=1", "-N 1", "-N1", "--ntasks=2 --time=5", "--nodelist=node-a"):
+        assert parse_slurm_args(text) == text.split()
+
+
+def test_a_round_is_never_split_over_two_nodes(tmp_path):
+    """A round with a run done on another node: neither the round's task nor one of its units runs
+    here, and a resume submits the round whole."""
+    from pagelab.bundle import SweepRecord
+    from pagelab.sweep.plan import blocks_not_done
+
+    bundle = tmp_path / "split"
+    assert pagelab("sweep", "--profile", "tests/faults/tiny.yaml", "--plan-only", "--out", bundle).returncode == 0
+    record = SweepRecord.load(bundle)
+    round_one = [entry["name"] for entry in record.runs if entry["round"] == 1]
+    record.update_run(round_one[0], status="done", host="node-elsewhere")
+    assert {key: [unit.name for unit in units] for key, units in blocks_not_done(record).items()} == {
+        1: round_one, 2: [entry["name"] for entry in record.runs if entry["round"] == 2]}
+    for args in (["--round", "1"], [str(next(e["index"] for e in json.loads((bundle / "plan.json").read_text())["units"]
+                                          if e["name"] == round_one[1]))]):
+        refused = pagelab("run-unit", bundle, *args, "--scratch", tmp_path / "scratch", timeout=60)
+        assert refused.returncode == 2, refused.stderr
+        assert f"round 1 of {bundle} has runs done on another node ({round_one[0]} on node-elsewhere)" in refused.stderr
+    assert not (tmp_path / "scratch").exists() and not (bundle / round_one[1]).exists()
+    assert SweepRecord.load(bundle).run(round_one[1])["status"] == "pending"
 
 
 @pytest.mark.server

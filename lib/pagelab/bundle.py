@@ -309,11 +309,31 @@ def write_components(bundle: "SweepRecord | str | os.PathLike") -> Path | None:
 
 
 def read_runs(bundle: "SweepRecord | str | os.PathLike"):
-    """The bundle's runs as pagelab.evidence compares them (a RunTable)."""
+    """The bundle's runs as pagelab.evidence compares them (a RunTable), each with its block."""
     from pagelab.evidence.tables import run_table
 
     record = as_record(bundle)
-    return run_table(record.directory, record.document)
+    return run_table(record.directory, with_blocks(record.document))
+
+
+def with_blocks(document: dict) -> dict:
+    """sweep.json's document with a "block" for each run whose round ran on more than one host:
+    one of its own, so that it is compared unpaired (pagelab.evidence.tables.block_of). A run's
+    block is the round within its node; a round on one host (as the Slurm executor runs a round,
+    and a local sweep every round) keeps its round as its block. A round ran on several hosts in
+    a bundle from before rounds were Slurm tasks, or when a local resume finished a cluster's round."""
+    hosts: dict[int, set] = {}
+    for entry in document["runs"]:
+        if entry["status"] == "done":
+            hosts.setdefault(run_round(entry), set()).add(entry.get("host"))
+    runs = [{**entry, "block": f"{entry['name']} alone (round {run_round(entry)} ran on several nodes)"}
+            if len(hosts.get(run_round(entry), ())) > 1 else entry for entry in document["runs"]]
+    return {**document, "runs": runs}
+
+
+def run_round(entry: dict) -> int:
+    """A run's round; its repeat in a bundle from before rounds were recorded (they were the same)."""
+    return int(entry.get("round") or entry["repeat"])
 
 
 # Keys of a run's entry in sweep.json that may give its place in the order the runs executed.

@@ -1,5 +1,5 @@
-"""The private Slurm cluster the tests in this folder share (tests/slurm/cluster.py): started once,
-stopped at the end, and checked to have left no daemon behind."""
+"""The private two-node Slurm cluster the tests in this folder share (tests/slurm/cluster.py):
+started once, stopped at the end, and checked to have left no daemon, namespace or bridge behind."""
 
 from __future__ import annotations
 
@@ -18,3 +18,4 @@ def slurm_cluster(tmp_path_factory):
     finally:
         cluster.stop()
     assert leftover_daemons(cluster.directory) == [], "a Slurm or munge daemon outlived the test cluster"
+    assert cluster.leftover_network() == [], "the test cluster's namespaces or bridge outlived it"

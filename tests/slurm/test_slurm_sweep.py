@@ -1,11 +1,14 @@
-"""`pagelab sweep --executor slurm` on a real (private, one-node) Slurm cluster: the unit array and
-the report job after it, a task cancelled mid-run and resumed alone, and a bundle that is the same
-as a local sweep's. One Slurm sweep is shared by the tests; its phases are recorded as it goes."""
+"""`pagelab sweep --executor slurm` on a real (private, two-node) Slurm cluster: one array task per
+round, each round's runs on one node; one round's task cancelled mid-round and another node set
+DOWN mid-round, then a resume that reruns both rounds whole, each on one node; the statistics
+and the report of that bundle, and a bundle laid out as a local sweep's. One sweep (3 rounds of
+3 page sizes, the fault matrix's tiny runs) is shared by the tests; its phases are recorded as it
+goes."""
 
 from __future__ import annotations
 
 import json
-import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -14,17 +17,19 @@ import pytest
 
 from pagelab.report.pdf import pdf_page_images
 from pagelab.sweep.run_unit import STOPPED_BY_SIGTERM
-from pagelab.bundle import load_tables
 from tests.conftest import PAGELAB, REPO_ROOT, servers_under
 from tests.conftest import pagelab as run_pagelab
 from tests.slurm.cluster import Cluster, leftover_daemons
 
-pytestmark = [pytest.mark.slurm, pytest.mark.server]
-
-# A smoke run takes about 1.5 min here; the whole sweep, report included, well under 10.
+# Each round's three tiny runs take well under a minute a node; the whole, resume included, a few.
 SWEEP_TIMEOUT_S = 900
-# Files that only a Slurm sweep has: its job scripts and outputs, and the locks run-unit holds.
+# The shared sweep's fixture is timed with the first test that asks for it: two passes and two reports.
+pytestmark = [pytest.mark.slurm, pytest.mark.server, pytest.mark.timeout(2 * SWEEP_TIMEOUT_S)]
+# Files that only a Slurm sweep has: its job scripts and outputs, the locks run-unit holds.
 SLURM_ONLY = ("slurm/*", "locks/unit-*.lock")
+ROUNDS, PAGE_SIZES = 3, ("4k", "8k", "16k")
+SWEEP_ARGS = ("--profile", "tests/faults/tiny.yaml", "--set", f"page_sizes={','.join(PAGE_SIZES)}",
+              "--set", f"repeats={ROUNDS}", "--set", "measure_s=3")
 
 
 def pagelab(cluster: Cluster, *args, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -48,174 +53,212 @@ def wait_until_gone(cluster: Cluster, jobs: list[str], timeout: float = SWEEP_TI
     raise AssertionError(f"jobs {jobs} still queued after {timeout} s:\n{queued}\n{cluster.log('slurmctld')}")
 
 
-def wait_for_measurement(run_dir: Path, timeout: float = 600) -> None:
-    """Until the run's monitor has started: a cancel from then on lands in the middle of the run."""
-    deadline = time.monotonic() + timeout
-    while not (run_dir / "monitor_status.json").exists():
-        assert time.monotonic() < deadline, f"{run_dir.name} did not reach its measurement in time"
-        time.sleep(0.5)
+def runs(bundle: Path) -> list[dict]:
+    return json.loads((bundle / "sweep.json").read_text())["runs"]
 
 
-def statuses(bundle: Path) -> dict[str, dict]:
-    return {entry["name"]: entry for entry in json.loads((bundle / "sweep.json").read_text())["runs"]}
-
-
-@pytest.fixture(scope="module")
-def slurm_sweep(slurm_cluster, tmp_path_factory):
-    """The smoke sweep through Slurm, with unit 0 (4k-r1) cancelled during its measurement, then
-    resumed. Returns what each phase left, for the tests to check."""
-    base = tmp_path_factory.mktemp("slurm-sweep")
-    bundle, pdf = base / "smoke", base / "smoke.pdf"
-    found: dict = {"bundle": bundle, "pdf": pdf}
-    started = time.monotonic()
-    submitted = pagelab(slurm_cluster, "sweep", "--profile", "smoke", "--executor", "slurm", "--out", bundle,
-                        "--pdf", pdf, "--slurm-args=--time=30 --job-name=pagelab-test")
-    found["submit_s"] = time.monotonic() - started
-    assert submitted.returncode == 0, submitted.stderr
-    found["submitted"] = submitted
-    array_job, report_job = job_ids(submitted.stdout)
-    found["jobs"] = (array_job, report_job)
-    # While the array is in the queue, a second submission of the same bundle is refused.
-    found["resume_while_queued"] = pagelab(slurm_cluster, "sweep", "--resume", bundle, "--executor", "slurm")
-    found["local_resume_while_queued"] = pagelab(slurm_cluster, "sweep", "--resume", bundle, timeout=60)
-    found["dependency"] = slurm_cluster.run("scontrol", "show", "job", report_job).stdout
-    wait_for_measurement(bundle / "4k-r1")
-    slurm_cluster.run("scancel", f"{array_job}_0")
-    wait_until_gone(slurm_cluster, [array_job, report_job])
-    found["first_s"] = time.monotonic() - started
-    found["after_cancel"] = statuses(bundle)
-    found["record_after_cancel"] = json.loads((bundle / "sweep.json").read_text())
-    found["16k_summary"] = (bundle / "16k-r1" / "summary.json").read_text()
-    found["servers_after_cancel"] = servers_under(bundle)
-    instances = bundle / "instances"
-    found["instances_after_cancel"] = sorted(p.name for p in instances.iterdir() if p.is_dir())
-    found["snapshots_after_cancel"] = sorted(p.parent.name for p in instances.glob("*/snapshot"))
-
-    resumed = pagelab(slurm_cluster, "sweep", "--resume", bundle, "--executor", "slurm", "--pdf", pdf)
-    assert resumed.returncode == 0, resumed.stderr
-    found["resumed"] = resumed
-    wait_until_gone(slurm_cluster, list(job_ids(resumed.stdout)))
-    found["after_resume"] = statuses(bundle)
+def by_round(entries: list[dict]) -> dict[int, list[dict]]:
+    found: dict[int, list[dict]] = {}
+    for entry in sorted(entries, key=lambda entry: (entry["round"], entry["position"])):
+        found.setdefault(entry["round"], []).append(entry)
     return found
 
 
-def test_submitting_prints_the_jobs_and_how_to_watch_them(slurm_sweep):
-    stdout = slurm_sweep["submitted"].stdout
-    array_job, report_job = slurm_sweep["jobs"]
-    assert f"squeue -j {array_job},{report_job}" in stdout and f"sacct -j {array_job},{report_job}" in stdout
-    assert "2 units: 0-1" in stdout
-    # the report waits for the whole array, whatever became of its tasks
-    assert f"Dependency=afterany:{array_job}" in slurm_sweep["dependency"]
-    # and the sbatch arguments given went to both jobs
-    record = slurm_sweep["record_after_cancel"]
-    assert record["slurm"][0]["sbatch_args"] == ["--time=30", "--job-name=pagelab-test"]
-    for refused in (slurm_sweep["resume_while_queued"], slurm_sweep["local_resume_while_queued"]):
-        assert refused.returncode == 2 and "still in Slurm's queue" in refused.stderr, refused.stderr
-
-
-def test_a_cancelled_task_is_failed_and_the_others_finish_and_are_reported(slurm_sweep):
-    after = slurm_sweep["after_cancel"]
-    assert after["4k-r1"]["status"] == "failed" and after["4k-r1"]["error"] == STOPPED_BY_SIGTERM
-    assert after["16k-r1"]["status"] == "done"
-    assert not slurm_sweep["servers_after_cancel"], "the cancelled unit left its server running"
-    report = slurm_sweep["record_after_cancel"]["report"]
-    assert report is not None, "the report job did not run after the array"
-    assert report["written"] >= after["16k-r1"]["finished"]
-    # the cancelled unit's copy of the datadir went with it; the snapshots stay for the resume
-    assert slurm_sweep["instances_after_cancel"] == ["16k", "4k"]
-    assert slurm_sweep["snapshots_after_cancel"] == ["16k", "4k"]
-
-
-def test_resume_reruns_only_the_unit_that_is_not_done(slurm_sweep):
-    bundle = slurm_sweep["bundle"]
-    record = json.loads((bundle / "sweep.json").read_text())
-    assert [entry["units"] for entry in record["slurm"]] == [[0, 1], [0]]
-    assert "1 unit: 0" in slurm_sweep["resumed"].stdout
-    assert {name: entry["status"] for name, entry in slurm_sweep["after_resume"].items()} == \
-        {"4k-r1": "done", "16k-r1": "done"}
-    assert (bundle / "16k-r1" / "summary.json").read_text() == slurm_sweep["16k_summary"], "a finished unit was redone"
-    assert not servers_under(bundle)
-    # with every unit done, the report job ended the sweep as a local one ends: no datadir or snapshot left
-    assert not list((bundle / "instances").glob("*/snapshot")) and not list((bundle / "instances").glob("*/data"))
-    # every run says where it ran, and the statistics take the host as a factor
-    for run in ("4k-r1", "16k-r1"):
-        host = json.loads((bundle / run / "host.json").read_text())
-        assert host["hostname"] == slurm_sweep["after_resume"][run]["host"] and host["cpu_model"] and host["kernel"]
-    stats = subprocess.run(PAGELAB + ["stats", str(bundle)], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
-    assert f"All runs ran on one host, {host['hostname']}." in stats.stdout, stats.stderr
+def measuring(bundle: Path, entry: dict) -> bool:
+    return (bundle / entry["name"] / "monitor_status.json").exists()
 
 
 @pytest.fixture(scope="module")
-def local_sweep(slurm_sweep, smoke_sweep_done):
-    """The same profile run locally, for the comparison: the session's one smoke sweep (tests/conftest.py)."""
-    return smoke_sweep_done
+def node_sweep(slurm_cluster, tmp_path_factory):
+    """The sweep through Slurm; round 1's task cancelled, and round 2's node set DOWN, each while
+    the round's second unit measures; then the node back and a resume. Returns what each phase left."""
+    base = tmp_path_factory.mktemp("slurm-sweep")
+    bundle, pdf, scratch = base / "nodes", base / "nodes.pdf", base / "scratch"
+    found: dict = {"bundle": bundle, "pdf": pdf}
+    submitted = pagelab(slurm_cluster, "sweep", *SWEEP_ARGS, "--executor", "slurm", "--out", bundle, "--pdf", pdf,
+                        "--scratch", scratch, "--slurm-args=--time=30 --job-name=pagelab-test")
+    assert submitted.returncode == 0, submitted.stderr
+    found["submitted"] = submitted
+    array_job, report_job = found["jobs"] = job_ids(submitted.stdout)
+    found["resume_while_queued"] = pagelab(slurm_cluster, "sweep", "--resume", bundle, "--executor", "slurm",
+                                           "--scratch", scratch)
+    found["dependency"] = slurm_cluster.run("scontrol", "show", "job", report_job).stdout
+    # Round 1's task is cancelled and round 2's node set DOWN, each while its second unit measures.
+    acted: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + SWEEP_TIMEOUT_S
+        while len(acted) < 2:
+            assert time.monotonic() < deadline, f"rounds 1 and 2 did not reach their second units: {runs(bundle)}"
+            rounds = by_round(runs(bundle))
+            for number in (1, 2):
+                second, third = rounds[number][1], rounds[number][2]
+                if number in acted or not measuring(bundle, second):
+                    continue
+                assert third["status"] != "done", f"round {number} ended before it could be stopped mid-round"
+                acted[number] = second["host"]
+                if number == 1:
+                    slurm_cluster.run("scancel", f"{array_job}_1")
+                else:
+                    slurm_cluster.run("scontrol", "update", f"nodename={second['host']}", "state=down", "reason=test")
+            time.sleep(0.3)
+        found["acted"] = acted
+        wait_until_gone(slurm_cluster, [array_job, report_job])
+        found["after_first"] = runs(bundle)
+        found["record_after_first"] = json.loads((bundle / "sweep.json").read_text())
+        found["servers_after_first"] = servers_under(bundle) | servers_under(scratch)
+    finally:
+        if 2 in acted:  # the session's other tests need both nodes
+            slurm_cluster.resume_node(acted[2])
+
+    resumed = pagelab(slurm_cluster, "sweep", "--resume", bundle, "--executor", "slurm", "--scratch", scratch,
+                      "--pdf", pdf)
+    assert resumed.returncode == 0, resumed.stderr
+    found["resumed"] = resumed
+    wait_until_gone(slurm_cluster, list(job_ids(resumed.stdout)))
+    found["after_resume"] = runs(bundle)
+    return found
 
 
-def report_outline(pdf: Path) -> list[str]:
-    """The report's figures and tables, each named once, in the order the text first names them."""
+def test_submitting_prints_one_task_per_round(node_sweep):
+    stdout = node_sweep["submitted"].stdout
+    array_job, report_job = node_sweep["jobs"]
+    assert f"squeue -j {array_job},{report_job}" in stdout
+    assert f"{ROUNDS} rounds: 1-{ROUNDS}; {ROUNDS * len(PAGE_SIZES)} units, each round's on one node" in stdout
+    assert f"Dependency=afterany:{array_job}" in node_sweep["dependency"]
+    submission = node_sweep["record_after_first"]["slurm"][0]
+    assert submission["rounds"] == list(range(1, ROUNDS + 1))
+    assert submission["sbatch_args"] == ["--time=30", "--job-name=pagelab-test"]
+    refused = node_sweep["resume_while_queued"]
+    assert refused.returncode == 2 and "still in Slurm's queue" in refused.stderr, refused.stderr
+
+
+def test_a_stopped_round_keeps_its_finished_runs_and_says_which_round(node_sweep):
+    rounds = by_round(node_sweep["after_first"])
+    acted = node_sweep["acted"]
+    for number in (1, 2):
+        first, second, third = rounds[number]
+        assert first["status"] == "done" and first["host"] == acted[number]
+        assert second["status"] == "failed" and second["error"] == STOPPED_BY_SIGTERM, second
+        assert third["status"] == "failed" and third["round"] == number
+        assert third["error"].startswith(f"not run: round {number}'s task on {acted[number]} was stopped by SIGTERM "
+                                         f"at {second['name']}"), third["error"]
+    # the rounds the stops did not touch ran whole, each on one node, and the node left up took them
+    for number in range(3, ROUNDS + 1):
+        assert {entry["status"] for entry in rounds[number]} == {"done"}
+        assert len({entry["host"] for entry in rounds[number]}) == 1
+    assert acted[1] != acted[2], "rounds 1 and 2 ran at once, so on the two nodes"
+    assert not node_sweep["servers_after_first"], "a stopped round left a server running"
+    assert node_sweep["record_after_first"]["report"] is not None, "the report job did not run after the array"
+
+
+def test_resume_reruns_each_stopped_round_whole_on_one_node(node_sweep):
+    assert "2 rounds: 1-2; 6 units" in node_sweep["resumed"].stdout
+    first = {entry["name"]: entry for entry in node_sweep["after_first"]}
+    final = by_round(node_sweep["after_resume"])
+    assert {entry["status"] for entry in node_sweep["after_resume"]} == {"done"}
+    for number, entries in final.items():
+        assert len({entry["host"] for entry in entries}) == 1, f"round {number} spans nodes: {entries}"
+        assert len({entry["slurm_job"] for entry in entries}) == 1, f"round {number} ran as several tasks"
+    for number in (1, 2):  # redone, all three runs, not only the two that had not finished
+        assert all(entry["started"] > first[entry["name"]]["finished"] for entry in final[number])
+    for number in range(3, ROUNDS + 1):  # untouched
+        assert [entry["started"] for entry in final[number]] == [first[e["name"]]["started"] for e in final[number]]
+    assert {entry["host"] for entry in node_sweep["after_resume"]} == {"node-a", "node-b"}
+    bundle = node_sweep["bundle"]
+    assert not servers_under(bundle)
+    assert not list((bundle / "instances").glob("*/snapshot")) and not list((bundle / "instances").glob("*/data"))
+    for entry in node_sweep["after_resume"]:
+        host = json.loads((bundle / entry["name"] / "host.json").read_text())
+        assert host["hostname"] == entry["host"] and host["machine_id"] and host["cpu_model"] and host["kernel"]
+        assert host["disk"]
+
+
+def stats(bundle: Path, *args) -> subprocess.CompletedProcess:
+    return subprocess.run(PAGELAB + ["stats", str(bundle), *args], capture_output=True, text=True, timeout=120,
+                          cwd=REPO_ROOT)
+
+
+def verdict_lines(text: str) -> list[str]:
+    """Each pair's line ('  16k vs 4k: TpmC −4.1% [...], not resolved ...'), before the node section."""
+    return [line for line in text.split("What the nodes did:")[0].splitlines()
+            if " vs " in line and any(word in line for word in ("faster", "slower", "equivalent", "not resolved"))]
+
+
+def test_stats_give_the_verdicts_of_a_local_layout_and_the_nodes_section(node_sweep, tmp_path):
+    """The same bundle with every run's host set to one, as a local sweep records it: the same
+    verdict lines. The two-node bundle adds what the nodes did."""
+    bundle = node_sweep["bundle"]
+    local = tmp_path / "one-host"
+    shutil.copytree(bundle, local, ignore=shutil.ignore_patterns("instances"))
+    record = json.loads((local / "sweep.json").read_text())
+    for entry in record["runs"]:
+        entry["host"] = "this-machine"
+    (local / "sweep.json").write_text(json.dumps(record))
+    on_nodes, on_one = stats(bundle), stats(local)
+    assert on_nodes.returncode == 0 and on_one.returncode == 0, on_nodes.stderr + on_one.stderr
+    assert verdict_lines(on_nodes.stdout) and verdict_lines(on_nodes.stdout) == verdict_lines(on_one.stdout)
+    assert "What the nodes did:" in on_nodes.stdout and "What the nodes did:" not in on_one.stdout
+    assert "The nodes differ in speed by " in on_nodes.stdout, on_nodes.stdout
+    assert "the page-size effect does" in on_nodes.stdout and "OLS F test, statsmodels" in on_nodes.stdout
+    for node in ("node-a", "node-b"):
+        assert f"  {node}: level " in on_nodes.stdout and "16k vs 4k" in on_nodes.stdout
+    assert "ran on more than one node" not in on_nodes.stdout
+    document = json.loads(stats(bundle, "--format", "json").stdout)
+    assert [row["node"] for row in document["nodes"]["nodes"]] == ["node-a", "node-b"]
+    assert document["nodes"]["split_rounds"] == []
+
+
+def test_a_round_on_two_nodes_is_compared_unpaired_and_said_so(node_sweep, tmp_path):
+    """As if a resume had merged a local part into round 3: its runs are no block any more."""
+    copy = tmp_path / "merged"
+    shutil.copytree(node_sweep["bundle"], copy, ignore=shutil.ignore_patterns("instances"))
+    record = json.loads((copy / "sweep.json").read_text())
+    round_three = [entry for entry in record["runs"] if entry["round"] == 3]
+    other = "node-b" if round_three[0]["host"] == "node-a" else "node-a"
+    round_three[0]["host"] = other
+    (copy / "sweep.json").write_text(json.dumps(record))
+    found = stats(copy)
+    assert found.returncode == 0, found.stderr
+    assert "Round 3 ran on more than one node: its runs are compared unpaired, not as a block" in found.stdout
+    assert "with the node as a random effect (MixedLM)" in found.stdout
+
+
+def test_the_report_has_the_nodes_section_and_the_bundle_is_a_local_ones(node_sweep, smoke_sweep_done, tmp_path):
+    bundle, local = node_sweep["bundle"], smoke_sweep_done["bundle"]
+    pdf = node_sweep["pdf"]
+    assert pdf.read_bytes()[:5] == b"%PDF-" and (bundle / "report.pdf").read_bytes() == pdf.read_bytes()
+    assert pdf_page_images(pdf, tmp_path / "pages")  # it renders
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    return list(dict.fromkeys(f"{kind} {number}" for kind, number in re.findall(r"\b(Figure|Table) (\d+)\b", text)))
+    assert "What the nodes did" in text and "The nodes differ in speed by" in " ".join(text.split())
+    # a run's files, and the bundle's own, are those of a local sweep
+    assert run_files(bundle / "4k-r1") == run_files(local / "4k-r1")
+    assert top_files(bundle) == top_files(local)
 
 
-def relative_files(bundle: Path) -> set[str]:
+def run_files(run_dir: Path) -> set[str]:
+    return {path.name for path in run_dir.iterdir()}
+
+
+def top_files(bundle: Path) -> set[str]:
+    """The bundle's own files, not its runs' nor its locks (named after the runs and page sizes)."""
     return {str(path.relative_to(bundle)) for path in bundle.rglob("*")
-            if path.is_file() and not any(path.relative_to(bundle).match(pattern) for pattern in SLURM_ONLY)}
-
-
-@pytest.mark.timeout(SWEEP_TIMEOUT_S)
-def test_the_bundle_and_pdf_are_those_of_a_local_sweep(slurm_sweep, local_sweep, tmp_path):
-    slurm_bundle, local_bundle = slurm_sweep["bundle"], local_sweep["bundle"]
-    assert relative_files(slurm_bundle) == relative_files(local_bundle)
-    slurm_tables, local_tables = load_tables(slurm_bundle), load_tables(local_bundle)
-    assert slurm_tables.keys() == local_tables.keys()
-    for name, local in local_tables.items():
-        theirs = slurm_tables[name]
-        assert list(theirs.columns) == list(local.columns), name
-        assert set(theirs["page_size"]) == set(local["page_size"]) == {"4k", "16k"}, name
-    for name in ("tpcc_intervals", "summary"):  # fixed by the profile; monitor samples may differ by one
-        assert slurm_tables[name].shape == local_tables[name].shape, name
-    assert slurm_sweep["pdf"].read_bytes()[:5] == b"%PDF-"
-    assert (slurm_bundle / "report.pdf").read_bytes() == slurm_sweep["pdf"].read_bytes()
-    assert pdf_page_images(slurm_sweep["pdf"], tmp_path / "slurm")  # it renders
-    # The same report: its figures and tables in the same order. Not its page count, which follows
-    # the data and the bundle's path (the appendix prints my.cnf, whose paths wrap).
-    assert report_outline(slurm_sweep["pdf"]) == report_outline(local_sweep["pdf"])
-    print(f"\nsmoke sweep: local {local_sweep['seconds']:.0f} s; through Slurm, submit {slurm_sweep['submit_s']:.2f} s, "
-          f"first pass (one unit cancelled) {slurm_sweep['first_s']:.0f} s")
+            if path.is_file() and len(path.relative_to(bundle).parts) <= 2
+            and path.relative_to(bundle).parts[0] != "locks"
+            and not (bundle / path.relative_to(bundle).parts[0] / "run.ipynb").exists()
+            and not any(path.relative_to(bundle).match(pattern) for pattern in SLURM_ONLY)}
 
 
 def test_the_cluster_stops_without_leaving_a_daemon(tmp_path_factory):
-    """A cluster of its own, started, given a job, and stopped: none of its processes remains."""
+    """A cluster of its own, started, given a job, and stopped: none of its processes remains, nor
+    its namespaces and bridge."""
     cluster = Cluster(tmp_path_factory.mktemp("own-slurm")).start()
     try:
         done = cluster.run("sbatch", "--parsable", "--wrap", "sleep 60", f"--output={cluster.directory}/job.out")
         assert done.stdout.strip().isdigit()
         assert leftover_daemons(cluster.directory), "the daemons are not seen while they run"
+        assert cluster.leftover_network(), "the namespaces are not seen while they exist"
     finally:
         cluster.stop()
     assert all(process.poll() is not None for process in cluster.processes.values())
     assert leftover_daemons(cluster.directory) == []
-
-
-def test_stats_give_per_host_medians_when_runs_spread_over_hosts(slurm_sweep, tmp_path):
-    """The same bundle as if its 16k unit had run on another node: each host is named with its median."""
-    import shutil
-
-    copy = tmp_path / "two-hosts"
-    shutil.copytree(slurm_sweep["bundle"], copy, ignore=shutil.ignore_patterns("instances"))
-    record = json.loads((copy / "sweep.json").read_text())
-    for run in record["runs"]:
-        if run["name"] == "16k-r1":
-            run["host"] = "node2"
-    (copy / "sweep.json").write_text(json.dumps(record))
-    stats = subprocess.run(PAGELAB + ["stats", str(copy)], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
-    assert stats.returncode == 0, stats.stderr
-    this_host = slurm_sweep["after_resume"]["4k-r1"]["host"]
-    assert f"The runs ran on 2 hosts: {', '.join(sorted([this_host, 'node2']))}." in stats.stdout
-    assert "16k on node2:" in stats.stdout and f"4k on {this_host}:" in stats.stdout
-    assert "No page size ran on two hosts" in stats.stdout
-    document = json.loads(subprocess.run(PAGELAB + ["stats", str(copy), "--format", "json"], capture_output=True,
-                                         text=True, timeout=120, cwd=REPO_ROOT).stdout)
-    assert {(row["page_size"], row["host"]) for row in document["hosts"] if row["metric"] == "tpmc"} == \
-        {("4k", this_host), ("16k", "node2")}
-    assert document["host_spread"]["hosts"] == sorted([this_host, "node2"])
+    assert cluster.leftover_network() == []

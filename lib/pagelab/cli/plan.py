@@ -100,6 +100,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     m = len(order) * (len(order) - 1) // 2
     alpha = 0.05 if declared or m == 1 else 0.05 / m
     effect = -math.log(1 - args.resolve)
+    # TpmC's model counts the over-time runs as one more block when they pass its drift check
+    extra = 1 if target.over_time_s else 0
     a, f = pair.within_a.value, pair.between_f.value
 
     differences = sorted(name for name in made.values if name not in DESIGN_KNOBS
@@ -122,11 +124,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     t_star = planner.kalibera_jones_length(a, f, overhead)
     print(f"Kalibera & Jones: T* = √(a·o/f) = " + (f"{t_star:.0f} s" if math.isfinite(t_star) else
                                                     "unbounded (no floor measured: the longest runs are best)"))
-    now = _current(target, a, f, costs, alpha, effect, args.power)
+    now = _current(target, a, f, costs, alpha, effect, args.power, extra)
     if now:
         print(f"  now ({target.name}: {now.rounds} rounds × {now.run_s:g} s, {_minutes(now.total_s)}): "
               + _design_text(now))
-    best = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power)
+    best = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
+                               extra_blocks=extra)
     if best is None:
         print(f"no design of {planner.MIN_ROUNDS} or more rounds fits in {_minutes(args.budget)}: the fixed costs "
               f"take {_minutes(costs.fixed_s)}")
@@ -134,8 +137,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"  best within the budget: {best.rounds} rounds × {best.run_s:g} s (--set repeats={best.rounds} --set "
           f"measure_s={best.run_s:g}), {_minutes(best.total_s)}: " + _design_text(best))
     print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
-          f"= {best.total_s:.0f} s; V = (a/T + f)/n = ({a:.4g}/{best.run_s:g} + {f:.3g})/{best.rounds} = "
-          f"{best.variance:.3g}")
+          f"= {best.total_s:.0f} s; V = (a/T + f)/n = ({a:.4g}/{best.run_s:g} + {f:.3g})/{best.blocks} = "
+          f"{best.variance:.3g}" + (" (n: the rounds and the over-time runs' block, if its drift check passes)"
+                                    if extra else ""))
     others = [(x, y) for x, y in combinations(order, 2) if {x, y} != {first, second}]
     for x, y in others:
         other = components.pair(y, x) or components.pair(x, y)
@@ -146,7 +150,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(f"  {other.a} vs {other.b}: " + "; ".join(
             f"{label} minimum detectable effect {found.detectable_pct:.1f}% (half-width ±{found.half_width_pct:.1f}%)"
             for label, found in ((label, planner.design(other.within_a.value, other.between_f.value, costs,
-                                                        chosen.rounds, chosen.run_s, level, None, args.power))
+                                                        chosen.rounds, chosen.run_s, level, None, args.power,
+                                                        extra))
                                  for label, chosen in shown)))
     return 0
 
@@ -156,12 +161,12 @@ def _design_text(found) -> str:
             f"power {100 * found.power:.0f}%, minimum detectable effect {found.detectable_pct:.1f}%")
 
 
-def _current(target, a, f, costs, alpha, effect, wanted):
+def _current(target, a, f, costs, alpha, effect, wanted, extra_blocks):
     from pagelab.evidence import planner
 
     if not isinstance(target.measure_s, int) or target.repeats < 2:
         return None
-    return planner.design(a, f, costs, target.repeats, target.measure_s, alpha, effect, wanted)
+    return planner.design(a, f, costs, target.repeats, target.measure_s, alpha, effect, wanted, extra_blocks)
 
 
 def _report_seconds(record, timings) -> float:

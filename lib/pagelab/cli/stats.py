@@ -35,6 +35,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                                          pairwise_table)
 
     from pagelab.evidence.grid import cell_table, effect_table, grid_factors, grid_lines
+    from pagelab.evidence.nodes import node_lines, node_summary
     from pagelab.evidence.self_checks import a_a_table, check_lines, first_round_p, first_round_table
 
     table = read_runs(Path(args.bundle).resolve())  # relative to here, not to the project
@@ -43,6 +44,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         # A grid's runs are compared within each level; pooled over levels they would mix pools.
         print("\n".join(grid_lines(table) + [f"  left out: {name}: {why}" for name, why in table.excluded])
               if factors else evidence_text(table, args.resolve))
+        nodes = node_lines(node_summary(table))
+        if nodes:
+            print("What the nodes did:\n" + "\n".join(f"  {line}" for line in nodes))
         if args.checks:
             print("\n".join(check_lines(table, args.resolve)))
     elif args.format == "csv":
@@ -72,6 +76,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                               "looks": [{"look": look.look, "rounds": look.rounds, "time": look.time, "z_boundary": c}
                                         for look, c in zip(table.looks.looks, table.looks.boundaries())]},
                     "hosts": host_table(table).to_dict("records"), "host_spread": host_spread(table),
+                    "nodes": node_summary(table),
                     "grid": {factor: {"cells": cell_table(table, factor).to_dict("records"),
                                       "effects": effect_table(table, factor).to_dict("records")}
                              for factor in factors}}

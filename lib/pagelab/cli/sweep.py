@@ -96,6 +96,10 @@ def _check_executor_options(args: argparse.Namespace) -> None:
         from pagelab.sweep.slurm import parse_slurm_args, require_slurm_client
 
         parse_slurm_args(args.slurm_args)
+        if not args.scratch:
+            raise UsageError("--executor slurm needs --scratch DIR, a directory on each node's local disk where the "
+                             "units' servers live (e.g. --scratch /local/$USER): in the bundle on the shared "
+                             "filesystem they would measure the network, not the node's disk")
         require_slurm_client()
         if args.slurm_max_running is not None and args.slurm_max_running < 1:
             raise UsageError(f"--slurm-max-running must be at least 1, got {args.slurm_max_running}")
@@ -118,8 +122,8 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
         print(f"plan: {sweep_dir / 'plan.json'} ({len(plan.units)} units)")
         for unit in plan.units:
             print(f"  {unit.index}: {unit.name}")
-        print(f"run one unit:  pagelab run-unit {sweep_dir} INDEX\n"
-              f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm]")
+        print(f"run one round: pagelab run-unit {sweep_dir} --round K [--scratch DIR]\n"
+              f"run them all:  pagelab sweep --resume {sweep_dir} [--executor slurm --scratch DIR]")
         return 0
     from pagelab.bundle import SweepRecord
 
@@ -128,15 +132,15 @@ def _plan_elsewhere(args: argparse.Namespace, profile) -> int:
 
 def _submit_to_slurm(args: argparse.Namespace, record: SweepRecord) -> int:
     from pagelab.sweep.slurm import parse_slurm_args, submit
-    from pagelab.sweep.plan import units_not_done
+    from pagelab.sweep.plan import blocks_not_done
 
     report_args = [word for flag, value in (("--pdf", args.pdf), ("--title", args.title), ("--author", args.author),
                                             ("--affiliation", args.affiliation), ("--notes", args.notes))
                    if value for word in (flag, str(Path(value).resolve()) if flag in ("--pdf", "--notes") else value)]
     report_args += ["--finish-sweep"] + (["--keep-instances"] if args.keep_instances else [])
     sweep_dir = record.directory
-    submission = submit(record, units_not_done(record), parse_slurm_args(args.slurm_args),
-                        args.slurm_max_running, Path(args.scratch) if args.scratch else None, report_args)
+    submission = submit(record, blocks_not_done(record), parse_slurm_args(args.slurm_args), Path(args.scratch),
+                        args.slurm_max_running, report_args)
     print(f"sweep: {Path(sweep_dir).resolve()}")
     for line in submission.watch_lines(Path(sweep_dir).resolve()):
         print(line)
@@ -188,16 +192,17 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("where the units run (runbooks/slurm.md)")
     group.add_argument("--executor", choices=EXECUTORS, default="local",
                        help="local (default): one unit after another on this machine, then the report; slurm: one "
-                            "job array of exclusive nodes, one unit each, and a report job after it; prints the job "
-                            "ids and returns at once")
+                            "job array of exclusive nodes, one round each (its units in order on that node), and a "
+                            "report job after it; prints the job ids and returns at once")
     group.add_argument("--slurm-args", metavar="'ARGS'",
                        help="passed to sbatch for both jobs; give it with '=' since it starts with a dash, e.g. "
                             "--slurm-args='--partition=short --time=02:00:00 --account=db'")
     group.add_argument("--slurm-max-running", metavar="K", type=int,
-                       help="at most K units at once (the array's %%K; default: all of them)")
+                       help="at most K rounds (nodes) at once (the array's %%K; default: all of them)")
     group.add_argument("--scratch", metavar="DIR",
-                       help="where each unit's server lives on its node, ideally a node-local disk (default: the "
-                            "bundle's instances/); it is restored there from the bundle's snapshot and removed after")
+                       help="required with --executor slurm: where each unit's server lives on its node, a directory "
+                            "on the node's local disk (not the shared filesystem, which would measure the network); "
+                            "it is restored there from the bundle's snapshot and removed after")
 
 
 def _profile_epilog() -> str:
@@ -247,7 +252,7 @@ def register(commands) -> None:
                                                      "in reports/)")
     sweep.add_argument("--plan-only", action="store_true",
                        help="write the bundle and its plan of run units (plan.json) and stop; run them later with "
-                            "--resume, or one at a time with `pagelab run-unit BUNDLE INDEX`")
+                            "--resume, or a round at a time with `pagelab run-unit BUNDLE --round K`")
     _add_executor_options(sweep)
     _add_report_options(sweep)
     add_mode_argument(sweep, default=None)

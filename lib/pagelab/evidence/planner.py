@@ -18,7 +18,12 @@ interval. Without the floor of whole rounds, V (T + o) is smallest at T* = sqrt(
 repetitions at each level from the variance measured at each level. `best_design` searches the
 lengths in whole intervals, with whole rounds, and prints T* beside it.
 
-The interval and the power use the rounds' degrees of freedom, n - 1: the two-stage estimate (each
+When the profile has over-time runs and they pass the drift check, TpmC's two-level model
+(pagelab.evidence.model) takes them as one more block of the same weight: a design then has
+n + 1 blocks (`extra_blocks`), and its variance is taken as (a / T + f) / (n + 1) (the over-time
+block's own within part, a / 1200, is smaller: this errs on the safe side).
+
+The interval and the power use the blocks' degrees of freedom, n - 1 for n blocks: the two-stage estimate (each
 round's log-ratio of run means, then their mean) is a t statistic with n - 1 degrees of freedom
 whatever the split between a and f, which is honest when f is not negligible (and conservative
 when it is). The interval's half-width is t_(1 - alpha/2, n-1) sqrt(V); the power for a true
@@ -62,6 +67,7 @@ class Design:
 
     rounds: int
     run_s: float
+    blocks: int  # what the analysis compares round by round: the rounds, and the over-time block if it counts
     total_s: float
     variance: float  # of the pair's mean log-ratio
     dof: int
@@ -107,14 +113,16 @@ def percent(log_value: float) -> float:
 
 
 def design(within_a: float, between_f: float, costs: Costs, rounds: int, run_s: float, alpha: float,
-           effect_log: float | None = None, wanted: float = DEFAULT_POWER) -> Design:
-    """What `rounds` rounds of `run_s`-second runs give for a pair with components a and f."""
-    if rounds < 2:
-        raise ValueError(f"a design needs at least 2 rounds for an interval, got {rounds}")
-    variance = variance_of_mean(within_a, between_f, rounds, run_s)
-    se, dof = math.sqrt(variance), rounds - 1
+           effect_log: float | None = None, wanted: float = DEFAULT_POWER, extra_blocks: int = 0) -> Design:
+    """What `rounds` rounds of `run_s`-second runs (and `extra_blocks` more blocks, the over-time
+    runs') give for a pair with components a and f."""
+    blocks = rounds + extra_blocks
+    if blocks < 2:
+        raise ValueError(f"a design needs at least 2 blocks for an interval, got {blocks}")
+    variance = variance_of_mean(within_a, between_f, blocks, run_s)
+    se, dof = math.sqrt(variance), blocks - 1
     half = float(stats.t.isf(alpha / 2, dof)) * se
-    return Design(rounds, float(run_s), costs.total_s(rounds, run_s), variance, dof, alpha, percent(half),
+    return Design(rounds, float(run_s), blocks, costs.total_s(rounds, run_s), variance, dof, alpha, percent(half),
                   power(effect_log, se, dof, alpha) if effect_log is not None else None,
                   percent(detectable_log(se, dof, alpha, wanted)))
 
@@ -129,7 +137,7 @@ def kalibera_jones_length(within_a: float, between_f: float, per_run_s: float) -
 
 def best_design(within_a: float, between_f: float, costs: Costs, budget_s: float, alpha: float,
                 interval_s: float, effect_log: float | None = None, wanted: float = DEFAULT_POWER,
-                min_rounds: int = MIN_ROUNDS, longest_s: float = LONGEST_RUN_S) -> Design | None:
+                min_rounds: int = MIN_ROUNDS, longest_s: float = LONGEST_RUN_S, extra_blocks: int = 0) -> Design | None:
     """The rounds x run length (whole intervals of `interval_s`, at least two, at most `longest_s`)
     within `budget_s` whose interval for the pair is narrowest; None if no design of `min_rounds`
     rounds fits."""
@@ -140,7 +148,7 @@ def best_design(within_a: float, between_f: float, costs: Costs, budget_s: float
         rounds = costs.rounds_within(budget_s, run_s)
         if rounds < min_rounds:
             break  # longer runs only leave fewer rounds
-        found = design(within_a, between_f, costs, rounds, run_s, alpha, effect_log, wanted)
+        found = design(within_a, between_f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks)
         if best is None or found.half_width_pct < best.half_width_pct:
             best = found
     return best

@@ -95,6 +95,7 @@ class RunTable:
     # lower when it was made to be extended by more rounds (pagelab.evidence.sequential).
     confidence: float = CONFIDENCE
     looks: SequentialPlan | None = None
+    host_noise: dict = field(default_factory=dict)  # {host: its noise.json}, each node's own (--noise on Slurm)
 
 
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
@@ -202,8 +203,13 @@ def run_table(bundle: Path, record: dict) -> RunTable:
         profile["primary"] = record["primary"].get("comparison", "")
     order = [page_size_label(int(s)) for s in sizes]
     looks = plan_of(record, 1 - CONFIDENCE)
+    # The largest Holm family a look tests: every pair, or, after a declared primary tested alone,
+    # the others (pagelab.evidence.families.compare_family)
+    pairs = len(order) * (len(order) - 1) // 2
+    holm_family = pairs - 1 if profile.get("primary") and pairs > 1 else pairs
+    host_noise = {path.parent.name: json.loads(path.read_text()) for path in sorted(bundle.glob("hosts/*/noise.json"))}
     return RunTable(pd.DataFrame(rows), excluded, profile, order, noise, series,
-                    looks.family_confidence(len(order) * (len(order) - 1) // 2), looks)
+                    looks.family_confidence(holm_family), looks, host_noise)
 
 
 @dataclass(frozen=True)
@@ -290,6 +296,12 @@ def _median_or_nan(runs: pd.DataFrame, page_size: str, metric: str) -> float:
     return float(np.median(values)) if values else math.nan
 
 
+def _rounds_within_hosts(runs: pd.DataFrame) -> bool:
+    """True when the rounds that compare page sizes (two runs or more) each ran on one host."""
+    rounds = [group for _, group in runs.groupby("repeat") if len(group) > 1]
+    return bool(rounds) and all(group["host"].nunique() == 1 for group in rounds)
+
+
 def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     """Which hosts the runs ran on and, with more than one, the per-host medians and whether the
     hosts differ more than the page sizes do."""
@@ -309,7 +321,10 @@ def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     elif found["larger"]:
         lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is larger "
                      f"than the page-size effect ({found['page_effect_pct']:.1f}%): the hosts differ more than the "
-                     "page sizes do. Compare page sizes within one host, or run every page size on every host.")
+                     "page sizes do. " + ("Each round ran on one host and is compared within it, so the hosts' "
+                                          "difference cancels out of the comparisons."
+                                          if _rounds_within_hosts(table.runs) else
+                                          "Compare page sizes within one host, or run every page size on every host."))
     else:
         lines.append(f"The host-to-host spread ({found['host_spread_pct']:.1f}% at {found['page_size']}) is smaller "
                      f"than the page-size effect ({found['page_effect_pct']:.1f}%).")

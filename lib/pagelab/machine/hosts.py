@@ -3,7 +3,8 @@ OSDI 2018), so a sweep spread over nodes must say which node made which number.
 
 BUNDLE/<run>/host.json:
 
-    {"hostname": "node7", "cpu_model": "...", "cores": 2, "memory_bytes": ..., "kernel": "6.1.0-...",
+    {"hostname": "node7", "machine_id": "machine-id(5)'s 32 hex digits", "cpu_model": "...", "cores": 2,
+     "memory_bytes": ..., "kernel": "6.1.0-...",
      "disk": "the data directory's disk, as `pagelab doctor` describes it", "disk_model": "...",
      "filesystem": "ext4", "noise": {...noise.json's figures for this host...} or null}
 
@@ -57,7 +58,8 @@ def host_record(data_dir: Path, noise: dict | None) -> dict:
 
     machine = machine_info(data_dir)
     device = machine.get("data_device") or {}
-    return {"hostname": hostname(), "cpu_model": machine["cpu_model"], "cores": machine["cores"],
+    return {"hostname": hostname(), "machine_id": machine.get("machine_id"), "cpu_model": machine["cpu_model"],
+            "cores": machine["cores"],
             "memory_bytes": machine["memory_bytes"], "kernel": machine["kernel"], "os": machine["os"],
             "disk": machine["data_device_description"], "disk_model": device.get("model"),
             "filesystem": machine["filesystem"], "noise": noise}

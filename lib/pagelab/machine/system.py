@@ -45,7 +45,10 @@ O_DIRECT_PROBE_BYTES = 4096
 
 # Filesystems that keep their data in memory: a database on them does no disk I/O to measure.
 MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs", "hugetlbfs"})
-NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "9p", "fuse.sshfs", "ceph", "glusterfs"})
+NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "9p", "fuse.sshfs", "ceph", "glusterfs", "lustre",
+                                 "gpfs", "beegfs", "pvfs2", "orangefs", "afs", "fuse.glusterfs", "fuse.ceph"})
+# Where systemd (and dbus before it) keep the machine's id: 32 hex digits, fixed at installation.
+MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
 
 # Virtual disks report what the hypervisor tells them; their rotational flag says little.
 VIRTUAL_DISK_DRIVERS = frozenset({"virtio_blk", "xen_blkfront", "vbd"})
@@ -465,6 +468,23 @@ def cpu_model() -> str | None:
     return platform.processor() or None
 
 
+def machine_id() -> str | None:
+    """The machine's id (machine-id(5)): tells apart two nodes that share a host name or look alike."""
+    for path in MACHINE_ID_FILES:
+        text = (_read_text(path) or "").strip()
+        if text:
+            return text
+    return None
+
+
+def network_filesystem(path: str | os.PathLike) -> str | None:
+    """The filesystem type under `path` (or its nearest existing parent) if it is a network one
+    (NFS, Lustre, GPFS, ...), else None."""
+    mount = mount_for(nearest_existing(path), read_mounts())
+    fstype = mount.fstype if mount else ""
+    return fstype if fstype in NETWORK_FILESYSTEMS or fstype.startswith("nfs") else None
+
+
 def memory_bytes() -> int | None:
     text = _read_text(Path("/proc/meminfo")) or ""
     match = re.search(r"^MemTotal:\s+(\d+)\s*kB", text, re.MULTILINE)
@@ -489,6 +509,7 @@ def machine_info(data_dir: str | os.PathLike) -> dict:
         "kernel": platform.release(),
         "architecture": platform.machine(),
         "cpu_model": cpu_model(),
+        "machine_id": machine_id(),
         "cores": os.cpu_count(),
         "memory_bytes": memory_bytes(),
         "data_dir": os.path.abspath(os.fspath(data_dir)),

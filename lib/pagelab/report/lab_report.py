@@ -555,6 +555,20 @@ def per_host_tpmc(data: ReportData) -> pd.DataFrame:
     return rows[(rows["metric"] == "tpmc") & (rows["runs"] > 0)]
 
 
+def nodes_markdown(data: ReportData) -> str:
+    """The node section of a sweep spread over nodes (pagelab.evidence.nodes); "" on one node."""
+    from pagelab.evidence.nodes import node_lines, node_summary
+
+    lines = node_lines(node_summary(data.evidence))
+    if not lines:
+        return ""
+    first, rest = lines[0], lines[1:]
+    body = "\n".join(f"- {line.strip()}" if line.startswith("  ") and not line.startswith("    ")
+                     else f"    - {line.strip()}" if line.startswith("    ") else f"\n{line}\n" for line in rest)
+    return (f"**What the nodes did.** Each round ran on one node, and its runs are compared within it, so a node's "
+            f"speed cancels out of the comparisons. {first}\n\n{body}")
+
+
 def host_verdict(data: ReportData) -> str:
     """Whether the hosts differ more than the page sizes do, in one sentence (host_lines' last)."""
     from pagelab.evidence.tables import host_lines

@@ -1,6 +1,13 @@
-"""A sweep's plan: the run units, in the order a single machine runs them. Both executors read it:
-the local one runs the units in turn, the Slurm one gives unit i to array task i, and each unit
-is run by the same code (pagelab.sweep.run_unit).
+"""A sweep's plan: the run units, in the order a single machine runs them, and its blocks. Both
+executors read it: the local one runs the units in turn, the Slurm one gives each block (a round:
+the units that are compared with each other) to one array task, which runs them on its node one
+after another in the round's order; each unit is run by the same code (pagelab.sweep.run_unit).
+
+A block is a round: the verdict rounds 1..R (every cell of a grid and every page size once), then
+the over-time runs, which the plan gives a round of their own (R + 1). Its runs share the node and
+the minute, which is what the paired analysis leans on (pagelab.evidence.intervals), so a block
+never spans nodes: Slurm runs a block as one task, and a resume reruns a block that is not
+complete as a whole (`blocks_not_done`).
 
 BUNDLE/plan.json:
 
@@ -55,9 +62,28 @@ class Plan:
             raise UsageError(f"unit {index} is out of range: this plan has units 0 to {len(self.units) - 1}")
         return self.units[index]
 
+    def blocks(self) -> dict[int, list[Unit]]:
+        """{round: its units in the round's order}, rounds ascending. A plan written before rounds
+        were recorded (round 0) gives each repeat its round, as such sweeps ran them."""
+        found: dict[int, list[Unit]] = {}
+        for unit in self.units:
+            found.setdefault(block_of(unit), []).append(unit)
+        return {key: sorted(found[key], key=lambda unit: (unit.position, unit.index)) for key in sorted(found)}
+
+    def block(self, round_number: int) -> list[Unit]:
+        blocks = self.blocks()
+        if round_number not in blocks:
+            raise UsageError(f"round {round_number} is not in this plan: its rounds are {', '.join(map(str, blocks))}")
+        return blocks[round_number]
+
     def to_dict(self) -> dict:
         return {"sweep_id": self.sweep_id, "profile": self.profile, "measure_noise": self.measure_noise,
                 "units": [asdict(unit) for unit in self.units]}
+
+
+def block_of(unit: Unit) -> int:
+    """The round a unit belongs to (its repeat in a plan from before rounds were recorded)."""
+    return unit.round or unit.repeat
 
 
 def plan_from_record(record: SweepRecord, measure_noise: bool = False) -> Plan:
@@ -89,7 +115,9 @@ def read_plan(sweep_dir: Path, record: SweepRecord | None = None) -> Plan:
                 bool(document.get("measure_noise")))
 
 
-def units_not_done(record: SweepRecord) -> list[Unit]:
-    """Units whose run is not done (pending, running, failed or interrupted), in plan order."""
+def blocks_not_done(record: SweepRecord) -> dict[int, list[Unit]]:
+    """The blocks (rounds) with a unit not done, each whole, in plan order: a block reruns as one, on
+    one node, so that a rerun round is still a block (its done units are redone with it)."""
     statuses = {entry["name"]: entry["status"] for entry in record.runs}
-    return [unit for unit in read_plan(record.directory, record).units if statuses.get(unit.name) != "done"]
+    return {key: units for key, units in read_plan(record.directory, record).blocks().items()
+            if any(statuses.get(unit.name) != "done" for unit in units)}

@@ -1,7 +1,15 @@
 """One unit of a sweep's plan, run into its own run directory: the one code path of both
 executors. The local sweep's loop calls `begin` and `execute` for each unit in turn;
-`pagelab run-unit BUNDLE INDEX` (a Slurm array task) calls `run_one`, which adds the bookkeeping
-a process of its own needs: the unit's lock, SIGTERM, and its status on the way out.
+`pagelab run-unit BUNDLE --round K` (a Slurm array task) calls `run_block`, which runs round K's
+units on this node one after another in the round's order, and `pagelab run-unit BUNDLE INDEX`
+(one unit by hand) calls `run_one`; both add the bookkeeping a process of its own needs: the
+unit's lock, SIGTERM, and its status on the way out.
+
+A round is a block (pagelab.sweep.plan): its runs are compared with each other as runs that
+shared a node, so no round is ever split over two nodes here. A unit whose round has runs done on
+another host is refused (`check_round_on_this_node`); a round task skips its units already done
+on this host (a requeued task keeps them) and, stopped part-way, marks the units it did not
+reach as not run, naming the round, so that a resume reruns the round whole.
 
 Where the unit's server lives:
 - by default in the page size's instance, BUNDLE/instances/<page>/, as a local sweep always did;
@@ -18,13 +26,17 @@ import os
 import shutil
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pagelab.common.errors import PagelabError, UsageError
-from pagelab.machine.hosts import host_noise, host_record, write_host_record
+from pagelab.machine.hosts import host_noise, host_record, hostname, write_host_record
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
 from pagelab.common.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
-from pagelab.sweep.plan import Unit, read_plan
+from pagelab.sweep.plan import Unit, block_of, read_plan
 from pagelab.bundle import SweepRecord, now_iso, set_phase
+
+if TYPE_CHECKING:
+    from pagelab.sweep.plan import Plan
 
 RUN_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_run.ipynb"
 # A cell may legitimately run for the whole measurement (course: 1200 s) plus load and restarts.
@@ -158,27 +170,109 @@ def check_room_for_unit(sweep_dir: Path, entry: dict, profile: dict, scratch: Pa
     check_room(existing, needed, f"unit {entry['name']}")
 
 
-def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> tuple[int, SweepRecord, str]:
-    """`pagelab run-unit`: unit `index` of the bundle's plan, start to end. The exit code (0 if it
-    is done, 1 if it failed, 143 if SIGTERM stopped it), the record as the unit left it (its entry
-    says which, and why) and the unit's name."""
+def _load_for_task(sweep_dir: Path) -> tuple[Path, SweepRecord, "Plan", dict]:
     from pagelab.sweep.profiles import profile_from_dict
 
     sweep_dir = Path(sweep_dir).resolve()
     record = SweepRecord.load(sweep_dir)
     plan = read_plan(sweep_dir, record)
-    unit = plan.unit(index)
     profile = profile_from_dict(record.document["profile"]).to_dict()  # a damaged sweep.json fails here
+    return sweep_dir, record, plan, profile
+
+
+def check_round_on_this_node(record: SweepRecord, units: list[Unit], host: str) -> None:
+    """UsageError if a unit of this round is done on another host: running the rest here would
+    split the round (a block) over two nodes."""
+    elsewhere = sorted({(entry["name"], entry.get("host")) for unit in units
+                        for entry in [record.run(unit.name)]
+                        if entry["status"] == "done" and entry.get("host") not in (None, host)})
+    if elsewhere:
+        done = ", ".join(f"{name} on {other}" for name, other in elsewhere)
+        raise UsageError(f"round {block_of(units[0])} of {record.directory} has runs done on another node ({done}); "
+                         f"running the rest on {host} would split the round, whose runs are compared as runs "
+                         f"of one node. Rerun the round whole: pagelab sweep --resume {record.directory} "
+                         "--executor slurm --scratch DIR")
+
+
+def check_scratch_is_local(scratch: Path | None) -> None:
+    """UsageError if the units' servers would live on a network filesystem, which would measure
+    the network instead of the node's disk."""
+    from pagelab.machine.system import network_filesystem
+
+    if scratch is None:
+        return
+    fstype = network_filesystem(scratch)
+    if fstype:
+        raise UsageError(f"--scratch {scratch} is on {fstype}, a network filesystem, on {hostname()}: the servers "
+                         "would measure the network, not the node's disk. Give a directory on each node's local "
+                         "disk (for example --scratch /local/$USER or the node's /tmp if it is a disk)")
+
+
+def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> tuple[int, SweepRecord, str]:
+    """`pagelab run-unit BUNDLE INDEX`: unit `index` of the bundle's plan, start to end. The exit code (0 if it
+    is done, 1 if it failed, 143 if SIGTERM stopped it), the record as the unit left it (its entry
+    says which, and why) and the unit's name."""
+    sweep_dir, record, plan, profile = _load_for_task(sweep_dir)
+    unit = plan.unit(index)
     entry = record.run(unit.name)
     if entry["status"] == "done":  # a result is never redone by accident (a requeued task, a typo)
         raise UsageError(f"unit {index} ({unit.name}) of {sweep_dir} is done; its results are in {sweep_dir / unit.name}")
-    if scratch is not None:
-        scratch = Path(scratch).resolve()
+    check_round_on_this_node(record, plan.block(block_of(unit)), hostname())
+    scratch = Path(scratch).resolve() if scratch is not None else None
+    check_scratch_is_local(scratch)
+    return _run_unit_locked(sweep_dir, record, unit, profile, scratch, plan.measure_noise), record, unit.name
+
+
+def run_block(sweep_dir: Path, round_number: int, scratch: Path | None = None) -> tuple[int, SweepRecord, list[str]]:
+    """`pagelab run-unit BUNDLE --round K`, what each Slurm array task runs: round K's units on this
+    node, one after another in the round's order. Units already done on this node are kept; a
+    unit that fails does not stop the others. The exit code (0 if every unit is done, 1 if one
+    failed, 143 if SIGTERM stopped the task), the record, and the round's unit names."""
+    sweep_dir, record, plan, profile = _load_for_task(sweep_dir)
+    units = plan.block(round_number)
+    host = hostname()
+    check_round_on_this_node(record, units, host)
+    scratch = Path(scratch).resolve() if scratch is not None else None
+    check_scratch_is_local(scratch)
+    code, reached = 0, 0
+
+    def stopped(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, stopped)  # between two units; each unit sets its own
+    try:
+        for reached, unit in enumerate(units):
+            if record.run(unit.name)["status"] == "done":  # on this node: a requeued task keeps it
+                continue
+            result = _run_unit_locked(sweep_dir, record, unit, profile, scratch, plan.measure_noise)
+            if result == EXIT_SIGTERM:
+                raise KeyboardInterrupt("SIGTERM")
+            code = max(code, result)
+        reached = len(units)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
+        stopped_at = units[min(reached, len(units) - 1)].name
+        for unit in units[reached:]:
+            entry = record.run(unit.name)
+            if entry["status"] == "done" or entry["status"] == "failed" and entry.get("error") == STOPPED_BY_SIGTERM:
+                continue  # the unit SIGTERM stopped said so itself
+            record.update_run(unit.name, status="failed", finished=now_iso(), host=host, slurm_job=slurm_task(),
+                              error=f"not run: round {round_number}'s task on {host} was stopped by SIGTERM at "
+                                    f"{stopped_at}; a resume reruns the round whole")
+        return EXIT_SIGTERM, record, [unit.name for unit in units]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return code, record, [unit.name for unit in units]
+
+
+def _run_unit_locked(sweep_dir: Path, record: SweepRecord, unit: Unit, profile: dict, scratch: Path | None,
+                     measure_noise: bool) -> int:
+    entry = record.run(unit.name)
     try:
         with held_lock(sweep_dir / BUNDLE_LOCKS_DIR / f"unit-{unit.name}.lock", wait=False):
-            return _run_locked(sweep_dir, record, entry, profile, scratch, plan.measure_noise), record, unit.name
+            return _run_locked(sweep_dir, record, entry, profile, scratch, measure_noise)
     except LockBusy as busy:
-        raise UsageError(f"unit {index} ({unit.name}) of {sweep_dir} is being run by {busy.holder}; "
+        raise UsageError(f"unit {unit.index} ({unit.name}) of {sweep_dir} is being run by {busy.holder}; "
                          "wait for it to end") from None
 
 

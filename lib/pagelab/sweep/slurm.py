@@ -1,9 +1,18 @@
-"""`pagelab sweep --executor slurm`: the plan's units as one Slurm job array, the report as a job
+"""`pagelab sweep --executor slurm`: the plan's rounds as one Slurm job array, the report as a job
 that waits for it; nothing runs on the submitting host, and the command returns once both are
 queued.
 
-    sbatch --array=<units>%K --exclusive  BUNDLE/slurm/unit.sh    task i: pagelab run-unit BUNDLE i
+    sbatch --array=<rounds>%K --exclusive --no-requeue  BUNDLE/slurm/unit.sh
+        task k: pagelab run-unit BUNDLE --round k --scratch DIR (round k's units, in order, on one node)
     sbatch --dependency=afterany:<array>  BUNDLE/slurm/report.sh  pagelab report BUNDLE
+
+One task per round, not per unit: a round's runs are compared with each other as runs that shared
+a machine's minute (pagelab.evidence.intervals), and nodes of one cluster differ (Maricq et al.,
+OSDI 2018), so a round split over nodes would pair runs that share nothing. The array's task ids
+are the round numbers. A resume resubmits every round with a unit not done, whole
+(pagelab.sweep.plan.blocks_not_done): its done units are marked pending again and rerun with it.
+`--no-requeue`: a task Slurm requeued after a node failure would find its round part-done on the
+dead node; the round waits for a resume instead, which reruns it whole.
 
 Files it adds to the bundle:
 
@@ -13,9 +22,15 @@ Files it adds to the bundle:
     sweep.json "slurm"                one entry per submission: job ids, units, time, sbatch arguments
 
 `--exclusive` because a run must have its node to itself: two runs on one node would measure each
-other. `afterany` because the report covers whatever finished, failed units included (it names
-them). Each unit's server lives under the scratch directory (a node-local disk, ideally), restored
+other; for the same reason a task may not span nodes, and `--slurm-args` that ask for more than one
+node per task are refused. `afterany` because the report covers whatever finished, failed units
+included (it names them). Each unit's server lives under the scratch directory, a node-local disk
+(`--scratch`, required: on the shared filesystem the servers would measure the network), restored
 from the page size's snapshot in the bundle.
+
+A task's first step checks that its node sees the bundle (unit.sh, before Python starts): a node
+that does not fails the task at once with a message in its output, and cancels the array's other
+tasks, which would fail the same way.
 """
 
 from __future__ import annotations
@@ -38,20 +53,27 @@ SBATCH_TIMEOUT_S = 60
 ACTIVE_STATES = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING")
 
 
+# sbatch options that give one task more than one node: a round must run on one node.
+MULTI_NODE_OPTIONS = ("--nodes", "-N")
+
+
 @dataclass(frozen=True)
 class Submission:
     array_job: str
     report_job: str
     units: tuple[int, ...]
+    rounds: tuple[int, ...]
 
     def watch_lines(self, sweep_dir: Path) -> list[str]:
-        return [f"unit array job {self.array_job} ({len(self.units)} unit{'s' if len(self.units) != 1 else ''}: "
-                f"{array_spec(self.units)}), report job {self.report_job} (after the array)",
+        rounds, units = len(self.rounds), len(self.units)
+        return [f"round array job {self.array_job} ({rounds} round{'s' if rounds != 1 else ''}: "
+                f"{array_spec(self.rounds)}; {units} unit{'s' if units != 1 else ''}, each round's on one node), "
+                f"report job {self.report_job} (after the array)",
                 f"watch:   squeue -j {self.array_job},{self.report_job}",
                 f"history: sacct -j {self.array_job},{self.report_job} --format=JobID,State,ExitCode,NodeList,Elapsed",
                 f"status:  {sweep_dir}/sweep.json; each task's output in {sweep_dir}/{SLURM_DIR}/",
                 f"cancel:  scancel {self.array_job} {self.report_job}; then `pagelab sweep --resume {sweep_dir} "
-                "--executor slurm` reruns the units not done"]
+                "--executor slurm --scratch DIR` reruns the rounds not done, each whole"]
 
 
 def parse_slurm_args(text: str | None) -> list[str]:
@@ -66,7 +88,26 @@ def parse_slurm_args(text: str | None) -> list[str]:
                 raise UsageError(f"--slurm-args: {reserved} is set by pagelab itself; leave it out")
         if word.startswith("-a") and not word.startswith("--") or word.startswith("-d") and not word.startswith("--"):
             raise UsageError(f"--slurm-args: {word} (the job array or a dependency) is set by pagelab itself; leave it out")
+    for position, word in enumerate(words):
+        nodes = _nodes_asked(word, words[position + 1] if position + 1 < len(words) else "")
+        if nodes is not None and nodes not in ("1", "1-1"):
+            shown = f"{word} {nodes}" if word in MULTI_NODE_OPTIONS else word
+            raise UsageError(f"--slurm-args: {shown} asks for {nodes} nodes per task, which would split a round over "
+                             "several nodes; each task runs one round on one node, as its runs are compared with "
+                             f"each other. Leave {shown} out")
     return words
+
+
+def _nodes_asked(word: str, following: str) -> str | None:
+    """The node count a word of sbatch's arguments asks for ('2', '1-3'), or None if it asks none:
+    --nodes=N, --nodes N, -N N, -NN."""
+    if word in MULTI_NODE_OPTIONS:
+        return following
+    if word.startswith("--nodes="):
+        return word.split("=", 1)[1]
+    if word.startswith("-N") and len(word) > 2:
+        return word[2:].lstrip("=")
+    return None
 
 
 def array_spec(indices: tuple[int, ...] | list[int]) -> str:
@@ -94,9 +135,34 @@ def _python_command() -> str:
             f"exec {shlex.quote(sys.executable)} -m pagelab.cli")
 
 
-def unit_script(sweep_dir: Path, scratch: Path) -> str:
-    return (f"#!/bin/bash\n# One unit of the sweep in {sweep_dir}: array task i runs unit i of plan.json.\n"
-            f"{_python_command()} run-unit {shlex.quote(str(sweep_dir))} \"$SLURM_ARRAY_TASK_ID\" "
+def unit_script(sweep_dir: Path, scratch: Path, report_job_name: str) -> str:
+    """Array task k runs round k. Its first step, in the shell, checks that this node sees the
+    bundle and pagelab's checkout. Slurm's own --output into the bundle would fail such a task
+    before its script starts, with the reason only in slurmd's log, so Slurm writes to /dev/null
+    and the script sends its output to BUNDLE/slurm/ once it knows it can. A node that cannot
+    see them fails the task at once: the reason goes into the array job's Comment (squeue -o %k,
+    scontrol show job), and the other tasks and the report job, which would fail the same way,
+    are cancelled."""
+    from pagelab.common.paths import PROJECT_ROOT
+
+    bundle, plan = shlex.quote(str(sweep_dir)), shlex.quote(str(sweep_dir / "plan.json"))
+    output = shlex.quote(str(sweep_dir / SLURM_DIR)) + '/unit-"${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}".out'
+    project = shlex.quote(str(PROJECT_ROOT / "lib" / "pagelab"))
+    return (f"#!/bin/bash\n# One round of the sweep in {sweep_dir}: array task k runs round k of plan.json, its units\n"
+            "# one after another on this node.\n"
+            f"for needed in {plan} {project}; do\n"
+            "  if [ ! -e \"$needed\" ]; then\n"
+            "    why=\"pagelab: node $(hostname) cannot see $needed: every node must see the bundle and pagelab's "
+            "checkout at the same path, on a shared filesystem; nothing ran\"\n"
+            "    echo \"$why\" >&2\n"
+            "    scontrol update JobId=\"$SLURM_ARRAY_JOB_ID\" Comment=\"$why\"\n"
+            f"    scancel --name={shlex.quote(report_job_name)}\n"
+            "    scancel \"$SLURM_ARRAY_JOB_ID\"\n"
+            "    exit 2\n"
+            "  fi\n"
+            "done\n"
+            f"exec >>{output} 2>&1\n"
+            f"{_python_command()} run-unit {bundle} --round \"$SLURM_ARRAY_TASK_ID\" "
             f"--scratch {shlex.quote(str(scratch))}\n")
 
 
@@ -155,38 +221,51 @@ def refuse_while_queued(sweep_dir: Path, submissions: list[dict]) -> None:
                          f"(squeue -j {','.join(still)}) or cancel them (scancel {' '.join(still)}), then resume")
 
 
-def submit(record: SweepRecord, units: list[Unit], slurm_args: list[str], max_running: int | None = None,
-           scratch: Path | None = None, report_args: list[str] | None = None) -> Submission:
-    """Queue the units and the report; returns their job ids. Refuses while an earlier submission
-    of this bundle still has jobs in the queue (the same unit must never run twice at once)."""
+def submit(record: SweepRecord, blocks: dict[int, list[Unit]], slurm_args: list[str], scratch: Path,
+           max_running: int | None = None, report_args: list[str] | None = None) -> Submission:
+    """Queue the rounds (one array task each) and the report; returns their job ids. The done
+    units of a round that is not complete are marked pending: the round reruns whole, on one node.
+    Refuses while an earlier submission of this bundle still has jobs in the queue (the same unit
+    must never run twice at once)."""
     sweep_dir = record.directory.resolve()
-    if not units:
+    if not blocks:
         raise UsageError(f"every unit of {sweep_dir} is done; nothing to submit")
     if max_running is not None and max_running < 1:
         raise UsageError(f"--slurm-max-running must be at least 1, got {max_running}")
     refuse_while_queued(sweep_dir, record.document.get("slurm", []))
-    scratch = Path(scratch).resolve() if scratch else sweep_dir / "instances"
+    scratch = Path(scratch).resolve()
     folder = sweep_dir / SLURM_DIR
     folder.mkdir(exist_ok=True)
-    (folder / "unit.sh").write_text(unit_script(sweep_dir, scratch))
-    (folder / "report.sh").write_text(report_script(sweep_dir, report_args or []))
-    indices = tuple(unit.index for unit in units)
-    throttle = f"%{max_running}" if max_running else ""
     name = f"pagelab-{sweep_dir.name}"
+    (folder / "unit.sh").write_text(unit_script(sweep_dir, scratch, f"{name}-report"))
+    (folder / "report.sh").write_text(report_script(sweep_dir, report_args or []))
+    rounds = tuple(blocks)
+    indices = tuple(unit.index for units in blocks.values() for unit in units)
+    throttle = f"%{max_running}" if max_running else ""
+    # The round reruns whole: its finished runs are redone with it (marked before the array is
+    # queued, so that no task meets them; put back if nothing could be submitted).
+    redone = {unit.name: dict(record.run(unit.name)) for units in blocks.values() for unit in units
+              if record.run(unit.name)["status"] == "done"}
+    for unit_name, entry in redone.items():
+        record.update_run(unit_name, status="pending", finished=None,
+                          error=f"redone: round {entry.get('round')} reruns whole on one node")
     try:
-        array_job = _sbatch([f"--array={array_spec(indices)}{throttle}", "--exclusive", f"--job-name={name}",
-                             f"--output={folder}/unit-%A_%a.out", *slurm_args, str(folder / "unit.sh")])
+        array_job = _sbatch([f"--array={array_spec(rounds)}{throttle}", "--exclusive", "--no-requeue",
+                             f"--job-name={name}", "--output=/dev/null", *slurm_args,
+                             str(folder / "unit.sh")])
     except PagelabError as error:
+        for unit_name, entry in redone.items():
+            record.update_run(unit_name, status="done", finished=entry.get("finished"), error=None)
         raise PagelabError(f"{error}\nNothing was submitted; the bundle is ready: once Slurm takes jobs, "
-                           f"pagelab sweep --resume {sweep_dir} --executor slurm") from None
+                           f"pagelab sweep --resume {sweep_dir} --executor slurm --scratch {scratch}") from None
     try:
         report_job = _sbatch([f"--dependency=afterany:{array_job}", f"--job-name={name}-report",
                               f"--output={folder}/report-%j.out", *slurm_args, str(folder / "report.sh")])
     except PagelabError as error:
-        raise PagelabError(f"{error}\nThe units are submitted (array job {array_job}), the report is not: once "
+        raise PagelabError(f"{error}\nThe rounds are submitted (array job {array_job}), the report is not: once "
                            f"they have ended, run: sbatch {folder / 'report.sh'}") from None
-    submission = Submission(array_job, report_job, indices)
+    submission = Submission(array_job, report_job, indices, rounds)
     record.update_document(slurm=record.document.get("slurm", []) + [
-        {"array_job": array_job, "report_job": report_job, "units": list(indices), "submitted": now_iso(),
-         "sbatch_args": slurm_args, "scratch": str(scratch)}])
+        {"array_job": array_job, "report_job": report_job, "rounds": list(rounds), "units": list(indices),
+         "submitted": now_iso(), "sbatch_args": slurm_args, "scratch": str(scratch)}])
     return submission
