@@ -203,9 +203,13 @@ def run_table(bundle: Path, record: dict) -> RunTable:
         profile["primary"] = record["primary"].get("comparison", "")
     order = [page_size_label(int(s)) for s in sizes]
     looks = plan_of(record, 1 - CONFIDENCE)
+    # The largest Holm family a look tests: every pair, or, after a declared primary tested alone,
+    # the others (pagelab.evidence.families.compare_family)
+    pairs = len(order) * (len(order) - 1) // 2
+    holm_family = pairs - 1 if profile.get("primary") and pairs > 1 else pairs
     host_noise = {path.parent.name: json.loads(path.read_text()) for path in sorted(bundle.glob("hosts/*/noise.json"))}
     return RunTable(pd.DataFrame(rows), excluded, profile, order, noise, series,
-                    looks.family_confidence(len(order) * (len(order) - 1) // 2), looks, host_noise)
+                    looks.family_confidence(holm_family), looks, host_noise)
 
 
 @dataclass(frozen=True)
