@@ -3,7 +3,7 @@
     data/runs/<sweep-id>/
       sweep.json              profile, machine, versions, the status of every run, and the looks (the
                               analyses it was made for: after its rounds, and after each --add-rounds)
-      plan.json               the run units, in order: `pagelab run-unit BUNDLE INDEX` runs one
+      plan.json               the run units, in order, with their rounds: `pagelab run-unit BUNDLE --round K` runs one round
       locks/                  lock files of units and instances (pagelab.common.locks)
       instances/<page>/       one server instance per page size (and warehouses level, <page>-w<N>/, when
                               warehouses is a grid factor); snapshot/ is its loaded datadir
