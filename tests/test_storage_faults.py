@@ -202,3 +202,15 @@ def test_a_sweep_loads_again_rather_than_restore_a_damaged_snapshot(tmp_path, ca
     os.truncate(snapshot / "ibdata1", 100)
     assert loaded_state(instance_dir, tmp_path) is None  # the run then inits, loads and snapshots again
     assert "is not whole (ibdata1 is 100 bytes" in capsys.readouterr().out
+
+
+def test_a_storage_fault_in_the_tidy_up_names_where_it_struck(tmp_path):
+    from pagelab.bundle import SweepRecord
+    from pagelab.sweep.storage_stop import storage_fault_stop
+
+    record = SweepRecord(tmp_path / "sweep.json", {"runs": [{"name": "4k-r1", "status": "done"}]})
+    # shutil.rmtree's error names its file relative to the directory it was removing
+    fault = storage_fault_in(OSError(errno.EROFS, "Read-only file system", "db.opt"))
+    message = str(storage_fault_stop(record, fault, None, None, "tidy-up after the report", tmp_path / "instances"))
+    assert f"(EROFS) under {tmp_path} at {tmp_path}/instances (db.opt), during the tidy-up after the report" in message
+    assert "Kept: the 1 of 1 runs done before it" in message and f"pagelab sweep --resume {tmp_path}" in message

@@ -393,7 +393,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         try:
             tidy_up(record, keep_instances)
         except Exception as exc:
-            stop_if_storage_fault(record, exc, "tidy-up after the report")
+            stop_if_storage_fault(record, exc, "tidy-up after the report", sweep_dir / "instances")
             raise
     return record, pdf
 

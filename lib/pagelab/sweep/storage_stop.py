@@ -46,13 +46,18 @@ def phase_words(phase: str | None) -> str:
 
 
 def storage_fault_stop(record: SweepRecord, fault: StorageFaultKind, run: str | None, phase: str | None,
-                       stage: str | None = None) -> StorageFault:
+                       stage: str | None = None, under: Path | None = None) -> StorageFault:
     """The one message of a storage fault that stopped the sweep: the fault, the path, the run and
-    phase (or the sweep's `stage`: the report, the tidy-up), what was kept, and what to do next."""
+    phase (or the sweep's `stage`: the report, the tidy-up), what was kept, and what to do next.
+    A path the error gave relative to a directory it did not name (shutil.rmtree's) is said under
+    `under`, the directory the stage was working in."""
     sweep_dir = record.directory
     done = sum(entry["status"] == "done" for entry in record.runs)
     where = f"during {run}'s {phase_words(phase)}" if run else f"during the {stage or 'sweep'}"
-    at = f" at {fault.path}" if fault.path else ""
+    if fault.path and not Path(fault.path).is_absolute():
+        at = f" at {under or sweep_dir} ({fault.path})"
+    else:
+        at = f" at {fault.path}" if fault.path else ""
     redo = (f"; {run} was not recorded as done and will be run again from its page size's snapshot (re-created "
             "first if it is not whole)") if run else ""
     return StorageFault(
@@ -61,10 +66,10 @@ def storage_fault_stop(record: SweepRecord, fault: StorageFaultKind, run: str | 
         f"pagelab sweep --resume {sweep_dir}", bundle=sweep_dir)
 
 
-def stop_if_storage_fault(record: SweepRecord, exc: Exception, stage: str) -> None:
+def stop_if_storage_fault(record: SweepRecord, exc: Exception, stage: str, under: Path | None = None) -> None:
     fault = storage_fault_in(exc)
     if fault is not None:
-        raise storage_fault_stop(record, fault, None, None, stage) from exc
+        raise storage_fault_stop(record, fault, None, None, stage, under) from exc
 
 
 def refuse_unwritable(directory: Path, what: str) -> None:
