@@ -161,3 +161,27 @@ def test_a_kernel_that_never_lets_go_is_named(tmp_path, monkeypatch):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_block_is_a_round_the_over_time_runs_and_a_grids_cells_included(tmp_path):
+    """What a Slurm task runs: each round whole, in its recorded order; the over-time runs, compared
+    with each other, are one round of their own; a grid's round holds every cell."""
+    from pagelab.bundle import SweepRecord
+    from pagelab.sweep.plan import read_plan
+
+    bundle = tmp_path / "blocks"
+    made = pagelab("sweep", "--profile", "tests/faults/tiny.yaml", "--set", "buffer_pool=32M,48M", "--set",
+                   "over_time_s=30", "--plan-only", "--out", bundle)
+    assert made.returncode == 0, made.stderr
+    record = SweepRecord.load(bundle)
+    blocks = read_plan(bundle, record).blocks()
+    assert list(blocks) == [1, 2, 3]
+    for number in (1, 2):
+        assert [unit.position for unit in blocks[number]] == [1, 2, 3, 4]
+        assert {(unit.page_size, unit.cell["buffer_pool"]) for unit in blocks[number]} == {
+            (size, pool) for size in ("4k", "8k") for pool in ("32M", "48M")}
+        assert {unit.role for unit in blocks[number]} == {"verdict"}
+    assert {unit.role for unit in blocks[3]} == {"over_time"} and len(blocks[3]) == 4
+    by_name = {entry["name"]: entry for entry in record.runs}
+    for number, units in blocks.items():  # the round's recorded order, as sweep.json keeps it
+        assert [by_name[unit.name]["position"] for unit in units] == sorted(by_name[u.name]["position"] for u in units)

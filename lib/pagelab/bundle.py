@@ -3,7 +3,7 @@
     data/runs/<sweep-id>/
       sweep.json              profile, machine, versions, the status of every run, and the looks (the
                               analyses it was made for: after its rounds, and after each --add-rounds)
-      plan.json               the run units, in order: `pagelab run-unit BUNDLE INDEX` runs one
+      plan.json               the run units, in order, with their rounds: `pagelab run-unit BUNDLE --round K` runs one round
       locks/                  lock files of units and instances (pagelab.common.locks)
       instances/<page>/       one server instance per page size (and warehouses level, <page>-w<N>/, when
                               warehouses is a grid factor); snapshot/ is its loaded datadir
@@ -36,6 +36,7 @@ from pathlib import Path
 from pagelab.common.atomic import atomic_write_json, atomic_write_text
 from pagelab.common.errors import UsageError
 from pagelab.common.locks import held_lock
+from pagelab.common.storage import naming
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.units import page_size_label
 from pagelab.common.paths import PROJECT_ROOT
@@ -127,7 +128,7 @@ def set_phase(run_dir: Path, phase: str) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(run_dir / PHASE_FILE, phase)
     if not phase.startswith("measure "):  # per-interval progress is not a phase of its own
-        with open(run_dir / PHASES_LOG, "a") as log:
+        with naming(run_dir / PHASES_LOG), open(run_dir / PHASES_LOG, "a") as log:
             log.write(f"{time.time():.3f},{phase}\n")
 
 

@@ -496,7 +496,7 @@ def wait_for_held(sweep: Sweep, phase: str, holders: list) -> str:
 #   record    its line in phases.csv, written just after .phase says record, before anything of
 #             the phase is done;
 #   snapshot  the snapshot's marker, written into snapshot.partial once the copy is complete: the
-#             copy (a fraction of a second on a tmpfs) is done, the snapshot not yet whole. Held
+#             copy (a fraction of a second) is done, the snapshot not yet whole. Held
 #             once the marker file exists, empty.
 HELD_WRITES = {
     "record": ("measurement", lambda bundle, run: bundle / run / PHASES_CSV, lambda bundle, run: True),

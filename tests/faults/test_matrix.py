@@ -1,7 +1,8 @@
 """The fault matrix: faults injected into a real `pagelab sweep` at the phases of its runs, its report
 and its PDF, each followed by the checks of tests/faults/harness.py, then `--resume`.
 
-One bundle (the tiny profile, on a tmpfs of its own so that the disk can really be filled) goes
+One bundle (the tiny profile, on an ext4 filesystem of its own so that the disk can really be filled
+and really turn read-only) goes
 through the cells in order, like a sweep that meets one fault after another: each cell starts the
 sweep (the first) or resumes it, waits for its phase marker, injects its fault, and checks what
 must hold; the next cell's resume is the one that follows it. The last test resumes without a
@@ -16,7 +17,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -24,7 +24,8 @@ import pytest
 
 from pagelab.common.paths import CACHE_DIR
 from tests.bundles import assert_complete_bundle
-from tests.faults import harness
+from tests.faults import harness, storage_cells
+from tests.faults.failing_disk import LoopExt4
 
 pytestmark = pytest.mark.server
 
@@ -54,13 +55,15 @@ APPLICABLE = {
     "port-taken": ("init", "start"),
     "torn-write": ("snapshot", "start", "record"),
     "second-sweep": ALL_PHASES,
+    **storage_cells.STORAGE_PHASES,  # read-only, eio-server, eio-bundle, slow-disk (tests/faults/storage_cells.py)
 }
 # The full matrix in the order the bundle can meet it: the phases of a first load (init and load,
 # whose cells all stop the run before its load is done, port-taken in init last: it stops its run
 # once the load's server is up on another port); then the snapshots, the cells that let a snapshot
 # complete last, each of them using up a page size's first load; the phases of runs that restore,
 # then port-taken in start; then the report and the PDF.
-LETS_THE_PHASE_FINISH = ("kill-sweep", "torn-write", "second-sweep")  # kill-sweep: its kernel lives ~1 s on
+# kill-sweep: its kernel lives ~1 s on; slow-disk: the run completes, slowly
+LETS_THE_PHASE_FINISH = ("kill-sweep", "torn-write", "second-sweep", "slow-disk")
 
 
 def full_matrix() -> list[tuple[str, str]]:
@@ -70,12 +73,12 @@ def full_matrix() -> list[tuple[str, str]]:
 
     return (cells("init", ("port-taken",)) + cells("load") + [("port-taken", "init")] + cells("snapshot")
             + [c for phase in ("restore", "start", "ramp-up", "measurement", "record") for c in cells(phase, ("port-taken",))]
-            + [("port-taken", "start")] + cells("report") + cells("pdf"))
+            + [("port-taken", "start")] + cells("report") + cells("pdf") + [("read-only", "tidy-up")])
 
 
 # The default: every fault and every phase at least once, chosen where the fault does
 # the most harm or where a guard is at stake (see tests/faults/README.md); `PAGELAB_FAULT_MATRIX=full`
-# runs every applicable cell instead (82, ~11 minutes).
+# runs every applicable cell instead (93; the 82 before the storage cells took ~11 minutes).
 REPRESENTATIVE = [
     ("kill-sweep", "init"),        # leaves the instance directory half made, for the next init
     ("kill-mysqld", "init"),
@@ -95,6 +98,10 @@ REPRESENTATIVE = [
     ("kill-kernel", "record"),
     ("torn-write", "record"),      # sweep.json
     ("port-taken", "start"),
+    ("read-only", "measurement"),  # the ext4 under the bundle turned read-only: one message, exit 4
+    ("eio-server", "measurement"),  # InnoDB's writes fail with EIO: found in its error log
+    ("eio-bundle", "record"),      # pagelab's own write into the bundle fails with EIO
+    ("slow-disk", "measurement"),  # 500 ms per server write: the run completes
     ("sigint", "report"),
     ("kill-kernel", "report"),
     ("kill-sweep", "pdf"),
@@ -108,11 +115,12 @@ EXIT_TIMEOUT_S = 120.0  # a run that fails still stops its server and writes its
 
 
 class Chain:
-    """The bundle the cells share, on its own tmpfs, and the TPC-C seed of its cache."""
+    """The bundle the cells share, on an ext4 filesystem of its own (`disk`), and the TPC-C seed of its cache."""
 
-    def __init__(self, mount: Path, workdir: Path, seed: int):
-        self.mount, self.workdir, self.seed = mount, workdir, seed
-        self.bundle = mount / "bundle"
+    def __init__(self, disk: LoopExt4, workdir: Path, seed: int):
+        self.disk, self.workdir, self.seed = disk, workdir, seed
+        self.mount = disk.mount
+        self.bundle = disk.mount / "bundle"
 
     @property
     def cache(self) -> Path:
@@ -127,31 +135,25 @@ class Chain:
         return ["--resume", self.bundle, *pdf] + (["--fail-fast"] if fail_fast else [])
 
 
-def _mount_tmpfs(directory: Path, size: str) -> None:
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(directory)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, (f"the fault suite mounts a tmpfs for its bundle, to fill the disk for real; "
-                                  f"run it as root (mount said: {done.stderr.strip()})")
-
-
 @pytest.fixture(scope="module")
 def chain(tmp_path_factory):
     base = tmp_path_factory.mktemp("faults")
-    mount = base / "disk"
-    mount.mkdir()
+    # The bundle's own filesystem: ext4 on a loop device over a sparse file, mounted errors=remount-ro
+    # (tests/faults/failing_disk.py), so that the disk can really be filled and really turn read-only.
     # The tiny profile's bundle keeps ~1 GB (a datadir and a snapshot per page size), and before a
     # first load the sweep wants ~1.2 GiB free (pagelab.sweep.footprint.run_needs: the datadir, its
     # snapshot and the restored copy): 2.5 GB holds both.
-    _mount_tmpfs(mount, "5000m" if FULL else "2500m")  # the full matrix: four page sizes
+    disk = LoopExt4(base / "ext4.img", base / "disk", "5000M" if FULL else "2500M")  # the full matrix: four page sizes
     # A seed of its own, so the first load generates the TPC-C cache while the cells watch.
-    chain = Chain(mount, base, seed=100_000 + os.getpid() % 100_000)
+    chain = Chain(disk, base, seed=100_000 + os.getpid() % 100_000)
     try:
+        disk.create()
         yield chain
     finally:
-        for pid in harness.servers_under(mount):
+        for pid in harness.servers_under(disk.mount):
             os.kill(pid, signal.SIGKILL)
         time.sleep(0.5)
-        subprocess.run(["umount", "-l", str(mount)], check=False)
+        disk.destroy()
         shutil.rmtree(chain.cache, ignore_errors=True)
         for staging in CACHE_DIR.glob(f".{chain.cache.name}.*"):
             shutil.rmtree(staging, ignore_errors=True)
@@ -190,7 +192,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     injected: float | None = None  # when the fault was injected, if not when its call returned
     try:
         # Held open rather than raced (see harness.HELD_WRITES): a snapshot's copy lasts a fraction of
-        # a second on a tmpfs, and a poll on a loaded machine misses it, the sweep then finishing.
+        # a second, and a poll on a loaded machine misses it, the sweep then finishing.
         held = phase == "record" or (phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"})
         if fault == "port-taken":  # from the run's start on (harness.take_port), not from the phase
             where, what = harness.take_port(sweep, phase, taken_ports)
@@ -363,7 +365,10 @@ def _expect(fault: str, phase: str, where: str, code: int, record: dict, before:
 
 @pytest.mark.parametrize("fault, phase", CELLS, ids=[f"{f}-in-{p}" for f, p in CELLS])
 def test_fault(chain, fault, phase):
-    run_cell(chain, fault, phase)
+    if fault in storage_cells.STORAGE_FAULTS:
+        storage_cells.run_cell(chain, fault, phase)
+    else:
+        run_cell(chain, fault, phase)
 
 
 def test_resume_finishes_the_sweep(chain):

@@ -397,6 +397,11 @@ def test_snapshot_and_restore_give_back_the_loaded_state(make_instance):
     with instance:
         instance.start()
         assert instance.query("SELECT COUNT(*) FROM lab.t")[0][0] == 3
+    # a snapshot a failing disk damaged (a file cut short) is refused, not restored
+    table = next(snapshot.rglob("t.ibd"))
+    os.truncate(table, table.stat().st_size // 2)
+    with pytest.raises(ServerError, match=r"is not whole: lab/t.ibd is \d+ bytes, and the snapshot recorded"):
+        instance.restore()
 
 
 def test_context_manager_stops_on_error(make_instance):

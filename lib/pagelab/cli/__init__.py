@@ -15,7 +15,10 @@
 
 Each module registers its command's arguments next to the handler that reads them (`register`);
 this file is only the table of commands and the one place exit statuses are decided. Errors
-pagelab raises on purpose are printed as one message, without a traceback.
+pagelab raises on purpose are printed as one message, without a traceback. Nothing else reaches
+the terminal as a traceback either: a storage fault (read-only filesystem, I/O error, disk full)
+that no layer below turned into a message, and any error pagelab did not foresee, are said in one
+paragraph with their own exit status, and the traceback is saved to a file that paragraph names.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ import os
 import sys
 
 from pagelab.cli import advise, doctor, parse, plan, run_unit, server, stats, sweep, tpcc, ycsb
-from pagelab.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUSES
-from pagelab.common.errors import PagelabError
+from pagelab.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUSES, EXIT_STORAGE, EXIT_UNEXPECTED
+from pagelab.common.errors import PagelabError, StorageFault
+from pagelab.common.storage import save_traceback, storage_fault_in
 
 COMMANDS = (doctor, server, tpcc, parse, sweep, plan, run_unit, stats, advise, ycsb)
 
@@ -60,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)  # a bad argument exits here with EXIT_BAD_INPUT (argparse's 2)
     try:
         return args.handler(args)
+    except StorageFault as exc:
+        saved = save_traceback(exc, exc.bundle)
+        print(f"pagelab: error: {exc}.{_traceback_words(saved)}", file=sys.stderr)
+        return exc.exit_code
     except PagelabError as exc:
         print(f"pagelab: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -71,3 +79,30 @@ def main(argv: list[str] | None = None) -> int:
         # Python would report the pipe again when it flushes stdout at exit, so point it at nothing.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Exception as exc:  # the last line of defence: no traceback on the terminal
+        return _unforeseen(exc, args)
+
+
+def _unforeseen(exc: Exception, args: argparse.Namespace) -> int:
+    """One paragraph for an error no command turned into a message, its traceback saved (into the
+    bundle the command was given, if it can be written, else the user's cache directory)."""
+    bundle = next((value for value in (getattr(args, "resume", None), getattr(args, "out", None))
+                   if value and os.path.isdir(value)), None)
+    saved = save_traceback(exc, bundle)
+    fault = storage_fault_in(exc)
+    if fault is not None:
+        where = f" at {fault.path}" if fault.path else ""
+        print(f"pagelab: error: storage fault: {fault.what} ({fault.symbol}){where}. Nothing after that moment "
+              f"could be written; what was written before is kept. {fault.repair[0].upper()}{fault.repair[1:]}, then "
+              f"run the command again (a sweep: pagelab sweep --resume BUNDLE).{_traceback_words(saved)}",
+              file=sys.stderr)
+        return EXIT_STORAGE
+    print(f"pagelab: unexpected error: {type(exc).__name__}: {exc}. This is a fault in pagelab, not in what you "
+          f"gave it; what was finished before it is kept (a sweep continues with pagelab sweep --resume "
+          f"BUNDLE).{_traceback_words(saved)} Please send that file with a report of the problem.",
+          file=sys.stderr)
+    return EXIT_UNEXPECTED
+
+
+def _traceback_words(saved) -> str:
+    return f" The traceback is in {saved}." if saved else " (The traceback could not be saved anywhere.)"

@@ -17,6 +17,7 @@ the text is never readable by others, not even before the rename.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -25,6 +26,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+from pagelab.common.storage import naming
 
 
 def _temporary_name(path: Path) -> Path:
@@ -36,13 +39,14 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, mode: int = 0o666) 
     temporary = _temporary_name(path)
     try:
         temporary.unlink(missing_ok=True)  # one a killed writer of this pid left: made anew, with `mode`
-        with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as handle:
+        with naming(path), os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a disk turned read-only: the error that matters is the first
+            temporary.unlink(missing_ok=True)
         raise
     return path
 

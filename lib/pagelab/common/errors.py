@@ -33,3 +33,15 @@ class ParseError(PagelabError, ValueError):
     def __init__(self, message: str, line: int | None = None):
         self.line = line
         super().__init__(f"line {line}: {message}" if line is not None else message)
+
+
+class StorageFault(PagelabError):
+    """The storage under the work failed: a read-only filesystem, an I/O error, or no space left
+    (pagelab.common.storage). The message says what was kept and what to do; the CLI saves the
+    traceback into `bundle` if it can still be written, else into the user's cache directory."""
+
+    exit_code = 4  # pagelab.cli.exits.EXIT_STORAGE
+
+    def __init__(self, message: str, bundle=None):
+        super().__init__(message)
+        self.bundle = bundle

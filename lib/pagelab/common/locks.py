@@ -65,7 +65,10 @@ def held_lock(path: str | os.PathLike, wait: bool = True, remove: bool = False) 
         yield
     finally:
         if remove:
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:  # a filesystem turned read-only or failing: the file stays, harmless (see above)
+                pass
         os.close(fd)  # releases the lock
 
 

@@ -55,6 +55,8 @@ from pagelab.mysql.config import (
 )
 from pagelab.mysql.flavour import ServerFlavour, detect_server
 from pagelab.mysql.pagesize import parse_page_size
+from pagelab.mysql.snapshot_record import (SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FILE, snapshot_problem,
+                                           write_snapshot_marker)
 from pagelab.common.units import page_size_label, with_article
 from pagelab.common.processes import die_with_parent, process_alive, process_state
 
@@ -70,9 +72,6 @@ POLL_INTERVAL_S = 0.1
 # someone is freeing is not called full.
 LOW_DISK_GRACE_S = 5.0
 PASSWORD_BYTES = 18  # 24 URL-safe characters
-SNAPSHOT_PASSWORD_FILE = ".pagelab-root-password"
-# Written last into a snapshot's copy (its page size, when taken): only a whole snapshot has it.
-SNAPSHOT_MARKER = ".pagelab-snapshot.json"
 
 _started_here: "weakref.WeakSet[Instance]" = weakref.WeakSet()
 
@@ -741,7 +740,7 @@ class Instance:
         partial = target.with_name(target.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         _copy_tree(self.paths.datadir, partial)
-        (partial / SNAPSHOT_MARKER).write_text(json.dumps({"page_size": self.page_size, "taken": time.time()}))
+        write_snapshot_marker(partial, self.page_size)
         # The grant tables inside hold root's password; keep it with them (0600) so that any
         # instance restoring this snapshot can log in.
         _write_private(partial / SNAPSHOT_PASSWORD_FILE, self.password)
@@ -757,6 +756,9 @@ class Instance:
         marker = origin / SNAPSHOT_MARKER
         if not marker.exists():
             raise UsageError(f"{origin} is not a pagelab snapshot (take one with snapshot() after a clean stop)")
+        problem = snapshot_problem(origin)
+        if problem:
+            raise ServerError(f"snapshot {origin} is not whole: {problem}; take it again (a sweep's resume does)")
         taken_with = json.loads(marker.read_text())["page_size"]
         if taken_with != self.page_size:
             raise UsageError(f"snapshot {origin} is of {with_article(page_size_label(taken_with))} datadir, this instance is {self.page_size_label}")

@@ -56,7 +56,10 @@ def execute_notebook(source: str | os.PathLike, output: str | os.PathLike, *,
         _quiet_interrupted_loop()
         raise
     finally:
-        remove_if_only_shutdown_noise(kernel_log)
+        try:
+            remove_if_only_shutdown_noise(kernel_log)
+        except OSError:  # a read-only or failing disk: whatever stopped the notebook is what gets said
+            pass
 
 
 # What ipykernel's dispatch_shell logs when the interrupt that precedes every shutdown lands in a handler.

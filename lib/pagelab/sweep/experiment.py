@@ -51,7 +51,7 @@ from pagelab.common.atomic import atomic_write_csv, atomic_write_json
 from pagelab.common.disk import flush_pending_writes
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, writer_lock
 from pagelab.mysql import Instance, ServerSettings
-from pagelab.mysql.instance import SNAPSHOT_MARKER, DiskWatch
+from pagelab.mysql.instance import SNAPSHOT_MARKER, DiskWatch, snapshot_problem
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.common.paths import CACHE_DIR
@@ -109,12 +109,22 @@ def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int 
         monitor_interval_s=profile.sample_interval_s, loader=profile.loader, tpcc_mysql_dir=profile.tpcc_mysql_dir)
 
 
-def loaded_state(instance_dir: Path) -> dict | None:
-    """What the load of this page size measured, once its snapshot exists."""
+def loaded_state(instance_dir: Path, run_dir: Path | None = None) -> dict | None:
+    """What the load of this page size measured, once its snapshot exists and is whole. A snapshot
+    that is not (a disk that failed under it: pagelab.mysql.instance.snapshot_problem) counts as
+    none, so the page size is loaded and snapshotted again; `run_dir`'s notebook says so."""
     path = Path(instance_dir) / LOADED_FILE
-    snapshot_marker = Path(instance_dir) / "snapshot" / SNAPSHOT_MARKER
-    if path.exists() and snapshot_marker.exists():
-        return json.loads(path.read_text())
+    snapshot = Path(instance_dir) / "snapshot"
+    if not (path.exists() and (snapshot / SNAPSHOT_MARKER).exists()):
+        return None
+    problem = snapshot_problem(snapshot)
+    if problem is None:
+        try:
+            return json.loads(path.read_text())
+        except ValueError as damage:
+            problem = f"{LOADED_FILE} is not whole ({damage})"
+    if run_dir is not None:
+        print(f"snapshot {snapshot} is not whole ({problem}): the page size is loaded and snapshotted again")
     return None
 
 
@@ -190,7 +200,7 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
     when it is to be `measured_here`, restored from the snapshot just taken). The caller holds the
     page size's lock."""
     instance_dir = instance_directory(sweep_dir, plan)
-    state = loaded_state(instance_dir)
+    state = loaded_state(instance_dir, run_dir)
     instance = Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings)
     if state is not None:
         set_phase(run_dir, "restore")

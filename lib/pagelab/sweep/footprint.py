@@ -13,12 +13,10 @@ run to fail the same way.
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 from pathlib import Path
 
-from pagelab.common.disk import says_disk_full
 from pagelab.common.units import MIB, size_text
 from pagelab.mysql.instance import SNAPSHOT_MARKER
 
@@ -32,11 +30,6 @@ SYSTEM_FILES_BYTES = 40 * MIB
 RUN_GROWTH_BYTES = 64 * MIB
 # Free space left for everyone else on the disk, and for the logs, notebook and report.
 HEADROOM_BYTES = 256 * MIB
-# How a full disk reads in the errors of Python, the server and the client library.
-# MariaDB says "The table 'stock' is full" (error 1114) and, in its error log, "Error number 28".
-
-
-
 
 class NotEnoughSpace(Exception):
     pass
@@ -82,13 +75,6 @@ def tree_bytes(path: Path) -> int:
             except OSError:
                 continue
     return total
-
-
-def is_disk_full(error: BaseException | str) -> bool:
-    """Whether an error, or its text as papermill carries it from the kernel, is a full disk."""
-    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
-        return True
-    return says_disk_full(str(error))
 
 
 # What a finished sweep removes from each instance directory (pagelab.mysql.instance's layout): the

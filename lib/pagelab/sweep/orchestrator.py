@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pagelab.common.errors import PagelabError, UsageError
+from pagelab.common.storage import storage_fault_in
 from pagelab.report.execute import execute_notebook
 from pagelab.sweep.footprint import NotEnoughSpace
 from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
@@ -34,7 +35,10 @@ from pagelab.report.pdf import check_pdf_path, check_writable_directory
 from pagelab.common.units import size_text
 from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
-from pagelab.sweep.run_unit import begin, check_room_for_unit, execute, record_failure, short_error, stop_unit_server
+from pagelab.sweep.run_unit import (begin, check_room_for_unit, execute, mark_done, record_failure,
+                                    server_log_size, server_storage_fault, short_error, stop_unit_server)
+from pagelab.sweep.storage_stop import (refuse_unwritable, stop_if_storage_fault, storage_fault_stop,
+                                        suppress_storage_faults)
 from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest,
                             read_phase, read_runs, sweep_file, write_components)
 from pagelab.evidence.sequential import first_look
@@ -64,6 +68,8 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise
     if sweep_dir.exists() and any(sweep_dir.iterdir()):
         hint = f"continue it with --resume {sweep_dir}" if (sweep_dir / SWEEP_FILE).exists() else "or empty it"
         raise UsageError(f"{sweep_dir} is not empty; choose another --out, {hint}")
+    existing = next(path for path in (sweep_dir, *sweep_dir.absolute().parents) if path.exists())
+    refuse_unwritable(existing, "--out")  # before anything is made there
     check_writable_directory(sweep_dir, "--out")
     created = now_iso()
     document = {
@@ -152,6 +158,7 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool) -> Sweep
         for entry in todo:
             _check_room_for(sweep_dir, entry, profile)
             current = entry
+            log_offset = server_log_size(sweep_dir, entry)
             run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.sweep.run_unit)
             notebook = run_dir / "run.ipynb"
             bar.follow(run_dir)
@@ -159,18 +166,17 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool) -> Sweep
                 execute(sweep_dir, entry, profile)
             except Exception as exc:  # papermill's execution error carries the cell's traceback
                 _stop_run_instance(sweep_dir, entry)
-                disk_full = record_failure(record, entry, exc)
+                phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
+                fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset))
                 current = None
                 bar.advance()
-                if disk_full:  # every next run would fail the same way, after a load's worth of waiting
-                    raise PagelabError(
-                        f"run {entry['name']} failed: the disk of {sweep_dir} is full. Free some space, then "
-                        f"continue with: pagelab sweep --resume {sweep_dir}") from exc
+                if fault is not None:  # every next run would fail the same way, after a load's worth of waiting
+                    raise storage_fault_stop(record, fault, entry["name"], phase) from exc
                 if fail_fast:
                     raise PagelabError(f"run {entry['name']} failed (--fail-fast): {short_error(exc)}\n"
                                        f"executed notebook: {notebook}") from exc
                 continue
-            record.update_run(entry["name"], status="done", finished=now_iso())
+            mark_done(record, entry)
             current = None
             bar.advance()
     except KeyboardInterrupt:
@@ -178,13 +184,24 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool) -> Sweep
         # the finished runs stay done and the one under way is marked and its server stopped.
         where = "between runs"
         if current is not None and record.run(current["name"])["status"] != "done":  # not if it just finished
-            record.update_run(current["name"], status="interrupted", finished=now_iso(),
-                              error="interrupted by Ctrl-C, SIGTERM or SIGHUP")
+            with suppress_storage_faults():  # a failing disk keeps it `running`, which is not done either
+                record.update_run(current["name"], status="interrupted", finished=now_iso(),
+                                  error="interrupted by Ctrl-C, SIGTERM or SIGHUP")
             _stop_run_instance(sweep_dir, current)
             where = f"during {current['name']}"
         raise SweepInterrupted(
             f"sweep interrupted {where}; finished runs are kept. "
             f"Continue with: pagelab sweep --resume {sweep_dir}") from None
+    except (PagelabError, NotEnoughSpace):
+        raise
+    except Exception as exc:  # between runs: the run's start, or its record as done
+        fault = storage_fault_in(exc)
+        if fault is None:
+            raise
+        if current is not None:
+            _stop_run_instance(sweep_dir, current)
+        name = current["name"] if current is not None else None
+        raise storage_fault_stop(record, fault, name, read_phase(sweep_dir / name) if name else None) from exc
     finally:
         bar.close()
     return record
@@ -355,6 +372,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
     if pdf_path is not None:
         check_pdf_path(Path(pdf_path))
     check_bundle_directory(sweep_dir)
+    refuse_unwritable(Path(sweep_dir), "cannot continue the sweep in")
     with bundle_lock(sweep_dir), stop_signals_interrupt():
         record = check_resumable(sweep_dir)
         refuse_runs_while_queued(record)
@@ -369,7 +387,14 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         except KeyboardInterrupt:
             raise SweepInterrupted(f"sweep interrupted while writing the report; every run is kept. "
                                    f"Continue with: pagelab sweep --resume {sweep_dir}") from None
-        tidy_up(record, keep_instances)
+        except Exception as exc:
+            stop_if_storage_fault(record, exc, "report")
+            raise
+        try:
+            tidy_up(record, keep_instances)
+        except Exception as exc:
+            stop_if_storage_fault(record, exc, "tidy-up after the report")
+            raise
     return record, pdf
 
 

@@ -21,6 +21,7 @@ Where the unit's server lives:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
@@ -28,7 +29,10 @@ import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pagelab.common.disk import disk_nearly_full
 from pagelab.common.errors import PagelabError, UsageError
+from pagelab.common.storage import STORAGE_ERRNOS, StorageFaultKind, storage_fault_in, sync_tree, unwritable
+from pagelab.mysql.config import InstancePaths
 from pagelab.machine.hosts import host_noise, host_record, hostname, write_host_record
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
 from pagelab.common.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
@@ -63,30 +67,73 @@ def short_error(exc: Exception) -> str:
     return f"{name}: {value}".strip()[:2000]
 
 
-def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str) -> bool:
-    """Mark the unit failed with its error ("disk full: ..." when it was one); True if it was.
+def _server_paths(sweep_dir: Path, entry: dict, scratch: Path | None) -> InstancePaths:
+    root = unit_instance_dir(sweep_dir, entry, scratch)
+    return InstancePaths(root, root / "mysqld.sock")  # (the socket is not used here)
 
-    On a disk that is still full the record's own write can fail: the unit's partial outputs go
-    first (a resume redoes it from an empty directory anyway), then the record is written again."""
-    from pagelab.common.disk import disk_nearly_full
-    from pagelab.sweep.footprint import is_disk_full
 
+def server_log_size(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> int:
+    """How far the unit's server's error log reaches now (where this unit's part of it begins)."""
+    try:
+        return _server_paths(sweep_dir, entry, scratch).error_log.stat().st_size
+    except OSError:
+        return 0
+
+
+def server_storage_fault(sweep_dir: Path, entry: dict, offset: int,
+                         scratch: Path | None = None) -> StorageFaultKind | None:
+    """A storage fault the unit's server wrote into its error log since `offset`: a server whose
+    write failed stops (InnoDB aborts on EIO), and the run only sees that it went away. Its path
+    is the server's datadir."""
+    paths = _server_paths(sweep_dir, entry, scratch)
+    try:
+        with open(paths.error_log, "rb") as log:
+            log.seek(offset)
+            text = log.read().decode(errors="replace")
+    except OSError:
+        return None
+    fault = storage_fault_in(text)
+    return StorageFaultKind(fault.code, fault.path or str(paths.datadir)) if fault else None
+
+
+def record_failure(record: SweepRecord, entry: dict, exc: BaseException | str,
+                   server_fault: StorageFaultKind | None = None) -> StorageFaultKind | None:
+    """Mark the unit failed with its error, labelled when it was a storage fault ("disk full: ...",
+    "read-only filesystem: ...", "I/O error: ...", in the error or else in what the unit's server
+    logged: `server_fault`); returns the storage fault, if it was one.
+
+    Under a failing disk the record's own write can fail. On a full disk the unit's partial outputs
+    go first (a resume redoes it from an empty directory anyway) and the record is written again;
+    on a read-only or failing one the entry stays `running`, which a resume takes for not done."""
     sweep_dir = record.path.parent
-    disk_full = is_disk_full(exc) or disk_nearly_full(sweep_dir)
-    error = ("disk full: " if disk_full else "") + (exc if isinstance(exc, str) else short_error(exc))
+    fault = storage_fault_in(exc)
+    if server_fault is not None and (fault is None or fault.path is None):  # the server's log names its datadir
+        fault = server_fault
+    if fault is None and disk_nearly_full(sweep_dir):  # a server cannot say so on the disk that is full
+        fault = StorageFaultKind(errno.ENOSPC, str(sweep_dir))
+    if fault is None:  # a failure that named no fault (a program's generic exit) on a disk that takes no write now
+        fault = unwritable(sweep_dir)
+    text = exc if isinstance(exc, str) else short_error(exc)
+    error = f"{fault.label}: {text}" if fault and not text.startswith(f"{fault.label}:") else text
     try:
         record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
     except OSError as write_error:
-        if write_error.errno != errno.ENOSPC:
+        if write_error.errno not in STORAGE_ERRNOS:
             raise
-        shutil.rmtree(sweep_dir / entry["name"], ignore_errors=True)
-        try:
-            record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
-        except OSError:
-            raise PagelabError(f"the disk of {sweep_dir} is full, even for sweep.json; {entry['name']} stays "
-                               f"marked running. Free some space, then continue with: "
-                               f"pagelab sweep --resume {sweep_dir}") from None
-    return disk_full
+        fault = fault or StorageFaultKind(write_error.errno, write_error.filename)
+        if write_error.errno == errno.ENOSPC:
+            shutil.rmtree(sweep_dir / entry["name"], ignore_errors=True)
+            with contextlib.suppress(OSError):
+                record.update_run(entry["name"], status="failed", finished=now_iso(), error=error)
+    return fault
+
+
+def mark_done(record: SweepRecord, entry: dict) -> None:
+    """The run's files are flushed to the disk before sweep.json says done: a disk that fails a
+    moment later (ext4 remounted read-only drops what it had not written) must not leave a run
+    recorded done whose files were never written."""
+    sync_tree(record.directory / entry["name"])
+    record.update_run(entry["name"], status="done", finished=now_iso())
 
 
 def unit_instance_dir(sweep_dir: Path, unit: Unit | dict, scratch: Path | None) -> Path:
@@ -149,7 +196,7 @@ def stop_unit_server(sweep_dir: Path, entry: dict, scratch: Path | None = None) 
     if (instance_dir / "instance.json").exists():
         try:
             Instance(instance_dir).stop(timeout=60)
-        except PagelabError:
+        except (PagelabError, OSError):  # an unreadable instance.json on a failing disk: nothing to stop by it
             pass
     if scratch is not None:
         shutil.rmtree(instance_dir, ignore_errors=True)
@@ -290,6 +337,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         raise KeyboardInterrupt(f"signal {signum}")
 
     previous = signal.signal(signal.SIGTERM, stopped)
+    log_offset = server_log_size(sweep_dir, entry, scratch)
     try:
         check_room_for_unit(sweep_dir, entry, profile, scratch)
         begin(record, entry, scratch, measure_noise)
@@ -305,11 +353,11 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         return EXIT_SIGTERM
     except Exception as exc:  # papermill's execution error carries the cell's traceback
         stop_unit_server(sweep_dir, entry, scratch)
-        record_failure(record, entry, exc)
+        record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset, scratch))
         return 1
     finally:
         finished = True
         signal.signal(signal.SIGTERM, previous)
-    record.update_run(entry["name"], status="done", finished=now_iso())
+    mark_done(record, entry)
     stop_unit_server(sweep_dir, entry, scratch)
     return 0

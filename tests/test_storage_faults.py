@@ -1,0 +1,204 @@
+"""Storage faults said in words, on real read-only and full filesystems (root: a small ext4 on a
+loop device that an ext4 error turns read-only, a tmpfs of a few MB that is filled), and the CLI's
+last line of defence on a real unforeseen error. Light: no server. The sweep's storage faults on a
+failing ext4 are in tests/faults/test_storage.py."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from pagelab.cli.exits import EXIT_BAD_INPUT, EXIT_STORAGE, EXIT_UNEXPECTED
+from pagelab.common.errors import StorageFault
+from pagelab.common.locks import held_lock
+from pagelab.common.storage import save_traceback, storage_fault_in, unwritable
+from pagelab.mysql.instance import SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FILE, snapshot_problem, write_snapshot_marker
+from tests.conftest import pagelab
+from tests.faults.failing_disk import LoopExt4
+
+
+@contextmanager
+def tmpfs(directory: Path, size: str = "4m"):
+    """A tmpfs of its own at `directory`, unmounted on the way out whatever happens."""
+    directory.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(directory)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, f"these tests mount a tmpfs to make it read-only or full; run them as root ({done.stderr})"
+    try:
+        yield directory
+    finally:
+        subprocess.run(["umount", "-l", str(directory)], check=False)
+
+
+@pytest.fixture
+def ext4(tmp_path):
+    """A 32 MB ext4 on a loop device, mounted errors=remount-ro; `fail()` turns it read-only."""
+    disk = LoopExt4(tmp_path / "ext4.img", tmp_path / "ext4", "32M")
+    try:
+        yield disk.create()
+    finally:
+        disk.destroy()
+
+
+def test_storage_faults_are_found_in_exceptions_and_in_what_programs_print():
+    def raised_from(cause):
+        try:
+            try:
+                raise cause
+            except OSError as inner:
+                raise RuntimeError("the run failed") from inner
+        except RuntimeError as outer:
+            return outer
+
+    fault = storage_fault_in(raised_from(OSError(errno.EROFS, "Read-only file system", "/b/4k-r1/run.ipynb")))
+    assert (fault.symbol, fault.path) == ("EROFS", "/b/4k-r1/run.ipynb")
+    assert storage_fault_in(raised_from(OSError(errno.EIO, "Input/output error"))).symbol == "EIO"
+    # as papermill carries a kernel's exception: its text only
+    kernel = "OSError: [Errno 30] Read-only file system: '/mnt/x/b1/4k-r1/phases.csv'"
+    fault = storage_fault_in(kernel)
+    assert (fault.symbol, fault.path) == ("EROFS", "/mnt/x/b1/4k-r1/phases.csv")
+    # a chained traceback: the bare error first, then the one that names its file (pagelab.common.storage.naming)
+    chained = ("\x1b[0;31mOSError\x1b[0m: [Errno 5] Input/output error\n\nThe above exception was the direct "
+               "cause of the following exception:\n\nOSError: [Errno 5] Input/output error: '/b/4k-r1/phases.csv'")
+    assert storage_fault_in(chained).path == "/b/4k-r1/phases.csv"
+    # MariaDB's error log after a failed write
+    mariadb = "[ERROR] InnoDB: Operating system error number 5 in a file operation."
+    assert storage_fault_in('[ERROR] [FATAL] InnoDB: pwrite("ib_logfile0") returned -1, operating system error 5').symbol == "EIO"
+    assert storage_fault_in(mariadb).symbol == "EIO"
+    assert storage_fault_in("The table 'stock' is full").symbol == "ENOSPC"
+    # neither a different errno nor an unrelated failure is one
+    assert storage_fault_in("Operating system error number 50 in a file operation.") is None
+    assert storage_fault_in(raised_from(OSError(errno.ENOENT, "No such file or directory"))) is None
+    assert storage_fault_in(ValueError("the server stopped answering")) is None
+
+
+def test_a_read_only_filesystem_is_found_by_writing(ext4):
+    assert unwritable(ext4.mount) is None
+    assert sorted(p.name for p in ext4.mount.iterdir()) == ["lost+found"], "the probe left a file behind"
+    ext4.fail()
+    assert "rw" in Path("/proc/mounts").read_text().split(f" {ext4.mount} ")[1].split()[1].split(","), \
+        "ext4 turned read-only by an error no longer says rw: the probe is not what finds it"
+    assert unwritable(ext4.mount).symbol == "EROFS"
+
+
+def test_a_bundle_lock_is_let_go_on_a_filesystem_turned_read_only(ext4):
+    with held_lock(ext4.mount / ".sweep.lock", remove=True):
+        ext4.fail()  # the file cannot be removed now: it stays, and nothing is raised
+    assert (ext4.mount / ".sweep.lock").exists()
+
+
+def test_a_traceback_goes_into_the_bundle_or_else_the_cache_directory(tmp_path, monkeypatch, ext4):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    try:
+        raise StorageFault("storage fault: test")
+    except StorageFault as error:
+        fault = error
+    saved = save_traceback(fault, ext4.mount)
+    assert saved.parent == ext4.mount and "StorageFault: storage fault: test" in saved.read_text()
+    ext4.fail()
+    saved = save_traceback(fault, ext4.mount)
+    assert saved.parent == tmp_path / "cache" / "pagelab" and "Traceback" in saved.read_text()
+
+
+def test_resume_on_a_read_only_filesystem_is_refused_at_once(ext4):
+    bundle = ext4.mount / "b1"
+    bundle.mkdir()
+    (bundle / "sweep.json").write_text(json.dumps({"runs": []}))
+    ext4.fail()
+    done = pagelab("sweep", "--resume", bundle, timeout=60)
+    assert done.returncode == EXIT_BAD_INPUT, done.stderr
+    message = " ".join(done.stderr.split())
+    assert "read-only (EROFS)" in message and "nothing was started" in message and "e2fsck" in message, message
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("fault", ["read-only", "full"])
+def test_out_on_a_read_only_or_full_filesystem_is_refused_before_anything_starts(tmp_path, fault):
+    ext4 = LoopExt4(tmp_path / "ext4.img", tmp_path / "disk", "32M")
+    with tmpfs(tmp_path / "disk") if fault == "full" else _failed(ext4) as disk:
+        if fault == "full":
+            with open(disk / "filler", "wb") as filler:
+                try:
+                    while True:
+                        filler.write(bytes(1 << 16))
+                        filler.flush()
+                except OSError:
+                    pass
+        done = pagelab("sweep", "--profile", "smoke", "--out", disk / "b1", timeout=60)
+        left = sorted(p.name for p in disk.iterdir())
+    assert done.returncode == EXIT_BAD_INPUT, done.stderr
+    message = " ".join(done.stderr.split())
+    expected = "read-only (EROFS)" if fault == "read-only" else "the disk is full (ENOSPC"
+    assert expected in message and "nothing was started" in message, message
+    assert left == (["lost+found"] if fault == "read-only" else ["filler"]), f"a refused --out made {left}"
+
+
+@contextmanager
+def _failed(ext4: LoopExt4):
+    try:
+        ext4.create().fail()
+        yield ext4.mount
+    finally:
+        ext4.destroy()
+
+
+def test_an_unforeseen_error_gets_one_paragraph_its_own_exit_status_and_a_saved_traceback(tmp_path):
+    # A real error pagelab does not foresee: a bundle whose sweep.json lists its runs as a number.
+    bundle = tmp_path / "b1"
+    bundle.mkdir()
+    (bundle / "sweep.json").write_text(json.dumps({"runs": 5, "profile": {}}))
+    cache = tmp_path / "cache"
+    done = pagelab("stats", bundle, timeout=120, env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+    assert done.returncode == EXIT_UNEXPECTED, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "unexpected error" in done.stderr and "fault in pagelab" in done.stderr
+    saved = Path(done.stderr.split("The traceback is in ")[1].split(".txt")[0] + ".txt")
+    assert saved.parent == cache / "pagelab" and saved.read_text().startswith("Traceback"), saved
+
+
+def test_help_documents_the_storage_and_unforeseen_exit_statuses():
+    done = pagelab("--help")
+    text = " ".join(done.stdout.split())
+    assert f"{EXIT_STORAGE} the storage failed" in text and f"{EXIT_UNEXPECTED} an unexpected error" in text
+    assert StorageFault.exit_code == EXIT_STORAGE
+
+
+def test_a_snapshot_is_checked_against_its_own_record(tmp_path):
+    snapshot = tmp_path / "snapshot"
+    (snapshot / "tpcc").mkdir(parents=True)
+    (snapshot / "ibdata1").write_bytes(b"x" * 5000)
+    (snapshot / "tpcc" / "stock.ibd").write_bytes(b"y" * 3000)
+    write_snapshot_marker(snapshot, 4096)
+    (snapshot / SNAPSHOT_PASSWORD_FILE).write_text("secret")
+    assert snapshot_problem(snapshot) is None
+    os.truncate(snapshot / "tpcc" / "stock.ibd", 0)  # what a disk that failed after the copy can leave
+    assert snapshot_problem(snapshot) == "tpcc/stock.ibd is 0 bytes, and the snapshot recorded 3000"
+    (snapshot / "tpcc" / "stock.ibd").write_bytes(b"y" * 3000)
+    marker = json.loads((snapshot / SNAPSHOT_MARKER).read_text())
+    marker["files"]["tpcc/stock.ibd"] = 0
+    (snapshot / SNAPSHOT_MARKER).write_text(json.dumps(marker))
+    assert "does not match its checksum" in snapshot_problem(snapshot)
+    (snapshot / SNAPSHOT_MARKER).write_text('{"page_size": 40')  # torn
+    assert "cannot be read" in snapshot_problem(snapshot)
+
+
+def test_a_sweep_loads_again_rather_than_restore_a_damaged_snapshot(tmp_path, capsys):
+    from pagelab.sweep.experiment import LOADED_FILE, loaded_state
+
+    instance_dir = tmp_path / "instances" / "4k"
+    snapshot = instance_dir / "snapshot"
+    snapshot.mkdir(parents=True)
+    (snapshot / "ibdata1").write_bytes(b"x" * 4096)
+    write_snapshot_marker(snapshot, 4096)
+    (snapshot / SNAPSHOT_PASSWORD_FILE).write_text("secret")
+    (instance_dir / LOADED_FILE).write_text(json.dumps({"db_bytes": 1}))
+    assert loaded_state(instance_dir, tmp_path) == {"db_bytes": 1}
+    os.truncate(snapshot / "ibdata1", 100)
+    assert loaded_state(instance_dir, tmp_path) is None  # the run then inits, loads and snapshots again
+    assert "is not whole (ibdata1 is 100 bytes" in capsys.readouterr().out
