@@ -5,7 +5,7 @@ pieces, built by `pip install -e .` (which `make setup` runs) with a C compiler 
 - the TPC-C terminal's client and its transactions over MariaDB Connector/C (why: the top of
   _tpccclient.c and tpcc_transactions.c), whose
   flags come from `mariadb_config`, installed with Debian's libmariadb-dev by `make setup`;
-- seed 001's SQLite benchmarks timed in C (why: the top of _sqlitetimer.c; the iterations
+- SQLite experiment 053's benchmarks timed in C (why: the top of _sqlitetimer.c; the iterations
   themselves are sqlite_iterations.c), linked with the
   system's libsqlite3, whose header comes with Debian's libsqlite3-dev (`make setup` installs it).
 """

@@ -2,7 +2,7 @@
 
 Measures the disk under the data directory with fio (1k..64k, QD1, direct, 5 s per size), saves
 the profile where `pagelab advise` reuses it (data/cache/fio-<disk>.json), prints the IOPS table,
-and the advice for seed 003's question (10^9 keys of 32 bytes, 8-byte values) with no cache and
+and the advice for RethinkDB's question (10^9 keys of 32 bytes, 8-byte values) with no cache and
 with a 1 GiB cache. With --repeat N the measurement runs N times and the table shows the spread
 between runs, which is what the advisor's tie tolerance has to cover. Usage:
 

@@ -1,4 +1,4 @@
-"""Seed 001 on this machine: SQLite page_size 4096 against 8192 (or other sizes), the seed's benchmarks.
+"""SQLite's experiment 053 on this machine: page_size 4096 against 8192 (or other sizes), its benchmarks.
 
 Runs `pagelab.workloads.sqlite.run.run_sqlite_bench` on the Python path (the notebook
 notebooks/sqlite_page_size.ipynb calls the same function; bench_sqlite_native.py measures the

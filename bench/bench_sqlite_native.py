@@ -1,4 +1,4 @@
-"""Seed 001's goals for the native (C) timing path: its run-to-run spread, a verdict per benchmark
+"""SQLite experiment 053's goals for the native (C) timing path: its run-to-run spread, a verdict per benchmark
 against the seed's, and the notebook's wall time with its defaults.
 
 Runs `pagelab.workloads.sqlite.run.run_sqlite_bench` on both paths (the notebook

@@ -1,10 +1,10 @@
-"""Speed and write cost of the storage prototype: insert rate, and seed 004's workload.
+"""Speed and write cost of the storage prototype: insert rate, and the Voron post's workload.
 
 1. In-memory inserts per second (goal >= 100k/s): 16-byte keys and 128-byte values into an
    in-memory database with 8 KiB pages, in transactions of 1000, keys in ascending order and
    shuffled; then point lookups, and single-put transactions (autocommit) for comparison.
 
-2. Seed 004, "the cost of random writes" (goal: all five page sizes in <= 60 s): 5,000
+2. The Voron post's "The cost of random writes" (goal: all five page sizes in <= 60 s): 5,000
    transactions of 100 items, sequential and random keys, at 4k, 8k, 16k, 32k and 64k pages.
    The items are those of the seed's benchmark program (Ayende's Performance.Comparison): keys
    are ids written as 16 zero-padded digits, values 128 bytes, and the random run inserts the
@@ -85,14 +85,14 @@ def part_one(count: int, repeats: int) -> None:
 
 
 def part_two(transactions: int, items: int, jobs: int) -> None:
-    """Seed 004 through the same workload the notebook runs (pagelab.workloads.random_writes)."""
+    """The Voron post's benchmark, through the workload the notebook runs (pagelab.workloads.random_writes)."""
     import pandas as pd  # here, not at the top: part 1 times pure Python and needs nothing of numpy's
 
     from pagelab.workloads.random_writes.report import seed_comparison
     from pagelab.workloads.random_writes.run import run_random_write_cost
 
     print()
-    print(f"2. Seed 004: {transactions:,} transactions x {items} items, pages written to the journal per transaction")
+    print(f"2. The Voron post's benchmark: {transactions:,} transactions x {items} items, pages written to the journal per transaction")
     started = time.perf_counter()
     results = run_random_write_cost(PAGE_SIZES, transactions, items, workers=jobs)
     wall = time.perf_counter() - started
@@ -112,7 +112,7 @@ def main() -> None:
     parser.add_argument("--items", type=at_least_one, default=100, help="items per transaction in part 2")
     parser.add_argument("--jobs", type=at_least_one, default=2, help="processes for part 2 (the machine's cores are shared)")
     parts = parser.add_mutually_exclusive_group()
-    parts.add_argument("--skip-inserts", action="store_true", help="only part 2 (seed 004)")
+    parts.add_argument("--skip-inserts", action="store_true", help="only part 2 (the Voron post's workload)")
     parts.add_argument("--skip-seed004", action="store_true", help="only part 1 (the insert rate)")
     args = parser.parse_args()
     if not args.skip_inserts:

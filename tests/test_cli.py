@@ -51,6 +51,32 @@ def test_every_command_explains_itself(command):
     assert len(done.stdout.splitlines()) >= 4  # a description and options, not a bare usage line
 
 
+@pytest.mark.parametrize("command, words", [
+    ("stats", ["two-level model", "primary", "--add-rounds", "look"]),
+    ("sweep", ["primary", "max_rounds", "--add-rounds"]),
+    ("plan", ["--budget", "--resolve", "primary"])])
+def test_the_help_names_how_verdicts_are_reached(command, words, capsys):
+    """A reader of --help learns of the model, the declared primary and the looks where they act
+    (in-process: a second each)."""
+    from pagelab.cli import main
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert [word for word in words if word not in text] == []
+
+
+@pytest.mark.parametrize("budget, said", [("0", "give a duration above 0"), ("0min", "give a duration above 0"),
+                                          ("soon", "is not a duration")])
+def test_a_plan_budget_of_no_time_says_so_in_one_line(tmp_path, budget, said, capsys):
+    from pagelab.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["plan", "--from", str(tmp_path), "--budget", budget])
+    assert stopped.value.code == 2
+    assert said in capsys.readouterr().err
+
+
 def test_report_on_a_missing_directory_says_it_is_missing(tmp_path):
     done = pagelab("report", tmp_path / "nowhere")
     assert done.returncode == 2

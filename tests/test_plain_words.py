@@ -12,7 +12,9 @@ from tests.conftest import REPO_ROOT
 
 DOCUMENTS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "runbooks").glob("*.md"))]
 USER_TEXT = [*DOCUMENTS, *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.yaml")),
-             *sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))]
+             *sorted((REPO_ROOT / "notebooks").glob("*.ipynb")),
+             # the benches' docstrings are their --help and their lines what they print; setup.py's say what it builds
+             *sorted((REPO_ROOT / "bench").glob("*.py")), REPO_ROOT / "setup.py"]
 NUMBERING = re.compile(r"\bseeds? 00\d|\bseed-00\d", re.IGNORECASE)
 # The headline, in the words of the one place that states it (README.md, "The headline finding").
 HEADLINE_INTERVAL = "−5.1% [−13.8%, +2.7%]"

@@ -22,8 +22,10 @@ UNITS_S = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
 def duration_s(text: str) -> float:
     """'2h', '10min', '90m', '600s' or '600' (seconds) as seconds."""
     found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h)?\s*", text)
-    if not found or float(found.group(1)) <= 0:
+    if not found:
         raise argparse.ArgumentTypeError(f"{text!r} is not a duration; give one such as 2h, 10min or 600s")
+    if float(found.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} leaves no time for a sweep; give a duration above 0, such as 2h")
     return float(found.group(1)) * UNITS_S[found.group(2) or "s"]
 
 

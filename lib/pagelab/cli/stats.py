@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pagelab.common.errors import UsageError
 from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
+from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL
 
 FORMATS = ("table", "csv", "json")
 
@@ -163,7 +164,13 @@ def register(commands) -> None:
                     f"With {MIN_ROUNDS_FOR_PAIRED} or more rounds (repeats) finished by both page sizes, a pair is "
                     "compared round by round (the rounds resampled together, the Wilcoxon signed-rank test), since "
                     "the runs of a round share the machine's state of that minute; else run by run (the "
-                    "Mann-Whitney test). Failed or unfinished runs are left out and named.")
+                    "Mann-Whitney test). TpmC's pairs are judged instead by a two-level model (the mean log-ratio "
+                    f"over rounds, a t interval on the rounds less one) where every run kept its interval series and "
+                    f"{MIN_BLOCKS_FOR_MODEL} or more rounds are shared; each line names its method. A declared primary "
+                    "comparison (the knob primary) is tested first, alone, at the full level; the other pairs only "
+                    "after it was called faster or slower. A sweep grown with `pagelab sweep --resume BUNDLE "
+                    "--add-rounds N` is judged at its latest look's group-sequential boundary, and its looks are "
+                    "listed. Failed or unfinished runs are left out and named.")
     stats.add_argument("bundle", metavar="BUNDLE", help="a sweep directory (data/runs/<sweep-id>)")
     stats.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
     stats.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",

@@ -314,23 +314,18 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
 def components_lines(components: VarianceComponents) -> list[str]:
     """The components as `pagelab stats` prints them, per page size and then per pair: a in %²·s
     (100² x the log-scale figure) and the floor as a spread, sqrt(f) in %, each with its interval."""
-    def within(estimate: Estimate) -> str:
-        def text(v: float) -> str:
-            return f"{1e4 * v:,.0f}"
+    def said(estimate: Estimate, name: str, text, unit: str, missing: str) -> str:
         if not math.isfinite(estimate.value):
-            return "—"
+            return missing
         interval = (f" [{text(estimate.low)}, {text(estimate.high)}]"
                     if math.isfinite(estimate.low) and math.isfinite(estimate.high) else " (no interval)")
-        return f"a = {text(estimate.value)}{interval} %²·s"
+        return f"{name} = {text(estimate.value)}{interval}{unit}"
+
+    def within(estimate: Estimate) -> str:
+        return said(estimate, "a", lambda v: f"{1e4 * v:,.0f}", " %²·s", "—")
 
     def floor(estimate: Estimate) -> str:
-        def text(v: float) -> str:
-            return f"{100 * math.sqrt(max(v, 0.0)):.1f}%"
-        if not math.isfinite(estimate.value):
-            return "√f —"
-        interval = (f" [{text(estimate.low)}, {text(estimate.high)}]"
-                    if math.isfinite(estimate.low) and math.isfinite(estimate.high) else " (no interval)")
-        return f"√f = {text(estimate.value)}{interval}"
+        return said(estimate, "√f", lambda v: f"{100 * math.sqrt(max(v, 0.0)):.1f}%", "", "√f —")
 
     lines = [f"Variance components of log TpmC, a run of T s varying as a/T + f ({100 * components.confidence:g}% "
              "intervals): a within runs (batch means), f between runs"]
