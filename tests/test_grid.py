@@ -171,7 +171,9 @@ def test_the_grid_report_has_the_effect_across_the_pool(grid_sweep):
     out, pdf, *_ = grid_sweep
     assert (out / "figures" / "effect_across_levels.svg").exists()
     text = pages_text(pdf, 1, 1000)
-    assert "4.0 The page-size effect across the buffer pool" in text
+    # numbered like the Results' other subsections: the grid's first, throughput's after it
+    assert "4.1 The page-size effect across the buffer pool" in text
+    assert "4.2 Throughput" in text
     assert "The page-size effect at each level of the buffer pool" in text
     # one run per cell: the sentence says it cannot tell, rather than a difference without an interval
     assert "Whether the 16k vs 4k effect changes with the buffer pool needs at least 2 finished runs" in text
