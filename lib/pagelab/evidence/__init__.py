@@ -11,7 +11,7 @@ that decide when a run is warm and when it has measured enough.
     two_sweeps.py two bundles compared: effects changed, level moved, knobs differ
 
 The verdict rules are used through these names, so every comparison the project makes (the TPC-C
-sweep, `pagelab compare`, the other seeds' reports) means the same thing.
+sweep, `pagelab compare`, the other experiments' reports) means the same thing.
 """
 
 from pagelab.evidence.families import (AGREE, DIFFER, EffectDifference, compare_family, effect_difference,
