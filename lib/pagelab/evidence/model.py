@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
 from pagelab.evidence.components import Estimate, RunSeries
 from pagelab.evidence.intervals import (
@@ -87,14 +87,14 @@ class PairEffect:
     round_variance: float  # Var(d) of one verdict round: the median w plus f
 
     def interval(self, confidence: float) -> tuple[float, float]:
-        half = float(stats.t.ppf(1 - (1 - confidence) / 2, self.dof)) * self.se
+        half = float(scipy.stats.t.ppf(1 - (1 - confidence) / 2, self.dof)) * self.se
         return self.delta - half, self.delta + half
 
     @property
     def p_value(self) -> float:
         if self.se == 0:
             return 0.0 if self.delta else 1.0
-        return float(2 * stats.t.sf(abs(self.delta) / self.se, self.dof))
+        return float(2 * scipy.stats.t.sf(abs(self.delta) / self.se, self.dof))
 
 
 def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> PairEffect | None:
@@ -112,7 +112,7 @@ def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> Pai
     f = max(total - float(w.mean()), 0.0)
     # Var(d_b) = w_b + f >= w_b: a sample variance of the rounds far below what the runs' own
     # series imply is chance, and the interval does not narrow on it (see the module comment).
-    variance = max(total, float(w.mean()) * float(stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)) / n
+    variance = max(total, float(w.mean()) * float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)) / n
     return PairEffect(float(d.mean()), math.sqrt(variance), float(n - 1), n, f, float(np.median(w)) + f)
 
 
@@ -123,7 +123,7 @@ def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve
     detectable effect (t(1 - alpha/2) + t(POWER)) x se (Bloom 1995), and the rounds the margin and
     `resolve_pct` would need at one round's variance."""
     low, high = effect.interval(confidence)
-    quantiles = float(stats.t.ppf(1 - (1 - confidence) / 2, effect.dof) + stats.t.ppf(POWER, effect.dof))
+    quantiles = float(scipy.stats.t.ppf(1 - (1 - confidence) / 2, effect.dof) + scipy.stats.t.ppf(POWER, effect.dof))
     detectable = 100 * (math.exp(quantiles * effect.se) - 1)
     round_spread = math.sqrt(effect.round_variance)
     p = effect.p_value
@@ -171,7 +171,7 @@ def over_time_use(run: RunSeries, verdict_s: float) -> tuple[RunSeries | None, O
     work = (rates[cut:] * seconds[cut:])[: k * size].reshape(k, size).sum(axis=1)
     time = seconds[cut:][: k * size].reshape(k, size).sum(axis=1)
     centres = np.cumsum(time) - time / 2
-    fit = stats.linregress(centres / 60, np.log(work / time))
+    fit = scipy.stats.linregress(centres / 60, np.log(work / time))
     drift, p = 100 * float(fit.slope), float(fit.pvalue)
     warmup = f"MSER-5 cut {cut_s:g} s of warm-up" if cut_s else "MSER-5 cut nothing"
     if p >= DRIFT_ALPHA:
