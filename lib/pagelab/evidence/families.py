@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 from statsmodels.stats.multitest import multipletests
 
 from pagelab.evidence.intervals import (
@@ -89,8 +89,8 @@ def smallest_p(n_a: int, n_b: int, paired: bool) -> float:
         return 1.0
     ahead = np.arange(1.0, n_a + 1.0)
     if paired:
-        return float(stats.wilcoxon(ahead, alternative="two-sided", method="exact").pvalue)
-    return float(stats.mannwhitneyu(ahead + n_b, np.arange(1.0, n_b + 1.0), alternative="two-sided",
+        return float(scipy.stats.wilcoxon(ahead, alternative="two-sided", method="exact").pvalue)
+    return float(scipy.stats.mannwhitneyu(ahead + n_b, np.arange(1.0, n_b + 1.0), alternative="two-sided",
                                     method="exact").pvalue)
 
 

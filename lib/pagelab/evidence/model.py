@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
 from pagelab.evidence.components import Estimate, RunSeries, variance_components
 from pagelab.evidence.intervals import (
@@ -87,7 +87,7 @@ FLOOR_QUANTILE = 0.05
 
 def t_interval(estimate: float, se: float, dof: float, confidence: float) -> tuple[float, float]:
     """The two-sided t interval of `estimate` at `confidence` (quantile from `scipy.stats.t`)."""
-    half = float(stats.t.ppf(1 - (1 - confidence) / 2, dof)) * se
+    half = float(scipy.stats.t.ppf(1 - (1 - confidence) / 2, dof)) * se
     return estimate - half, estimate + half
 
 
@@ -95,7 +95,7 @@ def t_p_value(estimate: float, se: float, dof: float) -> float:
     """The two-sided t-test's p of estimate / se on `dof` degrees of freedom (`scipy.stats.t`)."""
     if se == 0:
         return 0.0 if estimate else 1.0
-    return float(2 * stats.t.sf(abs(estimate) / se, dof))
+    return float(2 * scipy.stats.t.sf(abs(estimate) / se, dof))
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> Pai
     f = max(total - float(w.mean()), 0.0)
     # Var(d_b) = w_b + f >= w_b: a sample variance of the rounds far below what the runs' own
     # series imply is chance, and the interval does not narrow on it (see the module comment).
-    variance = max(total, float(w.mean()) * float(stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)) / n
+    variance = max(total, float(w.mean()) * float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)) / n
     return PairEffect(float(d.mean()), math.sqrt(variance), float(n - 1), n, f, float(np.median(w)) + f)
 
 
@@ -143,7 +143,7 @@ def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve
     detectable effect (t(1 - alpha/2) + t(POWER)) x se (Bloom 1995), and the rounds the margin and
     `resolve_pct` would need at one round's variance."""
     low, high = effect.interval(confidence)
-    quantiles = float(stats.t.ppf(1 - (1 - confidence) / 2, effect.dof) + stats.t.ppf(POWER, effect.dof))
+    quantiles = float(scipy.stats.t.ppf(1 - (1 - confidence) / 2, effect.dof) + scipy.stats.t.ppf(POWER, effect.dof))
     detectable = 100 * (math.exp(quantiles * effect.se) - 1)
     round_spread = math.sqrt(effect.round_variance)
     p = effect.p_value
@@ -239,7 +239,7 @@ def over_time_use(run: RunSeries, verdict_s: float) -> tuple[RunSeries | None, O
     work = (rates[cut:] * seconds[cut:])[: k * size].reshape(k, size).sum(axis=1)
     time = seconds[cut:][: k * size].reshape(k, size).sum(axis=1)
     centres = np.cumsum(time) - time / 2
-    fit = stats.linregress(centres / 60, np.log(work / time))
+    fit = scipy.stats.linregress(centres / 60, np.log(work / time))
     drift, p = 100 * float(fit.slope), float(fit.pvalue)
     warmup = f"MSER-5 cut {cut_s:g} s of warm-up" if cut_s else "MSER-5 cut nothing"
     if p >= DRIFT_ALPHA:

@@ -115,7 +115,8 @@ def glossary_markdown() -> str:
 def references(machine: dict) -> list[str]:
     """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
     return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
-                         "size changes its performance, MIT License; its CITATION.cff says how to cite it."]
+                         "size changes its performance, MIT License. No public release, DOI or repository address: the "
+                         "commit identifies the code; its CITATION.cff says how to cite it."]
 
 
 @dataclass
