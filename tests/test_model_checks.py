@@ -140,3 +140,15 @@ def test_a_difference_agrees_only_inside_the_margin_and_differs_only_with_the_ho
     assert [d.word for d in found] == [AGREE, DIFFER, "not resolved"]
     assert found[0].confidence == pytest.approx(1 - 0.05 / 3)  # Bonferroni over the 3
     assert found[1].p_adjusted == pytest.approx(min(1.0, 3 * found[1].p_value))  # Holm's first step
+
+
+def test_a_grid_says_its_pairs_have_no_model_to_check():
+    import pandas as pd
+
+    from pagelab.evidence.self_checks import pair_halves_lines
+    from pagelab.evidence.tables import RunTable
+
+    rows = [{"run": f"{size}-pool64M-r{r}", "page_size": size, "repeat": r, "level_buffer_pool": "64M", "tpmc": 1e4}
+            for size in ("4k", "16k") for r in range(1, 7)]
+    [line] = pair_halves_lines(RunTable(pd.DataFrame(rows), [], {}, ["4k", "16k"]))
+    assert "a grid's pairs are judged within each level by the rank tests" in line, line
