@@ -87,7 +87,8 @@ def output_count(executed: dict, mime: str) -> int:
 # What a reader must not meet as a label: a snake_case name (a tidy table's column, `seed_hops`) or
 # the project's own word for its references ("seed"; "random seed" is a word of the trade). The
 # server's own settings (`innodb_page_size`) are names a reader looks up, and may be shown.
-_INTERNAL = re.compile(r"^(?!innodb_)[a-z][a-z0-9]*(?:_[a-z0-9]+)+$|(?<!random )\bseeds?\b", re.IGNORECASE)
+_INTERNAL = re.compile(r"(?<![\w-])(?!innodb_)[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])|(?<!random )\bseeds?\b",
+                       re.IGNORECASE)
 
 
 def internal_labels(labels) -> list[str]:

@@ -47,16 +47,23 @@ WORDS = {
 REFERENCE_PARTS = {"seed"}
 OUR_PARTS = {"our", "ours"}
 SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+SERVER_SETTING = "innodb_"
+# A snake_case name inside a longer label ("random pages_avg", built from a table's columns).
+SNAKE_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w-])")
 
 
 def label(name: str, reference: str = "the reference") -> str:
     """A column's name in words with its unit: `seed_hops` -> `hops, the post` (reference="the
     post"), `throughput_ops_s` -> `throughput (ops/s)`, `ci_low_ms` -> `interval low (ms)`. A name
     that is not snake_case (already words) is returned as it is."""
-    if not isinstance(name, str) or (name not in LABELS and not SNAKE.match(name)):
+    if not isinstance(name, str):
         return name
+    if name not in LABELS and not SNAKE.match(name):  # words already, perhaps with a name among them
+        return SNAKE_WORD.sub(lambda found: label(found.group(0).lower(), reference), name)
     if name in LABELS:
         return LABELS[name].format(reference=reference)
+    if name.startswith(SERVER_SETTING):  # the server's own setting: a name the reader looks up as it is
+        return name
     parts = name.split("_")
     whose = [reference] if REFERENCE_PARTS & set(parts) else ["ours"] if OUR_PARTS & set(parts) else []
     parts = [part for part in parts if part not in REFERENCE_PARTS | OUR_PARTS]
@@ -68,7 +75,7 @@ def label(name: str, reference: str = "the reference") -> str:
             unit, parts = UNITS[tuple(parts[-size:])], parts[:-size]
             break
     else:  # a unit per something: python_adds_us_per_row -> python adds (µs per row)
-        for index in range(1, len(parts) - 2):
+        for index in range(len(parts) - 2):
             if (parts[index],) in UNITS and parts[index + 1] == "per":
                 per = " ".join(WORDS.get(part, part) for part in parts[index + 2:])
                 unit, parts = f"{UNITS[(parts[index],)]} per {per}", parts[:index]
@@ -76,7 +83,7 @@ def label(name: str, reference: str = "the reference") -> str:
     head = " ".join(WORDS.get(part, part) for part in [*statistic, *parts, *end]).replace("new order", "New-Order")
     if unit in ("/s", "ops/s"):
         head, unit = (f"{head}/s" if unit == "/s" else f"{head} (ops/s)").strip(), None
-    text = head + (f" ({unit})" if unit else "")
+    text = (f"{head} ({unit})" if head else unit) if unit else head
     return ", ".join([text, *whose]) if whose else text
 
 
