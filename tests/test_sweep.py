@@ -134,6 +134,15 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
         assert claim.verdict in ("holds", "does not hold", "not resolved here", "not checked here")
 
 
+def test_the_report_and_a_runs_notebook_show_no_internal_names(smoke_sweep):
+    from tests.notebook_checks import internal_labels, table_headers
+
+    out, _, _ = smoke_sweep
+    for notebook in (out / "report.ipynb", sorted(out.glob("*/run.ipynb"))[0]):
+        found = internal_labels(table_headers(json.loads(notebook.read_text())))
+        assert not found, f"{notebook.relative_to(out)} shows {found}"
+
+
 def test_no_number_in_the_pdf_shows_more_than_four_decimals(smoke_sweep):
     _, pdf, _ = smoke_sweep
     numbers = re.findall(r"\b\d+\.(\d{5,})\b", pages_text(pdf, 1, 1000))

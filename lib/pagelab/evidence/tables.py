@@ -404,7 +404,7 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
     for metric in metrics:
         by_size = {size: _values_by_block(table.runs, size, metric.name) for size in table.page_order}
         spread = log_spread([list(values.values()) for values in by_size.values()])
-        models = [_model_effect(data, second, first) if metric.name == "tpmc" else None for first, second in pairs]
+        models = [model_effect(data, second, first) if metric.name == "tpmc" else None for first, second in pairs]
         found = compare_family([(by_size[second], by_size[first]) for first, second in pairs], spread=spread,
                                resolve_pct=resolve_pct, confidence=table.confidence, equivalence_pct=delta,
                                models=models, primary=primary)
@@ -413,7 +413,7 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
 
 
-def _model_effect(data: ModelData | None, a: str, b: str):
+def model_effect(data: ModelData | None, a: str, b: str):
     """The two-level model's estimate of a against b, or None where the rank tests judge: no
     series, a run without one, or too few blocks."""
     if data is None or data.by_size.get(a) is None or data.by_size.get(b) is None:
