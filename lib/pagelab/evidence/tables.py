@@ -36,6 +36,7 @@ import pandas as pd
 from pagelab.evidence.components import RunSeries, VarianceComponents, components_lines, variance_components
 from pagelab.evidence.families import (NOT_TESTED, PRIMARY, compare_family, family_confidence, holm, primary_pair,
                                        smallest_p, verdict_room)
+from pagelab.evidence.outliers import outlier_lines
 from pagelab.evidence.model import MODEL_METHOD, counted_series, over_time_lines, pair_effect
 from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.evidence.intervals import (
@@ -603,6 +604,7 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
     lines += components_lines(data.components) + over_time_lines(data.over_time) if data else [
         "No interval series in this bundle's runs: no variance components; the rank tests judged every pair."]
     lines += host_lines(table)
+    lines += outlier_lines(table.runs)
     if table.excluded:
         lines.append("Runs left out:")
         lines += [f"  {name}: {why}" for name, why in table.excluded]

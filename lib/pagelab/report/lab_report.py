@@ -86,6 +86,11 @@ REFERENCES = [
     "their intervals first).",
     "P. H. Westfall, S. S. Young, \"Resampling-Based Multiple Testing\", Wiley 1993 (the max-T permutation test "
     "of the sweep's A/A check).",
+    "B. L. Welch, \"The generalization of 'Student's' problem when several different population variances are "
+    "involved\", Biometrika 34, 1947 (the degrees of freedom of the difference of two estimates of the two-level "
+    "model: the A/A check of the pair effects, and two sweeps compared).",
+    "R. D. Cook, S. Weisberg, \"Residuals and Influence in Regression\", Chapman and Hall 1982 (the outlier test "
+    "that names a run far below its page size's others, as a slow disk leaves one).",
 ]
 
 
