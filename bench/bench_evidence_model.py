@@ -37,10 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arguments import at_least_one  # noqa: E402
 from synthetic import SyntheticDesign, sweep, true_effect  # noqa: E402
 
-from pagelab.evidence.components import variance_components  # noqa: E402
 from pagelab.evidence.families import compare_family  # noqa: E402
 from pagelab.evidence.intervals import FASTER, SLOWER  # noqa: E402
-from pagelab.evidence.model import counted_series, pair_effect  # noqa: E402
+from pagelab.evidence.model import model_effects  # noqa: E402
 
 COURSE = SyntheticDesign(rounds=7, run_s=100, interval_s=10, within_a=0.32, between_f=0.016 ** 2, block_sd=0.05,
                          over_time_s=1200, drift_pct_per_min=1.0, drift_after_s=600, drifting_sizes=("8k",))
@@ -57,14 +56,8 @@ PRIMARY = ("4k", "16k")
 def judge(runs, design: SyntheticDesign, confidence: float = 0.95):
     """Per pair (earlier, later): the model's PairEffect (None where it has too few blocks), and
     the family's verdicts with the primary first."""
-    counted, _ = counted_series(runs)
-    components = variance_components(counted, design.page_sizes)
-    within = {size.page_size: size.within_a for size in components.sizes}
-    by_size = {size: {r.block: (r.log_mean, r.measured_s) for r in counted if r.page_size == size}
-               for size in design.page_sizes}
     pairs = list(combinations(design.page_sizes, 2))
-    effects = [pair_effect(by_size[later], by_size[earlier], within[later], within[earlier])
-               for earlier, later in pairs]
+    effects = model_effects(runs, design.page_sizes, [(later, earlier) for earlier, later in pairs])
     family = compare_family([([], [])] * len(pairs), models=effects, primary=pairs.index(PRIMARY),
                             confidence=confidence)
     return pairs, effects, family
@@ -105,10 +98,11 @@ def run(design: SyntheticDesign, sweeps: int, rng: np.random.Generator) -> dict:
         _, _, family = judge(sweep(none, rng), none)
         false_sweeps += any(c.verdict in (FASTER, SLOWER) for c in family)
     return {"coverage": covered / total, "half_width": float(np.median(widths)),
-            "false_rate": false_sweeps / sweeps, "false_ci": _ci(false_sweeps, sweeps), "power": primary_found / sweeps}
+            "false_rate": false_sweeps / sweeps, "false_ci": binomial_ci(false_sweeps, sweeps),
+            "power": primary_found / sweeps}
 
 
-def _ci(hits: int, trials: int) -> tuple[float, float]:
+def binomial_ci(hits: int, trials: int) -> tuple[float, float]:
     """The exact (Clopper-Pearson) 95% interval of a rate, by `scipy.stats.binomtest`."""
     from scipy import stats
 

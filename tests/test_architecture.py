@@ -19,8 +19,8 @@ LAYERS = (
     {"monitor", "models"},                      # samplers on the run's clock; block-size model
     {"bundle"},                                 # a sweep's files, read back
     {"report"},                                 # figures, lab report, notebook -> PDF
-    {"workloads"},                              # the other seeds' experiments
-    {"sweep"},                                  # seed 002's sweep: knobs, plan, runs, executors
+    {"workloads"},                              # the other references' experiments
+    {"sweep"},                                  # the Week 4 lab's sweep: knobs, plan, runs, executors
     {"cli", "__main__"},
 )
 LAYER_OF = {package: index for index, layer in enumerate(LAYERS) for package in layer}
@@ -123,3 +123,18 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if found:
                 return found
     return None
+
+
+def test_the_command_line_and_a_run_start_without_the_statistics_libraries():
+    """`pagelab` and every run's kernel import the knobs and the CLI's help, which name constants of
+    pagelab.evidence; scipy.stats and statsmodels (2-4 s to import on the 2-core machine) load only
+    where a statistic is computed."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pagelab.cli, pagelab.sweep.experiment, pagelab.evidence\n"
+            "pagelab.evidence.DEFAULT_EQUIVALENCE_PCT\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('scipy.stats', 'statsmodels'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

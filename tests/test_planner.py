@@ -103,3 +103,29 @@ def test_the_over_time_runs_count_as_one_more_block():
     assert (found.rounds, found.blocks, found.dof) == (7, 8, 7)
     assert found.half_width_pct == pytest.approx(100 * math.expm1(stats.t.isf(0.025, 7) * math.sqrt((a / t + f) / 8)))
     assert found.total_s == pytest.approx(3957 + 7 * 3 * (100 + 55))  # the over-time runs are in the fixed part
+
+
+def test_a_sweep_made_to_grow_is_planned_at_its_last_looks_boundary(tmp_path, capsys):
+    bundle = _bundle(tmp_path, rounds=10)
+    record = json.loads((bundle / "sweep.json").read_text())
+    record["profile"]["max_rounds"] = 15  # looks after 5 and 10 rounds, the last at 15: thirds
+    record["profile"]["primary"] = "16k vs 4k"  # tested at the full 5%, spent over the looks
+    record["looks"] = [{"look": 1, "rounds": 5, "time": "a"}, {"look": 2, "rounds": 10, "time": "b"}]
+    (bundle / "sweep.json").write_text(json.dumps(record))
+    assert main(["plan", "--from", str(bundle), "--budget", "30min"]) == 0
+    out = capsys.readouterr().out
+    # the published last boundary of three equal looks (gsDesign's sfLDOF, two-sided 5%) is 1.9930
+    level = 2 * stats.norm.sf(1.9930)
+    assert "with looks after 5, 10, 15 rounds" in out and "|z| >= 1.993" in out, out
+    best = next(line for line in out.splitlines() if "best within the budget" in line)
+    assert f"level {level:.3g})" in best, best
+    rounds, length = (int(x) for x in best.split(": ")[1].split(" s ")[0].split(" rounds × "))
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.tables import components_of
+
+    pair = components_of(read_runs(bundle)).pair("16k", "4k")
+    a, f = pair.within_a.value, pair.between_f.value
+    half = stats.t.isf(level / 2, rounds - 1) * math.sqrt((a / length + f) / rounds)
+    assert f"half-width ±{100 * math.expm1(half):.1f}%" in best
+    fixed_half = stats.t.isf(0.025, rounds - 1) * math.sqrt((a / length + f) / rounds)
+    assert f"half-width ±{100 * math.expm1(fixed_half):.1f}%" not in best

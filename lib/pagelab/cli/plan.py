@@ -62,6 +62,7 @@ def _refuse_other_machine(record) -> None:
 def cmd_plan(args: argparse.Namespace) -> int:
     from pagelab.bundle import SweepRecord, read_runs, run_timings
     from pagelab.evidence import planner
+    from pagelab.evidence.sequential import planned_looks
     from pagelab.evidence.tables import components_of
     from pagelab.sweep.profiles import load_profile, profile_from_dict
 
@@ -101,6 +102,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     costs = planner.Costs(overhead, setup * k / max(len(order), 1) + report_s + over_time, k)
     m = len(order) * (len(order) - 1) // 2
     alpha = 0.05 if declared or m == 1 else 0.05 / m
+    # A sweep made with room to grow is judged at its last look's group-sequential boundary
+    looks = planned_looks(record.document, 0.05)
+    level_of = looks.level_at if looks else (lambda share: share)
     effect = -math.log(1 - args.resolve)
     # TpmC's model counts the over-time runs as one more block when they pass its drift check
     extra = 1 if target.over_time_s else 0
@@ -123,13 +127,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
              "one pair" if m == 1 else f"the first of {m} pairs under Holm, at 5%/{m}")
     print(f"{first} vs {second}: {level}; the effect to resolve {100 * args.resolve:g}%, power asked "
           f"{100 * args.power:g}%, budget {_minutes(args.budget)}")
+    if looks:
+        boundary = looks.boundaries(alpha)[-1]
+        alpha = level_of(alpha)
+        print(f"looks: {record.directory.name} was made for at most {looks.max_rounds} rounds (max_rounds), with looks "
+              f"after {', '.join(str(look.rounds) for look in looks.looks)} rounds; its last look is tested at a "
+              f"Lan-DeMets O'Brien-Fleming-type boundary, |z| >= {boundary:.3f} (nominal level {alpha:.4g} for this "
+              "pair) instead of the fixed-sample level, and a design's rounds are those of its last look")
     t_star = planner.kalibera_jones_length(a, f, overhead)
     print(f"Kalibera & Jones: T* = √(a·o/f) = " + (f"{t_star:.0f} s" if math.isfinite(t_star) else
                                                     "unbounded (no floor measured: the longest runs are best)"))
-    now = _current(target, a, f, costs, alpha, effect, args.power, extra)
+    now = _current(target, looks.max_rounds if looks else target.repeats, a, f, costs, alpha, effect, args.power,
+                   extra)
     if now:
-        print(f"  now ({target.name}: {now.rounds} rounds × {now.run_s:g} s, {_minutes(now.total_s)}): "
-              + _design_text(now))
+        print(f"  now ({target.name}: {now.rounds} rounds × {now.run_s:g} s{' at its last look' if looks else ''}, "
+              f"{_minutes(now.total_s)}): " + _design_text(now))
     best = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
                                extra_blocks=extra)
     if best is None:
@@ -147,7 +159,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         other = components.pair(y, x) or components.pair(x, y)
         if other is None or not math.isfinite(other.within_a.value) or not math.isfinite(other.between_f.value):
             continue
-        level = 0.05 / max(m - 1, 1) if declared else alpha
+        level = level_of(0.05 / max(m - 1, 1)) if declared else alpha
         shown = [("now", now), ("best", best)] if now else [("best", best)]
         print(f"  {other.a} vs {other.b}: " + "; ".join(
             f"{label} minimum detectable effect {found.detectable_pct:.1f}% (half-width ±{found.half_width_pct:.1f}%)"
@@ -163,12 +175,12 @@ def _design_text(found) -> str:
             f"power {100 * found.power:.0f}%, minimum detectable effect {found.detectable_pct:.1f}%")
 
 
-def _current(target, a, f, costs, alpha, effect, wanted, extra_blocks):
+def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks):
     from pagelab.evidence import planner
 
-    if not isinstance(target.measure_s, int) or target.repeats < 2:
+    if not isinstance(target.measure_s, int) or rounds < 2:
         return None
-    return planner.design(a, f, costs, target.repeats, target.measure_s, alpha, effect, wanted, extra_blocks)
+    return planner.design(a, f, costs, rounds, target.measure_s, alpha, effect, wanted, extra_blocks)
 
 
 def _report_seconds(record, timings) -> float:
@@ -190,8 +202,10 @@ def register(commands) -> None:
                     "interval for the primary comparison within the budget (Var of the mean log-ratio = (a/T + f)/n, "
                     "Kalibera & Jones 2013), with its expected half-width, its power for the named effect (noncentral "
                     "t with the rounds' degrees of freedom) and its minimum detectable effect; and the same for the "
-                    "profile's present design. Refused, with no design, for a bundle made on another machine or with "
-                    "fewer than 3 rounds.")
+                    "profile's present design. A bundle made with room to grow (max_rounds) is planned at its last "
+                    "look's Lan-DeMets O'Brien-Fleming-type boundary, as it will be judged, not at the fixed-sample "
+                    "level. Refused, with no design, for a bundle made on another machine or with fewer than 3 "
+                    "rounds.")
     plan.add_argument("--from", dest="source", required=True, metavar="BUNDLE", help="a sweep's bundle on this machine")
     plan.add_argument("--profile", help="the profile to design for (its page sizes, interval and over-time runs; "
                                         "default: the bundle's own)")

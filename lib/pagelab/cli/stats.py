@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pagelab.common.errors import UsageError
 from pagelab.evidence.intervals import MIN_ROUNDS_FOR_PAIRED
-from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL
+from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
 
 FORMATS = ("table", "csv", "json")
 
@@ -37,7 +37,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     from pagelab.evidence.grid import cell_table, effect_table, grid_factors, grid_lines
     from pagelab.evidence.nodes import node_lines, node_summary
-    from pagelab.evidence.self_checks import a_a_table, check_lines, first_round_p, first_round_table
+    from pagelab.evidence.self_checks import (a_a_table, check_lines, first_round_p, first_round_table,
+                                              pair_halves_table)
 
     table = read_runs(Path(args.bundle).resolve())  # relative to here, not to the project
     factors = grid_factors(table)
@@ -65,6 +66,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         if args.checks:
             print("# A/A: odd rounds against even rounds")
             _print_frame(a_a_table(table, args.resolve), "csv")
+            print("# A/A: TpmC's pair effects by the two-level model, odd rounds against even rounds")
+            _print_frame(pair_halves_table(table), "csv")
             print("# the first round against the later rounds")
             _print_frame(first_round_table(table), "csv")
     else:
@@ -86,6 +89,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         document["over_time"] = [vars(use) for use in model.over_time] if model else []
         if args.checks:
             document["checks"] = {"a_a": a_a_table(table, args.resolve).to_dict("records"),
+                                  "a_a_pair_effects": pair_halves_table(table).to_dict("records"),
                                   "first_round": first_round_table(table).to_dict("records"),
                                   "first_round_p": first_round_p(table)}
         print(json.dumps(document, indent=1, default=str).replace("NaN", "null"))
@@ -132,10 +136,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if part.empty:
             continue
         m = int(part["family_size"].max())
+        modelled = part["method"].str.startswith(MODEL_METHOD)
+        how = ("t interval (the two-level model's estimate in each sweep, Welch-Satterthwaite degrees of freedom, "
+               "p Holm-adjusted" if modelled.all() else
+               "interval (each line names its method" if modelled.any() else
+               "bootstrap interval (each sweep's rounds resampled on their own")
         print(f"1. Did the page-size effects change? {metric.label}: each pair's effect in A and in B, and their "
               f"difference in log points (100 × difference of log ratios) with a {part['confidence_pct'].iloc[0]:.4g}% "
-              f"bootstrap interval (each sweep's rounds resampled on their own"
-              + (f"; Bonferroni for a family of {m} pairs)" if m > 1 else ")") + ":")
+              f"{how}" + (f"; Bonferroni for a family of {m} pairs)" if m > 1 else ")") + ":")
         for line in effect_lines(effects, label_a, label_b, metric.name):
             print(f"  {line}")
     for metric in measured:
@@ -178,14 +186,18 @@ def register(commands) -> None:
     stats.add_argument("--checks", action="store_true",
                        help="also check the sweep against itself: each page size's odd rounds against its even "
                             "rounds, judged as page sizes are (an A/A test: any faster/slower there is a false "
-                            "call), and whether the first round, right after each load, stands apart")
+                            "call); where the runs kept interval series, also each TpmC pair's effect by the "
+                            "two-level model in the odd and in the even rounds (any 'differ' there is a false "
+                            "call); and whether the first round, right after each load, stands apart")
     stats.set_defaults(handler=cmd_stats)
 
     compare = commands.add_parser(
         "compare", help="two sweeps: did the page-size effects change, did the level move, which knobs differ",
         description="Compare two sweep bundles (two machines, two days, two server settings) in three questions: "
                     "(1) did each pair's page-size effect change (the difference of the two effects in log points "
-                    "with a bootstrap interval: agree within ±δ, differ, or not resolved); (2) did the whole level "
+                    "with a bootstrap interval, or for TpmC, where both sweeps' runs kept interval series, the two-level "
+                    "model's estimate in each with a Welch-Satterthwaite t interval: agree within ±δ, differ, or not "
+                    "resolved); (2) did the whole level "
                     "move, and alike for every page size (a uniform shift only when every effect agrees, else an "
                     "interaction); (3) which knobs differ (also warned of on stderr). δ is A's equivalence_pct.")
     compare.add_argument("a", metavar="BUNDLE_A")

@@ -13,14 +13,23 @@ that decide when a run is warm and when it has measured enough.
     two_sweeps.py two bundles compared: effects changed, level moved, knobs differ
 
 The verdict rules are used through these names, so every comparison the project makes (the TPC-C
-sweep, `pagelab compare`, the other seeds' reports) means the same thing.
+sweep, `pagelab compare`, the other experiments' reports) means the same thing.
 """
 
-from pagelab.evidence.families import (AGREE, DIFFER, EffectDifference, compare_family, effect_difference,
-                                       effect_differences, holm)
-from pagelab.evidence.intervals import (DEFAULT_EQUIVALENCE_PCT, EQUIVALENT, FASTER, NOT_RESOLVED, SLOWER,
-                                        Comparison, compare, compare_rounds, verdict_text)
+# The names below are loaded when first asked for (PEP 562): importing a submodule for a constant
+# (the knobs' default margin, the CLI's help) then does not load statsmodels and scipy.stats.
+_EXPORTS = {"families": ("AGREE", "DIFFER", "EffectDifference", "compare_family", "effect_difference",
+                         "effect_differences", "holm"),
+            "intervals": ("DEFAULT_EQUIVALENCE_PCT", "EQUIVALENT", "FASTER", "NOT_RESOLVED", "SLOWER", "Comparison",
+                          "compare", "compare_rounds", "verdict_text")}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
-__all__ = ["AGREE", "DIFFER", "DEFAULT_EQUIVALENCE_PCT", "EQUIVALENT", "FASTER", "NOT_RESOLVED", "SLOWER",
-           "Comparison", "EffectDifference", "compare", "compare_family", "compare_rounds", "effect_difference",
-           "effect_differences", "holm", "verdict_text"]
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)

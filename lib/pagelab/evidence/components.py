@@ -41,7 +41,7 @@ from itertools import combinations
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
 from pagelab.evidence.intervals import CONFIDENCE
 
@@ -192,7 +192,7 @@ def lag1_test(batches: Sequence[np.ndarray]) -> tuple[float, float, float]:
     # the denominator's expectation is sum (k - 1) sigma^2; bias holds sum -(k-1)/k
     expected = bias / (count - sum(1 for z in batches if z.size >= 3))
     r1 = products / squares
-    return r1, expected, float(stats.norm.sf((r1 - expected) * math.sqrt(count)))
+    return r1, expected, float(scipy.stats.norm.sf((r1 - expected) * math.sqrt(count)))
 
 
 def _pooled_variance(batches: Sequence[np.ndarray]) -> tuple[float, int]:
@@ -210,8 +210,8 @@ def _chi2_interval(value: float, dof: float, confidence: float) -> tuple[float, 
     if not (dof > 0 and math.isfinite(value)):
         return math.nan, math.nan
     alpha = 1 - confidence
-    return (dof * value / float(stats.chi2.ppf(1 - alpha / 2, dof)),
-            dof * value / float(stats.chi2.ppf(alpha / 2, dof)))
+    return (dof * value / float(scipy.stats.chi2.ppf(1 - alpha / 2, dof)),
+            dof * value / float(scipy.stats.chi2.ppf(alpha / 2, dof)))
 
 
 def within_component(runs: Sequence[RunSeries], confidence: float = CONFIDENCE) -> tuple[Estimate, Lag1, int]:

@@ -21,6 +21,10 @@ from `scipy.stats.bootstrap`. Each setting's data are resampled on their own: by
 two sides share MIN_ROUNDS_FOR_PAIRED rounds (the runs of a round share the machine's minute),
 else run by run on each side (Davison & Hinkley 1997, ch. 2: resample the independent unit).
 Its word: AGREE when the interval lies inside +-delta, DIFFER when it excludes 0, else NOT_RESOLVED.
+Where TpmC's two-level model (pagelab.evidence.model) estimates the pair in both settings, the
+difference of its two estimates stands instead (`effect_differences` with `models`): a t interval
+on Welch's degrees of freedom and a p-value, Holm-adjusted over the family; DIFFER then needs the
+interval clear of 0 and the adjusted p under alpha. Each difference names its method.
 
 Note that "every page size moved alike between two sweeps" is the same statement as "every pair's
 effect agrees between them": log(A_x / B_x) - log(A_y / B_y) = log(A_x / A_y) - log(B_x / B_y).
@@ -34,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 from statsmodels.stats.multitest import multipletests
 
 from pagelab.evidence.intervals import (
@@ -50,10 +54,11 @@ from pagelab.evidence.intervals import (
     measure,
     percentile_bounds,
 )
-from pagelab.evidence.model import PairEffect
+from pagelab.evidence.model import EffectGap, PairEffect
 from pagelab.evidence.node_model import NodeEffect
 
 AGREE, DIFFER = "agree", "differ"
+BOOTSTRAP_METHOD = "ratio of medians, bootstrap over each setting's rounds"
 
 
 def family_confidence(m: int, confidence: float = CONFIDENCE) -> float:
@@ -85,8 +90,8 @@ def smallest_p(n_a: int, n_b: int, paired: bool) -> float:
         return 1.0
     ahead = np.arange(1.0, n_a + 1.0)
     if paired:
-        return float(stats.wilcoxon(ahead, alternative="two-sided", method="exact").pvalue)
-    return float(stats.mannwhitneyu(ahead + n_b, np.arange(1.0, n_b + 1.0), alternative="two-sided",
+        return float(scipy.stats.wilcoxon(ahead, alternative="two-sided", method="exact").pvalue)
+    return float(scipy.stats.mannwhitneyu(ahead + n_b, np.arange(1.0, n_b + 1.0), alternative="two-sided",
                                     method="exact").pvalue)
 
 
@@ -206,6 +211,9 @@ class EffectDifference:
     n_second: int
     paired_first: bool
     paired_second: bool
+    method: str = BOOTSTRAP_METHOD
+    p_value: float = math.nan  # the two-level model's t-test (Welch); nan for the bootstrap
+    p_adjusted: float = math.nan  # Holm over the family's p-values
 
 
 def _setting(x, y) -> tuple[bool, np.ndarray, np.ndarray]:
@@ -267,19 +275,47 @@ def effect_difference(first: tuple, second: tuple, confidence: float = CONFIDENC
                                   alike=all(np.ptp(side) == 0 for _, x, y in settings for side in (x, y)))
     if math.isnan(low):  # resamples without a ratio (a median of 0): no interval, not a point that agrees
         return EffectDifference(difference=difference, low=math.nan, high=math.nan, word=NOT_RESOLVED, **shape)
+    return EffectDifference(difference=difference, low=low, high=high, word=_word(low, high, equivalence_pct),
+                            **shape)
+
+
+def _word(low: float, high: float, equivalence_pct: float, called: bool = True) -> str:
+    """AGREE when [low, high] lies in +-equivalence_pct, DIFFER when it excludes 0 (and, for a
+    tested difference, `called`: its adjusted p is under alpha), else NOT_RESOLVED."""
     if -equivalence_pct <= low and high <= equivalence_pct:
-        word = AGREE
-    elif low > 0 or high < 0:
-        word = DIFFER
-    else:
-        word = NOT_RESOLVED
-    return EffectDifference(difference=difference, low=low, high=high, word=word, **shape)
+        return AGREE
+    if (low > 0 or high < 0) and called:
+        return DIFFER
+    return NOT_RESOLVED
+
+
+def gap_difference(gap: EffectGap, confidence: float, equivalence_pct: float, p_adjusted: float,
+                   alpha: float) -> EffectDifference:
+    """One pair's effect in two settings from the two-level model in each (pagelab.evidence.model
+    .effect_gap): the difference in log points with its Welch t interval at `confidence`; DIFFER
+    needs the interval clear of 0 and the Holm-adjusted p under `alpha`."""
+    low, high = (100 * x for x in gap.interval(confidence))
+    return EffectDifference(100 * math.expm1(gap.first.delta), 100 * math.expm1(gap.second.delta),
+                            100 * gap.difference, low, high, _word(low, high, equivalence_pct, p_adjusted < alpha),
+                            confidence, equivalence_pct, gap.first.blocks, gap.second.blocks, True, True,
+                            gap.method, gap.p_value, p_adjusted)
 
 
 def effect_differences(pairs: Sequence[tuple[tuple, tuple]], confidence: float = CONFIDENCE,
-                       equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> list[EffectDifference]:
+                       equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT,
+                       models: Sequence[tuple[PairEffect | None, PairEffect | None]] | None = None
+                       ) -> list[EffectDifference]:
     """Each (first, second) of `pairs` as `effect_difference`, judged as one family: the intervals
-    at the Bonferroni-adjusted level family_confidence(m), m the pairs with data for an interval."""
-    m = sum(all(_has_interval(*setting) for setting in pair) for pair in pairs)
+    at the Bonferroni-adjusted level family_confidence(m), m the pairs with data for an interval.
+    Where `models` holds the two-level model's estimate in both settings for a pair, the difference
+    of those two (a Welch t-test, pagelab.evidence.model.EffectGap) stands instead of the
+    bootstrap; their p-values are Holm-adjusted over the family (statsmodels, `holm`), and DIFFER
+    needs both the Bonferroni interval and the Holm p."""
+    models = list(models) if models is not None else [(None, None)] * len(pairs)
+    gaps = [EffectGap(*both) if all(e is not None for e in both) else None for both in models]
+    m = sum(gap is not None or all(_has_interval(*setting) for setting in pair) for gap, pair in zip(gaps, pairs))
     level = family_confidence(m, confidence)
-    return [effect_difference(first, second, level, equivalence_pct) for first, second in pairs]
+    adjusted = holm([gap.p_value if gap is not None else math.nan for gap in gaps], confidence)
+    return [gap_difference(gap, level, equivalence_pct, p, 1 - confidence) if gap is not None
+            else effect_difference(first, second, level, equivalence_pct)
+            for gap, p, (first, second) in zip(gaps, adjusted, pairs)]

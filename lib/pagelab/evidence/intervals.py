@@ -61,7 +61,7 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
 CONFIDENCE = 0.95
 # The fewest runs a side for which the exact Mann-Whitney test can reach p < 0.05 (4 against 4:
@@ -121,11 +121,11 @@ def median_interval(values, confidence: float = CONFIDENCE) -> MedianInterval:
         return MedianInterval(0, math.nan, math.nan, math.nan, 0.0)
     median = float(np.median(x))
     if x.size >= 2:
-        interval = stats.quantile_test(x, q=median, p=0.5).confidence_interval(confidence)
+        interval = scipy.stats.quantile_test(x, q=median, p=0.5).confidence_interval(confidence)
         if math.isfinite(interval.low) and math.isfinite(interval.high):
             return MedianInterval(int(x.size), median, float(interval.low), float(interval.high), confidence)
     # The range [min, max] misses the median only when every run falls on one side of it.
-    reached = 1 - 2 * float(stats.binom.pmf(x.size, x.size, 0.5))
+    reached = 1 - 2 * float(scipy.stats.binom.pmf(x.size, x.size, 0.5))
     return MedianInterval(int(x.size), median, float(x.min()), float(x.max()), max(reached, 0.0))
 
 
@@ -212,8 +212,8 @@ def percentile_bounds(samples: tuple, statistic, estimate: float, confidence: fl
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
         # All runs of a side equal: the bootstrap distribution is a point (scipy warns of it).
         # A side whose median is 0 makes the ratios infinite, and scipy's standard error of them nan.
-        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap(samples, statistic, vectorized=True, paired=paired, confidence_level=confidence,
+        warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
+        result = scipy.stats.bootstrap(samples, statistic, vectorized=True, paired=paired, confidence_level=confidence,
                                  n_resamples=RESAMPLES, method="percentile",
                                  random_state=np.random.default_rng(BOOTSTRAP_SEED))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
@@ -254,7 +254,7 @@ def repeats_needed(spread: float | None, resolve_pct: float = DEFAULT_RESOLVE_PC
     target = math.log(1 + resolve_pct / 100)
     # Below MIN_RUNS_FOR_VERDICT the rank test cannot reject, however narrow the interval.
     for n in range(MIN_RUNS_FOR_VERDICT, MAX_REPEATS_ESTIMATE + 1):
-        if stats.t.ppf(1 - (1 - confidence) / 2, 2 * n - 2) * spread * math.sqrt(2 / n) <= target:
+        if scipy.stats.t.ppf(1 - (1 - confidence) / 2, 2 * n - 2) * spread * math.sqrt(2 / n) <= target:
             return n
     return MAX_REPEATS_ESTIMATE + 1
 
@@ -268,7 +268,7 @@ def rounds_needed(ratio_spread: float | None, resolve_pct: float = DEFAULT_RESOL
         return None
     target = math.log(1 + resolve_pct / 100)
     n = np.arange(MIN_ROUNDS_FOR_PAIRED, MAX_REPEATS_ESTIMATE + 1)
-    return _first(n, stats.t.ppf(1 - (1 - confidence) / 2, n - 1) * ratio_spread / np.sqrt(n) <= target)
+    return _first(n, scipy.stats.t.ppf(1 - (1 - confidence) / 2, n - 1) * ratio_spread / np.sqrt(n) <= target)
 
 
 def _first(n: np.ndarray, enough: np.ndarray) -> int:
@@ -279,7 +279,7 @@ def _first(n: np.ndarray, enough: np.ndarray) -> int:
 def _t_sum(confidence: float, dof: int) -> float:
     """t(1 - alpha/2) + t(POWER): the standard errors between no effect and an effect found with
     POWER (`scipy.stats.t`)."""
-    return float(stats.t.ppf(1 - (1 - confidence) / 2, dof) + stats.t.ppf(POWER, dof))
+    return float(scipy.stats.t.ppf(1 - (1 - confidence) / 2, dof) + scipy.stats.t.ppf(POWER, dof))
 
 
 def detectable_pct(spread: float | None, n_a: int, n_b: int, paired: bool,
@@ -315,7 +315,7 @@ def runs_for_equivalence(spread: float | None, equivalence_pct: float = DEFAULT_
     n = np.arange(fewest, MAX_REPEATS_ESTIMATE + 1)
     dof = n - 1 if paired else 2 * n - 2
     error = spread / np.sqrt(n) if paired else spread * np.sqrt(2 / n)
-    z = stats.t.ppf(1 - (1 - confidence) / 2, dof) + stats.t.ppf(1 - (1 - POWER) / 2, dof)
+    z = scipy.stats.t.ppf(1 - (1 - confidence) / 2, dof) + scipy.stats.t.ppf(1 - (1 - POWER) / 2, dof)
     return _first(n, z * error <= target)
 
 
@@ -352,8 +352,8 @@ def measure(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESO
         return Comparison(len(a), len(b), ratio, math.nan, math.nan, NOT_RESOLVED, needed, resolve_pct,
                           detectable_pct=detectable, runs_for_equivalence=for_equivalence, **base)
     ratio, low, high = ratio_interval(a, b, confidence)
-    p_value = float(stats.mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue)
-    direction = _direction(lambda side: stats.mannwhitneyu(a, b, alternative=side, method="exact").pvalue)
+    p_value = float(scipy.stats.mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue)
+    direction = _direction(lambda side: scipy.stats.mannwhitneyu(a, b, alternative=side, method="exact").pvalue)
     return Comparison(len(a), len(b), ratio, low, high, NOT_RESOLVED, needed, resolve_pct, p_value, False,
                       p_value, detectable_pct=detectable, runs_for_equivalence=for_equivalence,
                       direction=direction, method=f"exact Mann-Whitney U, {len(a)}+{len(b)} runs", **base)
@@ -376,7 +376,7 @@ def _measured_rounds(a, b, resolve_pct, confidence, equivalence_pct) -> Comparis
         # Rounds with no difference carry no sign and are dropped (Wilcoxon's own rule); the exact
         # distribution then holds for the rest.
         def signed_rank_p(side: str) -> float:
-            return float(stats.wilcoxon(differences, zero_method="wilcox", alternative=side, method="exact").pvalue)
+            return float(scipy.stats.wilcoxon(differences, zero_method="wilcox", alternative=side, method="exact").pvalue)
 
         p_value, direction = signed_rank_p("two-sided"), _direction(signed_rank_p)
     positive = (a > 0) & (b > 0)

@@ -32,6 +32,16 @@ floor from the within-run component.
 Below MIN_BLOCKS_FOR_MODEL blocks, or when a run kept no interval series, the exact rank tests
 (pagelab.evidence.intervals) judge the pair instead, and the line says which method was used.
 
+Two estimates compared (`effect_gap`): one pair's effect in two independent sets of blocks -- two
+sweeps (`pagelab compare`), or a sweep's odd and even rounds (the A/A self-check) -- differs by
+delta_1 - delta_2 with standard error sqrt(se_1^2 + se_2^2). Each variance rests on its own blocks
+(n_i - 1 degrees of freedom), so the difference is referred to a t distribution with Welch's
+degrees of freedom (B. L. Welch, "The generalization of 'Student's' problem when several different
+population variances are involved", Biometrika 34, 1947; Satterthwaite 1946 above):
+(se_1^2 + se_2^2)^2 / (se_1^4 / (n_1 - 1) + se_2^4 / (n_2 - 1)), between the smaller of the two
+and their sum. Where a floor set a side's variance, that side's variance is no longer a sample
+variance; it is then larger than the sample's, which errs on the safe side.
+
 Over-time runs. Each is one long run per page size after the rounds, in an order drawn from the
 seed: together one more block. What of it counts is decided before it enters (`over_time_use`):
 its warm-up is cut by MSER-5 (pagelab.evidence.steady), then the rest is tested for drift, the
@@ -49,9 +59,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
-from pagelab.evidence.components import Estimate, RunSeries
+from pagelab.evidence.components import Estimate, RunSeries, variance_components
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -75,6 +85,19 @@ MODEL_METHOD = "two-level model"
 FLOOR_QUANTILE = 0.05
 
 
+def t_interval(estimate: float, se: float, dof: float, confidence: float) -> tuple[float, float]:
+    """The two-sided t interval of `estimate` at `confidence` (quantile from `scipy.stats.t`)."""
+    half = float(scipy.stats.t.ppf(1 - (1 - confidence) / 2, dof)) * se
+    return estimate - half, estimate + half
+
+
+def t_p_value(estimate: float, se: float, dof: float) -> float:
+    """The two-sided t-test's p of estimate / se on `dof` degrees of freedom (`scipy.stats.t`)."""
+    if se == 0:
+        return 0.0 if estimate else 1.0
+    return float(2 * scipy.stats.t.sf(abs(estimate) / se, dof))
+
+
 @dataclass(frozen=True)
 class PairEffect:
     """delta (log-scale effect of a against b), its standard error, degrees of freedom and blocks."""
@@ -87,14 +110,11 @@ class PairEffect:
     round_variance: float  # Var(d) of one verdict round: the median w plus f
 
     def interval(self, confidence: float) -> tuple[float, float]:
-        half = float(stats.t.ppf(1 - (1 - confidence) / 2, self.dof)) * self.se
-        return self.delta - half, self.delta + half
+        return t_interval(self.delta, self.se, self.dof, confidence)
 
     @property
     def p_value(self) -> float:
-        if self.se == 0:
-            return 0.0 if self.delta else 1.0
-        return float(2 * stats.t.sf(abs(self.delta) / self.se, self.dof))
+        return t_p_value(self.delta, self.se, self.dof)
 
     def comparison(self, confidence: float = CONFIDENCE, resolve_pct: float = DEFAULT_RESOLVE_PCT,
                    equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> Comparison:
@@ -116,7 +136,7 @@ def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> Pai
     f = max(total - float(w.mean()), 0.0)
     # Var(d_b) = w_b + f >= w_b: a sample variance of the rounds far below what the runs' own
     # series imply is chance, and the interval does not narrow on it (see the module comment).
-    variance = max(total, float(w.mean()) * float(stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)) / n
+    variance = max(total, float(w.mean()) * float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)) / n
     return PairEffect(float(d.mean()), math.sqrt(variance), float(n - 1), n, f, float(np.median(w)) + f)
 
 
@@ -127,7 +147,7 @@ def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve
     detectable effect (t(1 - alpha/2) + t(POWER)) x se (Bloom 1995), and the rounds the margin and
     `resolve_pct` would need at one round's variance."""
     low, high = effect.interval(confidence)
-    quantiles = float(stats.t.ppf(1 - (1 - confidence) / 2, effect.dof) + stats.t.ppf(POWER, effect.dof))
+    quantiles = float(scipy.stats.t.ppf(1 - (1 - confidence) / 2, effect.dof) + scipy.stats.t.ppf(POWER, effect.dof))
     detectable = 100 * (math.exp(quantiles * effect.se) - 1)
     round_spread = math.sqrt(effect.round_variance)
     p = effect.p_value
@@ -137,6 +157,54 @@ def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve
                       runs_for_equivalence(round_spread, equivalence_pct, True, confidence),
                       direction=int(np.sign(effect.delta)),
                       method=f"{MODEL_METHOD}, {effect.blocks} blocks, t on {effect.dof:g} df")
+
+
+def model_effects(series: Sequence[RunSeries], page_order: Sequence[str],
+                  pairs: Sequence[tuple[str, str]]) -> list[PairEffect | None]:
+    """The model's estimate of each (a, b) of `pairs` from `series` alone (the over-time runs as
+    far as `counted_series` lets them count; the components from these runs too), None where a
+    page size has too few blocks. Every run of a page size is taken to have kept its series: the
+    caller leaves out a page size one of whose runs did not."""
+    counted, _ = counted_series(series)
+    components = variance_components(counted, page_order)
+    within = {size.page_size: size.within_a for size in components.sizes}
+    by_size = {size: {run.block: (run.log_mean, run.measured_s) for run in counted if run.page_size == size}
+               for size in page_order}
+    return [pair_effect(by_size[a], by_size[b], within[a], within[b]) for a, b in pairs]
+
+
+@dataclass(frozen=True)
+class EffectGap:
+    """One pair's effect in two independent sets of blocks, first minus second (log scale), with
+    Welch's degrees of freedom (see the module comment)."""
+
+    first: PairEffect
+    second: PairEffect
+
+    @property
+    def difference(self) -> float:
+        return self.first.delta - self.second.delta
+
+    @property
+    def se(self) -> float:
+        return math.sqrt(self.first.se ** 2 + self.second.se ** 2)
+
+    @property
+    def dof(self) -> float:
+        parts = [e.se ** 4 / e.dof for e in (self.first, self.second)]
+        return self.se ** 4 / sum(parts) if sum(parts) > 0 else self.first.dof + self.second.dof
+
+    def interval(self, confidence: float) -> tuple[float, float]:
+        return t_interval(self.difference, self.se, self.dof, confidence)
+
+    @property
+    def p_value(self) -> float:
+        return t_p_value(self.difference, self.se, self.dof)
+
+    @property
+    def method(self) -> str:
+        return (f"{MODEL_METHOD} in each ({self.first.blocks} and {self.second.blocks} blocks), Welch-Satterthwaite "
+                f"t on {self.dof:.1f} df")
 
 
 # --- the over-time runs ---------------------------------------------------------------------------
@@ -175,7 +243,7 @@ def over_time_use(run: RunSeries, verdict_s: float) -> tuple[RunSeries | None, O
     work = (rates[cut:] * seconds[cut:])[: k * size].reshape(k, size).sum(axis=1)
     time = seconds[cut:][: k * size].reshape(k, size).sum(axis=1)
     centres = np.cumsum(time) - time / 2
-    fit = stats.linregress(centres / 60, np.log(work / time))
+    fit = scipy.stats.linregress(centres / 60, np.log(work / time))
     drift, p = 100 * float(fit.slope), float(fit.pvalue)
     warmup = f"MSER-5 cut {cut_s:g} s of warm-up" if cut_s else "MSER-5 cut nothing"
     if p >= DRIFT_ALPHA:

@@ -23,6 +23,17 @@ Bonferroni level of the family, lies on one side of zero; "equivalent" when the 
 within the margin, as for page sizes. (Measured on this VM's quick sweeps, per-metric families
 would have made a call somewhere in about 15% of sound sweeps: bench/bench_self_checks.py.)
 
+TpmC's pair effects. The page-size verdicts on TpmC come from the two-level model
+(pagelab.evidence.model) where the runs kept interval series, so the A/A that tests them asks
+the model itself: each pair's effect (16k vs 4k, ...) estimated by the model in the odd rounds
+alone and in the even rounds alone, and the two estimates' difference tested as `pagelab compare`
+tests two sweeps' (a t-test on Welch's degrees of freedom, pagelab.evidence.model.EffectGap;
+the pairs one family, Bonferroni intervals and Holm-adjusted p, pagelab.evidence.families).
+The halves share no round, so the estimates are independent; the over-time runs are in neither
+half. Any "differ" is a false call. Each half needs MIN_BLOCKS_FOR_MODEL rounds, so the check
+takes 6 rounds or more; a bundle without series keeps only the check above, and says so.
+(bench/bench_model_checks.py measures its false-call rate on synthetic sweeps.)
+
 The first round. The first measured runs come right after the loads; anything a load leaves behind
 (writes still being flushed, a cold cache) shows as a round 1 that is systematically low. Per page
 size (or cell): round 1 against the median of the later rounds, and its rank among the group's
@@ -38,18 +49,24 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Sequence
+from dataclasses import replace
+from itertools import combinations
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pagelab.evidence.families import family_confidence
+from pagelab.evidence.families import DIFFER, effect_differences, family_confidence
+from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL, model_effects
 from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT, NOT_RESOLVED,
                                         judged, log_spread, measure)
+from pagelab.evidence.components import RunSeries
 from pagelab.evidence.tables import METRICS, PAIR_COLUMNS, RunTable, comparison_row, equivalence_of, verdict_line
+from pagelab.evidence.two_sweeps import EFFECT_COLUMNS, effect_lines, effect_rows
 
 FIRST_ROUND = 1
+MAX_T_METHOD = "ratio of medians, max-T permutation p over the splits of the rounds"
 
 
 def _groups(table: RunTable) -> list[tuple[str, pd.DataFrame]]:
@@ -148,9 +165,84 @@ def a_a_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
         first = [k for k, r in enumerate(rounds) if r % 2 == 1]
         for i, p in zip(testable, max_t_p_values(matrix, first)):
             adjusted[i] = float(p)
-    return pd.DataFrame([comparison_row(judged(c, p, CONFIDENCE, m), f"{label} odd rounds", f"{label} even rounds",
-                                        metric)
+    return pd.DataFrame([comparison_row(replace(judged(c, p, CONFIDENCE, m), method=MAX_T_METHOD),
+                                        f"{label} odd rounds", f"{label} even rounds", metric)
                          for (label, metric, *_), c, p in zip(halves, measured, adjusted)], columns=PAIR_COLUMNS)
+
+
+# --- TpmC's pair effects, odd rounds against even rounds, by the two-level model ----------------------
+
+ODD, EVEN = "the odd rounds", "the even rounds"
+
+
+def pair_halves(series: Sequence[RunSeries], round_of: Mapping[str, int], page_order: Sequence[str],
+                equivalence_pct: float, unusable: set | frozenset = frozenset()) -> pd.DataFrame:
+    """Each pair (each later page size against each earlier one): its effect by the two-level model
+    in the odd rounds and in the even rounds, and their difference, the pairs one family (see the
+    module comment); rows of pagelab.evidence.two_sweeps.EFFECT_COLUMNS, effect_a_pct the odd
+    rounds'. `round_of` gives each verdict run's round ({run name: round}); runs not in it are in
+    neither half. `unusable` holds (parity, page size) where a run of that half kept no series: the
+    pairs of that page size then have no model there, and no interval."""
+    pairs = list(combinations(page_order, 2))
+    effects = {}
+    for parity in (1, 0):
+        part = [run for run in series if run.role == "verdict" and run.run in round_of
+                and round_of[run.run] % 2 == parity]
+        found = model_effects(part, page_order, [(second, first) for first, second in pairs])
+        effects[parity] = [None if {(parity, first), (parity, second)} & set(unusable) else effect
+                           for effect, (first, second) in zip(found, pairs)]
+    differences = effect_differences([(([], []), ([], []))] * len(pairs), equivalence_pct=equivalence_pct,
+                                     models=list(zip(effects[1], effects[0])))
+    return pd.DataFrame(effect_rows("tpmc", pairs, differences, equivalence_pct), columns=EFFECT_COLUMNS)
+
+
+def pair_halves_table(table: RunTable) -> pd.DataFrame:
+    """`pair_halves` of a bundle's runs: every verdict run's round, and the halves whose runs did
+    not all keep a series. Empty for a bundle whose runs kept none."""
+    if not table.series or table.runs.empty:
+        return pd.DataFrame(columns=EFFECT_COLUMNS)
+    runs = table.runs[["run", "page_size", "repeat"]].itertuples(index=False)
+    kept = {run.run for run in table.series}
+    rounds, unusable = {}, set()
+    for name, size, repeat in runs:
+        rounds[name] = int(repeat)
+        if name not in kept:
+            unusable.add((int(repeat) % 2, size))
+    return pair_halves(table.series, rounds, table.page_order, equivalence_of(table), unusable)
+
+
+def pair_halves_lines(table: RunTable) -> list[str]:
+    """What `pagelab stats --checks` prints of TpmC's pair effects, odd rounds against even rounds."""
+    head = "A/A of TpmC's pair effects, odd rounds against even rounds"
+    if any(column.startswith("level_") for column in table.runs.columns):
+        return [f"{head}: a grid's pairs are judged within each level by the rank tests, not by the two-level "
+                "model, so there is no model to check; the check above stands for it."]
+    if not table.series:
+        return [f"{head}: this bundle's runs kept no interval series, so the two-level model cannot be checked "
+                "here; the check above (each page size's halves, max-T) stands for it."]
+    frame = pair_halves_table(table)
+    tested = frame[frame["low_pts"].notna()]
+    if tested.empty:
+        return [f"{head}: the two-level model needs {MIN_BLOCKS_FOR_MODEL} rounds in each half, so "
+                f"{2 * MIN_BLOCKS_FOR_MODEL} or more rounds with every run's series; this sweep has too few."]
+    m = int(tested["family_size"].max())
+    lines = [f"{head} (each pair's effect by the two-level model in each half, and their difference in log points "
+             f"with a {tested['confidence_pct'].iloc[0]:.4g}% Welch-Satterthwaite t interval"
+             + (f"; the {m} pairs one family, Bonferroni intervals, p Holm-adjusted" if m > 1 else "")
+             + "; a 'differ' is a false call):"]
+    lines += [f"  {line}" for line in effect_lines(tested, ODD, EVEN)]
+    lines += [f"  {row['a']} vs {row['b']}: not checked (a run of a half kept no series, or a half has fewer than "
+              f"{MIN_BLOCKS_FOR_MODEL} rounds of both)" for row in frame[frame["low_pts"].isna()].to_dict("records")]
+    wrong = pair_false_calls(frame)
+    lines.append(f"A/A false calls of the pair effects: {len(wrong)} of {len(tested)} pairs"
+                 + (" (" + "; ".join(f"{row['a']} vs {row['b']}" for row in wrong.to_dict("records")) + ")"
+                    if len(wrong) else ""))
+    return lines
+
+
+def pair_false_calls(frame: pd.DataFrame) -> pd.DataFrame:
+    """The pair-effect A/A rows that called a difference."""
+    return frame[frame["word"] == DIFFER]
 
 
 def splits(table: RunTable) -> int:
@@ -250,6 +342,7 @@ def check_lines(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> li
                  + (" (" + "; ".join(f"{r['a']}: {r['metric']} {r['verdict']}" for r in wrong.to_dict('records')) + ")"
                     if len(wrong) else "")
                  + (f"; {cannot_call}" if (cannot_call := too_few_splits_text(table)) else ""))
+    lines += pair_halves_lines(table)
     first = first_round_table(table)
     if first.empty:
         lines.append("The first round: too few rounds to rank it.")

@@ -225,3 +225,15 @@ def plan_of(document: dict, alpha: float) -> SequentialPlan:
     looks = tuple(Look(int(look["look"]), int(look["rounds"]), str(look.get("time", "")))
                   for look in recorded_looks(document))
     return SequentialPlan(looks, max(most, looks[-1].rounds), alpha)
+
+
+def planned_looks(document: dict, alpha: float) -> SequentialPlan | None:
+    """The looks a sweep made with room to grow (max_rounds in its sweep.json document) may take,
+    through its last: the looks it recorded, then one at max_rounds. A design for such a sweep
+    (`pagelab plan`) is judged at that last look's boundary, not at the fixed-sample level. None
+    for a sweep made to be analysed once."""
+    most = int(document.get("profile", {}).get("max_rounds") or 0)
+    if not most:
+        return None
+    rounds = sorted({int(look["rounds"]) for look in recorded_looks(document) if int(look["rounds"]) < most})
+    return SequentialPlan(tuple(Look(i + 1, r) for i, r in enumerate([*rounds, most])), most, alpha)

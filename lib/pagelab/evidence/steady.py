@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
 MSER_BATCH = 5
 # The warm-up rule needs this many MSER batches before it may call a series level: with fewer,
@@ -85,5 +85,5 @@ def batch_means(series, batches: int = BATCHES, confidence: float = 0.95) -> Bat
     spread = float(means.std(ddof=1))
     if spread == 0:
         return BatchMeans(centre, 0.0, batches)
-    low, high = stats.t.interval(confidence, batches - 1, loc=centre, scale=spread / math.sqrt(batches))
+    low, high = scipy.stats.t.interval(confidence, batches - 1, loc=centre, scale=spread / math.sqrt(batches))
     return BatchMeans(centre, float(high - centre), batches)

@@ -36,6 +36,7 @@ import pandas as pd
 from pagelab.evidence.components import RunSeries, VarianceComponents, components_lines, variance_components
 from pagelab.evidence.families import (NOT_TESTED, PRIMARY, compare_family, family_confidence, holm, primary_pair,
                                        smallest_p, verdict_room)
+from pagelab.evidence.outliers import outlier_lines
 from pagelab.evidence.model import MODEL_METHOD, counted_series, over_time_lines, pair_effect
 from pagelab.evidence.node_model import NODE_MODEL_METHOD, node_effect, split_rounds
 from pagelab.evidence.sequential import SequentialPlan, plan_of
@@ -422,6 +423,12 @@ def _tpmc_model(table: RunTable, data: ModelData | None, split: list[int], a: st
     none, or too few blocks are shared."""
     if split:
         return node_effect(table.runs, "tpmc", a, b)
+    return model_effect(data, a, b)
+
+
+def model_effect(data: ModelData | None, a: str, b: str):
+    """The two-level model's estimate of a against b, or None where the rank tests judge: no
+    series, a run without one, or too few blocks."""
     if data is None or data.by_size.get(a) is None or data.by_size.get(b) is None:
         return None
     within = {size.page_size: size.within_a for size in data.components.sizes}
@@ -620,6 +627,7 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
     lines += components_lines(data.components) + over_time_lines(data.over_time) if data else [
         "No interval series in this bundle's runs: no variance components; the rank tests judged every pair."]
     lines += host_lines(table)
+    lines += outlier_lines(table.runs)
     if table.excluded:
         lines.append("Runs left out:")
         lines += [f"  {name}: {why}" for name, why in table.excluded]

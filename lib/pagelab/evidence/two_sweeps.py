@@ -1,7 +1,9 @@
 """Two sweeps compared, by three questions in this order (`pagelab compare`):
 
 1. did the page-size effects change: `effect_table` / `effect_lines`, each pair's effect in both
-   and their difference in log points (pagelab.evidence.families.effect_difference);
+   and their difference in log points (pagelab.evidence.families.effect_differences): for TpmC,
+   where both sweeps' runs kept interval series, the difference of the two-level model's estimates
+   (a Welch t interval, pagelab.evidence.model.EffectGap), else the bootstrap; each line names it;
 2. did the whole level move, and alike for every page size: `compare_bundles` / `shift_lines`, a
    uniform shift only when every pair's effect agrees within the margin, else an interaction;
 3. which knobs differ: `knob_differences`.
@@ -14,10 +16,10 @@ from itertools import combinations
 
 import pandas as pd
 
-from pagelab.evidence.families import AGREE, DIFFER, compare_family, effect_differences
+from pagelab.evidence.families import AGREE, DIFFER, EffectDifference, compare_family, effect_differences
 from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT, FASTER, NOT_RESOLVED, SLOWER, log_spread
 from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, pct_text, _values, _values_by_block,
-                                     comparison_row, equivalence_of, verdict_line)
+                                     comparison_row, equivalence_of, model_data, model_effect, verdict_line)
 
 
 # --- two bundles -----------------------------------------------------------------------------------
@@ -52,30 +54,39 @@ def compare_bundles(a: RunTable, b: RunTable, label_a: str, label_b: str,
 
 
 EFFECT_COLUMNS = ("metric", "a", "b", "effect_a_pct", "effect_b_pct", "difference_pts", "low_pts", "high_pts",
-                  "confidence_pct", "word", "equivalence_pct", "family_size")
+                  "confidence_pct", "word", "equivalence_pct", "family_size", "p_value", "p_adjusted", "method")
 
 
 def effect_table(a: RunTable, b: RunTable, equivalence_pct: float | None = None) -> pd.DataFrame:
     """Question 1 of two bundles: per metric and pair of page sizes both have, the page-size effect
     in each and their difference in log points with its interval (`effect_differences`, the pairs
-    of a metric one family), and the word: agree, differ or not resolved."""
+    of a metric one family), and the word: agree, differ or not resolved. TpmC's pairs that the
+    two-level model estimates in both sweeps are compared by its estimates (a Welch t-test)."""
     delta = equivalence_of(a) if equivalence_pct is None else equivalence_pct
     common = [size for size in a.page_order if size in b.page_order]
     pairs = list(combinations(common, 2))
+    data = {"a": model_data(a), "b": model_data(b)}
     rows = []
     for metric in METRICS:
         by_size = {(label, size): _values_by_block(t.runs, size, metric.name)
                    for label, t in (("a", a), ("b", b)) for size in common}
+        models = [(model_effect(data["a"], second, first), model_effect(data["b"], second, first))
+                  if metric.name == "tpmc" else (None, None) for first, second in pairs]
         found = effect_differences([((by_size["a", second], by_size["a", first]),
                                      (by_size["b", second], by_size["b", first])) for first, second in pairs],
-                                   equivalence_pct=delta)
-        m = sum(not math.isnan(d.low) for d in found)
-        for (first, second), d in zip(pairs, found):
-            rows.append({"metric": metric.name, "a": second, "b": first, "effect_a_pct": d.first_pct,
-                         "effect_b_pct": d.second_pct, "difference_pts": d.difference, "low_pts": d.low,
-                         "high_pts": d.high, "confidence_pct": 100 * d.confidence, "word": d.word,
-                         "equivalence_pct": delta, "family_size": m})
+                                   equivalence_pct=delta, models=models)
+        rows += effect_rows(metric.name, pairs, found, delta)
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+
+
+def effect_rows(metric: str, pairs: list[tuple[str, str]], found: list[EffectDifference], delta: float) -> list[dict]:
+    """Rows of EFFECT_COLUMNS, one per (earlier, later) pair of a family of effect differences."""
+    m = sum(not math.isnan(d.low) for d in found)
+    return [{"metric": metric, "a": second, "b": first, "effect_a_pct": d.first_pct, "effect_b_pct": d.second_pct,
+             "difference_pts": d.difference, "low_pts": d.low, "high_pts": d.high,
+             "confidence_pct": 100 * d.confidence, "word": d.word, "equivalence_pct": delta, "family_size": m,
+             "p_value": d.p_value, "p_adjusted": d.p_adjusted, "method": d.method}
+            for (first, second), d in zip(pairs, found)]
 
 
 def effect_lines(effects: pd.DataFrame, label_a: str, label_b: str, metric: str = "tpmc") -> list[str]:
@@ -93,7 +104,10 @@ def effect_lines(effects: pd.DataFrame, label_a: str, label_b: str, metric: str 
         word = words[row["word"]].format(delta=row["equivalence_pct"])
         interval = ("no interval (one run on a side, or resampled medians of 0)" if math.isnan(row["low_pts"])
                     else f"[{pct_text(row['low_pts'], '')}, {pct_text(row['high_pts'], '')}]")
-        lines.append(f"{head}; difference {pct_text(row['difference_pts'], ' points')} {interval}, {word}")
+        tested = (f" (p {row['p_adjusted']:.2g}{', Holm' if row['family_size'] > 1 else ''})"
+                  if row["word"] == DIFFER and not math.isnan(row["p_adjusted"]) else "")
+        lines.append(f"{head}; difference {pct_text(row['difference_pts'], ' points')} {interval}, {word}{tested}; "
+                     f"{row['method']}")
     return lines
 
 

@@ -86,6 +86,11 @@ REFERENCES = [
     "their intervals first).",
     "P. H. Westfall, S. S. Young, \"Resampling-Based Multiple Testing\", Wiley 1993 (the max-T permutation test "
     "of the sweep's A/A check).",
+    "B. L. Welch, \"The generalization of 'Student's' problem when several different population variances are "
+    "involved\", Biometrika 34, 1947 (the degrees of freedom of the difference of two estimates of the two-level "
+    "model: the A/A check of the pair effects, and two sweeps compared).",
+    "R. D. Cook, S. Weisberg, \"Residuals and Influence in Regression\", Chapman and Hall 1982 (the outlier test "
+    "that names a run far below its page size's others, as a slow disk leaves one).",
 ]
 
 
@@ -115,7 +120,8 @@ def glossary_markdown() -> str:
 def references(machine: dict) -> list[str]:
     """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
     return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
-                         "size changes its performance, MIT License; its CITATION.cff says how to cite it."]
+                         "size changes its performance, MIT License. No public release, DOI or repository address: the "
+                         "commit identifies the code; its CITATION.cff says how to cite it."]
 
 
 @dataclass

@@ -54,7 +54,7 @@ def model_sentences(data) -> str:
             f"{100 * math.sqrt(max(s.between_f.value, 0.0)):.1f}%" if math.isfinite(s.between_f.value)
             else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s" for s in sizes) + ".")
     if found.over_time:
-        parts.append(" The over-time runs are one more round (their order drawn from the seed like a round's): "
+        parts.append(" The over-time runs are one more round (their order drawn from the random seed, as a round's is): "
                      + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
                                  for u in found.over_time) + ".")
     return "".join(parts)

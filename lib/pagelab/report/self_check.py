@@ -4,7 +4,7 @@ the A/A halves and the first round (pagelab.evidence.self_checks, `pagelab stats
 from __future__ import annotations
 
 from pagelab.evidence.self_checks import (a_a_table, compared, false_calls, first_round_p, first_round_table,
-                                          splits, too_few_splits_text)
+                                          pair_false_calls, pair_halves_table, splits, too_few_splits_text)
 from pagelab.evidence.tables import RunTable, pct_text
 
 
@@ -30,7 +30,7 @@ def self_check_markdown(table: RunTable) -> str:
                  + "), so a position or drift effect the design did not cancel may be in this sweep's verdicts too")
     if cannot_call := too_few_splits_text(table):
         text += f"; but {cannot_call}"
-    text += "."
+    text += "." + _pair_halves_text(table)
     first = first_round_table(table)
     if not first.empty:
         parts = ", ".join(f"{row['group']} {row['ratio']:.2f} (rank {row['rank']} of {row['runs']})"
@@ -39,3 +39,22 @@ def self_check_markdown(table: RunTable) -> str:
                  f"round 1 this low or lower by chance, p = {first_round_p(table):.2g} (its rank among the rounds, "
                  f"the round being the unit since its runs share the machine's minute).")
     return text
+
+
+def _pair_halves_text(table: RunTable) -> str:
+    """TpmC's pair effects by the two-level model, odd rounds against even rounds ('' when the runs
+    kept no series or the halves are too short for the model)."""
+    frame = pair_halves_table(table)
+    tested = frame[frame["low_pts"].notna()]
+    if tested.empty:
+        return ""
+    wrong = pair_false_calls(tested)
+    moves = ", ".join(f"{row['a']} vs {row['b']} {pct_text(row['difference_pts'], ' points')}"
+                      for row in tested.to_dict("records"))
+    text = (f" TpmC's pair effects, as the verdicts estimate them (the two-level model), in the odd rounds against "
+            f"the even rounds (a Welch-Satterthwaite t-test of the difference, the {len(tested)} pairs one family, "
+            f"Holm): {moves}; {len(wrong)} false call{'s' if len(wrong) != 1 else ''}")
+    if len(wrong):
+        text += (" (" + "; ".join(f"{row['a']} vs {row['b']}" for row in wrong.to_dict("records"))
+                 + "), so the model's verdicts may rest on something the design did not cancel")
+    return text + "."
