@@ -94,7 +94,7 @@ def _bundle_designs(bundle: Path) -> list[PairDesign]:
         role = "primary" if index == primary else "after the primary" if primary is not None else "one of the family"
         new_alpha = ALPHA if index == primary else ALPHA / max(m - 1, 1) if primary is not None else ALPHA / m
         found.append(PairDesign(later, earlier, pair.within_a.value, pair.between_f.value, pair.rounds,
-                                round(pair.run_s / interval_s) * interval_s, interval_s, over_time_s, ALPHA / m,
+                                max(1, round(pair.run_s / interval_s)) * interval_s, interval_s, over_time_s, ALPHA / m,
                                 new_alpha, role))
     return found
 
@@ -138,6 +138,7 @@ def old_detectable(design: PairDesign, ratios: np.ndarray, sides) -> tuple[float
         def power_at(shift: float) -> float:
             p = stats.wilcoxon(ratios + shift, axis=1, method="exact").pvalue
             return float(np.mean(p <= design.old_alpha))
+
         return _smallest(power_at), f"exact Wilcoxon signed-rank, {design.rounds} rounds"
     a = np.array([side[0] for side in sides])
     b = np.array([side[1] for side in sides])
@@ -145,6 +146,7 @@ def old_detectable(design: PairDesign, ratios: np.ndarray, sides) -> tuple[float
     def power_at(shift: float) -> float:
         p = stats.mannwhitneyu(a + shift, b, axis=1, method="exact").pvalue
         return float(np.mean(p <= design.old_alpha))
+
     return _smallest(power_at), f"exact Mann-Whitney, {design.rounds}+{design.rounds} runs"
 
 
@@ -154,6 +156,7 @@ def new_detectable(design: PairDesign, deltas: np.ndarray, ses: np.ndarray, dofs
 
     def power_at(shift: float) -> float:
         return float(np.mean(np.abs(deltas + shift) / ses >= critical))
+
     return _smallest(power_at)
 
 
@@ -187,7 +190,8 @@ def main() -> int:
         bundle = Path(args.source) if args.source else _synthetic_bundle(Path(scratch))
         designs = _bundle_designs(bundle)
     rng = np.random.default_rng(args.seed)
-    print(f"{bundle}: the smallest effect found with {100 * POWER:g}% power, from its components, {args.sweeps} "
+    name = bundle if args.source else "a synthetic sweep of quick's design (give --from BUNDLE for a real one)"
+    print(f"{name}: the smallest effect found with {100 * POWER:g}% power, from its components, {args.sweeps} "
           "synthetic sweeps a pair")
     for design in designs:
         ratios, sides, deltas, ses, dofs = _draws(design, args.sweeps, rng)

@@ -102,7 +102,7 @@ def main() -> None:
                       f"{ratios[0]:.2f} to {ratios[-1]:.2f}, median {statistics.median(ratios):.2f}")  # fmt: skip
             if result.model_hops:
                 by_depth = result.lookups_per_s * result.model_hops / result.fio_beside_iops
-                print(f"{'':4}(with the seed's hops instead, log_b N = {result.model_hops:.2f} with no cache: "
+                print(f"{'':4}(with the post's hops instead, log_b N = {result.model_hops:.2f} with no cache: "
                       f"{by_depth:.2f} x; the pool's cached top levels hide per-read overhead there, so the "
                       f"reads actually made are the stricter denominator)")  # fmt: skip
     print(f"\ntotal {total:.0f} s")

@@ -5,10 +5,10 @@ notebooks/sqlite_page_size.ipynb calls the same function; bench_sqlite_native.py
 native path's goals) and prints:
 
 1. timings per benchmark and page size: median with its interval and min-max over repeats x runs
-   samples, for the wall-clock mean per iteration (the seed's kind), CPU time, and each sample's
+   samples, for the wall-clock mean per iteration (the experiment's kind), CPU time, and each sample's
    fastest iteration;
-2. the delta table in the seed's style with its "N faster, M slower" line, for each measure,
-   and the seed's numbers beside ours;
+2. the delta table in the experiment's style with its "N faster, M slower" line, for each measure,
+   and the experiment's numbers beside ours;
 3. the B-tree per page size (dbstat) and the WAL frames per write transaction;
 4. how long the run took.
 
@@ -24,9 +24,12 @@ import time
 import pandas as pd
 from arguments import at_least_one
 
+from pagelab.report.labels import plain
 from pagelab.workloads.sqlite import benchmarks as sqlite_benchmarks
 from pagelab.workloads.sqlite import report as sqlite_report
 from pagelab.workloads.sqlite import run as sqlite_run
+
+REFERENCE = "the experiment"  # what the tables call experiment 053's own numbers
 
 
 def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,17 +62,17 @@ def main() -> None:
         for measure in sqlite_benchmarks.MEASURES:
             timings = sqlite_report.timing_summary(result.samples, measure)
             print(f"\n1. {measure}: per iteration, median with its interval, and min-max over the samples")
-            print(timings[["benchmark", "page_size_bytes", "iterations", "median_ms", "ci_low_ms", "ci_high_ms",
-                           "min_ms", "max_ms", "spread_pct", "us_per_row"]].to_string(index=False))
+            print(plain(timings[["benchmark", "page_size_bytes", "iterations", "median_ms", "ci_low_ms", "ci_high_ms",
+                                 "min_ms", "max_ms", "spread_pct", "us_per_row"]], REFERENCE).to_string(index=False))
             delta = sqlite_report.delta_table(result.samples, measure=measure)
             print(f"\n2. {measure}: {sqlite_report.summary_line(delta)}")
-            print(sqlite_report.seed_style_table(delta).to_string())
-        print("\n   the seed beside ours (time_ms):")
-        print(sqlite_report.seed_comparison(result.delta(path="python")).to_string())
+            print(plain(sqlite_report.seed_style_table(delta), REFERENCE).to_string())
+        print("\n   the experiment's numbers beside ours (time per iteration):")
+        print(plain(sqlite_report.seed_comparison(result.delta(path="python")), REFERENCE).to_string())
         print("\n3. B-tree per page size (dbstat)")
-        print(sqlite_report.btree_summary(result.btree).to_string(index=False))
+        print(plain(sqlite_report.btree_summary(result.btree), REFERENCE).to_string(index=False))
         print("\n   WAL frames per write transaction")
-        print(sqlite_report.wal_frames_summary(result.wal_frames, result.btree).to_string(index=False))
+        print(plain(sqlite_report.wal_frames_summary(result.wal_frames, result.btree), REFERENCE).to_string(index=False))
     print(f"\n4. {wall:.1f} s wall for {len(result.samples)} samples")
 
 

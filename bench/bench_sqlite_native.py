@@ -1,16 +1,16 @@
 """SQLite experiment 053's goals for the native (C) timing path: its run-to-run spread, a verdict per benchmark
-against the seed's, and the notebook's wall time with its defaults.
+against the experiment's, and the notebook's wall time with its defaults.
 
 Runs `pagelab.workloads.sqlite.run.run_sqlite_bench` on both paths (the notebook
 notebooks/sqlite_page_size.ipynb calls the same function) and prints:
 
 1. per benchmark and page size, the native path's spread: max/min of the repeats x runs samples
-   (goal: <= 5% on an idle machine, so that the seed's 16% is resolvable), for the wall-clock
+   (goal: <= 5% on an idle machine, so that the experiment's 16% is resolvable), for the wall-clock
    mean per iteration (time_ms), the CPU time (cpu_ms) and the fastest iteration (best_ms); the
    same for the Python path; and the machine's load average before and after, since other work
    on a shared machine is what widens it;
-2. per path, the seed's table beside ours: the 8192 delta with its 95% interval, our verdict
-   (pagelab.evidence) and what the interval says of the seed's delta;
+2. per path, the experiment's table beside ours: the 8192 delta with its 95% interval, our verdict
+   (pagelab.evidence) and what the interval says of the experiment's delta;
 3. the share of the Python path's time the native path accounts for;
 4. the B-tree (dbstat) beside the native times;
 5. the notebook's wall time with its defaults (goal: <= 3 minutes), unless --skip-notebook.
@@ -56,7 +56,7 @@ def spread_lines(result: sqlite_run.SqliteBenchResult, path: str) -> list[str]:
 
 def verdict_lines(result: sqlite_run.SqliteBenchResult, path: str, measure: str) -> list[str]:
     """Per page size against 4096: each benchmark's delta [95% interval] and verdict; at 8192,
-    the seed's delta and what our interval says of it."""
+    the experiment's delta and what our interval says of it."""
     delta = result.delta(measure=measure, path=path)
     checks = sqlite_report.seed_comparison(delta)
     lines = [f"{path}, {measure}: {result.summary_line(measure=measure, path=path).replace(chr(10), '; ')}"]
@@ -69,8 +69,8 @@ def verdict_lines(result: sqlite_run.SqliteBenchResult, path: str, measure: str)
                 seed = checks.loc[row.benchmark]
                 seed_from, seed_to = seed["seed_delta_pct_from"], seed["seed_delta_pct_to"]
                 if not pd.isna(seed_from):
-                    text += (f" seed {seed_from:+.0f}%" if seed_from == seed_to else
-                             f" seed {seed_from:+.0f} to {seed_to:+.0f}%") + f": {seed['seed_check']}"
+                    text += (f" experiment {seed_from:+.0f}%" if seed_from == seed_to else
+                             f" experiment {seed_from:+.0f} to {seed_to:+.0f}%") + f": {seed['seed_check']}"
             text += f"  (samples a side for ±5%: {row.samples_needed})"
             lines.append(text)
     return lines
@@ -102,7 +102,7 @@ def main() -> None:
     for path in settings["paths"]:
         print("\n".join(spread_lines(result, path)))
     if len(page_sizes) > 1:
-        print("\n2. verdicts against 4096, and at 8192 beside the seed's")
+        print("\n2. verdicts against 4096, and at 8192 beside the experiment's")
         for path in settings["paths"]:
             for measure in ("time_ms", "best_ms"):
                 print("\n".join(verdict_lines(result, path, measure)))

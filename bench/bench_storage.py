@@ -6,16 +6,16 @@
 
 2. The Voron post's "The cost of random writes" (goal: all five page sizes in <= 60 s): 5,000
    transactions of 100 items, sequential and random keys, at 4k, 8k, 16k, 32k and 64k pages.
-   The items are those of the seed's benchmark program (Ayende's Performance.Comparison): keys
+   The items are those of the post's benchmark program (Ayende's Performance.Comparison): keys
    are ids written as 16 zero-padded digits, values 128 bytes, and the random run inserts the
-   same ids shuffled. The figure is pages written to the journal per transaction (the seed
+   same ids shuffled. The figure is pages written to the journal per transaction (the post
    counts journal writes only, "because those are the limiting factor"), with the database in
    memory and the cache large enough to hold the whole tree, as Voron's memory-mapped file
-   does. Voron's pages are 4 KiB, so the seed's table stands beside our 4k row. Each of our
+   does. Voron's pages are 4 KiB, so the post's table stands beside our 4k row. Each of our
    transactions also writes the header page, as each of Voron's writes a transaction header.
 
 Usage: .venv/bin/python bench/bench_storage.py [--jobs 2] [--inserts 200000] [--repeats 3] [--transactions 5000]
-       [--skip-inserts | --skip-seed004]
+       [--skip-inserts | --skip-random-writes]
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from arguments import at_least_one
 from pagelab.mysql.pagesize import PAGE_SIZES as INNODB_PAGE_SIZES
 from pagelab.storage import Database
 
-KEY_FORMAT = b"%016d"  # the seed benchmark's keys: ids as 16 zero-padded digits
-VALUE = bytes(range(128))  # the seed benchmark's 128-byte values
+KEY_FORMAT = b"%016d"  # the Voron post's benchmark's keys: ids as 16 zero-padded digits
+VALUE = bytes(range(128))  # the Voron post's benchmark's 128-byte values
 PAGE_SIZES = tuple(INNODB_PAGE_SIZES)
 
 
@@ -113,11 +113,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=at_least_one, default=2, help="processes for part 2 (the machine's cores are shared)")
     parts = parser.add_mutually_exclusive_group()
     parts.add_argument("--skip-inserts", action="store_true", help="only part 2 (the Voron post's workload)")
-    parts.add_argument("--skip-seed004", action="store_true", help="only part 1 (the insert rate)")
+    parts.add_argument("--skip-random-writes", action="store_true", help="only part 1 (the insert rate)")
     args = parser.parse_args()
     if not args.skip_inserts:
         part_one(args.inserts, args.repeats)
-    if not args.skip_seed004:
+    if not args.skip_random_writes:
         part_two(args.transactions, args.items, args.jobs)
 
 

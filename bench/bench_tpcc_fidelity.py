@@ -63,7 +63,7 @@ WORK_COUNTERS = ("Rows_read", "Handler_read_key", "Handler_read_next", "Handler_
                  "Innodb_rows_deleted", "Innodb_buffer_pool_read_requests", "Innodb_buffer_pool_reads",
                  "Innodb_pages_written", "Innodb_os_log_written", "Questions", "Com_select", "Com_insert",
                  "Com_update", "Com_delete", "Com_commit", "Com_rollback", "Com_stmt_execute", "Com_call_procedure")
-# The seed's setting: a pool much smaller than 1 warehouse (~110-120 MB), so page size matters.
+# The Week 4 lab's setting: a pool much smaller than 1 warehouse (~110-120 MB), so page size matters.
 POOL = "64M"
 
 

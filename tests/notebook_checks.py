@@ -3,7 +3,9 @@ it executes under papermill with the project's kernel (small parameters, real pa
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +82,34 @@ def output_text(executed: dict) -> str:
 def output_count(executed: dict, mime: str) -> int:
     """How many outputs carry `mime` (e.g. image/png for a drawn figure)."""
     return sum(mime in output.get("data", {}) for cell in code_cells(executed) for output in cell.get("outputs", []))
+
+
+# What a reader must not meet as a label: a snake_case name (a tidy table's column, `seed_hops`) or
+# the project's own word for its references ("seed"; "random seed" is a word of the trade). The
+# server's own settings (`innodb_page_size`) are names a reader looks up, and may be shown.
+_INTERNAL = re.compile(r"(?<![\w-])(?!innodb_)[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])|(?<!random )\bseeds?\b",
+                       re.IGNORECASE)
+
+
+def internal_labels(labels) -> list[str]:
+    """The labels among `labels` that are internal names, each once."""
+    return sorted({label.strip() for label in labels if _INTERNAL.search(label.strip())})
+
+
+def table_headers(executed: dict) -> list[str]:
+    """Every header cell of every HTML table the executed notebook shows: column labels, the
+    index's name and each row's label."""
+    cells = []
+    for cell in code_cells(executed):
+        for output in cell.get("outputs", []):
+            shown = "".join(output.get("data", {}).get("text/html", ""))
+            cells += [html.unescape(re.sub(r"<[^>]+>", "", found))
+                      for found in re.findall(r"<th\b[^>]*>(.*?)</th>", shown, re.S)]
+    return [text for text in cells if text.strip()]
+
+
+def figure_texts(figure) -> list[str]:
+    """Every text a matplotlib figure draws: titles, axis labels, tick labels, legend titles and entries."""
+    from matplotlib.text import Text
+
+    return [text.get_text() for text in figure.findobj(Text) if text.get_text()]

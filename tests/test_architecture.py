@@ -19,8 +19,8 @@ LAYERS = (
     {"monitor", "models"},                      # samplers on the run's clock; block-size model
     {"bundle"},                                 # a sweep's files, read back
     {"report"},                                 # figures, lab report, notebook -> PDF
-    {"workloads"},                              # the other seeds' experiments
-    {"sweep"},                                  # seed 002's sweep: knobs, plan, runs, executors
+    {"workloads"},                              # the other references' experiments
+    {"sweep"},                                  # the Week 4 lab's sweep: knobs, plan, runs, executors
     {"cli", "__main__"},
 )
 LAYER_OF = {package: index for index, layer in enumerate(LAYERS) for package in layer}

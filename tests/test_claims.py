@@ -1,6 +1,6 @@
 """The seed's claims are checked only where a sweep's recorded configuration is the seed's.
 
-The bundles here are made from real captured tables: seed 002's own iostat, InnoDB status and TpmC
+The bundles here are made from real captured tables: the Week 4 lab report's own iostat, InnoDB status and TpmC
 (data/reference/, transcribed from its text), one run per page size, with the configuration each
 bundle records written into its summaries and sweep.json: once as the seed's (7 warehouses, a
 256 MiB pool of 700 MB, 8 connections, 1200 s) and once as `quick`'s (1 warehouse, 64 MiB of
@@ -28,7 +28,7 @@ QUICK_CONFIGURATION = {"warehouses": 1, "connections": 4, "measure_s": 9, "db_by
 
 
 def seed_bundle(directory: Path, configuration: dict) -> Path:
-    """A bundle of seed 002's captured tables, recording `configuration`."""
+    """A bundle of the Week 4 lab report's captured tables, recording `configuration`."""
     directory.mkdir(parents=True)
     tpmc = pd.read_csv(REFERENCE / "seed002_tpmc.csv")
     iostat = pd.read_csv(REFERENCE / "seed002_iostat.csv")

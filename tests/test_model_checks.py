@@ -92,6 +92,12 @@ def test_stats_checks_test_the_models_pair_effects_and_an_old_bundle_says_it_can
     assert "A/A false calls of the pair effects: 2 of 3 pairs (16k vs 4k; 16k vs 8k)" in out
     # the levels' check stays, and its lines name their method
     assert "max-T permutation p over the splits of the rounds" in out
+    from pagelab.bundle import read_runs
+    from pagelab.report.self_check import self_check_markdown
+
+    report = self_check_markdown(read_runs(tmp_path / "moved"))
+    assert "TpmC's pair effects, as the verdicts estimate them (the two-level model)" in report
+    assert "; 2 false calls (16k vs 4k; 16k vs 8k)" in report, report
     write_bundle(moved, tmp_path / "old", with_series=False)
     code, out, err = pagelab(capsys, "stats", tmp_path / "old", "--checks")
     assert code == 0, err
@@ -102,21 +108,17 @@ def test_stats_checks_test_the_models_pair_effects_and_an_old_bundle_says_it_can
 
 def test_compare_tests_each_pairs_effect_by_the_model_in_both_sweeps(tmp_path, capsys):
     write_bundle(sweep(STEADY, np.random.default_rng(21)), tmp_path / "a")
-    write_bundle(sweep(STEADY, np.random.default_rng(22)), tmp_path / "same")
     # the same machine, but 16k 20% behind instead of 8%
     write_bundle(sweep(SyntheticDesign(**{**vars(STEADY), "effects": (0.0, 0.0, math.log(0.80))}),
                        np.random.default_rng(23)), tmp_path / "other")
-    code, out, err = pagelab(capsys, "compare", tmp_path / "a", tmp_path / "same")
-    assert code == 0, err
-    tpmc = [line for line in out.splitlines() if "in a," in line and "in same" in line][:3]
-    assert len(tpmc) == 3 and all("two-level model in each (10 and 10 blocks), Welch-Satterthwaite" in line
-                                  for line in tpmc), tpmc
-    assert not any("effects differ" in line for line in tpmc), tpmc
-    assert "t interval (the two-level model's estimate in each sweep" in out
     code, out, err = pagelab(capsys, "compare", tmp_path / "a", tmp_path / "other")
     assert code == 0, err
-    [line] = [line for line in out.splitlines() if line.strip().startswith("16k vs 4k: ") and "two-level" in line]
-    assert "effects differ (p " in line and "Holm)" in line, line
+    assert "t interval (the two-level model's estimate in each sweep" in out
+    tpmc = {line.strip().split(":")[0]: line for line in out.splitlines() if "in a," in line and "in other" in line}
+    assert set(tpmc) == {"8k vs 4k", "16k vs 4k", "16k vs 8k"}, tpmc
+    assert all("two-level model in each (10 and 10 blocks), Welch-Satterthwaite" in line for line in tpmc.values())
+    assert "effects differ (p " in tpmc["16k vs 4k"] and "Holm)" in tpmc["16k vs 4k"], tpmc
+    assert "effects differ" not in tpmc["8k vs 4k"], tpmc  # 8k and 4k ran alike in both
     # a sweep without series on one side: the bootstrap, and the line says so
     write_bundle(sweep(STEADY, np.random.default_rng(22)), tmp_path / "old", with_series=False)
     code, out, err = pagelab(capsys, "compare", tmp_path / "a", tmp_path / "old")
@@ -138,3 +140,15 @@ def test_a_difference_agrees_only_inside_the_margin_and_differs_only_with_the_ho
     assert [d.word for d in found] == [AGREE, DIFFER, "not resolved"]
     assert found[0].confidence == pytest.approx(1 - 0.05 / 3)  # Bonferroni over the 3
     assert found[1].p_adjusted == pytest.approx(min(1.0, 3 * found[1].p_value))  # Holm's first step
+
+
+def test_a_grid_says_its_pairs_have_no_model_to_check():
+    import pandas as pd
+
+    from pagelab.evidence.self_checks import pair_halves_lines
+    from pagelab.evidence.tables import RunTable
+
+    rows = [{"run": f"{size}-pool64M-r{r}", "page_size": size, "repeat": r, "level_buffer_pool": "64M", "tpmc": 1e4}
+            for size in ("4k", "16k") for r in range(1, 7)]
+    [line] = pair_halves_lines(RunTable(pd.DataFrame(rows), [], {}, ["4k", "16k"]))
+    assert "a grid's pairs are judged within each level by the rank tests" in line, line

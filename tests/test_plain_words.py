@@ -15,7 +15,9 @@ USER_TEXT = [*DOCUMENTS, *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.y
              *sorted((REPO_ROOT / "notebooks").glob("*.ipynb")),
              # the benches' docstrings are their --help and their lines what they print; setup.py's say what it builds
              *sorted((REPO_ROOT / "bench").glob("*.py")), REPO_ROOT / "setup.py"]
-NUMBERING = re.compile(r"\bseeds? 00\d|\bseed-00\d", re.IGNORECASE)
+# "seed 002", "seed-002", or "seed004" as a word (a flag, a label); data/reference's file names
+# (seed002_tpmc.csv) may keep the numbering, and a word character after the digits spares them.
+NUMBERING = re.compile(r"\bseeds? 00\d|\bseed-?00\d\b", re.IGNORECASE)
 # The headline, in the words of the one place that states it (README.md, "The headline finding").
 HEADLINE_INTERVAL = "−5.1% [−13.8%, +2.7%]"
 
@@ -91,3 +93,23 @@ def test_each_notebook_opens_with_its_references_citation():
     for name, key in cited.items():
         cells = json.loads((REPO_ROOT / "notebooks" / f"{name}.ipynb").read_text())["cells"]
         assert CITATIONS[key] in "".join(cells[0]["source"]), f"{name}'s opening cell does not cite {key} as it is cited"
+
+
+def test_a_table_is_shown_under_words_and_keeps_its_columns():
+    """What a notebook shows (pagelab.report.labels): words with units for the tidy tables' names,
+    the reference's numbers named by what the reference is; the table itself is not renamed."""
+    import pandas as pd
+
+    from pagelab.report.labels import label, plain
+
+    assert label("seed_hops", "the post") == "hops, the post"
+    assert label("throughput_ops_s") == "throughput (ops/s)"
+    assert label("ci_low_ms") == "interval low (ms)"
+    assert label("seed") == "random seed"
+    assert label("Voron (the post) random") == "Voron (the post) random"
+    table = pd.DataFrame({"block_kb": [4], "seed_queries_per_s": [3780.0]}).set_index("block_kb")
+    shown = plain(table, "the post")
+    assert list(shown.columns) == ["queries/s, the post"] and shown.index.name == "block (KiB)"
+    assert list(table.columns) == ["seed_queries_per_s"] and table.index.name == "block_kb"
+    record = pd.Series({"page_size_bytes": 4096, "tpmc": 1.0}, name="4k-r1").to_frame()
+    assert list(plain(record).index) == ["page size (bytes)", "TpmC"]

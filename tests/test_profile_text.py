@@ -291,3 +291,52 @@ def test_the_runbooks_unit_counts_are_the_profiles():
     rounds, last, units_count = map(int, match.groups())
     units = load_profile("course").units()
     assert (rounds, last, units_count) == (len({u["round"] for u in units}),) * 2 + (len(units),), match.group(0)
+
+
+def test_the_profiles_lines_in_sweeps_help_state_their_time():
+    """`pagelab sweep --help` lists each profile with the first clause of its own opening comment
+    (`profile_summary`); a time said there is checked against the profile like any other."""
+    from pagelab.sweep.profiles import profile_help, profile_summary
+
+    stated = 0
+    for name in ("smoke", "quick", "course", "pool", "full"):
+        summary, where = profile_summary(name), f"runbooks/profiles/{name}.yaml (its line in sweep --help)"
+        assert summary in profile_help(200), summary
+        for minutes in re.findall(r"\b(\d+)-minute", summary):
+            assert_time_fits(name, (int(minutes) * 60,) * 2, where)
+            stated += 1
+        for hours in re.findall(r"about (\d+) hours", summary):
+            assert_time_fits(name, (int(hours) * 3600,) * 2, where)
+            stated += 1
+    assert stated >= 2, "quick's and course's lines say how long they take"
+
+
+def test_the_disk_each_profile_needs_is_the_sweeps_own_estimate():
+    """What README's "What it needs" and the Slurm runbook say a sweep keeps on disk, against the
+    estimates the sweep itself checks the room with (pagelab.sweep.footprint), and the generated
+    data's share against the measured size per warehouse it states."""
+    from pagelab.sweep.footprint import HEADROOM_BYTES, RUN_GROWTH_BYTES, datadir_estimate, sweep_estimate
+
+    def estimate_gib(name: str) -> float:
+        p = profile(name)
+        return sweep_estimate(len(p["page_sizes"]), p["warehouses"], load_profile(name).redo_log) / 2**30
+
+    readme, where = flat(REPO_ROOT / "README.md"), "README.md (What it needs)"
+    for name in ("course", "quick"):
+        stated = re.findall(rf"`{name}` keeps about (\d+) GB|, `{name}` about (\d+) GB", readme)
+        assert stated, f"{where} no longer says what {name} keeps on disk"
+        for gb in (int(a or b) for a, b in stated):
+            assert abs(gb - estimate_gib(name)) <= 1, f"{where}: {name} {gb} GB against {estimate_gib(name):.1f} GiB"
+    per_warehouse_mb, total_gb, warehouses = find(
+        readme, r"takes (\d+) MB per warehouse \(measured at 1 warehouse\), so about ([\d.]+) GB for `course`'s (\d+)",
+        where).groups()
+    assert int(warehouses) == profile("course")["warehouses"]
+    assert abs(float(total_gb) - int(per_warehouse_mb) * int(warehouses) / 1000) <= 0.1, (per_warehouse_mb, total_gb)
+    slurm, where = flat(REPO_ROOT / "runbooks" / "slurm.md"), "runbooks/slurm.md"
+    course = load_profile("course")
+    first = find(slurm, r"for `course`, about (\d+) GB while its page size has no loaded snapshot", where).group(1)
+    first_gib = (3 * datadir_estimate(profile("course")["warehouses"], course.redo_log) + RUN_GROWTH_BYTES
+                 + HEADROOM_BYTES) / 2**30
+    assert abs(int(first) - first_gib) <= 1, f"{where}: {first} GB against the check's {first_gib:.1f} GiB"
+    bundle = find(slurm, r"about (\d+) GB for `course` \(what `pagelab sweep` says at its start\)", where).group(1)
+    assert abs(int(bundle) - estimate_gib("course")) <= 1, f"{where}: {bundle} GB against {estimate_gib('course'):.1f}"

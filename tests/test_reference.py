@@ -143,7 +143,7 @@ def test_seed002_page_size_columns_agree(name):
             assert sorted(frame.loc[frame["page_size"] == page_size, "t_s"]) == SEED_002_CHECKPOINTS
 
 
-# --- seed 002 -----------------------------------------------------------------------------------------
+# --- the Week 4 lab report ----------------------------------------------------------------------------
 
 
 def test_seed002_sections_are_all_found():
@@ -336,7 +336,7 @@ def test_seed001_sqlite_rows_are_the_seed_table_rows():
             delta = (row["delta_pct_from"] if row["delta_pct_from"] == row["delta_pct_to"]
                      else f"{row['delta_pct_from']} to {row['delta_pct_to']}")
             line = f"| {row['benchmark']} | {row['baseline_4096_ms']}ms | {eight_k}ms | {delta}% |"
-        assert f"\n{line}\n" in text, f"not in seed 001: {line}"
+        assert f"\n{line}\n" in text, f"not in SQLite's experiment 053: {line}"
 
 
 def test_seed003_block_sizes_match_the_text():

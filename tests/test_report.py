@@ -28,7 +28,7 @@ HIDDEN_MARKER = "THIS-CELL-IS-TAGGED-REMOVE"
 STDERR_MARKER = "noisy-library-warning"
 
 CELLS = [
-    ("markdown", f"# {MARKDOWN_TITLE}\n\nReproduces seed 002's comparison on a toy table."),
+    ("markdown", f"# {MARKDOWN_TITLE}\n\nReproduces the Week 4 lab's comparison on a toy table."),
     (
         "code",
         "import pandas as pd\n"

@@ -56,3 +56,23 @@ def test_tpmc_by_run_order_colours_each_page_size_at_its_place():
     assert set(dots) == {"4k", "8k", "16k"}
     assert list(dots["16k"].get_xdata()) == [1, 4] and list(dots["16k"].get_ydata()) == [16_000.0, 16_000.0]
     assert dots["4k"].get_color() != dots["16k"].get_color()
+
+
+def test_no_figure_is_labelled_with_a_column_name():
+    """seaborn titles a legend with its hue's column (`page_size`) unless told otherwise; a reader
+    of the report gets words on every axis, title and legend."""
+    from tests.notebook_checks import figure_texts, internal_labels
+
+    runs = pd.DataFrame([{"page_size": f"{kb}k", "page_size_bytes": kb * 1024, "repeat": 1, "t_s": t, "hit_rate": 990.0,
+                          "new_order_p95_ms": 5.0, "new_order_p99_ms": 8.0, "r_s": 100.0, "w_s": 50.0,
+                          "rareq_kb": float(kb), "wareq_kb": kb * 1.8} for kb in (4, 8, 16) for t in (0, 10)])
+    per_size = pd.DataFrame([{"metric": "tpmc", "page_size": f"{kb}k", "runs": 2, "median": 1000.0 * kb,
+                              "low": 900.0 * kb, "high": 1100.0 * kb, "confidence_pct": 50.0} for kb in (4, 8, 16)])
+    drawn = {"IOPS": figures.iops_over_time(runs), "hit ratio": figures.hit_ratio_over_time(runs),
+             "New-Order latency": figures.new_order_latency_over_time(runs),
+             "TpmC": figures.tpmc_by_page_size(_summary(with_order=True), per_size),
+             "request size": figures.request_size_vs_page_size(runs),
+             "run order": figures.tpmc_by_run_order(_summary(with_order=True))}
+    found = {name: internal_labels(figure_texts(figure)) for name, figure in drawn.items()}
+    assert not any(found.values()), found
+    assert "page size" in figure_texts(drawn["hit ratio"])

@@ -9,6 +9,7 @@ import errno
 import json
 import os
 import subprocess
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pytest
 from pagelab.cli.exits import EXIT_BAD_INPUT, EXIT_STORAGE, EXIT_UNEXPECTED
 from pagelab.common.errors import StorageFault
 from pagelab.common.locks import held_lock
-from pagelab.common.storage import save_traceback, storage_fault_in, unwritable
+from pagelab.common.storage import read_only_now, save_traceback, storage_fault_in, unwritable
 from pagelab.mysql.instance import SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FILE, snapshot_problem, write_snapshot_marker
 from tests.conftest import pagelab
 from tests.faults.failing_disk import LoopExt4
@@ -85,6 +86,55 @@ def test_a_read_only_filesystem_is_found_by_writing(ext4):
     assert "rw" in Path("/proc/mounts").read_text().split(f" {ext4.mount} ")[1].split()[1].split(","), \
         "ext4 turned read-only by an error no longer says rw: the probe is not what finds it"
     assert unwritable(ext4.mount).symbol == "EROFS"
+
+
+def test_a_filesystem_turned_read_only_is_found_without_writing(ext4):
+    (ext4.mount / "b1").mkdir()
+    before = sorted(p.name for p in ext4.mount.iterdir())
+    assert read_only_now(ext4.mount / "b1") is None
+    ext4.fail()  # ext4's emergency read-only: statvfs still says writable, the mount table does not
+    fault = read_only_now(ext4.mount / "b1")
+    assert (fault.symbol, fault.path) == ("EROFS", str(ext4.mount / "b1"))
+    assert sorted(p.name for p in ext4.mount.iterdir()) == before
+
+
+def _record_on(bundle: Path, phase: str):
+    from pagelab.bundle import SweepRecord
+
+    (bundle / "4k-r1").mkdir(parents=True)
+    (bundle / "4k-r1" / ".phase").write_text(phase)
+    return SweepRecord(bundle / "sweep.json", {"runs": [{"name": "4k-r1", "status": "running"},
+                                                        {"name": "8k-r1", "status": "pending"}]})
+
+
+def test_the_watch_stops_a_phase_that_writes_nothing_when_its_filesystem_turns_read_only(ext4):
+    """A load generating its TPC-C data writes nothing into the bundle for a minute and more: the
+    sweep's watch (one look every WATCH_INTERVAL_S, here shorter) stops it and says the fault, the
+    run and its phase, rather than wait for the next write."""
+    from pagelab.sweep.storage_stop import ReadOnlyWatch
+
+    bundle = ext4.mount / "b1"
+    record = _record_on(bundle, "load")
+    with pytest.raises(StorageFault) as stopped:
+        with ReadOnlyWatch(record, interval=0.1) as watch:
+            watch.follow(bundle / "4k-r1", run="4k-r1")
+            ext4.fail()
+            time.sleep(20)  # a phase that writes nothing (were the watch blind, it would end here)
+    message = str(stopped.value)
+    assert f"read-only (EROFS) under {bundle} at {bundle}/4k-r1, during 4k-r1's load" in message, message
+    assert "4k-r1 was not recorded as done and will be run again" in message, message
+
+
+def test_the_watch_leaves_a_sound_filesystem_alone_and_writes_nothing(ext4):
+    from pagelab.sweep.storage_stop import ReadOnlyWatch
+
+    bundle = ext4.mount / "b1"
+    record = _record_on(bundle, "measure 3/20 s")
+    before = sorted(p.name for p in bundle.rglob("*"))
+    with ReadOnlyWatch(record, interval=0.05) as watch:
+        watch.follow(bundle / "4k-r1", run="4k-r1")
+        time.sleep(0.5)
+    assert watch.fault is None and sorted(p.name for p in bundle.rglob("*")) == before
 
 
 def test_a_bundle_lock_is_let_go_on_a_filesystem_turned_read_only(ext4):
@@ -214,3 +264,4 @@ def test_a_storage_fault_in_the_tidy_up_names_where_it_struck(tmp_path):
     message = str(storage_fault_stop(record, fault, None, None, "tidy-up after the report", tmp_path / "instances"))
     assert f"(EROFS) under {tmp_path} at {tmp_path}/instances (db.opt), during the tidy-up after the report" in message
     assert "Kept: the 1 of 1 runs done before it" in message and f"pagelab sweep --resume {tmp_path}" in message
+

@@ -116,6 +116,8 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
         assert title in text, title
     assert "shared/" not in text and not re.search(r"\bissue \d", text, re.IGNORECASE)
     assert not re.search(r"\bseeds? 00\d", text, re.IGNORECASE), "the references are named by what they are"
+    # "seed" is only the random seed (and the glossary's old name of its knob, "seed in older ones")
+    assert not re.findall(r".{40}(?<!random )\bseeds?\b(?! in older).{20}", text, re.IGNORECASE)
     assert "Week#4 Effect of page size on performance" in text
     ending = text[text.index("6 Conclusion"):]  # References, Glossary, Appendix, in this order
     references = ending[ending.index("References"):ending.index("Glossary")]
@@ -132,6 +134,15 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
         statement = " ".join(claim.statement.split())
         assert statement in discussion, statement
         assert claim.verdict in ("holds", "does not hold", "not resolved here", "not checked here")
+
+
+def test_the_report_and_a_runs_notebook_show_no_internal_names(smoke_sweep):
+    from tests.notebook_checks import internal_labels, table_headers
+
+    out, _, _ = smoke_sweep
+    for notebook in (out / "report.ipynb", sorted(out.glob("*/run.ipynb"))[0]):
+        found = internal_labels(table_headers(json.loads(notebook.read_text())))
+        assert not found, f"{notebook.relative_to(out)} shows {found}"
 
 
 def test_no_number_in_the_pdf_shows_more_than_four_decimals(smoke_sweep):

@@ -254,16 +254,21 @@ def wait_for(sweep: Sweep, condition, what: str, timeout: float = PHASE_TIMEOUT_
 FIRST_LOAD_PHASES = ("init", "load", "snapshot")
 
 
-def wait_for_phase(sweep: Sweep, phase: str, timeout: float = PHASE_TIMEOUT_S) -> str:
+def wait_for_phase(sweep: Sweep, phase: str, timeout: float | None = None) -> str:
     """Wait for `phase` in whichever run (or the report) comes to it. A phase of a first load can
     only come in a first repeat: once a second one runs, it never will, and the sweep is stopped
-    at once rather than left to spend the runs that later cells need."""
+    at once rather than left to spend the runs that later cells need. The report and the PDF come
+    after every run left, each of which may take PHASE_TIMEOUT_S (a cell run alone with `-k`, or
+    the full matrix's twelve runs, has them all to do)."""
     def reached():
         hit = phase_now(sweep, phase)
         if not hit:
             stop_if_no_load_is_left(sweep, phase)
         return hit
 
+    if timeout is None:
+        left = sum(entry["status"] != "done" for entry in (read_record(sweep.bundle) or {"runs": []})["runs"])
+        timeout = PHASE_TIMEOUT_S * (1 + left) if phase in SWEEP_PHASES else PHASE_TIMEOUT_S
     return wait_for(sweep, reached, f"phase {phase}", timeout)
 
 
@@ -615,6 +620,21 @@ def assert_no_half_copies(bundle: Path, dataset: Path | None) -> None:
         assert (dataset / CACHE_MANIFEST).exists(), f"{dataset} has no {CACHE_MANIFEST}: a half dataset under the final name"
 
 
+# Runs read back whole by an earlier cell, by the hashes of their files then: a run whose files are
+# byte for byte what was read back then is whole still, and is not read back again by every later
+# cell (each read-back of a run parses its tables and notebook: seconds on a loaded machine).
+_READ_BACK: dict[Path, dict[str, str]] = {}
+
+
+def _assert_run_whole_once(run_dir: Path, hashes: dict[str, str] | None) -> None:
+    """assert_run_whole, unless this run's files (`hashes`, as check_after found them unchanged) are
+    the ones read back whole before."""
+    if hashes is not None and _READ_BACK.get(run_dir) == hashes:
+        return
+    assert_run_whole(run_dir)
+    _READ_BACK[run_dir] = file_hashes(run_dir)
+
+
 def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str]],
                 dataset: Path | None = None) -> dict:
     """The promises after a fault or a resume: nothing of the sweep left running, sweep.json whole,
@@ -632,7 +652,7 @@ def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str
         assert not changed, f"{name} was done before the fault and changed: {changed[:5]}"
     for name, status in statuses.items():
         if status == "done":
-            assert_run_whole(bundle / name)
+            _assert_run_whole_once(bundle / name, done_before.get(name))
     assert_state_files_whole(bundle)
     assert_no_half_copies(bundle, dataset)
     return record

@@ -13,9 +13,12 @@ mounted errors=remount-ro as Debian mounts its root (tests/faults/failing_disk.p
               own write into the bundle, in the record phase;
   slow-disk   strace delays each of the server's writes and flushes by SLOW_DISK_MS. The server keeps
               answering, only slowly, so the run completes: the stall watchdog is for a server that
-              completes nothing for stall_s, and a slow one is measured as it is. The cell asserts
-              that the run is done and whole, that no storage fault is claimed, and then stops the
-              sweep (SIGINT) so that the next cells have runs left.
+              completes nothing for stall_s, and a slow one is measured as it is and flagged by the
+              evidence when its TpmC stands far below its page size's others
+              (pagelab.evidence.outliers; the tiny profile's two runs a page size are too few for the
+              flag to be sure, so tests/test_outliers.py holds it to a run slowed as this one was). The
+              cell asserts that the run is done and whole, that no storage fault is claimed, and then
+              stops the sweep (SIGINT) so that the next cells have runs left.
 
 Each cell asserts the one message (the fault, a path in the bundle, the run and phase, what was
 kept, the resume command, the file holding the traceback, and no traceback on the terminal), the
@@ -138,9 +141,9 @@ def run_cell(chain, fault: str, phase: str) -> None:
             raise ValueError(fault)
         harness.stop_tracers(holds)  # the fault is in: the held phase goes on
         if fault == "slow-disk":
-            _slow_disk_outcome(chain, sweep, where, before, tracers)
+            tpmc = _slow_disk_outcome(chain, sweep, where, before, tracers)
             cost = time.time() - started
-            _record_result({"fault": fault, "phase": phase, "run": where, "cell_s": round(cost, 1)})
+            _record_result({"fault": fault, "phase": phase, "run": where, "cell_s": round(cost, 1), "tpmc": tpmc})
             return
         if fault == "eio-bundle":  # attached in the measurement; the write it fails comes with the record phase
             injected = _record_phase_began(chain.bundle / where, injected)
@@ -198,7 +201,7 @@ def _assert_message(fault: str, phase: str, where: str, code: int, sweep: harnes
         saved.unlink()  # the test's own, in the user's cache
 
 
-def _slow_disk_outcome(chain, sweep: harness.Sweep, where: str, before: dict, tracers: list) -> None:
+def _slow_disk_outcome(chain, sweep: harness.Sweep, where: str, before: dict, tracers: list) -> dict:
     """A slow disk is not a failure: the run completes, slowly, and is flagged as an outlier. The
     sweep is then stopped (SIGINT) so that the next cells have runs left."""
     # slowed through its measurement; its shutdown's page writes, 500 ms each, would only cost time
@@ -216,6 +219,12 @@ def _slow_disk_outcome(chain, sweep: harness.Sweep, where: str, before: dict, tr
     entry = next(e for e in record["runs"] if e["name"] == where)
     assert entry["status"] == "done", f"{where} on a slow disk: {entry}"
     assert "storage fault" not in sweep.text(), sweep.tail()
+    # what the slow disk did to the run's TpmC, beside the runs done so far (tests/test_outliers.py)
+    tpmc = {e["name"]: json.loads((chain.bundle / e["name"] / "summary.json").read_text())["tpmc"]
+            for e in record["runs"] if e["status"] == "done"}
+    print(f"slow-disk: {where} TpmC {tpmc[where]:.0f}; the other runs done: "
+          + ", ".join(f"{name} {value:.0f}" for name, value in tpmc.items() if name != where))
+    return tpmc
 
 
 def _status(bundle: Path, run: str) -> str | None:

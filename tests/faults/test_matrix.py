@@ -76,26 +76,31 @@ def full_matrix() -> list[tuple[str, str]]:
             + [("port-taken", "start")] + cells("report") + cells("pdf") + [("read-only", "tidy-up")])
 
 
-# The default: every fault and every phase at least once, chosen where the fault does
-# the most harm or where a guard is at stake (see tests/faults/README.md); `PAGELAB_FAULT_MATRIX=full`
-# runs every applicable cell instead (93; the 82 before the storage cells took ~11 minutes).
+# The default: every fault and every phase at least once, chosen where the fault does the most
+# harm or where a guard is at stake (see tests/faults/README.md), and every storage fault in every
+# phase it can strike; `PAGELAB_FAULT_MATRIX=full` runs every applicable cell instead (94).
 REPRESENTATIVE = [
     ("kill-sweep", "init"),        # leaves the instance directory half made, for the next init
     ("kill-mysqld", "init"),
     ("disk-full", "init"),         # mariadbd waits for space for ever, and cannot log why
+    ("read-only", "init"),
     ("kill-kernel", "load"),       # during the TPC-C cache's generation: its staging directory
+    ("read-only", "load"),         # during the generation, which writes nothing into the bundle: the watch says it
     ("kill-sweep", "load"),
     ("disk-full", "load"),
     ("sigterm", "snapshot"),       # held with its copy done and the snapshot not yet whole
+    ("read-only", "snapshot"),     # held there too
     ("port-taken", "init"),
     ("sighup", "restore"),
     ("disk-full", "restore"),
+    ("read-only", "restore"),
     ("kill-mysqld", "start"),
     ("torn-write", "start"),       # instance.json: the temp-and-rename writes
     ("sigterm", "ramp-up"),
     ("kill-terminal", "measurement"),
     ("second-sweep", "measurement"),  # the bundle lock
     ("kill-kernel", "record"),
+    ("read-only", "record"),       # held at its line in phases.csv
     ("torn-write", "record"),      # sweep.json
     ("port-taken", "start"),
     ("read-only", "measurement"),  # the ext4 under the bundle turned read-only: one message, exit 4
@@ -104,7 +109,9 @@ REPRESENTATIVE = [
     ("slow-disk", "measurement"),  # 500 ms per server write: the run completes
     ("sigint", "report"),
     ("kill-kernel", "report"),
+    ("read-only", "report"),
     ("kill-sweep", "pdf"),
+    ("read-only", "tidy-up"),      # after the report and its PDF are recorded
 ]
 FULL = os.environ.get("PAGELAB_FAULT_MATRIX") == "full"
 CELLS = full_matrix() if FULL else REPRESENTATIVE

@@ -112,7 +112,7 @@ def from_labelled_parts(parts: list[tuple[dict[str, Any], ParseResult]]) -> Gold
     return GoldenOutput(columns=columns, rows=rows, side={"parts": side_parts})
 
 
-# --- seed 002: a report with captures pasted in by hand ---------------------------------------
+# --- the Week 4 lab report: captures pasted in by hand ------------------------------------------
 
 _SEED_HEADING = re.compile(r"^Page size = (\d+)KB(?:, progress: (\d+) seconds)?")
 
@@ -174,7 +174,7 @@ def seed_text() -> str:
     return SEED_002.read_text(encoding="utf-8")
 
 
-# --- seed 000: YCSB fragments pasted between headings -----------------------------------------
+# --- OrientDB's page-size proposal: YCSB fragments pasted between headings ----------------------
 
 _SEED000_WORKLOADS = {
     "Load of data": "load",
@@ -186,7 +186,7 @@ _SEED000_PAGE = re.compile(r"^\**\s*(\d+)k pages\s*\**\s*$")
 
 
 def seed000_blocks(text: str) -> list[tuple[str, int, str]]:
-    """(workload, page size in KB, block text) for each fenced YCSB block of seed 000, labelled
+    """(workload, page size in KB, block text) for each fenced YCSB block of OrientDB's proposal, labelled
     by the workload and page-size headings above it ("**64k pages**", or "16k pages" unbolded)."""
     blocks: list[tuple[str, int, str]] = []
     workload, page_kb, fence = None, None, None

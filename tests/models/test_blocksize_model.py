@@ -1,4 +1,4 @@
-"""Seed 003's block-size model: the seed's own numbers, then the fill and cache extensions."""
+"""RethinkDB's block-size model ("Rethinking B-tree block sizes on SSDs"): the post's own numbers, then the fill and cache extensions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Small versions of seed 004's workload, shared by the prototype, SQLite and notebook tests."""
+"""Small versions of the Voron post's workload ("The cost of random writes"), shared by the prototype, SQLite and notebook tests."""
 
 from __future__ import annotations
 

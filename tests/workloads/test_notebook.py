@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tests.notebook_checks import check_committed_clean, check_ran_without_errors, execute, output_count, output_text
+from tests.notebook_checks import (check_committed_clean, check_ran_without_errors, execute, internal_labels,
+                                  output_count, output_text, table_headers)
 
 NOTEBOOK = "random_write_cost.ipynb"
 SMALL_PARAMETERS = dict(page_sizes=[4096, 16384], transactions=200, items_per_transaction=20, seed=3, sqlite=True,
@@ -24,6 +25,7 @@ def executed(tmp_path_factory) -> dict:
 
 def test_the_notebook_runs_without_errors(executed):
     check_ran_without_errors(executed)
+    assert not internal_labels(table_headers(executed)), "a table shows an internal name"
     text = output_text(executed)
     assert "Voron (the post) random" in text and "sqlite random" in text
     assert output_count(executed, "image/png") >= 1  # the plots were drawn

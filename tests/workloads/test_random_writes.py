@@ -1,4 +1,4 @@
-"""Seed 004's workload on the storage prototype, at small sizes."""
+"""The Voron post's workload ("The cost of random writes") on the storage prototype, at small sizes."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pagelab.workloads.random_writes import run as random_writes_run
 from pagelab.workloads.random_writes.report import seed_comparison, seed_table
 from pagelab.workloads.random_writes.run import COLUMNS, make_ids, make_keys, run_random_write_cost
 from tests.conftest import repr_in_another_process
+from tests.notebook_checks import figure_texts, internal_labels
 
 from .conftest import SMALL
 
@@ -125,5 +126,6 @@ def test_tables_and_plot_for_the_notebook(small_pagelab):
     assert (table["random ÷ sequential"] > 3).all()
     figure = random_writes_report.plot_pages_per_transaction(small_pagelab)
     assert len(figure.axes) == 2
+    assert not internal_labels(figure_texts(figure)) and "key order" in figure_texts(figure)  # a legend in words
     estimate = random_writes_report.expected_random_pages(small_pagelab)
     assert (estimate["distinct_leaves_expected"] <= estimate["items_per_transaction"]).all()

@@ -1,4 +1,4 @@
-"""Seed 004's workload on SQLite in WAL mode, at small sizes."""
+"""The Voron post's workload ("The cost of random writes") on SQLite in WAL mode, at small sizes."""
 
 from __future__ import annotations
 

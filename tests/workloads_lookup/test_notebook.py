@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from pagelab.machine.fio import PROFILE_MAX_AGE_DAYS, DeviceProfile, profile_cache_path
-from tests.notebook_checks import REPO_ROOT, check_committed_clean, check_ran_without_errors, execute, output_text
+from tests.notebook_checks import (REPO_ROOT, check_committed_clean, check_ran_without_errors, execute,
+                                  internal_labels, output_text, table_headers)
 
 NOTEBOOK = "btree_block_size_model.ipynb"
 
@@ -50,10 +51,11 @@ def test_the_notebook_runs_with_tiny_parameters(tmp_path):
     }
     executed = execute(NOTEBOOK, tmp_path, parameters)
     check_ran_without_errors(executed)
+    assert not internal_labels(table_headers(executed)), "a table shows an internal name"
     text = output_text(executed)
     assert "Recommended page size" in text  # the advisor's last line
     assert "reads per lookup" in text and "the goal >= 0.8" in text  # the prototype check
     assert "against fio on the same file in the same minutes" in text
     assert "each of 2 slices against the fio runs either side of it" in text
-    assert "seed_queries_per_s" in text  # the model beside the seed's table
+    assert "queries/s, the post" in text  # the model beside the post's table, in words
     assert sorted(path.name for path in (tmp_path / "trees").glob("*.db")) == ["lookups-16k.db", "lookups-4k.db"]

@@ -1,4 +1,4 @@
-"""One small run of seed 001's SQLite benchmark, shared by the tests of this directory.
+"""One small run of SQLite's experiment 053's benchmark, shared by the tests of this directory.
 
 The seed's shape (3 repeats x 2 runs, writes of 100 and 1,000 rows, reads of 500 and 1,000) on a
 table of 2,000 rows instead of 10,000, with samples of 5 ms: a few seconds on a shared 2-core

@@ -1,4 +1,4 @@
-"""Seed 001's SQLite benchmark (pagelab.workloads.sqlite) at two page sizes, on both paths, small."""
+"""SQLite's experiment 053's benchmark (pagelab.workloads.sqlite) at two page sizes, on both paths, small."""
 
 from __future__ import annotations
 

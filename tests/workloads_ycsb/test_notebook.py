@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import servers_under
-from tests.notebook_checks import check_committed_clean, check_ran_without_errors, execute, output_count, output_text
+from tests.notebook_checks import (check_committed_clean, check_ran_without_errors, execute, internal_labels,
+                                  output_count, output_text, table_headers)
 
 NOTEBOOK = "ycsb_page_size.ipynb"
 PARAMETER_NAMES = {"backends", "page_sizes", "records", "operations", "workloads", "distribution", "threads", "seed",
@@ -27,10 +28,11 @@ def executed(tmp_path_factory):
 def test_the_notebook_runs_and_shows_every_part(executed):
     notebook, work = executed
     check_ran_without_errors(notebook)
+    assert not internal_labels(table_headers(notebook)), "a table shows an internal name"
     text = output_text(notebook)
-    for expected in ("OrientDB's proposal", "mixed_50_50", "read_only", "throughput_gain", "p99_latency_gain",
-                     "times faster on load", "max key length is 3072 bytes", "seed_orientdb_max_key_bytes",
-                     "load time s"):  # the last: the throughput table beside the seed's
+    for expected in ("OrientDB's proposal", "mixed_50_50", "read_only", "throughput gain", "p99 latency gain",
+                     "times faster on load", "max key length is 3072 bytes", "OrientDB max key (bytes), the proposal",
+                     "load time s"):  # the last: the throughput table beside the proposal's
         assert expected in text, expected
     assert output_count(notebook, "image/png") >= 3  # load, throughput and latency plots
     assert not servers_under(work)

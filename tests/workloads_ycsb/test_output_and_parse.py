@@ -1,4 +1,4 @@
-"""Latency histograms, YCSB's text format, and `parse_ycsb` on our output and on seed 000's."""
+"""Latency histograms, YCSB's text format, and `parse_ycsb` on our output and on OrientDB's proposal's."""
 
 from __future__ import annotations
 

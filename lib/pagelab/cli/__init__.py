@@ -49,7 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pagelab",
         description="Reproduce how a database's page size changes its performance: "
                     "private MariaDB/MySQL instances per innodb_page_size, TPC-C, monitors, reports.",
-        epilog=f"Run `pagelab COMMAND --help` for the options of each command.\n{EXIT_STATUSES}",
+        epilog="The Week 4 lab is `pagelab sweep --profile course`, and its PDF the report to hand in, with your "
+               "name and notes added by `pagelab report BUNDLE --author NAME --notes NOTES.md`; README.md's "
+               "\"Reproducing the Week 4 lab\" says how long it takes and how to read it. "
+               f"Run `pagelab COMMAND --help` for the options of each command.\n{EXIT_STATUSES}",
     )
     parser.add_argument("--version", action=_VersionAction, nargs=0,
                         help="print pagelab's version, naming its commit (e.g. 0.1.0+g1234abc), and exit")

@@ -183,7 +183,10 @@ def _add_report_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--author", help="who made the sweep, for the title page")
     group.add_argument("--affiliation", help="course, lab or institution, for the title page")
     group.add_argument("--notes", metavar="FILE.md", help="your own notes (Markdown), placed in the report's Notes "
-                                                           "section (default: BUNDLE/notes.md if it exists)")
+                                                           "section after the Conclusion: your machine, what you "
+                                                           "changed, your analysis (README.md's \"Handing in the "
+                                                           "report\" has an example; default: BUNDLE/notes.md if it "
+                                                           "exists)")
 
 
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:

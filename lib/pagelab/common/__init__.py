@@ -1,3 +1,3 @@
 """Small helpers every layer uses: errors, sizes, paths, whole-file writes, locks, processes,
-progress bars, the seeds' reference tables, and the five TPC-C transactions' names. Nothing here
+progress bars, the references' published tables, and the five TPC-C transactions' names. Nothing here
 imports the rest of pagelab."""

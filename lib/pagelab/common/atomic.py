@@ -10,6 +10,7 @@ process and thread, so concurrent writers never share one; a failed write remove
     atomic_write_json(path, document)          indent 2, a final newline, str() for other types
     atomic_write_csv(path, rows, columns)      rows as dicts (None -> empty cell) or as lists
     atomic_write_bytes(path, data)
+    leftover_temporaries(directory)            what a killed writer, or a rename a failing disk lost, left
 
 A file that holds a secret passes `mode=0o600`: its temporary file is created with that mode, so
 the text is never readable by others, not even before the rename.
@@ -22,6 +23,7 @@ import csv
 import io
 import json
 import os
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -32,6 +34,16 @@ from pagelab.common.storage import naming
 
 def _temporary_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+
+
+_TEMPORARY = re.compile(r"\..+\.tmp-\d+-\d+")
+
+
+def leftover_temporaries(directory: str | os.PathLike) -> list[Path]:
+    """The temporary files of these writers left under `directory`: by a writer killed between
+    its write and its rename, or by a disk that failed after the write was flushed and before the
+    rename reached it (ext4 turned read-only drops what its journal had not committed)."""
+    return [path for path in Path(directory).rglob(".*.tmp-*") if _TEMPORARY.fullmatch(path.name) and path.is_file()]
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, mode: int = 0o666) -> Path:

@@ -8,7 +8,8 @@ an I/O error), an I/O error (EIO: a dying disk, a network filesystem gone), and 
 kernel or a server printed (papermill carries the kernel's exception as text).
 
     fault = storage_fault_in(error)        # StorageFaultKind or None
-    problem = unwritable(directory)        # why nothing can be written there, or None
+    problem = unwritable(directory)        # why nothing can be written there, or None (by writing)
+    problem = read_only_now(directory)     # whether its filesystem has turned read-only (no write)
     path = save_traceback(error, bundle)   # the bundle if it can be written, else the cache dir
     sync_tree(run_dir)                     # on the disk before it is recorded as finished
 """
@@ -175,6 +176,38 @@ def unwritable(directory: str | os.PathLike) -> StorageFaultKind | None:
         if error.errno in STORAGE_ERRNOS:
             return StorageFaultKind(error.errno, str(probe))
         raise
+    return None
+
+
+# The superblock options that say a filesystem takes no more writes, as /proc/self/mountinfo lists
+# them: "ro", and ext4's "emergency_ro": after an error under errors=remount-ro, recent kernels (6.18
+# here) set ext4's own flag rather than the superblock's read-only one, so statvfs still says
+# writable and the mount still lists "rw" among its options.
+READ_ONLY_OPTIONS = frozenset({"ro", "emergency_ro"})
+MOUNTINFO = Path("/proc/self/mountinfo")
+
+
+def read_only_now(directory: str | os.PathLike) -> StorageFaultKind | None:
+    """EROFS if the filesystem holding `directory` has turned read-only, found without writing (a
+    probe file every few seconds would add a journal commit to the disk being measured): statvfs's
+    ST_RDONLY, which a remount read-only sets, and the mount's superblock options in the kernel's
+    mount table, where ext4 says its emergency read-only. None when it still takes writes, or
+    when this cannot be told (no such directory, no mount table)."""
+    try:
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            return StorageFaultKind(errno.EROFS, str(directory))
+        device = os.stat(directory).st_dev
+        table = MOUNTINFO.read_text()
+    except OSError:
+        return None
+    wanted = f"{os.major(device)}:{os.minor(device)}"
+    for line in table.splitlines():
+        # ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS
+        fields = line.split()
+        if len(fields) > 2 and fields[2] == wanted and " - " in line:
+            super_options = line.rsplit(" - ", 1)[1].split()[-1].split(",")
+            if READ_ONLY_OPTIONS.intersection(super_options):
+                return StorageFaultKind(errno.EROFS, str(directory))
     return None
 
 

@@ -214,6 +214,9 @@ def pair_halves_table(table: RunTable) -> pd.DataFrame:
 def pair_halves_lines(table: RunTable) -> list[str]:
     """What `pagelab stats --checks` prints of TpmC's pair effects, odd rounds against even rounds."""
     head = "A/A of TpmC's pair effects, odd rounds against even rounds"
+    if any(column.startswith("level_") for column in table.runs.columns):
+        return [f"{head}: a grid's pairs are judged within each level by the rank tests, not by the two-level "
+                "model, so there is no model to check; the check above stands for it."]
     if not table.series:
         return [f"{head}: this bundle's runs kept no interval series, so the two-level model cannot be checked "
                 "here; the check above (each page size's halves, max-T) stands for it."]

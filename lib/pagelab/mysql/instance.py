@@ -29,6 +29,7 @@ get SIGTERM from the kernel if this process dies without running any cleanup at 
 from __future__ import annotations
 
 import atexit
+import errno
 import hashlib
 import json
 import os
@@ -47,6 +48,7 @@ from pathlib import Path
 from pagelab.common.atomic import atomic_write_json, atomic_write_text
 from pagelab.common.errors import ServerError, UsageError
 from pagelab.common.disk import FULL_DISK_BYTES, says_disk_full
+from pagelab.common.storage import read_only_now
 from pagelab.mysql.config import (
     InstancePaths,
     ServerSettings,
@@ -81,14 +83,21 @@ class DiskWatch:
     waits for space, retrying every minute, for ever, and on a full disk it cannot even log why
     (its error log is there too). A harness has nobody to free the space, so while pagelab waits
     for a server to initialise or start, a disk with less than FULL_DISK_BYTES free for
-    LOW_DISK_GRACE_S is a failure, said as one ("disk full", which the sweep recognises)."""
+    LOW_DISK_GRACE_S is a failure, said as one ("disk full", which the sweep recognises). So is a
+    filesystem turned read-only (EROFS, which the sweep recognises too), at once: while a server
+    starts, measures (the TPC-C driver asks too) or shuts down."""
 
     def __init__(self, directory: Path, what: str):
         self.directory, self.what = directory, what
         self.low_since: float | None = None
 
     def failure(self) -> str | None:
-        """Why the server is stuck, once the disk has been full for LOW_DISK_GRACE_S; else None."""
+        """Why the server is stuck: its filesystem turned read-only (said at once: a server can
+        neither start nor shut down cleanly on it, and nothing comes back by waiting), or the disk
+        has been full for LOW_DISK_GRACE_S; else None."""
+        if read_only_now(self.directory) is not None:
+            return (f"the {self.what} server's filesystem turned read-only: [Errno {errno.EROFS}] "
+                    f"{os.strerror(errno.EROFS)}: '{self.directory}'")
         try:
             free = shutil.disk_usage(self.directory).free
         except OSError:

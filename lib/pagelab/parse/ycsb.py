@@ -22,8 +22,8 @@ NOT_FOUND -> return_not_found; the old numeric `Return=0` is success and counts 
 Everything else (YCSB's banner, its "10 sec: 106601 operations; ..." status lines, prose around a
 pasted fragment) is skipped and counted in meta["other_lines"].
 
-Runs. Several outputs in one text (logs appended, or a report that pasted fragments, like seed
-000's) are told apart: YCSB prints its results as one unbroken block, so a new run starts at a
+Runs. Several outputs in one text (logs appended, or a report that pasted fragments, like OrientDB's
+proposal) are told apart: YCSB prints its results as one unbroken block, so a new run starts at a
 figure that follows any other non-blank line (a banner, a heading, prose, a code fence), at an
 `[OVERALL], RunTime(ms)` line once the current run has any figure, and where a figure repeats
 for an operation already seen in the current run. `run` numbers them from 1. The OrientDB proposal's text

@@ -1,5 +1,6 @@
 """The end of a sweep's lab report: the user's own notes, and the appendix (versions, the server
-variables that differ from its defaults, the runs left out). Each function takes the report's
+variables that differ from its defaults, the runs left out, the runs far below their page size's
+others). Each function takes the report's
 data (pagelab.report.lab_report.ReportData) or the bundle's directory and returns text or a table.
 """
 
@@ -67,3 +68,14 @@ def versions(data: ReportData) -> pd.DataFrame:
 
 def failed_runs(data: ReportData) -> pd.DataFrame:
     return pd.DataFrame([{"Run": name, "Why it is left out": why} for name, why in data.evidence.excluded])
+
+
+def outliers_markdown(data: ReportData) -> str:
+    """The runs whose TpmC stands far below their page size's others (a slow disk leaves one), each
+    with what to look at; a sentence saying there are none otherwise (pagelab.evidence.outliers)."""
+    from pagelab.evidence.outliers import OUTLIER_METHOD, outlier_lines
+
+    lines = outlier_lines(data.evidence.runs)
+    if not lines:
+        return f"None ({OUTLIER_METHOD}, at 5%)."
+    return "\n".join(f"- {line}" for line in lines)

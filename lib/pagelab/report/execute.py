@@ -55,6 +55,12 @@ def execute_notebook(source: str | os.PathLike, output: str | os.PathLike, *,
     except KeyboardInterrupt:
         _quiet_interrupted_loop()
         raise
+    except Exception as error:
+        # papermill saves the notebook on its way out of an interrupt; on a disk that has failed the
+        # save raises instead, and the interrupt is only that error's context
+        if _interrupted(error):
+            _quiet_interrupted_loop()
+        raise
     finally:
         try:
             remove_if_only_shutdown_noise(kernel_log)
@@ -92,6 +98,18 @@ def _kernel_manager_logging_to(log_path: Path):
                 return await super().start_kernel(stderr=log, **kw)
 
     return KernelManagerWithLog
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Whether `error` was raised while an interrupt (Ctrl-C, or the sweep's read-only watch) was
+    being handled: a KeyboardInterrupt in its chain of contexts."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def _quiet_interrupted_loop() -> None:

@@ -48,6 +48,12 @@ def _per_run(frame: pd.DataFrame) -> dict:
     return {"errorbar": None}
 
 
+def _page_size_legend(axis) -> None:
+    """seaborn titles a legend with its hue's column name (`page_size`); the reader gets words."""
+    if axis.get_legend() is not None:
+        axis.get_legend().set_title("page size")
+
+
 def _page_order(frame: pd.DataFrame) -> list[str]:
     return list(frame.sort_values("page_size_bytes")["page_size"].drop_duplicates())
 
@@ -144,6 +150,7 @@ def iops_over_time(iostat: pd.DataFrame):
         if not data.empty:
             sns.lineplot(data=data, x="t_s", y=column, hue="page_size", hue_order=_page_order(data), ax=axis,
                          palette=PAGE_COLOURS, **_per_run(data))
+            _page_size_legend(axis)
         axis.set(xlabel="seconds since measurement start", ylabel=label, title=label)
     figure.tight_layout()
     return figure
@@ -199,6 +206,7 @@ def hit_ratio_over_time(innodb: pd.DataFrame):
     if not data.empty:
         sns.lineplot(data=data, x="t_s", y="hit_rate", hue="page_size", hue_order=_page_order(data), ax=axis,
                      palette=PAGE_COLOURS, marker="o", **_per_run(data))
+        _page_size_legend(axis)
     axis.axvline(0, color="grey", linewidth=0.8, linestyle=":")
     axis.set(xlabel="seconds since measurement start (negative: ramp-up)", ylabel="hit rate (per 1000)",
              title="Buffer pool hit ratio")
@@ -227,6 +235,7 @@ def new_order_latency_over_time(intervals: pd.DataFrame):
         if not intervals.empty:
             sns.lineplot(data=intervals, x="t_s", y=column, hue="page_size", hue_order=_page_order(intervals),
                          ax=axis, palette=PAGE_COLOURS, marker="o", **_per_run(intervals))
+            _page_size_legend(axis)
         axis.set(xlabel="seconds since measurement start", ylabel="response time (ms)",
                  title=f"New-Order {'95th' if 'p95' in column else '99th'} percentile")
     figure.tight_layout()

@@ -86,6 +86,11 @@ REFERENCES = [
     "their intervals first).",
     "P. H. Westfall, S. S. Young, \"Resampling-Based Multiple Testing\", Wiley 1993 (the max-T permutation test "
     "of the sweep's A/A check).",
+    "B. L. Welch, \"The generalization of 'Student's' problem when several different population variances are "
+    "involved\", Biometrika 34, 1947 (the degrees of freedom of the difference of two estimates of the two-level "
+    "model: the A/A check of the pair effects, and two sweeps compared).",
+    "R. D. Cook, S. Weisberg, \"Residuals and Influence in Regression\", Chapman and Hall 1982 (the outlier test "
+    "that names a run far below its page size's others, as a slow disk leaves one).",
 ]
 
 
@@ -115,7 +120,8 @@ def glossary_markdown() -> str:
 def references(machine: dict) -> list[str]:
     """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
     return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
-                         "size changes its performance, MIT License; its CITATION.cff says how to cite it."]
+                         "size changes its performance, MIT License. No public release, DOI or repository address: the "
+                         "commit identifies the code; its CITATION.cff says how to cite it."]
 
 
 @dataclass
@@ -559,14 +565,19 @@ def nodes_markdown(data: ReportData) -> str:
     """The node section of a sweep spread over nodes (pagelab.evidence.nodes); "" on one node."""
     from pagelab.evidence.nodes import node_lines, node_summary
 
-    lines = node_lines(node_summary(data.evidence))
+    summary = node_summary(data.evidence)
+    lines = node_lines(summary)
     if not lines:
         return ""
     first, rest = lines[0], lines[1:]
     body = "\n".join(f"- {line.strip()}" if line.startswith("  ") and not line.startswith("    ")
                      else f"    - {line.strip()}" if line.startswith("    ") else f"\n{line}\n" for line in rest)
-    return (f"**What the nodes did.** Each round ran on one node, and its runs are compared within it, so a node's "
-            f"speed cancels out of the comparisons. {first}\n\n{body}")
+    design = ("Some round ran on more than one node, so its runs shared no node's minute: the runs are compared "
+              "unpaired, and a node's speed is taken out by the node as a random effect (see below)."
+              if summary["split_rounds"] else
+              "Each round ran on one node, and its runs are compared within it, so a node's speed cancels out of "
+              "the comparisons.")
+    return f"**What the nodes did.** {design} {first}\n\n{body}"
 
 
 def host_verdict(data: ReportData) -> str:

@@ -29,16 +29,17 @@ from pagelab.common.storage import storage_fault_in
 from pagelab.report.execute import execute_notebook
 from pagelab.sweep.footprint import NotEnoughSpace
 from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
-from pagelab.common.atomic import atomic_write_bytes, atomic_write_json
+from pagelab.common.atomic import atomic_write_bytes, atomic_write_json, leftover_temporaries
 from pagelab.common.locks import LockBusy, held_lock, holder_pid
 from pagelab.report.pdf import check_pdf_path, check_writable_directory
 from pagelab.common.units import size_text
 from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
 from pagelab.sweep.run_unit import (begin, check_room_for_unit, execute, mark_done, record_failure,
-                                    server_log_size, server_storage_fault, short_error, stop_unit_server)
-from pagelab.sweep.storage_stop import (refuse_unwritable, stop_if_storage_fault, storage_fault_stop,
-                                        suppress_storage_faults)
+                                    server_log_size, server_storage_fault, short_error, stop_unit_server,
+                                    unit_instance_dir)
+from pagelab.sweep.storage_stop import (ReadOnlySeen, ReadOnlyWatch, refuse_unwritable, stop_if_storage_fault,
+                                        storage_fault_stop, suppress_storage_faults)
 from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest,
                             read_phase, read_runs, sweep_file, write_components)
 from pagelab.evidence.sequential import first_look
@@ -138,14 +139,16 @@ def stop_signals_interrupt() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def execute_runs(record: SweepRecord, fail_fast: bool = False, progress: bool = True) -> SweepRecord:
+def execute_runs(record: SweepRecord, fail_fast: bool = False, progress: bool = True,
+                 watch: ReadOnlyWatch | None = None) -> SweepRecord:
     """Execute every run of the sweep that is not done, one papermill execution each; the record
-    as the runs left it."""
+    as the runs left it. `watch` (the sweep's ReadOnlyWatch, entered) is told which run to follow;
+    without one, nothing watches."""
     with stop_signals_interrupt():
-        return _execute_runs(record, fail_fast, progress)
+        return _execute_runs(record, fail_fast, progress, watch or ReadOnlyWatch(record))
 
 
-def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool) -> SweepRecord:
+def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: ReadOnlyWatch) -> SweepRecord:
     from pagelab.sweep.profiles import profile_from_dict
 
     sweep_dir = record.directory
@@ -162,39 +165,52 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool) -> Sweep
             run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.sweep.run_unit)
             notebook = run_dir / "run.ipynb"
             bar.follow(run_dir)
+            watch.follow(run_dir, unit_instance_dir(sweep_dir, entry, None), run=entry["name"])  # (one disk here)
             try:
                 execute(sweep_dir, entry, profile)
             except Exception as exc:  # papermill's execution error carries the cell's traceback
-                _stop_run_instance(sweep_dir, entry)
-                phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
-                fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset))
-                current = None
-                bar.advance()
-                if fault is not None:  # every next run would fail the same way, after a load's worth of waiting
-                    raise storage_fault_stop(record, fault, entry["name"], phase) from exc
-                if fail_fast:
-                    raise PagelabError(f"run {entry['name']} failed (--fail-fast): {short_error(exc)}\n"
-                                       f"executed notebook: {notebook}") from exc
+                with watch.paused():  # this failure says the fault, if it was one
+                    _stop_run_instance(sweep_dir, entry)
+                    phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
+                    fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset))
+                    current = None
+                    bar.advance()
+                    if fault is not None:  # every next run would fail the same way, after a load's worth of waiting
+                        raise storage_fault_stop(record, fault, entry["name"], phase) from exc
+                    if fail_fast:
+                        raise PagelabError(f"run {entry['name']} failed (--fail-fast): {short_error(exc)}\n"
+                                           f"executed notebook: {notebook}") from exc
+                    watch.follow(sweep_dir / SWEEP_FILE, stage="sweep, between runs")
                 continue
             mark_done(record, entry)
+            watch.follow(sweep_dir / SWEEP_FILE, stage="sweep, between runs")
             current = None
             bar.advance()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         # Wherever it lands (in a run's notebook, or between runs while the record is updated),
         # the finished runs stay done and the one under way is marked and its server stopped.
-        where = "between runs"
+        # The read-only watch stops a sweep this way too (ReadOnlySeen): the same, said as the fault.
+        seen = isinstance(interrupt, ReadOnlySeen)
+        watch.disarm()
+        name = phase = None
         if current is not None and record.run(current["name"])["status"] != "done":  # not if it just finished
+            name, phase = current["name"], read_phase(sweep_dir / current["name"])
             with suppress_storage_faults():  # a failing disk keeps it `running`, which is not done either
-                record.update_run(current["name"], status="interrupted", finished=now_iso(),
-                                  error="interrupted by Ctrl-C, SIGTERM or SIGHUP")
+                if seen:
+                    record_failure(record, current, f"the filesystem turned read-only during its {phase}", watch.fault)
+                else:
+                    record.update_run(name, status="interrupted", finished=now_iso(),
+                                      error="interrupted by Ctrl-C, SIGTERM or SIGHUP")
             _stop_run_instance(sweep_dir, current)
-            where = f"during {current['name']}"
+        if seen:
+            raise storage_fault_stop(record, watch.fault, name, phase, "sweep, between runs") from None
         raise SweepInterrupted(
-            f"sweep interrupted {where}; finished runs are kept. "
+            f"sweep interrupted {f'during {name}' if name else 'between runs'}; finished runs are kept. "
             f"Continue with: pagelab sweep --resume {sweep_dir}") from None
     except (PagelabError, NotEnoughSpace):
         raise
     except Exception as exc:  # between runs: the run's start, or its record as done
+        watch.disarm()
         fault = storage_fault_in(exc)
         if fault is None:
             raise
@@ -297,6 +313,7 @@ def summary_lines(record: SweepRecord) -> list[str]:
     """What the end of a sweep prints: median TpmC per page size with its interval, then a verdict
     for each pair of page sizes (pagelab.evidence), so no difference is shown without one."""
     from pagelab.evidence.grid import grid_factors, grid_lines
+    from pagelab.evidence.outliers import outlier_lines
     from pagelab.evidence.tables import page_size_table, page_size_text, verdict_lines
 
     table = read_runs(record)
@@ -306,7 +323,7 @@ def summary_lines(record: SweepRecord) -> list[str]:
         return grid_lines(table)
     per_size = page_size_table(table)
     lines = page_size_text(per_size[per_size["metric"] == "tpmc"])
-    return lines + verdict_lines(table, "tpmc")
+    return lines + verdict_lines(table, "tpmc") + outlier_lines(table.runs)  # a slow disk's run, if one stands apart
 
 
 def failed_runs(record: SweepRecord) -> list[str]:
@@ -377,25 +394,47 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         record = check_resumable(sweep_dir)
         refuse_runs_while_queued(record)
         _say_footprint_ahead(record)
-        record = execute_runs(record, fail_fast=fail_fast, progress=progress)
-        failed = failed_runs(record)
-        if failed:
-            print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their "
-                  "run.ipynb)", file=sys.stderr)
-        try:
-            pdf = execute_report(record, pdf_path, **(report or {}))
-        except KeyboardInterrupt:
-            raise SweepInterrupted(f"sweep interrupted while writing the report; every run is kept. "
-                                   f"Continue with: pagelab sweep --resume {sweep_dir}") from None
-        except Exception as exc:
-            stop_if_storage_fault(record, exc, "report")
-            raise
-        try:
-            tidy_up(record, keep_instances)
-        except Exception as exc:
-            stop_if_storage_fault(record, exc, "tidy-up after the report", sweep_dir / "instances")
-            raise
+        # From here on a filesystem turned read-only is said within seconds, whatever is under way
+        # (storage_stop.ReadOnlyWatch); a stop it makes that nothing below says, it says on its way out.
+        with ReadOnlyWatch(record) as watch:
+            record = execute_runs(record, fail_fast=fail_fast, progress=progress, watch=watch)
+            failed = failed_runs(record)
+            if failed:
+                print(f"pagelab sweep: {len(failed)} run(s) failed: {', '.join(failed)} (see sweep.json and their "
+                      "run.ipynb)", file=sys.stderr)
+            watch.follow(sweep_dir / "report.ipynb", stage="report")
+            reported_before = record.document.get("report")
+            try:
+                pdf = execute_report(record, pdf_path, **(report or {}))
+            except ReadOnlySeen:
+                if _recorded_report(sweep_dir) not in (None, reported_before):  # it struck once the report was done
+                    watch.follow(sweep_dir / "instances", stage="tidy-up after the report")
+                raise
+            except KeyboardInterrupt:
+                raise SweepInterrupted(f"sweep interrupted while writing the report; every run is kept. "
+                                       f"Continue with: pagelab sweep --resume {sweep_dir}") from None
+            except Exception as exc:
+                watch.disarm()
+                stop_if_storage_fault(record, exc, "report")
+                raise
+            watch.follow(sweep_dir / "instances", stage="tidy-up after the report")
+            try:
+                tidy_up(record, keep_instances)
+            except ReadOnlySeen:
+                raise
+            except Exception as exc:
+                watch.disarm()
+                stop_if_storage_fault(record, exc, "tidy-up after the report", sweep_dir / "instances")
+                raise
     return record, pdf
+
+
+def _recorded_report(sweep_dir: Path) -> dict | None:
+    """The report sweep.json on the disk names (None if none, or if it cannot be read)."""
+    try:
+        return SweepRecord.load(sweep_dir).document.get("report")
+    except (OSError, ValueError):
+        return None
 
 
 def refuse_runs_while_queued(record: SweepRecord) -> None:
@@ -433,6 +472,8 @@ def tidy_up(record: SweepRecord, keep_instances: bool) -> None:
     from pagelab.sweep.footprint import remove_instances, tree_bytes
 
     sweep_dir = record.directory
+    for leftover in leftover_temporaries(sweep_dir):  # a rename a failing disk lost, or a writer killed mid-write
+        leftover.unlink(missing_ok=True)
     keep = keep_instances or any(entry["status"] != "done" for entry in record.runs)
     if not keep and remove_instances(sweep_dir):
         record.update_document(instances_removed=now_iso())

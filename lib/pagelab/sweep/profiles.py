@@ -10,6 +10,7 @@ itself for `--help` and for the report's set-up table.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,6 +229,14 @@ def available_profiles(directory: Path = PROFILES_DIR) -> list[str]:
     return sorted(path.stem for path in directory.iterdir() if path.suffix in PROFILE_SUFFIXES)
 
 
+def profile_summary(name: str) -> str:
+    """What a shipped profile is for, in a line: its opening comment's first clause (up to " -- ", a
+    question mark or a full stop), as the profile itself says it."""
+    comment = " ".join(_opening_comment(_profile_path(name).read_text()).split())
+    comment = comment.removeprefix(f"{name}:").strip()
+    return re.split(r" -- |(?<=\?) |\. ", comment, maxsplit=1)[0].rstrip(".")
+
+
 def _profile_path(name_or_path: str | Path) -> Path:
     text = str(name_or_path)
     looks_like_a_path = isinstance(name_or_path, Path) or "/" in text or text.endswith(PROFILE_SUFFIXES)
@@ -378,7 +387,9 @@ def profile_help(width: int = 80) -> str:
     def line(cells: tuple[str, ...]) -> str:
         return "  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip()
 
-    out = [f"profiles: {' '.join(available_profiles())} (in runbooks/profiles/), or the path of a YAML file",
+    names = available_profiles()
+    out = ["profiles (in runbooks/profiles/), or the path of a YAML file:",
+           *(f"  {name.ljust(max(map(len, names)))}  {profile_summary(name)}" for name in names),
            f"knobs: set in the profile's YAML, or on the command line with --set KNOB=VALUE (repeatable); "
            f"{LIST_SYNTAX}",
            f"The {DEFAULT_PROFILE} column is the default profile's value, what `pagelab sweep` runs without "

@@ -1,6 +1,6 @@
 """Run a real tpcc-mysql build (`tpcc_load`, `tpcc_start`) instead of the built-in workload.
 
-For users who want the seed's exact tool. The tables are created with pagelab's schema (the same
+For users who want the Week 4 lab's exact tool. The tables are created with pagelab's schema (the same
 as tpcc-mysql's create_table.sql), `tpcc_load` fills them, and the indexes and foreign keys of
 add_fkey_idx.sql follow, exactly as with the built-in loader. `tpcc_start`'s log goes through the
 same parser as everyone else's, so the outputs (tpcc.log, tpcc_intervals.csv, summary.json) are the

@@ -1,5 +1,5 @@
 """Writes a run's log in tpcc-mysql's `tpcc_start` format, so every tool that reads those logs
-(pagelab's own parser, the seed's scripts, a student's awk) reads ours unchanged:
+(pagelab's own parser, the lab's own scripts, a student's awk) reads ours unchanged:
 
     ***************************************
     *** ###easy### TPC-C Load Generator ***

@@ -29,7 +29,7 @@ from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS, KindTotals
 
 # How often a run's `watch` is asked: it reads the disk's free space, which costs a system call.
 WATCH_S = 1.0
-# How the driver reaches the server: TCP to 127.0.0.1 (as tpcc-mysql is documented and the seed
+# How the driver reaches the server: TCP to 127.0.0.1 (as tpcc-mysql is documented and the Week 4 lab
 # ran it) or the unix socket. Both modes of a comparison must use the same: on 2 cores the socket
 # is worth 6-23% of TpmC.
 TRANSPORTS = ("tcp", "socket")

@@ -103,12 +103,13 @@ def plot_pages_per_transaction(*results: pd.DataFrame):
     frame = pd.concat(results, ignore_index=True)
     frame = frame.assign(kib_per_txn=frame["bytes_per_txn_avg"] / KIB)
     order = sorted(frame["page_size"].unique())
+    frame["key order"] = frame["key_order"]  # seaborn shows the hue's column name in the legend
     frame["page size"] = pd.Categorical(frame["page_size_label"],
                                         categories=[page_size_label(size) for size in order], ordered=True)
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, column, title in ((axes[0], "pages_avg", "pages written per transaction"),
                               (axes[1], "kib_per_txn", "KiB written per transaction")):
-        sns.lineplot(data=frame, x="page size", y=column, hue="key_order", hue_order=list(KEY_ORDERS),
+        sns.lineplot(data=frame, x="page size", y=column, hue="key order", hue_order=list(KEY_ORDERS),
                      style="engine", markers=True, dashes=True, ax=ax)
         ax.set_yscale("log")
         ax.set_title(title)
