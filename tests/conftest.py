@@ -203,12 +203,12 @@ def loaded_instance(directory: Path, page_size: str, settings: dict, dataset):
 
 @contextmanager
 def restored_instance(directory: Path, page_size: str, settings: dict, snapshot: Path):
-    """A second running instance restored from a loaded snapshot, for tests that break their server."""
+    """A second running instance restored from a loaded snapshot, for tests that break their server:
+    made from the snapshot as a unit's own server is (Instance.restore_new), with no datadir
+    initialised first only to be replaced."""
     from pagelab.mysql import Instance, ServerSettings
 
-    instance = Instance(directory, page_size, settings=ServerSettings(**settings))
-    instance.init()
-    instance.restore(snapshot)
+    instance = Instance(directory, page_size, settings=ServerSettings(**settings)).restore_new(snapshot)
     try:
         yield instance.start()
     finally:
