@@ -130,3 +130,21 @@ def test_a_true_effect_is_found_through_the_node_model():
 def test_rounds_within_one_node_keep_their_pairing():
     pairs = tpmc_pairs(two_node_table(8, 1.1, {"node-a": 0.95, "node-b": 0.95}))
     assert {row["method"] for row in pairs.values()} == {"exact Wilcoxon signed-rank, 8 rounds"}
+
+
+def test_the_report_says_the_node_was_a_random_effect():
+    from types import SimpleNamespace
+
+    from pagelab.report.lab_report import nodes_markdown
+    from pagelab.report.model_report import model_sentences
+
+    scattered = SimpleNamespace(evidence=scattered_table(1.0))
+    method = model_sentences(scattered)
+    assert method.strip().startswith("Rounds 1, 2, 3, 4, 5, 6, 7, 8 ran on more than one node, so no round pairs the "
+                                     "runs alike: TpmC's pairs are judged from every run of the two page sizes, "
+                                     "unpaired, by a mixed model of log TpmC with the node as a random intercept"), method
+    section = nodes_markdown(scattered)
+    assert "Some round ran on more than one node" in section and "Each round ran on one node" not in section
+    blocked = SimpleNamespace(evidence=two_node_table(8, 1.1, {"node-a": 0.95, "node-b": 0.95}))
+    assert "Each round ran on one node" in nodes_markdown(blocked)
+    assert "random intercept" not in model_sentences(blocked)

@@ -119,6 +119,11 @@ def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
     # "seed" is only the random seed (and the glossary's old name of its knob, "seed in older ones")
     assert not re.findall(r".{40}(?<!random )\bseeds?\b(?! in older).{20}", text, re.IGNORECASE)
     assert "Week#4 Effect of page size on performance" in text
+    setup = text[text.index("3 Setup"):text.index("4 Results")]
+    assert "The Week 4 lab" in setup and "Ubuntu 20.04.3 LTS" in setup and "tpcc-mysql" in setup, \
+        "the lab's set-up beside ours"
+    versions = text[text.index("Versions"):text.index("my.cnf of the first run")]
+    assert len(re.findall(r"\bpagelab \d", versions)) == 1, "pagelab's version once, naming its commit"
     ending = text[text.index("6 Conclusion"):]  # References, Glossary, Appendix, in this order
     references = ending[ending.index("References"):ending.index("Glossary")]
     assert re.search(r"pagelab \d+\.\d+\.\d+\+g[0-9a-f]{7}", references), "pagelab and its version are cited"
