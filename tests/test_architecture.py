@@ -126,13 +126,13 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_the_command_line_and_a_run_start_without_the_statistics_libraries():
-    """`pagelab` and every run's kernel import the knobs and the CLI's help, which name constants of
-    pagelab.evidence; scipy.stats and statsmodels (2-4 s to import on the 2-core machine) load only
-    where a statistic is computed."""
+    """`pagelab`, `pagelab sweep` and every run's kernel import the knobs, the orchestrator and the
+    CLI's help, which name constants of pagelab.evidence; scipy.stats and statsmodels (2-4 s to
+    import on the 2-core machine) load only where a statistic is computed."""
     import subprocess
     import sys
 
-    code = ("import sys, pagelab.cli, pagelab.sweep.experiment, pagelab.evidence\n"
+    code = ("import sys, pagelab.cli, pagelab.sweep.experiment, pagelab.sweep.orchestrator, pagelab.evidence\n"
             "pagelab.evidence.DEFAULT_EQUIVALENCE_PCT\n"
             "print(sorted(m for m in sys.modules if m.startswith(('scipy.stats', 'statsmodels'))))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

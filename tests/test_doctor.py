@@ -146,3 +146,20 @@ def test_the_machines_noise_is_measured_by_real_fio_and_a_cpu_loop(tmp_path, mon
     assert not list(tmp_path.iterdir()), "fio's test file is removed"
     lines = noise_lines(measured)
     assert lines[0].startswith("disk, fio 4 KiB random reads QD1: median") and "3 runs" in lines[1]
+
+
+def test_each_host_measures_its_noise_once_into_the_bundle(tmp_path, monkeypatch):
+    """What `pagelab sweep --noise --executor slurm` does on a node before its first unit: measured
+    into BUNDLE/hosts/<host>/noise.json (whose folder the first unit of a fresh bundle makes), and
+    read from there by the node's later units."""
+    from pagelab.machine import hosts, noise
+
+    monkeypatch.setattr(noise, "FIO_RUNTIME_S", 1)
+    bundle, data = tmp_path / "bundle", tmp_path / "data"
+    bundle.mkdir()
+    data.mkdir()
+    first = hosts.host_noise(bundle, True, data)
+    kept = bundle / "hosts" / hosts.hostname() / "noise.json"
+    assert kept.exists() and json.loads(kept.read_text()) == json.loads(json.dumps(first))
+    assert hosts.host_noise(bundle, True, data)["measured_at"] == first["measured_at"]
+    assert hosts.host_noise(bundle, False, data)["measured_at"] == first["measured_at"]

@@ -1,7 +1,8 @@
 """Sweeps with a second factor beside the page size (`buffer_pool` or `warehouses` given as a list):
 the plan, the order of the runs, refusals before anything starts, and a grid smoke sweep on real
 MariaDB that is interrupted, resumed and reported, with the effect-across-the-pool figure and
-sentence."""
+sentence. That sweep is also the suite's one interrupted and resumed sweep, and its check of the
+memory budget a pool in % is resolved against."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from collections import Counter
 
 import pytest
 
-from pagelab.sweep.profiles import load_profile
-from tests.conftest import REPO_ROOT, servers_under
-from tests.test_sweep import _wait_for_first_run, pages_text
+from pagelab.common.paths import CACHE_DIR
+from pagelab.sweep.experiment import memory_budget
+from pagelab.sweep.profiles import load_profile, profile_from_dict
+from tests.conftest import REPO_ROOT, pagelab_here, servers_under
+from tests.bundles import assert_complete_bundle
+from tests.test_sweep import _wait_for_capture, _wait_for_first_run, pages_text
 
 PAGELAB = [sys.executable, "-m", "pagelab.cli"]
 
@@ -113,38 +117,63 @@ GRID = ["--profile", "smoke", "--set", "buffer_pool=[30%,60%]", "--set", "rampup
 @pytest.fixture(scope="module")
 def grid_sweep(tmp_path_factory):
     """2 page sizes x 2 pools x 1 repeat, and an over-time run per cell after the round, interrupted
-    after its first run and resumed."""
+    in the second run's measurement and resumed. The one interrupted sweep of the suite: its
+    interrupt and resume are checked in test_an_interrupted_grid_stops_cleanly_and_its_resume_redoes_only_the_interrupted_run."""
     base = tmp_path_factory.mktemp("grid")
     out, pdf = base / "grid", base / "grid.pdf"
     process = subprocess.Popen(PAGELAB + ["sweep", *GRID, "--out", str(out), "--pdf", str(pdf)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
     try:
         _wait_for_first_run(out, process)
+        second = json.loads((out / "sweep.json").read_text())["runs"][1]["name"]
+        # into the second run's measurement, so that its directory holds a partial capture which
+        # the resume must not take for its own (it once refused the directory, for good)
+        _wait_for_capture(out / second, process)
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=180)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130, stderr[-3000:]
     interrupted = json.loads((out / "sweep.json").read_text())
     first = interrupted["runs"][0]["name"]
     first_summary = (out / first / "summary.json").read_text()
+    # an unfinished sweep keeps its instances for the resume; their passwords must show nowhere else
+    passwords = {(d / "client.cnf").read_text().split("password=")[1].split("\n")[0]
+                 for d in (out / "instances").iterdir() if (d / "client.cnf").exists()}
+    stopped = {"returncode": process.returncode, "stderr": stderr, "servers": servers_under(out), "passwords": passwords}
     resumed = pagelab("sweep", "--resume", out, "--pdf", pdf, timeout=900)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    return out, pdf, interrupted, first, first_summary, resumed
+    return out, pdf, interrupted, first, first_summary, resumed, stopped
 
 
 @pytest.mark.server
 @pytest.mark.timeout(1500)
-def test_a_grid_resumed_after_an_interrupt_finishes_every_cell(grid_sweep):
-    out, _, interrupted, first, first_summary, _ = grid_sweep
-    statuses = [run["status"] for run in interrupted["runs"]]
-    assert statuses[0] == "done" and "done" not in statuses[2:]
-    record = json.loads((out / "sweep.json").read_text())
-    assert [run["status"] for run in record["runs"]] == ["done"] * 8
+def test_an_interrupted_grid_stops_cleanly_and_its_resume_redoes_only_the_interrupted_run(grid_sweep):
+    out, _, interrupted, first, first_summary, _, stopped = grid_sweep
+    stderr = stopped["stderr"]
+    assert stopped["returncode"] == 130, stderr[-3000:]
+    assert f"--resume {out}" in stderr
+    assert "Task exception was never retrieved" not in stderr, "the interrupted cell's traceback was printed"
+    # the kernel, ended mid-reply, logs a ZMQError traceback: into its log, not the user's terminal
+    assert "[IPKernelApp]" not in stderr and "Traceback" not in stderr, stderr[-3000:]
+    assert [run["status"] for run in interrupted["runs"]] == ["done", "interrupted"] + ["pending"] * 6
+    assert not stopped["servers"], "an interrupted sweep left a server running"
+    assert len(stopped["passwords"]) == 2  # one instance per page size: the pool is no instance's
+    record = assert_complete_bundle(out)
     assert [run["role"] for run in record["runs"]] == ["verdict"] * 4 + ["over_time"] * 4
+    for path in out.rglob("*"):  # every file of the finished bundle, the instances' included
+        if path.is_file():
+            text = path.read_bytes().decode(errors="replace")
+            assert not any(password in text for password in stopped["passwords"]), f"a password in {path}"
     assert (out / first / "summary.json").read_text() == first_summary, "a finished run was redone"
     assert not servers_under(out)
+
+    def run_files(run):
+        return sorted(p.name for p in (out / run).iterdir())
+
+    # the interrupted run, redone, holds what a run never interrupted holds, and nothing of its first try
+    names = [run["name"] for run in record["runs"]]
+    assert run_files(names[1]) == run_files(names[0]) == run_files(names[2]) == run_files(names[3])
 
 
 @pytest.mark.server
@@ -153,12 +182,25 @@ def test_each_pool_level_gives_both_page_sizes_the_same_bytes(grid_sweep):
     out = grid_sweep[0]
     record = json.loads((out / "sweep.json").read_text())
     budget = record["memory_budget"]["1"]
-    pools = {}
+    pools, loaded = {}, set()
     for run in record["runs"]:
         summary = json.loads((out / run["name"] / "summary.json").read_text())
         pools.setdefault(run["cell"]["buffer_pool"], set()).add(summary["buffer_pool_requested_bytes"])
-        assert summary["level_buffer_pool"] == run["cell"]["buffer_pool"]
+        assert summary["level_buffer_pool"] == summary["buffer_pool_spec"] == run["cell"]["buffer_pool"]
+        assert f"innodb_buffer_pool_size={summary['buffer_pool_requested_bytes']}" in (out / run["name"] / "my.cnf").read_text()
+        loaded.add(summary["db_bytes"])
     assert set(pools) == {"30%", "60%"}  # the over-time runs of a level get its pool too
+    # One memory budget: a share of the larger loaded database, the same bytes for both page sizes.
+    # The two page sizes load databases of different sizes: that is what a per-page-size pool confounds.
+    by_size = budget["loaded_db_bytes"]
+    assert set(by_size) == {"4k", "16k"} and by_size["4k"] != by_size["16k"] and set(by_size.values()) == loaded
+    largest = max(by_size, key=by_size.get)
+    assert budget["reference_page_size"] == largest and budget["reference_db_bytes"] == by_size[largest]
+    # A later run reads the recorded budget: with the instances gone (the finished sweep removed
+    # their datadirs and snapshots) it cannot have measured them again.
+    profile = profile_from_dict(record["profile"])
+    assert memory_budget(out, profile, CACHE_DIR, out / "later", {"buffer_pool": "60%"}) == budget
+    assert not any((out / "instances").glob("*/data")) and not (out / "later").exists()
     for level, found in pools.items():
         assert len(found) == 1, f"{level}: the page sizes got different pools {found}"
         share = float(level.rstrip("%")) / 100
@@ -184,11 +226,11 @@ def test_the_grid_report_has_the_effect_across_the_pool(grid_sweep):
 @pytest.mark.timeout(1500)
 def test_stats_on_a_grid_compares_within_each_level(grid_sweep):
     out = grid_sweep[0]
-    done = pagelab("stats", out)
+    done = pagelab_here("stats", out)
     assert done.returncode == 0, done.stderr
     assert "Per cell (buffer pool x page size)" in done.stdout
     assert "buffer pool 30%: 16k vs 4k: TpmC" in done.stdout and "buffer pool 60%: 16k vs 4k: TpmC" in done.stdout
-    table = json.loads(pagelab("stats", out, "--format", "json").stdout)
+    table = json.loads(pagelab_here("stats", out, "--format", "json").stdout)
     assert {row["level"] for row in table["grid"]["buffer_pool"]["effects"]} == {"30%", "60%"}
 
 

@@ -340,3 +340,14 @@ def test_the_disk_each_profile_needs_is_the_sweeps_own_estimate():
     assert abs(int(first) - first_gib) <= 1, f"{where}: {first} GB against the check's {first_gib:.1f} GiB"
     bundle = find(slurm, r"about (\d+) GB for `course` \(what `pagelab sweep` says at its start\)", where).group(1)
     assert abs(int(bundle) - estimate_gib("course")) <= 1, f"{where}: {bundle} GB against {estimate_gib('course'):.1f}"
+
+
+def test_the_memory_figures_name_the_profiles_pools():
+    """README's "What it needs" measured memory with course's pool and connections, and says quick's pool."""
+    text, where = flat(REPO_ROOT / "README.md"), "README.md (What it needs)"
+    course, quick = profile("course"), profile("quick")
+    warehouses, pool, connections = find(text, r"one page size of `course` \((\d+) warehouses generated and loaded, "
+                                               r"its (\d+) MiB pool, (\d+) connections", where).groups()
+    assert (int(warehouses), f"{pool}M", int(connections)) == (
+        course["warehouses"], course["buffer_pool"], course["connections"])
+    assert find(text, r"`quick`'s pool is (\d+) MiB", where).group(1) + "M" == quick["buffer_pool"]

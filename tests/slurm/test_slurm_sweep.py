@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from pagelab.evidence.node_model import NODE_MODEL_METHOD
 from pagelab.report.pdf import pdf_page_images
 from pagelab.sweep.run_unit import STOPPED_BY_SIGTERM
 from tests.conftest import PAGELAB, REPO_ROOT, servers_under
 from tests.conftest import pagelab as run_pagelab
-from tests.slurm.cluster import Cluster, leftover_daemons
+from tests.slurm.cluster import Cluster
 
 # Each round's three tiny runs take well under a minute a node; the whole, resume included, a few.
 SWEEP_TIMEOUT_S = 900
@@ -29,7 +30,7 @@ pytestmark = [pytest.mark.slurm, pytest.mark.server, pytest.mark.timeout(2 * SWE
 SLURM_ONLY = ("slurm/*", "locks/unit-*.lock")
 ROUNDS, PAGE_SIZES = 3, ("4k", "8k", "16k")
 SWEEP_ARGS = ("--profile", "tests/faults/tiny.yaml", "--set", f"page_sizes={','.join(PAGE_SIZES)}",
-              "--set", f"repeats={ROUNDS}", "--set", "measure_s=3")
+              "--set", f"repeats={ROUNDS}")
 
 
 def pagelab(cluster: Cluster, *args, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -49,7 +50,7 @@ def wait_until_gone(cluster: Cluster, jobs: list[str], timeout: float = SWEEP_TI
         queued = cluster.run("squeue", "-h", "-j", ",".join(jobs), "-o", "%i %T", check=False).stdout.strip()
         if not queued:
             return
-        time.sleep(2)
+        time.sleep(0.5)
     raise AssertionError(f"jobs {jobs} still queued after {timeout} s:\n{queued}\n{cluster.log('slurmctld')}")
 
 
@@ -83,6 +84,8 @@ def node_sweep(slurm_cluster, tmp_path_factory):
     found["resume_while_queued"] = pagelab(slurm_cluster, "sweep", "--resume", bundle, "--executor", "slurm",
                                            "--scratch", scratch)
     found["dependency"] = slurm_cluster.run("scontrol", "show", "job", report_job).stdout
+    # the resume's report job covers the report after an array; this one is held, never to start
+    slurm_cluster.run("scontrol", "hold", report_job)
     # Round 1's task is cancelled and round 2's node set DOWN, each while its second unit measures.
     acted: dict[int, str] = {}
     try:
@@ -103,7 +106,6 @@ def node_sweep(slurm_cluster, tmp_path_factory):
             time.sleep(0.3)
         found["acted"] = acted
         wait_until_gone(slurm_cluster, [array_job])
-        # the resume's report job covers the report after an array; this one would only take time
         slurm_cluster.run("scancel", report_job)
         wait_until_gone(slurm_cluster, [report_job])
         found["after_first"] = runs(bundle)
@@ -117,9 +119,18 @@ def node_sweep(slurm_cluster, tmp_path_factory):
                       "--pdf", pdf)
     assert resumed.returncode == 0, resumed.stderr
     found["resumed"] = resumed
-    wait_until_gone(slurm_cluster, list(job_ids(resumed.stdout)))
+    # The runs are done once the array is; the report job after it is waited for by the report's
+    # test, the last here, so that the tests of the runs and their statistics go on beside it.
+    array_job, found["report_job"] = job_ids(resumed.stdout)
+    wait_until_gone(slurm_cluster, [array_job])
     found["after_resume"] = runs(bundle)
     return found
+
+
+def report_written(cluster: Cluster, node_sweep: dict) -> dict:
+    """The resume's report job waited for; sweep.json's record of the report."""
+    wait_until_gone(cluster, [node_sweep["report_job"]])
+    return json.loads((node_sweep["bundle"] / "sweep.json").read_text())["report"]
 
 
 def test_submitting_prints_one_task_per_round(node_sweep):
@@ -167,15 +178,24 @@ def test_resume_reruns_each_stopped_round_whole_on_one_node(node_sweep):
         assert [entry["started"] for entry in final[number]] == [first[e["name"]]["started"] for e in final[number]]
     assert {entry["host"] for entry in node_sweep["after_resume"]} == {"node-a", "node-b"}
     bundle = node_sweep["bundle"]
-    report = json.loads((bundle / "sweep.json").read_text())["report"]
-    assert report is not None, "the report job did not run after the array"
-    assert report["written"] >= max(entry["finished"] for entry in node_sweep["after_resume"])
     assert not servers_under(bundle)
-    assert not list((bundle / "instances").glob("*/snapshot")) and not list((bundle / "instances").glob("*/data"))
     for entry in node_sweep["after_resume"]:
         host = json.loads((bundle / entry["name"] / "host.json").read_text())
         assert host["hostname"] == entry["host"] and host["machine_id"] and host["cpu_model"] and host["kernel"]
         assert host["disk"]
+
+
+def copy_runs(bundle: Path, copy: Path) -> Path:
+    """What `pagelab stats` reads of a bundle (sweep.json, plan.json, the hosts' records and each
+    run's directory), copied while the report job may still be writing the bundle's own files."""
+    copy.mkdir()
+    for name in ("sweep.json", "plan.json", "noise.json"):
+        if (bundle / name).exists():
+            shutil.copy2(bundle / name, copy / name)
+    for name in ["hosts"] + [entry["name"] for entry in runs(bundle)]:
+        if (bundle / name).is_dir():
+            shutil.copytree(bundle / name, copy / name)
+    return copy
 
 
 def stats(bundle: Path, *args) -> subprocess.CompletedProcess:
@@ -193,8 +213,7 @@ def test_stats_give_the_verdicts_of_a_local_layout_and_the_nodes_section(node_sw
     """The same bundle with every run's host set to one, as a local sweep records it: the same
     verdict lines. The two-node bundle adds what the nodes did."""
     bundle = node_sweep["bundle"]
-    local = tmp_path / "one-host"
-    shutil.copytree(bundle, local, ignore=shutil.ignore_patterns("instances"))
+    local = copy_runs(bundle, tmp_path / "one-host")
     record = json.loads((local / "sweep.json").read_text())
     for entry in record["runs"]:
         entry["host"] = "this-machine"
@@ -204,7 +223,10 @@ def test_stats_give_the_verdicts_of_a_local_layout_and_the_nodes_section(node_sw
     assert verdict_lines(on_nodes.stdout) and verdict_lines(on_nodes.stdout) == verdict_lines(on_one.stdout)
     assert "What the nodes did:" in on_nodes.stdout and "What the nodes did:" not in on_one.stdout
     assert "The nodes differ in speed by " in on_nodes.stdout, on_nodes.stdout
-    assert "the page-size effect does" in on_nodes.stdout and "OLS F test, statsmodels" in on_nodes.stdout
+    # which of the two the data say depends on what the nodes did at once on this machine's 2 cores
+    assert ("and the page-size effect does not detectably: node × page size on log TpmC, F(" in on_nodes.stdout
+            or "and the page-size effect differs between them too: node × page size on log TpmC, F(" in on_nodes.stdout)
+    assert "OLS F test, statsmodels" in on_nodes.stdout
     for node in ("node-a", "node-b"):
         assert f"  {node}: level " in on_nodes.stdout and "16k vs 4k" in on_nodes.stdout
     assert "ran on more than one node" not in on_nodes.stdout
@@ -215,8 +237,7 @@ def test_stats_give_the_verdicts_of_a_local_layout_and_the_nodes_section(node_sw
 
 def test_a_round_on_two_nodes_is_compared_unpaired_and_said_so(node_sweep, tmp_path):
     """As if a resume had merged a local part into round 3: its runs are no block any more."""
-    copy = tmp_path / "merged"
-    shutil.copytree(node_sweep["bundle"], copy, ignore=shutil.ignore_patterns("instances"))
+    copy = copy_runs(node_sweep["bundle"], tmp_path / "merged")
     record = json.loads((copy / "sweep.json").read_text())
     round_three = [entry for entry in record["runs"] if entry["round"] == 3]
     other = "node-b" if round_three[0]["host"] == "node-a" else "node-a"
@@ -224,13 +245,23 @@ def test_a_round_on_two_nodes_is_compared_unpaired_and_said_so(node_sweep, tmp_p
     (copy / "sweep.json").write_text(json.dumps(record))
     found = stats(copy)
     assert found.returncode == 0, found.stderr
-    assert "Round 3 ran on more than one node: its runs are compared unpaired, not as a block" in found.stdout
-    assert "with the node as a random effect (MixedLM)" in found.stdout
+    assert ("Round 3 ran on more than one node: its runs are no block, so every run is compared unpaired, and "
+            "TpmC's pairs are judged by a mixed model with the node as a random effect (MixedLM)") in found.stdout
+    # the verdict lines themselves come from that model: 3 + 3 runs of a pair on 2 nodes, 6 - 2 - 1 df
+    lines = [line for line in verdict_lines(found.stdout) if ": TpmC " in line]
+    assert len(lines) == 3 and all(line.endswith(f"{NODE_MODEL_METHOD}, 3+3 runs on 2 nodes, t on 3 df") for line in lines), lines
+    assert "in a mixed model with the node as a random effect" in found.stdout
 
 
-def test_the_report_has_the_nodes_section_and_the_bundle_is_a_local_ones(node_sweep, smoke_sweep_done, tmp_path):
+def test_the_report_has_the_nodes_section_and_the_bundle_is_a_local_ones(slurm_cluster, node_sweep, smoke_sweep_done,
+                                                                         tmp_path):
     bundle, local = node_sweep["bundle"], smoke_sweep_done["bundle"]
     pdf = node_sweep["pdf"]
+    report = report_written(slurm_cluster, node_sweep)
+    assert report is not None, "the report job did not run after the array"
+    assert report["written"] >= max(entry["finished"] for entry in node_sweep["after_resume"])
+    # the report job finished the sweep: the page sizes' snapshots and datadirs are gone
+    assert not list((bundle / "instances").glob("*/snapshot")) and not list((bundle / "instances").glob("*/data"))
     assert pdf.read_bytes()[:5] == b"%PDF-" and (bundle / "report.pdf").read_bytes() == pdf.read_bytes()
     assert pdf_page_images(pdf, tmp_path / "pages")  # it renders
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
@@ -251,19 +282,3 @@ def top_files(bundle: Path) -> set[str]:
             and path.relative_to(bundle).parts[0] != "locks"
             and not (bundle / path.relative_to(bundle).parts[0] / "run.ipynb").exists()
             and not any(path.relative_to(bundle).match(pattern) for pattern in SLURM_ONLY)}
-
-
-def test_the_cluster_stops_without_leaving_a_daemon(tmp_path_factory):
-    """A cluster of its own, started, given a job, and stopped: none of its processes remains, nor
-    its namespaces and bridge."""
-    cluster = Cluster(tmp_path_factory.mktemp("own-slurm")).start()
-    try:
-        done = cluster.run("sbatch", "--parsable", "--wrap", "sleep 60", f"--output={cluster.directory}/job.out")
-        assert done.stdout.strip().isdigit()
-        assert leftover_daemons(cluster.directory), "the daemons are not seen while they run"
-        assert cluster.leftover_network(), "the namespaces are not seen while they exist"
-    finally:
-        cluster.stop()
-    assert all(process.poll() is not None for process in cluster.processes.values())
-    assert leftover_daemons(cluster.directory) == []
-    assert cluster.leftover_network() == []

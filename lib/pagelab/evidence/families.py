@@ -54,7 +54,8 @@ from pagelab.evidence.intervals import (
     measure,
     percentile_bounds,
 )
-from pagelab.evidence.model import EffectGap, PairEffect, model_comparison
+from pagelab.evidence.model import EffectGap, PairEffect
+from pagelab.evidence.node_model import NodeEffect
 
 AGREE, DIFFER = "agree", "differ"
 BOOTSTRAP_METHOD = "ratio of medians, bootstrap over each setting's rounds"
@@ -139,11 +140,13 @@ def primary_pair(text: str) -> tuple[str, str] | None:
 
 def compare_family(pairs: Sequence[tuple], spread: float | None = None, resolve_pct: float = DEFAULT_RESOLVE_PCT,
                    confidence: float = CONFIDENCE, equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT,
-                   models: Sequence[PairEffect | None] | None = None, primary: int | None = None) -> list[Comparison]:
+                   models: Sequence[PairEffect | NodeEffect | None] | None = None,
+                   primary: int | None = None) -> list[Comparison]:
     """Each (a, b) of `pairs` compared and judged as one family (see the module comment): a and b
     are lists of runs, or dicts {round: value} to be compared round by round where they can be;
-    where `models` holds a PairEffect for a pair, the two-level model (pagelab.evidence.model)
-    measures it instead of the rank tests. The intervals are at family_confidence(m), the
+    where `models` holds a model's estimate for a pair (a PairEffect: the two-level model,
+    pagelab.evidence.model; a NodeEffect: the node as a random effect, pagelab.evidence.node_model),
+    that model measures it instead of the rank tests. The intervals are at family_confidence(m), the
     p-values Holm-adjusted; `confidence` is the family's.
 
     With `primary` (the index of a comparison declared before the sweep) the family is tested in
@@ -161,7 +164,7 @@ def compare_family(pairs: Sequence[tuple], spread: float | None = None, resolve_
 
     def measured_at(index: int, level: float) -> Comparison:
         if models[index] is not None:
-            return model_comparison(models[index], level, resolve_pct, equivalence_pct)
+            return models[index].comparison(level, resolve_pct, equivalence_pct)
         return measure(*pairs[index], spread, resolve_pct, level, equivalence_pct)
 
     def has_interval(index: int) -> bool:

@@ -116,6 +116,10 @@ class PairEffect:
     def p_value(self) -> float:
         return t_p_value(self.delta, self.se, self.dof)
 
+    def comparison(self, confidence: float = CONFIDENCE, resolve_pct: float = DEFAULT_RESOLVE_PCT,
+                   equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> Comparison:
+        return model_comparison(self, confidence, resolve_pct, equivalence_pct)
+
 
 def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> PairEffect | None:
     """The model's estimate of a against b: `a` and `b` are {block: (y, T)} of each side's runs

@@ -18,9 +18,9 @@ itself depends on the node:
   (statsmodels `RegressionResults.compare_f_test`; Montgomery, "Design and Analysis of
   Experiments", 8th ed., ch. 5 and 14, nested and blocked factors). A small p says the page-size
   effect differs between nodes;
-- rounds whose runs span nodes are compared unpaired, and the primary effect over all runs is
-  then estimated with the node as a random effect (statsmodels MixedLM, a random intercept per
-  node; Pinheiro & Bates 2000), which the section says.
+- a round whose runs span nodes is no block: the bundle's TpmC pairs are then judged unpaired,
+  with the node as a random effect (pagelab.evidence.node_model, statsmodels MixedLM), and the
+  section says so, with the primary effect from that model.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from pagelab.evidence.intervals import compare_rounds
+from pagelab.evidence.intervals import CONFIDENCE, compare_rounds
+from pagelab.evidence.node_model import node_effect, split_rounds
 from pagelab.evidence.tables import METRICS_BY_NAME, UNRECORDED_HOST, RunTable, _values_by_block, noise_lines, pct_text
 
 # The interaction is called at this level, like every single test here.
@@ -47,16 +48,6 @@ def primary_pair(table: RunTable) -> tuple[str, str]:
         if first in table.page_order and second in table.page_order:
             return first, second
     return table.page_order[-1], table.page_order[0]
-
-
-def split_rounds(table: RunTable) -> list[int]:
-    """Rounds whose runs ran on more than one node (each such run is a block of its own, compared
-    unpaired: pagelab.bundle.with_blocks)."""
-    runs = table.runs
-    if runs.empty:
-        return []
-    hosts = runs.groupby("repeat")["host"].nunique()
-    return sorted(int(repeat) for repeat in hosts[hosts > 1].index)
 
 
 def interaction_test(runs: pd.DataFrame, metric: str, blocked: bool) -> dict | None:
@@ -80,29 +71,6 @@ def interaction_test(runs: pd.DataFrame, metric: str, blocked: bool) -> dict | N
         f_value, p_value, df_diff = full.compare_f_test(reduced)
     return {"f": float(f_value), "p": float(p_value), "df_num": int(df_diff), "df_den": int(full.df_resid),
             "blocks": "rounds within nodes" if blocked else "nodes"}
-
-
-def node_random_effect(runs: pd.DataFrame, metric: str, page_size: str, reference: str) -> dict | None:
-    """The primary effect over all runs with a random intercept per node (MixedLM, REML), as a
-    ratio with its 95% Wald interval; None when it cannot be fitted."""
-    import statsmodels.formula.api as smf
-
-    data = runs.loc[runs["page_size"].isin([page_size, reference]), ["host", "page_size", metric]].dropna()
-    data = data[data[metric] > 0]
-    if data["host"].nunique() < 2 or data["page_size"].nunique() < 2:
-        return None
-    data = data.assign(y=np.log(data[metric]), treated=(data["page_size"] == page_size).astype(float))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fitted = smf.mixedlm("y ~ treated", data, groups=data["host"]).fit(reml=True)
-        low, high = fitted.conf_int().loc["treated"]
-        estimate = fitted.params["treated"]
-    except (ValueError, np.linalg.LinAlgError, KeyError):
-        return None
-    if not all(math.isfinite(value) for value in (estimate, low, high)):
-        return None
-    return {"ratio": float(np.exp(estimate)), "low": float(np.exp(low)), "high": float(np.exp(high))}
 
 
 def node_summary(table: RunTable, metric: str = "tpmc") -> dict | None:
@@ -129,10 +97,21 @@ def node_summary(table: RunTable, metric: str = "tpmc") -> dict | None:
                          "paired": found.paired, "noise": table_host_noise(table, node)})
     levels = [row["level"] for row in per_node if math.isfinite(row["level"])]
     spread = 100 * (max(levels) / min(levels) - 1) if len(levels) >= 2 and min(levels) > 0 else math.nan
-    split = split_rounds(table)
+    split = split_rounds(runs)
     return {"metric": metric, "page_size": page_size, "reference": reference, "nodes": per_node,
             "speed_spread_pct": spread, "interaction": interaction_test(runs, metric, not split), "split_rounds": split,
-            "random_effect": node_random_effect(runs, metric, page_size, reference) if split else None}
+            "random_effect": random_effect(runs, metric, page_size, reference) if split else None}
+
+
+def random_effect(runs: pd.DataFrame, metric: str, page_size: str, reference: str) -> dict | None:
+    """The primary effect over all runs with the node as a random effect (the model TpmC's pairs
+    are judged by when a round spans nodes), as a ratio with its 95% interval and degrees of
+    freedom; None when the model cannot be fitted."""
+    found = node_effect(runs, metric, page_size, reference)
+    if found is None:
+        return None
+    low, high = found.interval(CONFIDENCE)
+    return {"ratio": math.exp(found.delta), "low": math.exp(low), "high": math.exp(high), "dof": found.dof}
 
 
 def table_host_noise(table: RunTable, node: str) -> dict | None:
@@ -181,11 +160,12 @@ def node_lines(summary: dict | None) -> list[str]:
     if summary["split_rounds"]:
         rounds = ", ".join(str(number) for number in summary["split_rounds"])
         found = summary["random_effect"]
-        estimate = ("" if found is None else
-                    f"; over all runs with the node as a random effect (MixedLM), {page_size} vs {reference} "
-                    f"{pct_text(100 * (found['ratio'] - 1))} [{pct_text(100 * (found['low'] - 1))}, "
-                    f"{pct_text(100 * (found['high'] - 1))}]")
+        how = ("" if found is None else
+               f": {page_size} vs {reference} {pct_text(100 * (found['ratio'] - 1))} "
+               f"[{pct_text(100 * (found['low'] - 1))}, {pct_text(100 * (found['high'] - 1))}] at "
+               f"{100 * CONFIDENCE:g}%, t on {found['dof']} df")
         lines.append(f"Round{'s' if len(summary['split_rounds']) > 1 else ''} {rounds} ran on more than one node: "
-                     f"{'their' if len(summary['split_rounds']) > 1 else 'its'} runs are compared unpaired, not as "
-                     f"a block{estimate}.")
+                     f"{'their' if len(summary['split_rounds']) > 1 else 'its'} runs are no block, so every run is "
+                     f"compared unpaired, and {label}'s pairs are judged by a mixed model with the node as a random "
+                     f"effect (MixedLM){how}.")
     return lines

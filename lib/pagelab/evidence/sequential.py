@@ -41,7 +41,7 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
-from scipy import optimize, stats
+import scipy  # scipy.stats and scipy.optimize load on first use (2-3 s): every `pagelab sweep` imports this module
 
 # How closely the rectangle probabilities are integrated: a boundary moves by about
 # error / (2 * phi(c)), so 1e-6 keeps every boundary within about 1e-5 of its value (three looks
@@ -55,8 +55,8 @@ def obrien_fleming_spending(t: float, alpha: float) -> float:
     O'Brien-Fleming-type function, each side spending the one-sided form at alpha / 2."""
     if not 0 < t <= 1:
         raise ValueError(f"an information fraction is in (0, 1], got {t}")
-    z = stats.norm.isf(alpha / 4)
-    return float(4 * stats.norm.sf(z / math.sqrt(t)))
+    z = scipy.stats.norm.isf(alpha / 4)
+    return float(4 * scipy.stats.norm.sf(z / math.sqrt(t)))
 
 
 def _correlation(fractions: Sequence[float]) -> np.ndarray:
@@ -68,8 +68,8 @@ def _inside(bounds: Sequence[float], fractions: Sequence[float]) -> float:
     """P(|Z_j| < bounds_j for every j) for the looks at `fractions`, under no effect."""
     bounds = np.asarray(bounds, float)
     if bounds.size == 1:
-        return float(1 - 2 * stats.norm.sf(bounds[0]))
-    return float(stats.multivariate_normal.cdf(bounds, mean=np.zeros(bounds.size), cov=_correlation(fractions),
+        return float(1 - 2 * scipy.stats.norm.sf(bounds[0]))
+    return float(scipy.stats.multivariate_normal.cdf(bounds, mean=np.zeros(bounds.size), cov=_correlation(fractions),
                                                lower_limit=-bounds, abseps=_ABSOLUTE_ERROR, releps=0,
                                                maxpts=4_000_000, rng=np.random.default_rng(_QMC_SEED)))
 
@@ -98,7 +98,7 @@ def _spending_boundaries(t: tuple[float, ...], alpha: float) -> tuple[float, ...
             return _inside([*bounds, c], looks) - target
 
         # the boundary lies between the fixed-sample one of what is left to spend and far out
-        bounds.append(float(optimize.brentq(gap, 0.5, 12.0, xtol=1e-6)))
+        bounds.append(float(scipy.optimize.brentq(gap, 0.5, 12.0, xtol=1e-6)))
     return tuple(bounds)
 
 
@@ -109,13 +109,13 @@ def obrien_fleming_boundaries(fractions: Sequence[float], alpha: float) -> tuple
     the spending function above; these check the same joint law against other published values."""
     t = _check_fractions(fractions)
     scale = 1 / np.sqrt(np.asarray(t))
-    constant = optimize.brentq(lambda c: _inside(c * scale, t) - (1 - alpha), 0.5, 12.0, xtol=1e-6)
+    constant = scipy.optimize.brentq(lambda c: _inside(c * scale, t) - (1 - alpha), 0.5, 12.0, xtol=1e-6)
     return tuple(float(constant * s) for s in scale)
 
 
 def nominal_alpha(boundary: float) -> float:
     """The two-sided level a look is tested at: P(|Z| >= c) for its boundary c."""
-    return float(2 * stats.norm.sf(boundary))
+    return float(2 * scipy.stats.norm.sf(boundary))
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class SequentialPlan:
         """Each look's z boundary when `alpha` (the plan's own by default) is spent over the looks."""
         alpha = self.alpha if alpha is None else alpha
         if not self.sequential:
-            return (float(stats.norm.isf(alpha / 2)),)
+            return (float(scipy.stats.norm.isf(alpha / 2)),)
         return spending_boundaries(self.fractions, alpha)
 
     def level_at(self, alpha: float) -> float:

@@ -38,6 +38,7 @@ from pagelab.evidence.families import (NOT_TESTED, PRIMARY, compare_family, fami
                                        smallest_p, verdict_room)
 from pagelab.evidence.outliers import outlier_lines
 from pagelab.evidence.model import MODEL_METHOD, counted_series, over_time_lines, pair_effect
+from pagelab.evidence.node_model import NODE_MODEL_METHOD, node_effect, split_rounds
 from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.evidence.intervals import (
     CONFIDENCE,
@@ -400,17 +401,29 @@ def pairwise_table(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT,
     rows = []
     pairs = list(combinations(table.page_order, 2))
     primary = primary_index(table, pairs)
-    data = model_data(table) if any(metric.name == "tpmc" for metric in metrics) else None
+    split = split_rounds(table.runs)
+    data = model_data(table) if any(metric.name == "tpmc" for metric in metrics) and not split else None
     for metric in metrics:
         by_size = {size: _values_by_block(table.runs, size, metric.name) for size in table.page_order}
         spread = log_spread([list(values.values()) for values in by_size.values()])
-        models = [model_effect(data, second, first) if metric.name == "tpmc" else None for first, second in pairs]
+        models = [_tpmc_model(table, data, split, second, first) if metric.name == "tpmc" else None
+                  for first, second in pairs]
         found = compare_family([(by_size[second], by_size[first]) for first, second in pairs], spread=spread,
                                resolve_pct=resolve_pct, confidence=table.confidence, equivalence_pct=delta,
                                models=models, primary=primary)
         rows += [comparison_row(comparison, second, first, metric)
                  for (first, second), comparison in zip(pairs, found)]
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)  # the columns even with one page size and no pair
+
+
+def _tpmc_model(table: RunTable, data: ModelData | None, split: list[int], a: str, b: str):
+    """TpmC's model of a against b, or None where the rank tests judge. With a round on more than
+    one node (`split`), the node as a random effect over all runs (pagelab.evidence.node_model);
+    else the two-level model (pagelab.evidence.model), unless the runs kept no series, a run kept
+    none, or too few blocks are shared."""
+    if split:
+        return node_effect(table.runs, "tpmc", a, b)
+    return model_effect(data, a, b)
 
 
 def model_effect(data: ModelData | None, a: str, b: str):
@@ -486,17 +499,21 @@ def _method_text(row: dict) -> str:
 
 def family_note(frame: pd.DataFrame) -> str:
     """How a family's lines were judged: the estimate and its interval (ratio of medians with a
-    bootstrap interval, or the two-level model's t interval), the level and why, the p-value
-    correction or the fixed sequence after a declared primary, the margin."""
+    bootstrap interval, the two-level model's t interval, or, when some round ran on more than one
+    node, the t interval of the mixed model with the node as a random effect), the level and why,
+    the p-value correction or the fixed sequence after a declared primary, the margin."""
     rows = frame.to_dict("records")
     if not rows:
         return "no pairs"
     delta = rows[0]["equivalence_pct"]
-    modelled = [row for row in rows if str(row.get("method") or "").startswith(MODEL_METHOD)]
-    if len(modelled) == len(rows):
-        what, interval, tests = "geometric mean of the blocks' ratios", "t interval", "t-test p-values"
+    modelled = [row for row in rows if _t_tested(row)]
+    if modelled and len(modelled) == len(rows):
+        what = ("every run unpaired (some round ran on more than one node) in a mixed model with the node as a random "
+                "effect" if any(str(row["method"]).startswith(NODE_MODEL_METHOD) for row in rows)
+                else "geometric mean of the blocks' ratios")
+        interval, tests = "t interval", "t-test p-values"
     elif modelled:
-        what, interval, tests = ("geometric mean of the blocks' ratios or ratio of medians (each line says which)",
+        what, interval, tests = ("the model's estimate or ratio of medians (each line says which)",
                                  "t or bootstrap interval", "p-values")
     else:
         what, interval, tests = "ratio of medians", "bootstrap interval", "rank-test p-values"
@@ -522,6 +539,12 @@ def family_note(frame: pd.DataFrame) -> str:
     return f"{what}, {family}; equivalent = the interval within ±{delta:g}%"
 
 
+def _t_tested(row: dict) -> bool:
+    """Whether a pair was judged by a model's t-test (the two-level model, or the node as a random
+    effect) rather than by the rank tests."""
+    return str(row.get("method") or "").startswith((MODEL_METHOD, NODE_MODEL_METHOD))
+
+
 def floor_note(frame: pd.DataFrame) -> str | None:
     """Said when a family's runs leave no room for "faster" or "slower" at all: Holm rejects nothing
     unless the smallest p times the pairs is under alpha, and each pair's exact rank test has a
@@ -529,8 +552,8 @@ def floor_note(frame: pd.DataFrame) -> str | None:
     by round, else by the runs on each side, which failed runs make unequal). None when some pair
     has room, or with one run a side (its lines say there is no interval)."""
     rows = [row for row in frame.to_dict("records") if min(int(row["runs_a"]), int(row["runs_b"])) >= 2]
-    if not rows or any(str(row.get("method") or "").startswith(MODEL_METHOD) for row in rows):
-        return None  # the two-level model's t-test has no floor: a large enough effect is always called
+    if not rows or any(_t_tested(row) for row in rows):
+        return None  # a model's t-test has no floor: a large enough effect is always called
     m = max(int(row["family_size"]) for row in rows)
     floors = [smallest_p(int(row["runs_a"]), int(row["runs_b"]), bool(row["paired"])) for row in rows]
     primary = [f for f, row in zip(floors, rows) if row.get("role") == PRIMARY]

@@ -49,6 +49,7 @@ def host_noise(sweep_dir: Path, measure: bool, data_dir: Path) -> dict | None:
         if own.exists():
             return json.loads(own.read_text())
         noise = measure_noise(data_dir, progress=False)
+        own.parent.mkdir(parents=True, exist_ok=True)  # the host's first unit in the bundle makes its folder
         atomic_write_json(own, noise)
         return noise
 

@@ -61,7 +61,8 @@ def versions(data: ReportData) -> pd.DataFrame:
 
     rows = [("pagelab", recorded_version(machine)),
             ("Server", (machine.get("server") or {}).get("version_line") or "—"), ("Python", machine.get("python") or "—")]
-    rows += [(name, version) for name, version in sorted((machine.get("packages") or {}).items())]
+    # pagelab's own package version is the first row's release; a second row of it would read as another pagelab
+    rows += [(name, version) for name, version in sorted((machine.get("packages") or {}).items()) if name != "pagelab"]
     rows += [(name, version) for name, version in sorted((machine.get("tools") or {}).items())]
     return pd.DataFrame(rows, columns=["Component", "Version"])
 

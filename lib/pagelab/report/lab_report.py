@@ -565,14 +565,19 @@ def nodes_markdown(data: ReportData) -> str:
     """The node section of a sweep spread over nodes (pagelab.evidence.nodes); "" on one node."""
     from pagelab.evidence.nodes import node_lines, node_summary
 
-    lines = node_lines(node_summary(data.evidence))
+    summary = node_summary(data.evidence)
+    lines = node_lines(summary)
     if not lines:
         return ""
     first, rest = lines[0], lines[1:]
     body = "\n".join(f"- {line.strip()}" if line.startswith("  ") and not line.startswith("    ")
                      else f"    - {line.strip()}" if line.startswith("    ") else f"\n{line}\n" for line in rest)
-    return (f"**What the nodes did.** Each round ran on one node, and its runs are compared within it, so a node's "
-            f"speed cancels out of the comparisons. {first}\n\n{body}")
+    design = ("Some round ran on more than one node, so its runs shared no node's minute: the runs are compared "
+              "unpaired, and a node's speed is taken out by the node as a random effect (see below)."
+              if summary["split_rounds"] else
+              "Each round ran on one node, and its runs are compared within it, so a node's speed cancels out of "
+              "the comparisons.")
+    return f"**What the nodes did.** {design} {first}\n\n{body}"
 
 
 def host_verdict(data: ReportData) -> str:

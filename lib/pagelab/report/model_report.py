@@ -1,6 +1,8 @@
 """The report's words for how the verdicts were reached: the declared primary comparison, the
 two-level model and its variance components, and how much of each over-time run counted
-(pagelab.evidence.model), or that an older bundle's runs kept no series and the rank tests judged."""
+(pagelab.evidence.model), or that an older bundle's runs kept no series and the rank tests judged,
+or that a round ran on more than one node and the node was a random effect
+(pagelab.evidence.node_model)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import math
 
 from pagelab.evidence.intervals import CONFIDENCE
 from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL
+from pagelab.evidence.node_model import split_rounds
 from pagelab.evidence.tables import model_data
 
 
@@ -27,6 +30,13 @@ def primary_sentence(data) -> str:
 
 def model_sentences(data) -> str:
     """How TpmC's pairs were judged, with the variance components, and what of the over-time runs counted."""
+    split = split_rounds(data.evidence.runs)
+    if split:
+        return (f" Round{'s' if len(split) > 1 else ''} {', '.join(map(str, split))} ran on more than one node, so "
+                "no round pairs the runs alike: TpmC's pairs are judged from every run of the two page sizes, "
+                "unpaired, by a mixed model of log TpmC with the node as a random intercept (REML, statsmodels "
+                "MixedLM; Pinheiro & Bates 2000), its t interval on the runs less one per node less one. The other "
+                "metrics keep the exact rank tests; each line names its method.")
     found = model_data(data.evidence)
     if found is None:
         return (" This bundle's runs kept no interval series, so every pair is judged by the exact rank tests "
@@ -44,7 +54,7 @@ def model_sentences(data) -> str:
             f"{100 * math.sqrt(max(s.between_f.value, 0.0)):.1f}%" if math.isfinite(s.between_f.value)
             else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s" for s in sizes) + ".")
     if found.over_time:
-        parts.append(" The over-time runs are one more round (their order drawn from the seed like a round's): "
+        parts.append(" The over-time runs are one more round (their order drawn from the random seed, as a round's is): "
                      + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
                                  for u in found.over_time) + ".")
     return "".join(parts)
