@@ -39,6 +39,24 @@ def pagelab(*args, timeout: float = 300, env: dict | None = None,
                           cwd=REPO_ROOT, env=env)
 
 
+def pagelab_here(*args) -> subprocess.CompletedProcess:
+    """`pagelab ARGS` run in this process (pagelab.cli.main), its exit status and output captured as
+    `pagelab` gives them: for the commands that only read a bundle (stats, compare), which in a
+    process of their own would spend seconds importing the statistics libraries each time."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from pagelab.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exit:  # argparse's own exits (usage errors, --help)
+            code = exit.code
+    return subprocess.CompletedProcess(["pagelab", *map(str, args)], code, out.getvalue(), err.getvalue())
+
+
 def server_processes() -> dict[int, str]:
     """pid -> command line of every mariadbd/mysqld on the machine."""
     found = {}

@@ -17,7 +17,7 @@ import pytest
 from pagelab.common.paths import CACHE_DIR
 from pagelab.sweep.experiment import memory_budget
 from pagelab.sweep.profiles import load_profile, profile_from_dict
-from tests.conftest import REPO_ROOT, servers_under
+from tests.conftest import REPO_ROOT, pagelab_here, servers_under
 from tests.bundles import assert_complete_bundle
 from tests.test_sweep import _wait_for_capture, _wait_for_first_run, pages_text
 
@@ -226,11 +226,11 @@ def test_the_grid_report_has_the_effect_across_the_pool(grid_sweep):
 @pytest.mark.timeout(1500)
 def test_stats_on_a_grid_compares_within_each_level(grid_sweep):
     out = grid_sweep[0]
-    done = pagelab("stats", out)
+    done = pagelab_here("stats", out)
     assert done.returncode == 0, done.stderr
     assert "Per cell (buffer pool x page size)" in done.stdout
     assert "buffer pool 30%: 16k vs 4k: TpmC" in done.stdout and "buffer pool 60%: 16k vs 4k: TpmC" in done.stdout
-    table = json.loads(pagelab("stats", out, "--format", "json").stdout)
+    table = json.loads(pagelab_here("stats", out, "--format", "json").stdout)
     assert {row["level"] for row in table["grid"]["buffer_pool"]["effects"]} == {"30%", "60%"}
 
 

@@ -19,7 +19,7 @@ import pytest
 from pagelab.report.pdf import is_blank, pdf_page_images
 from pagelab.bundle import SweepRecord, load_tables
 from tests.bundles import FIGURES, assert_complete_bundle
-from tests.conftest import PAGELAB, READS_FILE, REPO_ROOT, pagelab, servers_under
+from tests.conftest import PAGELAB, READS_FILE, REPO_ROOT, pagelab_here, servers_under
 
 pytestmark = pytest.mark.server
 
@@ -396,7 +396,7 @@ def test_the_sweep_ends_with_a_verdict_not_a_bare_number(smoke_sweep):
 
 def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_sweep):
     out, _, _ = smoke_sweep
-    document = json.loads(pagelab("stats", out, "--format", "json").stdout)
+    document = json.loads(pagelab_here("stats", out, "--format", "json").stdout)
     for row in (r for r in document["page_sizes"] if r["metric"] == "tpmc"):
         recorded = json.loads((out / f"{row['page_size']}-r1" / "summary.json").read_text())["tpmc"]
         assert row["runs"] == 1 and row["median"] == pytest.approx(recorded)
@@ -404,7 +404,7 @@ def test_stats_reads_every_run_and_gives_no_verdict_from_one_run_each(smoke_swee
     assert (pair["a"], pair["b"], pair["verdict"]) == ("16k", "4k", "not resolved")
     assert pair["equivalence_pct"] == 3.0 and pair["p_adjusted"] is None  # one run a side: no test
     assert document["excluded"] == []
-    table = pagelab("stats", out).stdout
+    table = pagelab_here("stats", out).stdout
     assert "16k vs 4k: TpmC" in table and "no interval from one run" in table
 
 
@@ -419,10 +419,10 @@ def test_stats_leaves_out_and_names_a_failed_run(smoke_sweep, tmp_path):
         if run["name"] == "16k-r1":
             run.update(status="failed", error="the server went away during the run")
     (copy / "sweep.json").write_text(json.dumps(record))
-    done = pagelab("stats", copy)
+    done = pagelab_here("stats", copy)
     assert done.returncode == 0, done.stderr
     assert "Runs left out:\n  16k-r1: failed: the server went away during the run" in done.stdout
-    document = json.loads(pagelab("stats", copy, "--format", "json").stdout)
+    document = json.loads(pagelab_here("stats", copy, "--format", "json").stdout)
     assert {(r["page_size"], r["runs"]) for r in document["page_sizes"] if r["metric"] == "tpmc"} == {("4k", 1), ("16k", 0)}
     assert document["excluded"] == [{"run": "16k-r1", "why": "failed: the server went away during the run"}]
 
@@ -431,7 +431,7 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     import shutil
 
     out, _, _ = smoke_sweep
-    same = pagelab("compare", out, out, "--label-a", "A", "--label-b", "B")
+    same = pagelab_here("compare", out, out, "--label-a", "A", "--label-b", "B")
     assert same.returncode == 0, same.stderr
     assert "A 4k vs B 4k: TpmC +0.0%" in same.stdout and "warning" not in same.stderr
     assert "16k vs 4k: " in same.stdout and "difference +0.0 points" in same.stdout
@@ -442,13 +442,13 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     record["profile"]["buffer_pool"] = "64M"
     record["profile"]["transport"] = "socket"
     (other / "sweep.json").write_text(json.dumps(record))
-    differs = pagelab("compare", out, other)
+    differs = pagelab_here("compare", out, other)
     assert "the profiles differ in buffer_pool: '32M' vs '64M'" in differs.stderr
     assert "the profiles differ in transport: 'tcp' vs 'socket'" in differs.stderr
 
 
 def test_stats_refuses_what_is_not_a_bundle(tmp_path):
-    done = pagelab("stats", tmp_path)
+    done = pagelab_here("stats", tmp_path)
     assert done.returncode == 2 and "no sweep.json" in done.stderr
-    done = pagelab("stats", tmp_path, "--resolve", "0")
+    done = pagelab_here("stats", tmp_path, "--resolve", "0")
     assert done.returncode == 2 and "out of range" in done.stderr
