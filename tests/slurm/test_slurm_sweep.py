@@ -18,7 +18,7 @@ import pytest
 from pagelab.evidence.node_model import NODE_MODEL_METHOD
 from pagelab.report.pdf import pdf_page_images
 from pagelab.sweep.run_unit import STOPPED_BY_SIGTERM
-from tests.conftest import PAGELAB, REPO_ROOT, servers_under
+from tests.conftest import pagelab_here, servers_under
 from tests.conftest import pagelab as run_pagelab
 from tests.slurm.cluster import Cluster
 
@@ -199,8 +199,7 @@ def copy_runs(bundle: Path, copy: Path) -> Path:
 
 
 def stats(bundle: Path, *args) -> subprocess.CompletedProcess:
-    return subprocess.run(PAGELAB + ["stats", str(bundle), *args], capture_output=True, text=True, timeout=120,
-                          cwd=REPO_ROOT)
+    return pagelab_here("stats", bundle, *args)
 
 
 def verdict_lines(text: str) -> list[str]:
