@@ -57,3 +57,14 @@ def test_the_lag1_test_rejects_a_correlated_series_and_keeps_an_independent_one(
     assert p > 0.05 and abs(expected - (-0.1)) < 1e-9  # -1/k for k = 10
     walk = [np.cumsum(rng.normal(0, 1, 10)) for _ in range(30)]
     assert lag1_test(walk)[2] < 0.001
+
+
+def test_one_round_says_its_spread_needs_two_rounds_rather_than_nan():
+    """With one round f has no estimate; `pagelab stats` says so in words, not 'nan%'."""
+    from pagelab.evidence.components import components_lines
+
+    design = SyntheticDesign(rounds=1, run_s=100, interval_s=10, within_a=0.32, between_f=0.0025, block_sd=0.15)
+    lines = components_lines(variance_components(sweep(design, np.random.default_rng(5))))
+    pair_lines = [line for line in lines if " vs " in line]
+    assert pair_lines and all("spreads — (two rounds needed)" in line for line in pair_lines), pair_lines
+    assert not any("nan" in line for line in lines), lines

@@ -332,6 +332,11 @@ def test_the_disk_each_profile_needs_is_the_sweeps_own_estimate():
         where).groups()
     assert int(warehouses) == profile("course")["warehouses"]
     assert abs(float(total_gb) - int(per_warehouse_mb) * int(warehouses) / 1000) <= 0.1, (per_warehouse_mb, total_gb)
+    # a first course from a bare machine: the install (OS packages and .venv) beside the sweep and its data
+    packages_gb, venv_gb = map(float, find(readme, r"about ([\d.]+) GB of OS packages .*? and ([\d.]+) GB for `\.venv`",
+                                           where).groups())
+    in_all = int(find(readme, r"In all, a first `course` on a bare machine wants about (\d+) GB free", where).group(1))
+    assert abs(in_all - (packages_gb + venv_gb + float(total_gb) + estimate_gib("course") * 2**30 / 1e9)) <= 1, in_all
     slurm, where = flat(REPO_ROOT / "runbooks" / "slurm.md"), "runbooks/slurm.md"
     course = load_profile("course")
     first = find(slurm, r"for `course`, about (\d+) GB while its page size has no loaded snapshot", where).group(1)

@@ -337,7 +337,10 @@ def components_lines(components: VarianceComponents) -> list[str]:
     for p in components.pairs:
         if p.rounds == 0:
             continue
+        spread = p.round_variance()  # not a number while f has no estimate (one round)
+        spread_text = (f"{100 * math.sqrt(spread):.1f}%" if math.isfinite(spread) and spread >= 0
+                       else "— (two rounds needed)")
         lines.append(f"  {p.a} vs {p.b}: within {within(p.within_a)}, between {floor(p.between_f)} over {p.rounds} "
-                     f"rounds of {p.run_s:g} s; a round's log-ratio spreads {100 * math.sqrt(p.round_variance()):.1f}%")
+                     f"rounds of {p.run_s:g} s; a round's log-ratio spreads {spread_text}")
     lines += [f"  note: {note}" for note in components.notes]
     return lines
