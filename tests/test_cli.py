@@ -14,7 +14,7 @@ from functools import partial
 import pytest
 
 from tests.conftest import pagelab as run_pagelab
-from tests.conftest import servers_under
+from tests.conftest import pagelab_here, servers_under
 
 PAGELAB = [sys.executable, "-m", "pagelab"]  # as `python -m pagelab` (pagelab/__main__.py)
 pagelab = partial(run_pagelab, command=PAGELAB)
@@ -45,7 +45,7 @@ def test_every_command_explains_itself(command):
     assert set(command_names()) == {"doctor", "server", "tpcc", "parse", "sweep", "run-unit", "report", "stats",
                                     "compare", "plan", "advise", "ycsb"}, \
         "a new command needs its line in this test"
-    done = pagelab(*command.split(), "--help")
+    done = pagelab_here(*command.split(), "--help")  # in-process: `python -m pagelab --help` is run above
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: pagelab {command}")
     assert len(done.stdout.splitlines()) >= 4  # a description and options, not a bare usage line

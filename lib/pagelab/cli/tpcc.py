@@ -93,7 +93,7 @@ def cmd_tpcc_run(args: argparse.Namespace) -> int:
 
 def register(commands) -> None:
     tpcc = commands.add_parser("tpcc", help="TPC-C: load a seeded dataset, run the driver",
-                               description="TPC-C as tpcc-mysql runs it, with a seed, a fast loader and its log format.")
+                               description="TPC-C as tpcc-mysql runs it, with a random seed, a fast loader and its log format.")
     tpcc_commands = tpcc.add_subparsers(dest="tpcc_command", metavar="ACTION", required=True)
     load = tpcc_commands.add_parser("load", help="generate (or reuse) the seeded data and bulk-load it",
                                     description="Generate the TPC-C population for -w warehouses and --random-seed once "

@@ -39,7 +39,6 @@ from typing import Sequence
 
 import numpy as np
 import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
-from statsmodels.stats.multitest import multipletests
 
 from pagelab.evidence.intervals import (
     CONFIDENCE,
@@ -69,6 +68,8 @@ def family_confidence(m: int, confidence: float = CONFIDENCE) -> float:
 def holm(p_values: Sequence[float], confidence: float = CONFIDENCE) -> list[float]:
     """Holm-adjusted p-values (statsmodels' multipletests, method "holm"), in the given order; a
     nan (no test) stays nan and does not count towards the family."""
+    from statsmodels.stats.multitest import multipletests  # here: statsmodels takes a second or two to import
+
     finite = [i for i, p in enumerate(p_values) if not math.isnan(p)]
     adjusted = [math.nan] * len(p_values)
     if finite:

@@ -157,13 +157,14 @@ class Profile:
         run a side, which the report already says has no interval."""
         from math import comb
 
+        pairs = comb(len(self.page_sizes), 2)
+        if self.repeats < 2 or pairs < 1:
+            return None
+        # only now: the exact tests' floor needs scipy.stats, seconds to import for every new sweep
         from pagelab.evidence.families import MOST_ROUNDS_CONSIDERED, smallest_family_p, verdict_room
         from pagelab.evidence.intervals import CONFIDENCE, MIN_RUNS_FOR_VERDICT
         from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL
 
-        pairs = comb(len(self.page_sizes), 2)
-        if self.repeats < 2 or pairs < 1:
-            return None
         enough = verdict_room(self.repeats, pairs)
         if enough is None:
             return None
