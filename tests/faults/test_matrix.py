@@ -177,12 +177,13 @@ def _room_to_leave(chain: Chain) -> int:
     return run_needs(chain.bundle / "instances" / "none yet", tiny.warehouses, tiny.redo_log) + (64 << 20)
 
 
-def _record_result(fault: str, phase: str, outcome: str) -> None:
-    """One line per cell in $PAGELAB_FAULT_LOG, if set: the matrix table of a report."""
+def _record_result(fault: str, phase: str, outcome: str, seconds: dict) -> None:
+    """One line per cell in $PAGELAB_FAULT_LOG, if set: the matrix table of a report, and where the
+    cell's time went (the sweep's start to the fault, the fault to the sweep's exit, the checks)."""
     path = os.environ.get("PAGELAB_FAULT_LOG")
     if path:
         with open(path, "a") as log:
-            log.write(json.dumps({"fault": fault, "phase": phase, "outcome": outcome}) + "\n")
+            log.write(json.dumps({"fault": fault, "phase": phase, "outcome": outcome, **seconds}) + "\n")
 
 
 def run_cell(chain: Chain, fault: str, phase: str) -> dict:
@@ -276,6 +277,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             else:
                 what += "; the sweep had ended before the SIGINT"
         code = sweep.wait(EXIT_TIMEOUT_S)
+        exited = time.time()
         if held_kernel is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(held_kernel, signal.SIGKILL)
@@ -290,7 +292,9 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
             _expect(fault, phase, where, code, record, statuses_before, sweep)
         except AssertionError as failure:
             raise AssertionError(f"{outcome}\n{failure}") from None
-        _record_result(fault, phase, outcome)
+        _record_result(fault, phase, outcome, {"to_phase_s": round(injected - sweep.started, 1),
+                                                "to_exit_s": round(exited - injected, 1),
+                                                "checks_s": round(time.time() - exited, 1)})
         return record
     finally:
         harness.stop_tracers(holds + tracers)
