@@ -13,7 +13,7 @@ PAGELAB     := $(VENV)/bin/pagelab
 DEMO_PACKAGES := mariadb-server sysstat fio chromium poppler-utils
 # And those only `make test` (and `make bench`) needs besides: ss (iproute2) for the test that servers
 # listen on the loopback address only; Slurm's client and daemons with munge for the tests' private
-# one-node cluster (and `pagelab sweep --executor slurm`); strace for the fault suite (tests/faults),
+# two-node cluster (and `pagelab sweep --executor slurm`); strace for the fault suite (tests/faults),
 # which kills a process at a write through strace's fault injection; mmdebstrap for the rehearsal
 # of a first install on a bare Debian 12 that CI runs before the tests (`make rehearse`). The
 # compilers and headers of pagelab's C pieces, which the venv needs, are named by the install
