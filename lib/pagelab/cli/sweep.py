@@ -239,7 +239,7 @@ def register(commands) -> None:
     sweep.add_argument("--add-rounds", metavar="N", type=int,
                        help="with --resume DIR: add N rounds of verdict runs to a finished (or unfinished) sweep made "
                             "with room for them (--set max_rounds=M when it was made), run them and report again. The "
-                            "rounds continue the lab's order; each addition is a look, recorded in sweep.json and "
+                            "rounds continue the random seed's order; each addition is a look, recorded in sweep.json and "
                             "tested at a group-sequential boundary, so adding rounds until a pair resolves cannot make "
                             "a verdict out of noise. Refused, naming the difference, if the profile's file, the code "
                             "or the machine differ from the ones that made the sweep")
