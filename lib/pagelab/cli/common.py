@@ -69,7 +69,7 @@ def add_mode_argument(parser: argparse.ArgumentParser, default: str | None) -> N
     parser.add_argument("--mode", "--driver", dest="mode", metavar="MODE", default=default,
                         choices=MODE_NAMES + tuple(ALIASES),
                         help=f"driver mode, one of {', '.join(MODE_NAMES)} (default {shown_default}; "
-                             f"--driver is the same option; pagelab is an older name of procedures): {mode_help()}")
+                             f"--driver is the same option; the older mode name 'pagelab' is still accepted and means procedures): {mode_help()}")
 
 
 def add_tpcc_mysql_dir_argument(parser: argparse.ArgumentParser) -> None:
