@@ -30,7 +30,7 @@ def alternatives(second_build) -> dict[str, str]:
         "loader": "tpcc-mysql", "tpcc_mysql_dir": str(second_build),
         "server_options": "innodb_io_capacity=500", "max_rampup_s": "120", "max_measure_s": "600",
         "target_ci_pct": "3", "over_time_s": "30", "equivalence_pct": "5", "transport": "socket", "stall_s": "5",
-        "max_rounds": "3", "primary": "16k vs 4k",
+        "max_rounds": "3", "primary": "16k vs 4k", "cpu_placement": "split",
     }
 
 

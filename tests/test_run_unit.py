@@ -4,8 +4,10 @@ started at once, which must build the page size's loaded snapshot once between t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -74,6 +76,19 @@ def test_a_round_is_never_split_over_two_nodes(tmp_path):
         assert f"round 1 of {bundle} has runs done on another node ({round_one[0]} on node-elsewhere)" in refused.stderr
     assert not (tmp_path / "scratch").exists() and not (bundle / round_one[1]).exists()
     assert SweepRecord.load(bundle).run(round_one[1])["status"] == "pending"
+
+
+def test_a_scratch_directory_in_memory_is_refused_before_anything(tmp_path):
+    """A tmpfs scratch (a node's /dev/shm, or a /tmp mounted as tmpfs) would measure memory, not the node's disk."""
+    from pagelab.machine.system import block_device_for
+
+    assert block_device_for("/dev/shm").in_memory, "/dev/shm is not an in-memory filesystem on this machine"
+    bundle, scratch = tmp_path / "shm", Path("/dev/shm") / f"pagelab-test-{os.getpid()}"
+    assert pagelab("sweep", "--profile", "tests/faults/tiny.yaml", "--plan-only", "--out", bundle).returncode == 0
+    refused = pagelab("run-unit", bundle, "--round", "1", "--scratch", scratch, timeout=60)
+    assert refused.returncode == 2, refused.stderr
+    assert f"--scratch {scratch} is on tmpfs" in refused.stderr and "no disk I/O would be measured" in refused.stderr
+    assert not scratch.exists()
 
 
 @pytest.mark.server

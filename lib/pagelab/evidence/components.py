@@ -205,7 +205,7 @@ def _pooled_variance(batches: Sequence[np.ndarray]) -> tuple[float, int]:
     return (squares / dof if dof else math.nan), dof
 
 
-def _chi2_interval(value: float, dof: float, confidence: float) -> tuple[float, float]:
+def chi2_interval(value: float, dof: float, confidence: float) -> tuple[float, float]:
     """The chi-square interval of a variance estimated with `dof` degrees of freedom."""
     if not (dof > 0 and math.isfinite(value)):
         return math.nan, math.nan
@@ -239,7 +239,7 @@ def within_component(runs: Sequence[RunSeries], confidence: float = CONFIDENCE) 
     variance, dof = _pooled_variance(usable)
     batch_s = size * interval
     a = variance * batch_s
-    low, high = _chi2_interval(a, dof, confidence)
+    low, high = chi2_interval(a, dof, confidence)
     lag1 = Lag1(size, batch_s, r1, expected, p, bool(math.isnan(p) or p >= LAG1_ALPHA))
     return Estimate(a, low, high, dof, confidence), lag1, sum(z.size for z in usable)
 
@@ -254,7 +254,7 @@ def floor_component(values: Sequence[float], within: Sequence[float], within_dof
         return Estimate(math.nan, math.nan, math.nan, 0, confidence)
     total = float(x.var(ddof=1))
     known = float(np.mean(within)) if len(within) and math.isfinite(within_dof) else 0.0
-    low, high = _chi2_interval(total, x.size - 1, confidence)
+    low, high = chi2_interval(total, x.size - 1, confidence)
     return Estimate(max(total - known, 0.0), max(low - known, 0.0), max(high - known, 0.0), x.size - 1, confidence)
 
 
@@ -265,7 +265,7 @@ def _sum_estimate(first: Estimate, second: Estimate, confidence: float) -> Estim
     value = first.value + second.value
     terms = sum(e.value ** 2 / e.dof for e in (first, second) if e.dof > 0)
     dof = value ** 2 / terms if terms > 0 else 0.0
-    low, high = _chi2_interval(value, dof, confidence)
+    low, high = chi2_interval(value, dof, confidence)
     return Estimate(value, low, high, dof, confidence)
 
 

@@ -10,7 +10,9 @@ one place (`run_plan`). The steps:
            snapshot, so every repeat starts from the identical loaded state;
 3. start   with the measured buffer pool: bytes, or a percentage of the sweep's memory budget
            reference (below);
-4. run     monitors (iostat, InnoDB status, global status) around the TPC-C driver, on one clock;
+4. run     monitors (iostat, InnoDB status, global status) around the TPC-C driver, on one clock,
+           the server and this process placed on the CPUs as `cpu_placement` says
+           (pagelab.machine.placement; the summary records where each ran);
 5. record  my.cnf, SHOW VARIABLES, this run's part of the error log, tidy tables, summary.json.
 
 The server is stopped on every way out, including Ctrl-C and errors.
@@ -54,6 +56,7 @@ from pagelab.mysql import Instance, ServerSettings
 from pagelab.mysql.instance import SNAPSHOT_MARKER, DiskWatch, snapshot_problem
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
+from pagelab.machine.placement import placed
 from pagelab.common.paths import CACHE_DIR
 from pagelab.sweep.knobs import KNOBS_BY_NAME
 from pagelab.sweep.profiles import Profile
@@ -84,6 +87,7 @@ class RunPlan:
     monitor_interval_s: int
     loader: str
     tpcc_mysql_dir: str
+    cpu_placement: str  # pagelab.machine.placement: where the server and the driver run
 
     @property
     def name(self) -> str:
@@ -106,7 +110,8 @@ def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int 
         server_settings=None if db_bytes is None and profile.buffer_pool.percent_of_db is not None
         else profile.server_settings(db_bytes, page_size=page_size_bytes),
         load_settings=profile.server_settings(None, LOAD_BUFFER_POOL_BYTES),
-        monitor_interval_s=profile.sample_interval_s, loader=profile.loader, tpcc_mysql_dir=profile.tpcc_mysql_dir)
+        monitor_interval_s=profile.sample_interval_s, loader=profile.loader, tpcc_mysql_dir=profile.tpcc_mysql_dir,
+        cpu_placement=profile.cpu_placement)
 
 
 def loaded_state(instance_dir: Path, run_dir: Path | None = None) -> dict | None:
@@ -313,7 +318,8 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
         instance.start()
         shutil.copyfile(instance.paths.my_cnf, run_dir / "my.cnf")
         spec = ConnectionSpec.for_instance(instance, tcp=plan.run_options.transport == "tcp")
-        with Monitor(instance, run_dir, interval_s=plan.monitor_interval_s) as monitor:
+        with placed(instance.pid(), plan.cpu_placement) as placement, \
+                Monitor(instance, run_dir, interval_s=plan.monitor_interval_s) as monitor:
             set_phase(run_dir, "ramp-up + measure")
 
             def progress(t_s, _row):
@@ -333,7 +339,7 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
                    cell=plan.cell, role=plan.role, **{f"level_{name}": level for name, level in plan.cell.items()},
                    memory_budget_reference_bytes=reference,
                    memory_budget_reference_page_size=budget["reference_page_size"] if budget else None,
-                   writeback_before_start=writeback)
+                   writeback_before_start=writeback, cpu_placement=placement)
     atomic_write_json(run_dir / "summary.json", summary)  # buffer_pool_bytes: what the server reported
     set_phase(run_dir, "done")
     return summary

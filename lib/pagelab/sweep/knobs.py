@@ -25,6 +25,7 @@ from pagelab.mysql.config import (
     MIN_BUFFER_POOL_BYTES,
 )
 from pagelab.mysql.pagesize import pool_too_small
+from pagelab.machine.placement import PLACEMENTS, SHARED, SPLIT, split_problem
 from pagelab.sweep.knob_types import (
     AUTO,
     Boolean,
@@ -181,6 +182,11 @@ KNOBS: tuple[Knob, ...] = (
          "tpcc-mysql: a real tpcc_load (set tpcc_mysql_dir; ~1 min per warehouse)."),
     Knob("tpcc_mysql_dir", "tpcc-mysql build", DirectoryOrEmpty(), "", "path",
          "Directory holding tpcc-mysql's tpcc_load and tpcc_start; needed with driver_mode or loader tpcc-mysql only."),
+    Knob("cpu_placement", "CPU placement", Choice(PLACEMENTS), SHARED, "",
+         "shared: the server and the driver may each run on every CPU, as the scheduler places them; split: the "
+         "server on one CPU, the driver (the run's kernel: its terminals and monitors) on the others, each "
+         "pinned for the run (sched_setaffinity); needs 2 CPUs. Each run's summary records where each ran. "
+         "Measured on A/A in the TPC-C runbook's table of noise levers."),
     Knob("server_options", "Server options", ServerOptionMap(), {}, "",
          "Extra my.cnf options for every run, e.g. {innodb_io_capacity: 2000}; "
          "--set server_options.NAME=VALUE adds or replaces one."),
@@ -326,5 +332,12 @@ def _primary_in_the_sweep(values: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def _split_needs_two_cpus(values: Mapping[str, Any]) -> list[str]:
+    """Split placement gives the server and the driver CPUs of their own: one CPU cannot be split."""
+    problem = split_problem() if values["cpu_placement"] == SPLIT else None
+    return [f"cpu_placement: {problem}"] if problem else []
+
+
 RULES = (_intervals_fit_the_measurement, _room_to_grow, _auto_needs_a_builtin_driver, _server_admits_every_connection,
-         _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor, _primary_in_the_sweep)
+         _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor, _primary_in_the_sweep,
+         _split_needs_two_cpus)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pagelab.common.errors import PagelabError, UsageError
+from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
 from pagelab.common.storage import storage_fault_in
 from pagelab.report.execute import execute_notebook
 from pagelab.sweep.footprint import NotEnoughSpace
@@ -249,8 +249,16 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
                      cwd=PROJECT_ROOT, execution_timeout=1800, between_cells=between_cells)
     if between_cells is not None:
         between_cells()  # a stop swallowed in the notebook's last cell (pagelab.sweep.stop_signals)
-    notebook_to_pdf(notebook, pdf_path, title=title or DEFAULT_REPORT_TITLE,
-                    title_rows=title_rows(record, author, affiliation))
+    try:
+        notebook_to_pdf(notebook, pdf_path, title=title or DEFAULT_REPORT_TITLE,
+                        title_rows=title_rows(record, author, affiliation))
+    except PagelabError as exc:
+        if type(exc) not in (MissingDependencyError, PagelabError):  # a storage fault, bad input: as they are
+            raise
+        # no browser, or one that does not print (on Ubuntu, chromium-browser's stub for the snap)
+        raise type(exc)(f"{exc}\nNo PDF was written, and nothing else is lost: every finished run is kept, and the "
+                        f"report itself is executed in {notebook}. Once a browser prints (`pagelab doctor` checks "
+                        f"it), `pagelab sweep --resume {sweep_dir}` writes the PDF and finishes the sweep.") from exc
     copy = copy_pdf(pdf_path, copy_path) if copy_path else reports_copy(sweep_dir, pdf_path)
     record.document["report"] = {"notebook": "report.ipynb", "pdf": str(pdf_path), "copy": str(copy),
                                  "written": now_iso()}
@@ -428,7 +436,6 @@ def _recorded_report(sweep_dir: Path) -> dict | None:
 
 def refuse_runs_while_queued(record: SweepRecord) -> None:
     """A local run must not run units that Slurm jobs of the same bundle may still run."""
-    from pagelab.common.errors import MissingDependencyError
     from pagelab.sweep.slurm import refuse_while_queued
 
     submissions = record.document.get("slurm") or []

@@ -244,11 +244,16 @@ def check_round_on_this_node(record: SweepRecord, units: list[Unit], host: str) 
 
 def check_scratch_is_local(scratch: Path | None) -> None:
     """UsageError if the units' servers would live on a network filesystem, which would measure
-    the network instead of the node's disk."""
-    from pagelab.machine.system import network_filesystem
+    the network instead of the node's disk, or in memory (tmpfs), which would measure no disk."""
+    from pagelab.machine.system import block_device_for, network_filesystem
 
     if scratch is None:
         return
+    device = block_device_for(scratch)
+    if device.in_memory:
+        raise UsageError(f"--scratch {scratch} is on {device.fstype} ({device.mount_point}) on {hostname()}: the "
+                         "servers' data would live in memory and no disk I/O would be measured. Give a directory on "
+                         "each node's local disk (for example --scratch /local/$USER)")
     fstype = network_filesystem(scratch)
     if fstype:
         raise UsageError(f"--scratch {scratch} is on {fstype}, a network filesystem, on {hostname()}: the servers "
