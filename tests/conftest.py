@@ -95,13 +95,14 @@ def seeds_dir() -> Path:
 # Every other test goes to whichever worker is free. Each worker has its own temporary directory,
 # so its servers, sockets and bundles are its own; ports are chosen free at each start.
 # The groups are listed longest first (from --durations of a whole run on the 2-core machine,
-# 2026-11-26/28: the fault matrix's two chains ~300-400 s each, sweep ~330 s, grid ~240 (one run
-# alone), tpcc_server ~190, ycsb ~155, slurm ~140): the scheduler hands them out in this order, so
-# the two chains start at once, one on each worker, and the short tests fill the gaps and the end.
+# 2026-11-26/28: the fault matrix's two chains ~650 and ~510 s at a load of 9-10, sweep ~330 s, grid
+# ~240 (one run alone), tpcc_server ~190, ycsb ~155, slurm ~140): the scheduler hands them out in this
+# order, so the two chains start at once, one on each worker, and the short tests fill the gaps and
+# the end.
 # The chains hold open every phase shorter than a loaded machine's poll can be sure to see
 # (tests/faults/README.md), so they run beside the other worker's servers.
 XDIST_GROUPS = (
-    "faults/test_matrix_to_start.py", "faults/test_matrix_from_ramp_up.py",
+    "faults/test_matrix_from_ramp_up.py", "faults/test_matrix_to_start.py",
     "test_sweep.py", "test_grid.py", "tpcc_server", "workloads_ycsb", "slurm", "monitor", "test_report.py",
     "workloads_lookup", "workloads_sqlite", "workloads", "tpcc/test_datagen.py", "models/test_blocksize_model.py",
 )
