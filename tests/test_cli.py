@@ -55,10 +55,12 @@ def test_every_command_explains_itself(command):
     ("stats", ["two-level model", "primary", "--add-rounds", "look"]),
     ("sweep", ["primary", "max_rounds", "--add-rounds"]),
     ("plan", ["--budget", "--resolve", "primary"])])
-def test_the_help_names_how_verdicts_are_reached(command, words, capsys):
+def test_the_help_names_how_verdicts_are_reached(command, words, capsys, monkeypatch):
     """A reader of --help learns of the model, the declared primary and the looks where they act
     (in-process: a second each)."""
     from pagelab.cli import main
+
+    monkeypatch.setenv("COLUMNS", "1000")  # argparse wraps at a hyphen too (--add-|rounds): read it unwrapped
 
     with pytest.raises(SystemExit):
         main([command, "--help"])
