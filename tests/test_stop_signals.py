@@ -1,5 +1,5 @@
-"""A stop signal always stops a notebook the sweep runs (pagelab.sweep.stop_signals): a real
-papermill kernel in a process of its own, a real SIGINT from outside.
+"""A stop signal always stops a sweep (pagelab.sweep.stop_signals): a process of its own, a real
+SIGINT from outside, and where a notebook is at stake a real papermill kernel.
 
 The process is what a sweep's main thread does around each run: the stop handlers installed,
 the notebook executed with the check between its cells, and the check once papermill returns.
@@ -20,6 +20,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from tests.conftest import REPO_ROOT
 
 # What a sweep does around one run (pagelab.sweep.orchestrator._execute_runs), exit 130 if stopped.
+# WAIT_FOR=FILE: no notebook, the process waits with the handlers installed, FILE written once they are.
 # SWALLOW=1: a SIGINT comes before the notebook and its KeyboardInterrupt is caught by code not
 # ours (the suppress stands in for a library's `except BaseException`, where a real one could land).
 RUNNER = """
@@ -30,6 +31,9 @@ from pagelab.sweep.stop_signals import stop_signals_interrupt
 source, output = sys.argv[1:3]
 try:
     with stop_signals_interrupt() as stop:
+        if os.environ.get("WAIT_FOR"):
+            open(os.environ["WAIT_FOR"], "w").close()
+            time.sleep(600)
         if os.environ.get("SWALLOW"):
             with contextlib.suppress(KeyboardInterrupt):
                 os.kill(os.getpid(), signal.SIGINT)
@@ -71,18 +75,18 @@ def _exit_of(process: subprocess.Popen) -> tuple[int | None, str]:
         return None, output.decode(errors="replace")
 
 
-def test_a_sigint_stops_a_notebook_even_when_inherited_ignored(tmp_path):
+def test_a_sigint_stops_a_sweep_even_when_inherited_ignored(tmp_path):
     """Python leaves a SIGINT ignored at its start ignored; a sweep must hear it all the same."""
-    marker = tmp_path / "cell-started"
-    process = _start(tmp_path, _notebook(tmp_path, marker))
+    ready = tmp_path / "handlers-installed"
+    process = _start(tmp_path, tmp_path / "no-notebook.ipynb", WAIT_FOR=str(ready))
     deadline = time.monotonic() + WAIT_S
-    while not marker.exists():
+    while not ready.exists():
         assert process.poll() is None, process.communicate()[0].decode(errors="replace")
-        assert time.monotonic() < deadline, "the notebook's first cell did not start"
+        assert time.monotonic() < deadline, "the runner did not start"
         time.sleep(0.05)
     os.kill(process.pid, signal.SIGINT)
     code, output = _exit_of(process)
-    assert code == 130, f"the SIGINT did not stop the notebook (exit {code}, None: still running after {WAIT_S} s):\n{output}"
+    assert code == 130, f"the SIGINT did not stop the sweep (exit {code}, None: still running after {WAIT_S} s):\n{output}"
 
 
 def test_a_swallowed_sigint_stops_the_notebook_before_its_next_cell(tmp_path):

@@ -10,15 +10,18 @@ Why SIGINT gets a handler of ours too, rather than Python's own:
   control: cron, a CI step, `nohup ... &`) inherits SIGINT ignored, and Python leaves an ignored
   SIGINT ignored: `kill -INT`, and the script's own Ctrl-C, reached nothing, and the sweep went on
   to its last run and report (every one of five trials of a tiny sweep started that way);
-- a handler runs wherever the main thread happens to be when the signal comes, and there its
-  KeyboardInterrupt can be caught by code that is not ours (a library's `except BaseException`,
-  a finalizer): the notebook then runs on as if nothing had come (a tiny sweep in a loaded
-  full suite finished all its runs and its report after a SIGINT sent during a run's init).
-  So the handler also records the signal, and the sweep raises it again at the notebook's next
-  cell and when papermill returns: a stop that was swallowed costs at most the cell under way.
+- a handler runs wherever the main thread happens to be when the signal comes, and the
+  KeyboardInterrupt it raises there can be caught on its way by code that is not ours: the
+  notebook then runs on as if nothing had come. Seen once, in a loaded full suite: a tiny sweep
+  sent SIGINT during a run's init (Python's own handler in place) printed nothing of it and
+  finished all its runs and its report; where it was caught is not known (a SIGINT at random
+  moments of a first run's start, init and load stopped each of fourteen tiny sweeps started as
+  a terminal starts them). So the handler also records
+  the signal, and the sweep raises it again before the notebook's next cell and when papermill
+  returns: a stop that was swallowed costs at most the cell under way.
 
-SIGHUP ignored when the sweep starts is left ignored: that is `nohup pagelab sweep`, whose user
-asked for the sweep to outlive the terminal.
+SIGHUP is handled whatever the sweep inherited (`nohup` too): a sweep that must outlive its
+terminal is started in a session of its own (`setsid`, see runbooks/troubleshooting.md).
 """
 
 from __future__ import annotations
@@ -27,10 +30,8 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# Signals that stop a sweep the way Ctrl-C does.
+# Signals that stop a sweep the way Ctrl-C does, whether inherited ignored or not.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-# Left ignored when ignored at the start (see the module's docstring): nohup's.
-KEPT_IGNORED = (signal.SIGHUP,)
 
 
 class StopRequest:
@@ -65,11 +66,7 @@ def stop_signals_interrupt() -> Iterator[StopRequest]:
         yield _active
         return
     stop = StopRequest()
-    previous = {}
-    for signum in STOP_SIGNALS:
-        if signum in KEPT_IGNORED and signal.getsignal(signum) == signal.SIG_IGN:
-            continue
-        previous[signum] = signal.signal(signum, stop.handle)
+    previous = {signum: signal.signal(signum, stop.handle) for signum in STOP_SIGNALS}
     _active = stop
     try:
         yield stop
