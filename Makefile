@@ -56,11 +56,11 @@ $(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pag
 
 PROFILE ?= quick
 
-demo: setup  ## the quick page-size sweep (4k/8k/16k x 9 runs, ~9.5 min): run bundle, verdicts, report and PDF
+demo: setup  ## a preview of the Week 4 lab, the quick page-size sweep (4k/8k/16k x 9 runs, ~9.5 min), with verdicts and a PDF report; make demo PROFILE=course is the lab itself (README.md)
 	$(PAGELAB) doctor
 	$(PAGELAB) sweep --profile $(PROFILE)
 
-lab: setup  ## open JupyterLab on notebooks/ with the project's kernel (the one papermill uses)
+lab: setup  ## open JupyterLab on notebooks/ (every experiment's notebook) with the project's kernel
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --no-browser \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -68,14 +68,14 @@ test: setup test-packages  ## run the whole test suite on real MariaDB, on two w
 	$(VPY) -m pytest $(TEST_ARGS)
 
 # A first install on a machine that has nothing: runbooks/setup/rehearse-bare-machine.sh says how.
-rehearse: test-packages  ## as root: make setup, doctor and a smoke sweep on a bare Debian 12 root (CI runs it before make test)
+rehearse: test-packages  ## for developers, as root: make setup, doctor and a smoke sweep on a bare Debian 12 root (CI runs it before make test)
 	bash runbooks/setup/rehearse-bare-machine.sh
 
 bench: setup test-packages  ## run the benchmarks in bench/ and print their figures
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
 
-doctor: setup  ## check what an experiment depends on
+doctor: setup  ## check what an experiment depends on (a failed check stops make demo; a warning does not)
 	$(PAGELAB) doctor
 
-clean:  ## remove the venv and generated data (keeps data/reference)
+clean:  ## remove the venv and generated data, your sweeps in data/runs included (keeps data/reference and the PDFs in reports/)
 	rm -rf $(VENV) data/runs data/cache data/instances

@@ -163,3 +163,22 @@ def test_each_host_measures_its_noise_once_into_the_bundle(tmp_path, monkeypatch
     assert kept.exists() and json.loads(kept.read_text()) == json.loads(json.dumps(first))
     assert hosts.host_noise(bundle, True, data)["measured_at"] == first["measured_at"]
     assert hosts.host_noise(bundle, False, data)["measured_at"] == first["measured_at"]
+
+
+def test_the_pdf_browser_is_a_warning_that_names_the_snap_stub(tmp_path, monkeypatch):
+    """Ubuntu's chromium-browser without its snap prints a request to install the snap and exits 1:
+    doctor warns (a sweep still runs and gives its verdicts) and says what to do; the real Chromium passes."""
+    from pagelab.cli.doctor import browser_check
+
+    stub = tmp_path / "chromium-browser"
+    stub.write_text("#!/bin/sh\necho \"Command '/usr/bin/chromium-browser' requires the chromium snap to be "
+                    "installed.\" >&2\nexit 1\n")
+    stub.chmod(0o755)
+    monkeypatch.setenv("PAGELAB_CHROMIUM", str(stub))
+    stubbed = browser_check()
+    assert stubbed.mark == "!" and "does not run" in stubbed.detail and "snap install chromium" in stubbed.fix
+    monkeypatch.setenv("PAGELAB_CHROMIUM", str(tmp_path / "no-such-browser"))
+    missing = browser_check()
+    assert missing.mark == "!" and "no Chromium" in missing.detail and "writes no PDF" in missing.detail
+    monkeypatch.delenv("PAGELAB_CHROMIUM")
+    assert browser_check().ok, "the machine's Chromium (make setup installs it) does not answer --version"

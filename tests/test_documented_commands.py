@@ -35,6 +35,7 @@ import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,13 +52,17 @@ NOT_CHECKED = {
     "mariadb": "talks to the server the steps before it started; a server test runs the client",
     "iostat": "sysstat's monitor, run as the lab ran it; pagelab's parser reads its output (tests/parse)",
     "sleep": "shell", "kill": "shell", "wait": "shell", "for": "shell", "do": "shell", "done": "shell",
-    "cd": "shell", "mkdir": "shell",
+    "cd": "shell", "mkdir": "shell", "until": "shell", "rm": "shell", "grep": "shell",
+    "sync": "the kernel's flush of pending writes, as the sweep's own (os.sync) before each run",
     "sudo": "installs OS packages as root (make setup's own step is tested in tests/setup)",
     "git": "clones a third-party build (tpcc-mysql) for the fidelity bench",
     "squeue": "Slurm's own command", "sacct": "Slurm's own command", "srun": "Slurm's own command",
     "conda": "the optional conda environment; environment.yml is checked by tests/test_components.py",
     "pytest": "runs tests: the suite itself",
+    "tail": "follows a log file a detached sweep writes",
 }
+# Programs that only start the command after them, which is checked in their place.
+LAUNCHERS = {"setsid"}
 # What a placeholder stands for when a command is checked.
 PLACEHOLDERS = {"NAME": "quick", "MODE": "statements", "KNOB=VALUE": "repeats=3", "N": "1", "i": "0",
                 "INDEX": "0", "PROFILE": "quick"}
@@ -91,6 +96,7 @@ def _statements(text: str) -> list[list[str]]:
     """The simple commands of a shell text: words, split at ; && || & | and newlines, without
     redirections and comments; `VAR=value` assignments applied to later `$VAR`."""
     text = re.sub(r"\\\n", " ", "\n".join(_without_comment(line) for line in text.splitlines()))
+    text = re.sub(r"(?<=\s)\d+(?=[<>])", "", text)  # `2>&1`: the descriptor's number is no word
     lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|<>\n")
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
@@ -103,7 +109,7 @@ def _statements(text: str) -> list[list[str]]:
                 statements.append(words)
             words, redirected = [], False
             continue
-        if token and set(token) <= set("<>"):
+        if token and set(token) <= set("<>&") and set(token) & set("<>"):  # >, <, >&, &>
             redirected = True
             continue
         if redirected:  # the file a redirection names
@@ -125,8 +131,9 @@ def _documented_commands() -> list[Command]:
     for path in DOCUMENTS:
         text = path.read_text()
         name = path.relative_to(REPO_ROOT)
-        for fence in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.M | re.S):
-            language, body = fence.group(1), fence.group(2)
+        # a fence may be indented, inside a list item
+        for fence in re.finditer(r"^([ \t]*)```(\w*)\n(.*?)^[ \t]*```", text, re.M | re.S):
+            language, body = fence.group(2), textwrap.dedent(fence.group(3))
             starts_with_a_command = re.match(r"\s*(\.venv/bin/|pagelab |make )", body)
             if language not in SHELL_FENCES and not (language == "" and starts_with_a_command):
                 continue
@@ -134,6 +141,8 @@ def _documented_commands() -> list[Command]:
             if language == "console":  # only the prompt lines are commands
                 body = "\n".join(row[2:] for row in body.splitlines() if row.startswith("$ "))
             for words in _statements(body):
+                while words[0] in LAUNCHERS:  # `setsid make demo ...` is checked as `make demo ...`
+                    words = words[1:]
                 commands.append(Command(f"{name}:{line}", words, fenced=True))
         for inline in re.finditer(r"`((?:\.venv/bin/)?pagelab\s[^`]*)`", text):
             fragment = " ".join(inline.group(1).split())

@@ -39,7 +39,7 @@ def test_hosts_that_differ_more_than_page_sizes_are_called_out():
     tpmc = per_host[per_host["metric"] == "tpmc"].set_index(["page_size", "host"])["median"]
     assert tpmc[("4k", "node1")] == 1005 and tpmc[("16k", "node2")] == 1515
     text = "\n".join(host_lines(runs))
-    assert "The runs ran on 2 hosts: node1, node2." in text
+    assert "The runs ran on 2 machines (host names node1, node2)." in text
     assert "4k on node1: 1,005 (2 runs)" in text
     assert "is larger than the page-size effect" in text and "Compare page sizes within one host" in text
 
@@ -62,7 +62,7 @@ def test_hosts_that_agree_leave_the_page_size_effect_standing():
 
 
 def test_one_host_is_named_and_hosts_without_a_shared_page_size_cannot_be_compared():
-    assert host_lines(table([("4k", "vm", 1000), ("16k", "vm", 1100)])) == ["All runs ran on one host, vm."]
+    assert host_lines(table([("4k", "vm", 1000), ("16k", "vm", 1100)])) == ["All runs ran on one machine (host name vm)."]
     assert host_lines(table([("4k", "unrecorded", 1000), ("16k", "unrecorded", 1100)])) == []
     apart = host_lines(table([("4k", "node1", 1000), ("16k", "node2", 1100)]))
     assert apart[-1].startswith("No page size ran on two hosts")

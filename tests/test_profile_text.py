@@ -356,3 +356,35 @@ def test_the_memory_figures_name_the_profiles_pools():
     assert (int(warehouses), f"{pool}M", int(connections)) == (
         course["warehouses"], course["buffer_pool"], course["connections"])
     assert find(text, r"`quick`'s pool is (\d+) MiB", where).group(1) + "M" == quick["buffer_pool"]
+
+
+# "R rounds x T s take R x 3 x (T + o) + F = S s; V = (a/T + f)/B = V, half-width t(0.975, d) x sqrt(V) = H%"
+PLANNER_ARITHMETIC = re.compile(
+    r"(\d+) rounds x (\d+) s take (\d+) x 3 x \((\d+) \+ ([\d.]+)\) \+ ([\d,]+) = ([\d,]+) s; "
+    r"V = \(([\d.]+)/(\d+) \+ ([\d.]+)\)/(\d+) = ([\d.]+), half-width t\(0\.975, (\d+)\) x sqrt\(V\) = "
+    r"(?:([\d.]+) on the log scale, \+-)?([\d.]+)%")
+
+
+@pytest.mark.parametrize("name", ["quick", "course"])
+def test_the_profiles_planner_arithmetic_holds(name):
+    """The planner's figures in a profile's comment add up (scipy's t quantile; the half-width as a
+    ratio is exp(t x sqrt(V)) - 1, the report's scale), and the rounds and run length are the profile's."""
+    from scipy import stats
+
+    text = re.sub(r"\s*\n#\s*", " ", (REPO_ROOT / "runbooks" / "profiles" / f"{name}.yaml").read_text())
+    found = PLANNER_ARITHMETIC.findall(text)
+    assert found, f"runbooks/profiles/{name}.yaml has no planner arithmetic matching {PLANNER_ARITHMETIC.pattern!r}"
+    p = profile(name)
+    for (rounds, seconds, rounds_again, seconds_again, other_s, fixed_s, total_s, a, a_over, f, blocks, v, df,
+         log_half, ratio_half) in found:
+        rounds, seconds = int(rounds), int(seconds)
+        assert (rounds, seconds) == (p["repeats"], p["measure_s"]) == (int(rounds_again), int(seconds_again))
+        assert int(a_over) == seconds
+        total = rounds * 3 * (seconds + float(other_s)) + float(fixed_s.replace(",", ""))
+        assert abs(total - float(total_s.replace(",", ""))) <= 1, (total, total_s)
+        variance = (float(a) / seconds + float(f)) / int(blocks)
+        assert abs(variance - float(v)) <= 0.005 * variance + 1e-6, (variance, v)
+        half = stats.t.ppf(0.975, int(df)) * math.sqrt(variance)
+        if log_half:
+            assert abs(half - float(log_half)) <= 0.0005, (half, log_half)
+        assert abs(100 * math.expm1(half) - float(ratio_half)) <= 0.1, (100 * math.expm1(half), ratio_half)

@@ -4,13 +4,20 @@ started at once, which must build the page size's loaded snapshot once between t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from pagelab.mysql.instance import SNAPSHOT_MARKER
-from tests.conftest import PAGELAB, REPO_ROOT, pagelab, servers_under
+from tests.conftest import PAGELAB, REPO_ROOT, pagelab_here, servers_under
+
+# Plans and refusals are made in the test's process (tests.conftest.pagelab_here): they concern what
+# pagelab writes, says and returns, not a process of its own, which would spend a second importing.
+# The two units that build one snapshot at once are real processes, started as a Slurm task starts them.
+pagelab = pagelab_here
 
 
 
@@ -69,11 +76,24 @@ def test_a_round_is_never_split_over_two_nodes(tmp_path):
         1: round_one, 2: [entry["name"] for entry in record.runs if entry["round"] == 2]}
     for args in (["--round", "1"], [str(next(e["index"] for e in json.loads((bundle / "plan.json").read_text())["units"]
                                           if e["name"] == round_one[1]))]):
-        refused = pagelab("run-unit", bundle, *args, "--scratch", tmp_path / "scratch", timeout=60)
+        refused = pagelab("run-unit", bundle, *args, "--scratch", tmp_path / "scratch")
         assert refused.returncode == 2, refused.stderr
         assert f"round 1 of {bundle} has runs done on another node ({round_one[0]} on node-elsewhere)" in refused.stderr
     assert not (tmp_path / "scratch").exists() and not (bundle / round_one[1]).exists()
     assert SweepRecord.load(bundle).run(round_one[1])["status"] == "pending"
+
+
+def test_a_scratch_directory_in_memory_is_refused_before_anything(tmp_path):
+    """A tmpfs scratch (a node's /dev/shm, or a /tmp mounted as tmpfs) would measure memory, not the node's disk."""
+    from pagelab.machine.system import block_device_for
+
+    assert block_device_for("/dev/shm").in_memory, "/dev/shm is not an in-memory filesystem on this machine"
+    bundle, scratch = tmp_path / "shm", Path("/dev/shm") / f"pagelab-test-{os.getpid()}"
+    assert pagelab("sweep", "--profile", "tests/faults/tiny.yaml", "--plan-only", "--out", bundle).returncode == 0
+    refused = pagelab("run-unit", bundle, "--round", "1", "--scratch", scratch)
+    assert refused.returncode == 2, refused.stderr
+    assert f"--scratch {scratch} is on tmpfs" in refused.stderr and "no disk I/O would be measured" in refused.stderr
+    assert not scratch.exists()
 
 
 @pytest.mark.server

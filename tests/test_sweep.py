@@ -306,8 +306,7 @@ def test_a_run_without_room_on_its_disk_is_refused_before_it_starts(tmp_path):
     from pagelab.sweep.profiles import load_profile
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke", ["warehouses=100000"]), tmp_path / "big", "smoke")
-    done = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
-                          cwd=REPO_ROOT)
+    done = pagelab_here("sweep", "--resume", sweep_dir)
     assert done.returncode == 2, done.stderr
     assert "4k-r1 needs about" in done.stderr and "free on the disk of" in done.stderr
     assert f"--resume {sweep_dir}" in done.stderr
@@ -325,8 +324,7 @@ def test_resume_refuses_what_is_not_a_bundle_or_was_edited(tmp_path):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "thesis.tex").write_text("my work")
-    refused = subprocess.run(sweep_command("--resume", mine), capture_output=True, text=True, timeout=120,
-                             cwd=REPO_ROOT)
+    refused = pagelab_here("sweep", "--resume", mine)
     assert refused.returncode == 2 and "is not a sweep bundle (no sweep.json)" in refused.stderr, refused.stderr
     assert sorted(p.name for p in mine.iterdir()) == ["thesis.tex"]
 
@@ -336,8 +334,7 @@ def test_resume_refuses_what_is_not_a_bundle_or_was_edited(tmp_path):
     record["profile"]["measure_s"] = record["profile"]["measure_s"] + 5
     (sweep_dir / "sweep.json").write_text(json.dumps(record))
     before = (sweep_dir / "sweep.json").read_bytes()
-    refused = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
-                             cwd=REPO_ROOT)
+    refused = pagelab_here("sweep", "--resume", sweep_dir)
     assert refused.returncode == 2 and "knob values were changed after runs were measured" in refused.stderr
     assert (sweep_dir / "sweep.json").read_bytes() == before
 
@@ -346,8 +343,7 @@ def test_out_into_a_folder_of_ones_own_is_refused(tmp_path):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep")
-    refused = subprocess.run(sweep_command("--profile", "smoke", "--out", mine), capture_output=True, text=True,
-                             timeout=120, cwd=REPO_ROOT)
+    refused = pagelab_here("sweep", "--profile", "smoke", "--out", mine)
     assert refused.returncode == 2 and f"{mine} is not empty" in refused.stderr, refused.stderr
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
 
@@ -363,8 +359,7 @@ def test_out_into_a_folder_of_ones_own_is_refused(tmp_path):
 ])
 def test_bad_profile_input_is_refused_before_anything_starts(tmp_path, args, message):
     out = tmp_path / "never"
-    done = subprocess.run(sweep_command("--profile", "smoke", "--out", out, *args), capture_output=True, text=True,
-                          timeout=120, cwd=REPO_ROOT)
+    done = pagelab_here("sweep", "--profile", "smoke", "--out", out, *args)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr
@@ -373,8 +368,7 @@ def test_bad_profile_input_is_refused_before_anything_starts(tmp_path, args, mes
 
 
 def test_an_unknown_profile_lists_the_known_ones(tmp_path):
-    done = subprocess.run(sweep_command("--profile", "quik", "--out", tmp_path / "x"), capture_output=True, text=True,
-                          timeout=120, cwd=REPO_ROOT)
+    done = pagelab_here("sweep", "--profile", "quik", "--out", tmp_path / "x")
     assert done.returncode == 2
     assert "quick" in done.stderr and "smoke" in done.stderr
 

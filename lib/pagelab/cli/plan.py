@@ -197,14 +197,17 @@ def _report_seconds(record, timings) -> float:
 def register(commands) -> None:
     plan = commands.add_parser(
         "plan", help="choose rounds x run length for a budget from an earlier bundle's variance components",
-        description="Reads the variance components (within-run a, between-run floor f) and the per-run costs of an "
+        description="How many rounds, and how long each run, to resolve a pair that an earlier sweep left not "
+                    "resolved, within a time budget: for example `pagelab plan --from data/runs/<sweep-id> --budget "
+                    "2h --resolve 5%`. Its answer is a profile's repeats and measure_s (set them with --set). How: "
+                    "reads the variance components (within-run a, between-run floor f) and the per-run costs of an "
                     "earlier bundle made on this machine, and prints the rounds x run length that give the narrowest "
                     "interval for the primary comparison within the budget (Var of the mean log-ratio = (a/T + f)/n, "
                     "Kalibera & Jones 2013), with its expected half-width, its power for the named effect (noncentral "
                     "t with the rounds' degrees of freedom) and its minimum detectable effect; and the same for the "
                     "profile's present design. A bundle made with room to grow (max_rounds) is planned at its last "
-                    "look's Lan-DeMets O'Brien-Fleming-type boundary, as it will be judged, not at the fixed-sample "
-                    "level. Refused, with no design, for a bundle made on another machine or with fewer than 3 "
+                    "look's group-sequential boundary (O'Brien-Fleming type, after Lan & DeMets), as it will be judged, "
+                    "not at the fixed-sample level. Refused, with no design, for a bundle made on another machine or with fewer than 3 "
                     "rounds.")
     plan.add_argument("--from", dest="source", required=True, metavar="BUNDLE", help="a sweep's bundle on this machine")
     plan.add_argument("--profile", help="the profile to design for (its page sizes, interval and over-time runs; "

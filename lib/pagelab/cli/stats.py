@@ -162,7 +162,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def register(commands) -> None:
     stats = commands.add_parser(
         "stats", help="medians with intervals per page size, and a verdict for each pair",
-        description="Read a sweep bundle's finished runs (each repeat one independent run) and print, per page "
+        description="What a sweep found, in figures: how each page size did, and for each pair of page sizes "
+                    "how much faster or slower, with an interval and one word (faster, slower, equivalent, not "
+                    "resolved or not tested; README.md's \"Reading the verdicts\" says how to read and write them "
+                    "up, runbooks/glossary.md defines the terms). How: read a sweep bundle's finished runs (each "
+                    "repeat one independent run) and print, per page "
                     "size, the median TpmC, read and write IOPS, hit ratio and New-Order p95 with an order-statistic "
                     "interval, then each pair of page sizes as a ratio of medians with a bootstrap interval and "
                     "a verdict: faster/slower only when the interval excludes 1 and an exact rank test agrees; "
@@ -182,7 +186,8 @@ def register(commands) -> None:
     stats.add_argument("bundle", metavar="BUNDLE", help="a sweep directory (data/runs/<sweep-id>)")
     stats.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
     stats.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",
-                       help="the difference the repeats estimate is for, in percent (default 5)")
+                       help="the effect, in percent, for which a pair that is not resolved is told how many runs "
+                            "would resolve it (default 5)")
     stats.add_argument("--checks", action="store_true",
                        help="also check the sweep against itself: each page size's odd rounds against its even "
                             "rounds, judged as page sizes are (an A/A test: any faster/slower there is a false "
@@ -193,18 +198,21 @@ def register(commands) -> None:
 
     compare = commands.add_parser(
         "compare", help="two sweeps: did the page-size effects change, did the level move, which knobs differ",
-        description="Compare two sweep bundles (two machines, two days, two server settings) in three questions: "
+        description="Whether two sweeps agree, for example your sweep and a classmate's, or one machine on two "
+                    "days: the words are read as in `pagelab stats` (README.md's \"Reading the verdicts\"). "
+                    "How: compare two sweep bundles (two machines, two days, two server settings) in three questions: "
                     "(1) did each pair's page-size effect change (the difference of the two effects in log points "
                     "with a bootstrap interval, or for TpmC, where both sweeps' runs kept interval series, the two-level "
                     "model's estimate in each with a Welch-Satterthwaite t interval: agree within ±δ, differ, or not "
                     "resolved); (2) did the whole level "
                     "move, and alike for every page size (a uniform shift only when every effect agrees, else an "
                     "interaction); (3) which knobs differ (also warned of on stderr). δ is A's equivalence_pct.")
-    compare.add_argument("a", metavar="BUNDLE_A")
-    compare.add_argument("b", metavar="BUNDLE_B")
+    compare.add_argument("a", metavar="BUNDLE_A", help="a sweep directory (data/runs/<sweep-id>), the reference")
+    compare.add_argument("b", metavar="BUNDLE_B", help="another sweep directory, compared with A")
     compare.add_argument("--label-a", help="name of A in the output (default its directory name)")
     compare.add_argument("--label-b", help="name of B in the output (default its directory name)")
     compare.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
     compare.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",
-                         help="the difference the repeats estimate is for, in percent (default 5)")
+                         help="the effect, in percent, for which a comparison that is not resolved is told how many "
+                              "runs would resolve it (default 5)")
     compare.set_defaults(handler=cmd_compare)

@@ -235,7 +235,8 @@ def register(commands) -> None:
     sweep.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                        help="override a knob, e.g. --set page_sizes=4k,16k --set measure_s=30 (repeatable)")
     sweep.add_argument("--out", metavar="DIR", help="the sweep directory (default data/runs/<profile>-<time>)")
-    sweep.add_argument("--resume", metavar="DIR", help="finish an interrupted sweep")
+    sweep.add_argument("--resume", metavar="DIR", help="finish a sweep that stopped (interrupted, killed, or "
+                                                          "stopped at its PDF): runs what is not done, then the report")
     sweep.add_argument("--add-rounds", metavar="N", type=int,
                        help="with --resume DIR: add N rounds of verdict runs to a finished (or unfinished) sweep made "
                             "with room for them (--set max_rounds=M when it was made), run them and report again. The "

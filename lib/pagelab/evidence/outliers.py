@@ -63,8 +63,9 @@ def slow_outliers(runs: pd.DataFrame, metric: str = "tpmc") -> pd.DataFrame:
     return pd.DataFrame(found, columns=columns)
 
 
-OUTLIER_METHOD = ("OLS of log TpmC with one mean per page size, externally studentized residuals, Bonferroni over "
-                  "the runs (statsmodels outlier_test; Cook & Weisberg 1982)")
+OUTLIER_METHOD = ("a Bonferroni outlier test on studentized residuals: log TpmC fitted with one mean per page size "
+                  "by least squares, each run's externally studentized residual, Bonferroni-adjusted over the runs "
+                  "(Cook & Weisberg 1982; computed with statsmodels)")
 
 
 def outlier_lines(runs: pd.DataFrame, metric: str = "tpmc") -> list[str]:

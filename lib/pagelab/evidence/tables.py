@@ -312,8 +312,8 @@ def host_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     if not hosts or hosts == [UNRECORDED_HOST]:  # a bundle from before runs recorded their host
         return []
     if len(hosts) == 1:
-        return [f"All runs ran on one host, {hosts[0]}."]
-    lines = [f"The runs ran on {len(hosts)} hosts: {', '.join(hosts)}. Median {label} per host:"]
+        return [f"All runs ran on one machine (host name {hosts[0]})."]
+    lines = [f"The runs ran on {len(hosts)} machines (host names {', '.join(hosts)}). Median {label} per machine:"]
     per_host = host_table(table)
     for row in per_host[(per_host["metric"] == metric) & (per_host["runs"] > 0)].to_dict("records"):
         lines.append(f"  {row['page_size']:>4} on {row['host']}: {number_text(row['median'], 0)} "

@@ -22,7 +22,7 @@ where they stay.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +41,20 @@ def kernel_manager_config():
 
 def execute_notebook(source: str | os.PathLike, output: str | os.PathLike, *,
                      parameters: Mapping[str, Any] | None = None, cwd: str | os.PathLike | None = None,
-                     kernel_name: str = KERNEL_NAME, execution_timeout: float | None = None):
-    """papermill.execute_notebook with pagelab's kernel and settings; returns the executed notebook."""
+                     kernel_name: str = KERNEL_NAME, execution_timeout: float | None = None,
+                     between_cells: Callable[..., None] | None = None):
+    """papermill.execute_notebook with pagelab's kernel and settings; returns the executed notebook.
+    `between_cells` is called before each cell (nbclient's on_cell_start hook, given the cell and
+    its index as keywords); what it raises stops the notebook there, as an interrupt would."""
     import papermill
 
     kernel_log = kernel_log_path(output)
+    hooks = {"on_cell_start": between_cells} if between_cells is not None else {}
     try:
         return papermill.execute_notebook(
             str(source), str(output), parameters=dict(parameters or {}), kernel_name=kernel_name, progress_bar=False,
             cwd=None if cwd is None else str(cwd), execution_timeout=execution_timeout, config=kernel_manager_config(),
-            kernel_manager_class=_kernel_manager_logging_to(kernel_log),
+            kernel_manager_class=_kernel_manager_logging_to(kernel_log), **hooks,
         )
     except KeyboardInterrupt:
         _quiet_interrupted_loop()

@@ -97,7 +97,7 @@ def run_order(summary: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     frame = summary.copy()
     for key in ("run_order", "run_position"):
         if key in frame and frame[key].notna().all():
-            ordered, how = frame.sort_values(["repeat", key], kind="stable"), f"the order recorded in sweep.json ({key[4:]})"
+            ordered, how = frame.sort_values(["repeat", key], kind="stable"), "the order the sweep recorded for the runs of each round"
             break
     else:
         if "run_started" in frame and frame["run_started"].notna().all():

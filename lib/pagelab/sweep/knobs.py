@@ -104,13 +104,18 @@ KNOBS: tuple[Knob, ...] = (
     Knob("repeats", "Repeats", Integer(1), 1, "runs",
          "Rounds: runs per page size, each page size once per round, each run restarted from the same "
          "loaded snapshot. A median has a 95% interval from 6 runs (fewer give the runs' range, at less "
-         "confidence); a verdict on a pair needs more: 5 runs or 7 rounds for 3 page sizes, 9 rounds for 5, "
-         "and `pagelab sweep` says before it starts when the rounds leave no room for one."),
+         "confidence). A verdict on a pair needs at least: for TpmC, 3 rounds (its two-level model); for the "
+         "other metrics, judged by exact rank tests whose smallest p must pass Holm's correction, 5 rounds with "
+         "3 page sizes (compared run by run) or 7 (from 6 rounds on they are compared round by round, which "
+         "needs 7), and 9 rounds with 5 page sizes. `pagelab sweep` says before it starts when the rounds leave "
+         "no room for one."),
     Knob("max_rounds", "Most rounds", Integer(0), 0, "rounds",
          "0: the sweep is analysed once, after its repeats rounds, at the full 5%. Else the most rounds "
          "`pagelab sweep --resume BUNDLE --add-rounds N` may bring it to: every look (after the rounds, and after "
-         "each addition) is then tested at a Lan-DeMets O'Brien-Fleming-type boundary over rounds / max_rounds, so "
-         "adding rounds until a pair resolves cannot make a verdict out of noise. Declared when the sweep is made."),
+         "each addition) is then tested at a stricter level than 5%, strictest at the first look and near 5% at "
+         "the last (an alpha-spending boundary of the O'Brien-Fleming type, after Lan & DeMets 1983, over rounds / "
+         "max_rounds), so adding rounds until a pair resolves cannot make a verdict out of noise. Declared when "
+         "the sweep is made."),
     Knob("warehouses", "Warehouses", Levels(Integer(1)), RUN_DEFAULTS.warehouses, "warehouses",
          "TPC-C scale: about 100 MB of data per warehouse (the Week 4 lab: 7 warehouses, 700 MB). A list "
          "sweeps it as a second factor: every page size at every level, loaded once per level."),

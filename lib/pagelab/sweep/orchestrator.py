@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import sys
 import threading
 import time
@@ -24,10 +23,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pagelab.common.errors import PagelabError, UsageError
+from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
 from pagelab.common.storage import storage_fault_in
 from pagelab.report.execute import execute_notebook
 from pagelab.sweep.footprint import NotEnoughSpace
+from pagelab.sweep.stop_signals import StopRequest, stop_signals_interrupt
 from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.common.atomic import atomic_write_bytes, atomic_write_json, leftover_temporaries
 from pagelab.common.locks import LockBusy, held_lock, holder_pid
@@ -46,8 +46,6 @@ from pagelab.evidence.sequential import first_look
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
 LOCK_FILE = ".sweep.lock"  # held by the process running the sweep (bundle_lock)
-# Signals that stop a sweep the way Ctrl-C does (SIGINT raises KeyboardInterrupt by itself).
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class SweepInterrupted(PagelabError):
@@ -123,32 +121,17 @@ class _Progress:
         self.bar.close()
 
 
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@contextmanager
-def stop_signals_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP stop the block as Ctrl-C does. SIGHUP is what a closed terminal sends:
-    without a handler it would end the sweep at once, with no run marked and no server stopped."""
-    previous = {signum: signal.signal(signum, _raise_interrupt) for signum in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
 def execute_runs(record: SweepRecord, fail_fast: bool = False, progress: bool = True,
                  watch: ReadOnlyWatch | None = None) -> SweepRecord:
     """Execute every run of the sweep that is not done, one papermill execution each; the record
     as the runs left it. `watch` (the sweep's ReadOnlyWatch, entered) is told which run to follow;
     without one, nothing watches."""
-    with stop_signals_interrupt():
-        return _execute_runs(record, fail_fast, progress, watch or ReadOnlyWatch(record))
+    with stop_signals_interrupt() as stop:
+        return _execute_runs(record, fail_fast, progress, watch or ReadOnlyWatch(record), stop)
 
 
-def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: ReadOnlyWatch) -> SweepRecord:
+def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: ReadOnlyWatch,
+                  stop: StopRequest) -> SweepRecord:
     from pagelab.sweep.profiles import profile_from_dict
 
     sweep_dir = record.directory
@@ -167,8 +150,11 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: R
             bar.follow(run_dir)
             watch.follow(run_dir, unit_instance_dir(sweep_dir, entry, None), run=entry["name"])  # (one disk here)
             try:
-                execute(sweep_dir, entry, profile)
+                execute(sweep_dir, entry, profile, between_cells=stop.raise_if_received)
+                stop.raise_if_received()  # a stop swallowed in the notebook's last cell: the run is not done
             except Exception as exc:  # papermill's execution error carries the cell's traceback
+                if stop.signum is not None:  # the stop, turned into an error on its way out of papermill
+                    raise KeyboardInterrupt(f"signal {stop.signum}") from exc
                 with watch.paused():  # this failure says the fault, if it was one
                     _stop_run_instance(sweep_dir, entry)
                     phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
@@ -186,6 +172,7 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: R
             watch.follow(sweep_dir / SWEEP_FILE, stage="sweep, between runs")
             current = None
             bar.advance()
+            stop.raise_if_received()  # one that came while the run was recorded
     except KeyboardInterrupt as interrupt:
         # Wherever it lands (in a run's notebook, or between runs while the record is updated),
         # the finished runs stay done and the one under way is marked and its server stopped.
@@ -240,7 +227,7 @@ REPORT_PDF = "report.pdf"
 
 
 def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: str = "", title: str = "",
-                   affiliation: str = "", notes: str = "") -> Path:
+                   affiliation: str = "", notes: str = "", between_cells=None) -> Path:
     """Execute the report notebook over the sweep and print it without code cells into the bundle
     (BUNDLE/report.pdf), with a copy at `pdf_path`, or else in reports/ named after the bundle and
     its location, so two bundles of one name never overwrite each other's report. Returns the
@@ -259,9 +246,19 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     execute_notebook(REPORT_NOTEBOOK, notebook,
                      parameters={"sweep_dir": str(sweep_dir), "title": title, "author": author,
                                  "affiliation": affiliation, "notes": str(Path(notes).resolve()) if notes else ""},
-                     cwd=PROJECT_ROOT, execution_timeout=1800)
-    notebook_to_pdf(notebook, pdf_path, title=title or DEFAULT_REPORT_TITLE,
-                    title_rows=title_rows(record, author, affiliation))
+                     cwd=PROJECT_ROOT, execution_timeout=1800, between_cells=between_cells)
+    if between_cells is not None:
+        between_cells()  # a stop swallowed in the notebook's last cell (pagelab.sweep.stop_signals)
+    try:
+        notebook_to_pdf(notebook, pdf_path, title=title or DEFAULT_REPORT_TITLE,
+                        title_rows=title_rows(record, author, affiliation))
+    except PagelabError as exc:
+        if type(exc) not in (MissingDependencyError, PagelabError):  # a storage fault, bad input: as they are
+            raise
+        # no browser, or one that does not print (on Ubuntu, chromium-browser's stub for the snap)
+        raise type(exc)(f"{exc}\nNo PDF was written, and nothing else is lost: every finished run is kept, and the "
+                        f"report itself is executed in {notebook}. Once a browser prints (`pagelab doctor` checks "
+                        f"it), `pagelab sweep --resume {sweep_dir}` writes the PDF and finishes the sweep.") from exc
     copy = copy_pdf(pdf_path, copy_path) if copy_path else reports_copy(sweep_dir, pdf_path)
     record.document["report"] = {"notebook": "report.ipynb", "pdf": str(pdf_path), "copy": str(copy),
                                  "written": now_iso()}
@@ -390,7 +387,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         check_pdf_path(Path(pdf_path))
     check_bundle_directory(sweep_dir)
     refuse_unwritable(Path(sweep_dir), "cannot continue the sweep in")
-    with bundle_lock(sweep_dir), stop_signals_interrupt():
+    with bundle_lock(sweep_dir), stop_signals_interrupt() as stop:
         record = check_resumable(sweep_dir)
         refuse_runs_while_queued(record)
         _say_footprint_ahead(record)
@@ -405,7 +402,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
             watch.follow(sweep_dir / "report.ipynb", stage="report")
             reported_before = record.document.get("report")
             try:
-                pdf = execute_report(record, pdf_path, **(report or {}))
+                pdf = execute_report(record, pdf_path, **(report or {}), between_cells=stop.raise_if_received)
             except ReadOnlySeen:
                 if _recorded_report(sweep_dir) not in (None, reported_before):  # it struck once the report was done
                     watch.follow(sweep_dir / "instances", stage="tidy-up after the report")
@@ -439,7 +436,6 @@ def _recorded_report(sweep_dir: Path) -> dict | None:
 
 def refuse_runs_while_queued(record: SweepRecord) -> None:
     """A local run must not run units that Slurm jobs of the same bundle may still run."""
-    from pagelab.common.errors import MissingDependencyError
     from pagelab.sweep.slurm import refuse_while_queued
 
     submissions = record.document.get("slurm") or []

@@ -176,15 +176,16 @@ def slurm_task() -> str | None:
     return f"{array_job}_{task}" if array_job and task else os.environ.get("SLURM_JOB_ID")
 
 
-def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = None) -> None:
-    """The run notebook, executed by papermill into the run directory; raises what the run raised."""
+def execute(sweep_dir: Path, entry: dict, profile: dict, scratch: Path | None = None, between_cells=None) -> None:
+    """The run notebook, executed by papermill into the run directory; raises what the run raised.
+    `between_cells`: called before each cell (execute_notebook's)."""
     from pagelab.report.execute import execute_notebook
 
     parameters = run_parameters(profile, sweep_dir, entry["page_size_bytes"], entry["repeat"], entry.get("cell"),
                                 entry.get("role", "verdict"))
     parameters["instance_dir"] = str(unit_instance_dir(sweep_dir, entry, scratch)) if scratch is not None else ""
     execute_notebook(RUN_NOTEBOOK, Path(sweep_dir) / entry["name"] / "run.ipynb", parameters=parameters,
-                     cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S)
+                     cwd=PROJECT_ROOT, execution_timeout=CELL_TIMEOUT_S, between_cells=between_cells)
 
 
 def stop_unit_server(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> None:
@@ -243,11 +244,16 @@ def check_round_on_this_node(record: SweepRecord, units: list[Unit], host: str) 
 
 def check_scratch_is_local(scratch: Path | None) -> None:
     """UsageError if the units' servers would live on a network filesystem, which would measure
-    the network instead of the node's disk."""
-    from pagelab.machine.system import network_filesystem
+    the network instead of the node's disk, or in memory (tmpfs), which would measure no disk."""
+    from pagelab.machine.system import block_device_for, network_filesystem
 
     if scratch is None:
         return
+    device = block_device_for(scratch)
+    if device.in_memory:
+        raise UsageError(f"--scratch {scratch} is on {device.fstype} ({device.mount_point}) on {hostname()}: the "
+                         "servers' data would live in memory and no disk I/O would be measured. Give a directory on "
+                         "each node's local disk (for example --scratch /local/$USER)")
     fstype = network_filesystem(scratch)
     if fstype:
         raise UsageError(f"--scratch {scratch} is on {fstype}, a network filesystem, on {hostname()}: the servers "
