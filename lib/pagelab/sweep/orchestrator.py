@@ -31,7 +31,7 @@ from pagelab.sweep.stop_signals import StopRequest, stop_signals_interrupt
 from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.common.atomic import atomic_write_bytes, atomic_write_json, leftover_temporaries
 from pagelab.common.locks import LockBusy, held_lock, holder_pid
-from pagelab.report.pdf import check_pdf_path, check_writable_directory
+from pagelab.report.pdf import check_pdf_path, check_writable_directory, is_complete_pdf
 from pagelab.common.units import size_text
 from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
@@ -445,9 +445,9 @@ def recorded_report_still_current(record: SweepRecord, runs_before: list[tuple[s
     copy = Path(recorded.get("copy") or "")
     if pdf_path is not None and Path(pdf_path).resolve() != copy.resolve():
         return None
-    if not (bundle_pdf.is_file() and (record.directory / recorded.get("notebook", "report.ipynb")).is_file()
-            and copy.is_file()):
-        return None
+    if not (is_complete_pdf(bundle_pdf) and is_complete_pdf(copy)
+            and (record.directory / recorded.get("notebook", "report.ipynb")).is_file()):
+        return None  # (a disk that failed under them may have lost what was written last)
     print(f"pagelab sweep: the report recorded in sweep.json ({recorded.get('written')}) is of these runs: "
           f"kept, not made again ({bundle_pdf}; `pagelab report {record.directory}` makes it anew)", file=sys.stderr)
     return bundle_pdf
