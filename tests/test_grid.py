@@ -35,7 +35,7 @@ def order(profile) -> list[tuple]:
 
 def test_the_plan_holds_every_cell_once_per_round(tmp_path):
     bundle = tmp_path / "pool"
-    done = pagelab("sweep", "--profile", "pool", "--plan-only", "--out", bundle)
+    done = pagelab_here("sweep", "--profile", "pool", "--plan-only", "--out", bundle)
     assert done.returncode == 0, done.stderr
     units = json.loads((bundle / "plan.json").read_text())["units"]
     cells = {(size, pool) for size in ("4k", "16k") for pool in ("10%", "30%", "50%", "100%")}
@@ -102,7 +102,7 @@ def test_a_warehouses_grid_loads_once_per_page_size_and_level():
 ])
 def test_bad_grid_input_is_refused_before_anything_starts(tmp_path, args, message):
     out = tmp_path / "never"
-    done = pagelab("sweep", "--profile", "smoke", "--out", out, *args)
+    done = pagelab_here("sweep", "--profile", "smoke", "--out", out, *args)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr, done.stderr
     assert not out.exists()

@@ -65,6 +65,18 @@ def test_every_run_starts_from_a_restored_snapshot_with_the_pending_writes_flush
     assert json.loads((out / "sweep.json").read_text())["round_order"] == "drawn from the seed per round"
 
 
+def test_every_run_records_where_its_server_and_driver_ran(smoke_sweep):
+    """cpu_placement is part of a run's configuration: the summary says where each side ran, as /proc
+    reported it (the smoke profile shares every CPU this process may use)."""
+    out, _, _ = smoke_sweep
+    cpus = sorted(os.sched_getaffinity(0))
+    assert cpus == list(range(cpus[0], cpus[-1] + 1)), "the expected text below assumes CPUs numbered without gaps"
+    every_cpu = f"{cpus[0]}-{cpus[-1]}" if len(cpus) > 1 else str(cpus[0])
+    for run in ("4k-r1", "16k-r1"):
+        placement = json.loads((out / run / "summary.json").read_text())["cpu_placement"]
+        assert placement == {"placement": "shared", "server_cpus": every_cpu, "driver_cpus": every_cpu}, placement
+
+
 def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
     out, _, _ = smoke_sweep
     tables = load_tables(out)
@@ -294,8 +306,7 @@ def test_a_run_without_room_on_its_disk_is_refused_before_it_starts(tmp_path):
     from pagelab.sweep.profiles import load_profile
 
     sweep_dir = sweep_module.create_sweep(load_profile("smoke", ["warehouses=100000"]), tmp_path / "big", "smoke")
-    done = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
-                          cwd=REPO_ROOT)
+    done = pagelab_here("sweep", "--resume", sweep_dir)
     assert done.returncode == 2, done.stderr
     assert "4k-r1 needs about" in done.stderr and "free on the disk of" in done.stderr
     assert f"--resume {sweep_dir}" in done.stderr
@@ -313,8 +324,7 @@ def test_resume_refuses_what_is_not_a_bundle_or_was_edited(tmp_path):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "thesis.tex").write_text("my work")
-    refused = subprocess.run(sweep_command("--resume", mine), capture_output=True, text=True, timeout=120,
-                             cwd=REPO_ROOT)
+    refused = pagelab_here("sweep", "--resume", mine)
     assert refused.returncode == 2 and "is not a sweep bundle (no sweep.json)" in refused.stderr, refused.stderr
     assert sorted(p.name for p in mine.iterdir()) == ["thesis.tex"]
 
@@ -324,8 +334,7 @@ def test_resume_refuses_what_is_not_a_bundle_or_was_edited(tmp_path):
     record["profile"]["measure_s"] = record["profile"]["measure_s"] + 5
     (sweep_dir / "sweep.json").write_text(json.dumps(record))
     before = (sweep_dir / "sweep.json").read_bytes()
-    refused = subprocess.run(sweep_command("--resume", sweep_dir), capture_output=True, text=True, timeout=120,
-                             cwd=REPO_ROOT)
+    refused = pagelab_here("sweep", "--resume", sweep_dir)
     assert refused.returncode == 2 and "knob values were changed after runs were measured" in refused.stderr
     assert (sweep_dir / "sweep.json").read_bytes() == before
 
@@ -334,8 +343,7 @@ def test_out_into_a_folder_of_ones_own_is_refused(tmp_path):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep")
-    refused = subprocess.run(sweep_command("--profile", "smoke", "--out", mine), capture_output=True, text=True,
-                             timeout=120, cwd=REPO_ROOT)
+    refused = pagelab_here("sweep", "--profile", "smoke", "--out", mine)
     assert refused.returncode == 2 and f"{mine} is not empty" in refused.stderr, refused.stderr
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
 
@@ -351,8 +359,7 @@ def test_out_into_a_folder_of_ones_own_is_refused(tmp_path):
 ])
 def test_bad_profile_input_is_refused_before_anything_starts(tmp_path, args, message):
     out = tmp_path / "never"
-    done = subprocess.run(sweep_command("--profile", "smoke", "--out", out, *args), capture_output=True, text=True,
-                          timeout=120, cwd=REPO_ROOT)
+    done = pagelab_here("sweep", "--profile", "smoke", "--out", out, *args)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr
@@ -361,8 +368,7 @@ def test_bad_profile_input_is_refused_before_anything_starts(tmp_path, args, mes
 
 
 def test_an_unknown_profile_lists_the_known_ones(tmp_path):
-    done = subprocess.run(sweep_command("--profile", "quik", "--out", tmp_path / "x"), capture_output=True, text=True,
-                          timeout=120, cwd=REPO_ROOT)
+    done = pagelab_here("sweep", "--profile", "quik", "--out", tmp_path / "x")
     assert done.returncode == 2
     assert "quick" in done.stderr and "smoke" in done.stderr
 
