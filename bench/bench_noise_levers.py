@@ -122,7 +122,7 @@ def analyse(out: Path) -> None:
                 series[run["side"], run["round"]] = found
                 probes[run["side"], run["round"]] = probe(out / run["name"])
         components = variance_components(list(series.values()), list(SIDES))
-        pair = components.pair(*SIDES)
+        pair = components.pair(*SIDES[::-1])  # B against A: each later one against each earlier one
         sizes = {size.page_size: size for size in components.sizes}
         rounds = sorted(r for (side, r) in series if side == "A" and ("B", r) in series)
         if pair is None or len(rounds) < 3:

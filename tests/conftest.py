@@ -90,27 +90,25 @@ def seeds_dir() -> Path:
 
 # `make test` runs two pytest-xdist workers (-n 2 --dist loadscope, with the scopes below). Tests
 # that share something costly or stateful run on one worker, as one group: a directory whose tests share a session
-# fixture (a loaded server, a Slurm cluster, a workload's run, the fault matrix's one bundle, whose
-# cells run in order) or a file whose tests share a module fixture (a sweep, an executed notebook).
+# fixture (a loaded server, a Slurm cluster, a workload's run) or a file whose tests share a module
+# fixture (a sweep, an executed notebook, a fault-matrix chain's bundle, whose cells run in order).
 # Every other test goes to whichever worker is free. Each worker has its own temporary directory,
 # so its servers, sockets and bundles are its own; ports are chosen free at each start.
 # The groups are listed longest first (from --durations of a whole run on the 2-core machine,
-# 2026-11-26: sweep ~330 s, grid ~240 (one run alone), tpcc_server ~190, ycsb ~155, slurm ~140; faults ~250): the scheduler
-# hands them out in this order, so the long ones start at once and the short tests fill the gaps.
+# 2026-11-26/28: the fault matrix's two chains ~650 and ~510 s at a load of 9-10, sweep ~330 s, grid
+# ~240 (one run alone), tpcc_server ~190, ycsb ~155, slurm ~140): the scheduler hands them out in this
+# order, so the two chains start at once, one on each worker, and the short tests fill the gaps and
+# the end.
+# The chains hold open every phase shorter than a loaded machine's poll can be sure to see
+# (tests/faults/README.md), so they run beside the other worker's servers.
 XDIST_GROUPS = (
+    "faults/test_matrix_from_ramp_up.py", "faults/test_matrix_to_start.py",
     "test_sweep.py", "test_grid.py", "tpcc_server", "workloads_ycsb", "slurm", "monitor", "test_report.py",
     "workloads_lookup", "workloads_sqlite", "workloads", "tpcc/test_datagen.py", "models/test_blocksize_model.py",
-    "faults",
 )
-# The fault matrix races its faults against the sweep's phases (a port taken between my.cnf and
-# mysqld's bind, a signal at a phase line), and one cell that misses its moment spoils the cells
-# after it. Run beside the other worker's servers it missed them (one run of 2026-11-26: 12 cells),
-# so it is handed out after every test that starts a server (marked `server` or `slurm`). Only
-# light tests follow it -- no server, no fio, no crash loops -- which the other worker runs beside
-# the matrix instead of waiting idle for its ~3 minutes.
-LAST = ("faults",)
+# Ungrouped tests that start a server or do heavy I/O go before the light ones, so that the light
+# ones (no server, no fio, no crash loops) fill the workers' last minutes.
 HEAVY_MARKS = ("server", "slurm")
-# Unmarked, yet no company for the matrix: fio runs against the disk, and killed writer processes.
 HEAVY_FILES = ("models/test_fio_measure.py", "test_doctor.py", "storage/test_crash.py", "storage/test_interrupt.py")
 
 
@@ -133,17 +131,15 @@ def _is_light(item) -> bool:
 
 def pytest_collection_modifyitems(config, items):
     # Grouped tests first, longest group first, each group's tests in their own order (the fault
-    # matrix depends on it); then the ungrouped tests that start a server or do heavy I/O; then LAST;
-    # then the light ungrouped tests, which keep the other worker busy beside LAST. A stable sort
-    # keeps the orders.
-    first = [group for group in XDIST_GROUPS if group not in LAST]
-    rank = {group: index for index, group in enumerate(first)} | {group: len(first) + 1 for group in LAST}
+    # matrix's chains depend on it); then the ungrouped tests that start a server or do heavy I/O;
+    # then the light ones. A stable sort keeps the orders.
+    rank = {group: index for index, group in enumerate(XDIST_GROUPS)}
 
     def place(item) -> int:
         group = _group_of_item(item)
         if group is not None:
             return rank[group]
-        return len(first) + 2 if _is_light(item) else len(first)
+        return len(XDIST_GROUPS) + 1 if _is_light(item) else len(XDIST_GROUPS)
 
     items.sort(key=place)
 

@@ -1,7 +1,7 @@
 """Storage faults said in words, on real read-only and full filesystems (root: a small ext4 on a
 loop device that an ext4 error turns read-only, a tmpfs of a few MB that is filled), and the CLI's
 last line of defence on a real unforeseen error. Light: no server. The sweep's storage faults on a
-failing ext4 are in tests/faults/test_storage.py."""
+failing ext4 are in tests/faults/storage_cells.py."""
 
 from __future__ import annotations
 

@@ -65,6 +65,18 @@ def test_every_run_starts_from_a_restored_snapshot_with_the_pending_writes_flush
     assert json.loads((out / "sweep.json").read_text())["round_order"] == "drawn from the seed per round"
 
 
+def test_every_run_records_where_its_server_and_driver_ran(smoke_sweep):
+    """cpu_placement is part of a run's configuration: the summary says where each side ran, as /proc
+    reported it (the smoke profile shares every CPU this process may use)."""
+    out, _, _ = smoke_sweep
+    cpus = sorted(os.sched_getaffinity(0))
+    assert cpus == list(range(cpus[0], cpus[-1] + 1)), "the expected text below assumes CPUs numbered without gaps"
+    every_cpu = f"{cpus[0]}-{cpus[-1]}" if len(cpus) > 1 else str(cpus[0])
+    for run in ("4k-r1", "16k-r1"):
+        placement = json.loads((out / run / "summary.json").read_text())["cpu_placement"]
+        assert placement == {"placement": "shared", "server_cpus": every_cpu, "driver_cpus": every_cpu}, placement
+
+
 def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
     out, _, _ = smoke_sweep
     tables = load_tables(out)

@@ -1,4 +1,4 @@
-"""The storage faults of the fault matrix (tests/faults/test_matrix.py runs them on its bundle, in
+"""The storage faults of the fault matrix (tests/faults/matrix.py runs them on a chain's bundle, in
 its order): the filesystem under the bundle turned read-only, I/O errors in the server's writes
 and in pagelab's own, and a slow disk, each followed by the checks of tests/faults/harness.py and
 a repair; the next cell's `--resume` is the resume after it.
@@ -95,7 +95,7 @@ def _report_recorded(bundle: Path) -> bool:
 
 
 def run_cell(chain, fault: str, phase: str) -> None:
-    """One storage cell on the matrix's `chain` (test_matrix.Chain: its bundle on chain.disk)."""
+    """One storage cell on the matrix's `chain` (matrix.Chain: its bundle on chain.disk)."""
     started = time.time()
     before = harness.done_runs(chain.bundle)
     if fault != "read-only":

@@ -1,13 +1,18 @@
-"""The fault matrix: faults injected into a real `pagelab sweep` at the phases of its runs, its report
-and its PDF, each followed by the checks of tests/faults/harness.py, then `--resume`.
+"""The fault matrix's cells and the bundle they share: faults injected into a real `pagelab sweep` at
+the phases of its runs, its report and its PDF, each followed by the checks of
+tests/faults/harness.py, then `--resume`.
 
-One bundle (the tiny profile, on an ext4 filesystem of its own so that the disk can really be filled
-and really turn read-only) goes
-through the cells in order, like a sweep that meets one fault after another: each cell starts the
-sweep (the first) or resumes it, waits for its phase marker, injects its fault, and checks what
-must hold; the next cell's resume is the one that follows it. The last test resumes without a
-fault and checks the bundle is what an uninterrupted sweep leaves. Each cell also runs on its own
-(`-k`): it resumes whatever the bundle holds until its phase comes round.
+The cells run as two chains, each a test module with a bundle of its own (the tiny profile, on an
+ext4 filesystem of its own so that the disk can really be filled and really turn read-only) and a
+TPC-C seed of its own, so that two pytest-xdist workers run them at the same time:
+test_matrix_to_start.py takes the cells of a run's way to its server (init, load, snapshot,
+restore, start), test_matrix_from_ramp_up.py the cells from the ramp-up on (ramp-up, measurement,
+record, the report, the PDF, the tidy-up). In a chain the bundle goes through the cells in order,
+like a sweep that meets one fault after another: each cell starts the sweep (the first) or resumes
+it, waits for its phase marker, injects its fault, and checks what must hold; the next cell's
+resume is the one that follows it. Each chain ends with a resume without a fault (see
+test_matrix_to_start.py for why its resume stops once the run its last cell broke is done). Each
+cell also runs on its own (`-k`): it resumes whatever the bundle holds until its phase comes round.
 """
 
 from __future__ import annotations
@@ -26,8 +31,6 @@ from pagelab.common.paths import CACHE_DIR
 from tests.bundles import assert_complete_bundle
 from tests.faults import harness, storage_cells
 from tests.faults.failing_disk import LoopExt4
-
-pytestmark = pytest.mark.server
 
 # The run's faults that make the run fail rather than stop the sweep: their resumes are given
 # --fail-fast, so the sweep stops at the failed run instead of going on to the next runs and the
@@ -115,6 +118,20 @@ REPRESENTATIVE = [
 ]
 FULL = os.environ.get("PAGELAB_FAULT_MATRIX") == "full"
 CELLS = full_matrix() if FULL else REPRESENTATIVE
+# The two chains, by phase: a run's way to its server, and everything from its ramp-up on. Each
+# takes the cells of its phases in CELLS's order; together they take every cell.
+TO_START = ("init", "load", "snapshot", "restore", "start")
+FROM_RAMP_UP = ("ramp-up", "measurement", "record", "report", "pdf", "tidy-up")
+
+
+def cells_of(phases: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [cell for cell in CELLS if cell[1] in phases]
+
+
+def cell_ids(cells: list[tuple[str, str]]) -> list[str]:
+    return [f"{fault}-in-{phase}" for fault, phase in cells]
+
+
 # The full matrix meets more first loads than two page sizes give (every cell that lets a snapshot
 # complete uses one up) and more runs than two repeats.
 FULL_MATRIX_SETS = ["--set", "page_sizes=4k,8k,16k,32k", "--set", "repeats=3"] if FULL else []
@@ -160,17 +177,20 @@ class Chain:
         return ["--resume", self.bundle, *pdf] + (["--fail-fast"] if fail_fast else [])
 
 
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory):
-    base = tmp_path_factory.mktemp("faults")
+def chain_on_its_own_disk(tmp_path_factory, index: int):
+    """A chain's bundle on a filesystem of its own, and its TPC-C seed (`index`: which chain, so
+    that two chains in one process have two seeds); undone whatever the cells did. For a
+    module-scoped fixture to yield from."""
+    base = tmp_path_factory.mktemp(f"faults{index}")
     # The bundle's own filesystem: ext4 on a loop device over a sparse file, mounted errors=remount-ro
     # (tests/faults/failing_disk.py), so that the disk can really be filled and really turn read-only.
     # The tiny profile's bundle keeps ~1 GB (a datadir and a snapshot per page size), and before a
     # first load the sweep wants ~1.2 GiB free (pagelab.sweep.footprint.run_needs: the datadir, its
     # snapshot and the restored copy): 2.5 GB holds both.
     disk = LoopExt4(base / "ext4.img", base / "disk", "5000M" if FULL else "2500M")  # the full matrix: four page sizes
-    # A seed of its own, so the first load generates the TPC-C cache while the cells watch.
-    chain = Chain(disk, base, seed=100_000 + os.getpid() % 100_000)
+    # A seed of its own, so the first load generates the TPC-C cache while the cells watch, and so
+    # that one chain's clean-up never removes the other's cache (the parities differ).
+    chain = Chain(disk, base, seed=100_000 + 2 * (os.getpid() % 50_000) + index)
     try:
         disk.create()
         yield chain
@@ -392,8 +412,8 @@ def _expect(fault: str, phase: str, where: str, code: int, record: dict, before:
         assert runs[where]["status"] in ("interrupted", "done"), f"{where} after its port was taken: {runs[where]}"
 
 
-@pytest.mark.parametrize("fault, phase", CELLS, ids=[f"{f}-in-{p}" for f, p in CELLS])
-def test_fault(chain, fault, phase):
+def run(chain: Chain, fault: str, phase: str) -> None:
+    """One cell of the matrix on `chain`'s bundle."""
     with chain.link(f"{fault}-in-{phase}"):
         if fault in storage_cells.STORAGE_FAULTS:
             storage_cells.run_cell(chain, fault, phase)
@@ -401,15 +421,43 @@ def test_fault(chain, fault, phase):
             run_cell(chain, fault, phase)
 
 
-def test_resume_finishes_the_sweep(chain):
+def resume_to_the_end(chain: Chain) -> None:
+    """A resume without a fault finishes the sweep: the bundle is what an uninterrupted sweep leaves."""
     with chain.link("resume-finishes-the-sweep"):
-        _resume_finishes_the_sweep(chain)
+        _resume_to_the_end(chain)
 
 
-def _resume_finishes_the_sweep(chain):
+def _resume_to_the_end(chain: Chain) -> None:
     before = harness.done_runs(chain.bundle)
     sweep = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
     code = sweep.wait(600)
     assert code == 0, sweep.tail()
     harness.check_after(chain.bundle, sweep, before, chain.cache)
     assert_complete_bundle(chain.bundle, assert_run=harness.assert_run_whole)
+
+
+def resume_until_a_run_is_done(chain: Chain) -> None:
+    """A resume without a fault carries the sweep on: the run the chain's last cell broke is done
+    again, whole, with every run done before it kept; then the sweep is stopped (SIGINT) and checked
+    as after any cell. What the rest of a sweep does after a resume is the other chain's last test."""
+    with chain.link("resume-completes-a-run"):
+        _resume_until_a_run_is_done(chain)
+
+
+def _resume_until_a_run_is_done(chain: Chain) -> None:
+    before = harness.done_runs(chain.bundle)
+    sweep = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
+    try:
+        newly_done = harness.wait_for(sweep, lambda: set(harness.done_runs(chain.bundle)) - set(before),
+                                      "a run done", timeout=harness.PHASE_TIMEOUT_S * 2)
+        harness.send(sweep, signal.SIGINT)
+        code = sweep.wait(EXIT_TIMEOUT_S)
+        assert code in (0, 130, -signal.SIGINT), sweep.tail()
+        record = harness.check_after(chain.bundle, sweep, before, chain.cache)
+        statuses = {entry["name"]: entry["status"] for entry in record["runs"]}
+        assert all(statuses[name] == "done" for name in newly_done), statuses
+    finally:
+        if sweep.alive():
+            sweep.process.kill()
+            sweep.process.wait()
+        harness.wait_until_gone(sweep, timeout=10)
