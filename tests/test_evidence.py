@@ -326,8 +326,8 @@ def test_a_sweep_of_many_alike_page_sizes_calls_no_false_difference():
 
 def test_stats_json_carries_the_estimate_interval_adjusted_p_word_and_margin(tmp_path):
     import json
-    import subprocess
-    import sys
+
+    from tests.conftest import pagelab_here  # in-process: a process of its own spends seconds importing
 
     bundle = tmp_path / "bundle"
     entries = []
@@ -340,8 +340,7 @@ def test_stats_json_carries_the_estimate_interval_adjusted_p_word_and_margin(tmp
                             "status": "done"})
     (bundle / "sweep.json").write_text(json.dumps({"runs": entries,
                                                    "profile": {"page_sizes": [4096, 16384], "equivalence_pct": 4}}))
-    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "stats", str(bundle), "--format", "json"],
-                          capture_output=True, text=True, timeout=120)
+    done = pagelab_here("stats", bundle, "--format", "json")
     assert done.returncode == 0, done.stderr
     [pair] = [p for p in json.loads(done.stdout)["pairs"] if p["metric"] == "tpmc"]
     assert (pair["a"], pair["b"], pair["verdict"], pair["equivalence_pct"]) == ("16k", "4k", "slower", 4)

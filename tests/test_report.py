@@ -304,16 +304,12 @@ def test_is_blank_tells_a_white_page_from_one_with_text(tmp_path):
 
 
 def test_any_notebook_becomes_a_pdf_that_opens_with_its_findings(tmp_path):
-    import subprocess
-    import sys
-
-    from tests.conftest import REPO_ROOT
+    from tests.conftest import pagelab_here  # in-process: the notebook runs in a kernel of its own anyway
 
     target = tmp_path / "writes.pdf"
-    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "report", "notebooks/random_write_cost.ipynb",
-                           "-p", "page_sizes", "[4096, 8192]", "-p", "transactions", "200",
-                           "-p", "items_per_transaction", "20", "-p", "sqlite", "false", "--pdf", str(target)],
-                          capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+    done = pagelab_here("report", "notebooks/random_write_cost.ipynb",
+                        "-p", "page_sizes", "[4096, 8192]", "-p", "transactions", "200",
+                        "-p", "items_per_transaction", "20", "-p", "sqlite", "false", "--pdf", target)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "random_write_cost.ipynb").is_file()
     text = " ".join(pdf.pdf_text(target).split())
@@ -323,14 +319,10 @@ def test_any_notebook_becomes_a_pdf_that_opens_with_its_findings(tmp_path):
 
 
 def test_a_notebook_parameter_it_does_not_have_is_refused_before_running(tmp_path):
-    import subprocess
-    import sys
+    from tests.conftest import pagelab_here
 
-    from tests.conftest import REPO_ROOT
-
-    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "report", "notebooks/random_write_cost.ipynb",
-                           "-p", "transaction", "200", "--pdf", str(tmp_path / "x.pdf")],
-                          capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    done = pagelab_here("report", "notebooks/random_write_cost.ipynb", "-p", "transaction", "200",
+                        "--pdf", tmp_path / "x.pdf")
     assert done.returncode == 2
     assert "has no parameter transaction" in done.stderr and "transactions" in done.stderr
     assert not list(tmp_path.iterdir())

@@ -17,7 +17,7 @@ import pytest
 
 from pagelab.common.errors import MissingDependencyError, ServerError, UsageError
 from pagelab.mysql import Instance, ServerSettings
-from tests.conftest import servers_under
+from tests.conftest import pagelab_here, servers_under
 from tests.mysql.conftest import TEST_SETTINGS
 
 pytestmark = pytest.mark.server
@@ -370,8 +370,7 @@ def test_init_into_a_folder_of_ones_own_is_refused_and_changes_nothing(tmp_path,
     files = {"my.cnf": "[client]\nuser=me\n", "init.log": "my log\n", "paper.md": "draft\n"}
     for name, text in files.items():
         (mine / name).write_text(text)
-    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "server", "init", str(mine), "--page-size", "4k",
-                           *(["--force"] if force else [])], capture_output=True, text=True, timeout=120)
+    done = pagelab_here("server", "init", mine, "--page-size", "4k", *(["--force"] if force else []))
     assert done.returncode == 2, done.stderr
     assert "is not empty and is not a pagelab instance" in done.stderr
     assert {p.name: p.read_text() for p in mine.iterdir()} == files

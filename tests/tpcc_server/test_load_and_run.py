@@ -24,6 +24,7 @@ from pagelab.tpcc.driver import run
 from pagelab.tpcc.outputs import RunOptions, TpccRunError
 from pagelab.tpcc.external import run_tpcc_mysql, scrub
 from pagelab.tpcc.loader import consistency_violations, table_row_counts
+from tests.conftest import pagelab_here
 from tests.tpcc_server.conftest import stand_in_directory
 
 pytestmark = pytest.mark.server
@@ -230,12 +231,10 @@ def test_more_warehouses_than_loaded_is_refused(loaded):
 
 def test_cli_bad_arguments_exit_2_with_a_message(loaded):
     instance, _, _ = loaded
-    pagelab = [sys.executable, "-m", "pagelab.cli"]
     for args, text in ((["-w", "0"], "must be a whole number of at least 1"),
                        (["-w", "1", "-l", "5", "-i", "10"], "shorter than one interval"),
                        (["-w", "1", "-c", "0"], "connections (-c)")):
-        done = subprocess.run(pagelab + ["tpcc", "run", "--instance", str(instance.root)] + args,
-                              capture_output=True, text=True, timeout=120)
+        done = pagelab_here("tpcc", "run", "--instance", instance.root, *args)
         assert done.returncode == 2, done.stderr
         assert text in done.stderr
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import random
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -17,6 +15,7 @@ from pagelab.tpcc.executors import ProceduresExecutor, StatementsExecutor
 from pagelab.tpcc.inputs import InputGenerator, NURandConstants
 from pagelab.tpcc.loader import load
 from pagelab.tpcc.statements import STATEMENT_TEXTS
+from tests.conftest import pagelab_here
 
 pytestmark = pytest.mark.server
 
@@ -161,8 +160,7 @@ def test_a_bad_mode_is_refused_with_the_allowed_values(loaded):
     with pytest.raises(UsageError, match="statements procedures tpcc-mysql"):
         RunOptions(mode="hammerdb").validate()
     instance, _, _ = loaded
-    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "tpcc", "run", "--instance", str(instance.root),
-                           "-w", "1", "--mode", "hammerdb"], capture_output=True, text=True, timeout=60)
+    done = pagelab_here("tpcc", "run", "--instance", instance.root, "-w", "1", "--mode", "hammerdb")
     assert done.returncode == 2
     assert "invalid choice: 'hammerdb'" in done.stderr
     for name in ("statements", "procedures", "tpcc-mysql"):

@@ -4,8 +4,6 @@ per phase, parses back to the same numbers as the tidy table; the run records wh
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pandas as pd
 
@@ -13,7 +11,7 @@ from pagelab.common.units import page_size_label
 from pagelab.parse import parse_ycsb
 from pagelab.workloads.ycsb import WORKLOADS, auto_cache_bytes, estimated_data_bytes, read_results
 from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE as MIN_BUFFER_POOL
-from tests.conftest import servers_under
+from tests.conftest import pagelab_here, servers_under
 from tests.workloads_ycsb.conftest import SMALL
 from tests.workloads_ycsb.test_output_and_parse import assert_parses_back
 
@@ -99,8 +97,7 @@ def test_the_same_seed_makes_the_same_operations(prototype_run, tmp_path):
 
 def test_pagelab_parse_reads_our_files(innodb_run):
     path = innodb_run.out_dir / "innodb-16k" / "workloada.txt"
-    done = subprocess.run([sys.executable, "-m", "pagelab.cli", "parse", "ycsb", str(path)], capture_output=True,
-                          text=True, timeout=120)
+    done = pagelab_here("parse", "ycsb", path)
     assert done.returncode == 0, done.stderr
     from io import StringIO
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pagelab.evidence.families import NOT_TESTED, PRIMARY
 from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RESOLVED, verdict_text
 from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, number_text, page_size_table,
                                      pairwise_table, pct_text, unresolved_advice)
@@ -89,6 +90,15 @@ REFERENCES = [
     "B. L. Welch, \"The generalization of 'Student's' problem when several different population variances are "
     "involved\", Biometrika 34, 1947 (the degrees of freedom of the difference of two estimates of the two-level "
     "model: the A/A check of the pair effects, and two sweeps compared).",
+    "F. G. Giesbrecht, J. C. Burns, \"Two-stage analysis based on a mixed model: large-sample asymptotic theory "
+    "and small-sample simulation results\", Biometrics 41(2), 1985 (TpmC's two-level model: the rounds' mean "
+    "log-ratio with a t interval on the rounds less one).",
+    "W. Maurer, L. A. Hothorn, W. Lehmacher, \"Multiple comparisons in drug clinical trials and preclinical "
+    "assays: a-priori ordered hypotheses\", 1995; P. H. Westfall, A. Krishen, \"Optimally weighted, fixed "
+    "sequence and gatekeeper multiple testing procedures\", Journal of Statistical Planning and Inference 99, "
+    "2001 (the declared primary comparison tested first, the other pairs only after it).",
+    "K. K. G. Lan, D. L. DeMets, \"Discrete sequential boundaries for clinical trials\", Biometrika 70(3), 1983 "
+    "(the group-sequential boundary of a sweep given more rounds).",
     "R. D. Cook, S. Weisberg, \"Residuals and Influence in Regression\", Chapman and Hall 1982 (the outlier test "
     "that names a run far below its page size's others, as a slow disk leaves one).",
 ]
@@ -225,6 +235,14 @@ def is_chain_check(data: ReportData) -> bool:
         isinstance(measured, int) and measured < SHORTEST_MEANINGFUL_MEASURE_S and data.profile.get("repeats", 1) < 2)
 
 
+def _word(row: dict) -> str:
+    """The pair's word as its verdict line gives it: 'not tested' for a pair after a primary
+    comparison that was not called, not the 'not resolved' its verdict column holds."""
+    if row.get("role") == NOT_TESTED:
+        return "not tested"
+    return verdict_text(row["verdict"], row["equivalence_pct"])
+
+
 def answer(data: ReportData) -> str:
     """One sentence: which page size is best here, and is that a real difference."""
     rows = _tpmc_rows(data)
@@ -243,7 +261,7 @@ def answer(data: ReportData) -> str:
         if row is None:
             continue
         interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
-        parts.append(f"{other} {pct_text(row['change_pct'])}{interval} ({verdict_text(row['verdict'], row['equivalence_pct'])})")
+        parts.append(f"{other} {pct_text(row['change_pct'])}{interval} ({_word(row)})")
     real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
     head = (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
@@ -253,11 +271,17 @@ def answer(data: ReportData) -> str:
     if runs < 4:
         return head + ("With fewer than 4 runs per page size no difference can be told from noise; "
                        "this ranking is not a finding.")
+    untested = [other for other, row in zip(others, comparisons) if row is not None and row.get("role") == NOT_TESTED]
+    why_untested = (f"{best['page_size']} against {' and '.join(untested)} was not tested, as the primary comparison "
+                    "was not called faster or slower") if untested else ""
     unresolved = [(other, row) for other, row in zip(others, comparisons)
-                  if row is not None and row["verdict"] == NOT_RESOLVED]
+                  if row is not None and row["verdict"] == NOT_RESOLVED and row.get("role") != NOT_TESTED]
     if unresolved:
         other, row = unresolved[0]
-        return head + (f"Whether {best['page_size']} is ahead of {other} is not resolved: {unresolved_advice(row)}.")
+        return head + (f"Whether {best['page_size']} is ahead of {other} is not resolved: {unresolved_advice(row)}"
+                       f"{'; ' + why_untested if why_untested else ''}.")
+    if untested:
+        return head + f"{why_untested[0].upper()}{why_untested[1:]}: this sweep makes no claim that it is the fastest."
     return head + "Not every other page size is slower, so no single page size is the fastest here."
 
 
@@ -546,7 +570,9 @@ def family_sentence(data: ReportData) -> str:
     if m <= 1:
         return f"With one pair per metric there is no family to correct for: the interval is at 95%.{floor}"
     level = 100 * (1 - 0.05 / m)
-    return (f"The {m} pairs of page sizes of one metric form a family: their rank-test p-values are adjusted "
+    which = (f"Besides the primary comparison (below), the {m} other pairs of one metric form a family"
+             if (tpmc["role"] == PRIMARY).any() else f"The {m} pairs of page sizes of one metric form a family")
+    return (f"{which}: their rank-test p-values are adjusted "
             f"with Holm's method (statsmodels' multipletests) and their intervals taken at {level:.4g}%, the "
             f"Bonferroni-adjusted level, so the family together is held at 5% and 95%.{floor}")
 

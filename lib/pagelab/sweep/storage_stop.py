@@ -95,8 +95,8 @@ def refuse_unwritable(directory: Path, what: str) -> None:
 # a minute and more; a measurement's server may write into pages it already has), and a fault would
 # otherwise be said only at the next write: a look every 2 s says it within seconds, in any phase.
 WATCH_INTERVAL_S = 2.0
-# The signal the watch stops the sweep's main thread with. Not SIGINT: a sweep started in the
-# background by a script inherits SIGINT ignored, and would never hear it.
+# The signal the watch stops the sweep's main thread with. Not SIGINT: the sweep's handler of it
+# records a stop asked for by the user (pagelab.sweep.stop_signals), which this is not.
 WATCH_SIGNAL = signal.SIGUSR1
 
 

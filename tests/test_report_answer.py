@@ -1,0 +1,32 @@
+"""The report's one-sentence answer (its Summary and Conclusion) says what the verdict lines say:
+a pair after a primary comparison that was not called is "not tested", not "not resolved".
+The bundle is a synthetic sweep from bench/synthetic.py with known effects."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bench.synthetic import SyntheticDesign, sweep, write_bundle
+from pagelab.evidence.families import NOT_TESTED, PRIMARY
+
+# 8k truly 30% ahead of both; 16k and 4k alike, so the primary (16k vs 4k) is not called.
+EIGHT_K_AHEAD = SyntheticDesign(rounds=7, effects=(0.0, math.log(1.3), 0.0))
+
+
+def test_the_answer_names_the_pairs_after_an_uncalled_primary_not_tested(tmp_path):
+    from pagelab.report.lab_report import answer, family_sentence, load
+
+    write_bundle(sweep(EIGHT_K_AHEAD, np.random.default_rng(7)), tmp_path / "b", profile={"primary": "16k vs 4k"})
+    data = load(tmp_path / "b")
+    tpmc = {(row["a"], row["b"]): row for row in data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records")}
+    assert tpmc["16k", "4k"]["role"] == PRIMARY and tpmc["16k", "4k"]["verdict"] == "not resolved", tpmc["16k", "4k"]
+    assert tpmc["8k", "4k"]["role"] == NOT_TESTED and tpmc["16k", "8k"]["role"] == NOT_TESTED
+    text = answer(data)
+    assert text.startswith("8k had the highest median TpmC"), text
+    assert "(not tested)" in text and "(not resolved)" not in text, text
+    assert "8k against 4k and 16k was not tested, as the primary comparison was not called faster or slower" in text
+    assert "makes no claim that it is the fastest" in text
+    # the Method's family sentence counts the pairs after the primary as the family, not all three
+    assert family_sentence(data).startswith("Besides the primary comparison (below), the 2 other pairs"), family_sentence(data)
