@@ -78,7 +78,7 @@ def same(cell: str, printed: str | None) -> bool:
     return cell == printed.replace(",", "").replace(" ", "")
 
 
-def seed002_sections() -> dict[tuple[str, int | None], str]:
+def week4_lab_sections() -> dict[tuple[str, int | None], str]:
     """The seed's text cut at each "Page size = 4KB, progress: 100 seconds" heading.
 
     The key is (page size label, seconds), with seconds None for the closing section of a page size
@@ -134,7 +134,7 @@ def test_csv_numbers_load_as_numbers(name):
 
 
 @pytest.mark.parametrize("name", [n for n in EXPECTED_COLUMNS if n.startswith("week4_lab_") and n != "week4_lab_setup.csv"])
-def test_seed002_page_size_columns_agree(name):
+def test_week4_lab_page_size_columns_agree(name):
     frame = reference(name)
     assert set(frame["page_size"]) == set(SEED_002_PAGE_SIZES)
     assert (frame["page_size"].map(SEED_002_PAGE_SIZES) == frame["page_size_bytes"]).all()
@@ -146,15 +146,15 @@ def test_seed002_page_size_columns_agree(name):
 # --- the Week 4 lab report ----------------------------------------------------------------------------
 
 
-def test_seed002_sections_are_all_found():
-    sections = seed002_sections()
+def test_week4_lab_sections_are_all_found():
+    sections = week4_lab_sections()
     expected = {(p, t) for p in SEED_002_PAGE_SIZES for t in [*SEED_002_CHECKPOINTS, None]}
     assert set(sections) == expected
 
 
-def test_seed002_tpmc_matches_the_text():
+def test_week4_lab_tpmc_matches_the_text():
     frame = reference_text("week4_lab_tpmc.csv")
-    sections = seed002_sections()
+    sections = week4_lab_sections()
     for page_size in SEED_002_PAGE_SIZES:
         printed = re.search(r"<TpmC>\s*([\d.]+) TpmC", sections[(page_size, None)]).group(1)
         assert same(frame.set_index("page_size").loc[page_size, "tpmc"], printed), page_size
@@ -169,10 +169,10 @@ INTERVAL_LINE = re.compile(
 )
 
 
-def test_seed002_intervals_match_the_text():
+def test_week4_lab_intervals_match_the_text():
     frame = reference_text("week4_lab_intervals.csv")
     columns = EXPECTED_COLUMNS["week4_lab_intervals.csv"][3:]
-    for (page_size, t_s), section in seed002_sections().items():
+    for (page_size, t_s), section in week4_lab_sections().items():
         if t_s is None:
             continue
         lines = INTERVAL_LINE.findall(section)
@@ -184,7 +184,7 @@ def test_seed002_intervals_match_the_text():
             assert same(row[column], value), f"{page_size} {t_s} s {column}: CSV {row[column]}, seed {value}"
 
 
-def test_seed002_throughput_table_matches_the_text_and_is_the_payment_count():
+def test_week4_lab_throughput_table_matches_the_text_and_is_the_payment_count():
     frame = reference_text("week4_lab_throughput_table.csv")
     text = source_text("week4-lab-report.txt")
     table = text[text.index("Transaction throughput)"):text.index("Throughputs are all similar")]
@@ -199,10 +199,10 @@ def test_seed002_throughput_table_matches_the_text_and_is_the_payment_count():
             assert csv_row(intervals, page_size, t_s)["payment"] == int(cell)
 
 
-def test_seed002_iostat_matches_the_sda_rows():
+def test_week4_lab_iostat_matches_the_sda_rows():
     frame = reference_text("week4_lab_iostat.csv")
     columns = ["r_s", "rmb_s", "rrqm_s", "rrqm_pct", "r_await_ms", "rareq_kb", "w_s"]
-    for (page_size, t_s), section in seed002_sections().items():
+    for (page_size, t_s), section in week4_lab_sections().items():
         if t_s is None:
             continue
         rows = re.findall(r"^sda\t(.*)$", section, re.MULTILINE)
@@ -214,7 +214,7 @@ def test_seed002_iostat_matches_the_sda_rows():
             assert same(row[column], value), f"{page_size} {t_s} s {column}: CSV {row[column]}, seed {value}"
 
 
-def test_seed002_read_request_size_follows_page_size():
+def test_week4_lab_read_request_size_follows_page_size():
     # What the seed observes and the report reproduces; a check that rows were not swapped.
     frame = reference("week4_lab_iostat.csv")
     median_kb = frame.groupby("page_size_bytes")["rareq_kb"].median()
@@ -248,10 +248,10 @@ INNODB_PATTERNS = {
 }
 
 
-def test_seed002_innodb_matches_every_snapshot():
+def test_week4_lab_innodb_matches_every_snapshot():
     frame = reference_text("week4_lab_innodb.csv")
     assert set(INNODB_PATTERNS) == set(EXPECTED_COLUMNS["week4_lab_innodb.csv"][3:])
-    for (page_size, t_s), section in seed002_sections().items():
+    for (page_size, t_s), section in week4_lab_sections().items():
         if t_s is None:
             continue
         row = csv_row(frame, page_size, t_s)
@@ -262,13 +262,13 @@ def test_seed002_innodb_matches_every_snapshot():
             assert same(row[column], printed), f"{page_size} {t_s} s {column}: CSV {row[column]}, seed {printed}"
 
 
-def test_seed002_pool_is_the_same_bytes_for_every_page_size():
+def test_week4_lab_pool_is_the_same_bytes_for_every_page_size():
     # 256 MiB in every whole snapshot (README: MySQL's chunk rounding of the 210 MB setting).
     frame = reference("week4_lab_innodb.csv").dropna(subset=["pool_pages"])
     assert set(frame["pool_pages"] * frame["page_size_bytes"]) == {256 << 20}
 
 
-def test_seed002_setup_matches_the_tables():
+def test_week4_lab_setup_matches_the_tables():
     frame = reference("week4_lab_setup.csv")
     text = source_text("week4-lab-report.txt")
     assert set(frame["table"]) == {"System setup", "Benchmark setup"}
@@ -289,7 +289,7 @@ SEED_000_WORKLOADS = {
 }
 
 
-def seed000_blocks() -> dict[tuple[str, str, str], dict[str, str | None]]:
+def orientdb_blocks() -> dict[tuple[str, str, str], dict[str, str | None]]:
     """(workload, page size, operation) -> the YCSB numbers and the throughput line after them."""
     text = source_text("orientdb-page-size-proposal.txt")
     starts = sorted((text.index(heading), workload) for workload, heading in SEED_000_WORKLOADS.items())
@@ -313,9 +313,9 @@ def seed000_blocks() -> dict[tuple[str, str, str], dict[str, str | None]]:
     return blocks
 
 
-def test_seed000_ycsb_matches_the_text():
+def test_orientdb_ycsb_matches_the_text():
     frame = reference_text("orientdb_ycsb.csv")
-    blocks = seed000_blocks()
+    blocks = orientdb_blocks()
     assert len(blocks) == len(frame) == 12
     for row in frame.to_dict("records"):
         printed = blocks[(row["workload"], row["page_size"], row["operation"])]
@@ -324,7 +324,7 @@ def test_seed000_ycsb_matches_the_text():
             assert same(row[column], value), f"{row['workload']} {row['page_size']} {row['operation']} {column}"
 
 
-def test_seed001_sqlite_rows_are_the_seed_table_rows():
+def test_sqlite_rows_are_the_experiment_table_rows():
     frame = reference_text("sqlite_page_size.csv")
     text = source_text("sqlite-experiment-053.txt")
     for row in frame.to_dict("records"):
@@ -339,7 +339,7 @@ def test_seed001_sqlite_rows_are_the_seed_table_rows():
         assert f"\n{line}\n" in text, f"not in SQLite's experiment 053: {line}"
 
 
-def test_seed003_block_sizes_match_the_text():
+def test_rethinkdb_block_sizes_match_the_text():
     frame = reference("rethinkdb_block_size.csv")
     frame_text = reference_text("rethinkdb_block_size.csv")
     text = source_text("rethinkdb-block-sizes-on-ssds.txt")
@@ -358,7 +358,7 @@ def test_seed003_block_sizes_match_the_text():
         assert int(row["iops"] / row["hops"]) == row["queries_per_s"]
 
 
-def test_seed004_random_writes_match_the_text():
+def test_voron_random_writes_match_the_text():
     frame = reference_text("voron_random_writes.csv").set_index("statistic")
     text = source_text("voron-random-writes.txt")
     labels = {"average": "Average", "max": "Max", "total": "Total", "std_dev": "Std Dev"}

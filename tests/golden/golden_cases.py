@@ -185,7 +185,7 @@ _SEED000_WORKLOADS = {
 _SEED000_PAGE = re.compile(r"^\**\s*(\d+)k pages\s*\**\s*$")
 
 
-def seed000_blocks(text: str) -> list[tuple[str, int, str]]:
+def orientdb_blocks(text: str) -> list[tuple[str, int, str]]:
     """(workload, page size in KB, block text) for each fenced YCSB block of OrientDB's proposal, labelled
     by the workload and page-size headings above it ("**64k pages**", or "16k pages" unbolded)."""
     blocks: list[tuple[str, int, str]] = []
@@ -209,7 +209,7 @@ def seed000_blocks(text: str) -> list[tuple[str, int, str]]:
     return blocks
 
 
-def seed000_text() -> str:
+def orientdb_text() -> str:
     return SEED_000.read_text(encoding="utf-8")
 
 
@@ -311,11 +311,11 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
         lambda: from_labelled_parts(
             [
                 ({"workload": workload, "page_size_kb": page_kb}, parse_ycsb(block))
-                for workload, page_kb, block in seed000_blocks(seed000_text())
+                for workload, page_kb, block in orientdb_blocks(orientdb_text())
             ]
         ),
     )
-    add("orientdb_proposal/ycsb_whole_text", lambda: from_result(parse_ycsb(seed000_text())))
+    add("orientdb_proposal/ycsb_whole_text", lambda: from_result(parse_ycsb(orientdb_text())))
     return cases
 
 
