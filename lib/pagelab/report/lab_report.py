@@ -632,7 +632,7 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
                    (f", then {profile.get('over_time_s')} s once" if profile.get("over_time_s") else ""),  # fits a cell
         "Connections": str(profile.get("connections")),
     }
-    seed = read_reference("seed002_setup.csv")
+    seed = read_reference("week4_lab_setup.csv")
     seed = seed[seed["table"] == "Benchmark setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
     rows = [{"Setting": key, "This sweep": value, "Week 4 lab": seed.get(key, "—")} for key, value in ours.items()]
     return pd.DataFrame(rows + server_setting_rows(data))
@@ -643,7 +643,7 @@ def system_setup(data: ReportData) -> pd.DataFrame:
     from pagelab.machine.system import system_setup_table
     from pagelab.report.figures import read_reference
 
-    seed = read_reference("seed002_setup.csv")
+    seed = read_reference("week4_lab_setup.csv")
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
     return pd.DataFrame([{"Type": key, "This machine": value, "Week 4 lab": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])
