@@ -14,7 +14,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # Real outputs captured on this kind of machine, and the five seed documents; see tests/fixtures/README.md.
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "captured"
-SEEDS = REPO_ROOT / "tests" / "fixtures" / "seeds"
+SOURCES = REPO_ROOT / "tests" / "fixtures" / "sources"
 # The `pagelab` command, as a process of its own.
 PAGELAB = [sys.executable, "-m", "pagelab.cli"]
 
@@ -84,8 +84,8 @@ def fixtures_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def seeds_dir() -> Path:
-    return SEEDS
+def sources_dir() -> Path:
+    return SOURCES
 
 
 # `make test` runs two pytest-xdist workers (-n 2 --dist loadscope, with the scopes below). Tests

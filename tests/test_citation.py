@@ -81,3 +81,13 @@ def test_the_report_names_its_pagelab_version():
     assert recorded_version(machine) == f"{__version__}+g0123456.dirty (commit 0123456789abcdef0123, with local changes)"
     assert references(machine)[-1].startswith(f"pagelab {__version__}+g0123456.dirty")
     assert recorded_version({}) == f"{__version__} (commit not recorded)"
+
+
+def test_the_reports_references_cite_the_methods_its_verdicts_come_from():
+    """The Method names the two-level model, the fixed sequence after a primary and the boundary of
+    added rounds; a reader citing the method finds each among the References."""
+    from pagelab.report.lab_report import references
+
+    text = " ".join(references({}))
+    for author in ("Giesbrecht", "Maurer, L. A. Hothorn, W. Lehmacher", "Westfall, A. Krishen", "Lan, D. L. DeMets"):
+        assert author in text, author

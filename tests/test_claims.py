@@ -30,9 +30,9 @@ QUICK_CONFIGURATION = {"warehouses": 1, "connections": 4, "measure_s": 9, "db_by
 def seed_bundle(directory: Path, configuration: dict) -> Path:
     """A bundle of the Week 4 lab report's captured tables, recording `configuration`."""
     directory.mkdir(parents=True)
-    tpmc = pd.read_csv(REFERENCE / "seed002_tpmc.csv")
-    iostat = pd.read_csv(REFERENCE / "seed002_iostat.csv")
-    innodb = pd.read_csv(REFERENCE / "seed002_innodb.csv")
+    tpmc = pd.read_csv(REFERENCE / "week4_lab_tpmc.csv")
+    iostat = pd.read_csv(REFERENCE / "week4_lab_iostat.csv")
+    innodb = pd.read_csv(REFERENCE / "week4_lab_innodb.csv")
     runs = []
     for row in tpmc.itertuples():
         name = f"{row.page_size}-r1"

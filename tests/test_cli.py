@@ -59,7 +59,7 @@ def test_every_command_explains_itself(command):
 
 @pytest.mark.parametrize("command, words", [
     ("stats", ["two-level model", "primary", "--add-rounds", "look"]),
-    ("sweep", ["primary", "max_rounds", "--add-rounds"]),
+    ("sweep", ["primary", "max_rounds", "--add-rounds", "with --executor slurm the machine is not compared"]),
     ("plan", ["--budget", "--resolve", "primary"])])
 def test_the_help_names_how_verdicts_are_reached(command, words, capsys, monkeypatch):
     """A reader of --help learns of the model, the declared primary and the looks where they act

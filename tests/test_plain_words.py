@@ -15,8 +15,8 @@ USER_TEXT = [*DOCUMENTS, *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.y
              *sorted((REPO_ROOT / "notebooks").glob("*.ipynb")),
              # the benches' docstrings are their --help and their lines what they print; setup.py's say what it builds
              *sorted((REPO_ROOT / "bench").glob("*.py")), REPO_ROOT / "setup.py"]
-# "seed 002", "seed-002", or "seed004" as a word (a flag, a label); data/reference's file names
-# (seed002_tpmc.csv) may keep the numbering, and a word character after the digits spares them.
+# "seed 002", "seed-002", or "seed004" as a word (a flag, a label): the references are named by what
+# they are (week4_lab_tpmc.csv, tests/fixtures/sources/week4-lab-report.txt), never by a number.
 NUMBERING = re.compile(r"\bseeds? 00\d|\bseed-?00\d\b", re.IGNORECASE)
 # The headline, in the words of the one place that states it (README.md, "The headline finding").
 HEADLINE_INTERVAL = "−5.1% [−13.8%, +2.7%]"

@@ -83,6 +83,7 @@ def test_no_design_from_another_machine(tmp_path, capsys):
     assert main(["plan", "--from", str(bundle)]) == 2
     err = capsys.readouterr().err
     assert "was made on another machine (hostname: node7 there" in err and "no design" in err
+    assert "a sweep on a cluster's nodes is planned from `pagelab stats BUNDLE` instead (runbooks/slurm.md" in err
 
 
 def test_no_design_from_fewer_than_three_rounds(tmp_path, capsys):

@@ -444,7 +444,7 @@ def test_course_pool_is_what_the_seeds_server_had_by_its_own_status_output():
 
     from pagelab.common.paths import PROJECT_ROOT
 
-    innodb = pd.read_csv(PROJECT_ROOT / "data" / "reference" / "seed002_innodb.csv").dropna(subset=["pool_pages"])
+    innodb = pd.read_csv(PROJECT_ROOT / "data" / "reference" / "week4_lab_innodb.csv").dropna(subset=["pool_pages"])
     pools = set(innodb["pool_pages"] * innodb["page_size_bytes"])
     assert set(innodb["page_size"]) == {"4k", "8k", "16k"}
     assert pools == {load_profile("course").buffer_pool_bytes(None)}

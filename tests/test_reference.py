@@ -14,51 +14,51 @@ import re
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT, SEEDS
+from tests.conftest import REPO_ROOT, SOURCES
 
 REFERENCE = REPO_ROOT / "data" / "reference"
-SEED_002 = "002_3ea29d198156ec0b.txt"
+SEED_002 = "week4-lab-report.txt"
 
 EXPECTED_COLUMNS = {
-    "seed002_tpmc.csv": ["page_size", "page_size_bytes", "tpmc"],
-    "seed002_intervals.csv": [
+    "week4_lab_tpmc.csv": ["page_size", "page_size_bytes", "tpmc"],
+    "week4_lab_intervals.csv": [
         "page_size", "page_size_bytes", "t_s", "new_order", "new_order_p95_ms", "new_order_p99_ms",
         "new_order_max_ms", "payment", "payment_max_ms", "order_status", "order_status_max_ms", "delivery",
         "delivery_max_ms", "stock_level", "stock_level_max_ms",
     ],
-    "seed002_throughput_table.csv": ["page_size", "page_size_bytes", "t_s", "transactions"],
-    "seed002_iostat.csv": [
+    "week4_lab_throughput_table.csv": ["page_size", "page_size_bytes", "t_s", "transactions"],
+    "week4_lab_iostat.csv": [
         "page_size", "page_size_bytes", "t_s", "device", "r_s", "rmb_s", "rrqm_s", "rrqm_pct", "r_await_ms",
         "rareq_kb", "w_s",
     ],
-    "seed002_innodb.csv": [
+    "week4_lab_innodb.csv": [
         "page_size", "page_size_bytes", "t_s", "pool_pages", "free_pages", "database_pages", "old_pages",
         "dirty_pages", "pending_reads", "pages_made_young", "pages_not_young", "pages_read", "pages_created",
         "pages_written", "reads_s", "creates_s", "writes_s", "hit_rate", "young_rate", "not_young_rate", "lru_len",
         "io_sum", "io_cur",
     ],
-    "seed002_setup.csv": ["table", "key", "value"],
+    "week4_lab_setup.csv": ["table", "key", "value"],
     "course_server_settings.csv": ["key", "value", "note"],
-    "seed000_ycsb.csv": [
+    "orientdb_ycsb.csv": [
         "workload", "page_size", "page_size_bytes", "operation", "average_latency_us", "min_latency_us",
         "p95_latency_us", "p99_latency_us", "throughput_ops_s", "total_time_s",
     ],
-    "seed001_sqlite.csv": [
+    "sqlite_page_size.csv": [
         "benchmark", "baseline_4096_ms", "page_8192_ms_from", "page_8192_ms_to", "delta_pct_from", "delta_pct_to",
         "note",
     ],
-    "seed003_block_size.csv": ["block_kb", "block_size_bytes", "keys_per_block", "iops", "hops", "queries_per_s"],
-    "seed004_random_writes.csv": ["statistic", "sequential_pages", "random_pages"],
+    "rethinkdb_block_size.csv": ["block_kb", "block_size_bytes", "keys_per_block", "iops", "hops", "queries_per_s"],
+    "voron_random_writes.csv": ["statistic", "sequential_pages", "random_pages"],
 }
 SEED_002_CHECKPOINTS = [100, 400, 800, 1100]
 SEED_002_PAGE_SIZES = {"4k": 4096, "8k": 8192, "16k": 16384}
 
 
-def seed_text(prefix: str) -> str:
-    matches = sorted(SEEDS.glob(f"{prefix}_*.txt"))
-    if not matches:
-        pytest.fail(f"seed {prefix} is missing from {SEEDS}")
-    return matches[0].read_text()
+def source_text(name: str) -> str:
+    path = SOURCES / name
+    if not path.exists():
+        pytest.fail(f"the source text {name} is missing from {SOURCES}")
+    return path.read_text()
 
 
 def reference(name: str) -> pd.DataFrame:
@@ -78,13 +78,13 @@ def same(cell: str, printed: str | None) -> bool:
     return cell == printed.replace(",", "").replace(" ", "")
 
 
-def seed002_sections() -> dict[tuple[str, int | None], str]:
+def week4_lab_sections() -> dict[tuple[str, int | None], str]:
     """The seed's text cut at each "Page size = 4KB, progress: 100 seconds" heading.
 
     The key is (page size label, seconds), with seconds None for the closing section of a page size
     (the one holding its Constraint Check and TpmC).
     """
-    text = seed_text("002")
+    text = source_text("week4-lab-report.txt")
     heading = re.compile(r"^Page size = (\d+)KB(?:, progress: (\d+) seconds / \d+ seconds)?\s*$", re.MULTILINE)
     found = list(heading.finditer(text))
     sections = {}
@@ -133,8 +133,8 @@ def test_csv_numbers_load_as_numbers(name):
             assert pd.api.types.is_numeric_dtype(frame[column]), f"{name}: {column} is not numeric"
 
 
-@pytest.mark.parametrize("name", [n for n in EXPECTED_COLUMNS if n.startswith("seed002_") and n != "seed002_setup.csv"])
-def test_seed002_page_size_columns_agree(name):
+@pytest.mark.parametrize("name", [n for n in EXPECTED_COLUMNS if n.startswith("week4_lab_") and n != "week4_lab_setup.csv"])
+def test_week4_lab_page_size_columns_agree(name):
     frame = reference(name)
     assert set(frame["page_size"]) == set(SEED_002_PAGE_SIZES)
     assert (frame["page_size"].map(SEED_002_PAGE_SIZES) == frame["page_size_bytes"]).all()
@@ -146,20 +146,20 @@ def test_seed002_page_size_columns_agree(name):
 # --- the Week 4 lab report ----------------------------------------------------------------------------
 
 
-def test_seed002_sections_are_all_found():
-    sections = seed002_sections()
+def test_week4_lab_sections_are_all_found():
+    sections = week4_lab_sections()
     expected = {(p, t) for p in SEED_002_PAGE_SIZES for t in [*SEED_002_CHECKPOINTS, None]}
     assert set(sections) == expected
 
 
-def test_seed002_tpmc_matches_the_text():
-    frame = reference_text("seed002_tpmc.csv")
-    sections = seed002_sections()
+def test_week4_lab_tpmc_matches_the_text():
+    frame = reference_text("week4_lab_tpmc.csv")
+    sections = week4_lab_sections()
     for page_size in SEED_002_PAGE_SIZES:
         printed = re.search(r"<TpmC>\s*([\d.]+) TpmC", sections[(page_size, None)]).group(1)
         assert same(frame.set_index("page_size").loc[page_size, "tpmc"], printed), page_size
     # The headline, as issue and README quote it.
-    assert reference("seed002_tpmc.csv").set_index("page_size")["tpmc"].to_dict() == {"4k": 3517.6, "8k": 3897.75, "16k": 3757.9}
+    assert reference("week4_lab_tpmc.csv").set_index("page_size")["tpmc"].to_dict() == {"4k": 3517.6, "8k": 3897.75, "16k": 3757.9}
 
 
 INTERVAL_LINE = re.compile(
@@ -169,10 +169,10 @@ INTERVAL_LINE = re.compile(
 )
 
 
-def test_seed002_intervals_match_the_text():
-    frame = reference_text("seed002_intervals.csv")
-    columns = EXPECTED_COLUMNS["seed002_intervals.csv"][3:]
-    for (page_size, t_s), section in seed002_sections().items():
+def test_week4_lab_intervals_match_the_text():
+    frame = reference_text("week4_lab_intervals.csv")
+    columns = EXPECTED_COLUMNS["week4_lab_intervals.csv"][3:]
+    for (page_size, t_s), section in week4_lab_sections().items():
         if t_s is None:
             continue
         lines = INTERVAL_LINE.findall(section)
@@ -184,13 +184,13 @@ def test_seed002_intervals_match_the_text():
             assert same(row[column], value), f"{page_size} {t_s} s {column}: CSV {row[column]}, seed {value}"
 
 
-def test_seed002_throughput_table_matches_the_text_and_is_the_payment_count():
-    frame = reference_text("seed002_throughput_table.csv")
-    text = seed_text("002")
+def test_week4_lab_throughput_table_matches_the_text_and_is_the_payment_count():
+    frame = reference_text("week4_lab_throughput_table.csv")
+    text = source_text("week4-lab-report.txt")
     table = text[text.index("Transaction throughput)"):text.index("Throughputs are all similar")]
     printed = dict(re.findall(r"(\d+)KB\t(\d+\t\d+\t\d+\t\d+)", table))
     assert set(printed) == {"4", "8", "16"}
-    intervals = reference("seed002_intervals.csv")
+    intervals = reference("week4_lab_intervals.csv")
     for page_size in SEED_002_PAGE_SIZES:
         cells = printed[page_size[:-1]].split("\t")
         for t_s, cell in zip(SEED_002_CHECKPOINTS, cells, strict=True):
@@ -199,10 +199,10 @@ def test_seed002_throughput_table_matches_the_text_and_is_the_payment_count():
             assert csv_row(intervals, page_size, t_s)["payment"] == int(cell)
 
 
-def test_seed002_iostat_matches_the_sda_rows():
-    frame = reference_text("seed002_iostat.csv")
+def test_week4_lab_iostat_matches_the_sda_rows():
+    frame = reference_text("week4_lab_iostat.csv")
     columns = ["r_s", "rmb_s", "rrqm_s", "rrqm_pct", "r_await_ms", "rareq_kb", "w_s"]
-    for (page_size, t_s), section in seed002_sections().items():
+    for (page_size, t_s), section in week4_lab_sections().items():
         if t_s is None:
             continue
         rows = re.findall(r"^sda\t(.*)$", section, re.MULTILINE)
@@ -214,9 +214,9 @@ def test_seed002_iostat_matches_the_sda_rows():
             assert same(row[column], value), f"{page_size} {t_s} s {column}: CSV {row[column]}, seed {value}"
 
 
-def test_seed002_read_request_size_follows_page_size():
+def test_week4_lab_read_request_size_follows_page_size():
     # What the seed observes and the report reproduces; a check that rows were not swapped.
-    frame = reference("seed002_iostat.csv")
+    frame = reference("week4_lab_iostat.csv")
     median_kb = frame.groupby("page_size_bytes")["rareq_kb"].median()
     assert (median_kb * 1024 == median_kb.index).all()
 
@@ -248,10 +248,10 @@ INNODB_PATTERNS = {
 }
 
 
-def test_seed002_innodb_matches_every_snapshot():
-    frame = reference_text("seed002_innodb.csv")
-    assert set(INNODB_PATTERNS) == set(EXPECTED_COLUMNS["seed002_innodb.csv"][3:])
-    for (page_size, t_s), section in seed002_sections().items():
+def test_week4_lab_innodb_matches_every_snapshot():
+    frame = reference_text("week4_lab_innodb.csv")
+    assert set(INNODB_PATTERNS) == set(EXPECTED_COLUMNS["week4_lab_innodb.csv"][3:])
+    for (page_size, t_s), section in week4_lab_sections().items():
         if t_s is None:
             continue
         row = csv_row(frame, page_size, t_s)
@@ -262,15 +262,15 @@ def test_seed002_innodb_matches_every_snapshot():
             assert same(row[column], printed), f"{page_size} {t_s} s {column}: CSV {row[column]}, seed {printed}"
 
 
-def test_seed002_pool_is_the_same_bytes_for_every_page_size():
+def test_week4_lab_pool_is_the_same_bytes_for_every_page_size():
     # 256 MiB in every whole snapshot (README: MySQL's chunk rounding of the 210 MB setting).
-    frame = reference("seed002_innodb.csv").dropna(subset=["pool_pages"])
+    frame = reference("week4_lab_innodb.csv").dropna(subset=["pool_pages"])
     assert set(frame["pool_pages"] * frame["page_size_bytes"]) == {256 << 20}
 
 
-def test_seed002_setup_matches_the_tables():
-    frame = reference("seed002_setup.csv")
-    text = seed_text("002")
+def test_week4_lab_setup_matches_the_tables():
+    frame = reference("week4_lab_setup.csv")
+    text = source_text("week4-lab-report.txt")
     assert set(frame["table"]) == {"System setup", "Benchmark setup"}
     for table, key, value in frame.itertuples(index=False):
         section = text[text.index(f"{table}:"):]
@@ -289,9 +289,9 @@ SEED_000_WORKLOADS = {
 }
 
 
-def seed000_blocks() -> dict[tuple[str, str, str], dict[str, str | None]]:
+def orientdb_blocks() -> dict[tuple[str, str, str], dict[str, str | None]]:
     """(workload, page size, operation) -> the YCSB numbers and the throughput line after them."""
-    text = seed_text("000")
+    text = source_text("orientdb-page-size-proposal.txt")
     starts = sorted((text.index(heading), workload) for workload, heading in SEED_000_WORKLOADS.items())
     blocks = {}
     for (start, workload), following in zip(starts, starts[1:] + [(text.index("**Alternatives:**"), None)]):
@@ -313,9 +313,9 @@ def seed000_blocks() -> dict[tuple[str, str, str], dict[str, str | None]]:
     return blocks
 
 
-def test_seed000_ycsb_matches_the_text():
-    frame = reference_text("seed000_ycsb.csv")
-    blocks = seed000_blocks()
+def test_orientdb_ycsb_matches_the_text():
+    frame = reference_text("orientdb_ycsb.csv")
+    blocks = orientdb_blocks()
     assert len(blocks) == len(frame) == 12
     for row in frame.to_dict("records"):
         printed = blocks[(row["workload"], row["page_size"], row["operation"])]
@@ -324,9 +324,9 @@ def test_seed000_ycsb_matches_the_text():
             assert same(row[column], value), f"{row['workload']} {row['page_size']} {row['operation']} {column}"
 
 
-def test_seed001_sqlite_rows_are_the_seed_table_rows():
-    frame = reference_text("seed001_sqlite.csv")
-    text = seed_text("001")
+def test_sqlite_rows_are_the_experiment_table_rows():
+    frame = reference_text("sqlite_page_size.csv")
+    text = source_text("sqlite-experiment-053.txt")
     for row in frame.to_dict("records"):
         if row["note"]:
             line = f"| {row['benchmark']} | — | — | {row['note']} |"
@@ -339,10 +339,10 @@ def test_seed001_sqlite_rows_are_the_seed_table_rows():
         assert f"\n{line}\n" in text, f"not in SQLite's experiment 053: {line}"
 
 
-def test_seed003_block_sizes_match_the_text():
-    frame = reference("seed003_block_size.csv")
-    frame_text = reference_text("seed003_block_size.csv")
-    text = seed_text("003")
+def test_rethinkdb_block_sizes_match_the_text():
+    frame = reference("rethinkdb_block_size.csv")
+    frame_text = reference_text("rethinkdb_block_size.csv")
+    text = source_text("rethinkdb-block-sizes-on-ssds.txt")
     blocks = re.findall(r"(\d+)kb \((\d+) keys\) (\d+) IOPS", text)
     hops = re.findall(r"([\d.]+) hops", text)
     queries = re.findall(r"(\d+) q\./sec", text)
@@ -358,9 +358,9 @@ def test_seed003_block_sizes_match_the_text():
         assert int(row["iops"] / row["hops"]) == row["queries_per_s"]
 
 
-def test_seed004_random_writes_match_the_text():
-    frame = reference_text("seed004_random_writes.csv").set_index("statistic")
-    text = seed_text("004")
+def test_voron_random_writes_match_the_text():
+    frame = reference_text("voron_random_writes.csv").set_index("statistic")
+    text = source_text("voron-random-writes.txt")
     labels = {"average": "Average", "max": "Max", "total": "Total", "std_dev": "Std Dev"}
     for statistic, label in labels.items():
         sequential, random_ = re.search(rf"^{label}\s+([\d.,]+)\s+([\d.,]+)", text, re.MULTILINE).groups()

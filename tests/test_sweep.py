@@ -433,6 +433,23 @@ def test_stats_leaves_out_and_names_a_failed_run(smoke_sweep, tmp_path):
     assert document["excluded"] == [{"run": "16k-r1", "why": "failed: the server went away during the run"}]
 
 
+def test_a_resume_after_the_report_keeps_the_recorded_report(smoke_sweep, tmp_path):
+    """A finished bundle resumed (as after a stop in its tidy-up) finishes without executing the
+    report notebook or printing the PDF again: the report sweep.json records is of the same runs."""
+    import shutil
+
+    out, _, _ = smoke_sweep
+    copy = tmp_path / "reported"
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("instances"))
+    notebook, pdf = copy / "report.ipynb", copy / "report.pdf"
+    before = (notebook.stat().st_mtime_ns, pdf.stat().st_mtime_ns, json.loads((copy / "sweep.json").read_text())["report"])
+    done = pagelab_here("sweep", "--resume", copy)
+    assert done.returncode == 0, done.stderr
+    after = (notebook.stat().st_mtime_ns, pdf.stat().st_mtime_ns, json.loads((copy / "sweep.json").read_text())["report"])
+    assert after == before, "the report was made again"
+    assert "kept, not made again" in done.stderr and f"pagelab report {copy}" in done.stderr, done.stderr
+
+
 def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_sweep, tmp_path):
     import shutil
 

@@ -135,6 +135,11 @@ def cell_ids(cells: list[tuple[str, str]]) -> list[str]:
 # The full matrix meets more first loads than two page sizes give (every cell that lets a snapshot
 # complete uses one up) and more runs than two repeats.
 FULL_MATRIX_SETS = ["--set", "page_sizes=4k,8k,16k,32k", "--set", "repeats=3"] if FULL else []
+# The measurement's cells act after its first interval's marker, a second in: the server's EIO
+# (strace attached to each of mysqld's threads) and the terminal's KILL need the rest of it. Of the
+# tiny profile's 2 s, that left one, which a cell beside the other chain and a CPU hog once missed
+# (the EIO landed after the measurement, the run failed as any run does); 4 s leave three.
+MEASURE_SETS = ["--set", "measure_s=4"]
 EXIT_TIMEOUT_S = 120.0  # a run that fails still stops its server and writes its notebook
 
 
@@ -172,7 +177,7 @@ class Chain:
         # --pdf: the report's copy goes here, not into the project's reports/
         pdf = ["--pdf", self.workdir / "report.pdf"]
         if not (self.bundle / "sweep.json").exists():
-            return ["--profile", harness.TINY_PROFILE, "--set", f"random_seed={self.seed}", *FULL_MATRIX_SETS,
+            return ["--profile", harness.TINY_PROFILE, "--set", f"random_seed={self.seed}", *MEASURE_SETS, *FULL_MATRIX_SETS,
                     "--out", self.bundle, *pdf]
         return ["--resume", self.bundle, *pdf] + (["--fail-fast"] if fail_fast else [])
 

@@ -30,8 +30,8 @@ GOLDEN_DIR = Path(__file__).resolve().parent
 SAMPLES_DIR = GOLDEN_DIR / "samples"
 CAPTURED_DIR = GOLDEN_DIR / "captured"
 FIXTURES_DIR = GOLDEN_DIR.parent / "fixtures" / "captured"
-SEED_002 = GOLDEN_DIR.parent / "fixtures" / "seeds" / "002_3ea29d198156ec0b.txt"
-SEED_000 = GOLDEN_DIR.parent / "fixtures" / "seeds" / "000_1832ec65f899bf01.txt"
+SEED_002 = GOLDEN_DIR.parent / "fixtures" / "sources" / "week4-lab-report.txt"
+SEED_000 = GOLDEN_DIR.parent / "fixtures" / "sources" / "orientdb-page-size-proposal.txt"
 
 MARIADB_RUNS = ("4k-w1-c4", "16k-w1-c4", "64k-w1-c4")
 
@@ -185,7 +185,7 @@ _SEED000_WORKLOADS = {
 _SEED000_PAGE = re.compile(r"^\**\s*(\d+)k pages\s*\**\s*$")
 
 
-def seed000_blocks(text: str) -> list[tuple[str, int, str]]:
+def orientdb_blocks(text: str) -> list[tuple[str, int, str]]:
     """(workload, page size in KB, block text) for each fenced YCSB block of OrientDB's proposal, labelled
     by the workload and page-size headings above it ("**64k pages**", or "16k pages" unbolded)."""
     blocks: list[tuple[str, int, str]] = []
@@ -209,7 +209,7 @@ def seed000_blocks(text: str) -> list[tuple[str, int, str]]:
     return blocks
 
 
-def seed000_text() -> str:
+def orientdb_text() -> str:
     return SEED_000.read_text(encoding="utf-8")
 
 
@@ -280,7 +280,7 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
         add(f"ycsb/sample_{_flat(path.name)}", lambda p=path: from_result(parse_ycsb(_read(p))))
 
     add(
-        "seed002/innodb",
+        "week4_lab/innodb",
         lambda: from_labelled_parts(
             [
                 ({"page_size_kb": page_kb, "progress_s": progress}, parse_innodb_status(block))
@@ -289,7 +289,7 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
         ),
     )
     add(
-        "seed002/iostat",
+        "week4_lab/iostat",
         lambda: from_labelled_parts(
             [
                 ({"page_size_kb": page_kb, "progress_s": progress}, parse_iostat(table))
@@ -298,7 +298,7 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
         ),
     )
     add(
-        "seed002/tpcc_intervals",
+        "week4_lab/tpcc_intervals",
         lambda: from_labelled_parts(
             [
                 ({"page_size_kb": page_kb}, parse_tpcc_log(body))
@@ -307,15 +307,15 @@ def _case_list() -> list[tuple[str, Callable[[], GoldenOutput]]]:
         ),
     )
     add(
-        "seed000/ycsb",
+        "orientdb_proposal/ycsb",
         lambda: from_labelled_parts(
             [
                 ({"workload": workload, "page_size_kb": page_kb}, parse_ycsb(block))
-                for workload, page_kb, block in seed000_blocks(seed000_text())
+                for workload, page_kb, block in orientdb_blocks(orientdb_text())
             ]
         ),
     )
-    add("seed000/ycsb_whole_text", lambda: from_result(parse_ycsb(seed000_text())))
+    add("orientdb_proposal/ycsb_whole_text", lambda: from_result(parse_ycsb(orientdb_text())))
     return cases
 
 
@@ -336,7 +336,7 @@ def expected_golden_files() -> set[Path]:
 def stored_golden_files() -> set[Path]:
     return {
         path
-        for folder in ("tpcc_log", "innodb_status", "iostat", "fio", "seed002", "ycsb", "seed000")
+        for folder in ("tpcc_log", "innodb_status", "iostat", "fio", "week4_lab", "ycsb", "orientdb_proposal")
         for path in (GOLDEN_DIR / folder).glob("*")
         if path.suffix in (".csv", ".json")
     }

@@ -1,7 +1,7 @@
 """Write what the parsers make of the captures today beside the golden files, for review.
 
-    .venv/bin/python tests/golden/regen.py              # every case
-    .venv/bin/python tests/golden/regen.py seed002 fio  # cases whose name contains a word
+    .venv/bin/python tests/golden/regen.py                # every case
+    .venv/bin/python tests/golden/regen.py week4_lab fio  # cases whose name contains a word
 
 A golden file is never overwritten: where the parser's output differs, it goes to NAME.csv.new /
 NAME.json.new next to it, and the script prints the difference. A person then checks the changed

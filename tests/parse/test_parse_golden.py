@@ -38,7 +38,7 @@ def test_every_capture_has_a_case():
     assert sum(name.startswith("iostat/mariadb") for name in names) == 3
     assert sum(name.startswith("fio/randread") for name in names) == 3
     assert len(list(FIXTURES_DIR.glob("mariadb-10.11/*/innodb/*.txt"))) == 21
-    assert {"seed002/innodb", "seed002/iostat", "seed002/tpcc_intervals"} <= set(names)
+    assert {"week4_lab/innodb", "week4_lab/iostat", "week4_lab/tpcc_intervals"} <= set(names)
 
 
 def test_no_stale_or_missing_golden_files():

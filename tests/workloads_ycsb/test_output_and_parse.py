@@ -12,7 +12,7 @@ from pagelab.common.errors import ParseError
 from pagelab.parse import PARSERS, parse_ycsb
 from pagelab.workloads.ycsb import LOAD, WORKLOADS, LatencyHistogram, PhaseResult, java_double, tidy_rows, ycsb_text
 from pagelab.workloads.ycsb.histogram import bucket_of, bucket_range
-from tests.conftest import REPO_ROOT, SEEDS
+from tests.conftest import REPO_ROOT, SOURCES
 
 FIGURES = ["operations", "average_latency_us", "min_latency_us", "max_latency_us", "p95_latency_us",
            "p99_latency_us", "throughput_ops_s", "runtime_ms", "return_ok"]
@@ -136,8 +136,8 @@ def test_a_read_modify_write_block_has_no_return_lines_as_in_ycsb():
 
 
 def test_the_seed_000_fragments_parse_to_the_reference_table():
-    reference = pd.read_csv(REPO_ROOT / "data" / "reference" / "seed000_ycsb.csv")
-    parsed = parse_ycsb((SEEDS / "000_1832ec65f899bf01.txt").read_text()).to_frame()
+    reference = pd.read_csv(REPO_ROOT / "data" / "reference" / "orientdb_ycsb.csv")
+    parsed = parse_ycsb((SOURCES / "orientdb-page-size-proposal.txt").read_text()).to_frame()
     assert parsed["run"].tolist() == list(range(1, 13))  # each pasted block is a run of its own
     assert parsed["operation"].tolist() == reference["operation"].tolist()
     for figure in ("average_latency_us", "min_latency_us", "p95_latency_us", "p99_latency_us"):
@@ -153,9 +153,9 @@ def test_the_golden_cases_cover_seed_000_and_real_ycsb_outputs():
     from golden_cases import golden_cases
 
     names = [name for name, _ in golden_cases()]
-    assert {"seed000/ycsb", "seed000/ycsb_whole_text"} <= set(names)
+    assert {"orientdb_proposal/ycsb", "orientdb_proposal/ycsb_whole_text"} <= set(names)
     assert sum(name.startswith("ycsb/sample_") for name in names) == 3
-    golden = (REPO_ROOT / "tests" / "golden" / "seed000" / "ycsb.csv").read_text()
+    golden = (REPO_ROOT / "tests" / "golden" / "orientdb_proposal" / "ycsb.csv").read_text()
     assert "/work/" not in golden and "/tmp/" not in golden
 
 
@@ -199,6 +199,6 @@ def test_load_rows_carry_the_seeds_columns():
                          statuses={"INSERT": {"OK": 2}}, threads=1, parallelism="inline", client="in-process",
                          client_cpu_s=0.0)
     rows = tidy_rows(result, {"backend": "prototype", "page_size": "16k", "page_size_bytes": 16384})
-    reference = pd.read_csv(REPO_ROOT / "data" / "reference" / "seed000_ycsb.csv")
+    reference = pd.read_csv(REPO_ROOT / "data" / "reference" / "orientdb_ycsb.csv")
     assert set(reference.columns) <= set(rows[0])
     assert rows[0]["total_time_s"] == 2.0 and rows[1]["operation"] == "INSERT"

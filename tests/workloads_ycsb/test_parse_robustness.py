@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from pagelab.common.errors import ParseError
 from pagelab.parse import ParseResult, parse_ycsb
-from tests.conftest import REPO_ROOT, SEEDS
+from tests.conftest import REPO_ROOT, SOURCES
 
 SAMPLES = REPO_ROOT / "tests" / "golden" / "samples"
 TEXTS = [
     (SAMPLES / "ycsb_0.17_hdr_mongodb_workloadb.txt").read_text(),
     (SAMPLES / "ycsb_histogram_cloudspanner_spec.txt").read_text(),
-    (SEEDS / "000_1832ec65f899bf01.txt").read_text(),
+    (SOURCES / "orientdb-page-size-proposal.txt").read_text(),
     "[OVERALL], RunTime(ms), 1718\n[OVERALL], Throughput(ops/sec), 1746.2165308498254\n"
     "[READ], Operations, 1542\n[READ], AverageLatency(us), 216.17315175097275\n[READ], MinLatency(us), 12\n"
     "[READ], MaxLatency(us), 5575\n[READ], 95thPercentileLatency(us), 444\n[READ], 99thPercentileLatency(us), 1156\n"

@@ -56,7 +56,9 @@ def _refuse_other_machine(record) -> None:
     for differences in other_machines(record.directory, done):
         raise UsageError(f"{record.directory} was made on another machine ({differences}), so its variance "
                          "components and timings say nothing about this one: no design. Run a sweep here (e.g. "
-                         "pagelab sweep --profile quick) and plan from it")
+                         "pagelab sweep --profile quick) and plan from it; a sweep on a cluster's nodes is planned "
+                         "from `pagelab stats BUNDLE` instead (runbooks/slurm.md, \"More rounds for a bundle on the "
+                         "cluster\")")
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -208,7 +210,7 @@ def register(commands) -> None:
                     "profile's present design. A bundle made with room to grow (max_rounds) is planned at its last "
                     "look's group-sequential boundary (O'Brien-Fleming type, after Lan & DeMets), as it will be judged, "
                     "not at the fixed-sample level. Refused, with no design, for a bundle made on another machine or with fewer than 3 "
-                    "rounds.")
+                    "rounds; a sweep on a cluster's nodes is planned from `pagelab stats` instead (runbooks/slurm.md).")
     plan.add_argument("--from", dest="source", required=True, metavar="BUNDLE", help="a sweep's bundle on this machine")
     plan.add_argument("--profile", help="the profile to design for (its page sizes, interval and over-time runs; "
                                         "default: the bundle's own)")

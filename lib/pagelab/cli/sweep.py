@@ -243,7 +243,8 @@ def register(commands) -> None:
                             "rounds continue the random seed's order; each addition is a look, recorded in sweep.json and "
                             "tested at a group-sequential boundary, so adding rounds until a pair resolves cannot make "
                             "a verdict out of noise. Refused, naming the difference, if the profile's file, the code "
-                            "or the machine differ from the ones that made the sweep")
+                            "or the machine differ from the ones that made the sweep (with --executor slurm the "
+                            "machine is not compared: each node records its own)")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     sweep.add_argument("--keep-instances", action="store_true",
                        help="keep each page size's datadir and loaded snapshot after a finished sweep (about twice "

@@ -6,8 +6,8 @@ from __future__ import annotations
 # The five documents pagelab reproduces, each cited once here by what it is (author, title, venue,
 # date, public address), as far as the document or its public page gives them; a field neither
 # gives is said to be missing rather than guessed. The report, the CLI's help and the README's
-# References (tests/test_plain_words.py compares them) say the same. Their numbers' files keep the
-# project's own numbering (seed002_*.csv and so on), which no reader needs.
+# References (tests/test_plain_words.py compares them) say the same. Their numbers' files are named
+# after the document too (week4_lab_*.csv, orientdb_ycsb.csv and so on).
 CITATIONS = {
     "week4_lab": 'Hyuksoo Yeo, "Week#4 Effect of page size on performance", lab report for the course SWE3033 '
                  "Database Project (Sungkyunkwan University), Fall 2021 (the report is undated; the term is that of "

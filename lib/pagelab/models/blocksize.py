@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # tables are made by reference_table; only the annotations na
 # The post's question: a database of one billion rows with 32-byte keys.
 SEED_N_KEYS = 10**9
 SEED_KEY_BYTES = 32
-SEED_TABLE = "seed003_block_size.csv"  # in data/reference/
+SEED_TABLE = "rethinkdb_block_size.csv"  # in data/reference/
 
 # A row's value in the advisor's default question (pagelab advise): a 64-bit integer.
 DEFAULT_VALUE_BYTES = 8

@@ -266,8 +266,8 @@ def read_reference(name: str) -> pd.DataFrame:
 
 def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame:
     """The Week 4 lab's TpmC and IOPS beside ours, per page size."""
-    seed_tpmc = read_reference("seed002_tpmc.csv")
-    seed_io = read_reference("seed002_iostat.csv")
+    seed_tpmc = read_reference("week4_lab_tpmc.csv")
+    seed_io = read_reference("week4_lab_iostat.csv")
     ours = summary.groupby("page_size").agg(tpmc_ours=("tpmc", "mean")).reset_index() if not summary.empty else pd.DataFrame()
     measured = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
     if not measured.empty:

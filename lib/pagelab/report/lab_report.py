@@ -90,6 +90,15 @@ REFERENCES = [
     "B. L. Welch, \"The generalization of 'Student's' problem when several different population variances are "
     "involved\", Biometrika 34, 1947 (the degrees of freedom of the difference of two estimates of the two-level "
     "model: the A/A check of the pair effects, and two sweeps compared).",
+    "F. G. Giesbrecht, J. C. Burns, \"Two-stage analysis based on a mixed model: large-sample asymptotic theory "
+    "and small-sample simulation results\", Biometrics 41(2), 1985 (TpmC's two-level model: the rounds' mean "
+    "log-ratio with a t interval on the rounds less one).",
+    "W. Maurer, L. A. Hothorn, W. Lehmacher, \"Multiple comparisons in drug clinical trials and preclinical "
+    "assays: a-priori ordered hypotheses\", 1995; P. H. Westfall, A. Krishen, \"Optimally weighted, fixed "
+    "sequence and gatekeeper multiple testing procedures\", Journal of Statistical Planning and Inference 99, "
+    "2001 (the declared primary comparison tested first, the other pairs only after it).",
+    "K. K. G. Lan, D. L. DeMets, \"Discrete sequential boundaries for clinical trials\", Biometrika 70(3), 1983 "
+    "(the group-sequential boundary of a sweep given more rounds).",
     "R. D. Cook, S. Weisberg, \"Residuals and Influence in Regression\", Chapman and Hall 1982 (the outlier test "
     "that names a run far below its page size's others, as a slow disk leaves one).",
 ]
@@ -623,7 +632,7 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
                    (f", then {profile.get('over_time_s')} s once" if profile.get("over_time_s") else ""),  # fits a cell
         "Connections": str(profile.get("connections")),
     }
-    seed = read_reference("seed002_setup.csv")
+    seed = read_reference("week4_lab_setup.csv")
     seed = seed[seed["table"] == "Benchmark setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
     rows = [{"Setting": key, "This sweep": value, "Week 4 lab": seed.get(key, "—")} for key, value in ours.items()]
     return pd.DataFrame(rows + server_setting_rows(data))
@@ -634,7 +643,7 @@ def system_setup(data: ReportData) -> pd.DataFrame:
     from pagelab.machine.system import system_setup_table
     from pagelab.report.figures import read_reference
 
-    seed = read_reference("seed002_setup.csv")
+    seed = read_reference("week4_lab_setup.csv")
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
     return pd.DataFrame([{"Type": key, "This machine": value, "Week 4 lab": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])

@@ -336,7 +336,9 @@ def notebook_to_html(
 # HTML -> PDF
 
 
-def _is_complete_pdf(path: Path) -> bool:
+def is_complete_pdf(path: Path) -> bool:
+    """A PDF's header and its end-of-file marker are there: what an interrupted print or a disk that
+    failed under the file leaves is not."""
     try:
         size = path.stat().st_size
         with open(path, "rb") as f:
@@ -425,7 +427,7 @@ def notebook_to_pdf(
 
         # D-Bus and GPU complaints on stderr, or a non-zero exit after the file was written, are
         # normal in containers: the PDF itself decides.
-        if not _is_complete_pdf(partial):
+        if not is_complete_pdf(partial):
             what = "wrote no PDF" if not partial.exists() else "wrote an incomplete or non-PDF file"
             raise PagelabError(
                 f"chromium ({browser}) {what} for {notebook_path} (exit status {returncode}); "

@@ -31,7 +31,7 @@ from pagelab.sweep.stop_signals import StopRequest, stop_signals_interrupt
 from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.common.atomic import atomic_write_bytes, atomic_write_json, leftover_temporaries
 from pagelab.common.locks import LockBusy, held_lock, holder_pid
-from pagelab.report.pdf import check_pdf_path, check_writable_directory
+from pagelab.report.pdf import check_pdf_path, check_writable_directory, is_complete_pdf
 from pagelab.common.units import size_text
 from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
@@ -394,6 +394,7 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
         # From here on a filesystem turned read-only is said within seconds, whatever is under way
         # (storage_stop.ReadOnlyWatch); a stop it makes that nothing below says, it says on its way out.
         with ReadOnlyWatch(record) as watch:
+            runs_before = [(entry["name"], entry["status"]) for entry in record.runs]
             record = execute_runs(record, fail_fast=fail_fast, progress=progress, watch=watch)
             failed = failed_runs(record)
             if failed:
@@ -402,7 +403,8 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
             watch.follow(sweep_dir / "report.ipynb", stage="report")
             reported_before = record.document.get("report")
             try:
-                pdf = execute_report(record, pdf_path, **(report or {}), between_cells=stop.raise_if_received)
+                pdf = (recorded_report_still_current(record, runs_before, pdf_path, report)
+                       or execute_report(record, pdf_path, **(report or {}), between_cells=stop.raise_if_received))
             except ReadOnlySeen:
                 if _recorded_report(sweep_dir) not in (None, reported_before):  # it struck once the report was done
                     watch.follow(sweep_dir / "instances", stage="tidy-up after the report")
@@ -424,6 +426,31 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
                 stop_if_storage_fault(record, exc, "tidy-up after the report", sweep_dir / "instances")
                 raise
     return record, pdf
+
+
+def recorded_report_still_current(record: SweepRecord, runs_before: list[tuple[str, str]], pdf_path: Path | None,
+                                  report: dict | None) -> Path | None:
+    """The bundle's PDF, if the report sweep.json records is the one this resume would make: every
+    run was done before it began and none was added, the PDF and its executed notebook are there, and
+    nothing asks for another (a title, an author, notes, a copy elsewhere). A sweep stopped after its
+    report (in the tidy-up, say) then finishes without executing the report notebook and printing the
+    PDF again, a minute's work on a small machine; `pagelab report` makes one anew. None otherwise."""
+    recorded = record.document.get("report")
+    runs_now = [(entry["name"], entry["status"]) for entry in record.runs]
+    if not recorded or runs_now != runs_before or any(status != "done" for _, status in runs_now):
+        return None
+    if any((report or {}).values()):
+        return None
+    bundle_pdf = record.directory / REPORT_PDF
+    copy = Path(recorded.get("copy") or "")
+    if pdf_path is not None and Path(pdf_path).resolve() != copy.resolve():
+        return None
+    if not (is_complete_pdf(bundle_pdf) and is_complete_pdf(copy)
+            and (record.directory / recorded.get("notebook", "report.ipynb")).is_file()):
+        return None  # (a disk that failed under them may have lost what was written last)
+    print(f"pagelab sweep: the report recorded in sweep.json ({recorded.get('written')}) is of these runs: "
+          f"kept, not made again ({bundle_pdf}; `pagelab report {record.directory}` makes it anew)", file=sys.stderr)
+    return bundle_pdf
 
 
 def _recorded_report(sweep_dir: Path) -> dict | None:

@@ -15,7 +15,7 @@ from pagelab.common.units import KIB, page_size_label
 # -- the post beside ours -------------------------------------------------------------------------
 
 def seed_table() -> pd.DataFrame:
-    """The Voron post's published table (data/reference/seed004_random_writes.csv): statistic
+    """The Voron post's published table (data/reference/voron_random_writes.csv): statistic
     (average, max, total, std_dev), sequential_pages, random_pages; Voron, 4 KiB pages."""
     return reference_table(SEED_TABLE)
 

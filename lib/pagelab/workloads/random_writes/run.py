@@ -30,7 +30,7 @@ KEY_BYTES = 16  # Id.ToString("0000000000000000")
 VALUE_BYTES = 128  # minValueSize: 128, maxValueSize: 128
 ID_LIMIT = 2**31 - 1  # the program's random ids are distinct non-negative Int32s
 SEED_PAGE_SIZE = 4096  # Voron's page size
-SEED_TABLE = "seed004_random_writes.csv"
+SEED_TABLE = "voron_random_writes.csv"
 # Large enough for the whole tree of the post's workload at every page size (~110 MB after random
 # inserts); the pool only counts frames, it allocates nothing up front.
 DEFAULT_CACHE_BYTES = 1 << 32

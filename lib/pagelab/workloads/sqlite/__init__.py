@@ -4,7 +4,7 @@ in C and through Python.
 The experiment (experiment 053 of the resqlite library) set `PRAGMA page_size = 8192` before
 `PRAGMA journal_mode = WAL` on new databases, with `mmap_size` = 256 MB, and timed six benchmarks
 through a thin C layer against the 4096 baseline, "3 repeats x 2 runs": 14 wins, 0 regressions,
--16 to -26% (`report.seed_table()`, data/reference/seed001_sqlite.csv). `run.run_sqlite_bench`
+-16 to -26% (`report.seed_table()`, data/reference/sqlite_page_size.csv). `run.run_sqlite_bench`
 repeats the benchmarks on a new database per page size along two paths, in the same runs:
 
     native  "what SQLite's pages do": each sample runs in C (_sqlitetimer.c, its opening comment

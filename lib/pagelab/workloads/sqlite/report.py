@@ -193,7 +193,7 @@ def seed_style_table(delta: pd.DataFrame) -> pd.DataFrame:
 # -- the experiment beside ours ---------------------------------------------------------------------------
 
 def seed_table() -> pd.DataFrame:
-    """Experiment 053's Results table (data/reference/seed001_sqlite.csv): benchmark,
+    """Experiment 053's Results table (data/reference/sqlite_page_size.csv): benchmark,
     baseline_4096_ms, page_8192_ms_from/_to, delta_pct_from/_to, note."""
     return reference_table(SEED_TABLE)
 

@@ -22,7 +22,7 @@ combined operation), and so does pagelab. Not printed: YCSB's JVM garbage-collec
 its CLEANUP block (pagelab has no JVM, and closing connections is not an operation here).
 
 Tidy rows (`tidy_rows`): one per operation of the phase, plus an OVERALL row, with the columns of
-data/reference/seed000_ycsb.csv (workload, page_size, page_size_bytes, operation, latencies,
+data/reference/orientdb_ycsb.csv (workload, page_size, page_size_bytes, operation, latencies,
 throughput_ops_s, total_time_s) and more. An operation's `throughput_ops_s` is its operations /
 RunTime (the proposal's per-operation "Thoroughput = N op/secs"); OVERALL's is YCSB's Throughput.
 """

@@ -2,7 +2,7 @@
 
 The tidy frames here are run_ycsb's (`YcsbRun.frame`, or OUT/ycsb.csv read back), one or several
 concatenated (an InnoDB run and a prototype run), and the proposal's own numbers from
-data/reference/seed000_ycsb.csv (`seed_table()`), which share the columns workload, page_size,
+data/reference/orientdb_ycsb.csv (`seed_table()`), which share the columns workload, page_size,
 page_size_bytes, operation, average_latency_us, min_latency_us, p95_latency_us, p99_latency_us,
 throughput_ops_s and total_time_s. `source` names where a row comes from: "OrientDB's proposal",
 "innodb" or "prototype".
@@ -29,7 +29,7 @@ from pagelab.common.units import page_size_label
 from pagelab.workloads.ycsb.workloads import BY_NAME, LOAD, WORKLOADS
 
 SEED_SOURCE = "OrientDB's proposal"
-SEED_TABLE = "seed000_ycsb.csv"
+SEED_TABLE = "orientdb_ycsb.csv"
 WORKLOAD_ORDER = [LOAD.name] + [WORKLOADS[letter].name for letter in "abcfd"]
 OPERATION_ORDER = ["OVERALL", "INSERT", "READ", "UPDATE", "READ-MODIFY-WRITE"]
 FIGURES = ["throughput_ops_s", "average_latency_us", "p95_latency_us", "p99_latency_us"]

@@ -8,7 +8,7 @@
     d       read_latest_95_5          read 95%, insert 5%, latest keys    workloadd: read latest
     f       read_modify_write_50_50   read 50%, read-modify-write 50%     workloadf: read-modify-write
 
-The names of a, b and c are those of the OrientDB proposal's table (data/reference/seed000_ycsb.csv), so our
+The names of a, b and c are those of the OrientDB proposal's table (data/reference/orientdb_ycsb.csv), so our
 rows and the proposal's join on `workload`. Workload D always chooses keys by the `latest`
 distribution, as its workload file says; the others use the run's distribution (zipfian unless
 told). E (short scans) is not implemented: neither the proposal nor pagelab's questions need it.
