@@ -176,7 +176,11 @@ def machine_for(page_size: int) -> type[RuleBasedStateMachine]:
     return StorageMachine
 
 
-_SETTINGS = settings(max_examples=80, stateful_step_count=50, deadline=None,
+# 80 programs of up to 50 steps a page size, the same on every run (derandomize): a failure is
+# reproducible and never comes and goes between runs. Fewer do not do: at 40, a rollback that left
+# the transaction's new pages in the pool went unseen; at 80 it fails (as does one that keeps the
+# rolled-back key count).
+_SETTINGS = settings(max_examples=80, stateful_step_count=50, deadline=None, derandomize=True, database=None,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 TestStorage1k = machine_for(1024).TestCase
