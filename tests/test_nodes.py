@@ -6,11 +6,13 @@ verdicts of a bundle whose rounds span nodes: judged unpaired with the node as a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from pagelab.evidence.intervals import FASTER, SLOWER, compare
-from pagelab.evidence.node_model import NODE_MODEL_METHOD
+from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_MODEL_METHOD, node_effect
 from pagelab.evidence.nodes import node_lines, node_summary
 from pagelab.evidence.tables import METRICS_BY_NAME, RunTable, family_note, pairwise_table, verdict_line
 
@@ -125,6 +127,28 @@ def test_a_true_effect_is_found_through_the_node_model():
     row = tpmc_pairs(scattered_table(0.85))["16k", "4k"]
     assert row["verdict"] == SLOWER and row["low_pct"] < -15 < row["high_pct"], row
     assert row["method"].startswith(NODE_MODEL_METHOD)
+
+
+# 3 + 3 runs of a tiny sweep on 2 nodes, round 3 split over them, for which REML's node variance
+# lands near 0 and statsmodels' MixedLM gives the effect a NaN standard error (found by drawing
+# such bundles: about 1 pair in 50 does this).
+SINGULAR_RUNS = [("node-a", "4k", 6863.3), ("node-a", "8k", 10565.5), ("node-b", "4k", 8089.7),
+                 ("node-b", "8k", 4889.6), ("node-b", "4k", 10436.9), ("node-a", "8k", 9180.8)]
+
+
+def test_a_singular_mixed_model_fit_gives_way_to_the_nodes_as_fixed_blocks():
+    runs = pd.DataFrame(SINGULAR_RUNS, columns=["host", "page_size", "tpmc"])
+    effect = node_effect(runs, "tpmc", "8k", "4k")
+    assert effect is not None and effect.method == NODE_BLOCKS_METHOD
+    # least squares on [1, is 8k, is node-b], worked out with numpy alone
+    design = np.column_stack([np.ones(6), runs["page_size"] == "8k", runs["host"] == "node-b"]).astype(float)
+    y = np.log(runs["tpmc"].to_numpy())
+    beta, residual, *_ = np.linalg.lstsq(design, y, rcond=None)
+    scale = float(residual[0]) / (6 - 3)
+    se = math.sqrt(scale * np.linalg.inv(design.T @ design)[1, 1])
+    assert math.isclose(effect.delta, beta[1], rel_tol=1e-9) and math.isclose(effect.se, se, rel_tol=1e-9)
+    assert effect.dof == 6 - 2 - 1
+    assert effect.comparison().method == f"{NODE_BLOCKS_METHOD}, 3+3 runs on 2 nodes, t on 3 df"
 
 
 def test_rounds_within_one_node_keep_their_pairing():

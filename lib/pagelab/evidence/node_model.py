@@ -31,7 +31,16 @@ would claim. The residual s is the runs' whole spread within a node: the minute 
 runs shared is not taken out (they are not paired), which makes s larger and the interval wider
 than a paired analysis of the same runs, never narrower.
 
-Below MIN_DOF degrees of freedom, or when the fit fails, `node_effect` gives None and the rank
+When REML's fit is singular (with few runs the node variance lands near 0 and the Hessian is not
+positive definite, so statsmodels gives the effect no standard error: about 1 pair in 50 of
+3 + 3 runs on 2 nodes), the pair is fitted with the nodes as fixed blocks instead, by ordinary
+least squares: log metric = mu + delta * [a] + b_node + e. That is the estimator the argument
+above reduces REML to where the page sizes are balanced over the nodes, with the same N - M - 1
+degrees of freedom, and elsewhere it uses only what each node says within itself; the line names
+it. Falling back to the rank tests instead would compare the runs as if the nodes were alike,
+the very thing this module exists to avoid.
+
+Below MIN_DOF degrees of freedom, or when both fits fail, `node_effect` gives None and the rank
 tests judge the pair (pagelab.evidence.intervals), as each line says.
 """
 
@@ -57,6 +66,9 @@ from pagelab.evidence.intervals import (
 )
 
 NODE_MODEL_METHOD = "mixed model with the node as a random effect (MixedLM), runs unpaired"
+NODE_BLOCKS_METHOD = ("the nodes as fixed blocks (least squares, as the mixed model's fit was singular), "
+                      "runs unpaired")
+NODE_METHODS = (NODE_MODEL_METHOD, NODE_BLOCKS_METHOD)
 # The fewest degrees of freedom the model is used with: a t quantile on 1 df (12.7 at 95%) is no
 # better than the rank tests' floor (as pagelab.evidence.model.MIN_BLOCKS_FOR_MODEL).
 MIN_DOF = 2
@@ -82,6 +94,7 @@ class NodeEffect:
     runs_b: int
     nodes: int
     spread: float
+    method: str = NODE_MODEL_METHOD  # or NODE_BLOCKS_METHOD, when REML's fit was singular
 
     def interval(self, confidence: float) -> tuple[float, float]:
         half = float(stats.t.ppf(1 - (1 - confidence) / 2, self.dof)) * self.se
@@ -105,7 +118,7 @@ class NodeEffect:
                           p, confidence, equivalence_pct, 100 * (math.exp(quantiles * self.se) - 1),
                           runs_for_equivalence(self.spread, equivalence_pct, False, confidence),
                           direction=int(np.sign(self.delta)),
-                          method=f"{NODE_MODEL_METHOD}, {self.runs_a}+{self.runs_b} runs on {self.nodes} nodes, "
+                          method=f"{self.method}, {self.runs_a}+{self.runs_b} runs on {self.nodes} nodes, "
                                  f"t on {self.dof} df")
 
 
@@ -123,15 +136,19 @@ def node_effect(runs: pd.DataFrame, metric: str, a: str, b: str) -> NodeEffect |
     if nodes < 2 or min(runs_a, runs_b) < 2 or dof < MIN_DOF:
         return None
     data = data.assign(y=np.log(data[metric]), treated=(data["page_size"] == a).astype(float))
-    try:
-        with warnings.catch_warnings():
-            # a node variance estimated at 0 (nodes alike) is a boundary fit, not a failure
-            warnings.simplefilter("ignore")
-            fitted = smf.mixedlm("y ~ treated", data, groups=data["host"]).fit(reml=True)
-        delta, se = float(fitted.params["treated"]), float(fitted.bse["treated"])
-        spread = math.sqrt(float(fitted.scale))
-    except (ValueError, np.linalg.LinAlgError, KeyError):
-        return None
-    if not (math.isfinite(delta) and math.isfinite(se) and se > 0):
-        return None
-    return NodeEffect(delta, se, dof, runs_a, runs_b, nodes, spread)
+    for method in NODE_METHODS:
+        try:
+            with warnings.catch_warnings():
+                # a node variance estimated at 0 (nodes alike) is a boundary fit, not a failure
+                warnings.simplefilter("ignore")
+                if method == NODE_MODEL_METHOD:
+                    fitted = smf.mixedlm("y ~ treated", data, groups=data["host"]).fit(reml=True)
+                else:
+                    fitted = smf.ols("y ~ treated + C(host)", data).fit()
+            delta, se = float(fitted.params["treated"]), float(fitted.bse["treated"])
+            spread = math.sqrt(float(fitted.scale))
+        except (ValueError, np.linalg.LinAlgError, KeyError):
+            continue
+        if math.isfinite(delta) and math.isfinite(se) and se > 0:
+            return NodeEffect(delta, se, dof, runs_a, runs_b, nodes, spread, method)
+    return None

@@ -38,7 +38,7 @@ from pagelab.evidence.families import (NOT_TESTED, PRIMARY, compare_family, fami
                                        smallest_p, verdict_room)
 from pagelab.evidence.outliers import outlier_lines
 from pagelab.evidence.model import MODEL_METHOD, counted_series, over_time_lines, pair_effect
-from pagelab.evidence.node_model import NODE_MODEL_METHOD, node_effect, split_rounds
+from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_METHODS, node_effect, split_rounds
 from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.evidence.intervals import (
     CONFIDENCE,
@@ -509,8 +509,10 @@ def family_note(frame: pd.DataFrame) -> str:
     modelled = [row for row in rows if _t_tested(row)]
     if modelled and len(modelled) == len(rows):
         what = ("every run unpaired (some round ran on more than one node) in a mixed model with the node as a random "
-                "effect" if any(str(row["method"]).startswith(NODE_MODEL_METHOD) for row in rows)
+                "effect" if any(str(row["method"]).startswith(NODE_METHODS) for row in rows)
                 else "geometric mean of the blocks' ratios")
+        if any(str(row["method"]).startswith(NODE_BLOCKS_METHOD) for row in rows):
+            what += " (where its fit was singular, the nodes as fixed blocks: each line says which)"
         interval, tests = "t interval", "t-test p-values"
     elif modelled:
         what, interval, tests = ("the model's estimate or ratio of medians (each line says which)",
@@ -542,7 +544,7 @@ def family_note(frame: pd.DataFrame) -> str:
 def _t_tested(row: dict) -> bool:
     """Whether a pair was judged by a model's t-test (the two-level model, or the node as a random
     effect) rather than by the rank tests."""
-    return str(row.get("method") or "").startswith((MODEL_METHOD, NODE_MODEL_METHOD))
+    return str(row.get("method") or "").startswith((MODEL_METHOD, *NODE_METHODS))
 
 
 def floor_note(frame: pd.DataFrame) -> str | None:
