@@ -186,7 +186,7 @@ def test_a_finished_sweep_keeps_its_record_not_its_datadirs(smoke_sweep):
     assert instances
     for instance_dir in instances:
         assert (instance_dir / "instance.json").is_file() and (instance_dir / "loaded.json").is_file()
-        for removed in ("data", "snapshot", "client.cnf", "tmp"):
+        for removed in ("data", "snapshot", "client.cnf", "tmp", "datadir-load.json"):
             assert not (instance_dir / removed).exists(), f"{instance_dir.name}/{removed} was kept"
     assert not (out / ".sweep.lock").exists()
     assert "the bundle holds" in done.stderr and "keeps about" in done.stderr

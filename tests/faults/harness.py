@@ -36,6 +36,7 @@ from pathlib import Path
 
 from pagelab.bundle import phase_marks
 from pagelab.mysql.instance import SNAPSHOT_MARKER  # written into a whole snapshot
+from pagelab.sweep.kept_load import LOAD_RECORD  # an instance's record of the completed load its datadir holds
 from tests.conftest import REPO_ROOT, servers_under
 
 TAG_VARIABLE = "PAGELAB_FAULT_TAG"
@@ -484,10 +485,10 @@ def wait_for_held(sweep: Sweep, phase: str, holders: list) -> str:
     the phase and for the hold. Returns the run."""
     before, path_of, held = HELD_WRITES[phase]
     while True:
-        run = wait_for_phase(sweep, before)
+        run = _wait_for_one_of(sweep, phase, before)
         kernel = wait_for(sweep, lambda: kernel_pid(sweep), "the papermill kernel", timeout=30)
         hold_next_write(kernel, path_of(sweep.bundle, run), holders)
-        if phase_now(sweep, before) == run:  # the write is still to come: it will be held
+        if _one_of_now(sweep, before) == run:  # the write is still to come: it will be held
             break
         stop_tracers(holders)  # the run got past the phase before while the tracer attached: the next run
         holders.clear()
@@ -496,18 +497,42 @@ def wait_for_held(sweep: Sweep, phase: str, holders: list) -> str:
     return run
 
 
-# The phases a cell holds open, and where (see hold_next_write): (the phase before, in which the
-# hold is attached; the file whose next write is held; when the run is held).
+# The phases a cell holds open, and where (see hold_next_write): (the phases before, in any of which
+# the hold is attached; the file whose next write is held; when the run is held).
 #   record    its line in phases.csv, written just after .phase says record, before anything of
 #             the phase is done;
 #   snapshot  the snapshot's marker, written into snapshot.partial once the copy is complete: the
 #             copy (a fraction of a second) is done, the snapshot not yet whole. Held
-#             once the marker file exists, empty.
+#             once the marker file exists, empty. Attached from the run's start on: a run that
+#             keeps a completed load (pagelab.sweep.kept_load) goes from `starting` straight to
+#             the snapshot, with no init or load before it.
 HELD_WRITES = {
-    "record": ("measurement", lambda bundle, run: bundle / run / PHASES_CSV, lambda bundle, run: True),
-    "snapshot": ("load", lambda bundle, run: _snapshot_marker(bundle, run),
+    "record": (("measurement",), lambda bundle, run: bundle / run / PHASES_CSV, lambda bundle, run: True),
+    "snapshot": (("starting", "init", "load"), lambda bundle, run: _snapshot_marker(bundle, run),
                  lambda bundle, run: _snapshot_marker(bundle, run).exists()),
 }
+
+
+def _one_of_now(sweep: Sweep, phases: tuple[str, ...]) -> str | None:
+    """The run under way, if it is in one of `phases` (harness phases, or `starting`: the run's
+    directory made, its kernel not yet at work)."""
+    if phases == ("measurement",):
+        return phase_now(sweep, "measurement")
+    name = running_run(sweep.bundle)
+    text = read_phase(sweep.bundle / name, since=sweep.started) if name else ""
+    return name if text and text in {PHASE_MARKERS.get(phase, phase) for phase in phases} else None
+
+
+def _wait_for_one_of(sweep: Sweep, phase: str, before: tuple[str, ...]) -> str:
+    """Wait for a run in one of the phases `before` `phase` (stopping the sweep, as wait_for_phase
+    does, once a phase of a first load can no longer come)."""
+    def reached():
+        hit = _one_of_now(sweep, before)
+        if not hit:
+            stop_if_no_load_is_left(sweep, phase)
+        return hit
+
+    return wait_for(sweep, reached, f"phase {' or '.join(before)} before {phase}")
 
 
 def _snapshot_marker(bundle: Path, run: str) -> Path:
@@ -599,9 +624,9 @@ def assert_run_whole(run_dir: Path) -> None:
 
 
 def assert_state_files_whole(bundle: Path) -> None:
-    """The small files that a later process reads back are whole: each instance's instance.json and
-    loaded.json parse, and every run's .phase names a phase."""
-    for name in ("instance.json", "loaded.json"):
+    """The small files that a later process reads back are whole: each instance's instance.json,
+    loaded.json and record of a completed load parse, and every run's .phase names a phase."""
+    for name in ("instance.json", "loaded.json", LOAD_RECORD):
         for path in (bundle / "instances").glob(f"*/{name}"):
             try:
                 json.loads(path.read_text())
@@ -656,3 +681,53 @@ def check_after(bundle: Path, sweep: Sweep, done_before: dict[str, dict[str, str
     assert_state_files_whole(bundle)
     assert_no_half_copies(bundle, dataset)
     return record
+
+
+# --- a completed load, kept or loaded again (pagelab.sweep.kept_load) -------------------------------
+
+
+def loads_to_keep(bundle: Path) -> dict[str, dict]:
+    """Instance name -> its record, for each instance whose datadir holds a recorded completed load
+    and which has no whole snapshot: what the next run of that instance must keep, not load again.
+    Read here from the files, not through pagelab's own check, so that a resume that loads again
+    anyway fails the cell."""
+    found = {}
+    for record in sorted((bundle / "instances").glob(f"*/{LOAD_RECORD}")):
+        if not (record.parent / "snapshot" / SNAPSHOT_MARKER).exists():
+            found[record.parent.name] = json.loads(record.read_text())
+    return found
+
+
+def check_loads(bundle: Path, to_keep: dict[str, dict], since: float, output: str) -> None:
+    """What became of the loads in a cell whose sweeps started at `since`, given the completed loads
+    `to_keep` (loads_to_keep before the cell):
+
+    - a run of an instance whose completed load was to be kept neither initialised nor loaded it
+      again, the sweep said so ("kept the completed load of 4k"), and if the snapshot was made
+      whole, its loaded.json names the run that kept the load;
+    - a run that made a snapshot of any other instance loaded it first (a load cut short, or none
+      yet, is loaded again);
+    - a run stopped in its init or load left no record of a completed load."""
+    for phases_csv in sorted(bundle.glob(f"*/{PHASES_CSV}")):
+        run = phases_csv.parent.name
+        marks = [name for t, name in phase_marks(phases_csv.parent) if t >= since]
+        if not marks:
+            continue
+        instance = instance_dir(bundle, run)
+        story = f"{run}'s phases in this cell: {', '.join(marks)}"
+        if instance.name in to_keep:
+            kept = to_keep[instance.name]
+            assert not {"init", "load"} & set(marks), (f"{run} loaded {instance.name} again, although its datadir "
+                                                       f"held the completed load of {kept['loaded_by']}; {story}")
+            if "snapshot" in marks:
+                assert f"kept the completed load of {instance.name}" in output, \
+                    f"the sweep did not say it kept {instance.name}'s completed load; {story}"
+                loaded = instance / "loaded.json"
+                if (instance / "snapshot" / SNAPSHOT_MARKER).exists() and loaded.exists():
+                    assert json.loads(loaded.read_text()).get("load_kept_by") == run, loaded.read_text()
+        elif "snapshot" in marks:
+            assert "load" in marks[:marks.index("snapshot")], \
+                f"{run} took a snapshot of {instance.name} without loading it, and no completed load was recorded; {story}"
+        if marks[-1] in ("init", "load"):
+            assert not (instance / LOAD_RECORD).exists(), \
+                f"{run} was stopped in its {marks[-1]}, and {instance / LOAD_RECORD} says the load completed; {story}"

@@ -91,10 +91,10 @@ REPRESENTATIVE = [
     ("read-only", "load"),         # during the generation, which writes nothing into the bundle: the watch says it
     ("kill-sweep", "load"),
     ("disk-full", "load"),
-    ("sigterm", "snapshot"),       # held with its copy done and the snapshot not yet whole
-    ("read-only", "snapshot"),     # held there too
-    ("port-taken", "init"),
-    ("sighup", "restore"),
+    ("port-taken", "init"),        # its SIGINT comes once the load's server serves: the load is cut short too
+    ("sigterm", "snapshot"),       # held with its copy done and the snapshot not yet whole; after loads cut short, it loads again
+    ("read-only", "snapshot"),     # held there too: the completed load is kept, not loaded again
+    ("sighup", "restore"),         # the completed load kept again, its snapshot made whole, then the restore
     ("disk-full", "restore"),
     ("read-only", "restore"),
     ("kill-mysqld", "start"),
@@ -151,6 +151,13 @@ class Chain:
         self.mount = disk.mount
         self.bundle = disk.mount / "bundle"
         self.broken: str | None = None  # the first cell that failed, and how
+        self.sweeps: list[harness.Sweep] = []  # every sweep a cell started, in order
+
+    def start_sweep(self, fail_fast: bool = False) -> harness.Sweep:
+        """The chain's sweep: started, or resumed (`args`), and remembered for the checks of its cell."""
+        sweep = harness.start_sweep(self.args(fail_fast), self.bundle, self.workdir)
+        self.sweeps.append(sweep)
+        return sweep
 
     @contextlib.contextmanager
     def link(self, cell: str):
@@ -235,7 +242,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
     # Filling gigabytes takes seconds, longer than a snapshot's copy or the PDF last: all but
     # what the next run needs is filled before the sweep starts, the rest at the phase.
     filler = harness.fill_disk(chain.bundle, leave_bytes=_room_to_leave(chain)) if fault == "disk-full" else None
-    sweep = harness.start_sweep(chain.args(fail_fast=fault in RUN_FAILURES), chain.bundle, chain.workdir)
+    sweep = chain.start_sweep(fail_fast=fault in RUN_FAILURES)
     taken_ports: list[harness.TakenPort] = []
     tracers: list = []
     holds: list = []  # the tracer holding a phase open (harness.wait_for_held)
@@ -419,22 +426,32 @@ def _expect(fault: str, phase: str, where: str, code: int, record: dict, before:
 
 def run(chain: Chain, fault: str, phase: str) -> None:
     """One cell of the matrix on `chain`'s bundle."""
-    with chain.link(f"{fault}-in-{phase}"):
+    with chain.link(f"{fault}-in-{phase}"), _loads_checked(chain):
         if fault in storage_cells.STORAGE_FAULTS:
             storage_cells.run_cell(chain, fault, phase)
         else:
             run_cell(chain, fault, phase)
 
 
+@contextlib.contextmanager
+def _loads_checked(chain: Chain):
+    """After the cell's own checks: a completed load that the bundle held before the cell was kept
+    rather than loaded again, and a load cut short was loaded again (harness.check_loads)."""
+    to_keep = harness.loads_to_keep(chain.bundle)
+    since, first = time.time(), len(chain.sweeps)
+    yield
+    harness.check_loads(chain.bundle, to_keep, since, "\n".join(sweep.text() for sweep in chain.sweeps[first:]))
+
+
 def resume_to_the_end(chain: Chain) -> None:
     """A resume without a fault finishes the sweep: the bundle is what an uninterrupted sweep leaves."""
-    with chain.link("resume-finishes-the-sweep"):
+    with chain.link("resume-finishes-the-sweep"), _loads_checked(chain):
         _resume_to_the_end(chain)
 
 
 def _resume_to_the_end(chain: Chain) -> None:
     before = harness.done_runs(chain.bundle)
-    sweep = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
+    sweep = chain.start_sweep()
     code = sweep.wait(600)
     assert code == 0, sweep.tail()
     harness.check_after(chain.bundle, sweep, before, chain.cache)
@@ -445,13 +462,13 @@ def resume_until_a_run_is_done(chain: Chain) -> None:
     """A resume without a fault carries the sweep on: the run the chain's last cell broke is done
     again, whole, with every run done before it kept; then the sweep is stopped (SIGINT) and checked
     as after any cell. What the rest of a sweep does after a resume is the other chain's last test."""
-    with chain.link("resume-completes-a-run"):
+    with chain.link("resume-completes-a-run"), _loads_checked(chain):
         _resume_until_a_run_is_done(chain)
 
 
 def _resume_until_a_run_is_done(chain: Chain) -> None:
     before = harness.done_runs(chain.bundle)
-    sweep = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
+    sweep = chain.start_sweep()
     try:
         newly_done = harness.wait_for(sweep, lambda: set(harness.done_runs(chain.bundle)) - set(before),
                                       "a run done", timeout=harness.PHASE_TIMEOUT_S * 2)

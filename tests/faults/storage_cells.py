@@ -100,7 +100,7 @@ def run_cell(chain, fault: str, phase: str) -> None:
     before = harness.done_runs(chain.bundle)
     if fault != "read-only":
         check_strace_injection()
-    sweep = harness.start_sweep(chain.args(), chain.bundle, chain.workdir)
+    sweep = chain.start_sweep()
     tracers: list = []
     holds: list = []
     try:

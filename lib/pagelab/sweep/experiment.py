@@ -7,7 +7,8 @@ one place (`run_plan`). The steps:
 1. init    the page size's instance (sweep_dir/instances/<page>/), the first time only;
 2. load    TPC-C from the seeded cache, measure the loaded size, stop cleanly, snapshot the
            datadir, the first time only; every run, the first included, then restores that
-           snapshot, so every repeat starts from the identical loaded state;
+           snapshot, so every repeat starts from the identical loaded state. A load that completed
+           and whose snapshot's copy was cut short is kept, not loaded again (`kept_load`);
 3. start   with the measured buffer pool: bytes, or a percentage of the sweep's memory budget
            reference (below);
 4. run     monitors (iostat, InnoDB status, global status) around the TPC-C driver, on one clock,
@@ -58,6 +59,7 @@ from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.machine.placement import placed
 from pagelab.common.paths import CACHE_DIR
+from pagelab.sweep import kept_load
 from pagelab.sweep.knobs import KNOBS_BY_NAME
 from pagelab.sweep.profiles import Profile
 from pagelab.bundle import instance_name, project_path, set_phase, unit_name
@@ -210,8 +212,76 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
     if state is not None:
         set_phase(run_dir, "restore")
         instance.stop()
+        kept_load.forget(instance_dir)  # (one a kill left between loaded.json and its removal)
         instance.restore()
         return instance, state
+    state, said = kept_load_state(instance, plan)
+    if said:
+        print(said)  # into the run's notebook; the sweep says it on the terminal (kept_load_line)
+    if state is None:
+        state = _load(instance, plan, cache_dir, run_dir)
+    set_phase(run_dir, "snapshot")
+    instance.snapshot()
+    atomic_write_json(instance_dir / LOADED_FILE, state)
+    kept_load.forget(instance_dir)  # the snapshot holds the load from here on
+    if measured_here:
+        # The first run starts from a restored copy as every later one does, not from the datadir the
+        # load left: one path into every measurement (see "The first run after a load" above).
+        set_phase(run_dir, "restore")
+        instance.restore()
+    return instance, state
+
+
+def load_config(plan: RunPlan, instance: Instance) -> dict:
+    """What a load's datadir depends on: a datadir loaded with anything else is not kept for this run
+    (pagelab.sweep.kept_load)."""
+    from pagelab.tpcc.datagen import GENERATOR_VERSION
+
+    options = plan.run_options
+    external = plan.loader == TPCC_MYSQL_LOADER
+    return {"page_size": plan.page_size_bytes, "warehouses": options.warehouses, "seed": options.seed,
+            "database": options.database, "loader": plan.loader,
+            "generator": plan.tpcc_mysql_dir if external else GENERATOR_VERSION,
+            "load_settings": plan.load_settings.to_dict(),
+            "server": f"{instance.flavour.flavour} {instance.flavour.version}"}
+
+
+def kept_load_state(instance: Instance, plan: RunPlan) -> tuple[dict | None, str | None]:
+    """The state of a completed load the instance's datadir still holds (its snapshot not taken
+    whole), if pagelab.sweep.kept_load's record of it holds for this run; and what to say: that
+    it is kept, or why a record there is not."""
+    if not kept_load.record_is_there(instance.root):
+        return None, None
+    unusable = ("a server is running on it" if instance.is_running()
+                else None if instance.is_initialised() else "it is not a whole instance (no grant tables or client.cnf)")
+    record, why = kept_load.check(instance.root, instance.paths.datadir, load_config(plan, instance), unusable)
+    name = instance.root.name
+    if record is None:
+        return None, kept_load.not_kept_text(name, why) if why else None
+    state = {**record["state"], "load_kept_by": plan.name}  # loaded.json says the load was kept, and by whom
+    return state, kept_load.kept_text(name, record)
+
+
+def kept_load_line(sweep_dir: Path, profile: dict, entry: dict) -> str | None:
+    """What a sweep says before the run `entry` if the run will keep (or finds and does not keep)
+    a completed load of its page size (kept_load_state): None in every other case, at the cost of
+    a look for a file."""
+    from pagelab.sweep.profiles import profile_from_dict
+
+    plan = run_plan(profile_from_dict(profile), entry["page_size_bytes"], entry["repeat"], db_bytes=None,
+                    cell=entry.get("cell"), role=entry.get("role", "verdict"))
+    instance_dir = instance_directory(sweep_dir, plan)
+    if not kept_load.record_is_there(instance_dir) or loaded_state(instance_dir) is not None:
+        return None
+    return kept_load_state(Instance(instance_dir, plan.page_size_bytes, settings=plan.load_settings), plan)[1]
+
+
+def _load(instance: Instance, plan: RunPlan, cache_dir: Path, run_dir: Path) -> dict:
+    """Init the instance and load TPC-C into it; what the load measured. Once pagelab's loader has
+    returned verified and the server has shut down cleanly, the datadir's load is recorded
+    (pagelab.sweep.kept_load), so that a snapshot's copy cut short does not cost the load again."""
+    instance_dir = instance.root
+    kept_load.forget(instance_dir)  # the datadir is made again: no record may outlive the load it describes
     set_phase(run_dir, "init")
     instance.init(force=True)
     options = plan.run_options
@@ -237,16 +307,13 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
                            "seconds_indexes": report.seconds_indexes, "seconds_verify": report.seconds_verify,
                            "row_counts": report.row_counts, "dataset": str(dataset.directory)}
         db_bytes = loaded_bytes(spec, options.database)
-    set_phase(run_dir, "snapshot")
-    instance.snapshot()
+        clean = instance.stop()
     state = {"db_bytes": db_bytes, "warehouses": options.warehouses, "seed": options.seed, "load": load_report}
-    atomic_write_json(instance_dir / LOADED_FILE, state)
-    if measured_here:
-        # The first run starts from a restored copy as every later one does, not from the datadir the
-        # load left: one path into every measurement (see "The first run after a load" above).
-        set_phase(run_dir, "restore")
-        instance.restore()
-    return instance, state
+    # Kept only if verified (tpcc_load's data is taken on its exit status alone) and shut down cleanly
+    # (a server killed on its way down leaves a datadir that only a crash recovery makes whole).
+    if clean and plan.loader != TPCC_MYSQL_LOADER:
+        kept_load.remember(instance_dir, instance.paths.datadir, load_config(plan, instance), state, run_dir.name)
+    return state
 
 
 def run_tpcc_page_size(sweep_dir: str | Path, profile: Profile, page_size: int | str, repeat: int,

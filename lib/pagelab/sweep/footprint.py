@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pagelab.common.units import MIB, size_text
 from pagelab.mysql.instance import SNAPSHOT_MARKER
+from pagelab.sweep.kept_load import LOAD_RECORD
 
 # On-disk TPC-C per warehouse, all tables with secondary indexes: 173 MiB measured at 4k pages on
 # MariaDB 10.11, rounded up for larger pages' emptier leaves.
@@ -78,9 +79,10 @@ def tree_bytes(path: Path) -> int:
 
 
 # What a finished sweep removes from each instance directory (pagelab.mysql.instance's layout): the
-# bulk, and root's password file, of no use without a datadir. The small files (instance.json,
+# bulk, and root's password file, of no use without a datadir (nor a record of the datadir's load,
+# pagelab.sweep.kept_load, normally gone once the snapshot is whole). The small files (instance.json,
 # my.cnf, loaded.json, the logs) stay as the record of how the instance was made.
-REMOVED_WHEN_FINISHED = ("data", "snapshot", "data.restoring", "snapshot.partial", "tmp", "client.cnf")
+REMOVED_WHEN_FINISHED = ("data", "snapshot", "data.restoring", "snapshot.partial", "tmp", "client.cnf", LOAD_RECORD)
 
 
 def remove_instances(sweep_dir: Path) -> int:

@@ -27,6 +27,7 @@ from pagelab.common.errors import MissingDependencyError, PagelabError, UsageErr
 from pagelab.common.storage import storage_fault_in
 from pagelab.report.execute import execute_notebook
 from pagelab.sweep.footprint import NotEnoughSpace
+from pagelab.sweep.kept_load import record_is_there
 from pagelab.sweep.stop_signals import StopRequest, stop_signals_interrupt
 from pagelab.common.paths import NOTEBOOKS_DIR, PROJECT_ROOT, REPORTS_DIR, RUNS_DIR
 from pagelab.common.atomic import atomic_write_bytes, atomic_write_json, leftover_temporaries
@@ -115,6 +116,14 @@ class _Progress:
     def advance(self) -> None:
         self.bar.update(1)
 
+    def say(self, text: str) -> None:
+        """A line of its own, above the bar on a terminal."""
+        write = getattr(self.bar, "write", None)  # tqdm's; a plain progress prints whole lines anyway
+        if write is not None:
+            write(text, file=sys.stderr)
+        else:
+            print(text, file=sys.stderr)
+
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=2)
@@ -149,6 +158,7 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: R
             notebook = run_dir / "run.ipynb"
             bar.follow(run_dir)
             watch.follow(run_dir, unit_instance_dir(sweep_dir, entry, None), run=entry["name"])  # (one disk here)
+            _say_kept_load(sweep_dir, entry, profile, bar)
             try:
                 execute(sweep_dir, entry, profile, between_cells=stop.raise_if_received)
                 stop.raise_if_received()  # a stop swallowed in the notebook's last cell: the run is not done
@@ -208,6 +218,20 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: R
     finally:
         bar.close()
     return record
+
+
+def _say_kept_load(sweep_dir: Path, entry: dict, profile: dict, bar: _Progress) -> None:
+    """Before a run whose page size's datadir holds a completed load and no whole snapshot (a copy
+    into the snapshot cut short): that the run keeps the load and copies its snapshot again, or why
+    it loads again (pagelab.sweep.kept_load). The run's kernel decides by the same check, and says
+    it in the run's notebook."""
+    if not record_is_there(unit_instance_dir(sweep_dir, entry, None)):
+        return  # the usual case: no record, and nothing more to import or read
+    from pagelab.sweep.experiment import kept_load_line
+
+    said = kept_load_line(sweep_dir, profile, entry)
+    if said:
+        bar.say(f"pagelab sweep: {entry['name']}: {said}")
 
 
 def _check_room_for(sweep_dir: Path, entry: dict, profile: dict) -> None:
