@@ -187,7 +187,8 @@ def test_streams_line_up_on_t_s(monitored_run):
         # Slot 0 is the baseline start() takes, one sampler after the other (connecting included);
         # every later slot is taken by both threads at its grid instant (unless one skipped it).
         if row["slot"] in counters:
-            assert abs(counters[row["slot"]] - t_s) < SAME_INSTANT_S + ROUNDING_S, f"slot {row['slot']}: counters and status apart"
+            apart = abs(counters[row["slot"]] - t_s)
+            assert apart < SAME_INSTANT_S + ROUNDING_S, f"slot {row['slot']}: counters and status {apart} s apart"
         # iostat's first report ends one interval after slot 0, and each later one about an interval
         # after the one before: its own timer, not the grid (iostat.py). The brief asks for an iostat
         # row within one interval; on an idle machine they are ~0.02 s apart, beside two busy loops
@@ -229,7 +230,8 @@ def test_samples_stay_on_the_grid(monitored_run):
         # thread less than half an interval late, or skipped and counted (the monitor's promise:
         # a busy machine may make a sample late or skip it, never put it off the grid)
         assert -ROUNDING_S < late[0] and float(rows[0]["clock_s"]) <= marks["started_clock_s"], (table.name, late[0])
-        assert all(-ROUNDING_S < lateness < SAME_INSTANT_S + ROUNDING_S for lateness in late[1:]), (table.name, max(late[1:]))
+        assert all(-ROUNDING_S < lateness < SAME_INSTANT_S + ROUNDING_S for lateness in late[1:]), \
+            (table.name, max(late[1:]))
         name = "innodb_status" if table.parent.name == "innodb" else "global_status"
         slots_reached(rows, json.loads((out / STATUS_FILE).read_text())["samplers"][name]["skipped_slots"])
 

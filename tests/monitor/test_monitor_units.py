@@ -160,7 +160,8 @@ def test_a_thread_woken_too_late_for_its_slot_skips_it(monkeypatch):
         return stop.is_set()
 
     monkeypatch.setattr(Schedule, "wait_for", wait_for)
-    sampler = _RecordingSampler(ConnectionSpec(host="127.0.0.1", port=3306), 1, RunClock()).start(anchor_monotonic=100.0)
+    sampler = _RecordingSampler(ConnectionSpec(host="127.0.0.1", port=3306), 1, RunClock())
+    sampler.start(anchor_monotonic=100.0)
     assert sampler.join(timeout=60), "the sampler did not stop"  # a deadline for a hang
     assert [slot for slot, _ in sampler.taken] == [0, 1, 3, 4, 5]
     assert sampler.status.skipped_slots == 1
