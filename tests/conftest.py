@@ -88,7 +88,7 @@ def sources_dir() -> Path:
     return SOURCES
 
 
-# `make test` runs two pytest-xdist workers (-n 2 --dist loadscope, with the scopes below). Tests
+# `make test` runs pytest-xdist workers (the Makefile's TEST_ARGS: --dist loadscope, with the scopes below). Tests
 # that share something costly or stateful run on one worker, as one group: a directory whose tests share a session
 # fixture (a loaded server, a Slurm cluster, a workload's run) or a file whose tests share a module
 # fixture (a sweep, an executed notebook, a fault-matrix chain's bundle, whose cells run in order).
@@ -97,10 +97,11 @@ def sources_dir() -> Path:
 # The groups are listed longest first (from --durations of a whole run on the 2-core machine,
 # 2026-11-26/28: the fault matrix's two chains ~650 and ~510 s at a load of 9-10, sweep ~330 s, grid
 # ~240 (one run alone), tpcc_server ~190, ycsb ~155, slurm ~140): the scheduler hands them out in this
-# order, so the two chains start at once, one on each worker, and the short tests fill the gaps and
+# order, so the longest start at once, one on each worker (the two chains, and with a third worker
+# the sweep), each worker takes the next group as it runs out, and the short tests fill the gaps and
 # the end.
 # The chains hold open every phase shorter than a loaded machine's poll can be sure to see
-# (tests/faults/README.md), so they run beside the other worker's servers.
+# (tests/faults/README.md), so they run beside the other workers' servers.
 XDIST_GROUPS = (
     "faults/test_matrix_from_ramp_up.py", "faults/test_matrix_to_start.py",
     "test_sweep.py", "test_grid.py", "tpcc_server", "workloads_ycsb", "slurm", "monitor", "test_report.py",
