@@ -110,12 +110,13 @@ def test_bad_grid_input_is_refused_before_anything_starts(tmp_path, args, messag
 
 # --- a grid on real MariaDB -------------------------------------------------------------------------
 
-OVER_TIME_S = 6
+OVER_TIME_S = 4
 
-# The shortest runs these tests can tell apart: no ramp-up (nothing here reads a warm pool), two
-# report intervals and two monitor samples a verdict run, and over-time runs longer than those.
-GRID = ["--profile", "smoke", "--set", "buffer_pool=[30%,60%]", "--set", "rampup_s=0", "--set", "measure_s=4", "--set", "interval_s=2",
-        "--set", "sample_interval_s=2", "--set", f"over_time_s={OVER_TIME_S}"]
+# The shortest runs these tests can tell apart: no ramp-up (nothing here reads a warm pool), 3 s of
+# 1 s intervals and monitor samples a verdict run (room for the SIGTERM to land in the second run's
+# measurement), and over-time runs longer than those.
+GRID = ["--profile", "smoke", "--set", "buffer_pool=[30%,60%]", "--set", "rampup_s=0", "--set", "measure_s=3", "--set", "interval_s=1",
+        "--set", "sample_interval_s=1", "--set", f"over_time_s={OVER_TIME_S}"]
 
 
 @pytest.fixture(scope="module")
