@@ -46,12 +46,9 @@ test-packages:  # and what only the tests and benches run
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml setup.py lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h lib/pagelab/workloads/sqlite/_sqlitetimer.c lib/pagelab/workloads/sqlite/sqlite_iterations.c lib/pagelab/workloads/sqlite/sqlite_iterations.h | build-packages
-	@echo "setup: creating $(VENV) and installing pagelab with its dependencies (pip install -e .[dev])"
-	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	@$(VPY) -m pip install --quiet --upgrade pip
-	@$(VPY) -m pip install --quiet -e '.[dev]'
-	@$(VPY) -m ipykernel install --sys-prefix --name pagelab --display-name "pagelab (.venv)" >/dev/null
+$(VENV_STAMP): pyproject.toml setup.py runbooks/setup/install-venv.sh lib/pagelab/storage/_cellsearch.c lib/pagelab/tpcc/_tpccclient.c lib/pagelab/tpcc/tpcc_transactions.c lib/pagelab/tpcc/tpcc_transactions.h lib/pagelab/workloads/sqlite/_sqlitetimer.c lib/pagelab/workloads/sqlite/sqlite_iterations.c lib/pagelab/workloads/sqlite/sqlite_iterations.h | build-packages
+	@echo "setup: creating $(VENV) and installing pagelab with its dependencies (uv pip install -e .[dev])"
+	@bash runbooks/setup/install-venv.sh $(VENV) $(PYTHON)
 	@touch $@
 
 PROFILE ?= quick

@@ -88,7 +88,7 @@ def sources_dir() -> Path:
     return SOURCES
 
 
-# `make test` runs two pytest-xdist workers (-n 2 --dist loadscope, with the scopes below). Tests
+# `make test` runs pytest-xdist workers (the Makefile's TEST_ARGS: --dist loadscope, with the scopes below). Tests
 # that share something costly or stateful run on one worker, as one group: a directory whose tests share a session
 # fixture (a loaded server, a Slurm cluster, a workload's run) or a file whose tests share a module
 # fixture (a sweep, an executed notebook, a fault-matrix chain's bundle, whose cells run in order).
@@ -97,10 +97,11 @@ def sources_dir() -> Path:
 # The groups are listed longest first (from --durations of a whole run on the 2-core machine,
 # 2026-11-26/28: the fault matrix's two chains ~650 and ~510 s at a load of 9-10, sweep ~330 s, grid
 # ~240 (one run alone), tpcc_server ~190, ycsb ~155, slurm ~140): the scheduler hands them out in this
-# order, so the two chains start at once, one on each worker, and the short tests fill the gaps and
+# order, so the longest start at once, one on each worker (the two chains, and with a third worker
+# the sweep), each worker takes the next group as it runs out, and the short tests fill the gaps and
 # the end.
 # The chains hold open every phase shorter than a loaded machine's poll can be sure to see
-# (tests/faults/README.md), so they run beside the other worker's servers.
+# (tests/faults/README.md), so they run beside the other workers' servers.
 XDIST_GROUPS = (
     "faults/test_matrix_from_ramp_up.py", "faults/test_matrix_to_start.py",
     "test_sweep.py", "test_grid.py", "tpcc_server", "workloads_ycsb", "slurm", "monitor", "test_report.py",
@@ -244,6 +245,11 @@ def repr_in_another_process(setup: str, expression: str) -> str:
     return done.stdout.strip()
 
 
+# The smoke profile as the tests run it: no ramp-up (no test of its bundle reads a warm pool) and two
+# report intervals, not three, a run. `make rehearse` and `make demo PROFILE=smoke` run it as shipped.
+SMOKE_SHORTER = ("--set", "rampup_s=0", "--set", "measure_s=6")
+
+
 @pytest.fixture(scope="session")
 def smoke_sweep_done(tmp_path_factory):
     """`pagelab sweep --profile smoke`, run once for the whole test run, and shared: the sweep tests
@@ -266,8 +272,8 @@ def smoke_sweep_done(tmp_path_factory):
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not result.exists():
-            command = COUNTING_PAGELAB + [str(base / READS_FILE), "sweep", "--profile", "smoke", "--out", str(bundle),
-                                          "--pdf", str(pdf)]
+            command = COUNTING_PAGELAB + [str(base / READS_FILE), "sweep", "--profile", "smoke", *SMOKE_SHORTER,
+                                          "--out", str(bundle), "--pdf", str(pdf)]
             started = time.monotonic()
             done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
             result.write_text(json.dumps({"args": command, "returncode": done.returncode, "stdout": done.stdout,

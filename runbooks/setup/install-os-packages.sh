@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the OS packages one of pagelab's commands needs, and only those that are missing.
 #
-#   install-os-packages.sh build   what `pip install -e .` needs to build the venv (compiler, headers, venv)
+#   install-os-packages.sh build   what installing pagelab into the venv needs (compiler, headers, venv)
 #   install-os-packages.sh demo    and what `make demo` runs ($DEMO_PACKAGES)
 #   install-os-packages.sh test    and what only `make test` runs besides ($TEST_PACKAGES)
 #
@@ -28,7 +28,7 @@ build_packages=()
 if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
   build_packages+=(python3-venv)
 fi
-# `pip install -e .` compiles pagelab's three C pieces: the storage prototype's
+# Installing pagelab into the venv (install-venv.sh) compiles its three C pieces: the storage prototype's
 # (lib/pagelab/storage/_cellsearch.c), the TPC-C terminal's client (lib/pagelab/tpcc/_tpccclient.c),
 # which links MariaDB Connector/C (libmariadb-dev gives its headers and mariadb_config), and
 # the SQLite benchmarks' timer (lib/pagelab/workloads/sqlite/_sqlitetimer.c), which links the

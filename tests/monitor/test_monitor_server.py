@@ -16,6 +16,7 @@ import pytest
 from pagelab.common.errors import ServerError
 from pagelab.monitor import STATUS_FILE, Monitor
 from pagelab.monitor.global_status import REQUIRED_COUNTERS
+from pagelab.monitor.schedule import LATE_SLOT_FRACTION
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_iostat
 from pagelab.machine.system import block_device_for
@@ -28,9 +29,17 @@ pytestmark = pytest.mark.server
 INTERVAL_S = 1
 RAMPUP_S = 2
 MEASURE_S = 10
-# Samples of the three streams are taken at the same grid instants; allow for scheduling jitter
-# on a busy 2-core machine.
-SAME_INSTANT_S = 0.5
+# What the monitor promises (monitor.py), whatever else the machine is doing: a database sample is
+# taken less than half an interval after its grid instant or skipped and counted, so slot k of the
+# two database samplers is less than this apart; and iostat, which keeps its own timer, has a
+# report within one interval of each sample (IOSTAT_NEAR_S).
+SAME_INSTANT_S = LATE_SLOT_FRACTION * INTERVAL_S
+IOSTAT_NEAR_S = INTERVAL_S
+# The sidecars' times are rounded to the millisecond.
+ROUNDING_S = 0.001
+# How long a test waits for samples it needs before it breaks the server: a deadline for a hang,
+# not a speed figure (bench/bench_monitor.py has those).
+HANG_S = 60
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
@@ -40,6 +49,24 @@ def read_rows(path: Path) -> list[dict[str, str]]:
 
 def number(text: str) -> float | None:
     return float(text) if text not in ("", None) else None
+
+
+def wait_until(condition, what: str) -> None:
+    """Poll until condition() holds; fail naming `what` after HANG_S (a hang, not slowness)."""
+    deadline = time.monotonic() + HANG_S
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen within {HANG_S} s"
+        time.sleep(0.05)
+
+
+def slots_reached(rows: list[dict[str, str]], skipped: int) -> int:
+    """The last slot a database sampler took or skipped, its rows checked to be in slot order from 0
+    with every slot not taken counted as skipped (a slot is skipped when due, so some may follow the
+    last one taken)."""
+    slots = [int(row["slot"]) for row in rows]
+    assert slots == sorted(set(slots)) and slots[0] == 0, "slots in order, each once, from 0"
+    assert slots[-1] + 1 - len(slots) <= skipped, "a slot not taken was not counted as skipped"
+    return len(slots) + skipped - 1
 
 
 def monitor_threads() -> list[str]:
@@ -74,43 +101,56 @@ def monitored_run(monitor_loaded, tmp_path_factory):
     out = tmp_path_factory.mktemp("monitored-run")
     options = RunOptions(warehouses=1, connections=2, rampup_s=RAMPUP_S, measure_s=MEASURE_S, interval_s=2, seed=3)
     with Monitor(instance, out, interval_s=INTERVAL_S) as monitor:
+        marks = {"started_clock_s": monitor.clock.clock_s()}  # start() has returned: slot 0 is taken
         iostat_pid = monitor.iostat_pid
         # The driver tells the instant its measurement will start; the monitor's t_s counts from it.
         result = run(ConnectionSpec.for_instance(instance, tcp=True), options, out_dir=out, echo=None,
                      on_start=monitor.mark_measurement_start)
-    return out, monitor, result, iostat_pid
+        marks["stopping_clock_s"] = monitor.clock.clock_s()  # the samplers are asked to stop after this
+    marks["stopped_clock_s"] = monitor.clock.clock_s()  # and have stopped before this
+    return out, monitor, result, iostat_pid, marks
 
 
 def test_raw_captures_are_kept(monitored_run):
-    out, monitor, _, _ = monitored_run
+    out, monitor, _, _, marks = monitored_run
     status = json.loads((out / STATUS_FILE).read_text())
-    duration = status["samplers"]["innodb_status"]["stopped_epoch"] - status["samplers"]["innodb_status"]["started_epoch"]
-    expected = duration / INTERVAL_S + 1  # slot 0 is taken at the start
+    samplers = status["samplers"]
 
     iostat_text = (out / "iostat.json").read_text()
     assert iostat_text.rstrip().endswith("}}"), "iostat was stopped with SIGINT and closed its JSON"
     parsed = parse_iostat(iostat_text)
     assert parsed.warnings == []
-    assert abs(parsed.meta["samples"] - duration / INTERVAL_S) <= 1.5
-    assert len(read_rows(out / "iostat_times.csv")) == parsed.meta["samples"]
+    arrivals = [float(row["clock_s"]) for row in read_rows(out / "iostat_times.csv")]
+    assert len(arrivals) == parsed.meta["samples"] == samplers["iostat"]["samples"]
+    # A report every interval while iostat ran: never two in one interval (its timer is only ever
+    # late, and the first report ends one interval after it started), and none lost (a report
+    # within one interval of each database sample, the alignment test's promise, leaves no gap of two).
+    lifetime_s = samplers["iostat"]["stopped_epoch"] - samplers["iostat"]["started_epoch"]
+    assert len(arrivals) <= lifetime_s / INTERVAL_S
+    assert all(later - earlier < 2 * IOSTAT_NEAR_S for earlier, later in zip(arrivals, arrivals[1:]))
 
     snapshots = sorted((out / "innodb").glob("*.txt"))
-    assert abs(len(snapshots) - expected) <= 1.5
+    index = read_rows(out / "innodb" / "index.csv")
+    assert len(index) == len(snapshots) == samplers["innodb_status"]["samples"]
     assert [path.name for path in snapshots[:2]] == ["00001.txt", "00002.txt"]
     assert "BUFFER POOL AND MEMORY" in snapshots[-1].read_text()
-    assert len(read_rows(out / "innodb" / "index.csv")) == len(snapshots)
 
     counters = read_rows(out / "global_status.csv")
-    assert len(counters) == status["samplers"]["global_status"]["samples"]
-    # the two samplers are asked to stop one after the other: a grid slot falling between the two
-    # requests is taken by one of them only
-    assert abs(len(counters) - len(snapshots)) <= 1
+    assert len(counters) == samplers["global_status"]["samples"]
+    # One slot per interval from the start until the samplers were asked to stop, each taken or
+    # counted as skipped: no slot after they stopped, and the last one at most an interval before
+    # the stop (a sampler kept off the CPU longer than that would miss it, as iostat would its report).
+    anchor_clock_s = status["anchor_clock_s"]
+    for rows, name in ((index, "innodb_status"), (counters, "global_status")):
+        reached = slots_reached(rows, samplers[name]["skipped_slots"])
+        assert anchor_clock_s + reached * INTERVAL_S <= marks["stopped_clock_s"], name
+        assert anchor_clock_s + (reached + 1) * INTERVAL_S > marks["stopping_clock_s"] - IOSTAT_NEAR_S, name
     assert set(REQUIRED_COUNTERS) <= set(counters[0])
     assert len(counters[0]) > 300, "every numeric counter is kept"
 
 
 def test_the_monitor_stopped_cleanly_and_left_nothing_running(monitored_run):
-    out, monitor, _, iostat_pid = monitored_run
+    out, monitor, _, iostat_pid, _ = monitored_run
     status = json.loads((out / STATUS_FILE).read_text())
     assert status["state"] == "stopped" and status["stopped_reason"] == "stopped by the run" and not status["failed"]
     assert all(s["stopped_reason"] == "stopped by the run" and not s["failed"] for s in status["samplers"].values())
@@ -122,7 +162,7 @@ def test_the_monitor_stopped_cleanly_and_left_nothing_running(monitored_run):
 
 
 def test_tidy_tables_follow_the_design_columns(monitored_run):
-    out, _, _, _ = monitored_run
+    out, _, _, _, _ = monitored_run
     iostat = read_rows(out / "iostat.csv")
     innodb = read_rows(out / "innodb.csv")
     assert list(iostat[0])[:12] == ["t_s", "device", "r_s", "w_s", "rkb_s", "wkb_s", "rareq_kb", "wareq_kb",
@@ -137,47 +177,68 @@ def test_tidy_tables_follow_the_design_columns(monitored_run):
 
 
 def test_streams_line_up_on_t_s(monitored_run):
-    out, _, _, _ = monitored_run
+    out, _, _, _, _ = monitored_run
     iostat_times = [number(row["t_s"]) for row in read_rows(out / "iostat.csv")]
     innodb = read_rows(out / "innodb.csv")
     counters = {row["slot"]: number(row["t_s"]) for row in read_rows(out / "global_status.csv")}
-    for row in innodb:
+    assert innodb[0]["slot"] == "0" and number(innodb[0]["t_s"]) <= counters["0"], "start() takes slot 0 in this order"
+    for row in innodb[1:]:
         t_s = number(row["t_s"])
-        assert abs(counters[row["slot"]] - t_s) < SAME_INSTANT_S, f"slot {row['slot']}: counters and status apart"
-        if row["slot"] == "0":
-            continue  # the baseline: iostat's first report ends one interval later
+        # Slot 0 is the baseline start() takes, one sampler after the other (connecting included);
+        # every later slot is taken by both threads at its grid instant (unless one skipped it).
+        if row["slot"] in counters:
+            apart = abs(counters[row["slot"]] - t_s)
+            assert apart < SAME_INSTANT_S + ROUNDING_S, f"slot {row['slot']}: counters and status {apart} s apart"
+        # iostat's first report ends one interval after slot 0, and each later one about an interval
+        # after the one before: its own timer, not the grid (iostat.py). What the monitor promises
+        # (monitor.py) is an iostat row within one interval; on an idle machine they are ~0.02 s
+        # apart, beside two busy loops on the 2 cores up to 0.2 s, and a third pytest worker once
+        # made it more than 0.5 s.
         nearest = min(iostat_times, key=lambda other: abs(other - t_s))
-        # The brief asks for a row within one interval; on a shared grid they are much closer.
-        assert abs(nearest - t_s) < min(SAME_INSTANT_S, INTERVAL_S), f"no iostat report near t_s {t_s}"
+        assert abs(nearest - t_s) < IOSTAT_NEAR_S, f"no iostat report within an interval of t_s {t_s}"
 
 
 def test_t_s_is_negative_in_ramp_up_and_counts_the_measurement_after(monitored_run):
-    out, _, result, _ = monitored_run
-    innodb = [number(row["t_s"]) for row in read_rows(out / "innodb.csv")]
-    assert min(innodb) < -RAMPUP_S + INTERVAL_S, "the monitor started before the ramp-up"
-    ramp_up = [t for t in innodb if -RAMPUP_S <= t < 0]
-    measured = [t for t in innodb if 0 <= t <= MEASURE_S]
-    assert abs(len(ramp_up) - RAMPUP_S / INTERVAL_S) <= 1
-    assert abs(len(measured) - MEASURE_S / INTERVAL_S) <= 1.5
+    out, _, result, _, _ = monitored_run
     status = json.loads((out / STATUS_FILE).read_text())
     assert status["clock"]["measurement_start_marked"] and status["warnings"] == []
+    start_clock_s = status["clock"]["measure_start_clock_s"]
+    rows = read_rows(out / "innodb" / "index.csv")
+    for row in rows:
+        assert abs(float(row["t_s"]) - (float(row["clock_s"]) - start_clock_s)) <= ROUNDING_S
+    # One t_s per slot of the grid: the sample's, or for a slot skipped (a busy machine) the slot's
+    # own instant, so that the counts below are of intervals, not of how fast the machine was.
+    taken = {int(row["slot"]): float(row["t_s"]) for row in rows}
+    reached = slots_reached(rows, status["samplers"]["innodb_status"]["skipped_slots"])
+    grid_t_s = [taken.get(slot, status["anchor_clock_s"] + slot * INTERVAL_S - start_clock_s)
+                for slot in range(reached + 1)]
+    assert min(grid_t_s) < -RAMPUP_S + INTERVAL_S, "the monitor started before the ramp-up"
+    ramp_up = [t for t in grid_t_s if -RAMPUP_S <= t < 0]
+    measured = [t for t in grid_t_s if 0 <= t <= MEASURE_S]
+    # a sample is up to half an interval after its slot: one slot more or less at each end
+    assert abs(len(ramp_up) - RAMPUP_S / INTERVAL_S) <= 1
+    assert abs(len(measured) - MEASURE_S / INTERVAL_S) <= 1.5
 
 
 def test_samples_stay_on_the_grid(monitored_run):
-    out, monitor, _, _ = monitored_run
+    out, _, _, _, marks = monitored_run
     anchor_clock_s = json.loads((out / STATUS_FILE).read_text())["anchor_clock_s"]
     for table in (out / "innodb" / "index.csv", out / "global_status.csv"):
         rows = read_rows(table)
         late = [float(row["clock_s"]) - (anchor_clock_s + int(row["slot"]) * INTERVAL_S) for row in rows]
         # slot 0 is taken by start() itself, after iostat is forked and the other sampler's first
-        # sample: it may be late by whatever that took; every later slot is taken by its thread
-        assert -0.01 < late[0] < INTERVAL_S, (table.name, late[0])
-        assert all(-0.01 < lateness < 0.3 for lateness in late[1:]), (table.name, max(late[1:]))
-        assert [int(row["slot"]) for row in rows] == list(range(len(rows))), "no slot was skipped"
+        # sample, before it returns: late by whatever that took; every later slot is taken by its
+        # thread less than half an interval late, or skipped and counted (the monitor's promise:
+        # a busy machine may make a sample late or skip it, never put it off the grid)
+        assert -ROUNDING_S < late[0] and float(rows[0]["clock_s"]) <= marks["started_clock_s"], (table.name, late[0])
+        assert all(-ROUNDING_S < lateness < SAME_INSTANT_S + ROUNDING_S for lateness in late[1:]), \
+            (table.name, max(late[1:]))
+        name = "innodb_status" if table.parent.name == "innodb" else "global_status"
+        slots_reached(rows, json.loads((out / STATUS_FILE).read_text())["samplers"][name]["skipped_slots"])
 
 
 def test_the_buffer_pool_size_in_pages_matches_the_configured_bytes(monitored_run):
-    out, _, _, _ = monitored_run
+    out, _, _, _, _ = monitored_run
     innodb = read_rows(out / "innodb.csv")
     counters = read_rows(out / "global_status.csv")
     pool_pages = {int(row["pool_pages"]) for row in innodb}
@@ -191,14 +252,22 @@ def test_the_buffer_pool_size_in_pages_matches_the_configured_bytes(monitored_ru
 
 
 def test_the_hit_ratio_two_ways_agrees_under_load(monitored_run):
-    out, _, _, _ = monitored_run
+    out, _, _, _, _ = monitored_run
     rows = [row for row in read_rows(out / "hit_ratio.csv") if number(row["t_s"]) >= 0]
+    # Under TPC-C every interval has page requests: each slot both samplers took has both ratios.
+    status_slots = {row["slot"] for row in read_rows(out / "innodb" / "index.csv")}
+    counter_slots = [row["slot"] for row in read_rows(out / "global_status.csv")]
+    sampled_by_both = [row for row in rows if row["slot"] in status_slots and row["slot"] in counter_slots[1:]]
     both = [row for row in rows if row["status_hit_rate_per_1000"] and row["counter_hit_rate_per_1000"]]
-    assert len(both) >= MEASURE_S / INTERVAL_S - 2
+    assert both == sampled_by_both and both
+    previous_slot = dict(zip(counter_slots[1:], counter_slots))
     for row in both:
         assert 0 <= number(row["status_hit_rate_per_1000"]) <= 1000
         assert 0 <= number(row["counter_hit_rate_per_1000"]) <= 1000
-        assert abs(number(row["counter_window_s"]) - INTERVAL_S) < SAME_INSTANT_S
+        # the counters' window is the slots it spans (one, unless a slot was skipped), each sample
+        # up to half an interval late
+        spanned_s = (int(row["slot"]) - int(previous_slot[row["slot"]])) * INTERVAL_S
+        assert abs(number(row["counter_window_s"]) - spanned_s) < SAME_INSTANT_S + ROUNDING_S
     # Same instants, same window: they differ by rounding and read-ahead only.
     assert statistics.median(abs(number(row["difference_per_1000"])) for row in both) <= 5
 
@@ -207,7 +276,9 @@ def test_a_killed_server_ends_the_samplers_by_themselves(spare_instance, tmp_pat
     out = tmp_path / "killed-run"
     with Monitor(spare_instance, out, interval_s=INTERVAL_S) as monitor:
         monitor.mark_measurement_start()
-        time.sleep(2.5 * INTERVAL_S)
+        # the samples the assertions below count on, before the kill
+        wait_until(lambda: min(monitor.innodb.status.samples, monitor.global_status.status.samples) >= 3
+                   and monitor.iostat.status.samples >= 2, "three database samples and two iostat reports")
         iostat_pid = monitor.iostat_pid
         assert monitor.running and iostat_pid in iostat_children()
         os.kill(spare_instance.pid(), signal.SIGKILL)
@@ -245,13 +316,16 @@ def test_a_connection_spec_finds_the_disk_from_the_servers_datadir(monitor_loade
     instance, _ = monitor_loaded
     spec = ConnectionSpec.for_instance(instance, tcp=True)
     with Monitor(spec, tmp_path / "by-spec", interval_s=INTERVAL_S) as monitor:
-        # until halfway between slots 1 and 2 of the grid, however long start() took
-        time.sleep(max(0.0, monitor.anchor_monotonic + 1.5 * INTERVAL_S - time.monotonic()))
+        # until slot 1 and iostat's first report are in, however long start() took
+        wait_until(lambda: monitor.innodb.status.samples >= 2 and monitor.iostat.status.samples >= 1,
+                   "a second InnoDB sample and a first iostat report")
     status = monitor.stop()
     assert status["devices"] == list(block_device_for(instance.paths.datadir).disks)
     assert status["server"].endswith(f"127.0.0.1:{instance.port}")
     assert "never marked" in status["warnings"][0]  # t_s then counts from the start of monitoring
-    assert status["tables"]["innodb.csv"]["rows"] == 2 and status["tables"]["iostat.csv"]["rows"] == 1
+    samplers = status["samplers"]
+    assert status["tables"]["innodb.csv"]["rows"] == samplers["innodb_status"]["samples"] >= 2
+    assert status["tables"]["iostat.csv"]["rows"] == samplers["iostat"]["samples"] >= 1
     assert monitor_threads() == []
 
 
@@ -266,7 +340,7 @@ def test_a_frozen_server_cannot_hang_the_samplers(spare_instance, tmp_path, monk
     pid = spare_instance.pid()
     try:
         with Monitor(spare_instance, out, interval_s=INTERVAL_S) as monitor:
-            time.sleep(1.5 * INTERVAL_S)
+            wait_until(lambda: monitor.innodb.status.samples >= 2, "a second InnoDB sample")
             os.kill(pid, signal.SIGSTOP)
             # a deadline for a hang (the samplers' own limits are 1 s here), not a speed figure
             assert monitor.wait_until_stopped(timeout=60), "a sampler is still waiting on the frozen server"

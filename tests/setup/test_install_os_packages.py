@@ -167,7 +167,7 @@ def _project_copy(root: Path) -> Path:
     project = root / "project"
     makefile = (REPO_ROOT / "Makefile").read_text()
     stamp_inputs = re.search(r"^\$\(VENV_STAMP\):([^|\n]*)", makefile, re.MULTILINE).group(1).split()
-    for relative in ["Makefile", "runbooks/setup/install-os-packages.sh", *stamp_inputs]:
+    for relative in ["Makefile", "runbooks/setup/install-os-packages.sh", *stamp_inputs]:  # install-venv.sh is one
         (project / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO_ROOT / relative, project / relative)
     return project
@@ -194,6 +194,8 @@ def test_a_user_without_root_gets_the_venv_and_is_told_what_an_administrator_ins
     done = _make_setup_as_nobody(bare)
     assert done.returncode != 0
     assert "apt-get" not in " ".join(bare.calls())
+    # uv is fetched into the venv first; the stand-in gives none, so pip builds the venv instead.
+    assert "python -m pip install --quiet --disable-pip-version-check uv" in bare.calls()
     assert "python -m pip install --quiet -e .[dev]" in bare.calls(), "the venv was not built"
     assert (machine_dir / "venv" / ".pagelab-installed").exists()
     assert "this user cannot install them (not root, and no sudo without a password)" in done.stderr

@@ -11,7 +11,7 @@ Captures nothing itself and never stops; it only converts instants. Samplers not
 - `epoch`: Unix time, for the record only (the wall clock may jump; the monotonic one does not).
 
 The interval rule shared by all samplers lives here too: whole seconds, at least 1, because
-`iostat` takes its interval in whole seconds and every stream must tick at the same instants.
+`iostat` takes its interval in whole seconds and every stream must tick at the same interval.
 """
 
 from __future__ import annotations

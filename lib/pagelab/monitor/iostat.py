@@ -8,8 +8,14 @@ Captures, in the run bundle:
 
 The arrival time is the sample's time because sysstat's own timestamps have one-second resolution
 and the machine's time zone, and cannot be put on the run's monotonic clock. Each report covers
-the interval that ends when it arrives, as the InnoDB status and the counters sampled at the same
-instant do. `-y` drops the since-boot report, so sample 0 arrives one interval after the start.
+the interval that ends when it arrives. `-y` drops the since-boot report, so sample 0 arrives one
+interval after the start. iostat is started at the monitor's anchor but keeps its own timer, which
+it sets again after each report (sysstat's alarm(interval)): a report iostat is slow to make on a
+busy machine puts every later one that much later too, so iostat's reports end near, not on, the
+grid's instants where the InnoDB status and the counters are sampled. Stamping them with their
+arrival keeps each on the right t_s; what holds is that a report ends within one interval of every
+database sample (tests/monitor/test_monitor_server.py measured 0.02 s apart on an idle machine and
+0.2 s beside two busy loops on 2 cores).
 
 Stops when asked: SIGINT first (iostat then closes its JSON and exits at once), SIGTERM if it is
 still there after a grace period, SIGKILL after another; the reader thread ends at end of output.

@@ -9,8 +9,11 @@
 
 `start()` (or entering the `with`) checks everything it can before any side effect (interval,
 device, iostat, a capture already in run_dir), connects both database samplers and takes their
-first sample, so an unreachable server or a missing privilege fails before the run begins. All
-three samplers tick on one grid, `anchor + k * interval`, so rows of the three streams line up.
+first sample, so an unreachable server or a missing privilege fails before the run begins. The
+database samplers tick on one grid, `anchor + k * interval`, and iostat, started at the anchor,
+reports every interval by its own timer (iostat.py), so rows of the three streams line up: slot k
+of the InnoDB status and of the counters within half an interval of each other, an iostat report
+within one interval of each sample.
 
 It stops on `stop()` (leaving the `with`, whatever happened inside), or by itself when the server
 dies: the first database sampler to notice records why and the monitor stops the others at once;

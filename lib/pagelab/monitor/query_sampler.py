@@ -167,7 +167,14 @@ class QuerySampler:
                 slot = following
                 if self.schedule.wait_for(slot, self._stop_requested):
                     break
-                if not self._sample_or_recover(slot):
+                # A thread kept off the CPU past its slot (a busy machine) wakes too late for it: the
+                # slot is skipped and counted like one missed by a slow statement, so every sample
+                # taken is less than LATE_SLOT_FRACTION of an interval from its grid instant.
+                at = time.monotonic()
+                if self.schedule.missed(slot, at):
+                    self.status.skipped_slots += 1
+                    continue
+                if not self._sample_or_recover(slot, at):
                     break
         except BaseException as exc:  # a bug or a full disk: recorded, never raised out of a thread
             self._fail(f"the {self.name} sampler failed: {type(exc).__name__}: {exc}")
@@ -178,17 +185,17 @@ class QuerySampler:
             if self.status.stopped_reason is None:
                 self.status.stopped_reason = STOPPED_BY_RUN
 
-    def _take_timed(self, slot: int) -> None:
+    def _take_timed(self, slot: int, at: float | None = None) -> None:
         # Sequence numbers count samples actually taken: a failed one does not use one up.
-        self._take_sample(self._cursor, self._seq + 1, slot, time.monotonic())
+        self._take_sample(self._cursor, self._seq + 1, slot, time.monotonic() if at is None else at)
         self._seq += 1
         self.status.samples += 1
 
-    def _sample_or_recover(self, slot: int) -> bool:
-        """Take one sample; False when the sampler has to stop (the reason is recorded)."""
+    def _sample_or_recover(self, slot: int, at: float | None = None) -> bool:
+        """Take one sample (begun at `at`); False when the sampler has to stop (the reason is recorded)."""
         any_error, connection_errors = _connector_errors()
         try:
-            self._take_timed(slot)
+            self._take_timed(slot, at)
             return True
         except any_error as exc:
             self.status.errors += 1

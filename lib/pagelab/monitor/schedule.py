@@ -3,8 +3,9 @@
 Captures nothing and stops nothing. `Schedule` puts samples at `anchor + k * interval` (slot k),
 so they do not drift by the time each sample takes, and every sampler started on the same anchor
 ticks at the same instants: slot k of the InnoDB status and of the global counters are the same
-moment, and iostat's k-th report ends there too. `SamplerStatus` is one sampler's entry in
-monitor_status.json.
+moment, each taken less than half an interval after it or skipped (and counted). iostat keeps its
+own timer (iostat.py), started at the anchor: its reports end near the grid's instants and may
+fall behind them on a busy machine. `SamplerStatus` is one sampler's entry in monitor_status.json.
 """
 
 from __future__ import annotations
@@ -33,10 +34,14 @@ class Schedule:
         """The slot to take after `after_slot`: the next one, unless it was missed by too much."""
         now = time.monotonic() if now is None else now
         following = after_slot + 1
-        if now - self.due(following) <= LATE_SLOT_FRACTION * self.interval_s:
+        if not self.missed(following, now):
             return following
         # The first slot still ahead of now (or only a little behind it).
         return max(following, math.ceil((now - self.anchor_monotonic) / self.interval_s - LATE_SLOT_FRACTION))
+
+    def missed(self, slot: int, now: float) -> bool:
+        """True when `now` is more than LATE_SLOT_FRACTION of an interval past the slot: too late to take it."""
+        return now - self.due(slot) > LATE_SLOT_FRACTION * self.interval_s
 
     def wait_for(self, slot: int, stop: threading.Event) -> bool:
         """Sleep until slot is due; True if `stop` was set meanwhile (then take no sample)."""
