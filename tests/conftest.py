@@ -94,9 +94,9 @@ def sources_dir() -> Path:
 # fixture (a sweep, an executed notebook, a fault-matrix chain's bundle, whose cells run in order).
 # Every other test goes to whichever worker is free. Each worker has its own temporary directory,
 # so its servers, sockets and bundles are its own; ports are chosen free at each start.
-# The groups are listed longest first (from --durations of a whole run on the 2-core machine,
-# 2026-11-26/28: the fault matrix's two chains ~650 and ~510 s at a load of 9-10, sweep ~330 s, grid
-# ~240 (one run alone), tpcc_server ~190, ycsb ~155, slurm ~140): the scheduler hands them out in this
+# The groups are listed roughly longest first (test-seconds of a whole quiet run at -n 3 on the 2-core
+# machine, 2026-11-28: the fault matrix's two chains ~180 and ~100 s, tpcc_server ~180, slurm ~95,
+# grid ~85, sweep ~50, ycsb ~50; at a load of 9-10 they took two to three times as long): the scheduler hands them out in this
 # order, so the longest start at once, one on each worker (the two chains, and with a third worker
 # the sweep), each worker takes the next group as it runs out, and the short tests fill the gaps and
 # the end.
