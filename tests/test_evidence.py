@@ -295,9 +295,24 @@ def test_two_sweeps_whose_levels_differ_by_20_percent_and_effects_agree_are_a_un
     tpmc = effects[effects["metric"] == "tpmc"]
     assert list(tpmc["word"]) == ["agree"]
     [line] = effect_lines(effects, "slow", "fast")
-    assert line.startswith("16k vs 4k: ") and "effects agree within ±3 points" in line, line
+    assert line.startswith("16k vs 4k: ") and "] (95% CI), effects agree within ±3 points" in line, line
     text = "\n".join(shift_lines(compare_bundles(slow, fast, "slow", "fast"), effects, "slow", "fast"))
     assert "uniform shift" in text and "slow 4k vs fast 4k: TpmC −16." in text, text
+
+
+def test_each_verdict_line_says_its_own_intervals_level():
+    """A line read alone gives its level: a family's pairs at the Bonferroni level, a declared
+    primary at the full 95% and the pairs after it at the Bonferroni level of the two left."""
+    from pagelab.evidence.tables import evidence_text, pairwise_table, verdict_line
+
+    table = _steady_table({"4k": 10_000, "8k": 10_500, "16k": 9_000}, seed=3)
+    lines = [verdict_line(row) for row in pairwise_table(table).query("metric == 'tpmc'").to_dict("records")]
+    assert len(lines) == 3 and all("] (98.33% CI), " in line for line in lines), lines
+    table.profile["primary"] = "16k vs 4k"
+    table.runs["host"] = "one machine"
+    found = {line.split(":")[0]: line for line in evidence_text(table).splitlines() if ": TpmC " in line}
+    assert "] (95% CI), " in found["  16k vs 4k"] and "primary, declared before the sweep" in found["  16k vs 4k"]
+    assert "] (97.5% CI), " in found["  8k vs 4k"] and "] (97.5% CI), " in found["  16k vs 8k"], found
 
 
 def test_two_sweeps_whose_16k_effect_differs_by_20_points_are_an_interaction_not_a_shift():

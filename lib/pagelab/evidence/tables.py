@@ -440,6 +440,14 @@ def pct_text(pct: float, unit: str = "%") -> str:
     return f"{pct:+.1f}{unit}".replace("-", "−")
 
 
+def interval_text(low: float, high: float, confidence_pct: float | None, unit: str = "%") -> str:
+    """'[+4.1%, +15.0%] (98.33% CI)': an interval with its own level, so a line read alone says it
+    (a family's pairs are at the Bonferroni level, a declared primary at the full one); no level
+    when the row has none recorded."""
+    level = "" if _missing(confidence_pct) else f" ({float(confidence_pct):.4g}% CI)"
+    return f"[{pct_text(low, unit)}, {pct_text(high, unit)}]{level}"
+
+
 def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -467,9 +475,9 @@ def unresolved_advice(row: dict) -> str:
 
 
 def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Holm") -> str:
-    """'8k vs 4k: TpmC +9.5% [+4.1%, +15.0%], faster (Holm p 0.004)': the effect and its interval
-    first, then the word from the interval and the margin; when not resolved, why in numbers.
-    `adjustment` names how a family's p-values were adjusted."""
+    """'8k vs 4k: TpmC +9.5% [+4.1%, +15.0%] (98.33% CI), faster (p 0.004, Holm)': the effect and
+    its interval with the interval's level first, then the word from the interval and the margin;
+    when not resolved, why in numbers. `adjustment` names how a family's p-values were adjusted."""
     metric = metric or METRICS_BY_NAME[row["metric"]]
     head = f"{row['a']} vs {row['b']}: {metric.label}"
     if math.isnan(row["change_pct"]):
@@ -479,7 +487,8 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
         why = ("one run on a side" if min(row["runs_a"], row["runs_b"]) < 2
                else "some resampled medians are 0 (no ratio)")
         return f"{head} {pct_text(row['change_pct'])}, {why}, no interval: {word} ({unresolved_advice(row)})"
-    text = f"{head} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}], {word}"
+    interval = interval_text(row["low_pct"], row["high_pct"], row.get("confidence_pct"))
+    text = f"{head} {pct_text(row['change_pct'])} {interval}, {word}"
     if row.get("role") == NOT_TESTED:
         text += (" (not tested: the primary comparison was not called faster or slower, and the others are "
                  f"tested only after it; {unresolved_advice(row)})")

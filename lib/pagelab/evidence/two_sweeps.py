@@ -18,8 +18,9 @@ import pandas as pd
 
 from pagelab.evidence.families import AGREE, DIFFER, EffectDifference, compare_family, effect_differences
 from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT, FASTER, NOT_RESOLVED, SLOWER, log_spread
-from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, pct_text, _values, _values_by_block,
-                                     comparison_row, equivalence_of, model_data, model_effect, verdict_line)
+from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, interval_text, pct_text, _values,
+                                     _values_by_block, comparison_row, equivalence_of, model_data, model_effect,
+                                     verdict_line)
 
 
 # --- two bundles -----------------------------------------------------------------------------------
@@ -90,7 +91,8 @@ def effect_rows(metric: str, pairs: list[tuple[str, str]], found: list[EffectDif
 
 
 def effect_lines(effects: pd.DataFrame, label_a: str, label_b: str, metric: str = "tpmc") -> list[str]:
-    """'16k vs 4k: −8.9% in qa, −9.7% in qt; difference +0.9 points [−6.1, +8.4], effects agree within ±3'."""
+    """'16k vs 4k: −8.9% in qa, −9.7% in qt; difference +0.9 points [−6.1, +8.4] (98.33% CI), effects agree
+    within ±3 points'."""
     rows = effects[effects["metric"] == metric].to_dict("records") if not effects.empty else []
     lines = []
     words = {AGREE: "effects agree within ±{delta:g} points", DIFFER: "effects differ",
@@ -103,7 +105,7 @@ def effect_lines(effects: pd.DataFrame, label_a: str, label_b: str, metric: str 
             continue
         word = words[row["word"]].format(delta=row["equivalence_pct"])
         interval = ("no interval (one run on a side, or resampled medians of 0)" if math.isnan(row["low_pts"])
-                    else f"[{pct_text(row['low_pts'], '')}, {pct_text(row['high_pts'], '')}]")
+                    else interval_text(row["low_pts"], row["high_pts"], row.get("confidence_pct"), ""))
         tested = (f" (p {row['p_adjusted']:.2g}{', Holm' if row['family_size'] > 1 else ''})"
                   if row["word"] == DIFFER and not math.isnan(row["p_adjusted"]) else "")
         lines.append(f"{head}; difference {pct_text(row['difference_pts'], ' points')} {interval}, {word}{tested}; "

@@ -8,6 +8,7 @@ import math
 
 from pagelab.common.units import size_text
 from pagelab.evidence.grid import FACTOR_WORDS, effect_change, effect_change_sentence, effect_table, grid_factors
+from pagelab.evidence.tables import interval_text
 from pagelab.report.seed_configuration import pool_share_pct
 
 
@@ -32,7 +33,8 @@ def grid_answer(data) -> str:
     factor = grid_factor(data)
     effects = effect_table(data.evidence, factor)
     parts = [f"{FACTOR_WORDS.get(factor, factor)} {row['level']}: {_pct(row['change_pct'])}"
-             + ("" if math.isnan(row["low_pct"]) else f" [{_pct(row['low_pct'])}, {_pct(row['high_pct'])}]")
+             + ("" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
+                                                                         row.get("confidence_pct")))
              + f" ({row['verdict']})" for row in effects.to_dict("records")]
     a, b = (effects.iloc[0]["a"], effects.iloc[0]["b"]) if not effects.empty else ("", "")
     text = f"The {a} vs {b} TpmC effect at each level — " + "; ".join(parts) + ". " if parts else ""

@@ -30,8 +30,8 @@ import pandas as pd
 
 from pagelab.evidence.families import NOT_TESTED, PRIMARY
 from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RESOLVED, verdict_text
-from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, number_text, page_size_table,
-                                     pairwise_table, pct_text, unresolved_advice)
+from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, interval_text, number_text,
+                                     page_size_table, pairwise_table, pct_text, unresolved_advice)
 from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
 from pagelab.common.reference import CITATIONS
 from pagelab.common.units import size_text
@@ -260,8 +260,9 @@ def answer(data: ReportData) -> str:
     for other, row in zip(others, comparisons):
         if row is None:
             continue
-        interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
-        parts.append(f"{other} {pct_text(row['change_pct'])}{interval} ({_word(row)})")
+        interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
+                                                                             row.get("confidence_pct"))
+        parts.append(f"{other} {pct_text(row['change_pct'])}{interval}, {_word(row)}")
     real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
     head = (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
@@ -337,7 +338,8 @@ def _iops_fall(data: ReportData) -> Claim:
     if row is None or math.isnan(row["change_pct"]):
         return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 3")
     verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD, EQUIVALENT: DOES_NOT_HOLD}.get(row["verdict"], NOT_RESOLVED_HERE)
-    interval = "" if math.isnan(row["low_pct"]) else f" [{pct_text(row['low_pct'])}, {pct_text(row['high_pct'])}]"
+    interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
+                                                                         row.get("confidence_pct"))
     return Claim("iops_fall", statement, verdict,
                  f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, "
                  f"{verdict_text(row['verdict'], row['equivalence_pct'])}", "Figure 3")
