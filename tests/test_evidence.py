@@ -406,7 +406,7 @@ def test_stats_say_when_a_family_has_no_room_for_a_verdict(sizes, n, says):
     assert ("no pair here can be called faster or slower" in text) == says
     from types import SimpleNamespace
 
-    from pagelab.report.lab_report import family_sentence
+    from pagelab.report.model_report import family_sentence
 
     method = family_sentence(SimpleNamespace(pairs=pairwise_table(table)))  # the report's Method says it too
     assert ("no pair here can be called faster or slower" in method) == says, method

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from pagelab.evidence.families import NOT_TESTED, PRIMARY
-from pagelab.evidence.intervals import EQUIVALENT, MIN_ROUNDS_FOR_PAIRED, NOT_RESOLVED, verdict_text
-from pagelab.evidence.tables import (RunTable, equivalence_of, floor_note, interval_text, number_text,
-                                     page_size_table, pairwise_table, pct_text, unresolved_advice)
+from pagelab.evidence.families import NOT_TESTED
+from pagelab.evidence.intervals import EQUIVALENT, NOT_RESOLVED, verdict_text
+from pagelab.evidence.tables import (RunTable, equivalence_of, interval_text, number_text, page_size_table,
+                                     pairwise_table, pct_text, unresolved_advice)
 from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
 from pagelab.common.reference import CITATIONS
 from pagelab.common.units import size_text
@@ -521,18 +521,8 @@ def method_markdown(data: ReportData) -> str:
               f"each round in the page sizes' order ({sizes}; this sweep predates the drawn order), so a slow drift of "
               "the machine falls on every page size. ") if repeats > 1 else
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
-        f"Per page size the report gives the median of the runs with an order-statistic interval, and per pair "
-        f"of page sizes the ratio of medians with a bootstrap interval, then a word read off that interval: "
-        f"faster or slower when it lies wholly on one side of 1 and an exact rank test agrees; equivalent within "
-        f"±{equivalence_of(data.evidence):g}% (the sweep's equivalence margin δ, `equivalence_pct`) when it lies "
-        f"inside ±δ, which is the two one-sided tests at the interval's level; else not resolved, with the smallest "
-        f"effect the runs resolve and the runs δ would need. {family_sentence(data)}{looks_sentence(data)} With "
-        f"{MIN_ROUNDS_FOR_PAIRED} "
-        f"or more rounds that both page sizes finished, pairs are compared round by round (the rounds "
-        f"resampled together and the Wilcoxon signed-rank test, since the runs of a round share the machine's "
-        f"state of that minute), else run by run (the Mann-Whitney test).{noise}" + (f" {hosts}" if hosts else "")
-        + " These words (median interval, effect, margin δ, Holm, round, block, A/A) are defined in the "
-          "Glossary at the end.")
+        "Per page size the report gives the median of the runs with an order-statistic interval; how each pair of "
+        f"page sizes was judged follows below.{noise}" + (f" {hosts}" if hosts else ""))
 
 
 def _rounds_shuffled(data: ReportData) -> bool:
@@ -548,35 +538,6 @@ def transport_text(profile: dict) -> str:
     if transport == "tcp":
         return "over TCP to 127.0.0.1 (as tpcc-mysql is documented)"
     return "(the transport was not recorded: this bundle predates the knob)"
-
-
-def looks_sentence(data: ReportData) -> str:
-    """For a sweep made to be extended by more rounds: its looks and the boundary each was tested at."""
-    looks = data.evidence.looks
-    if looks is None or not looks.sequential:
-        return ""
-    each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
-                     f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
-    return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "
-            f"each addition of rounds, so each look is tested at a Lan-DeMets O'Brien-Fleming-type boundary that "
-            f"spreads the 5% over the looks: {each}. These verdicts are this look's: the pairs' family is held at "
-            f"{100 * data.evidence.confidence:.4g}% here.")
-
-
-def family_sentence(data: ReportData) -> str:
-    """Which family the pairs form and how it is corrected, for the Method."""
-    tpmc = data.pairs[data.pairs["metric"] == "tpmc"]
-    m = int(tpmc["family_size"].max()) if not tpmc.empty else 0
-    floor = floor_note(tpmc) if not tpmc.empty else None
-    floor = f" Note: {floor}." if floor else ""
-    if m <= 1:
-        return f"With one pair per metric there is no family to correct for: the interval is at 95%.{floor}"
-    level = 100 * (1 - 0.05 / m)
-    which = (f"Besides the primary comparison (below), the {m} other pairs of one metric form a family"
-             if (tpmc["role"] == PRIMARY).any() else f"The {m} pairs of page sizes of one metric form a family")
-    return (f"{which}: their rank-test p-values are adjusted "
-            f"with Holm's method (statsmodels' multipletests) and their intervals taken at {level:.4g}%, the "
-            f"Bonferroni-adjusted level, so the family together is held at 5% and 95%.{floor}")
 
 
 def per_host_tpmc(data: ReportData) -> pd.DataFrame:

@@ -1,52 +1,223 @@
-"""The report's words for how the verdicts were reached: the declared primary comparison, the
-two-level model and its variance components, and how much of each over-time run counted
-(pagelab.evidence.model), or that an older bundle's runs kept no series and the rank tests judged,
-or that a round ran on more than one node and the node was a random effect
-(pagelab.evidence.node_model)."""
+"""The report's words for how the verdicts were reached, generated from what the evidence used:
+which method judged which metric's pairs (each pair row's `method`: TpmC's two-level model,
+pagelab.evidence.model, or the node as a random effect, pagelab.evidence.node_model, where they
+apply; else the ratio of medians with a bootstrap interval and an exact rank test), the words read
+off an interval, the declared primary comparison and the level of each interval, then the model's
+variance components and how much of each over-time run counted."""
 
 from __future__ import annotations
 
 import math
 
-from pagelab.evidence.intervals import CONFIDENCE
-from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL
-from pagelab.evidence.node_model import split_rounds
-from pagelab.evidence.tables import model_data
+from pagelab.evidence.families import PRIMARY
+from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
+from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
+from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_MODEL_METHOD, split_rounds
+from pagelab.evidence.tables import METRICS, equivalence_of, floor_note, model_data
+
+# How a pair was judged, from its row's `method` (what pagelab.evidence wrote when it judged it).
+MODEL, NODE, NODE_BLOCKS, SIGNED_RANK, RANK_SUM, NO_INTERVAL, NO_VALUES = (
+    "two-level model", "node model", "node blocks", "signed rank", "rank sum", "no interval", "no values")
+# The metrics as a sentence names them.
+METRIC_WORDS = {"tpmc": "TpmC", "read_iops": "read IOPS", "write_iops": "write IOPS", "hit_ratio": "the hit ratio",
+                "new_order_p95_ms": "New-Order p95"}
+KIND_WORDS = {MODEL: "the two-level model (t interval)",
+              NODE: "a mixed model with the node as a random effect (t interval)",
+              NODE_BLOCKS: "the nodes as fixed blocks (t interval)",
+              SIGNED_RANK: "the ratio of medians with a bootstrap interval and the exact Wilcoxon signed-rank test",
+              RANK_SUM: "the ratio of medians with a bootstrap interval and the exact Mann-Whitney test",
+              NO_INTERVAL: "no interval (one run on a side)", NO_VALUES: "nothing (no values on a side)"}
 
 
-def primary_sentence(data) -> str:
-    """Which comparison was primary, and that it was declared before the sweep ran."""
-    declared = data.record.document.get("primary") or {}
-    comparison = declared.get("comparison")
-    if not comparison:
+def kind_of(row: dict) -> str:
+    """Which method judged a pair row, from its `method` and, without one, why it has none."""
+    method = str(row.get("method") or "")
+    if method.startswith(MODEL_METHOD):
+        return MODEL
+    if method.startswith(NODE_BLOCKS_METHOD):
+        return NODE_BLOCKS
+    if method.startswith(NODE_MODEL_METHOD):
+        return NODE
+    if "Wilcoxon" in method:
+        return SIGNED_RANK
+    if "Mann-Whitney" in method:
+        return RANK_SUM
+    change = row.get("change_pct")
+    return NO_VALUES if change is None or (isinstance(change, float) and math.isnan(change)) else NO_INTERVAL
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _metric_clause(metric: str, rows: list[dict]) -> tuple[str, str]:
+    """(who, how): "TpmC's 3 pairs", "by the two-level model"; pairs judged differently are named."""
+    kinds = [kind_of(row) for row in rows]
+    if len(set(kinds)) == 1:
+        count = f"{len(rows)} pair{'s' if len(rows) != 1 else ''}"
+        return count, f"by {KIND_WORDS[kinds[0]]}"
+    parts = []
+    for kind in dict.fromkeys(kinds):
+        pairs = [f"{row['a']} vs {row['b']}" for row, k in zip(rows, kinds) if k == kind]
+        parts.append(f"{_listed(pairs)} by {KIND_WORDS[kind]}")
+    return "pairs", "; ".join(parts)
+
+
+def which_method_sentence(data) -> str:
+    """'In this bundle TpmC's 3 pairs were judged by the two-level model (t interval); the 3 pairs each
+    of read IOPS, ... by the ratio of medians ...', from the rows' `method`; metrics judged alike are
+    named together, and metrics without values said apart."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    unjudged = []
+    for metric in METRICS:
+        rows = data.pairs[data.pairs["metric"] == metric.name].to_dict("records")
+        if rows and all(kind_of(row) == NO_VALUES for row in rows):
+            unjudged.append(METRIC_WORDS[metric.name])
+        elif rows:
+            groups.setdefault(_metric_clause(metric.name, rows), []).append(METRIC_WORDS[metric.name])
+    parts = []
+    for (count, how), metrics in groups.items():
+        if count == "pairs":  # judged pair by pair: one clause per metric
+            parts += [f"{metric}'s pairs {how}" for metric in metrics]
+        elif len(metrics) == 1:
+            parts.append(f"{metrics[0]}'s {count} {how}")
+        else:
+            parts.append(f"the {count} each of {_listed(metrics)} {how}")
+    if parts:  # the verb once, in the first clause
+        first, _, how = parts[0].partition(" by ")
+        parts[0] = f"{first} were judged by {how}" if how else parts[0]
+    text = f"In this bundle {'; '.join(parts)}." if parts else ""
+    if unjudged:
+        text += (f" {_listed(unjudged)[0].upper()}{_listed(unjudged)[1:]} {'has' if len(unjudged) == 1 else 'have'} "
+                 f"no values on a side in this bundle, so no verdict.")
+    return text.strip()
+
+
+def _tpmc_not_modelled_why(data) -> str:
+    """Why TpmC's pairs, or some, fell to the rank tests (the two-level model needs every run's
+    interval series and MIN_BLOCKS_FOR_MODEL shared rounds)."""
+    found = model_data(data.evidence)
+    if found is None:
+        return "this bundle's runs kept no interval series"
+    if any(value is None for value in found.by_size.values()):
+        return "a run kept no interval series"
+    return f"fewer than {MIN_BLOCKS_FOR_MODEL} rounds were shared"
+
+
+def methods_explained(data) -> str:
+    """What each method used in this bundle does, once each, with the rounds it had."""
+    rows = data.pairs.to_dict("records")
+    kinds = {kind_of(row) for row in rows}
+    parts = []
+    if MODEL in kinds:
+        parts.append("The two-level model takes each round's log-ratio of the pair's TpmC (the runs of a round "
+                     "share the machine's minute); the effect is the mean of those log-ratios, with a t interval on "
+                     "the rounds less one and the matching t-test.")
+    if NODE_BLOCKS in kinds:  # the mixed model itself is described with the rounds that needed it, below
+        parts.append("Where the mixed model's fit was singular, the nodes were fixed blocks (least squares) "
+                     "instead, as the line says.")
+    if kinds & {SIGNED_RANK, RANK_SUM}:
+        paired = sorted({int(row["runs_a"]) for row in rows if kind_of(row) == SIGNED_RANK})
+        ways = []
+        if paired:
+            rounds = f"{paired[0]}" if len(paired) == 1 else f"{paired[0]}-{paired[-1]}"
+            ways.append(f"the signed-rank test compares round by round, over the {rounds} rounds both page sizes "
+                        f"finished, and the bootstrap resamples the rounds whole, as the runs of a round share "
+                        f"the machine's minute")
+        if RANK_SUM in kinds:
+            ways.append(f"the Mann-Whitney test compares run by run, where fewer than {MIN_ROUNDS_FOR_PAIRED} "
+                        f"rounds were shared, and the bootstrap resamples each side's runs on their own")
+        parts.append("The ratio of medians is called faster or slower only if its rank test agrees; "
+                     + "; ".join(ways) + ".")
+    tpmc = [kind_of(row) for row in rows if row["metric"] == "tpmc"]
+    ranked = [kind in (SIGNED_RANK, RANK_SUM) for kind in tpmc]
+    if any(ranked):
+        which = "TpmC was" if all(ranked) else "TpmC's other pairs were"
+        parts.append(f"{which} not judged by the two-level model because {_tpmc_not_modelled_why(data)}.")
+    return " ".join(parts)
+
+
+def words_sentence(data) -> str:
+    """How the word of a line is read off its interval."""
+    return (f"Each line gives the effect, its interval with the interval's level (CI: confidence interval), and a "
+            f"word read off that interval: faster or slower when it lies wholly on one side of 0 and the pair's "
+            f"test, after the correction below, agrees; equivalent within ±{equivalence_of(data.evidence):g}% (the "
+            f"sweep's equivalence margin δ, `equivalence_pct`) when it lies inside ±δ, which is the two one-sided "
+            f"tests at the interval's level; else not resolved, with the smallest effect the runs resolve and the "
+            f"runs δ would need.")
+
+
+def _levels(rows: list[dict]) -> str:
+    """'97.5%', or '97.5% or 98.33%' where metrics had different numbers of pairs with an interval;
+    the levels of the rows that have an interval."""
+    levels = sorted({round(float(row["confidence_pct"]), 4) for row in rows if kind_of(row) not in
+                     (NO_VALUES, NO_INTERVAL) and not math.isnan(float(row["confidence_pct"]))})
+    return " or ".join(f"{level:.4g}%" for level in levels) if levels else f"{100 * CONFIDENCE:g}%"
+
+
+def family_sentence(data) -> str:
+    """The order in which the pairs were tested and the level of each interval, from the rows'
+    roles, family sizes and levels; with the note when the rank tests leave no room for a verdict.
+    A bundle's record (when `data` has one) says when the primary comparison was declared."""
+    pairs = data.pairs
+    tpmc = pairs[pairs["metric"] == "tpmc"]
+    floor = floor_note(tpmc) if not tpmc.empty else None
+    floor = f" Note: {floor}." if floor else ""
+    rows = pairs.to_dict("records")
+    if not rows:
         return ""
     alpha = f"{100 * (1 - CONFIDENCE):g}%"
-    return (f" The primary comparison, {comparison}, was declared in the profile before any run: sweep.json recorded "
-            f"it when the bundle was made ({declared.get('declared', 'at its creation')}), and it cannot change "
-            f"afterwards. It is tested first, alone, at the full {alpha}; the other pairs are tested only if it is "
-            f"called faster or slower, then as a Holm family of their own (a fixed sequence: Maurer, Hothorn & "
-            f"Lehmacher 1995; Westfall & Krishen 2001), so the family's error stays at {alpha}.")
+    primary = [row for row in rows if row.get("role") == PRIMARY]
+    others = [row for row in rows if row.get("role") != PRIMARY]
+    m = max((int(row["family_size"]) for row in others), default=0)
+    family = (f"intervals at {_levels(others)} (Bonferroni for {m} pairs) and p-values Holm-adjusted (statsmodels' "
+              f"multipletests)")
+    if primary:
+        record = getattr(data, "record", None)
+        declared = (record.document.get("primary") or {}) if record is not None else {}
+        when = (f" (sweep.json recorded it when the bundle was made, {declared['declared']}, and it cannot change "
+                f"afterwards)" if declared.get("declared") else "")
+        rest = (f"the other {m} pairs only if it was called faster or slower, then as a family of their own: {family}"
+                if m > 1 else "the other pair only if it was called faster or slower")
+        return (f"The primary comparison, {primary[0]['a']} vs {primary[0]['b']}, was declared in the profile before "
+                f"any run{when}. In each metric it was tested first, alone, with a {_levels(primary)} interval; "
+                f"{rest}. This fixed sequence (Maurer, Hothorn & Lehmacher 1995; Westfall & Krishen 2001) holds each "
+                f"metric's pairs together at {alpha}.{floor}")
+    if m <= 1:
+        return f"With one pair per metric there is no family to correct for: the interval is at {_levels(rows)}.{floor}"
+    return (f"The {m} pairs of page sizes of one metric form a family: {family}, so the family together is held at "
+            f"{alpha}.{floor}")
+
+
+def looks_sentence(data) -> str:
+    """For a sweep made to be extended by more rounds: its looks and the boundary each was tested at."""
+    looks = data.evidence.looks
+    if looks is None or not looks.sequential:
+        return ""
+    each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
+                     f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
+    return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "
+            f"each addition of rounds, so each look is tested at a Lan-DeMets O'Brien-Fleming-type boundary that "
+            f"spreads the 5% over the looks: {each}. These verdicts are this look's: the pairs' family is held at "
+            f"{100 * data.evidence.confidence:.4g}% here.")
 
 
 def model_sentences(data) -> str:
-    """How TpmC's pairs were judged, with the variance components, and what of the over-time runs counted."""
+    """The models' details where they judged: the rounds on more than one node, or the two-level
+    model's variance components and what of the over-time runs counted."""
     split = split_rounds(data.evidence.runs)
     if split:
         return (f" Round{'s' if len(split) > 1 else ''} {', '.join(map(str, split))} ran on more than one node, so "
                 "no round pairs the runs alike: TpmC's pairs are judged from every run of the two page sizes, "
                 "unpaired, by a mixed model of log TpmC with the node as a random intercept (REML, statsmodels "
-                "MixedLM; Pinheiro & Bates 2000), its t interval on the runs less one per node less one. The other "
-                "metrics keep the exact rank tests; each line names its method.")
+                "MixedLM; Pinheiro & Bates 2000), its t interval on the runs less one per node less one.")
     found = model_data(data.evidence)
     if found is None:
-        return (" This bundle's runs kept no interval series, so every pair is judged by the exact rank tests "
-                "(Wilcoxon signed-rank round by round, or Mann-Whitney run by run), as each line says.")
-    parts = [f" TpmC's pairs are judged by a two-level model where every run kept its interval series and "
-             f"{MIN_BLOCKS_FOR_MODEL} or more rounds are shared: a run's log TpmC varies as a/T + f, a the "
-             f"within-run part (batch means of its interval series) and f the between-run floor; the effect is "
-             f"the mean of the rounds' log-ratios with a t interval on the rounds less one, its variance floored by "
-             f"what the runs' own noise allows. The other metrics, and pairs "
-             f"without series, keep the exact rank tests; each line names its method."]
+        return ""
+    parts = [f" The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
+             f"rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval "
+             f"series) and f the between-run floor, and the variance of the mean log-ratio is floored by what the "
+             f"runs' own noise allows."]
     sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
     if sizes:
         parts.append(" Components: " + "; ".join(
@@ -61,6 +232,24 @@ def model_sentences(data) -> str:
 
 
 def method_markdown(data) -> str:
-    """The Method's paragraph on the evidence: the primary comparison, then the model."""
-    text = (primary_sentence(data) + model_sentences(data)).strip()
-    return f"\n\n{text}" if text else ""
+    """The Method's paragraph on the evidence: which method judged which metric's pairs and what
+    each does, the words, the primary and the levels, then the models' details."""
+    glossary = ("These words (median interval, effect, CI, margin δ, Holm, round, block, A/A) are defined in the "
+                "Glossary at the end.")
+    if data.pairs.empty:
+        from pagelab.report.grid_report import grid_factor
+
+        factor = grid_factor(data) if len(data.evidence.page_order) > 1 else None
+        if factor is None:
+            return f"\n\nWith one page size there is no pair to judge. {glossary}"
+        from pagelab.evidence.grid import FACTOR_WORDS, effect_table
+
+        kinds = list(dict.fromkeys(kind_of(row) for row in effect_table(data.evidence, factor).to_dict("records")))
+        return (f"\n\n**How the pairs of page sizes were judged.** Within each level of the "
+                f"{FACTOR_WORDS.get(factor, factor)} the page sizes are judged as in a sweep of their own, TpmC's "
+                f"effect by {_listed([KIND_WORDS[kind] for kind in kinds]) if kinds else 'nothing (no pairs)'}; the "
+                f"Summary and the table of the effects at each level give each interval's level. {glossary}")
+    text = " ".join(part for part in (which_method_sentence(data), methods_explained(data), words_sentence(data))
+                    if part)
+    text += " " + family_sentence(data) + looks_sentence(data) + model_sentences(data)
+    return f"\n\n**How the pairs of page sizes were judged.** {text} {glossary}"
