@@ -207,3 +207,42 @@ def test_a_block_is_a_round_the_over_time_runs_and_a_grids_cells_included(tmp_pa
     by_name = {entry["name"]: entry for entry in record.runs}
     for number, units in blocks.items():  # the round's recorded order, as sweep.json keeps it
         assert [by_name[unit.name]["position"] for unit in units] == sorted(by_name[u.name]["position"] for u in units)
+
+
+@pytest.mark.server
+def test_a_unit_whose_bundle_turns_read_only_in_its_load_says_so_and_leaves_no_server(tmp_path):
+    """A Slurm task's unit, as a local sweep: the bundle's filesystem turned read-only while the load
+    runs (its server in the scratch directory, so nothing is written to the bundle until the
+    snapshot) is said at once as a storage fault in the load, not later at the snapshot's first
+    write; no traceback, no server left."""
+    import time
+
+    from pagelab.cli.exits import EXIT_STORAGE
+    from tests.faults.failing_disk import LoopExt4
+
+    disk = LoopExt4(tmp_path / "ext4.img", tmp_path / "ext4", "1G").create()
+    unit = None
+    try:
+        bundle, scratch = disk.mount / "b", tmp_path / "scratch"
+        # two warehouses: a load of several seconds, for the fault to land in
+        assert pagelab("sweep", "--profile", "smoke", "--set", "page_sizes=4k", "--set", "repeats=1",
+                       "--set", "warehouses=2", "--plan-only", "--out", bundle).returncode == 0
+        unit = subprocess.Popen(PAGELAB + ["run-unit", str(bundle), "0", "--scratch", str(scratch)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+        phase_file = bundle / "4k-r1" / ".phase"
+        deadline = time.monotonic() + 300  # a bound on a hang, not a speed
+        while not (phase_file.exists() and phase_file.read_text().strip() == "load"):
+            assert unit.poll() is None and time.monotonic() < deadline, "the unit never reached its load"
+            time.sleep(0.05)
+        disk.fail()
+        _, stderr = unit.communicate(timeout=300)
+        message = " ".join(stderr.split())
+        assert unit.returncode == EXIT_STORAGE, stderr[-3000:]
+        assert f"read-only (EROFS) under {bundle}" in message and "during 4k-r1's load" in message, message
+        assert "pagelab sweep --resume" in message and "Traceback" not in stderr, message
+        assert not servers_under(tmp_path)
+    finally:
+        if unit is not None and unit.poll() is None:
+            unit.kill()
+            unit.wait()
+        disk.destroy()

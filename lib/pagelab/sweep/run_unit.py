@@ -37,7 +37,8 @@ from pagelab.machine.hosts import host_noise, host_record, hostname, write_host_
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
 from pagelab.common.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
 from pagelab.sweep.plan import Unit, block_of, read_plan
-from pagelab.bundle import SweepRecord, now_iso, set_phase
+from pagelab.bundle import SweepRecord, now_iso, read_phase, set_phase
+from pagelab.sweep.storage_stop import ReadOnlySeen, ReadOnlyWatch, storage_fault_stop, suppress_storage_faults
 
 if TYPE_CHECKING:
     from pagelab.sweep.plan import Plan
@@ -279,8 +280,9 @@ def run_one(sweep_dir: Path, index: int, scratch: Path | None = None) -> tuple[i
 def run_block(sweep_dir: Path, round_number: int, scratch: Path | None = None) -> tuple[int, SweepRecord, list[str]]:
     """`pagelab run-unit BUNDLE --round K`, what each Slurm array task runs: round K's units on this
     node, one after another in the round's order. Units already done on this node are kept; a
-    unit that fails does not stop the others. The exit code (0 if every unit is done, 1 if one
-    failed, 143 if SIGTERM stopped the task), the record, and the round's unit names."""
+    unit that fails does not stop the others, but a storage fault (StorageFault, said in words)
+    ends the task, as every next unit would meet it. The exit code (0 if every unit is done, 1 if
+    one failed, 143 if SIGTERM stopped the task), the record, and the round's unit names."""
     sweep_dir, record, plan, profile = _load_for_task(sweep_dir)
     units = plan.block(round_number)
     host = hostname()
@@ -344,26 +346,43 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
 
     previous = signal.signal(signal.SIGTERM, stopped)
     log_offset = server_log_size(sweep_dir, entry, scratch)
-    try:
-        check_room_for_unit(sweep_dir, entry, profile, scratch)
-        begin(record, entry, scratch, measure_noise)
-        execute(sweep_dir, entry, profile, scratch)
-    except NotEnoughSpace as short:  # nothing started: the unit says why, and a resume reruns it
-        record_failure(record, entry, f"disk full: {short}")
-        return 1
-    except KeyboardInterrupt:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
-        if record.run(entry["name"])["status"] != "failed":  # Ctrl-C, which has no handler of ours
-            record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
+    run_dir = sweep_dir / entry["name"]
+    # As in a local sweep: a filesystem under the run or its server turned read-only is said within
+    # seconds, with the run and its phase, rather than at the unit's next write (storage_stop).
+    with ReadOnlyWatch(record) as watch:
+        watch.follow(run_dir, unit_instance_dir(sweep_dir, entry, scratch), run=entry["name"])
+        try:
+            check_room_for_unit(sweep_dir, entry, profile, scratch)
+            begin(record, entry, scratch, measure_noise)
+            execute(sweep_dir, entry, profile, scratch)
+        except NotEnoughSpace as short:  # nothing started: the unit says why, and a resume reruns it
+            record_failure(record, entry, f"disk full: {short}")
+            return 1
+        except ReadOnlySeen:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            watch.disarm()
+            phase = read_phase(run_dir)
+            with suppress_storage_faults():  # a failing disk keeps it `running`, which is not done either
+                record_failure(record, entry, f"the filesystem turned read-only during its {phase}", watch.fault)
+            stop_unit_server(sweep_dir, entry, scratch)
+            raise storage_fault_stop(record, watch.fault, entry["name"], phase) from None
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
+            if record.run(entry["name"])["status"] != "failed":  # Ctrl-C, which has no handler of ours
+                record.update_run(entry["name"], status="failed", finished=now_iso(), error=STOPPED_BY_SIGTERM)
+            stop_unit_server(sweep_dir, entry, scratch)
+            return EXIT_SIGTERM
+        except Exception as exc:  # papermill's execution error carries the cell's traceback
+            with watch.paused():  # this failure says the fault, if it was one
+                stop_unit_server(sweep_dir, entry, scratch)
+                phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
+                fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset, scratch))
+            if fault is not None:  # said in words; the round's next units would fail the same way
+                raise storage_fault_stop(record, fault, entry["name"], phase) from exc
+            return 1
+        finally:
+            finished = True
+            signal.signal(signal.SIGTERM, previous)
+        mark_done(record, entry)
         stop_unit_server(sweep_dir, entry, scratch)
-        return EXIT_SIGTERM
-    except Exception as exc:  # papermill's execution error carries the cell's traceback
-        stop_unit_server(sweep_dir, entry, scratch)
-        record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset, scratch))
-        return 1
-    finally:
-        finished = True
-        signal.signal(signal.SIGTERM, previous)
-    mark_done(record, entry)
-    stop_unit_server(sweep_dir, entry, scratch)
     return 0
