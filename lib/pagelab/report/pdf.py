@@ -30,6 +30,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,6 +43,7 @@ BROWSER_FIX = "install it with `sudo apt-get install chromium` (or `make setup`)
 POPPLER_FIX = "install it with `sudo apt-get install poppler-utils` (or `make setup`)"
 
 DEFAULT_TIMEOUT_S = 180
+KILL_WAIT_S = 5  # how long a killed browser's processes get to be gone (a bound, not a pause)
 VERSION_TIMEOUT_S = 20
 
 # Chromium >= 112 knows --no-pdf-header-footer; older versions only --print-to-pdf-no-header.
@@ -357,13 +359,38 @@ def _stderr_tail(raw: str) -> str:
     return "\n".join("  " + line for line in chosen) if chosen else "  (chromium printed nothing)"
 
 
-def _kill_group(pgid: int) -> None:
-    """Kill what is left of the browser we started (it runs in its own session, so its group
-    holds only its own processes: zygote, renderers, crashpad)."""
+def _kill_group(pgid: int, work: Path) -> None:
+    """Kill what is left of the browser we started and return once it is gone. It runs in its own
+    session, so its group holds its own processes (zygote, renderers, crashpad); any process whose
+    command line names this export's own work directory is its too, wherever it put itself. A
+    SIGKILL takes effect when the process next runs, so without the wait a process killed a moment
+    ago (seen once in a suite, a browser stopped 0.05 s after its start) could outlive the return."""
+    def ours() -> list[int]:
+        needle = str(work).encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(stat[2]) == pgid or needle in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+        return [pid for pid in found if pid != os.getpid() and process_alive(pid)]
+
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    deadline = time.monotonic() + KILL_WAIT_S
+    while (left := ours()) and time.monotonic() < deadline:
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)
 
 
 def notebook_to_pdf(
@@ -415,7 +442,7 @@ def notebook_to_pdf(
             try:
                 returncode = proc.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
-                _kill_group(proc.pid)
+                _kill_group(proc.pid, work)
                 proc.wait()
                 raise PagelabError(
                     f"chromium did not finish printing {notebook_path} within {timeout_s:g} s "
@@ -423,7 +450,7 @@ def notebook_to_pdf(
                     f"{_stderr_tail(stderr_path.read_text(errors='replace'))}"
                 ) from None
             finally:
-                _kill_group(proc.pid)
+                _kill_group(proc.pid, work)
 
         # D-Bus and GPU complaints on stderr, or a non-zero exit after the file was written, are
         # normal in containers: the PDF itself decides.
@@ -437,7 +464,7 @@ def notebook_to_pdf(
         return pdf_path
     except BaseException:
         if proc is not None and proc.poll() is None:
-            _kill_group(proc.pid)
+            _kill_group(proc.pid, work)
             proc.wait()
         raise
     finally:
