@@ -12,7 +12,7 @@ verdict runs' measurements (t_s >= 0), this module puts them side by side:
 
     merged_pct         read requests the block layer merged, % of those it was given
                        (sum rrqm/s over sum (r/s + rrqm/s), every sample an equal interval)
-    unmerged_kb        the mean read request before merging (rkB/s over r/s + rrqm/s)
+    unmerged_kb        the mean read request before merging (the same kB over r/s + rrqm/s)
     innodb_read_kb     InnoDB's own mean read (delta Innodb_data_read / delta Innodb_data_reads)
     read_ahead_pages   pages InnoDB read ahead (linear and random), and read_ahead_pct of the
                        pages it read (Innodb_pages_read)
@@ -60,12 +60,16 @@ def _counter_deltas(run_dir: Path) -> dict | None:
 
 
 def read_request_table(data) -> pd.DataFrame:
-    """Per page size of the report's verdict runs, the columns of the module comment; nan where
-    the bundle did not record what a column needs."""
+    """Per page size of the report's verdict runs (a grid's cells' too), the columns of the module
+    comment; nan where the bundle did not record what a column needs. read_kb is the report's own
+    (pagelab.report.figures.request_sizes), so the two never disagree."""
+    from pagelab.report.figures import request_sizes
+
     iostat = data.tables["iostat"]
     iostat = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
+    sizes = request_sizes(iostat).set_index("page_size")
     done = {entry["name"]: entry for entry in data.record.runs
-            if entry["status"] == "done" and entry.get("role", "verdict") == "verdict" and not entry.get("cell")}
+            if entry["status"] == "done" and entry.get("role", "verdict") == "verdict"}
     rows = []
     for size in data.page_sizes:
         part = iostat[iostat["page_size"] == size] if not iostat.empty else iostat
@@ -74,20 +78,23 @@ def read_request_table(data) -> pd.DataFrame:
             continue
         page_kb = float(next(entry["page_size_bytes"] for entry in done.values() if entry["page_size"] == size)) / KIB \
             if runs else math.nan
+        read_kb = float(sizes.loc[size, "read_kb"]) if size in sizes.index else math.nan
         reads = float(part["r_s"].fillna(0).sum()) if "r_s" in part else 0.0
-        read_kb = float(part["rkb_s"].fillna(0).sum()) / reads if reads and "rkb_s" in part else math.nan
         merged = float(part["rrqm_s"].sum()) if "rrqm_s" in part and part["rrqm_s"].notna().any() else math.nan
         given = reads + merged
         deltas = [found for name in runs if (found := _counter_deltas(data.sweep_dir / name)) is not None]
         counted = len(deltas) == len(runs) and deltas  # every run's counters, or none are claimed
         total = {key: sum(d[key] for d in deltas) for key in (*READ_COUNTERS, "seconds")} if counted else {}
         innodb_kb_s = total["Innodb_data_read"] / KIB / total["seconds"] if counted and total["seconds"] else math.nan
-        device_kb_s = float(part["rkb_s"].mean()) if "rkb_s" in part and not part.empty else math.nan
+        # the device's kB/s per sample: several devices (iostat not told which) add up within one
+        samples = part.groupby(["run", "t_s"]).ngroups if {"run", "rkb_s"} <= set(part.columns) else 0
+        device_kb_s = float(part["rkb_s"].fillna(0).sum()) / samples if samples else math.nan
         ahead = sum(total[name] for name in READ_AHEAD_COUNTERS) if counted else math.nan
         rows.append({
             "page_size": size, "page_kb": page_kb, "read_kb": read_kb,
             "merged_pct": 100 * merged / given if given and not math.isnan(merged) else math.nan,
-            "unmerged_kb": float(part["rkb_s"].fillna(0).sum()) / given if given and not math.isnan(merged) else math.nan,
+            # the same kB over the requests before merging
+            "unmerged_kb": read_kb * reads / given if given and not math.isnan(merged) else math.nan,
             "innodb_read_kb": (total["Innodb_data_read"] / KIB / total["Innodb_data_reads"]
                                if counted and total["Innodb_data_reads"] else math.nan),
             "read_ahead_pages": ahead, "pages_read": total.get("Innodb_pages_read", math.nan),
