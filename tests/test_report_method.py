@@ -75,3 +75,13 @@ def test_without_a_primary_the_method_gives_the_familys_bonferroni_level(tmp_pat
     assert ("The 3 pairs of page sizes of one metric form a family: intervals at 98.33% (Bonferroni for 3 pairs) and "
             "p-values Holm-adjusted") in text, text
     assert "primary" not in text
+
+
+def test_with_one_run_a_side_the_method_says_no_pair_was_judged(tmp_path):
+    from pagelab.report.lab_report import load
+    from pagelab.report.model_report import method_markdown
+
+    write_bundle(sweep(SyntheticDesign(rounds=1), np.random.default_rng(7)), tmp_path / "b")
+    text = _judged(method_markdown(load(tmp_path / "b")))
+    assert "TpmC has one run on a side, so no interval and no verdict." in text, text
+    assert "No pair has an interval, so none was tested." in text and "were judged by" not in text

@@ -203,7 +203,7 @@ def stats(bundle: Path, *args) -> subprocess.CompletedProcess:
 
 
 def verdict_lines(text: str) -> list[str]:
-    """Each pair's line ('  16k vs 4k: TpmC −4.1% [...], not resolved ...'), before the node section."""
+    """Each pair's line ('  16k vs 4k: TpmC −4.1% [...] (95% CI), not resolved ...'), before the node section."""
     return [line for line in text.split("What the nodes did:")[0].splitlines()
             if " vs " in line and any(word in line for word in ("faster", "slower", "equivalent", "not resolved"))]
 

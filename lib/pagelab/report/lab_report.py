@@ -37,6 +37,7 @@ from pagelab.common.reference import CITATIONS
 from pagelab.common.units import size_text
 from pagelab.report.grid_report import (PERCONA_DIRECTION, grid_answer, grid_factor,  # noqa: F401 (the notebook's)
                                         levels_text, pool_level_labels)
+from pagelab.report.read_requests import read_request_findings
 from pagelab.report.seed_configuration import (  # noqa: F401 (the notebook's)
     CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed, memory_budget_sentence,
     not_applicable_sentence, over_time_sentence, pool_share_pct, recorded_configuration, server_setting_rows,
@@ -326,9 +327,12 @@ def _read_request(data: ReportData) -> Claim:
     within = (ratios - 1).abs() <= REQUEST_SIZE_TOLERANCE
     text = ", ".join(f"{row.page_size}: {row.read_kb:.1f} KiB" for row in sizes.itertuples())
     verdict = HOLDS if within.all() else DOES_NOT_HOLD
+    # where it does not hold, what the bundle recorded of why (block-layer merges, InnoDB's read-ahead)
+    found = read_request_findings(data) if verdict == DOES_NOT_HOLD else ""
+    why = f". {found.rstrip('.')}" if found else ""
     return Claim("read_request", statement, verdict,
                  f"mean read request per page size {text} (the claim holds where it is within "
-                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size)", "Figure 4, Table 4")
+                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size){why}", "Figure 4, Table 4")
 
 
 def _iops_fall(data: ReportData) -> Claim:

@@ -21,12 +21,16 @@ MODEL, NODE, NODE_BLOCKS, SIGNED_RANK, RANK_SUM, NO_INTERVAL, NO_VALUES = (
 # The metrics as a sentence names them.
 METRIC_WORDS = {"tpmc": "TpmC", "read_iops": "read IOPS", "write_iops": "write IOPS", "hit_ratio": "the hit ratio",
                 "new_order_p95_ms": "New-Order p95"}
-KIND_WORDS = {MODEL: "the two-level model (t interval)",
-              NODE: "a mixed model with the node as a random effect (t interval)",
-              NODE_BLOCKS: "the nodes as fixed blocks (t interval)",
-              SIGNED_RANK: "the ratio of medians with a bootstrap interval and the exact Wilcoxon signed-rank test",
-              RANK_SUM: "the ratio of medians with a bootstrap interval and the exact Mann-Whitney test",
-              NO_INTERVAL: "no interval (one run on a side)", NO_VALUES: "nothing (no values on a side)"}
+KIND_WORDS = {MODEL: "by the two-level model (t interval)",
+              NODE: "by a mixed model with the node as a random effect (t interval)",
+              NODE_BLOCKS: "by the nodes as fixed blocks (t interval)",
+              SIGNED_RANK: "by the ratio of medians with a bootstrap interval and the exact Wilcoxon signed-rank test",
+              RANK_SUM: "by the ratio of medians with a bootstrap interval and the exact Mann-Whitney test",
+              NO_INTERVAL: "not at all (one run on a side: no interval)",
+              NO_VALUES: "not at all (no values on a side)"}
+# Why a whole metric's pairs have no verdict, as the sentence after the methods says it.
+UNJUDGED_WORDS = {NO_INTERVAL: "one run on a side, so no interval and no verdict",
+                  NO_VALUES: "no values on a side in this bundle, so no verdict"}
 
 
 def kind_of(row: dict) -> str:
@@ -51,28 +55,29 @@ def _listed(words: list[str]) -> str:
 
 
 def _metric_clause(metric: str, rows: list[dict]) -> tuple[str, str]:
-    """(who, how): "TpmC's 3 pairs", "by the two-level model"; pairs judged differently are named."""
+    """(who, how): "3 pairs", "by the two-level model (t interval)"; pairs judged differently are named."""
     kinds = [kind_of(row) for row in rows]
     if len(set(kinds)) == 1:
         count = f"{len(rows)} pair{'s' if len(rows) != 1 else ''}"
-        return count, f"by {KIND_WORDS[kinds[0]]}"
+        return count, KIND_WORDS[kinds[0]]
     parts = []
     for kind in dict.fromkeys(kinds):
         pairs = [f"{row['a']} vs {row['b']}" for row, k in zip(rows, kinds) if k == kind]
-        parts.append(f"{_listed(pairs)} by {KIND_WORDS[kind]}")
-    return "pairs", "; ".join(parts)
+        parts.append(f"{_listed(pairs)} {KIND_WORDS[kind]}")
+    return "pairs", ", ".join(parts)
 
 
 def which_method_sentence(data) -> str:
     """'In this bundle TpmC's 3 pairs were judged by the two-level model (t interval); the 3 pairs each
     of read IOPS, ... by the ratio of medians ...', from the rows' `method`; metrics judged alike are
-    named together, and metrics without values said apart."""
+    named together, and metrics with no verdict at all said apart."""
     groups: dict[tuple[str, str], list[str]] = {}
-    unjudged = []
+    unjudged: dict[str, list[str]] = {}
     for metric in METRICS:
         rows = data.pairs[data.pairs["metric"] == metric.name].to_dict("records")
-        if rows and all(kind_of(row) == NO_VALUES for row in rows):
-            unjudged.append(METRIC_WORDS[metric.name])
+        kinds = {kind_of(row) for row in rows}
+        if len(kinds) == 1 and kinds <= set(UNJUDGED_WORDS):
+            unjudged.setdefault(kinds.pop(), []).append(METRIC_WORDS[metric.name])
         elif rows:
             groups.setdefault(_metric_clause(metric.name, rows), []).append(METRIC_WORDS[metric.name])
     parts = []
@@ -86,11 +91,12 @@ def which_method_sentence(data) -> str:
     if parts:  # the verb once, in the first clause
         first, _, how = parts[0].partition(" by ")
         parts[0] = f"{first} were judged by {how}" if how else parts[0]
-    text = f"In this bundle {'; '.join(parts)}." if parts else ""
-    if unjudged:
-        text += (f" {_listed(unjudged)[0].upper()}{_listed(unjudged)[1:]} {'has' if len(unjudged) == 1 else 'have'} "
-                 f"no values on a side in this bundle, so no verdict.")
-    return text.strip()
+    sentences = [f"In this bundle {'; '.join(parts)}."] if parts else []
+    for kind, metrics in unjudged.items():
+        listed = _listed(metrics)
+        sentences.append(f"{listed[0].upper()}{listed[1:]} {'has' if len(metrics) == 1 else 'have'} "
+                         f"{UNJUDGED_WORDS[kind]}.")
+    return " ".join(sentences)
 
 
 def _tpmc_not_modelled_why(data) -> str:
@@ -167,6 +173,8 @@ def family_sentence(data) -> str:
     if not rows:
         return ""
     alpha = f"{100 * (1 - CONFIDENCE):g}%"
+    if all(kind_of(row) in UNJUDGED_WORDS for row in rows):
+        return f"No pair has an interval, so none was tested.{floor}"
     primary = [row for row in rows if row.get("role") == PRIMARY]
     others = [row for row in rows if row.get("role") != PRIMARY]
     m = max((int(row["family_size"]) for row in others), default=0)
@@ -247,7 +255,7 @@ def method_markdown(data) -> str:
         kinds = list(dict.fromkeys(kind_of(row) for row in effect_table(data.evidence, factor).to_dict("records")))
         return (f"\n\n**How the pairs of page sizes were judged.** Within each level of the "
                 f"{FACTOR_WORDS.get(factor, factor)} the page sizes are judged as in a sweep of their own, TpmC's "
-                f"effect by {_listed([KIND_WORDS[kind] for kind in kinds]) if kinds else 'nothing (no pairs)'}; the "
+                f"effect {_listed([KIND_WORDS[kind] for kind in kinds]) if kinds else 'not at all (no pairs)'}; the "
                 f"Summary and the table of the effects at each level give each interval's level. {glossary}")
     text = " ".join(part for part in (which_method_sentence(data), methods_explained(data), words_sentence(data))
                     if part)

@@ -1,0 +1,189 @@
+"""What made the device's read requests larger than a page, as far as the bundle recorded it.
+
+iostat's average read request (rareq-sz: kB read over read requests completed) counts requests as
+the device got them: after the block layer merged adjacent ones (rrqm/s, %rrqm: read requests
+merged before they were sent), and whatever InnoDB read, its read-ahead of extents included
+(Innodb_buffer_pool_read_ahead, linear, and Innodb_buffer_pool_read_ahead_rnd, random, in SHOW
+GLOBAL STATUS). So a request twice the page size says nothing by itself about why. Each run
+records both sides: iostat.csv keeps rrqm_s (with sysstat's -x columns), and global_status.csv
+every numeric counter, among them InnoDB's own reads (Innodb_data_reads, Innodb_data_read in
+bytes), the pages it read (Innodb_pages_read) and the pages it read ahead. Per page size, over the
+verdict runs' measurements (t_s >= 0), this module puts them side by side:
+
+    merged_pct         read requests the block layer merged, % of those it was given
+                       (sum rrqm/s over sum (r/s + rrqm/s), every sample an equal interval)
+    unmerged_kb        the mean read request before merging (the same kB over r/s + rrqm/s)
+    innodb_read_kb     InnoDB's own mean read (delta Innodb_data_read / delta Innodb_data_reads)
+    read_ahead_pages   pages InnoDB read ahead (linear and random), and read_ahead_pct of the
+                       pages it read (Innodb_pages_read)
+    device_per_innodb  kB/s the device read over kB/s InnoDB read: above 1, something besides
+                       InnoDB's reads (another reader of the disk, or reads below InnoDB that
+                       InnoDB's counters do not see) made up the difference
+
+It says only what those numbers say; what it did not record, it says it did not record.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from pagelab.monitor.global_status import GLOBAL_STATUS_FILE
+
+KIB = 1024
+# The counters read here, as MariaDB names them in SHOW GLOBAL STATUS.
+READ_AHEAD_COUNTERS = ("Innodb_buffer_pool_read_ahead", "Innodb_buffer_pool_read_ahead_rnd")
+READ_COUNTERS = ("Innodb_data_reads", "Innodb_data_read", "Innodb_pages_read", *READ_AHEAD_COUNTERS)
+# A mean request within this share of the page size counts as one page (the lab's claim's tolerance).
+PAGE_TOLERANCE = 0.10
+COLUMNS = ("page_size", "page_kb", "read_kb", "merged_pct", "unmerged_kb", "innodb_read_kb", "read_ahead_pages",
+           "pages_read", "read_ahead_pct", "device_per_innodb")
+
+
+def _counter_deltas(run_dir: Path) -> dict | None:
+    """{counter: its rise over the measurement, 'seconds': how long} from a run's global_status.csv
+    (its first and last sample at t_s >= 0); None without the file or these counters."""
+    path = run_dir / GLOBAL_STATUS_FILE
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    frame = pd.read_csv(path, usecols=lambda name: name == "t_s" or name in READ_COUNTERS)
+    if not {"t_s", *READ_COUNTERS} <= set(frame.columns):  # a server without one of them: not claimed
+        return None
+    frame = frame[frame["t_s"] >= 0].dropna(subset=list(READ_COUNTERS))
+    if len(frame) < 2:
+        return None
+    first, last = frame.iloc[0], frame.iloc[-1]
+    return {**{name: float(last[name] - first[name]) for name in READ_COUNTERS},
+            "seconds": float(last["t_s"] - first["t_s"])}
+
+
+def read_request_table(data) -> pd.DataFrame:
+    """Per page size of the report's verdict runs (a grid's cells' too), the columns of the module
+    comment; nan where the bundle did not record what a column needs. read_kb is the report's own
+    (pagelab.report.figures.request_sizes), so the two never disagree."""
+    from pagelab.report.figures import request_sizes
+
+    iostat = data.tables["iostat"]
+    iostat = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
+    sizes = request_sizes(iostat).set_index("page_size")
+    done = {entry["name"]: entry for entry in data.record.runs
+            if entry["status"] == "done" and entry.get("role", "verdict") == "verdict"}
+    rows = []
+    for size in data.page_sizes:
+        part = iostat[iostat["page_size"] == size] if not iostat.empty else iostat
+        runs = [name for name, entry in done.items() if entry["page_size"] == size]
+        if part.empty and not runs:
+            continue
+        page_kb = float(next(entry["page_size_bytes"] for entry in done.values() if entry["page_size"] == size)) / KIB \
+            if runs else math.nan
+        read_kb = float(sizes.loc[size, "read_kb"]) if size in sizes.index else math.nan
+        reads = float(part["r_s"].fillna(0).sum()) if "r_s" in part else 0.0
+        merged = float(part["rrqm_s"].sum()) if "rrqm_s" in part and part["rrqm_s"].notna().any() else math.nan
+        given = reads + merged
+        deltas = [found for name in runs if (found := _counter_deltas(data.sweep_dir / name)) is not None]
+        counted = len(deltas) == len(runs) and deltas  # every run's counters, or none are claimed
+        total = {key: sum(d[key] for d in deltas) for key in (*READ_COUNTERS, "seconds")} if counted else {}
+        innodb_kb_s = total["Innodb_data_read"] / KIB / total["seconds"] if counted and total["seconds"] else math.nan
+        # the device's kB/s per sample: several devices (iostat not told which) add up within one
+        samples = part.groupby(["run", "t_s"]).ngroups if {"run", "rkb_s"} <= set(part.columns) else 0
+        device_kb_s = float(part["rkb_s"].fillna(0).sum()) / samples if samples else math.nan
+        ahead = sum(total[name] for name in READ_AHEAD_COUNTERS) if counted else math.nan
+        rows.append({
+            "page_size": size, "page_kb": page_kb, "read_kb": read_kb,
+            "merged_pct": 100 * merged / given if given and not math.isnan(merged) else math.nan,
+            # the same kB over the requests before merging
+            "unmerged_kb": read_kb * reads / given if given and not math.isnan(merged) else math.nan,
+            "innodb_read_kb": (total["Innodb_data_read"] / KIB / total["Innodb_data_reads"]
+                               if counted and total["Innodb_data_reads"] else math.nan),
+            "read_ahead_pages": ahead, "pages_read": total.get("Innodb_pages_read", math.nan),
+            "read_ahead_pct": (100 * ahead / total["Innodb_pages_read"] if counted and total["Innodb_pages_read"]
+                               else math.nan),
+            "device_per_innodb": device_kb_s / innodb_kb_s if innodb_kb_s and not math.isnan(innodb_kb_s) else math.nan,
+        })  # fmt: skip
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _near(value: float, page_kb: float) -> bool:
+    return abs(value / page_kb - 1) <= PAGE_TOLERANCE
+
+
+def _size_text(row: dict) -> str:
+    """One page size's sentence: the request, the merges, InnoDB's reads and read-ahead, as recorded."""
+    text = f"At {row['page_size']} read requests averaged {row['read_kb']:.1f} KiB"
+    if not math.isnan(row["merged_pct"]):
+        text += (f": the block layer merged {row['merged_pct']:.1f}% of those it was given (unmerged, they averaged "
+                 f"{row['unmerged_kb']:.1f} KiB)")
+    if not math.isnan(row["innodb_read_kb"]):
+        text += (f"; InnoDB read {row['read_ahead_pages']:,.0f} of its {row['pages_read']:,.0f} pages ahead "
+                 f"({row['read_ahead_pct']:.1f}%), and its own reads averaged {row['innodb_read_kb']:.1f} KiB")
+        if not math.isnan(row["device_per_innodb"]):
+            text += f"; the device read {row['device_per_innodb']:.2f}× the bytes InnoDB read"
+    return text + "."
+
+
+def _finding(row: dict) -> str:
+    """What one larger-than-a-page size's numbers attribute, and only that."""
+    page, size = row["page_kb"], row["page_size"]
+    merges = not math.isnan(row["merged_pct"]) and _near(row["unmerged_kb"], page)
+    ahead = not math.isnan(row["read_ahead_pct"]) and row["read_ahead_pct"] >= 100 * PAGE_TOLERANCE
+    if merges:
+        return (f"at {size} the block layer's merges account for the larger requests: unmerged, they were about a "
+                f"page" + (" (what it merged includes InnoDB's read-ahead)" if ahead else ""))
+    if math.isnan(row["merged_pct"]) or math.isnan(row["innodb_read_kb"]):
+        return f"at {size} this bundle does not record what made the requests larger"
+    known = []
+    if ahead:
+        known.append(f"InnoDB's read-ahead ({row['read_ahead_pct']:.0f}% of the pages it read)")
+    if row["merged_pct"] >= 1:
+        known.append(f"the block layer's merges ({row['merged_pct']:.0f}% of the requests)")
+    if not _near(row["innodb_read_kb"], page):
+        known.append(f"InnoDB's own reads of {row['innodb_read_kb']:.1f} KiB")
+    if known:
+        return f"at {size} the larger requests go with {' and '.join(known)}, which this bundle cannot apportion"
+    extra = (": what the device read beyond InnoDB's bytes was read below or beside InnoDB, by what this bundle does "
+             "not record" if row["device_per_innodb"] > 1 + PAGE_TOLERANCE else "; this bundle does not record what did")
+    return (f"at {size} neither the block layer's merges nor InnoDB's read-ahead account for the larger requests, "
+            f"and InnoDB read one page at a time{extra}")
+
+
+HEAD = ("A read request as iostat counts it (rareq-sz) is what the device was asked for after the block layer "
+        "merged adjacent requests, and includes InnoDB's read-ahead.")
+NOT_RECORDED = ("This bundle records neither the block layer's merges nor InnoDB's read-ahead, so it cannot say which "
+                "made a request larger than a page.")
+
+
+def _recorded(data) -> list[dict] | None:
+    """The page sizes' rows with a request size; None without iostat samples."""
+    table = read_request_table(data)
+    rows = table[table["read_kb"].notna()].to_dict("records")
+    return rows or None
+
+
+def read_request_findings(data) -> str:
+    """Only the attribution: which page sizes read more than a page a request, and what the numbers
+    put that on; '' when every page size read about a page, or without iostat samples."""
+    rows = _recorded(data)
+    if rows is None:
+        return ""
+    if all(math.isnan(row["merged_pct"]) and math.isnan(row["innodb_read_kb"]) for row in rows):
+        return NOT_RECORDED
+    larger = [row for row in rows if not math.isnan(row["page_kb"]) and row["read_kb"] > row["page_kb"] *
+              (1 + PAGE_TOLERANCE)]
+    if not larger:
+        return "Every page size's read requests were about one page."
+    text = "; ".join(_finding(row) for row in larger)
+    return text[0].upper() + text[1:] + "."
+
+
+def read_request_sentence(data) -> str:
+    """Why the read requests were the size they were, per page size, as far as the bundle recorded
+    it ('' without iostat samples); said plainly when it recorded neither merges nor read-ahead."""
+    rows = _recorded(data)
+    if rows is None:
+        return ""
+    findings = read_request_findings(data)
+    if findings == NOT_RECORDED:
+        return f"{HEAD} {NOT_RECORDED}"
+    return " ".join([HEAD, *(_size_text(row) for row in rows), findings])

@@ -1,0 +1,147 @@
+"""What the report says of why a read request was the size it was (pagelab.report.read_requests),
+from what a run records: iostat's merged reads (rrqm/s) and InnoDB's counters in global_status.csv.
+
+The iostat data are real: tests/fixtures/captured/mariadb-10.11/<page>-w1-c4/iostat.txt (sysstat
+12.6, `iostat -dxyt 10` beside a tpcc-mysql run of that page size), made into the run's iostat.csv
+by the monitor's own tidy-table step. The counters' names are checked against the same captures'
+SHOW GLOBAL STATUS; their rises over a measurement are set here (a capture holds one snapshot,
+not two), starting from the captured values."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from tests.conftest import FIXTURES
+
+CAPTURES = FIXTURES / "mariadb-10.11"
+PAGE_BYTES = {"4k": 4096, "8k": 8192, "16k": 16384, "64k": 65536}
+AS_THE_DEVICE = -1  # `pages` of a run: as many as the device's read requests
+
+
+def _captured_status(size: str) -> dict[str, str]:
+    from pagelab.monitor.global_status import numeric_counters
+
+    lines = (CAPTURES / f"{size}-w1-c4" / "global_status.txt").read_text().splitlines()[1:]
+    return numeric_counters(line.split("\t", 1) for line in lines if "\t" in line)
+
+
+def _run(bundle: Path, name: str, size: str, iostat_from: str | None, pages: int = 0, page_reads_kb: float = 0,
+         read_ahead: int = 0) -> dict:
+    """A finished run of `size` whose iostat is the capture of `iostat_from` (None: no iostat) and,
+    with `pages`, whose counters rose by `pages` pages read in reads of `page_reads_kb` each, of
+    which `read_ahead` read ahead."""
+    from pagelab.monitor.tables import write_tidy_tables
+
+    run_dir = bundle / name
+    run_dir.mkdir(parents=True)
+    (run_dir / "summary.json").write_text(json.dumps({"tpmc": 1000.0}))
+    if iostat_from:
+        text = (CAPTURES / f"{iostat_from}-w1-c4" / "iostat.txt").read_text()
+        (run_dir / "iostat.json").write_text(text)  # the parser reads sysstat's text as well as its JSON
+        samples = text.count("Device ")
+        (run_dir / "iostat_times.csv").write_text("sample,t_s,epoch,clock_s\n" + "".join(
+            f"{i},{10.0 * i},{1e9 + 10 * i},{10.0 * i}\n" for i in range(samples)))
+        write_tidy_tables(run_dir)
+    if pages == AS_THE_DEVICE:  # one InnoDB read per request the device completed, over the 60 s
+        pages = round(float(pd.read_csv(run_dir / "iostat.csv")["r_s"].mean()) * 60)
+    if pages:
+        # the counters as captured at the end of a run of this page size (16k's for an uncaptured size)
+        captured = size if (CAPTURES / f"{size}-w1-c4").exists() else "16k"
+        start = {name: float(value) for name, value in _captured_status(captured).items()}
+        rise = {"Innodb_pages_read": pages, "Innodb_data_reads": pages, "Innodb_data_read": pages * page_reads_kb * 1024,
+                "Innodb_buffer_pool_read_ahead": read_ahead}
+        rows = [{"t_s": t, **{name: start[name] + rise.get(name, 0) * t / 60 for name in start}} for t in (0.0, 60.0)]
+        pd.DataFrame(rows).to_csv(run_dir / "global_status.csv", index=False)
+    return {"name": name, "page_size": size, "page_size_bytes": PAGE_BYTES[size], "repeat": 1, "round": 1,
+            "status": "done", "role": "verdict"}
+
+
+def _load(bundle: Path, runs: list[dict]):
+    from pagelab.report.lab_report import load
+
+    sizes = sorted({run["page_size_bytes"] for run in runs})
+    (bundle / "sweep.json").write_text(json.dumps({"sweep_id": bundle.name, "profile": {"page_sizes": sizes},
+                                                   "runs": runs, "machine": {}}))
+    return load(bundle)
+
+
+def test_the_counters_it_reads_are_those_mariadb_reports_and_the_monitor_keeps_the_merges(tmp_path):
+    from pagelab.report.read_requests import READ_COUNTERS
+
+    for size in ("4k", "16k", "64k"):
+        assert set(READ_COUNTERS) <= set(_captured_status(size)), size
+    _run(tmp_path, "16k-r1", "16k", "16k")
+    iostat = pd.read_csv(tmp_path / "16k-r1" / "iostat.csv")
+    # "vda  1803.00  28846.40  0.20  0.01  0.22  16.00 ..." (r/s rkB/s rrqm/s %rrqm r_await rareq-sz)
+    assert tuple(iostat.loc[0, ["r_s", "rkb_s", "rrqm_s", "rrqm_pct", "rareq_kb"]]) == (1803.0, 28846.4, 0.2, 0.01, 16.0)
+
+
+def test_captured_runs_read_about_a_page_and_the_report_says_what_it_recorded(tmp_path):
+    from pagelab.report.read_requests import read_request_sentence, read_request_table
+
+    runs = [_run(tmp_path, f"{size}-r1", size, size, pages=AS_THE_DEVICE, page_reads_kb=PAGE_BYTES[size] / 1024)
+            for size in ("4k", "16k", "64k")]
+    data = _load(tmp_path, runs)
+    table = read_request_table(data).set_index("page_size")
+    # 16k: the capture's seven samples, r/s 12,615.1 in all and rrqm/s 1.3: 0.01% merged
+    assert math.isclose(table.loc["16k", "merged_pct"], 100 * 1.3 / (12615.1 + 1.3), rel_tol=1e-9)
+    assert table.loc["16k", "innodb_read_kb"] == 16 and table.loc["16k", "read_ahead_pages"] == 0
+    text = read_request_sentence(data)
+    # 16k's requests: r/s of the 7 samples sum to 12,615.1, so 108,129 in 60 s, each 16 KiB as InnoDB's reads
+    assert ("At 16k read requests averaged 16.0 KiB: the block layer merged 0.0% of those it was given (unmerged, "
+            "they averaged 16.0 KiB); InnoDB read 0 of its 108,129 pages ahead (0.0%), and its own reads averaged "
+            "16.0 KiB; the device read 1.00× the bytes InnoDB read.") in text, text
+    assert text.endswith("Every page size's read requests were about one page."), text
+
+
+def test_requests_of_two_pages_without_merges_or_read_ahead_are_not_put_on_either(tmp_path):
+    from pagelab.report.read_requests import read_request_sentence
+
+    # 16k's real requests under an 8k run whose InnoDB read 8 KiB at a time: twice the page, nothing merged
+    data = _load(tmp_path, [_run(tmp_path, "8k-r1", "8k", "16k", pages=AS_THE_DEVICE, page_reads_kb=8)])
+    text = read_request_sentence(data)
+    assert "At 8k read requests averaged 16.0 KiB: the block layer merged 0.0% of those it was given" in text, text
+    assert ("At 8k neither the block layer's merges nor InnoDB's read-ahead account for the larger requests, and "
+            "InnoDB read one page at a time: what the device read beyond InnoDB's bytes was read below or beside "
+            "InnoDB, by what this bundle does not record.") in text, text
+    assert "its own reads averaged 8.0 KiB; the device read 1.99× the bytes InnoDB read." in text
+    # the Discussion's check of the lab's claim says it too, after the sizes it found
+    from pagelab.report.lab_report import DOES_NOT_HOLD, claims
+
+    [claim] = [claim for claim in claims(data) if claim.key == "read_request"]
+    assert claim.verdict == DOES_NOT_HOLD and claim.evidence.endswith(
+        "(the claim holds where it is within 10% of the page size). At 8k neither the block layer's merges nor "
+        "InnoDB's read-ahead account for the larger requests, and InnoDB read one page at a time: what the device read "
+        "beyond InnoDB's bytes was read below or beside InnoDB, by what this bundle does not record"), claim.evidence
+
+
+def test_read_ahead_and_merges_are_named_where_the_numbers_show_them(tmp_path):
+    from pagelab.report.read_requests import read_request_sentence
+
+    ahead = _load(tmp_path / "a", [_run(tmp_path / "a", "8k-r1", "8k", "16k", pages=60_000, page_reads_kb=8,
+                                        read_ahead=30_000)])
+    assert "At 8k the larger requests go with InnoDB's read-ahead (50% of the pages it read)" in \
+        read_request_sentence(ahead)
+    merged = _load(tmp_path / "m", [_run(tmp_path / "m", "8k-r1", "8k", None, pages=60_000, page_reads_kb=8)])
+    # half of the requests the block layer was given merged into the other half: 16 KiB each, 8 unmerged
+    pd.DataFrame({"t_s": [10.0, 20.0], "r_s": [500.0, 500.0], "rkb_s": [8000.0, 8000.0], "rrqm_s": [500.0, 500.0],
+                  "rareq_kb": [16.0, 16.0], "w_s": [0.0, 0.0], "wareq_kb": [math.nan] * 2}).to_csv(
+        tmp_path / "m" / "8k-r1" / "iostat.csv", index=False)
+    text = read_request_sentence(_load(tmp_path / "m", [json.loads(json.dumps(r)) for r in merged.record.runs]))
+    assert "the block layer merged 50.0% of those it was given (unmerged, they averaged 8.0 KiB)" in text, text
+    assert "At 8k the block layer's merges account for the larger requests: unmerged, they were about a page" in text
+
+
+def test_a_bundle_that_recorded_neither_says_so(tmp_path):
+    from pagelab.report.read_requests import read_request_sentence
+
+    run = _run(tmp_path, "8k-r1", "8k", None)
+    pd.DataFrame({"t_s": [10.0, 20.0], "r_s": [500.0, 500.0], "rkb_s": [8000.0, 8000.0], "rareq_kb": [16.0, 16.0],
+                  "w_s": [0.0, 0.0], "wareq_kb": [math.nan] * 2}).to_csv(tmp_path / "8k-r1" / "iostat.csv", index=False)
+    text = read_request_sentence(_load(tmp_path, [run]))
+    assert text.endswith("This bundle records neither the block layer's merges nor InnoDB's read-ahead, so it cannot "
+                         "say which made a request larger than a page."), text
