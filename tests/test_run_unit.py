@@ -158,8 +158,11 @@ def test_a_new_attempt_waits_for_the_kernel_of_the_old_one(tmp_path):
     try:
         record = SweepRecord.load(bundle)
         run_dir = begin(record, record.run("4k-r1"))
-        assert holder.poll() is not None, "the new attempt began while the old attempt's kernel still held the run"
-        assert not (run_dir / "late.txt").exists(), "the old attempt's last write was left in the new attempt's directory"
+        # The old kernel writes its last file just before it lets go of the lock (and exits a moment
+        # later, which the lock does not wait for): had the new attempt not waited for the lock, that
+        # write would land in the directory it has just made.
+        holder.wait(timeout=60)
+        assert not (run_dir / "late.txt").exists(), "the new attempt began while the old attempt's kernel still held the run"
     finally:
         holder.kill()
         holder.wait()
