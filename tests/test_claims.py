@@ -92,7 +92,7 @@ def test_the_request_size_claim_is_checked_in_both(seed_configuration, quick_con
 def test_the_conclusion_names_what_was_not_checked(tmp_path):
     data = load(seed_bundle(tmp_path / "quick", QUICK_CONFIGURATION))
     text = conclusion_markdown(data, claims(data))
-    assert "which this sweep did not run (the `course` profile does)" in text
+    assert "which this sweep did not run as the `course` profile does (the Discussion says how it differs)" in text
     assert "these hold here: \u201cThe average read request equals the page size\u201d" in text
 
 

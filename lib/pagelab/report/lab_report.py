@@ -266,7 +266,7 @@ def answer(data: ReportData) -> str:
         parts.append(f"{other} {pct_text(row['change_pct'])}{interval}, {_word(row)}")
     real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
-    head = (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
+    head = _primary_sentence(data) + (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
             f"{'s' if runs != 1 else ''} per page size); against it, {'; '.join(parts)}. ")
     if real:
         return head + f"The data support {best['page_size']} as the fastest page size on this machine."
@@ -285,6 +285,21 @@ def answer(data: ReportData) -> str:
     if untested:
         return head + f"{why_untested[0].upper()}{why_untested[1:]}: this sweep makes no claim that it is the fastest."
     return head + "Not every other page size is slower, so no single page size is the fastest here."
+
+
+def _primary_sentence(data: ReportData) -> str:
+    """The comparison declared before the sweep, first, as its verdict line gives it: it is the
+    question the sweep was for, and the other pairs' words depend on it. Empty when none was declared."""
+    from pagelab.evidence.families import primary_pair
+
+    declared = primary_pair(str(data.profile.get("primary") or ""))
+    row = _pair(data, "tpmc", *declared) if declared else None
+    if row is None or math.isnan(row["change_pct"]):
+        return ""
+    interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
+                                                                         row.get("confidence_pct"))
+    return (f"The comparison declared before the sweep, {declared[0]} vs {declared[1]}: TpmC "
+            f"{pct_text(row['change_pct'])}{interval}, {_word(row)}. ")
 
 
 @dataclass(frozen=True)
@@ -435,8 +450,8 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
 
     parts = [f"{label} {listed(group)}" for label, group in
              (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_),
-              (f"these are about the lab's configuration, which this sweep did not run (the `{CHECKING_PROFILE}` "
-               "profile does):", unchecked))
+              (f"these are about the lab's configuration, which this sweep did not run as the `{CHECKING_PROFILE}` "
+               "profile does (the Discussion says how it differs):", unchecked))
              if group]
     text.append("Of the Week 4 lab's five observations, " + "; ".join(parts) + ".")
     return " ".join(text)
