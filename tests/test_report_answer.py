@@ -36,3 +36,16 @@ def test_the_answer_names_the_pairs_after_an_uncalled_primary_not_tested(tmp_pat
     # the Method's family sentence counts the pairs after the primary as the family, not all three
     assert "the other 2 pairs only if it was called faster or slower, then as a family of their own: intervals at " \
            "97.5% (Bonferroni for 2 pairs)" in family_sentence(data), family_sentence(data)
+
+
+def test_the_discussion_calls_the_pairs_after_an_uncalled_primary_not_tested(tmp_path):
+    from pagelab.report.lab_report import _best_8k, _similar, load
+
+    write_bundle(sweep(EIGHT_K_AHEAD, np.random.default_rng(7)), tmp_path / "b", profile={"primary": "16k vs 4k"})
+    data = load(tmp_path / "b")
+    # the lab's "8k is best" and "similar" claims, as checked where the configuration is the lab's,
+    # quote the pairs as their verdict lines give them
+    found = {claim.key: claim for claim in (_best_8k(data), _similar(data))}
+    for key in ("best_8k", "similar"):
+        assert "not tested" in found[key].evidence, found[key]
+    assert "8k against 4k: " in found["best_8k"].evidence and "not resolved" not in found["best_8k"].evidence

@@ -361,7 +361,7 @@ def _iops_fall(data: ReportData) -> Claim:
                                                                          row.get("confidence_pct"))
     return Claim("iops_fall", statement, verdict,
                  f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, "
-                 f"{verdict_text(row['verdict'], row['equivalence_pct'])}", "Figure 3")
+                 f"{_word(row)}", "Figure 3")
 
 
 def _hit_ratio(data: ReportData) -> Claim:
@@ -399,7 +399,7 @@ def _best_8k(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_RESOLVED_HERE
-    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {verdict_text(row['verdict'], row['equivalence_pct'])}"
+    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {_word(row)}"
                      for other, row in rows if row)
     return Claim("best_8k", statement, verdict, text, "Figure 1")
 
@@ -420,7 +420,7 @@ def _similar(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_RESOLVED_HERE
-    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}, {verdict_text(r['verdict'], r['equivalence_pct'])}"
+    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}, {_word(r)}"
                      for r in rows)
     needed = [r["runs_for_equivalence"] for r in rows if r["verdict"] == NOT_RESOLVED
               and r["runs_for_equivalence"] is not None and not pd.isna(r["runs_for_equivalence"])]
