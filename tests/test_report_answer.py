@@ -49,3 +49,19 @@ def test_the_discussion_calls_the_pairs_after_an_uncalled_primary_not_tested(tmp
     for key in ("best_8k", "similar"):
         assert "not tested" in found[key].evidence, found[key]
     assert "8k against 4k: " in found["best_8k"].evidence and "not resolved" not in found["best_8k"].evidence
+
+
+def test_the_report_gives_each_metric_its_pairs_as_stats_prints_them(tmp_path):
+    from pagelab.evidence.tables import verdict_lines
+    from pagelab.report.lab_report import load
+    from pagelab.report.model_report import pair_lines_markdown
+
+    write_bundle(sweep(EIGHT_K_AHEAD, np.random.default_rng(7)), tmp_path / "b", profile={"primary": "16k vs 4k"})
+    data = load(tmp_path / "b")
+    metrics = tuple(sorted(set(data.pairs["metric"])))
+    text = pair_lines_markdown(data, metrics)
+    for metric in metrics:
+        lines = verdict_lines(data.evidence, metric)  # what `pagelab stats` prints
+        assert lines and all(f"- {line}" in text for line in lines), (metric, text)
+    assert text.count("each pair of page sizes (") == len(metrics)
+    assert pair_lines_markdown(data, ("no_such_metric",)) == ""

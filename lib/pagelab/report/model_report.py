@@ -261,3 +261,19 @@ def method_markdown(data) -> str:
                     if part)
     text += " " + family_sentence(data) + looks_sentence(data) + model_sentences(data)
     return f"\n\n**How the pairs of page sizes were judged.** {text} {glossary}"
+
+
+def pair_lines_markdown(data, metrics: tuple[str, ...]) -> str:
+    """Each of `metrics`' families of page-size pairs as `pagelab stats` prints them: the family's
+    note, then a verdict line per pair (empty for a metric with no pairs, as in a grid)."""
+    from pagelab.evidence.tables import METRICS_BY_NAME, family_note, verdict_line
+
+    parts = []
+    for name in metrics:
+        rows = data.pairs[data.pairs["metric"] == name]
+        if rows.empty:
+            continue
+        metric = METRICS_BY_NAME[name]
+        parts.append(f"{metric.label}, each pair of page sizes ({family_note(rows)}):\n\n"
+                     + "\n".join(f"- {verdict_line(row, metric)}" for row in rows.to_dict("records")))
+    return "\n\n".join(parts)
