@@ -6,7 +6,10 @@ from __future__ import annotations
 import ctypes
 import multiprocessing.process
 import os
+import signal
 import subprocess
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -33,6 +36,31 @@ def process_alive(pid: int) -> bool:
         return True  # exists, owned by someone else
     state = process_state(pid)
     return state != "Z"  # None: no /proc to ask, and the signal test said it exists
+
+
+def process_ids() -> list[int]:
+    """Every process id /proc lists (empty where there is no /proc)."""
+    try:
+        return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    except OSError:
+        return []
+
+
+def kill_until_gone(find: Callable[[], Iterable[int]], timeout_s: float, poll_s: float = 0.02) -> None:
+    """SIGKILL every live process `find()` names (never this one), and any it names later, until it
+    names none alive or `timeout_s` has passed. A SIGKILL takes effect when the process next runs,
+    so a caller that must not return before they are gone waits here."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        alive = [pid for pid in find() if pid != os.getpid() and process_alive(pid)]
+        if not alive or time.monotonic() >= deadline:
+            return
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(poll_s)
 
 
 def stop_process(process: subprocess.Popen | multiprocessing.process.BaseProcess, grace_s: float,

@@ -60,7 +60,7 @@ from pagelab.mysql.pagesize import parse_page_size
 from pagelab.mysql.snapshot_record import (SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FILE, snapshot_problem,
                                            write_snapshot_marker)
 from pagelab.common.units import page_size_label, with_article
-from pagelab.common.processes import die_with_parent, process_alive, process_state
+from pagelab.common.processes import die_with_parent, kill_until_gone, process_alive, process_ids, process_state
 
 # sun_path in sockaddr_un is 108 bytes on Linux, including the terminating NUL.
 MAX_SOCKET_PATH = 107
@@ -482,16 +482,8 @@ class Instance:
         what an init killed midway leaves (mariadb-install-db's subshells and its bootstrap server
         outlive the script when its owner is killed with -9), which would go on writing into the
         datadir about to be wiped and made anew."""
-        strays = [int(entry.name) for entry in Path("/proc").iterdir()
-                  if entry.name.isdigit() and int(entry.name) != os.getpid() and self._started_with_my_cnf(entry.name)]
-        for pid in strays:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + timeout
-        while any(process_alive(pid) for pid in strays) and time.monotonic() < deadline:
-            time.sleep(POLL_INTERVAL_S)
+        kill_until_gone(lambda: [pid for pid in process_ids() if self._started_with_my_cnf(pid)], timeout,
+                        POLL_INTERVAL_S)
 
     def start(self, timeout: float = START_TIMEOUT_S) -> "Instance":
         """Start on 127.0.0.1 and wait until it answers with the requested page size."""

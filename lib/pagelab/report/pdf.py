@@ -30,12 +30,11 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
-from pagelab.common.processes import process_alive
+from pagelab.common.processes import kill_until_gone, process_alive, process_ids
 
 BROWSER_ENV = "PAGELAB_CHROMIUM"
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -365,32 +364,20 @@ def _kill_group(pgid: int, work: Path) -> None:
     command line names this export's own work directory is its too, wherever it put itself. A
     SIGKILL takes effect when the process next runs, so without the wait a process killed a moment
     ago (seen once in a suite, a browser stopped 0.05 s after its start) could outlive the return."""
-    def ours() -> list[int]:
-        needle = str(work).encode()
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(stat[2]) == pgid or needle in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except (OSError, IndexError, ValueError):
-                continue
-        return [pid for pid in found if pid != os.getpid() and process_alive(pid)]
+    needle = str(work).encode()
+
+    def ours(pid: int) -> bool:
+        try:
+            in_group = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2]) == pgid
+            return in_group or needle in Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            return False
 
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    deadline = time.monotonic() + KILL_WAIT_S
-    while (left := ours()) and time.monotonic() < deadline:
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        time.sleep(0.02)
+    kill_until_gone(lambda: [pid for pid in process_ids() if ours(pid)], KILL_WAIT_S)
 
 
 def notebook_to_pdf(
