@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pagelab.common.atomic import atomic_write_json, atomic_write_text
+from pagelab.common.atomic import atomic_write_json, atomic_write_text, json_digest
 from pagelab.common.errors import UsageError
 from pagelab.common.locks import held_lock
 from pagelab.common.storage import naming
@@ -86,9 +86,7 @@ def project_path(path: str | os.PathLike) -> Path:
 def profile_digest(values: dict) -> str:
     """A fingerprint of a sweep's knob values, kept in sweep.json, so that a resume can tell that
     they were edited after runs were measured with them."""
-    import hashlib
-
-    return hashlib.sha256(json.dumps(values, sort_keys=True, default=str).encode()).hexdigest()
+    return json_digest(values)
 
 
 def run_name(page_size: int | str, repeat: int) -> str:

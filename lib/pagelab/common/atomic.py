@@ -46,6 +46,14 @@ def leftover_temporaries(directory: str | os.PathLike) -> list[Path]:
     return [path for path in Path(directory).rglob(".*.tmp-*") if _TEMPORARY.fullmatch(path.name) and path.is_file()]
 
 
+def json_digest(document: Any) -> str:
+    """One SHA-256 of a JSON document, keys sorted: the checksum a record written here carries of
+    itself (a snapshot's marker, a kept load's record) and a sweep's fingerprint of its knobs."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, mode: int = 0o666) -> Path:
     path = Path(path)
     temporary = _temporary_name(path)

@@ -139,6 +139,14 @@ def naming(path: str | os.PathLike) -> Iterator[None]:
         raise
 
 
+def file_sizes(directory: str | os.PathLike, skip: frozenset[str] = frozenset()) -> dict[str, int]:
+    """Every regular file under `directory` (its path relative to it, but those in `skip`), with its
+    size: what a snapshot's marker and a kept load's record vouch for."""
+    directory = Path(directory)
+    return {path.relative_to(directory).as_posix(): path.stat().st_size for path in sorted(directory.rglob("*"))
+            if path.is_file() and not path.is_symlink() and path.relative_to(directory).as_posix() not in skip}
+
+
 def sync_tree(directory: str | os.PathLike) -> None:
     """Every file under `directory`, and the directories themselves, flushed to the disk (fsync):
     what is recorded as finished afterwards is on the disk, not only in the page cache."""

@@ -9,40 +9,29 @@ and a sweep re-creates a snapshot that fails (pagelab.sweep.experiment.loaded_st
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from pathlib import Path
 
-from pagelab.common.storage import sync_tree
+from pagelab.common.atomic import json_digest
+from pagelab.common.storage import file_sizes, sync_tree
 
 SNAPSHOT_PASSWORD_FILE = ".pagelab-root-password"
 # Written last into a snapshot's copy (its page size, when taken, its files' sizes): only a whole snapshot has it.
 SNAPSHOT_MARKER = ".pagelab-snapshot.json"
 
 
-def _snapshot_files(directory: Path) -> dict[str, int]:
-    """Every file of a snapshot's copy but its marker and password file, with its size."""
-    skip = {SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FILE}
-    return {str(path.relative_to(directory)): path.stat().st_size for path in sorted(directory.rglob("*"))
-            if path.is_file() and not path.is_symlink() and path.relative_to(directory).as_posix() not in skip}
-
-
-def _marker_digest(body: dict) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-
-
 def write_snapshot_marker(directory: Path, page_size: int) -> None:
     """The snapshot's own record, written last into its copy: the page size, when, every file's
     size, and a checksum of all that, so that a later look can tell a whole snapshot from one a
     failing disk damaged (snapshot_problem). Flushed to the disk with the files it describes."""
-    body = {"page_size": page_size, "taken": time.time(), "files": _snapshot_files(directory)}
+    body = {"page_size": page_size, "taken": time.time(), "files": file_sizes(directory, frozenset({SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FILE}))}
     sync_tree(directory)  # the files are on the disk before the record that vouches for them
     # Written in place, not renamed into it: the snapshot directory itself is renamed into place once
     # whole, and a torn marker fails its checksum. (The fault suite holds this very write.)
     with open(directory / SNAPSHOT_MARKER, "w") as marker:
-        marker.write(json.dumps({**body, "sha256": _marker_digest(body)}))
+        marker.write(json.dumps({**body, "sha256": json_digest(body)}))
         marker.flush()
         os.fsync(marker.fileno())
 
@@ -64,7 +53,7 @@ def snapshot_problem(directory: str | os.PathLike) -> str | None:
     if "files" not in marker:
         return None
     body = {key: value for key, value in marker.items() if key != "sha256"}
-    if marker.get("sha256") != _marker_digest(body):
+    if marker.get("sha256") != json_digest(body):
         return f"its {SNAPSHOT_MARKER} does not match its checksum"
     for name, size in marker["files"].items():
         try:

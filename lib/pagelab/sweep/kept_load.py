@@ -30,17 +30,11 @@ import os
 import time
 from pathlib import Path
 
-from pagelab.common.atomic import atomic_write_json
-from pagelab.common.storage import sync_tree
+from pagelab.common.atomic import atomic_write_json, json_digest
+from pagelab.common.storage import file_sizes, sync_tree
 
 LOAD_RECORD = "datadir-load.json"
 _CHUNK = 1 << 20
-
-
-def datadir_files(datadir: Path) -> dict[str, int]:
-    """Every file of the datadir, with its size."""
-    return {path.relative_to(datadir).as_posix(): path.stat().st_size for path in sorted(Path(datadir).rglob("*"))
-            if path.is_file() and not path.is_symlink()}
 
 
 def datadir_digest(datadir: Path, files: dict[str, int]) -> str:
@@ -55,10 +49,6 @@ def datadir_digest(datadir: Path, files: dict[str, int]) -> str:
     return digest.hexdigest()
 
 
-def _body_digest(body: dict) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
-
-
 def remember(instance_dir: Path, datadir: Path, config: dict, state: dict, run: str) -> None:
     """Record that `datadir` holds the completed, verified load of `config`, as it is now. Call it
     only once the load has returned and the server has shut down cleanly."""
@@ -66,10 +56,10 @@ def remember(instance_dir: Path, datadir: Path, config: dict, state: dict, run: 
     # (the Aria system tables, db.opt) in the page cache, and an ext4 turned read-only drops them
     # (found empty after the repair), which the check below would rightly refuse.
     sync_tree(datadir)
-    files = datadir_files(datadir)
+    files = file_sizes(datadir)
     body = {"config": config, "state": state, "loaded_by": run, "loaded_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "files": files, "content_sha256": datadir_digest(datadir, files)}
-    atomic_write_json(Path(instance_dir) / LOAD_RECORD, {**body, "sha256": _body_digest(body)})
+    atomic_write_json(Path(instance_dir) / LOAD_RECORD, {**body, "sha256": json_digest(body)})
 
 
 def forget(instance_dir: Path) -> None:
@@ -86,7 +76,7 @@ def read(instance_dir: Path) -> dict | None:
         return None
     record = json.loads(text)
     body = {key: value for key, value in record.items() if key != "sha256"} if isinstance(record, dict) else None
-    if body is None or record.get("sha256") != _body_digest(body):
+    if body is None or record.get("sha256") != json_digest(body):
         raise ValueError(f"{LOAD_RECORD} does not match its checksum")
     return record
 
@@ -108,7 +98,7 @@ def check(instance_dir: Path, datadir: Path, config: dict, unusable: str | None 
     if unusable:
         return None, unusable
     try:
-        files = datadir_files(datadir)
+        files = file_sizes(datadir)
     except OSError as error:
         return None, f"its datadir cannot be read ({error})"
     if files != record["files"]:
