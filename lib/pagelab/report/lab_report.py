@@ -30,8 +30,10 @@ import pandas as pd
 
 from pagelab.evidence.families import NOT_TESTED
 from pagelab.evidence.intervals import EQUIVALENT, NOT_RESOLVED, verdict_text
-from pagelab.evidence.tables import (RunTable, equivalence_of, interval_text, number_text, page_size_table,
-                                     pairwise_table, pct_text, unresolved_advice)
+from pagelab.evidence.runs import RunTable, equivalence_of
+from pagelab.evidence.medians import page_size_table
+from pagelab.evidence.pairs import pairwise_table
+from pagelab.evidence.wording import interval_text, number_text, pct_text, unresolved_advice
 from pagelab.bundle import ROUND_ORDER_DRAWN, SweepRecord, load_tables, read_runs
 from pagelab.common.reference import CITATIONS
 from pagelab.common.units import size_text
@@ -163,7 +165,7 @@ class ReportData:
 def load(sweep_dir: str | Path) -> ReportData:
     """Everything the report shows, from sweep.json read once."""
     from pagelab.evidence.grid import grid_factors
-    from pagelab.evidence.tables import PAIR_COLUMNS
+    from pagelab.evidence.pairs import PAIR_COLUMNS
 
     record = SweepRecord.load(sweep_dir)
     evidence = read_runs(record)
@@ -509,11 +511,11 @@ def method_markdown(data: ReportData) -> str:
     repeats = profile.get("repeats", 1)
     noise = ""
     if data.evidence.noise:
-        from pagelab.evidence.tables import noise_lines
+        from pagelab.evidence.stats_text import noise_lines
 
         noise = (" Before the runs the machine's own noise was measured (`pagelab sweep --noise`): "
                  + "; ".join(noise_lines(data.evidence.noise)) + ".")
-    from pagelab.evidence.tables import host_lines
+    from pagelab.evidence.hosts import host_lines
 
     found_hosts = host_lines(data.evidence)
     hosts = found_hosts[0].split(" Median ")[0] if found_hosts else ""  # which hosts; Table "per host" has the rest
@@ -560,8 +562,8 @@ def transport_text(profile: dict) -> str:
 
 
 def per_host_tpmc(data: ReportData) -> pd.DataFrame:
-    """TpmC per page size and host (pagelab.evidence.tables.host_table); empty with one host."""
-    from pagelab.evidence.tables import host_table
+    """TpmC per page size and host (pagelab.evidence.hosts.host_table); empty with one host."""
+    from pagelab.evidence.hosts import host_table
 
     if data.evidence.runs.empty or data.evidence.runs["host"].nunique() < 2:
         return pd.DataFrame()
@@ -590,7 +592,7 @@ def nodes_markdown(data: ReportData) -> str:
 
 def host_verdict(data: ReportData) -> str:
     """Whether the hosts differ more than the page sizes do, in one sentence (host_lines' last)."""
-    from pagelab.evidence.tables import host_lines
+    from pagelab.evidence.hosts import host_lines
 
     lines = host_lines(data.evidence)
     return lines[-1].strip() if len(lines) > 1 else ""
