@@ -181,7 +181,8 @@ def test_the_report_says_which_comparison_was_primary_and_how_much_of_each_over_
 
 def test_a_pool_grid_reads_as_its_levels_with_their_share_of_the_data_in_the_setup_table(tmp_path):
     from pagelab.report.grid_report import pool_level_labels
-    from pagelab.report.lab_report import benchmark_setup, load
+    from pagelab.report.lab_report import load
+    from pagelab.report.setup_tables import benchmark_setup
 
     bundle = tmp_path / "grid"
     entries = []

@@ -311,7 +311,7 @@ def copy_pdf(source: Path, target: Path) -> Path:
 
 def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> list[tuple[str, str]]:
     """The title page: who, when, what profile and driver, which pagelab, and how many runs."""
-    from pagelab.report.lab_report import recorded_version
+    from pagelab.report.references import recorded_version
     from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(record.document["profile"])
