@@ -87,7 +87,7 @@ def test_without_git_metadata_the_version_is_the_release(tmp_path):
 
 
 def test_the_report_names_its_pagelab_version():
-    from pagelab.report.lab_report import recorded_version, references
+    from pagelab.report.references import recorded_version, references
 
     machine = {"git_sha": "0123456789abcdef0123", "git_dirty": True}
     assert recorded_version(machine) == f"{__version__}+g0123456.dirty (commit 0123456789abcdef0123, with local changes)"
@@ -98,7 +98,7 @@ def test_the_report_names_its_pagelab_version():
 def test_the_reports_references_cite_the_methods_its_verdicts_come_from():
     """The Method names the two-level model, the fixed sequence after a primary and the boundary of
     added rounds; a reader citing the method finds each among the References."""
-    from pagelab.report.lab_report import references
+    from pagelab.report.references import references
 
     text = " ".join(references({}))
     for author in ("Giesbrecht", "Maurer, L. A. Hothorn, W. Lehmacher", "Westfall, A. Krishen", "Lan, D. L. DeMets"):

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from pagelab.common.paths import PROJECT_ROOT
-from pagelab.report.lab_report import (
-    DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, claims, conclusion_markdown, load,
-)
+from pagelab.report.answer import conclusion_markdown
+from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, claims
+from pagelab.report.lab_report import load
 
 REFERENCE = PROJECT_ROOT / "data" / "reference"
 MIB = 1 << 20
@@ -97,7 +97,7 @@ def test_the_conclusion_names_what_was_not_checked(tmp_path):
 
 
 def test_the_setup_table_puts_the_course_guides_settings_beside_the_sweeps(tmp_path):
-    from pagelab.report.lab_report import benchmark_setup
+    from pagelab.report.setup_tables import benchmark_setup
     from pagelab.sweep.profiles import load_profile
 
     bundle = seed_bundle(tmp_path / "course", SEED_CONFIGURATION)
@@ -136,7 +136,7 @@ def _auto_rampup_bundle(directory: Path, per_run: dict) -> Path:
 
 
 def test_the_method_says_what_the_runs_recorded_of_their_ramp_up_and_writes(tmp_path):
-    from pagelab.report.lab_report import method_markdown
+    from pagelab.report.method import method_markdown
 
     filled = method_markdown(load(_auto_rampup_bundle(tmp_path / "new", {
         "rampup_s": 16.0, "rampup": {"ended_by": "ceiling", "ceiling_s": 16.0},

@@ -152,7 +152,7 @@ def test_a_drifting_over_time_run_counts_only_its_first_verdict_length_window():
 
 
 def test_interval_series_are_read_from_a_real_tpcc_start_log(tmp_path):
-    from pagelab.evidence.tables import run_series
+    from pagelab.evidence.runs import run_series
     from pagelab.parse.tpcc_log import parse_tpcc_log
     from pagelab.tpcc.outputs import write_interval_csv
 
@@ -181,7 +181,8 @@ def test_the_report_says_which_comparison_was_primary_and_how_much_of_each_over_
 
 def test_a_pool_grid_reads_as_its_levels_with_their_share_of_the_data_in_the_setup_table(tmp_path):
     from pagelab.report.grid_report import pool_level_labels
-    from pagelab.report.lab_report import benchmark_setup, load
+    from pagelab.report.lab_report import load
+    from pagelab.report.setup_tables import benchmark_setup
 
     bundle = tmp_path / "grid"
     entries = []

@@ -32,7 +32,7 @@ def _all_help(parser: argparse.ArgumentParser) -> str:
 
 def test_no_reference_is_called_by_its_number():
     from pagelab.cli import build_parser
-    from pagelab.report.lab_report import REFERENCES
+    from pagelab.report.references import REFERENCES
     from pagelab.sweep.orchestrator import DEFAULT_REPORT_TITLE
 
     found = [f"{path.relative_to(REPO_ROOT)}: {match.group(0)}" for path in USER_TEXT

@@ -110,7 +110,7 @@ def test_requests_of_two_pages_without_merges_or_read_ahead_are_not_put_on_eithe
             "InnoDB, by what this bundle does not record.") in text, text
     assert "its own reads averaged 8.0 KiB; the device read 1.99× the bytes InnoDB read." in text
     # the Discussion's check of the lab's claim says it too, after the sizes it found
-    from pagelab.report.lab_report import DOES_NOT_HOLD, claims
+    from pagelab.report.claims import DOES_NOT_HOLD, claims
 
     [claim] = [claim for claim in claims(data) if claim.key == "read_request"]
     assert claim.verdict == DOES_NOT_HOLD and claim.evidence.endswith(

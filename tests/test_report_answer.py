@@ -16,7 +16,8 @@ EIGHT_K_AHEAD = SyntheticDesign(rounds=7, effects=(0.0, math.log(1.3), 0.0))
 
 
 def test_the_answer_names_the_pairs_after_an_uncalled_primary_not_tested(tmp_path):
-    from pagelab.report.lab_report import answer, load
+    from pagelab.report.answer import answer
+    from pagelab.report.lab_report import load
     from pagelab.report.model_report import family_sentence
 
     write_bundle(sweep(EIGHT_K_AHEAD, np.random.default_rng(7)), tmp_path / "b", profile={"primary": "16k vs 4k"})
@@ -39,7 +40,8 @@ def test_the_answer_names_the_pairs_after_an_uncalled_primary_not_tested(tmp_pat
 
 
 def test_the_discussion_calls_the_pairs_after_an_uncalled_primary_not_tested(tmp_path):
-    from pagelab.report.lab_report import _best_8k, _similar, load
+    from pagelab.report.claims import _best_8k, _similar
+    from pagelab.report.lab_report import load
 
     write_bundle(sweep(EIGHT_K_AHEAD, np.random.default_rng(7)), tmp_path / "b", profile={"primary": "16k vs 4k"})
     data = load(tmp_path / "b")
@@ -52,7 +54,7 @@ def test_the_discussion_calls_the_pairs_after_an_uncalled_primary_not_tested(tmp
 
 
 def test_the_report_gives_each_metric_its_pairs_as_stats_prints_them(tmp_path):
-    from pagelab.evidence.tables import verdict_lines
+    from pagelab.evidence.wording import verdict_lines
     from pagelab.report.lab_report import load
     from pagelab.report.model_report import pair_lines_markdown
 

@@ -31,7 +31,7 @@ def _judged(text: str) -> str:
 
 
 def test_the_method_says_tpmc_was_judged_by_the_model_and_the_iops_by_the_rank_tests(tmp_path):
-    from pagelab.report.lab_report import method_markdown
+    from pagelab.report.method import method_markdown
     from pagelab.report.model_report import method_markdown as judged_markdown
 
     data = _bundle(tmp_path / "b", with_series=True)

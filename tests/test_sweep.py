@@ -119,7 +119,8 @@ def pages_text(pdf: Path, first: int, last: int) -> str:
 
 
 def test_the_pdf_reads_as_a_lab_report(smoke_sweep):
-    from pagelab.report.lab_report import claims, load
+    from pagelab.report.claims import claims
+    from pagelab.report.lab_report import load
 
     _, pdf, _ = smoke_sweep
     text = pages_text(pdf, 1, 1000)

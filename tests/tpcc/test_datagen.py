@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 
 import pytest
 from pagelab.common.errors import UsageError
-from pagelab.tpcc import datagen, schema
+from pagelab.tpcc import datagen, population, rowfiles, schema
 from pagelab.tpcc.inputs import is_valid_c_last_delta, last_name
 from tests.conftest import repr_in_another_process
 
@@ -67,7 +67,7 @@ def file_hashes(dataset):
 def test_layout_and_manifest(dataset):
     assert dataset.directory.name == "tpcc-w1-s7"
     names = sorted(p.name for p in dataset.directory.iterdir())
-    expected = ["item.tsv", "manifest.json"] + [f"{t}.w1.tsv" for t in datagen.PER_WAREHOUSE_TABLES]
+    expected = ["item.tsv", "manifest.json"] + [f"{t}.w1.tsv" for t in population.PER_WAREHOUSE_TABLES]
     assert names == sorted(expected)
     manifest = json.loads((dataset.directory / "manifest.json").read_text())
     for key in (
@@ -84,7 +84,7 @@ def test_layout_and_manifest(dataset):
     ):
         assert key in manifest, key
     assert manifest["warehouses"] == 1 and manifest["seed"] == SEED
-    assert manifest["generator_version"] == datagen.GENERATOR_VERSION
+    assert manifest["generator_version"] == population.GENERATOR_VERSION
     assert manifest["nurand_load"] == dataset.constants.to_dict()
     assert is_valid_c_last_delta(manifest["nurand_load"]["c_last"], manifest["nurand_run"]["c_last"])
     assert manifest["row_counts"] == dataset.row_counts
@@ -103,7 +103,7 @@ def test_dataset_api(dataset):
     with pytest.raises(UsageError):
         dataset.files_for("stocks")
     assert is_valid_c_last_delta(dataset.constants.c_last, dataset.run_constants.c_last)
-    assert dataset.load_timestamp == datagen.load_timestamp(SEED)
+    assert dataset.load_timestamp == population.load_timestamp(SEED)
     assert dataset.bytes == sum(p.stat().st_size for p in dataset.directory.glob("*.tsv"))
 
 
@@ -111,7 +111,7 @@ def test_second_call_reuses_the_cache(dataset, monkeypatch):
     def no_generation(*args, **kwargs):
         raise AssertionError("the cached dataset should have been reused")
 
-    monkeypatch.setattr(datagen, "_run_tasks", no_generation)
+    monkeypatch.setattr(datagen, "run_tasks", no_generation)
     again = datagen.generate(1, SEED, cache_dir=dataset.directory.parent, progress=False)
     assert again.directory == dataset.directory
     assert again.data_files == dataset.data_files
@@ -145,10 +145,10 @@ def test_a_different_seed_gives_different_files(dataset, tmp_path):
 
 
 def test_load_timestamp_is_a_fixed_function_of_the_seed():
-    here = datagen.load_timestamp(3)
-    assert repr_in_another_process("from pagelab.tpcc import datagen", "datagen.load_timestamp(3)") == repr(here)
+    here = population.load_timestamp(3)
+    assert repr_in_another_process("from pagelab.tpcc import population", "population.load_timestamp(3)") == repr(here)
     assert re.fullmatch(r"20(2[0-4])-\d\d-\d\d \d\d:\d\d:\d\d", here)
-    assert datagen.load_timestamp(4) != here
+    assert population.load_timestamp(4) != here
 
 
 # -- interruption: the manifest comes last -----------------------------------------------------
@@ -156,7 +156,7 @@ def test_load_timestamp_is_a_fixed_function_of_the_seed():
 
 def test_interrupted_generation_leaves_no_dataset_and_a_rerun_completes(dataset, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
-    real_write = datagen._TableWriter.write
+    real_write = rowfiles._TableWriter.write
     calls = []
 
     def failing_write(self, lines):
@@ -165,14 +165,14 @@ def test_interrupted_generation_leaves_no_dataset_and_a_rerun_completes(dataset,
             raise RuntimeError("simulated crash in the middle of a table")
         real_write(self, lines)
 
-    monkeypatch.setattr(datagen._TableWriter, "write", failing_write)
+    monkeypatch.setattr(rowfiles._TableWriter, "write", failing_write)
     with pytest.raises(RuntimeError, match="simulated crash"):
         datagen.generate(1, SEED, cache_dir=cache, progress=False, workers=1)
     assert not (cache / "tpcc-w1-s7").exists()
     assert list(cache.rglob("manifest.json")) == []
     assert list(cache.iterdir()) == []  # the staging directory is gone too
 
-    monkeypatch.setattr(datagen._TableWriter, "write", real_write)
+    monkeypatch.setattr(rowfiles._TableWriter, "write", real_write)
     complete = datagen.generate(1, SEED, cache_dir=cache, progress=False)
     assert file_hashes(complete) == file_hashes(dataset)
 
@@ -182,11 +182,11 @@ def test_killed_generation_is_never_mistaken_for_a_complete_one(dataset, tmp_pat
     # A generator slowed down so the kill surely lands mid-way.
     script = (
         "import time, sys\n"
-        "from pagelab.tpcc import datagen\n"
-        "real = datagen._TableWriter.write\n"
+        "from pagelab.tpcc import datagen, rowfiles\n"
+        "real = rowfiles._TableWriter.write\n"
         "def slow(self, lines):\n"
         "    real(self, lines); time.sleep(0.05)\n"
-        "datagen._TableWriter.write = slow\n"
+        "rowfiles._TableWriter.write = slow\n"
         f"datagen.generate(1, {SEED}, cache_dir=sys.argv[1], progress=False, workers=1)\n"
     )
     process = subprocess.Popen([sys.executable, "-c", script, str(cache)])
@@ -242,7 +242,7 @@ def test_verify_catches_changed_bytes_and_open_refuses_bad_manifests(dataset, tm
     with pytest.raises(datagen.IncompleteDatasetError, match="version 0"):
         datagen.Dataset.open(copy)
     manifest_path.write_text(
-        json.dumps({"format": manifest["format"], "generator_version": datagen.GENERATOR_VERSION})
+        json.dumps({"format": manifest["format"], "generator_version": population.GENERATOR_VERSION})
     )
     with pytest.raises(datagen.IncompleteDatasetError, match="malformed"):
         datagen.Dataset.open(copy)
@@ -333,7 +333,7 @@ def test_exact_row_counts(dataset, tables):
     assert 150_000 <= order_lines <= 450_000
     assert order_lines == sum(int(v) for v in tables.column("orders", "o_ol_cnt"))
     assert dataset.row_counts["order_line"] == order_lines
-    expected = datagen.expected_row_counts(1)
+    expected = population.expected_row_counts(1)
     assert {t: n for t, n in expected.items() if n is not None} == fixed
 
 
@@ -351,7 +351,7 @@ def test_order_lines_per_order_are_5_to_15_and_match_o_ol_cnt(tables):
 @pytest.mark.parametrize("table, column", [("item", "i_data"), ("stock", "s_data")])
 def test_ten_percent_original(tables, table, column):
     data = tables.column(table, column)
-    fraction = sum(datagen.ORIGINAL_MARKER in v for v in data) / len(data)
+    fraction = sum(population.ORIGINAL_MARKER in v for v in data) / len(data)
     assert 0.08 <= fraction <= 0.12
     assert all(26 <= len(v) <= 50 for v in data)
 
@@ -483,9 +483,9 @@ def test_condition_4_order_line_counts(tables):
 def test_warehouse_files_do_not_depend_on_the_warehouse_count(dataset, tmp_path, monkeypatch):
     # Streams are per (seed, table, warehouse), so warehouse 1 of a 2-warehouse dataset is the
     # 1-warehouse dataset. Generating only the small tables keeps this test fast.
-    monkeypatch.setattr(datagen, "_TASK_ORDER", ("warehouse",))
-    context = datagen._Context(SEED, datagen.load_timestamp(SEED), dataset.constants.c_last)
-    files = datagen._run_tasks(datagen._tasks(2), context, tmp_path, workers=1, progress_enabled=False)
+    monkeypatch.setattr(rowfiles, "_TASK_ORDER", ("warehouse",))
+    context = population.Context(SEED, population.load_timestamp(SEED), dataset.constants.c_last)
+    files = rowfiles.run_tasks(rowfiles.plan_tasks(2), context, tmp_path, workers=1, progress_enabled=False)
     by_name = {f.path.name: f.sha256 for f in files}
     assert set(by_name) == {"warehouse.w1.tsv", "warehouse.w2.tsv", "district.w1.tsv", "district.w2.tsv"}
     ours = file_hashes(dataset)

@@ -1,3 +1,4 @@
-"""Reports: the lab report's words and tables (`lab_report`) and figures (`figures`) drawn from a
-bundle, its appendix (`appendix`), the words tables are shown under (`labels`), notebooks executed by papermill
+"""Reports: the lab report's data read from a bundle (`lab_report`), its words and tables (`answer`,
+`claims`, `method`, `setup_tables`, `host_report`, `references`, `model_report`, `grid_report`) and figures
+(`figures`) drawn from it, its appendix (`appendix`), the words tables are shown under (`labels`), notebooks executed by papermill
 (`execute`), and an executed notebook printed to PDF by Chromium (`pdf`, `notebook_report`)."""

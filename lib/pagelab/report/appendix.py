@@ -57,7 +57,7 @@ def non_default_variables(data: ReportData) -> pd.DataFrame:
 
 def versions(data: ReportData) -> pd.DataFrame:
     machine = data.record.document["machine"]
-    from pagelab.report.lab_report import recorded_version
+    from pagelab.report.references import recorded_version
 
     rows = [("pagelab", recorded_version(machine)),
             ("Server", (machine.get("server") or {}).get("version_line") or "—"), ("Python", machine.get("python") or "—")]

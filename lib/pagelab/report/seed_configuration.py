@@ -2,7 +2,7 @@
 
 - The lab's configuration (its "Benchmark setup" table, and its pool as its server had it) with
   the tolerances within which a sweep's recorded configuration counts as the lab's, and which of
-  the lab's claims depend on it (pagelab.report.lab_report.claims checks a claim only there).
+  the lab's claims depend on it (pagelab.report.claims.claims checks a claim only there).
 - The course guide's my.cnf (data/reference/course_server_settings.csv) beside the sweep's own,
   and the settings that do not carry over to MariaDB.
 - The sentences of the Method about the memory budget and about over-time runs.

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pagelab.evidence.self_checks import (a_a_table, compared, false_calls, first_round_p, first_round_table,
                                           pair_false_calls, pair_halves_table, splits, too_few_splits_text)
-from pagelab.evidence.tables import RunTable, pct_text
+from pagelab.evidence.runs import RunTable
+from pagelab.evidence.wording import pct_text
 
 
 def self_check_markdown(table: RunTable) -> str:

@@ -235,7 +235,7 @@ def _prepare_loaded_instance(plan: RunPlan, sweep_dir: Path, cache_dir: Path, ru
 def load_config(plan: RunPlan, instance: Instance) -> dict:
     """What a load's datadir depends on: a datadir loaded with anything else is not kept for this run
     (pagelab.sweep.kept_load)."""
-    from pagelab.tpcc.datagen import GENERATOR_VERSION
+    from pagelab.tpcc.population import GENERATOR_VERSION
 
     options = plan.run_options
     external = plan.loader == TPCC_MYSQL_LOADER

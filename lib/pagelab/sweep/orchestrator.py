@@ -311,7 +311,7 @@ def copy_pdf(source: Path, target: Path) -> Path:
 
 def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> list[tuple[str, str]]:
     """The title page: who, when, what profile and driver, which pagelab, and how many runs."""
-    from pagelab.report.lab_report import recorded_version
+    from pagelab.report.references import recorded_version
     from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(record.document["profile"])
@@ -335,7 +335,8 @@ def summary_lines(record: SweepRecord) -> list[str]:
     for each pair of page sizes (pagelab.evidence), so no difference is shown without one."""
     from pagelab.evidence.grid import grid_factors, grid_lines
     from pagelab.evidence.outliers import outlier_lines
-    from pagelab.evidence.tables import page_size_table, page_size_text, verdict_lines
+    from pagelab.evidence.medians import page_size_table, page_size_text
+    from pagelab.evidence.wording import verdict_lines
 
     table = read_runs(record)
     if table.runs.empty:

@@ -1,7 +1,8 @@
 """TPC-C as tpcc-mysql runs it, in Python.
 
 - `schema`: the nine tables, their indexes and foreign keys, as tpcc-mysql creates them.
-- `datagen`: the seeded initial population (clause 4.3.3.1), TSV files for LOAD DATA, cached.
+- `datagen`: the seeded initial population (clause 4.3.3.1), TSV files for LOAD DATA, cached;
+  `population` is what its rows hold, `rowfiles` writes them in parallel.
 - `inputs`: NURand and friends, and the run-time inputs of the five transactions dealt from a
   23-card deck per terminal, as tpcc-mysql's driver draws them.
 

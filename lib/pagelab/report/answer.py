@@ -1,0 +1,103 @@
+"""The report's answer, on page 1 and in the Conclusion: which page size is best here and whether
+that is a real difference, the declared primary comparison first, and which of the lab's claims hold.
+
+Apart from the claims (pagelab.report.claims) because this is the one sentence a reader quotes: it
+changes with how verdicts are worded (pagelab.evidence), not with the lab's claims.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pagelab.evidence.families import NOT_TESTED
+from pagelab.evidence.intervals import NOT_RESOLVED
+from pagelab.evidence.wording import interval_text, pct_text, unresolved_advice
+from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, Claim
+from pagelab.report.grid_report import grid_answer, grid_factor
+from pagelab.report.lab_report import ReportData, pair_of, pair_word, tpmc_rows
+from pagelab.report.seed_configuration import CHECKING_PROFILE
+
+# A run shorter than this measures start-up, not a page size: the report says so on page 1.
+SHORTEST_MEANINGFUL_MEASURE_S = 60
+
+
+def is_chain_check(data: ReportData) -> bool:
+    measured = data.profile.get("measure_s")
+    return data.record.document.get("profile_name") == "smoke" or (
+        isinstance(measured, int) and measured < SHORTEST_MEANINGFUL_MEASURE_S and data.profile.get("repeats", 1) < 2)
+
+
+def answer(data: ReportData) -> str:
+    """One sentence: which page size is best here, and is that a real difference."""
+    rows = tpmc_rows(data)
+    if rows.empty:
+        return "No run finished, so this sweep cannot say which page size is best."
+    if grid_factor(data):
+        return grid_answer(data)
+    best = rows.loc[rows["median"].idxmax()]
+    others = [size for size in data.page_sizes if size != best["page_size"] and size in set(rows["page_size"])]
+    if not others:
+        return f"Only {best['page_size']} has finished runs ({best['median']:,.0f} TpmC): nothing to compare."
+    # Each other page size against the best, the direction of the verdict lines ("16k vs 4k: -30.6%").
+    comparisons = [pair_of(data, "tpmc", other, best["page_size"]) for other in others]
+    parts = []
+    for other, row in zip(others, comparisons):
+        if row is None:
+            continue
+        interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
+                                                                             row.get("confidence_pct"))
+        parts.append(f"{other} {pct_text(row['change_pct'])}{interval}, {pair_word(row)}")
+    real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
+    runs = int(best["runs"])
+    head = _primary_sentence(data) + (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
+            f"{'s' if runs != 1 else ''} per page size); against it, {'; '.join(parts)}. ")
+    if real:
+        return head + f"The data support {best['page_size']} as the fastest page size on this machine."
+    if runs < 4:
+        return head + ("With fewer than 4 runs per page size no difference can be told from noise; "
+                       "this ranking is not a finding.")
+    untested = [other for other, row in zip(others, comparisons) if row is not None and row.get("role") == NOT_TESTED]
+    why_untested = (f"{best['page_size']} against {' and '.join(untested)} was not tested, as the primary comparison "
+                    "was not called faster or slower") if untested else ""
+    unresolved = [(other, row) for other, row in zip(others, comparisons)
+                  if row is not None and row["verdict"] == NOT_RESOLVED and row.get("role") != NOT_TESTED]
+    if unresolved:
+        other, row = unresolved[0]
+        return head + (f"Whether {best['page_size']} is ahead of {other} is not resolved: {unresolved_advice(row)}"
+                       f"{'; ' + why_untested if why_untested else ''}.")
+    if untested:
+        return head + f"{why_untested[0].upper()}{why_untested[1:]}: this sweep makes no claim that it is the fastest."
+    return head + "Not every other page size is slower, so no single page size is the fastest here."
+
+
+def _primary_sentence(data: ReportData) -> str:
+    """The comparison declared before the sweep, first, as its verdict line gives it: it is the
+    question the sweep was for, and the other pairs' words depend on it. Empty when none was declared."""
+    from pagelab.evidence.families import primary_pair
+
+    declared = primary_pair(str(data.profile.get("primary") or ""))
+    row = pair_of(data, "tpmc", *declared) if declared else None
+    if row is None or math.isnan(row["change_pct"]):
+        return ""
+    interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
+                                                                         row.get("confidence_pct"))
+    return (f"The comparison declared before the sweep, {declared[0]} vs {declared[1]}: TpmC "
+            f"{pct_text(row['change_pct'])}{interval}, {pair_word(row)}. ")
+
+
+def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
+    held = [c for c in found if c.verdict == HOLDS]
+    failed = [c for c in found if c.verdict == DOES_NOT_HOLD]
+    open_ = [c for c in found if c.verdict == NOT_RESOLVED_HERE]
+    unchecked = [c for c in found if c.verdict == NOT_CHECKED]
+    text = [answer(data)]
+    def listed(group: list[Claim]) -> str:
+        return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" for c in group)
+
+    parts = [f"{label} {listed(group)}" for label, group in
+             (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_),
+              (f"these are about the lab's configuration, which this sweep did not run as the `{CHECKING_PROFILE}` "
+               "profile does (the Discussion says how it differs):", unchecked))
+             if group]
+    text.append("Of the Week 4 lab's five observations, " + "; ".join(parts) + ".")
+    return " ".join(text)

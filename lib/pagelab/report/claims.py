@@ -1,0 +1,177 @@
+"""The Week 4 lab's claims, each checked against a sweep for the report's Discussion.
+
+The lab's claims, in the lab's own order:
+
+    read_request   the average read request equals the page size
+    iops_fall      IOPS falls slightly as the page size grows
+    hit_ratio      the hit ratio starts near 990/1000 and settles near 993
+    best_8k        TpmC 3,518 -> 3,898 -> 3,758 at 4k/8k/16k, so 8k is best
+    similar        transaction throughput is similar no matter the page size
+
+Each is checked only where the sweep ran the lab's configuration (pagelab.report.seed_configuration;
+elsewhere "not checked here", with the differences), and no claim is said to hold unless the
+verdicts of pagelab.evidence support it. Apart from the rest of the report because the claims and
+their tolerances change with the lab's text, not with the bundle's layout or the Method's words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from pagelab.evidence.intervals import EQUIVALENT, NOT_RESOLVED
+from pagelab.evidence.runs import equivalence_of
+from pagelab.evidence.wording import interval_text, pct_text
+from pagelab.report.lab_report import ReportData, pair_of, pair_word
+from pagelab.report.read_requests import read_request_findings
+from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed,
+                                               recorded_configuration)
+
+HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE = "holds", "does not hold", "not resolved here"
+# A claim about the lab's configuration, where this sweep's configuration is another.
+NOT_CHECKED = "not checked here"
+VERDICT_WORDS = (HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE, NOT_CHECKED)
+# "The average read request equals the page size": within this share of it.
+REQUEST_SIZE_TOLERANCE = 0.10
+# The lab's hit ratio: "starts near 990, settles near 993" (per 1000); near = within this.
+HIT_RATIO_NEAR = 3.0
+SEED_HIT_START, SEED_HIT_END = 990.0, 993.0
+
+
+@dataclass(frozen=True)
+class Claim:
+    key: str
+    statement: str
+    verdict: str
+    evidence: str
+    where: str
+
+
+def _not_checked(statement_claim: Claim, differences: list[str]) -> Claim:
+    return Claim(statement_claim.key, statement_claim.statement, NOT_CHECKED,
+                 f"this sweep's configuration is not the lab's: {'; '.join(differences)}. The "
+                 f"`{CHECKING_PROFILE}` profile runs the lab's configuration and checks it", statement_claim.where)
+
+
+def claims(data: ReportData) -> list[Claim]:
+    """The Week 4 lab's claims, each checked against this sweep where its configuration is the lab's
+    (see the module comment and CONFIGURATION_DEPENDENCE)."""
+    checked = []
+    for check in (_read_request, _iops_fall, _hit_ratio, _best_8k, _similar):
+        claim = check(data)
+        needs = CONFIGURATION_DEPENDENCE[claim.key]
+        over_time = needs == "over time"
+        differences = differences_from_seed(recorded_configuration(data, over_time), over_time) if needs else []
+        checked.append(_not_checked(claim, differences) if differences else claim)
+    return checked
+
+
+def _read_request(data: ReportData) -> Claim:
+    from pagelab.report.figures import request_sizes
+
+    iostat = data.tables["iostat"]
+    sizes = request_sizes(iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat)
+    statement = "The average read request equals the page size."
+    if sizes.empty or sizes["read_kb"].isna().all():
+        return Claim("read_request", statement, NOT_RESOLVED_HERE, "no iostat samples were taken", "Table 4")
+    ratios = sizes["read_kb"] / sizes["page_kb"]
+    within = (ratios - 1).abs() <= REQUEST_SIZE_TOLERANCE
+    text = ", ".join(f"{row.page_size}: {row.read_kb:.1f} KiB" for row in sizes.itertuples())
+    verdict = HOLDS if within.all() else DOES_NOT_HOLD
+    # where it does not hold, what the bundle recorded of why (block-layer merges, InnoDB's read-ahead)
+    found = read_request_findings(data) if verdict == DOES_NOT_HOLD else ""
+    why = f". {found.rstrip('.')}" if found else ""
+    return Claim("read_request", statement, verdict,
+                 f"mean read request per page size {text} (the claim holds where it is within "
+                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size){why}", "Figure 4, Table 4")
+
+
+def _iops_fall(data: ReportData) -> Claim:
+    statement = "IOPS falls slightly as the page size grows."
+    first, last = data.page_sizes[0], data.page_sizes[-1]
+    row = pair_of(data, "read_iops", last, first)
+    if row is None or math.isnan(row["change_pct"]):
+        return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 3")
+    verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD, EQUIVALENT: DOES_NOT_HOLD}.get(row["verdict"], NOT_RESOLVED_HERE)
+    interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
+                                                                         row.get("confidence_pct"))
+    return Claim("iops_fall", statement, verdict,
+                 f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, "
+                 f"{pair_word(row)}", "Figure 3")
+
+
+def _hit_ratio(data: ReportData) -> Claim:
+    statement = "The buffer-pool hit ratio starts near 990/1000 and settles near 993."
+    innodb = (data.over_time or data.tables)["innodb"]
+    if innodb.empty or "hit_rate" not in innodb or innodb["hit_rate"].dropna().empty:
+        return Claim("hit_ratio", statement, NOT_RESOLVED_HERE, "no InnoDB status samples with a hit rate", "Figure 5")
+    measured = innodb.dropna(subset=["hit_rate"])
+    measured = measured[measured["t_s"] >= 0]
+    parts, near = [], True
+    for size in data.page_sizes:
+        series = measured[measured["page_size"] == size].sort_values("t_s")
+        if series.empty:
+            continue
+        start = series.groupby("repeat")["hit_rate"].first().median()
+        end = series.groupby("repeat")["hit_rate"].last().median()
+        close = abs(start - SEED_HIT_START) <= HIT_RATIO_NEAR and abs(end - SEED_HIT_END) <= HIT_RATIO_NEAR
+        parts.append(f"{size}: {start:.0f} → {end:.0f}{'' if close else ' (not near)'}")
+        near &= close
+    verdict = HOLDS if near else DOES_NOT_HOLD
+    return Claim("hit_ratio", statement, verdict,
+                 f"first and last measured hit rate per 1000, median over repeats: {'; '.join(parts)} "
+                 f"(near = within {HIT_RATIO_NEAR:g})", "Figure 5")
+
+
+def _best_8k(data: ReportData) -> Claim:
+    statement = "TpmC goes 3,518 → 3,898 → 3,758 at 4k / 8k / 16k, so 8k is best."
+    if "8k" not in data.page_sizes:
+        return Claim("best_8k", statement, NOT_RESOLVED_HERE, "this sweep has no 8k runs", "Figure 1")
+    rows = [(other, pair_of(data, "tpmc", "8k", other)) for other in ("4k", "16k") if other in data.page_sizes]
+    verdicts = [row["verdict"] for _, row in rows if row is not None]
+    if verdicts and all(v == "faster" for v in verdicts):
+        verdict = HOLDS
+    elif any(v == "slower" for v in verdicts):
+        verdict = DOES_NOT_HOLD
+    else:
+        verdict = NOT_RESOLVED_HERE
+    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {pair_word(row)}"
+                     for other, row in rows if row)
+    return Claim("best_8k", statement, verdict, text, "Figure 1")
+
+
+def _similar(data: ReportData) -> Claim:
+    """Holds when every pair of page sizes is equivalent within the bundle's margin (the interval
+    inside ±equivalence_pct); does not hold when a pair is resolved faster or slower; else the runs
+    cannot decide, and the runs the margin would need are said."""
+    statement = "Transaction throughput is similar no matter the page size."
+    rows = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records")
+    if not rows:
+        return Claim("similar", statement, NOT_RESOLVED_HERE, "fewer than two page sizes finished", "Figure 1")
+    delta = equivalence_of(data.evidence)
+    apart = [r for r in rows if r["verdict"] in ("faster", "slower")]
+    if all(r["verdict"] == EQUIVALENT for r in rows):
+        verdict = HOLDS
+    elif apart:
+        verdict = DOES_NOT_HOLD
+    else:
+        verdict = NOT_RESOLVED_HERE
+    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}, {pair_word(r)}"
+                     for r in rows)
+    needed = [r["runs_for_equivalence"] for r in rows if r["verdict"] == NOT_RESOLVED
+              and r["runs_for_equivalence"] is not None and not pd.isna(r["runs_for_equivalence"])]
+    more = (f"; equivalence within ±{delta:g}% for every pair would need about {int(max(needed))} runs a side "
+            "(rounds when paired)" if needed and verdict == NOT_RESOLVED_HERE else "")
+    return Claim("similar", statement, verdict,
+                 f"TpmC ratios {text}; similar = every pair equivalent within ±{delta:g}% (the interval inside "
+                 f"the margin){more}", "Figure 1")
+
+
+def discussion_markdown(found: list[Claim]) -> str:
+    lines = []
+    for number, claim in enumerate(found, start=1):
+        lines.append(f"{number}. *\"{claim.statement}\"* — **{claim.verdict}**. {claim.evidence[0].upper()}"
+                     f"{claim.evidence[1:]} ({claim.where}).")
+    return "\n".join(lines)

@@ -1,0 +1,110 @@
+"""The report's Method: what each run did (instances, load, snapshot, restore, pool, driver, ramp-up,
+measurement, sampling), how the rounds were ordered, and the machine's own noise, in the words of
+the bundle's records.
+
+Apart from the tables of the Setup (pagelab.report.setup_tables) because it changes with how a run
+is made (pagelab.sweep, pagelab.run), not with the lab's tables.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pagelab.bundle import ROUND_ORDER_DRAWN
+from pagelab.common.units import size_text
+from pagelab.report.lab_report import ReportData, summary_values
+from pagelab.report.seed_configuration import memory_budget_sentence, not_applicable_sentence, pool_share_pct
+
+
+def method_markdown(data: ReportData) -> str:
+    profile = data.profile
+    db = summary_values(data, "db_bytes")
+    pools = summary_values(data, "buffer_pool_bytes")
+    pool_text = str(profile.get("buffer_pool"))
+    summary = data.tables["summary"]
+    if isinstance(profile.get("buffer_pool"), list) and "level_buffer_pool" in summary:
+        # a grid over the pool: each level's bytes, the same for every page size
+        levels = summary.groupby("level_buffer_pool", sort=False)["buffer_pool_bytes"].median()
+        shown = [f"{level} ({size_text(levels[level])})" for level in profile["buffer_pool"] if level in levels]
+        pool_text = (", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else "".join(shown)) + \
+            ", one level of the grid per run"
+    elif db and pools:
+        pool_text = f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
+    if profile.get("rampup_s") == "auto":
+        # runs from before a pool still filling could take the ramp-up past the cap record no ceiling
+        ceilings = summary_values(data, "rampup_ceiling_s")
+        extension = f", or {max(ceilings):g} s while the pool was still filling" if ceilings else ""
+        rampup = (f"ramp-up until steady state (the buffer pool no longer filling, and MSER-5 finding the rows "
+                  f"written and pages read per second level; at most {profile.get('max_rampup_s')} s{extension})")
+        taken = summary_values(data, "rampup_s")
+        if taken:
+            shortest, longest = round(min(taken)), round(max(taken))
+            rampup += (f", which took {shortest}-{longest} s" if shortest != longest
+                       else f", which took {shortest} s in every run")
+            ended = summary["rampup_ended_by"].value_counts() if "rampup_ended_by" in summary else pd.Series(dtype=int)
+            past_cap = int(ended.get("filled", 0) + ended.get("ceiling", 0))
+            if past_cap:
+                rampup += (f"; in {past_cap} of {len(taken)} runs the pool was still filling at the cap, and the "
+                           f"ramp-up went on until it stopped" + (f" ({int(ended['ceiling'])} reached twice the cap)"
+                                                              if ended.get("ceiling", 0) else ""))
+            elif shortest >= profile.get("max_rampup_s", float("inf")):
+                rampup += " (the cap ended every ramp-up)"
+    else:
+        rampup = f"{profile.get('rampup_s')} s of ramp-up"
+    if profile.get("measure_s") == "auto":
+        measure = (f"measurement until the 95% batch-means interval of TpmC was within {profile.get('target_ci_pct')}% "
+                   f"(at most {profile.get('max_measure_s')} s)")
+    else:
+        measure = f"{profile.get('measure_s')} s measured"
+    sizes = ", ".join(data.page_sizes)
+    repeats = profile.get("repeats", 1)
+    noise = ""
+    if data.evidence.noise:
+        from pagelab.evidence.stats_text import noise_lines
+
+        noise = (" Before the runs the machine's own noise was measured (`pagelab sweep --noise`): "
+                 + "; ".join(noise_lines(data.evidence.noise)) + ".")
+    from pagelab.evidence.hosts import host_lines
+
+    found_hosts = host_lines(data.evidence)
+    hosts = found_hosts[0].split(" Median ")[0] if found_hosts else ""  # which hosts; Table "per host" has the rest
+    # Bundles from before every run restored the snapshot and flushed the kernel's writes lack the record.
+    restored = ("Each measured run, the first included, restored that snapshot, had the kernel's pending writes "
+                "flushed, " if "writeback_dirty_bytes" in summary else
+                "Each measured run after a page size's first restored that snapshot (the first ran on the datadir "
+                "the load left), ")
+    random_seed = profile.get("random_seed", profile.get("seed"))  # `seed` in bundles before its rename
+    return (
+        f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
+        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from random seed {random_seed}, so every page "
+        f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server "
+        f"with a buffer pool of {pool_text} and `innodb_flush_method="
+        f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
+        f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) "
+        f"{transport_text(profile)} with {rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW "
+        f"GLOBAL STATUS` were sampled every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)}"
+        f"{not_applicable_sentence()} "
+        + (f"There were {repeats} runs per page size, in rounds of one run per page size, "
+           + (f"each round in an order drawn afresh from random seed {random_seed} (the figure of TpmC in run order "
+              "shows it), so a slow drift of the machine falls on every page size and a position in the round on none "
+              "systematically. " if _rounds_shuffled(data) else
+              f"each round in the page sizes' order ({sizes}; this sweep predates the drawn order), so a slow drift of "
+              "the machine falls on every page size. ") if repeats > 1 else
+           "There was one run per page size, so no difference between page sizes can be told from noise. ") +
+        "Per page size the report gives the median of the runs with an order-statistic interval; how each pair of "
+        f"page sizes was judged follows below.{noise}" + (f" {hosts}" if hosts else ""))
+
+
+def _rounds_shuffled(data: ReportData) -> bool:
+    """Whether the sweep drew its rounds' orders from its seed (pagelab.bundle.ROUND_ORDER_DRAWN)."""
+    return data.record.document.get("round_order") == ROUND_ORDER_DRAWN
+
+
+def transport_text(profile: dict) -> str:
+    """How the driver reached the server, for the Method; a bundle from before the knob says so."""
+    transport = profile.get("transport")
+    if transport == "socket":
+        return "over the instance's unix socket"
+    if transport == "tcp":
+        return "over TCP to 127.0.0.1 (as tpcc-mysql is documented)"
+    return "(the transport was not recorded: this bundle predates the knob)"

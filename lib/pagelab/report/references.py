@@ -1,0 +1,86 @@
+"""The report's References and Glossary, and the pagelab version a bundle was made with.
+
+Apart from the rest of the report because the works cited change with the methods used
+(pagelab.evidence), and the glossary is written once in runbooks/glossary.md.
+"""
+
+from __future__ import annotations
+
+from pagelab.common.reference import CITATIONS
+
+REFERENCES = [
+    CITATIONS["week4_lab"] + "; the course's labs: https://github.com/meeeejin/SWE3033-F2021 (week-4).",
+    "Percona-Lab, tpcc-mysql: https://github.com/Percona-Lab/tpcc-mysql (the driver whose statements, "
+    "transaction boundaries and log format pagelab's default driver mode reproduces).",
+    "V. Tkachenko, \"Small innodb_page_size as a performance boost for SSD\", Percona blog, 2016-08-10: "
+    "https://www.percona.com/blog/2016/08/10/small-innodb_page_size-performance-boost-ssd/ (tpcc-mysql, 4k against "
+    "16k pages at buffer pools from 5 GiB up, on three SSDs).",
+    "Transaction Processing Performance Council, TPC Benchmark C Standard Specification, revision 5.11 "
+    "(2010): https://www.tpc.org/tpcc/",
+    "A. Maricq, D. Duplyakin, I. Jimenez, C. Maltzahn, R. Stutsman, R. Ricci, \"Taming Performance "
+    "Variability\", OSDI 2018.",
+    "T. Hoefler, R. Belli, \"Scientific Benchmarking of Parallel Computing Systems\", SC 2015.",
+    "K. P. White Jr., \"An effective truncation heuristic for bias reduction in simulation output\", "
+    "Simulation 69(6), 1997 (MSER).",
+    "B. Efron, R. J. Tibshirani, \"An Introduction to the Bootstrap\", Chapman & Hall, 1993 (the percentile "
+    "interval of a ratio of medians).",
+    "H. B. Mann, D. R. Whitney, \"On a test of whether one of two random variables is stochastically larger "
+    "than the other\", Annals of Mathematical Statistics 18(1), 1947 (runs compared one by one).",
+    "F. Wilcoxon, \"Individual comparisons by ranking methods\", Biometrics Bulletin 1(6), 1945 (the "
+    "signed-rank test: rounds compared pair by pair).",
+    "S. Holm, \"A simple sequentially rejective multiple test procedure\", Scandinavian Journal of Statistics "
+    "6(2), 1979 (the p-values of a family of pairs, adjusted with statsmodels' multipletests).",
+    "O. J. Dunn, \"Multiple comparisons among means\", Journal of the American Statistical Association 56, 1961 "
+    "(the Bonferroni-adjusted level of a family's intervals).",
+    "D. J. Schuirmann, \"A comparison of the two one-sided tests procedure and the power approach for assessing "
+    "the equivalence of average bioavailability\", Journal of Pharmacokinetics and Biopharmaceutics 15(6), 1987 "
+    "(equivalence within a stated margin).",
+    "T. Kalibera, R. Jones, \"Rigorous Benchmarking in Reasonable Time\", ISMM 2013 (effect sizes with "
+    "their intervals first).",
+    "P. H. Westfall, S. S. Young, \"Resampling-Based Multiple Testing\", Wiley 1993 (the max-T permutation test "
+    "of the sweep's A/A check).",
+    "B. L. Welch, \"The generalization of 'Student's' problem when several different population variances are "
+    "involved\", Biometrika 34, 1947 (the degrees of freedom of the difference of two estimates of the two-level "
+    "model: the A/A check of the pair effects, and two sweeps compared).",
+    "F. G. Giesbrecht, J. C. Burns, \"Two-stage analysis based on a mixed model: large-sample asymptotic theory "
+    "and small-sample simulation results\", Biometrics 41(2), 1985 (TpmC's two-level model: the rounds' mean "
+    "log-ratio with a t interval on the rounds less one).",
+    "W. Maurer, L. A. Hothorn, W. Lehmacher, \"Multiple comparisons in drug clinical trials and preclinical "
+    "assays: a-priori ordered hypotheses\", 1995; P. H. Westfall, A. Krishen, \"Optimally weighted, fixed "
+    "sequence and gatekeeper multiple testing procedures\", Journal of Statistical Planning and Inference 99, "
+    "2001 (the declared primary comparison tested first, the other pairs only after it).",
+    "K. K. G. Lan, D. L. DeMets, \"Discrete sequential boundaries for clinical trials\", Biometrika 70(3), 1983 "
+    "(the group-sequential boundary of a sweep given more rounds).",
+    "R. D. Cook, S. Weisberg, \"Residuals and Influence in Regression\", Chapman and Hall 1982 (the outlier test "
+    "that names a run far below its page size's others, as a slow disk leaves one).",
+]
+
+
+def recorded_version(machine: dict) -> str:
+    """The pagelab version a bundle was made with, from the commit its machine record names."""
+    from pagelab.machine.system import version_naming
+
+    sha, dirty = machine.get("git_sha"), machine.get("git_dirty")
+    if not sha:
+        return version_naming(sha, dirty) + " (commit not recorded)"
+    return version_naming(sha, dirty) + f" (commit {sha}" + (", with local changes)" if dirty else ")")
+
+
+def glossary_markdown() -> str:
+    """The glossary's entries (runbooks/glossary.md, where they are written once), for the report's
+    Glossary; its links, which lead nowhere in a PDF, become their words."""
+    import re
+
+    from pagelab.common.paths import GLOSSARY
+
+    text = GLOSSARY.read_text()
+    entries = text[text.index("\n- **") + 1:]
+    return ("The words this report uses with a precise meaning, as pagelab's glossary (runbooks/glossary.md) "
+            "defines them:\n\n" + re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", entries))
+
+
+def references(machine: dict) -> list[str]:
+    """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
+    return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
+                         "size changes its performance, MIT License. No public release, DOI or repository address: the "
+                         "commit identifies the code; its CITATION.cff says how to cite it."]
