@@ -65,7 +65,7 @@ def table():
 
 
 def test_the_measured_figure_is_the_bundles(table):
-    from pagelab.evidence.tables import pairwise_table
+    from pagelab.evidence.pairs import pairwise_table
 
     pairs = pairwise_table(table, 5.0)
     row = pairs[(pairs.metric == "tpmc") & (pairs.a == "16k") & (pairs.b == "4k")].iloc[0]
@@ -81,7 +81,7 @@ def test_the_measured_figure_is_the_bundles(table):
 
 
 def test_the_components_are_the_bundles(table):
-    from pagelab.evidence.tables import components_of
+    from pagelab.evidence.runs import components_of
 
     components = components_of(table)
     a = [1e4 * size.within_a.value for size in components.sizes]
