@@ -55,10 +55,10 @@ LAG1_ALPHA = 0.05
 MIN_BATCHES = 2
 # The units of the two components in plain words, wherever they are printed (pagelab stats, the
 # report's Method): a is on the log scale x 100², so a log-scale variance of 0.0001 (1% squared) is 1 %².
-COMPONENTS_WORDS = ("a is the within-run part: the variance of a T-second run's mean TpmC is a/T, in percent squared "
-                    "(%²), so a is in %²·s (percent squared × seconds) and a longer run averages it down; f is the "
-                    "between-run floor, the variance a restart adds whatever the run's length, and √f, its square "
-                    "root, is in percent.")
+COMPONENTS_WORDS = ("Here a is the within-run part: the variance of a T-second run's mean TpmC is a/T, in percent "
+                    "squared (%²), so a is in %²·s (percent squared × seconds) and a longer run averages it down; f "
+                    "is the between-run floor, the variance a restart adds whatever the run's length, and √f, its "
+                    "square root, is in percent.")
 
 
 @dataclass(frozen=True)

@@ -235,7 +235,7 @@ def model_sentences(data) -> str:
             f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s, √f = "
             f"{100 * math.sqrt(max(s.between_f.value, 0.0)):.1f}%" if math.isfinite(s.between_f.value)
             else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s" for s in sizes) + ". "
-                     + COMPONENTS_WORDS[0].upper() + COMPONENTS_WORDS[1:])
+                     + COMPONENTS_WORDS)
     if found.over_time:
         parts.append(" The over-time runs are one more round (their order drawn from the random seed, as a round's is): "
                      + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
