@@ -18,11 +18,13 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 
-def _table(values_by_size: dict[str, list[float]]):
-    """A RunTable whose TpmC runs are the given values, one round per position."""
+def _table(values_by_size: dict[str, list[float]], shared_rounds: bool = True):
+    """A RunTable whose TpmC runs are the given values, one round per position (or, without
+    `shared_rounds`, each run a block of its own: compared unpaired)."""
     from pagelab.evidence.runs import METRICS, RunTable
 
-    rows = [{"run": f"{size}-r{i + 1}", "page_size": size, "repeat": i + 1, "block": f"round {i + 1}",
+    rows = [{"run": f"{size}-r{i + 1}", "page_size": size, "repeat": i + 1,
+             "block": f"round {i + 1}" if shared_rounds else f"{size} run {i + 1}",
              "host": "one machine", **{m.name: math.nan for m in METRICS}, "tpmc": value}
             for size, values in values_by_size.items() for i, value in enumerate(values)]
     return RunTable(pd.DataFrame(rows), [], {"equivalence_pct": 3.0}, list(values_by_size))
@@ -150,8 +152,10 @@ def test_a_bootstrap_familys_note_states_resamples_and_seed_and_they_reproduce_i
     from pagelab.evidence.wording import family_note
 
     rng = np.random.default_rng(11)
-    a, b = list(10_000 * np.exp(rng.normal(0, 0.03, 5))), list(10_500 * np.exp(rng.normal(0, 0.03, 5)))
-    pairs = pairwise_table(_table({"4k": a, "8k": b}))  # 5 rounds: unpaired, the rank test and the bootstrap
+    # 8 runs a side, so a median is the mean of two runs and the resampled ratios take many values:
+    # another number of resamples or another seed moves the percentiles
+    a, b = list(10_000 * np.exp(rng.normal(0, 0.03, 8))), list(10_500 * np.exp(rng.normal(0, 0.03, 8)))
+    pairs = pairwise_table(_table({"4k": a, "8k": b}, shared_rounds=False))  # unpaired: Mann-Whitney, bootstrap
     tpmc = pairs[pairs["metric"] == "tpmc"]
     note = family_note(tpmc)
     said = re.search(r"a percentile bootstrap of ([\d,]+) resamples from random seed (\d+) \(scipy\.stats\.bootstrap\)",
