@@ -1,4 +1,5 @@
-"""The report's Setup: the lab's "System setup" and "Benchmark setup" tables, this sweep beside the lab's.
+"""The report's Setup: the lab's "System setup" and "Benchmark setup" tables, this sweep beside the lab's;
+the settings a `--set` changed from the profile, and how long the sweep took by its records.
 
 Apart from the Method because these follow the lab's own tables (data/reference/week4_lab_setup.csv)
 row by row, and change when the lab's rows or the course guide's settings do.
@@ -47,3 +48,94 @@ def system_setup(data: ReportData) -> pd.DataFrame:
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
     return pd.DataFrame([{"Type": key, "This machine": value, "Week 4 lab": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])
+
+
+def _knob_value_text(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return "(empty)" if value in ("", None) else str(value)
+
+
+def _changes(profile_values: dict, used: dict) -> list[str]:
+    """'`over_time_s`: 1200 in the profile, 0 used', one per knob (per option of server_options)."""
+    parts = []
+    for name in profile_values:
+        before, after = profile_values[name], used.get(name)
+        if isinstance(before, dict) and isinstance(after, dict):
+            parts += [f"`{name}.{option}`: {_knob_value_text(before.get(option, '(unset)'))} in the profile, "
+                      f"{_knob_value_text(after.get(option, '(unset)'))} used"
+                      for option in dict.fromkeys([*before, *after]) if before.get(option) != after.get(option)]
+        elif before != after:
+            parts.append(f"`{name}`: {_knob_value_text(before)} in the profile, {_knob_value_text(after)} used")
+    return parts
+
+
+def _shipped_profile_values(name: str, knobs: list[str]) -> dict | None:
+    """A bundle from before sweep.json recorded `changed_knobs`: the knobs' values in the profile file
+    of that name as this pagelab ships it (None when there is none)."""
+    import yaml
+
+    from pagelab.common.paths import PROFILES_DIR
+
+    path = PROFILES_DIR / f"{name}.yaml"
+    if not name or not path.is_file():
+        return None
+    raw = yaml.safe_load(path.read_text()) or {}
+    return {knob: raw[knob] for knob in knobs if knob in raw}
+
+
+def changed_settings_markdown(data: ReportData) -> str:
+    """Which knobs the sweep ran with other values than its profile's (each `--set`: its value in
+    the profile and the value used), and the sweep's wall-clock duration from its records."""
+    document = data.record.document
+    profile = data.profile
+    name = document.get("profile_name") or profile.get("profile") or ""
+    overrides = list(profile.get("overrides") or [])
+    recorded = document.get("changed_knobs")
+    source = ""
+    if recorded is not None:
+        parts = _changes({k: v["profile"] for k, v in recorded.items()}, {k: v["used"] for k, v in recorded.items()})
+    elif overrides:
+        knobs = list(dict.fromkeys(o.split("=", 1)[0].partition(".")[0].strip() for o in overrides))
+        shipped = _shipped_profile_values(name, knobs)
+        parts = _changes(shipped, profile) if shipped is not None else []
+        source = (" (the profile's values as this pagelab ships it: this bundle predates recording them)"
+                  if shipped is not None else "")
+        if shipped is None:
+            parts = [f"`{o}`" for o in overrides]
+            source = " (the profile's own values were not recorded)"
+    else:
+        parts = []
+    sets = " ".join(f"`--set {o}`" for o in overrides)
+    if parts:
+        text = (f"**Settings changed for this sweep.** It ran the `{name}` profile with {sets}, so these knobs "
+                f"differ from the profile{source}: " + "; ".join(parts) + ".")
+    elif overrides:
+        text = f"**Settings changed for this sweep.** It ran the `{name}` profile with {sets}, each the profile's own value."
+    else:
+        text = f"**Settings changed for this sweep.** None: it ran the `{name}` profile as its file gives it (no `--set`)."
+    return text + duration_sentence(data)
+
+
+def duration_sentence(data: ReportData) -> str:
+    """' The sweep took 48 min 24 s of wall-clock time, ...' from sweep.json's creation to its last
+    run's end (both recorded); '' when either is missing."""
+    import datetime
+
+    def parsed(text):
+        try:
+            return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z")
+        except (TypeError, ValueError):
+            return None
+
+    created = parsed(data.record.document.get("created"))
+    ends = [t for t in (parsed(e.get("finished")) for e in data.record.runs) if t is not None]
+    if created is None or not ends:
+        return ""
+    seconds = int(round((max(ends) - created).total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    took = (f"{hours} h {minutes} min" if hours else f"{minutes} min {secs} s")
+    return (f" The sweep took {took} of wall-clock time, from its creation ({data.record.document['created']}) to its "
+            f"last run's end ({max(ends).strftime('%Y-%m-%dT%H:%M:%S%z')}), as sweep.json records them; the report "
+            "was made after.")
