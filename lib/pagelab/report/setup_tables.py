@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pagelab.common.units import size_text
 from pagelab.report.grid_report import levels_text, pool_level_labels
 from pagelab.report.lab_report import ReportData, summary_values
-from pagelab.report.seed_configuration import pool_share_pct, server_setting_rows
+from pagelab.report.seed_configuration import loaded_text, pool_share_text, seed_pool_quote, server_setting_rows
 
 
 def benchmark_setup(data: ReportData) -> pd.DataFrame:
@@ -23,8 +22,8 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     db = summary_values(data, "db_bytes")
     pools = summary_values(data, "buffer_pool_bytes")
     ours = {
-        "DB size": f"{size_text(sum(db) / len(db))} ({profile.get('warehouses')} warehouse)" if db else "—",
-        "Buffer Pool Size": (f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
+        "DB size": f"{loaded_text(data.tables['summary'])} ({profile.get('warehouses')} warehouse)" if db else "—",
+        "Buffer Pool Size": (pool_share_text(data.tables["summary"])
                              if pools and db and not isinstance(profile.get("buffer_pool"), list)
                              else levels_text(profile.get("buffer_pool"), pool_level_labels(data))),
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
@@ -35,6 +34,8 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     }
     seed = read_reference("week4_lab_setup.csv")
     seed = seed[seed["table"] == "Benchmark setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
+    if "Buffer Pool Size" in seed:  # the lab's text; its server had another pool (seed_configuration)
+        seed["Buffer Pool Size"] = seed_pool_quote(seed["Buffer Pool Size"])
     rows = [{"Setting": key, "This sweep": value, "Week 4 lab": seed.get(key, "—")} for key, value in ours.items()]
     return pd.DataFrame(rows + server_setting_rows(data))
 
