@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pagelab.report.grid_report import levels_text, pool_level_labels
-from pagelab.report.lab_report import ReportData, summary_values
+from pagelab.report.lab_report import ReportData, shipped_profile_values, summary_values
 from pagelab.report.seed_configuration import loaded_text, pool_share_text, seed_pool_quote, server_setting_rows
 
 
@@ -71,20 +71,6 @@ def _changes(profile_values: dict, used: dict) -> list[str]:
     return parts
 
 
-def _shipped_profile_values(name: str, knobs: list[str]) -> dict | None:
-    """A bundle from before sweep.json recorded `changed_knobs`: the knobs' values in the profile file
-    of that name as this pagelab ships it (None when there is none)."""
-    import yaml
-
-    from pagelab.common.paths import PROFILES_DIR
-
-    path = PROFILES_DIR / f"{name}.yaml"
-    if not name or not path.is_file():
-        return None
-    raw = yaml.safe_load(path.read_text()) or {}
-    return {knob: raw[knob] for knob in knobs if knob in raw}
-
-
 def changed_settings_markdown(data: ReportData) -> str:
     """Which knobs the sweep ran with other values than its profile's (each `--set`: its value in
     the profile and the value used), and the sweep's wall-clock duration from its records."""
@@ -98,7 +84,7 @@ def changed_settings_markdown(data: ReportData) -> str:
         parts = _changes({k: v["profile"] for k, v in recorded.items()}, {k: v["used"] for k, v in recorded.items()})
     elif overrides:
         knobs = list(dict.fromkeys(o.split("=", 1)[0].partition(".")[0].strip() for o in overrides))
-        shipped = _shipped_profile_values(name, knobs)
+        shipped = shipped_profile_values(name, knobs)
         parts = _changes(shipped, profile) if shipped is not None else []
         source = (" (the profile's values as this pagelab ships it: this bundle predates recording them)"
                   if shipped is not None else "")
