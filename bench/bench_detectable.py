@@ -71,7 +71,8 @@ class PairDesign:
 
 def _bundle_designs(bundle: Path) -> list[PairDesign]:
     from pagelab.bundle import read_runs
-    from pagelab.evidence.tables import model_data, primary_index
+    from pagelab.evidence.runs import model_data
+    from pagelab.evidence.pairs import primary_index
 
     table = read_runs(bundle.resolve())
     data = model_data(table)

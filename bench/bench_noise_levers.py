@@ -43,7 +43,7 @@ from arguments import at_least_one
 from pagelab.evidence.components import RunSeries, variance_components
 from pagelab.evidence.covariate import adjusted_floor, cuped_effect
 from pagelab.evidence.model import pair_effect
-from pagelab.evidence.tables import run_series
+from pagelab.evidence.runs import run_series
 from pagelab.machine.placement import PLACEMENTS, SHARED, SPLIT
 from pagelab.sweep.experiment import run_tpcc_page_size
 from pagelab.sweep.profiles import load_profile

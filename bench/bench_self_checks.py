@@ -31,7 +31,7 @@ import numpy as np
 from arguments import at_least_one
 from pagelab.bundle import read_runs
 from pagelab.evidence.self_checks import a_a_table, compared, false_calls
-from pagelab.evidence.tables import METRICS
+from pagelab.evidence.runs import METRICS
 
 MIN_ROUNDS = 4  # two on each side of the split, the least that gives an interval
 RUNS_DIR = Path(__file__).resolve().parent.parent / "data" / "runs"

@@ -133,7 +133,7 @@ def test_the_machines_noise_is_measured_by_real_fio_and_a_cpu_loop(tmp_path, mon
     import shutil
 
     from pagelab.machine import noise
-    from pagelab.evidence.tables import noise_lines
+    from pagelab.evidence.stats_text import noise_lines
 
     if shutil.which("fio") is None:
         pytest.fail("fio is not installed: run `make setup` (or sudo apt-get install fio)")

@@ -180,7 +180,7 @@ def _bundle_table(medians: dict[str, float], seed: int, n: int = 6):
     """A RunTable of n runs per page size around the given medians (3% log-normal spread)."""
     import pandas as pd
 
-    from pagelab.evidence.tables import METRICS, RunTable
+    from pagelab.evidence.runs import METRICS, RunTable
 
     rows = [{"run": f"{size}-r{i + 1}", "page_size": size, "repeat": i + 1, **{m.name: math.nan for m in METRICS},
              "tpmc": value}
@@ -277,7 +277,7 @@ def _steady_table(medians: dict[str, float], seed: int, n: int = 10, spread: flo
     """A RunTable of n runs per page size around the given medians, 1% log-normal spread."""
     import pandas as pd
 
-    from pagelab.evidence.tables import METRICS, RunTable
+    from pagelab.evidence.runs import METRICS, RunTable
 
     rows = [{"run": f"{size}-r{i + 1}", "page_size": size, "repeat": i + 1, **{m.name: math.nan for m in METRICS},
              "tpmc": value}
@@ -303,7 +303,9 @@ def test_two_sweeps_whose_levels_differ_by_20_percent_and_effects_agree_are_a_un
 def test_each_verdict_line_says_its_own_intervals_level():
     """A line read alone gives its level: a family's pairs at the Bonferroni level, a declared
     primary at the full 95% and the pairs after it at the Bonferroni level of the two left."""
-    from pagelab.evidence.tables import evidence_text, pairwise_table, verdict_line
+    from pagelab.evidence.pairs import pairwise_table
+    from pagelab.evidence.wording import verdict_line
+    from pagelab.evidence.stats_text import evidence_text
 
     table = _steady_table({"4k": 10_000, "8k": 10_500, "16k": 9_000}, seed=3)
     lines = [verdict_line(row) for row in pairwise_table(table).query("metric == 'tpmc'").to_dict("records")]
@@ -329,7 +331,7 @@ def test_two_sweeps_whose_16k_effect_differs_by_20_points_are_an_interaction_not
 
 def test_a_sweep_of_many_alike_page_sizes_calls_no_false_difference():
     """A/A: five labels of one condition, 10 pairs in the family; no pair may be called faster or slower."""
-    from pagelab.evidence.tables import pairwise_table
+    from pagelab.evidence.pairs import pairwise_table
 
     table = _steady_table({size: 10_000 for size in ("4k", "8k", "16k", "32k", "64k")}, seed=5, n=9, spread=0.06)
     pairs = pairwise_table(table)
@@ -393,7 +395,9 @@ def test_two_sweeps_over_different_transports_are_told_apart():
     (("4k", "8k", "16k"), 7, False),  # 2/128 x 3 = 0.047
 ])
 def test_stats_say_when_a_family_has_no_room_for_a_verdict(sizes, n, says):
-    from pagelab.evidence.tables import evidence_text, floor_note, pairwise_table
+    from pagelab.evidence.pairs import pairwise_table
+    from pagelab.evidence.wording import floor_note
+    from pagelab.evidence.stats_text import evidence_text
 
     table = _steady_table({size: 10_000 * 1.2 ** k for k, size in enumerate(sizes)}, seed=7, n=n)
     table.runs["host"] = "one machine"
@@ -417,7 +421,8 @@ def test_after_failed_runs_the_floor_is_that_of_the_runs_each_pair_had():
     both sides finished. 7 rounds, 3 page sizes 20% apart; 4k lost rounds 1 and 2, 8k round 3: two
     pairs drop to run by run (5 vs 6: 2/462, 5 vs 7: 2/792, by hand), 16k vs 8k keeps 6 rounds
     (2/64). 3 x 2/792 = 0.0076: there is room, and the pairs are called."""
-    from pagelab.evidence.tables import floor_note, pairwise_table
+    from pagelab.evidence.pairs import pairwise_table
+    from pagelab.evidence.wording import floor_note
 
     table = _steady_table({"4k": 10_000, "8k": 12_000, "16k": 14_400}, seed=8, n=7)
     lost = {("4k", 1), ("4k", 2), ("8k", 3)}
@@ -432,7 +437,8 @@ def test_after_failed_runs_the_floor_is_that_of_the_runs_each_pair_had():
 
 def test_one_pair_of_three_runs_against_five_has_room():
     """3 runs against 5: the rank-sum floor is 2/56 = 0.036 (by hand), under 0.05."""
-    from pagelab.evidence.tables import floor_note, pairwise_table
+    from pagelab.evidence.pairs import pairwise_table
+    from pagelab.evidence.wording import floor_note
 
     table = _steady_table({"4k": 10_000, "16k": 12_000}, seed=9, n=5)
     table = replace(table, runs=table.runs[~((table.runs["page_size"] == "4k") & (table.runs["repeat"] > 3))])
@@ -446,7 +452,7 @@ def test_runs_with_a_zero_give_no_interval_rather_than_a_point_that_reads_equiva
     ratio. That is no interval, not the point estimate as one: a point inside ±3% would say
     "equivalent" of runs that range from 0 to 11."""
     from pagelab.evidence.families import AGREE, effect_difference
-    from pagelab.evidence.tables import verdict_line
+    from pagelab.evidence.wording import verdict_line
 
     a, b = [10, 10.5, 11, 0, 0], [10, 10.2, 10.1, 10.3, 0]
     found = compare(a, b)

@@ -152,7 +152,7 @@ def test_a_drifting_over_time_run_counts_only_its_first_verdict_length_window():
 
 
 def test_interval_series_are_read_from_a_real_tpcc_start_log(tmp_path):
-    from pagelab.evidence.tables import run_series
+    from pagelab.evidence.runs import run_series
     from pagelab.parse.tpcc_log import parse_tpcc_log
     from pagelab.tpcc.outputs import write_interval_csv
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pagelab.evidence.grid import effect_change, effect_change_sentence, effect_table, grid_factors
-from pagelab.evidence.tables import RunTable
+from pagelab.evidence.runs import RunTable
 
 # TpmC of 6 rounds per cell, spread like quick's runs (a few percent).
 SPREAD = [0.97, 1.02, 0.99, 1.03, 1.00, 0.98]

@@ -8,7 +8,8 @@ import socket
 
 import pandas as pd
 
-from pagelab.evidence.tables import RunTable, host_lines, host_spread, host_table
+from pagelab.evidence.runs import RunTable
+from pagelab.evidence.hosts import host_lines, host_spread, host_table
 from pagelab.machine.hosts import host_record
 
 
@@ -71,7 +72,7 @@ def test_one_host_is_named_and_hosts_without_a_shared_page_size_cannot_be_compar
 def test_one_page_size_gives_an_empty_pair_table_with_its_columns():
     """A sweep of one page size has nothing to compare; the report reads the pair table by its
     columns all the same (it once failed with KeyError 'metric')."""
-    from pagelab.evidence.tables import PAIR_COLUMNS, pairwise_table
+    from pagelab.evidence.pairs import PAIR_COLUMNS, pairwise_table
 
     runs = table([("4k", "node1", 1000), ("4k", "node1", 1010)])
     one_size = RunTable(runs.runs, [], {}, ["4k"])

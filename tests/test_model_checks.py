@@ -146,7 +146,7 @@ def test_a_grid_says_its_pairs_have_no_model_to_check():
     import pandas as pd
 
     from pagelab.evidence.self_checks import pair_halves_lines
-    from pagelab.evidence.tables import RunTable
+    from pagelab.evidence.runs import RunTable
 
     rows = [{"run": f"{size}-pool64M-r{r}", "page_size": size, "repeat": r, "level_buffer_pool": "64M", "tpmc": 1e4}
             for size in ("4k", "16k") for r in range(1, 7)]

@@ -14,7 +14,9 @@ import pandas as pd
 from pagelab.evidence.intervals import FASTER, SLOWER, compare
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_MODEL_METHOD, node_effect
 from pagelab.evidence.nodes import node_lines, node_summary
-from pagelab.evidence.tables import METRICS_BY_NAME, RunTable, family_note, pairwise_table, verdict_line
+from pagelab.evidence.runs import METRICS_BY_NAME, RunTable
+from pagelab.evidence.pairs import pairwise_table
+from pagelab.evidence.wording import family_note, verdict_line
 
 NOISE = {"disk_read_iops_4k_qd1": {"values": [900.0, 1000.0, 1100.0], "median": 1000.0, "cv_pct": 10.0,
                                    "range_pct": 20.0},

@@ -122,7 +122,7 @@ def test_a_sweep_made_to_grow_is_planned_at_its_last_looks_boundary(tmp_path, ca
     assert f"level {level:.3g})" in best, best
     rounds, length = (int(x) for x in best.split(": ")[1].split(" s ")[0].split(" rounds × "))
     from pagelab.bundle import read_runs
-    from pagelab.evidence.tables import components_of
+    from pagelab.evidence.runs import components_of
 
     pair = components_of(read_runs(bundle)).pair("16k", "4k")
     a, f = pair.within_a.value, pair.between_f.value

@@ -54,7 +54,7 @@ def test_the_discussion_calls_the_pairs_after_an_uncalled_primary_not_tested(tmp
 
 
 def test_the_report_gives_each_metric_its_pairs_as_stats_prints_them(tmp_path):
-    from pagelab.evidence.tables import verdict_lines
+    from pagelab.evidence.wording import verdict_lines
     from pagelab.report.lab_report import load
     from pagelab.report.model_report import pair_lines_markdown
 

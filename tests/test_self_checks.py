@@ -10,7 +10,7 @@ import pytest
 
 from pagelab.evidence.self_checks import (a_a_table, check_lines, combined_first_round_p, false_calls, first_round_p,
                                           first_round_table)
-from pagelab.evidence.tables import RunTable
+from pagelab.evidence.runs import RunTable
 
 # 10 rounds of a few percent's wobble, the same multiset in the odd and in the even rounds
 WOBBLE = [0.97, 1.01, 1.03, 0.99, 1.00, 0.98, 0.99, 1.03, 1.01, 0.97]

@@ -296,7 +296,7 @@ def write_components(bundle: "SweepRecord | str | os.PathLike") -> Path | None:
     """BUNDLE/components.json: the within-run and between-run variance components of TpmC per page
     size and per pair (pagelab.evidence.components), kept with the report; None (and no file) for
     a bundle whose runs kept no interval series."""
-    from pagelab.evidence.tables import components_of
+    from pagelab.evidence.runs import components_of
 
     record = as_record(bundle)
     components = components_of(read_runs(record))
@@ -309,7 +309,7 @@ def write_components(bundle: "SweepRecord | str | os.PathLike") -> Path | None:
 
 def read_runs(bundle: "SweepRecord | str | os.PathLike"):
     """The bundle's runs as pagelab.evidence compares them (a RunTable), each with its block."""
-    from pagelab.evidence.tables import run_table
+    from pagelab.evidence.runs import run_table
 
     record = as_record(bundle)
     return run_table(record.directory, with_blocks(record.document))
@@ -317,7 +317,7 @@ def read_runs(bundle: "SweepRecord | str | os.PathLike"):
 
 def with_blocks(document: dict) -> dict:
     """sweep.json's document with a "block" for each run whose round ran on more than one host:
-    one of its own, so that it is compared unpaired (pagelab.evidence.tables.block_of). A run's
+    one of its own, so that it is compared unpaired (pagelab.evidence.runs.block_of). A run's
     block is the round within its node; a round on one host (as the Slurm executor runs a round,
     and a local sweep every round) keeps its round as its block. A round ran on several hosts in
     a bundle from before rounds were Slurm tasks, or when a local resume finished a cluster's round."""
@@ -345,7 +345,7 @@ def load_tables(bundle: "SweepRecord | str | os.PathLike") -> dict:
     also carries run_started and, where sweep.json records them, run_order / run_position."""
     import pandas as pd
 
-    from pagelab.evidence.tables import UNRECORDED_HOST
+    from pagelab.evidence.runs import UNRECORDED_HOST
 
     record = as_record(bundle)
     sweep_dir = record.directory

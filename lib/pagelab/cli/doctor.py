@@ -38,7 +38,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     report.checks.append(browser_check())
     document = report.to_dict()
     if args.noise:
-        from pagelab.evidence.tables import noise_lines
+        from pagelab.evidence.stats_text import noise_lines
         from pagelab.machine.noise import measure_noise
 
         noise = measure_noise(Path(args.data_dir), progress=not args.json)

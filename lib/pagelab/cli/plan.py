@@ -65,7 +65,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from pagelab.bundle import SweepRecord, read_runs, run_timings
     from pagelab.evidence import planner
     from pagelab.evidence.sequential import planned_looks
-    from pagelab.evidence.tables import components_of
+    from pagelab.evidence.runs import components_of
     from pagelab.sweep.profiles import load_profile, profile_from_dict
 
     record = SweepRecord.load(Path(args.source).resolve())

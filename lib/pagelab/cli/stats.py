@@ -32,8 +32,11 @@ def _print_frame(frame, fmt: str) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from pagelab.bundle import read_runs
-    from pagelab.evidence.tables import (evidence_text, host_spread, host_table, model_data, page_size_table,
-                                         pairwise_table)
+    from pagelab.evidence.runs import model_data
+    from pagelab.evidence.hosts import host_spread, host_table
+    from pagelab.evidence.medians import page_size_table
+    from pagelab.evidence.pairs import pairwise_table
+    from pagelab.evidence.stats_text import evidence_text
 
     from pagelab.evidence.grid import cell_table, effect_table, grid_factors, grid_lines
     from pagelab.evidence.nodes import node_lines, node_summary
@@ -98,7 +101,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from pagelab.bundle import read_runs
-    from pagelab.evidence.tables import METRICS, equivalence_of, family_text
+    from pagelab.evidence.runs import METRICS, equivalence_of
+    from pagelab.evidence.wording import family_text
     from pagelab.evidence.two_sweeps import (compare_bundles, effect_lines, effect_table, knob_differences,
                                              shift_lines)
 

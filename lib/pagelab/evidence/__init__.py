@@ -9,7 +9,12 @@ that decide when a run is warm and when it has measured enough.
     model.py      a pair judged from both components (the two-level model), and what of an over-time run counts
     node_model.py a pair judged with the node as a random effect, when some round's runs span nodes
     nodes.py      what the nodes of a multi-node sweep did
-    tables.py     a bundle's runs as tables of evidence
+    runs.py       a bundle's runs as one table (values per run and metric, blocks, hosts, series)
+    medians.py    each page size's median with its order-statistic interval, as a table and lines
+    pairs.py      each pair of page sizes compared per metric, as a table
+    wording.py    how effects, intervals, verdicts and families read, everywhere they are shown
+    hosts.py      per-host medians, and whether hosts differ more than page sizes
+    stats_text.py what `pagelab stats` prints for one bundle
     two_sweeps.py two bundles compared: effects changed, level moved, knobs differ
 
 The verdict rules are used through these names, so every comparison the project makes (the TPC-C

@@ -2,10 +2,10 @@
 or `warehouses: [1, 2]`): each cell's median, the page-size effect at each level of the other
 factor, and whether that effect changes with the factor.
 
-The runs of a grid carry their levels in `level_<knob>` columns (pagelab.evidence.tables.read_runs,
+The runs of a grid carry their levels in `level_<knob>` columns (pagelab.bundle.read_runs,
 from each run's `cell` in sweep.json). At one level, the runs are an ordinary sweep over page sizes
 whose rounds are the grid's rounds, so the medians, intervals and page-size comparisons are the
-ones of pagelab.evidence.tables, unchanged: the effect at a level is the ratio of medians of the
+ones of pagelab.evidence.medians and .pairs, unchanged: the effect at a level is the ratio of medians of the
 largest page size against the smallest, round by round when enough rounds finished
 (`compare_rounds`).
 
@@ -24,7 +24,9 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from pagelab.evidence.families import AGREE, effect_difference
-from pagelab.evidence.tables import METRICS_BY_NAME, RunTable, page_size_table, pairwise_table
+from pagelab.evidence.runs import METRICS_BY_NAME, RunTable
+from pagelab.evidence.medians import page_size_table
+from pagelab.evidence.pairs import pairwise_table
 
 LEVEL_PREFIX = "level_"
 FACTOR_WORDS = {"buffer_pool": "buffer pool", "warehouses": "warehouses"}
@@ -52,7 +54,7 @@ def at_level(table: RunTable, factor: str, level) -> RunTable:
 
 
 def cell_table(table: RunTable, factor: str, metric: str = "tpmc") -> pd.DataFrame:
-    """Per level and page size: runs, median and its interval (pagelab.evidence.tables.page_size_table)."""
+    """Per level and page size: runs, median and its interval (pagelab.evidence.medians.page_size_table)."""
     rows = []
     for level in levels(table, factor):
         per_size = page_size_table(at_level(table, factor, level))
@@ -68,7 +70,7 @@ def effect_pair(table: RunTable) -> tuple[str, str]:
 
 def effect_table(table: RunTable, factor: str, metric: str = "tpmc") -> pd.DataFrame:
     """Per level: the page-size effect (a against b, `effect_pair`), ratio of medians as a change in
-    percent with its interval and verdict (pagelab.evidence.tables.pairwise_table: the level's page
+    percent with its interval and verdict (pagelab.evidence.pairs.pairwise_table: the level's page
     sizes judged as one family, so the interval is at the Bonferroni level of its pairs, 95% for one)."""
     a, b = effect_pair(table)
     rows = []
@@ -153,7 +155,7 @@ def effect_change_sentence(table: RunTable, factor: str, metric: str = "tpmc") -
 def grid_lines(table: RunTable, metric: str = "tpmc") -> list[str]:
     """What `pagelab stats` prints for a grid: per factor, each cell's median with its interval,
     the effect at each level, and whether it changes."""
-    from pagelab.evidence.tables import number_text, verdict_line
+    from pagelab.evidence.wording import number_text, verdict_line
 
     lines = []
     for factor in grid_factors(table):

@@ -33,7 +33,9 @@ import pandas as pd
 
 from pagelab.evidence.intervals import CONFIDENCE, compare_rounds
 from pagelab.evidence.node_model import node_effect, split_rounds
-from pagelab.evidence.tables import METRICS_BY_NAME, UNRECORDED_HOST, RunTable, _values_by_block, noise_lines, pct_text
+from pagelab.evidence.runs import METRICS_BY_NAME, UNRECORDED_HOST, RunTable, _values_by_block
+from pagelab.evidence.wording import pct_text
+from pagelab.evidence.stats_text import noise_lines
 
 # The interaction is called at this level, like every single test here.
 ALPHA = 0.05

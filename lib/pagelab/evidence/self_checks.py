@@ -62,7 +62,9 @@ from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL, model_effects
 from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT, NOT_RESOLVED,
                                         judged, log_spread, measure)
 from pagelab.evidence.components import RunSeries
-from pagelab.evidence.tables import METRICS, PAIR_COLUMNS, RunTable, comparison_row, equivalence_of, verdict_line
+from pagelab.evidence.runs import METRICS, RunTable, equivalence_of
+from pagelab.evidence.pairs import PAIR_COLUMNS, comparison_row
+from pagelab.evidence.wording import verdict_line
 from pagelab.evidence.two_sweeps import EFFECT_COLUMNS, effect_lines, effect_rows
 
 FIRST_ROUND = 1

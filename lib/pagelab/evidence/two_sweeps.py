@@ -18,9 +18,10 @@ import pandas as pd
 
 from pagelab.evidence.families import AGREE, DIFFER, EffectDifference, compare_family, effect_differences
 from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT, FASTER, NOT_RESOLVED, SLOWER, log_spread
-from pagelab.evidence.tables import (METRICS, METRICS_BY_NAME, RunTable, interval_text, pct_text, _values,
-                                     _values_by_block, comparison_row, equivalence_of, model_data, model_effect,
-                                     verdict_line)
+from pagelab.evidence.runs import (METRICS, METRICS_BY_NAME, RunTable, _values, _values_by_block, equivalence_of,
+                                   model_data)
+from pagelab.evidence.pairs import comparison_row, model_effect
+from pagelab.evidence.wording import interval_text, pct_text, verdict_line
 
 
 # --- two bundles -----------------------------------------------------------------------------------

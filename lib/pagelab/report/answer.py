@@ -11,7 +11,7 @@ import math
 
 from pagelab.evidence.families import NOT_TESTED
 from pagelab.evidence.intervals import NOT_RESOLVED
-from pagelab.evidence.tables import interval_text, pct_text, unresolved_advice
+from pagelab.evidence.wording import interval_text, pct_text, unresolved_advice
 from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, Claim
 from pagelab.report.grid_report import grid_answer, grid_factor
 from pagelab.report.lab_report import ReportData, pair_of, pair_word, tpmc_rows

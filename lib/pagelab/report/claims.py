@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pagelab.evidence.intervals import EQUIVALENT, NOT_RESOLVED
-from pagelab.evidence.tables import equivalence_of, interval_text, pct_text
+from pagelab.evidence.runs import equivalence_of
+from pagelab.evidence.wording import interval_text, pct_text
 from pagelab.report.lab_report import ReportData, pair_of, pair_word
 from pagelab.report.read_requests import read_request_findings
 from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed,

@@ -8,7 +8,7 @@ import math
 
 from pagelab.common.units import size_text
 from pagelab.evidence.grid import FACTOR_WORDS, effect_change, effect_change_sentence, effect_table, grid_factors
-from pagelab.evidence.tables import interval_text
+from pagelab.evidence.wording import interval_text
 from pagelab.report.seed_configuration import pool_share_pct
 
 

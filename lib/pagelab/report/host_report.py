@@ -12,8 +12,8 @@ from pagelab.report.lab_report import ReportData
 
 
 def per_host_tpmc(data: ReportData) -> pd.DataFrame:
-    """TpmC per page size and host (pagelab.evidence.tables.host_table); empty with one host."""
-    from pagelab.evidence.tables import host_table
+    """TpmC per page size and host (pagelab.evidence.hosts.host_table); empty with one host."""
+    from pagelab.evidence.hosts import host_table
 
     if data.evidence.runs.empty or data.evidence.runs["host"].nunique() < 2:
         return pd.DataFrame()
@@ -42,7 +42,7 @@ def nodes_markdown(data: ReportData) -> str:
 
 def host_verdict(data: ReportData) -> str:
     """Whether the hosts differ more than the page sizes do, in one sentence (host_lines' last)."""
-    from pagelab.evidence.tables import host_lines
+    from pagelab.evidence.hosts import host_lines
 
     lines = host_lines(data.evidence)
     return lines[-1].strip() if len(lines) > 1 else ""

@@ -22,7 +22,10 @@ import pandas as pd
 from pagelab.bundle import SweepRecord, load_tables, read_runs
 from pagelab.evidence.families import NOT_TESTED
 from pagelab.evidence.intervals import verdict_text
-from pagelab.evidence.tables import RunTable, number_text, page_size_table, pairwise_table
+from pagelab.evidence.runs import RunTable
+from pagelab.evidence.medians import page_size_table
+from pagelab.evidence.pairs import pairwise_table
+from pagelab.evidence.wording import number_text
 
 # Text cells are cut here: one long value (optimizer_switch) would shrink a whole table to fit.
 TEXT_CELL_CHARS = 48
@@ -56,7 +59,7 @@ class ReportData:
 def load(sweep_dir: str | Path) -> ReportData:
     """Everything the report shows, from sweep.json read once."""
     from pagelab.evidence.grid import grid_factors
-    from pagelab.evidence.tables import PAIR_COLUMNS
+    from pagelab.evidence.pairs import PAIR_COLUMNS
 
     record = SweepRecord.load(sweep_dir)
     evidence = read_runs(record)

@@ -60,11 +60,11 @@ def method_markdown(data: ReportData) -> str:
     repeats = profile.get("repeats", 1)
     noise = ""
     if data.evidence.noise:
-        from pagelab.evidence.tables import noise_lines
+        from pagelab.evidence.stats_text import noise_lines
 
         noise = (" Before the runs the machine's own noise was measured (`pagelab sweep --noise`): "
                  + "; ".join(noise_lines(data.evidence.noise)) + ".")
-    from pagelab.evidence.tables import host_lines
+    from pagelab.evidence.hosts import host_lines
 
     found_hosts = host_lines(data.evidence)
     hosts = found_hosts[0].split(" Median ")[0] if found_hosts else ""  # which hosts; Table "per host" has the rest

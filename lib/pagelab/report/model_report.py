@@ -13,7 +13,8 @@ from pagelab.evidence.families import PRIMARY
 from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
 from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_MODEL_METHOD, split_rounds
-from pagelab.evidence.tables import METRICS, equivalence_of, floor_note, model_data
+from pagelab.evidence.runs import METRICS, equivalence_of, model_data
+from pagelab.evidence.wording import floor_note
 
 # How a pair was judged, from its row's `method` (what pagelab.evidence wrote when it judged it).
 MODEL, NODE, NODE_BLOCKS, SIGNED_RANK, RANK_SUM, NO_INTERVAL, NO_VALUES = (
@@ -278,7 +279,8 @@ def method_markdown(data) -> str:
 def pair_lines_markdown(data, metrics: tuple[str, ...]) -> str:
     """Each of `metrics`' families of page-size pairs as `pagelab stats` prints them: the family's
     note, then a verdict line per pair (empty for a metric with no pairs, as in a grid)."""
-    from pagelab.evidence.tables import METRICS_BY_NAME, family_note, verdict_line
+    from pagelab.evidence.runs import METRICS_BY_NAME
+    from pagelab.evidence.wording import family_note, verdict_line
 
     parts = []
     for name in metrics:

@@ -16,7 +16,8 @@ import math
 from pagelab.evidence import planner
 from pagelab.evidence.families import primary_pair
 from pagelab.evidence.sequential import planned_looks
-from pagelab.evidence.tables import components_of, interval_text
+from pagelab.evidence.runs import components_of
+from pagelab.evidence.wording import interval_text
 from pagelab.report.lab_report import ReportData, pair_of, shipped_profile_values
 
 # The effect the paragraph asks about, as `pagelab plan --resolve` does by default, and the power.

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pagelab.evidence.self_checks import (a_a_table, compared, false_calls, first_round_p, first_round_table,
                                           pair_false_calls, pair_halves_table, splits, too_few_splits_text)
-from pagelab.evidence.tables import RunTable, pct_text
+from pagelab.evidence.runs import RunTable
+from pagelab.evidence.wording import pct_text
 
 
 # What pagelab does with a round or run that stands out, said where the report flags one. The verdicts
-# (pagelab.evidence.tables.read_runs) leave out only runs that did not finish: a flagged run stays.
+# (pagelab.bundle.read_runs) leave out only runs that did not finish: a flagged run stays.
 KEPT_SENTENCE = ("pagelab keeps every round and every run, the slow ones included: dropping one after seeing the data "
                  "would bias the interval, and the rounds are blocks, so what moves a whole round cancels in its pairs.")
 

@@ -338,7 +338,8 @@ def summary_lines(record: SweepRecord) -> list[str]:
     for each pair of page sizes (pagelab.evidence), so no difference is shown without one."""
     from pagelab.evidence.grid import grid_factors, grid_lines
     from pagelab.evidence.outliers import outlier_lines
-    from pagelab.evidence.tables import page_size_table, page_size_text, verdict_lines
+    from pagelab.evidence.medians import page_size_table, page_size_text
+    from pagelab.evidence.wording import verdict_lines
 
     table = read_runs(record)
     if table.runs.empty:

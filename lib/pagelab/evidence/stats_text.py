@@ -1,0 +1,53 @@
+"""What `pagelab stats` prints for one bundle: the medians, the verdicts of each metric's family,
+the variance components, the hosts, the outliers, the runs left out and the machine's noise, in
+that order. Only the order and the headings live here; each part's words are its own module's.
+"""
+
+from __future__ import annotations
+
+from pagelab.evidence.components import components_lines
+from pagelab.evidence.hosts import host_lines
+from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT
+from pagelab.evidence.medians import page_size_table, page_size_text
+from pagelab.evidence.model import over_time_lines
+from pagelab.evidence.outliers import outlier_lines
+from pagelab.evidence.pairs import pairwise_table
+from pagelab.evidence.runs import METRICS, RunTable, model_data
+from pagelab.evidence.wording import family_text, floor_note, verdict_line
+
+
+def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> str:
+    """What `pagelab stats` prints: medians with intervals, verdicts per pair, runs left out."""
+    lines = page_size_text(page_size_table(table))
+    if table.looks is not None and table.looks.sequential:
+        lines += table.looks.lines()
+    pairs = pairwise_table(table, resolve_pct)
+    for metric in METRICS:
+        part = pairs[pairs["metric"] == metric.name]
+        lines.append(family_text(part, f"{metric.label}, page sizes compared"))
+        floor = floor_note(part)
+        lines += [f"  note: {floor}"] if floor else []
+        lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
+    data = model_data(table)
+    lines += components_lines(data.components) + over_time_lines(data.over_time) if data else [
+        "No interval series in this bundle's runs: no variance components; the rank tests judged every pair."]
+    lines += host_lines(table)
+    lines += outlier_lines(table.runs)
+    if table.excluded:
+        lines.append("Runs left out:")
+        lines += [f"  {name}: {why}" for name, why in table.excluded]
+    if table.noise:
+        lines.append("The machine's noise, measured before the runs (pagelab sweep --noise):")
+        lines += [f"  {line}" for line in noise_lines(table.noise)]
+    return "\n".join(lines)
+
+
+def noise_lines(noise: dict) -> list[str]:
+    lines = []
+    for key, name, unit, decimals in (("disk_read_iops_4k_qd1", "disk, fio 4 KiB random reads QD1", "IOPS", 0),
+                                      ("cpu_loop_s", "CPU, a fixed loop", "s", 3)):
+        part = noise[key]
+        cv = "—" if part["cv_pct"] is None else f"{part['cv_pct']:.1f}%"
+        lines.append(f"{name}: median {part['median']:,.{decimals}f} {unit}, coefficient of variation {cv}, "
+                     f"range {part['range_pct']:.1f}% of the median, {len(part['values'])} runs")
+    return lines

@@ -1,0 +1,184 @@
+"""The words of the evidence: how an effect, an interval, a verdict and a family of pairs read,
+whether on a terminal, in a report or in a notebook. One formatter for each (an effect in percent
+is always `pct_text`), so every place says the same thing the same way; the numbers come from
+pagelab.evidence.pairs and pagelab.evidence.medians.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from pagelab.evidence.families import NOT_TESTED, PRIMARY, family_confidence, holm, smallest_p, verdict_room
+from pagelab.evidence.intervals import (CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT, MAX_REPEATS_ESTIMATE,
+                                        MIN_RUNS_FOR_VERDICT, NOT_RESOLVED, verdict_text)
+from pagelab.evidence.model import MODEL_METHOD
+from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_METHODS
+from pagelab.evidence.pairs import pairwise_table
+from pagelab.evidence.runs import METRICS_BY_NAME, Metric, RunTable
+
+
+def number_text(value: float, decimals: int) -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{decimals}f}"
+
+
+def pct_text(pct: float, unit: str = "%") -> str:
+    """'+9.5%', '−4.1%': a change in percent as every verdict and report sentence prints it."""
+    return f"{pct:+.1f}{unit}".replace("-", "−")
+
+
+def interval_text(low: float, high: float, confidence_pct: float | None, unit: str = "%") -> str:
+    """'[+4.1%, +15.0%] (98.33% CI)': an interval with its own level, so a line read alone says it
+    (a family's pairs are at the Bonferroni level, a declared primary at the full one); no level
+    when the row has none recorded."""
+    level = "" if _missing(confidence_pct) else f" ({float(confidence_pct):.4g}% CI)"
+    return f"[{pct_text(low, unit)}, {pct_text(high, unit)}]{level}"
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _runs_text(n, what: str = "runs a side") -> str:
+    return f"more than {MAX_REPEATS_ESTIMATE} {what}" if n > MAX_REPEATS_ESTIMATE else f"about {int(n)} {what}"
+
+
+def unresolved_advice(row: dict) -> str:
+    """Why a pair is not resolved, in numbers: the smallest effect these runs resolve, and the runs
+    the margin would need."""
+    delta = row["equivalence_pct"]
+    what = "rounds" if row.get("paired") else "runs a side"
+    parts = []
+    if not _missing(row.get("detectable_pct")):
+        runs = int(row["runs_a"]) if row.get("paired") else f"{int(row['runs_a'])}+{int(row['runs_b'])}"
+        parts.append(f"these {runs} {'rounds' if row.get('paired') else 'runs'} resolve effects of about "
+                     f"±{row['detectable_pct']:.1f}%")
+    if not _missing(row.get("runs_for_equivalence")):
+        parts.append(f"{_runs_text(row['runs_for_equivalence'], what)} would show equivalence within ±{delta:g}%")
+    if not parts:
+        parts.append(f"{MIN_RUNS_FOR_VERDICT} or more runs a side can give a verdict, and show how many "
+                     f"equivalence within ±{delta:g}% needs")
+    return "; ".join(parts)
+
+
+def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Holm") -> str:
+    """'8k vs 4k: TpmC +9.5% [+4.1%, +15.0%] (98.33% CI), faster (p 0.004, Holm)': the effect and
+    its interval with the interval's level first, then the word from the interval and the margin;
+    when not resolved, why in numbers. `adjustment` names how a family's p-values were adjusted."""
+    metric = metric or METRICS_BY_NAME[row["metric"]]
+    head = f"{row['a']} vs {row['b']}: {metric.label}"
+    if math.isnan(row["change_pct"]):
+        return f"{head}: no finished runs on one side"
+    word = verdict_text(row["verdict"], row["equivalence_pct"])
+    if math.isnan(row["low_pct"]):
+        why = ("one run on a side" if min(row["runs_a"], row["runs_b"]) < 2
+               else "some resampled medians are 0 (no ratio)")
+        return f"{head} {pct_text(row['change_pct'])}, {why}, no interval: {word} ({unresolved_advice(row)})"
+    interval = interval_text(row["low_pct"], row["high_pct"], row.get("confidence_pct"))
+    text = f"{head} {pct_text(row['change_pct'])} {interval}, {word}"
+    if row.get("role") == NOT_TESTED:
+        text += (" (not tested: the primary comparison was not called faster or slower, and the others are "
+                 f"tested only after it; {unresolved_advice(row)})")
+    elif row["verdict"] == NOT_RESOLVED:
+        text += f" ({unresolved_advice(row)})"
+    elif row["verdict"] != EQUIVALENT and not _missing(row.get("p_adjusted")):
+        text += f" (p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''})"
+    return text + _method_text(row)
+
+
+def _method_text(row: dict) -> str:
+    """'; primary, declared before the sweep; two-level model, 8 blocks, t on 7.0 df'."""
+    parts = ["primary, declared before the sweep"] if row.get("role") == PRIMARY else []
+    parts += [row["method"]] if row.get("method") else []
+    return f"; {'; '.join(parts)}" if parts else ""
+
+
+def family_note(frame: pd.DataFrame) -> str:
+    """How a family's lines were judged: the estimate and its interval (ratio of medians with a
+    bootstrap interval, the two-level model's t interval, or, when some round ran on more than one
+    node, the t interval of the mixed model with the node as a random effect), the level and why,
+    the p-value correction or the fixed sequence after a declared primary, the margin."""
+    rows = frame.to_dict("records")
+    if not rows:
+        return "no pairs"
+    delta = rows[0]["equivalence_pct"]
+    modelled = [row for row in rows if _t_tested(row)]
+    if modelled and len(modelled) == len(rows):
+        what = ("every run unpaired (some round ran on more than one node) in a mixed model with the node as a random "
+                "effect" if any(str(row["method"]).startswith(NODE_METHODS) for row in rows)
+                else "geometric mean of the blocks' ratios")
+        if any(str(row["method"]).startswith(NODE_BLOCKS_METHOD) for row in rows):
+            what += " (where its fit was singular, the nodes as fixed blocks: each line says which)"
+        interval, tests = "t interval", "t-test p-values"
+    elif modelled:
+        what, interval, tests = ("the model's estimate or ratio of medians (each line says which)",
+                                 "t or bootstrap interval", "p-values")
+    else:
+        what, interval, tests = "ratio of medians", "bootstrap interval", "rank-test p-values"
+
+    def level_of(part: list[dict], m: int) -> float:
+        # the rows' own level: lower than 95% for the looks of a sweep extended by more rounds
+        levels = [float(row["confidence_pct"]) for row in part if not _missing(row.get("confidence_pct"))]
+        return min(levels) if levels else 100 * family_confidence(m)
+
+    primary = [row for row in rows if row.get("role") == PRIMARY]
+    if primary:
+        others = [row for row in rows if row.get("role") != PRIMARY]
+        m = max(int(row["family_size"]) for row in others) if others else 0
+        rest = (f"; the other {m} pairs only after it, {level_of(others, m):.4g}% {interval}s, Bonferroni, "
+                f"{tests} Holm-adjusted (a fixed sequence)" if m > 1 else
+                "; the other pair only after it (a fixed sequence)" if m == 1 else "")
+        family = (f"the primary comparison {primary[0]['a']} vs {primary[0]['b']}, declared before the sweep, first, "
+                  f"at {level_of(primary, 1):.4g}% {interval}{rest}")
+    else:
+        m = max(int(row["family_size"]) for row in rows)
+        family = (f"{level_of(rows, m):.4g}% {interval}, Bonferroni for a family of {m} pairs; {tests} "
+                  f"Holm-adjusted" if m > 1 else f"{level_of(rows, m):.4g}% {interval}")
+    return f"{what}, {family}; equivalent = the interval within ±{delta:g}%"
+
+
+def _t_tested(row: dict) -> bool:
+    """Whether a pair was judged by a model's t-test (the two-level model, or the node as a random
+    effect) rather than by the rank tests."""
+    return str(row.get("method") or "").startswith((MODEL_METHOD, *NODE_METHODS))
+
+
+def floor_note(frame: pd.DataFrame) -> str | None:
+    """Said when a family's runs leave no room for "faster" or "slower" at all: Holm rejects nothing
+    unless the smallest p times the pairs is under alpha, and each pair's exact rank test has a
+    floor for the runs it had (pagelab.evidence.families.smallest_p: by rounds when compared round
+    by round, else by the runs on each side, which failed runs make unequal). None when some pair
+    has room, or with one run a side (its lines say there is no interval)."""
+    rows = [row for row in frame.to_dict("records") if min(int(row["runs_a"]), int(row["runs_b"])) >= 2]
+    if not rows or any(_t_tested(row) for row in rows):
+        return None  # a model's t-test has no floor: a large enough effect is always called
+    m = max(int(row["family_size"]) for row in rows)
+    floors = [smallest_p(int(row["runs_a"]), int(row["runs_b"]), bool(row["paired"])) for row in rows]
+    primary = [f for f, row in zip(floors, rows) if row.get("role") == PRIMARY]
+    # each pair at its floor, Holm as judged; after a declared primary, the primary alone opens the rest
+    floor = primary[0] if primary else min(holm(floors + [1.0] * (m - len(floors)), CONFIDENCE))
+    if floor < 1 - CONFIDENCE:
+        return None
+    sides = {(int(row["runs_a"]), int(row["runs_b"])) for row in rows}
+    n = min(a for a, _ in sides)
+    complete = sides == {(n, n)}  # no run failed on any side
+    if complete:
+        runs = f"{n} rounds" if all(row["paired"] for row in rows) else f"{n} runs a side"
+    else:
+        runs = "the runs that finished"
+    enough = verdict_room(n, m) if complete else None
+    remedy = f"; {enough} rounds could" if enough else ""
+    over = f" after Holm's adjustment over {m} pairs" if m > 1 else ""
+    return (f"with {runs} the exact rank tests cannot reach p < {1 - CONFIDENCE:g}{over} (the smallest "
+            f"possible is {floor:.3f}): no pair here can be called faster or slower, however large its effect{remedy}")
+
+
+def family_text(frame: pd.DataFrame, what: str = "page sizes compared") -> str:
+    """The head of a family's lines: what they compare, then `family_note`."""
+    return f"{what} ({family_note(frame)}):" if not frame.empty else f"{what}:"
+
+
+def verdict_lines(table: RunTable, metric: str = "tpmc", resolve_pct: float = DEFAULT_RESOLVE_PCT) -> list[str]:
+    pairs = pairwise_table(table, resolve_pct)
+    return [verdict_line(row) for row in pairs[pairs["metric"] == metric].to_dict("records")]
