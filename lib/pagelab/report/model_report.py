@@ -213,7 +213,7 @@ def looks_sentence(data) -> str:
                 if declared else
                 "`max_rounds` was not declared for this sweep (0), so it was made to be analysed once and "
                 "`--add-rounds` cannot give it more rounds")
-        return (f" {room}: one look, after {look.rounds} rounds{when}, tested at the full "
+        return (f" {room}: one look, after {look.rounds} round{'s' if look.rounds != 1 else ''}{when}, tested at the full "
                 f"{100 * looks.alpha:.2g}% (no group-sequential boundary).")
     each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
                      f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))

@@ -94,13 +94,14 @@ def changed_settings_markdown(data: ReportData) -> str:
     else:
         parts = []
     sets = " ".join(f"`--set {o}`" for o in overrides)
+    name = f"`{name}` profile" if name else "profile"  # a bundle made from a dict has no profile name
     if parts:
-        text = (f"**Settings changed for this sweep.** It ran the `{name}` profile with {sets}, so these knobs "
+        text = (f"**Settings changed for this sweep.** It ran the {name} with {sets}, so these knobs "
                 f"differ from the profile{source}: " + "; ".join(parts) + ".")
     elif overrides:
-        text = f"**Settings changed for this sweep.** It ran the `{name}` profile with {sets}, each the profile's own value."
+        text = f"**Settings changed for this sweep.** It ran the {name} with {sets}, each the profile's own value."
     else:
-        text = f"**Settings changed for this sweep.** None: it ran the `{name}` profile as its file gives it (no `--set`)."
+        text = f"**Settings changed for this sweep.** None: it ran the {name} as its file gives it (no `--set`)."
     return text + duration_sentence(data)
 
 
