@@ -57,7 +57,7 @@ from pagelab.storage._cellsearch import interior_child, leaf_find
 from pagelab.storage import pagefile as pagefile_module
 from pagelab.storage.pagefile import check_page_size
 from pagelab.storage.header import HEADER_PAGE_NO, HeaderPage
-from pagelab.workloads.lookups.run import build_tree, key_for
+from pagelab.workloads.lookups.build import build_tree, key_for
 
 ROUNDS = 3
 COUNT_EVERY = 50  # lookups between two looks at the read count (about 100 page reads at 4k)

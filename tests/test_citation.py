@@ -41,6 +41,18 @@ def test_citation_cff_is_valid_and_agrees_with_pyproject():
     assert __version__ == PYPROJECT["version"]
 
 
+def test_the_authors_are_the_unnamed_maintainers_as_the_readme_says():
+    """The project names no person: CITATION.cff's author is an entity, the README's example cites
+    it by that name, and its Citing section says who that is."""
+    citation = yaml.safe_load(CITATION.read_text())
+    assert citation["authors"] == [{"name": "The pagelab authors"}], citation["authors"]
+    readme = re.sub(r"\s+", " ", (REPO_ROOT / "README.md").read_text())
+    citing = readme[readme.index("## Citing"):readme.index("## Architecture")]
+    assert f"> {citation['authors'][0]['name']}, *{citation['title'].split(':')[0]}:" in citing
+    assert "means the project's maintainers, unnamed" in citing
+    assert "maintainers, who are not named" in re.sub(r"\s+", " ", citation["message"])
+
+
 def test_the_schema_check_catches_a_broken_citation():
     schema = json.loads((SCHEMAS / "schema-1.2.0.json").read_text())
     broken = yaml.safe_load(CITATION.read_text())

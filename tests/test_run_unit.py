@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.mysql.instance import SNAPSHOT_MARKER
+from pagelab.mysql.snapshot_record import SNAPSHOT_MARKER
 from tests.conftest import PAGELAB, REPO_ROOT, pagelab_here, servers_under
 
 # Plans and refusals are made in the test's process (tests.conftest.pagelab_here): they concern what

@@ -19,7 +19,7 @@ from pagelab.cli.exits import EXIT_BAD_INPUT, EXIT_STORAGE, EXIT_UNEXPECTED
 from pagelab.common.errors import StorageFault
 from pagelab.common.locks import held_lock
 from pagelab.common.storage import read_only_now, save_traceback, storage_fault_in, unwritable
-from pagelab.mysql.instance import SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FILE, snapshot_problem, write_snapshot_marker
+from pagelab.mysql.snapshot_record import SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FILE, snapshot_problem, write_snapshot_marker
 from tests.conftest import pagelab
 from tests.faults.failing_disk import LoopExt4
 

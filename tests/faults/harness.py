@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pagelab.bundle import phase_marks
-from pagelab.mysql.instance import SNAPSHOT_MARKER  # written into a whole snapshot
+from pagelab.mysql.snapshot_record import SNAPSHOT_MARKER  # written into a whole snapshot
 from pagelab.sweep.kept_load import LOAD_RECORD  # an instance's record of the completed load its datadir holds
 from tests.conftest import REPO_ROOT, servers_under
 

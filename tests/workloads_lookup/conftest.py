@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pagelab.machine.system import o_direct_works
-from pagelab.workloads.lookups.run import build_tree
+from pagelab.workloads.lookups.build import build_tree
 
 # (page size, keys, key bytes): each tree is three levels deep with more interior pages than the
 # smallest buffer pool (8 pages) can keep, so a tiny cache leaves most interior reads to the device.

@@ -11,15 +11,15 @@ from pagelab.models.blocksize import DEFAULT_LAYOUT, model_table
 from pagelab.storage import PAGE_SIZES, max_key_bytes
 from pagelab.storage.bufferpool import MIN_FRAMES
 from pagelab.workloads.lookups.report import fill_table
-from pagelab.workloads.lookups.run import (
+from pagelab.workloads.lookups.build import (
     PrototypeCapacity,
     build_tree,
     cell_fill,
     key_for,
-    measure_point_lookups,
     measured_fill,
     prototype_capacity,
 )
+from pagelab.workloads.lookups.run import measure_point_lookups
 
 from .conftest import TREES
 

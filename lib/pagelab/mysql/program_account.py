@@ -12,7 +12,7 @@ another OS user came in 11.6), so the account is named after the OS user the pro
 Why never root: when pagelab itself runs as root, an account named after the OS user would be
 MariaDB's root. The program then runs as `nobody` instead (PROGRAM_USER_WHEN_ROOT), with an
 account `nobody`@`localhost`; the instance keeps its socket in a directory that user can reach
-(pagelab.mysql.instance.socket_directory_for_others).
+(pagelab.mysql.endpoints.socket_directory_for_others).
 
 The account lives for one run: `CREATE OR REPLACE USER` just before the program starts, `DROP USER`
 after it ends (also when it fails). CREATE OR REPLACE also retires an account of that name that an

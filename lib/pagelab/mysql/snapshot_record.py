@@ -1,7 +1,7 @@
 """A snapshot's own record: what makes a copy of a datadir a whole snapshot, and how a later look
 tells a whole one from one a failing disk damaged.
 
-The record is the marker file, written last into the copy (pagelab.mysql.instance.Instance.snapshot):
+The record is the marker file, written last into the copy (Instance.snapshot, in pagelab.mysql.datadir):
 the page size, when it was taken, every file's size, and a checksum of all that. Only a whole
 snapshot has a marker; `snapshot_problem` checks one against its marker before it is restored,
 and a sweep re-creates a snapshot that fails (pagelab.sweep.experiment.loaded_state).

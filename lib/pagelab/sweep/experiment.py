@@ -54,7 +54,8 @@ from pagelab.common.atomic import atomic_write_csv, atomic_write_json
 from pagelab.common.disk import flush_pending_writes
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, writer_lock
 from pagelab.mysql import Instance, ServerSettings
-from pagelab.mysql.instance import SNAPSHOT_MARKER, DiskWatch, snapshot_problem
+from pagelab.mysql.snapshot_record import SNAPSHOT_MARKER, snapshot_problem
+from pagelab.mysql.supervision import DiskWatch
 from pagelab.mysql.client import ConnectionSpec, database_bytes
 from pagelab.mysql.pagesize import parse_page_size
 from pagelab.machine.placement import placed
@@ -118,7 +119,7 @@ def run_plan(profile: Profile, page_size: int | str, repeat: int, db_bytes: int 
 
 def loaded_state(instance_dir: Path, run_dir: Path | None = None) -> dict | None:
     """What the load of this page size measured, once its snapshot exists and is whole. A snapshot
-    that is not (a disk that failed under it: pagelab.mysql.instance.snapshot_problem) counts as
+    that is not (a disk that failed under it: pagelab.mysql.snapshot_record.snapshot_problem) counts as
     none, so the page size is loaded and snapshotted again; `run_dir`'s notebook says so."""
     path = Path(instance_dir) / LOADED_FILE
     snapshot = Path(instance_dir) / "snapshot"

@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 from pagelab.common.units import MIB, size_text
-from pagelab.mysql.instance import SNAPSHOT_MARKER
+from pagelab.mysql.snapshot_record import SNAPSHOT_MARKER
 from pagelab.sweep.kept_load import LOAD_RECORD
 
 # On-disk TPC-C per warehouse, all tables with secondary indexes: 173 MiB measured at 4k pages on

@@ -7,7 +7,7 @@ within seconds of its filesystem turning read-only (ReadOnlyWatch), rather than 
 Nothing half-written is believed afterwards: a run whose end could not be recorded stays `running`
 in sweep.json, which a resume takes for not done (SweepRecord.pending) and runs again from an empty
 directory; a snapshot is checked against its own record before every restore
-(pagelab.mysql.instance.snapshot_problem) and re-created when it is not whole.
+(pagelab.mysql.snapshot_record.snapshot_problem) and re-created when it is not whole.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The RethinkDB post: cold random point lookups on the storage prototype, the model checked against a real tree.
 
-`run` builds the trees and measures; `report` shows the results beside the model.
+`build` builds the trees, `run` measures them; `report` shows the results beside the model.
 
 The RethinkDB post (RethinkDB) predicts point queries per second as IOPS(block size) / hops. This module
 builds the thing the model describes, a B+tree on disk (`pagelab.storage`), and counts and times

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pagelab.workloads.lookups.run import build_tree, prototype_capacity
+from pagelab.workloads.lookups.build import build_tree, prototype_capacity
 from pagelab.common.errors import UsageError
 from pagelab.models.blocksize import (
     DEFAULT_VALUE_BYTES,
