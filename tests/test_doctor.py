@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.machine import system
+from pagelab.machine import devices
 from pagelab.machine.doctor import Check, DoctorReport, run_doctor
 
 REPO = Path(__file__).resolve().parents[1]
@@ -85,7 +85,7 @@ def test_on_this_machine_everything_required_is_there():
     assert report.missing_packages == []
     rendered = report.render()
     assert "Missing:" not in rendered
-    disk = system.block_device_for(DATA_DIR).disk
+    disk = devices.block_device_for(DATA_DIR).disk
     assert disk in report.check("data device").detail
     assert not DATA_DIR.exists() or DATA_DIR.is_dir()  # the doctor creates nothing
     json.dumps(report.to_dict())
@@ -103,7 +103,7 @@ def test_render_aligns_the_details(empty_path):
 
 def test_a_data_dir_in_memory_is_refused():
     # /dev/shm is a tmpfs on every Linux; where it is not, this fails with the reason instead of skipping
-    assert system.block_device_for("/dev/shm").in_memory, "/dev/shm is not an in-memory filesystem on this machine"
+    assert devices.block_device_for("/dev/shm").in_memory, "/dev/shm is not an in-memory filesystem on this machine"
     report = run_doctor("/dev/shm/pagelab-not-created")
     data_device = report.check("data device")
     assert not data_device.ok and data_device.required

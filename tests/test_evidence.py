@@ -118,9 +118,9 @@ def test_the_median_interval_says_what_confidence_it_really_has():
     assert (three.low, three.median, three.high) == (1.0, 2.0, 3.0)
     assert three.confidence == pytest.approx(0.75)
     ten = median_interval([float(v) for v in range(1, 11)])
-    assert ten.confidence == 0.95
-    assert 1 < ten.low <= 3 and 8 <= ten.high < 10  # order statistics inside the range
-    assert ten.half_width_pct == pytest.approx(100 * max(5.5 - ten.low, ten.high - 5.5) / 5.5)
+    # the 2nd to the 9th of 10 (P(B <= 1) = 11/1024 <= 2.5% < P(B <= 2) = 56/1024): 1 - 2 x 11/1024
+    assert (ten.low, ten.high) == (2.0, 9.0) and ten.confidence == pytest.approx(1 - 22 / 1024)
+    assert ten.far_end_pct == pytest.approx(100 * max(5.5 - ten.low, ten.high - 5.5) / 5.5)
 
 
 def test_more_spread_needs_more_repeats():

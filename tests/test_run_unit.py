@@ -85,7 +85,7 @@ def test_a_round_is_never_split_over_two_nodes(tmp_path):
 
 def test_a_scratch_directory_in_memory_is_refused_before_anything(tmp_path):
     """A tmpfs scratch (a node's /dev/shm, or a /tmp mounted as tmpfs) would measure memory, not the node's disk."""
-    from pagelab.machine.system import block_device_for
+    from pagelab.machine.devices import block_device_for
 
     assert block_device_for("/dev/shm").in_memory, "/dev/shm is not an in-memory filesystem on this machine"
     bundle, scratch = tmp_path / "shm", Path("/dev/shm") / f"pagelab-test-{os.getpid()}"

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.machine import system
+from pagelab.machine import devices, system
 
 REPO = Path(__file__).resolve().parents[1]
 SYS_BLOCK = Path("/sys/block")
 
 
 def _fstype(path: str) -> str | None:
-    entry = system.mount_for(system.nearest_existing(path), system.read_mounts())
+    entry = devices.mount_for(devices.nearest_existing(path), devices.read_mounts())
     return entry.fstype if entry else None
 
 
@@ -30,7 +30,7 @@ def _kernel_version() -> tuple[int, ...]:
 
 
 def test_repo_dir_resolves_to_a_disk_that_exists_in_sys_block():
-    info = system.block_device_for(REPO)
+    info = devices.block_device_for(REPO)
     assert info.disk is not None, info.note
     assert (SYS_BLOCK / info.disk).is_dir()
     assert info.device is not None and (Path("/sys/class/block") / info.device).exists()
@@ -46,16 +46,16 @@ def test_repo_dir_resolves_to_a_disk_that_exists_in_sys_block():
 
 def test_missing_path_is_resolved_through_its_nearest_existing_parent_and_not_created():
     missing = REPO / "no-such-dir" / "deeper"
-    info = system.block_device_for(missing)
+    info = devices.block_device_for(missing)
     assert info.resolved_path == str(REPO)
-    assert info.disk == system.block_device_for(REPO).disk
+    assert info.disk == devices.block_device_for(REPO).disk
     assert not missing.parent.exists()
 
 
 def test_resolve_disks_on_every_block_device_of_this_machine():
     class_block = Path("/sys/class/block")
     for entry in sorted(class_block.iterdir()):
-        disks = system.resolve_disks(entry.name)
+        disks = devices.resolve_disks(entry.name)
         assert disks, entry.name
         for disk in disks:
             assert (SYS_BLOCK / disk).is_dir(), (entry.name, disk)
@@ -67,13 +67,13 @@ def test_resolve_disks_on_every_block_device_of_this_machine():
 
 def test_devnum_of_the_repo_maps_to_its_device_name():
     dev = os.stat(REPO).st_dev
-    name = system.device_name_for_devnum(os.major(dev), os.minor(dev))
-    assert name == system.block_device_for(REPO).device
+    name = devices.device_name_for_devnum(os.major(dev), os.minor(dev))
+    assert name == devices.block_device_for(REPO).device
 
 
 def test_tmpfs_has_no_disk_and_says_why():
     assert _fstype("/dev/shm") == "tmpfs", "/dev/shm is not a tmpfs on this machine; this test needs one"
-    info = system.block_device_for("/dev/shm/not-created")
+    info = devices.block_device_for("/dev/shm/not-created")
     assert info.disk is None and info.device is None
     assert info.in_memory
     assert "tmpfs" in info.note
@@ -82,7 +82,7 @@ def test_tmpfs_has_no_disk_and_says_why():
 
 
 def test_pseudo_filesystem_does_not_raise():
-    info = system.block_device_for("/proc/self")
+    info = devices.block_device_for("/proc/self")
     assert info.disk is None
     assert info.note
 
@@ -167,25 +167,25 @@ def fake_sysfs(tmp_path: Path) -> Path:
     ],
 )
 def test_resolve_disks_in_a_fake_sysfs(fake_sysfs, device, disks):
-    assert system.resolve_disks(device, sysfs_root=fake_sysfs) == disks
+    assert devices.resolve_disks(device, sysfs_root=fake_sysfs) == disks
 
 
 def test_disk_attributes_in_a_fake_sysfs(fake_sysfs):
-    nvme = system.disk_attributes("nvme0n1", sysfs_root=fake_sysfs)
+    nvme = devices.disk_attributes("nvme0n1", sysfs_root=fake_sysfs)
     assert nvme.model == "Samsung SSD 980"
     assert nvme.rotational is False
     assert nvme.scheduler == "none"
     assert (nvme.logical_block_size, nvme.physical_block_size) == (512, 4096)
     assert nvme.size_bytes == 1953525168 * 512
-    assert system.disk_attributes("sdb", sysfs_root=fake_sysfs).scheduler == "bfq"
-    assert system.disk_attributes("sda", sysfs_root=fake_sysfs).rotational is True
-    assert system.disk_attributes("missing", sysfs_root=fake_sysfs) == system.DiskAttributes()
+    assert devices.disk_attributes("sdb", sysfs_root=fake_sysfs).scheduler == "bfq"
+    assert devices.disk_attributes("sda", sysfs_root=fake_sysfs).rotational is True
+    assert devices.disk_attributes("missing", sysfs_root=fake_sysfs) == devices.DiskAttributes()
 
 
 def test_device_name_for_devnum_in_a_fake_sysfs(fake_sysfs):
-    assert system.device_name_for_devnum(259, 1, sysfs_root=fake_sysfs) == "nvme0n1p1"
-    assert system.device_name_for_devnum(253, 1, sysfs_root=fake_sysfs) == "dm-1"
-    assert system.device_name_for_devnum(1, 99, sysfs_root=fake_sysfs) is None
+    assert devices.device_name_for_devnum(259, 1, sysfs_root=fake_sysfs) == "nvme0n1p1"
+    assert devices.device_name_for_devnum(253, 1, sysfs_root=fake_sysfs) == "dm-1"
+    assert devices.device_name_for_devnum(1, 99, sysfs_root=fake_sysfs) is None
 
 
 def test_block_device_for_through_a_fake_sysfs_and_mount_table(fake_sysfs, tmp_path):
@@ -204,7 +204,7 @@ def test_block_device_for_through_a_fake_sysfs_and_mount_table(fake_sysfs, tmp_p
         f"1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"
         f"2 1 {devnum} / {tmp_path} rw shared:1 - xfs /dev/mapper/vg-data rw\n"
     )
-    info = system.block_device_for(tmp_path / "datadir", sysfs_root=fake_sysfs, mountinfo=mountinfo)
+    info = devices.block_device_for(tmp_path / "datadir", sysfs_root=fake_sysfs, mountinfo=mountinfo)
     assert (info.device, info.disk, info.disks) == ("dm-1", "sda", ("sda",))
     assert info.model == "WDC WD10EZEX-08W"
     assert (info.fstype, info.mount_point, info.mount_source) == ("xfs", str(tmp_path), "/dev/mapper/vg-data")
@@ -220,12 +220,12 @@ def test_mount_table_parsing_unescapes_and_prefers_the_longest_then_the_latest(t
         "31 27 8:1 / /mnt/my\\040disk rw shared:5 master:2 - ext4 /dev/sda1 rw\n"
         "32 27 8:2 / /mnt/my rw - xfs /dev/sda2 rw\n"
     )
-    mounts = system.read_mounts(mountinfo)
+    mounts = devices.read_mounts(mountinfo)
     assert [m.mount_point for m in mounts][-2] == "/mnt/my disk"
-    assert system.mount_for("/dev/shm/x", mounts).source == "shm2"
-    assert system.mount_for("/mnt/my disk/db", mounts).source == "/dev/sda1"
-    assert system.mount_for("/mnt/my", mounts).source == "/dev/sda2"
-    assert system.mount_for("/mnt/myother", mounts).source == "/dev/vda"  # prefix of a name is not a parent
+    assert devices.mount_for("/dev/shm/x", mounts).source == "shm2"
+    assert devices.mount_for("/mnt/my disk/db", mounts).source == "/dev/sda1"
+    assert devices.mount_for("/mnt/my", mounts).source == "/dev/sda2"
+    assert devices.mount_for("/mnt/myother", mounts).source == "/dev/vda"  # prefix of a name is not a parent
 
 
 # --- O_DIRECT -----------------------------------------------------------------------------------
@@ -233,20 +233,20 @@ def test_mount_table_parsing_unescapes_and_prefers_the_longest_then_the_latest(t
 
 def test_o_direct_works_on_the_repo_filesystem_and_leaves_nothing_behind():
     before = set(os.listdir(REPO))
-    ok, reason = system.o_direct_works(REPO)
+    ok, reason = devices.o_direct_works(REPO)
     assert ok, reason
     assert set(os.listdir(REPO)) == before
 
 
 def test_o_direct_probe_of_a_missing_dir_uses_its_parent_and_creates_nothing():
-    ok, reason = system.o_direct_works(REPO / "no-such-dir" / "deeper")
+    ok, reason = devices.o_direct_works(REPO / "no-such-dir" / "deeper")
     assert ok, reason
     assert str(REPO) in reason
     assert not (REPO / "no-such-dir").exists()
 
 
 def test_o_direct_on_dev_shm():
-    ok, reason = system.o_direct_works("/dev/shm")
+    ok, reason = devices.o_direct_works("/dev/shm")
     assert isinstance(ok, bool) and isinstance(reason, str) and reason
     if _fstype("/dev/shm") == "tmpfs" and _kernel_version() < (6, 6):
         # Before Linux 6.6 tmpfs refused O_DIRECT; since then it accepts it (and bypasses nothing).
@@ -256,7 +256,7 @@ def test_o_direct_on_dev_shm():
 
 
 def test_o_direct_fails_cleanly_where_no_file_can_be_created():
-    ok, reason = system.o_direct_works("/proc")
+    ok, reason = devices.o_direct_works("/proc")
     assert ok is False
     assert "/proc" in reason
 
@@ -277,7 +277,7 @@ def test_machine_info_is_json_and_describes_this_machine():
     assert info["memory_bytes"] > 2**28
     assert info["kernel"] == platform.release()
     assert info["free_disk_bytes"] > 0
-    assert info["data_device"]["disk"] == system.block_device_for(REPO).disk
+    assert info["data_device"]["disk"] == devices.block_device_for(REPO).disk
 
 
 def test_run_metadata_is_json_and_has_every_key():
@@ -334,7 +334,7 @@ def test_system_setup_table_copes_with_an_empty_record():
     [(500107862016, "500GB"), (2000398934016, "2TB"), (256 * 2**30, "256GB"), (2**40, "1TB"), (None, "unknown size")],
 )
 def test_format_disk_size(size_bytes, label):
-    assert system.format_disk_size(size_bytes) == label
+    assert devices.format_disk_size(size_bytes) == label
 
 
 @pytest.mark.parametrize("kib, label", [(24684092, "24GB"), (16303388, "16GB"), (None, "unknown")])

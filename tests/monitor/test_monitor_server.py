@@ -19,7 +19,7 @@ from pagelab.monitor.global_status import REQUIRED_COUNTERS
 from pagelab.monitor.schedule import LATE_SLOT_FRACTION
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.parse import parse_iostat
-from pagelab.machine.system import block_device_for
+from pagelab.machine.devices import block_device_for
 from pagelab.tpcc.driver import run
 from pagelab.tpcc.outputs import RunOptions
 from tests.monitor.conftest import PAGE_SIZE, POOL_BYTES

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from pagelab.common.errors import UsageError
-from pagelab.machine.system import o_direct_works
+from pagelab.machine.devices import o_direct_works
 from pagelab.storage import PAGE_SIZES, MemoryPageFile, PageFile, StorageError, check_page_size
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagelab.machine.system import o_direct_works
+from pagelab.machine.devices import o_direct_works
 from pagelab.workloads.lookups.build import build_tree
 
 # (page size, keys, key bytes): each tree is three levels deep with more interior pages than the

@@ -53,6 +53,12 @@ BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
 LAG1_ALPHA = 0.05
 # A run takes part in the within-run estimate with at least this many batches (one difference).
 MIN_BATCHES = 2
+# The units of the two components in plain words, wherever they are printed (pagelab stats, the
+# report's Method): a is on the log scale x 100², so a log-scale variance of 0.0001 (1% squared) is 1 %².
+COMPONENTS_WORDS = ("Here a is the within-run part: the variance of a T-second run's mean TpmC is a/T, in percent "
+                    "squared (%²), so a is in %²·s (percent squared × seconds) and a longer run averages it down; f "
+                    "is the between-run floor, the variance a restart adds whatever the run's length, and √f, its "
+                    "square root, is in percent.")
 
 
 @dataclass(frozen=True)
@@ -328,7 +334,7 @@ def components_lines(components: VarianceComponents) -> list[str]:
         return said(estimate, "√f", lambda v: f"{100 * math.sqrt(max(v, 0.0)):.1f}%", "", "√f —")
 
     lines = [f"Variance components of log TpmC, a run of T s varying as a/T + f ({100 * components.confidence:g}% "
-             "intervals): a within runs (batch means), f between runs"]
+             "intervals): a within runs (batch means), f between runs", f"  {COMPONENTS_WORDS}"]
     for s in components.sizes:
         if s.batches == 0:
             continue

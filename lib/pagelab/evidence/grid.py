@@ -27,6 +27,7 @@ from pagelab.evidence.families import AGREE, effect_difference
 from pagelab.evidence.runs import METRICS_BY_NAME, RunTable
 from pagelab.evidence.medians import page_size_table
 from pagelab.evidence.pairs import pairwise_table
+from pagelab.evidence.wording import pct_text
 
 LEVEL_PREFIX = "level_"
 FACTOR_WORDS = {"buffer_pool": "buffer pool", "warehouses": "warehouses"}
@@ -125,10 +126,6 @@ def effect_change(table: RunTable, factor: str, metric: str = "tpmc") -> EffectC
                         difference, low, high, agree)
 
 
-def _signed(value: float, unit: str = "%") -> str:
-    return f"{value:+.1f}{unit}".replace("-", "−")
-
-
 def effect_change_sentence(table: RunTable, factor: str, metric: str = "tpmc") -> str:
     """Whether the page-size effect changes with the factor, in one sentence with its interval."""
     a, b = effect_pair(table)
@@ -138,12 +135,12 @@ def effect_change_sentence(table: RunTable, factor: str, metric: str = "tpmc") -
         return (f"Whether the {a} vs {b} effect changes with the {words} needs at least 2 finished runs of each "
                 f"page size at its first and last level; this sweep has fewer, so it cannot say.")
     if math.isnan(change.low):
-        return (f"The {a} vs {b} effect is {_signed(change.first_pct)} at {words} {change.first_level} and "
-                f"{_signed(change.last_pct)} at {change.last_level}; some resampled medians are 0, so the "
+        return (f"The {a} vs {b} effect is {pct_text(change.first_pct)} at {words} {change.first_level} and "
+                f"{pct_text(change.last_pct)} at {change.last_level}; some resampled medians are 0, so the "
                 f"change has no interval and this sweep cannot say whether it depends on the {words}.")
-    head = (f"The {a} vs {b} effect is {_signed(change.first_pct)} at {words} {change.first_level} and "
-            f"{_signed(change.last_pct)} at {change.last_level}: it moves by {_signed(change.difference, ' log points')} "
-            f"[{_signed(change.low, '')}, {_signed(change.high, '')}] (95% bootstrap interval)")
+    head = (f"The {a} vs {b} effect is {pct_text(change.first_pct)} at {words} {change.first_level} and "
+            f"{pct_text(change.last_pct)} at {change.last_level}: it moves by {pct_text(change.difference, ' log points')} "
+            f"[{pct_text(change.low, '')}, {pct_text(change.high, '')}] (95% bootstrap interval)")
     if change.low > 0 or change.high < 0:
         return head + f", so the page-size effect changes with the {words}."
     if change.agree_within is not None:

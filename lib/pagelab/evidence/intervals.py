@@ -48,8 +48,9 @@ ch. 2), and the test is the exact Wilcoxon signed-rank test on the rounds' diffe
 rounds, or for two separate sweeps (`pagelab compare`, whose runs share no rounds), the runs are
 compared unpaired as above.
 
-Everything statistical comes from scipy: `scipy.stats.quantile_test` for the order-statistic
-interval of a median, `scipy.stats.binom` for the confidence a small sample's range reaches,
+Everything statistical comes from scipy: `scipy.stats.binom` for the order-statistic interval of
+a median and the confidence it really has (Conover, "Practical Nonparametric Statistics", 3rd ed.
+1999, ch. 3: the confidence interval for a quantile from the binomial distribution),
 `scipy.stats.bootstrap` for the interval of a ratio of medians, `scipy.stats.mannwhitneyu` and
 `scipy.stats.wilcoxon` for the tests, `scipy.stats.t` for the number of runs a precision needs.
 """
@@ -92,41 +93,70 @@ FASTER, SLOWER, EQUIVALENT, NOT_RESOLVED = "faster", "slower", "equivalent", "no
 
 @dataclass(frozen=True)
 class MedianInterval:
-    """The median of n runs with an order-statistic interval, and the confidence it really has."""
+    """The median of n runs with an order-statistic interval, and the confidence it really has.
+
+    low and high are the `low_rank`-th and `high_rank`-th smallest runs (1-based; 1 and n: the
+    range); `confidence` is the probability that such an interval holds the population median,
+    which with few runs is not the level asked for (`asked`): a sample has only n + 1 gaps for a
+    bound to fall in, so the coverage moves in steps."""
 
     n: int
     median: float
     low: float
     high: float
     confidence: float
+    low_rank: int = 0
+    high_rank: int = 0
+    asked: float = CONFIDENCE
 
     @property
-    def half_width_pct(self) -> float:
-        """The interval's larger side, as a percentage of the median."""
+    def far_end_pct(self) -> float:
+        """The larger of the two distances from the median to the interval's ends, as a percentage
+        of the median: an order-statistic interval need not be symmetric, so this is not a
+        half-width; it is how far the interval reaches on its longer side."""
         if self.n == 0 or self.median == 0:
             return math.nan
         return 100 * max(self.median - self.low, self.high - self.median) / abs(self.median)
 
 
-def median_interval(values, confidence: float = CONFIDENCE) -> MedianInterval:
-    """Median and distribution-free interval (CONFIRM's method): the pair of order statistics
-    that covers the population median with `confidence`, by `scipy.stats.quantile_test`.
+def median_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
+    """(r, s, coverage): the 1-based ranks of the order statistics x(r) <= x(s) that bound the
+    median of n runs at `confidence` or more, and the coverage they really have. With B the number
+    of runs below the population median, B ~ Binomial(n, 1/2) whatever the runs' distribution, and
+    [x(r), x(s)] misses the median only when B < r or B >= s, so its coverage is
+    P(r <= B <= s - 1) (Conover 1999, ch. 3). r is the largest rank with P(B <= r - 1) <= alpha / 2,
+    s = n + 1 - r by symmetry; when even the range (r = 1) falls short of `confidence`, the range
+    it is, with the coverage it reaches, 1 - 2 * 0.5^n (75% for 3 runs, 93.75% for 5). By
+    `scipy.stats.binom`; n >= 2."""
+    binomial = scipy.stats.binom(n, 0.5)
+    ranks = np.arange(1, (n + 1) // 2 + 1)  # the lower bound's rank never passes the median's
+    holding = ranks[binomial.cdf(ranks - 1) <= (1 - confidence) / 2]
+    r = int(holding[-1]) if holding.size else 1
+    s = n + 1 - r
+    return r, s, order_coverage(n, r, s)
 
-    Fewer than 6 runs have no such pair at 95% (the range covers the median with probability
-    1 - 2 * 0.5^n: 75% for 3 runs, 94% for 5). Then the interval is the range, and `confidence`
-    says what it really reaches, from the binomial distribution, rather than pretending to 95%.
-    """
-    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+
+def order_coverage(n: int, r: int, s: int) -> float:
+    """The probability that [x(r), x(s)], the r-th and s-th smallest of n runs, holds the
+    population median: P(r <= B <= s - 1) for B ~ Binomial(n, 1/2) (`scipy.stats.binom`)."""
+    return float(scipy.stats.binom.cdf(s - 1, n, 0.5) - scipy.stats.binom.cdf(r - 1, n, 0.5))
+
+
+def median_interval(values, confidence: float = CONFIDENCE) -> MedianInterval:
+    """Median and distribution-free interval (CONFIRM's method; Conover 1999, ch. 3): the pair of
+    order statistics that covers the population median with at least `confidence`
+    (`median_ranks`), and the confidence that pair really has. That is more than asked whenever no
+    narrower pair reaches it (7 runs: the range, 98.4%, as the 2nd to 6th reach only 87.5%), and
+    less with fewer than 6 runs, which have no pair at 95%: then the interval is the range, and
+    `confidence` says what it really reaches rather than pretending to 95%."""
+    x = np.sort(np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float))
     if x.size == 0:
-        return MedianInterval(0, math.nan, math.nan, math.nan, 0.0)
+        return MedianInterval(0, math.nan, math.nan, math.nan, 0.0, asked=confidence)
     median = float(np.median(x))
-    if x.size >= 2:
-        interval = scipy.stats.quantile_test(x, q=median, p=0.5).confidence_interval(confidence)
-        if math.isfinite(interval.low) and math.isfinite(interval.high):
-            return MedianInterval(int(x.size), median, float(interval.low), float(interval.high), confidence)
-    # The range [min, max] misses the median only when every run falls on one side of it.
-    reached = 1 - 2 * float(scipy.stats.binom.pmf(x.size, x.size, 0.5))
-    return MedianInterval(int(x.size), median, float(x.min()), float(x.max()), max(reached, 0.0))
+    if x.size == 1:  # one run: a value, not an interval
+        return MedianInterval(1, median, median, median, 0.0, 1, 1, confidence)
+    r, s, coverage = median_ranks(int(x.size), confidence)
+    return MedianInterval(int(x.size), median, float(x[r - 1]), float(x[s - 1]), coverage, r, s, confidence)
 
 
 @dataclass(frozen=True)

@@ -11,21 +11,41 @@ import math
 import pandas as pd
 
 from pagelab.evidence.families import NOT_TESTED, PRIMARY, family_confidence, holm, smallest_p, verdict_room
-from pagelab.evidence.intervals import (CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT, MAX_REPEATS_ESTIMATE,
-                                        MIN_RUNS_FOR_VERDICT, NOT_RESOLVED, verdict_text)
+from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT,
+                                        MAX_REPEATS_ESTIMATE, MIN_RUNS_FOR_VERDICT, NOT_RESOLVED, RESAMPLES,
+                                        verdict_text)
 from pagelab.evidence.model import MODEL_METHOD
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_METHODS
 from pagelab.evidence.pairs import pairwise_table
 from pagelab.evidence.runs import METRICS_BY_NAME, Metric, RunTable
 
+# How every bootstrap interval of a ratio of medians was drawn (pagelab.evidence.intervals.percentile_bounds),
+# said wherever such an interval is: the same bundle always gives the same interval, and a reader can redo it.
+BOOTSTRAP_WORDS = (f"a percentile bootstrap of {RESAMPLES:,} resamples from random seed {BOOTSTRAP_SEED} "
+                   "(scipy.stats.bootstrap)")
+
+
+def _zero_unsigned(text: str) -> str:
+    """'-0.0' and '+0.0' as '0.0': a value shown as zero has no sign (a −0.0% effect reads as a
+    direction the number does not have)."""
+    digits = text.lstrip("+-")
+    return text if any(c in "123456789" for c in digits) else digits
+
 
 def number_text(value: float, decimals: int) -> str:
-    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{decimals}f}"
+    """'26,705', '988.8', '—' for no value: a number as every table shows it."""
+    if _missing(value):
+        return "—"
+    return _zero_unsigned(f"{value:,.{decimals}f}")
 
 
-def pct_text(pct: float, unit: str = "%") -> str:
-    """'+9.5%', '−4.1%': a change in percent as every verdict and report sentence prints it."""
-    return f"{pct:+.1f}{unit}".replace("-", "−")
+def pct_text(pct: float, unit: str = "%", decimals: int = 1) -> str:
+    """'+9.5%', '−4.1%', '0.0%': a change in percent as every verdict, report sentence, figure and
+    table prints it, the one formatter of an effect: signed, with a true minus sign, and no sign
+    when it rounds to zero. '—' for no value."""
+    if _missing(pct):
+        return "—"
+    return _zero_unsigned(f"{pct:+.{decimals}f}").replace("-", "−") + unit
 
 
 def interval_text(low: float, high: float, confidence_pct: float | None, unit: str = "%") -> str:
@@ -37,7 +57,11 @@ def interval_text(low: float, high: float, confidence_pct: float | None, unit: s
 
 
 def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """None or nan (a Python or a numpy float)."""
+    try:
+        return value is None or math.isnan(value)
+    except TypeError:  # not a number at all (a text cell): shown as it is
+        return False
 
 
 def _runs_text(n, what: str = "runs a side") -> str:
@@ -135,7 +159,9 @@ def family_note(frame: pd.DataFrame) -> str:
         m = max(int(row["family_size"]) for row in rows)
         family = (f"{level_of(rows, m):.4g}% {interval}, Bonferroni for a family of {m} pairs; {tests} "
                   f"Holm-adjusted" if m > 1 else f"{level_of(rows, m):.4g}% {interval}")
-    return f"{what}, {family}; equivalent = the interval within ±{delta:g}%"
+    bootstrapped = any(not _t_tested(row) and not _missing(row.get("low_pct")) for row in rows)
+    resampled = f"; each bootstrap interval is {BOOTSTRAP_WORDS}" if bootstrapped else ""
+    return f"{what}, {family}{resampled}; equivalent = the interval within ±{delta:g}%"
 
 
 def _t_tested(row: dict) -> bool:

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pagelab.machine import system
+from pagelab.machine import devices, system
 from pagelab.common.errors import MissingDependencyError
 from pagelab.mysql.flavour import SERVER_NAMES, ServerFlavour, detect_server
 from pagelab.common.units import GIB
@@ -232,7 +232,7 @@ def check_fio(sbin_fallback: bool) -> Check:
     return Check("fio", True, f"fio {version} ({binary})")
 
 
-def check_data_device(device: system.DeviceInfo) -> Check:
+def check_data_device(device: devices.DeviceInfo) -> Check:
     if device.in_memory:
         return Check(
             "data device",
@@ -257,17 +257,17 @@ def check_data_device(device: system.DeviceInfo) -> Check:
         facts.append("rotational" if device.rotational else "non-rotational")
     if device.logical_block_size and device.physical_block_size:
         facts.append(f"blocks {device.logical_block_size}/{device.physical_block_size} B")
-    notes = [note for note in device.notes if note != system.VIRTUAL_DISK_NOTE]
+    notes = [note for note in device.notes if note != devices.VIRTUAL_DISK_NOTE]
     detail = ", ".join(facts + notes)
     return Check("data device", True, detail)
 
 
-def check_o_direct(data_dir: Path, device: system.DeviceInfo) -> Check:
-    works, reason = system.o_direct_works(data_dir)
+def check_o_direct(data_dir: Path, device: devices.DeviceInfo) -> Check:
+    works, reason = devices.o_direct_works(data_dir)
     if not works:
         fix = "point --data-dir at a directory on a local disk filesystem (ext4, xfs)"
         return Check("O_DIRECT", False, reason, fix)
-    detail = f"works in {system.nearest_existing(data_dir)} (innodb_flush_method=O_DIRECT)"
+    detail = f"works in {devices.nearest_existing(data_dir)} (innodb_flush_method=O_DIRECT)"
     if device.in_memory:
         # tmpfs accepts O_DIRECT since Linux 6.6, but there is no disk for it to go to.
         detail += f", but {device.fstype} has no disk behind it"
@@ -275,12 +275,12 @@ def check_o_direct(data_dir: Path, device: system.DeviceInfo) -> Check:
 
 
 def check_free_disk(data_dir: Path) -> Check:
-    free = system.free_disk_bytes(data_dir)
+    free = devices.free_disk_bytes(data_dir)
     enough = free >= FREE_DISK_WARN_BYTES
     return Check(
         "free disk",
         enough,
-        f"{free / 1e9:.1f} GB free at {system.nearest_existing(data_dir)}"
+        f"{free / 1e9:.1f} GB free at {devices.nearest_existing(data_dir)}"
         + ("" if enough else f"; a sweep's datadirs and snapshots need at least {FREE_DISK_WARN_BYTES / 1e9:.0f} GB"),
         None if enough else "free some space or point --data-dir at a bigger disk",
         required=False,
@@ -325,7 +325,7 @@ def run_doctor(
     report.checks.extend(server_checks)
     report.checks.extend(check_iostat(sbin_fallback))
     report.checks.append(check_fio(sbin_fallback))
-    device = system.block_device_for(data_dir)
+    device = devices.block_device_for(data_dir)
     report.checks.append(check_data_device(device))
     report.checks.append(check_o_direct(data_dir, device))
     report.checks.append(check_free_disk(data_dir))

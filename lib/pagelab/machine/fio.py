@@ -52,7 +52,7 @@ from pagelab.common.errors import MissingDependencyError, PagelabError, UsageErr
 from pagelab.common.processes import stop_process
 from pagelab.parse import parse_fio
 from pagelab.common.paths import CACHE_DIR, DATA_DIR
-from pagelab.machine.system import DeviceInfo, block_device_for, nearest_existing, o_direct_works
+from pagelab.machine.devices import DeviceInfo, block_device_for, nearest_existing, o_direct_works
 from pagelab.common.units import KIB, MIB, format_size, kib, parse_size
 
 

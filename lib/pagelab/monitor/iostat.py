@@ -83,7 +83,7 @@ def check_devices(devices: Sequence[str]) -> tuple[str, ...]:
 def disks_for_datadir(datadir: str | os.PathLike) -> tuple[tuple[str, ...], str | None]:
     """(disks under the datadir, note). No disks, with a note saying why, when there is no local
     disk to watch (tmpfs, overlay, a network filesystem): iostat then reports every device."""
-    from pagelab.machine.system import block_device_for
+    from pagelab.machine.devices import block_device_for
 
     info = block_device_for(datadir)
     if info.disks:

@@ -14,6 +14,7 @@ import pandas as pd
 from pagelab.common.reference import reference_table
 from pagelab.mysql.pagesize import PAGE_SIZES
 from pagelab.common.units import KIB
+from pagelab.evidence.wording import pct_text
 
 # The lab's report reads its monitors at these points of a 1200 s run.
 SEED_CHECKPOINTS_S = (100, 400, 800, 1100)
@@ -315,7 +316,7 @@ def effect_across_levels(effects: pd.DataFrame, factor_words: str, level_labels:
         axis.errorbar(positions, change, yerr=[low, high], fmt="o-", color=PAGE_COLOURS.get(effects.iloc[0]["a"], "#333"),
                       capsize=6)
         for position, row in zip(positions, effects.to_dict("records")):
-            axis.annotate(f"{row['change_pct']:+.1f}%".replace("-", "−"), (position, row["change_pct"]),
+            axis.annotate(pct_text(row["change_pct"]), (position, row["change_pct"]),
                           textcoords="offset points", xytext=(8, 4), fontsize=8)
         axis.set_xticks(positions, [(level_labels or {}).get(str(level), str(level)) for level in effects["level"]])
         pair = f"{effects.iloc[0]['a']} vs {effects.iloc[0]['b']}"

@@ -8,12 +8,8 @@ import math
 
 from pagelab.common.units import size_text
 from pagelab.evidence.grid import FACTOR_WORDS, effect_change, effect_change_sentence, effect_table, grid_factors
-from pagelab.evidence.wording import interval_text
+from pagelab.evidence.wording import interval_text, pct_text
 from pagelab.report.seed_configuration import pool_share_pct
-
-
-def _pct(value: float) -> str:
-    return f"{value:+.1f}%".replace("-", "−")
 
 
 def grid_factor(data) -> str | None:
@@ -32,7 +28,7 @@ def grid_answer(data) -> str:
     """The grid's answer: the page-size effect at each level and whether it changes with the factor."""
     factor = grid_factor(data)
     effects = effect_table(data.evidence, factor)
-    parts = [f"{FACTOR_WORDS.get(factor, factor)} {row['level']}: {_pct(row['change_pct'])}"
+    parts = [f"{FACTOR_WORDS.get(factor, factor)} {row['level']}: {pct_text(row['change_pct'])}"
              + ("" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
                                                                          row.get("confidence_pct")))
              + f" ({row['verdict']})" for row in effects.to_dict("records")]

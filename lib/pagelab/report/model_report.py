@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 
+from pagelab.evidence.components import COMPONENTS_WORDS
 from pagelab.evidence.families import PRIMARY
 from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
 from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_MODEL_METHOD, split_rounds
 from pagelab.evidence.runs import METRICS, equivalence_of, model_data
-from pagelab.evidence.wording import floor_note
+from pagelab.evidence.wording import BOOTSTRAP_WORDS, floor_note
 
 # How a pair was judged, from its row's `method` (what pagelab.evidence wrote when it judged it).
 MODEL, NODE, NODE_BLOCKS, SIGNED_RANK, RANK_SUM, NO_INTERVAL, NO_VALUES = (
@@ -135,7 +136,8 @@ def methods_explained(data) -> str:
             ways.append(f"the Mann-Whitney test compares run by run, where fewer than {MIN_ROUNDS_FOR_PAIRED} "
                         f"rounds were shared, and the bootstrap resamples each side's runs on their own")
         parts.append("The ratio of medians is called faster or slower only if its rank test agrees; "
-                     + "; ".join(ways) + ".")
+                     + "; ".join(ways) + f". Each bootstrap interval is {BOOTSTRAP_WORDS}, so the same bundle "
+                     "always gives the same interval.")
     tpmc = [kind_of(row) for row in rows if row["metric"] == "tpmc"]
     ranked = [kind in (SIGNED_RANK, RANK_SUM) for kind in tpmc]
     if any(ranked):
@@ -244,7 +246,8 @@ def model_sentences(data) -> str:
         parts.append(" Components: " + "; ".join(
             f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s, √f = "
             f"{100 * math.sqrt(max(s.between_f.value, 0.0)):.1f}%" if math.isfinite(s.between_f.value)
-            else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s" for s in sizes) + ".")
+            else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s" for s in sizes) + ". "
+                     + COMPONENTS_WORDS)
     if found.over_time:
         parts.append(" The over-time runs are one more round (their order drawn from the random seed, as a round's is): "
                      + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
@@ -269,7 +272,9 @@ def method_markdown(data) -> str:
         return (f"\n\n**How the pairs of page sizes were judged.** Within each level of the "
                 f"{FACTOR_WORDS.get(factor, factor)} the page sizes are judged as in a sweep of their own, TpmC's "
                 f"effect {_listed([KIND_WORDS[kind] for kind in kinds]) if kinds else 'not at all (no pairs)'}; the "
-                f"Summary and the table of the effects at each level give each interval's level. {glossary}")
+                f"Summary and the table of the effects at each level give each interval's level."
+                + (f" Each bootstrap interval is {BOOTSTRAP_WORDS}." if set(kinds) & {SIGNED_RANK, RANK_SUM} else "")
+                + f" {glossary}")
     text = " ".join(part for part in (which_method_sentence(data), methods_explained(data), words_sentence(data))
                     if part)
     text += " " + family_sentence(data) + looks_sentence(data) + model_sentences(data)

@@ -20,6 +20,8 @@ REFERENCES = [
     "A. Maricq, D. Duplyakin, I. Jimenez, C. Maltzahn, R. Stutsman, R. Ricci, \"Taming Performance "
     "Variability\", OSDI 2018.",
     "T. Hoefler, R. Belli, \"Scientific Benchmarking of Parallel Computing Systems\", SC 2015.",
+    "W. J. Conover, \"Practical Nonparametric Statistics\", 3rd ed., Wiley, 1999, ch. 3 (the order-statistic "
+    "confidence interval of a median from the binomial distribution, and the confidence it really has).",
     "K. P. White Jr., \"An effective truncation heuristic for bias reduction in simulation output\", "
     "Simulation 69(6), 1997 (MSER).",
     "B. Efron, R. J. Tibshirani, \"An Introduction to the Bootstrap\", Chapman & Hall, 1993 (the percentile "

@@ -246,7 +246,7 @@ def check_round_on_this_node(record: SweepRecord, units: list[Unit], host: str) 
 def check_scratch_is_local(scratch: Path | None) -> None:
     """UsageError if the units' servers would live on a network filesystem, which would measure
     the network instead of the node's disk, or in memory (tmpfs), which would measure no disk."""
-    from pagelab.machine.system import block_device_for, network_filesystem
+    from pagelab.machine.devices import block_device_for, network_filesystem
 
     if scratch is None:
         return

@@ -11,6 +11,7 @@ import pandas as pd
 from pagelab.common.errors import UsageError
 from pagelab.evidence import DEFAULT_EQUIVALENCE_PCT, EQUIVALENT, FASTER, NOT_RESOLVED, SLOWER, compare_family, verdict_text
 from pagelab.evidence.intervals import CONFIDENCE, median_interval, ratio_interval
+from pagelab.evidence.wording import pct_text
 from pagelab.common.reference import reference_table
 from pagelab.common.units import KIB, page_size_label
 from pagelab.workloads.sqlite.benchmarks import (
@@ -155,7 +156,9 @@ def summary_line(delta: pd.DataFrame) -> str:
 
 
 def _signed(pct: float, decimals: int = 0) -> str:
-    return "—" if pct is None or math.isnan(pct) else f"{pct:+.{decimals}f}%"
+    """An effect as the experiment's log prints it (an ASCII minus), by the one formatter of an
+    effect (pagelab.evidence.wording.pct_text: no sign when it rounds to zero)."""
+    return pct_text(pct, decimals=decimals).replace("−", "-")
 
 
 def _ms_range(low: float, high: float) -> str:
@@ -165,7 +168,7 @@ def _ms_range(low: float, high: float) -> str:
 
 def _pct_range(low: float, high: float) -> str:
     near, far = sorted((low, high), key=abs)
-    a, b = f"{near:+.0f}", f"{far:+.0f}"
+    a, b = (pct_text(value, "", 0).replace("−", "-") for value in (near, far))
     return f"{a}%" if a == b else f"{a} to {b}%"
 
 

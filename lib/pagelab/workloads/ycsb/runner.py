@@ -347,7 +347,7 @@ def run_ycsb(
 
         detect_server()  # a missing server is named before anything is written
     elif options.direct_io:
-        from pagelab.machine.system import o_direct_works
+        from pagelab.machine.devices import o_direct_works
 
         works, reason = o_direct_works(out)
         if not works:

@@ -1,0 +1,239 @@
+"""The evidence's words say what the numbers are: a median interval's confidence is the one it
+really has, its farther end is defined, an effect that rounds to zero has no sign, the bootstrap's
+resamples and seed are stated, and the variance components' units are explained. The expected
+values are worked out here by hand (binomial coefficients with math.comb, scipy.stats.bootstrap
+called anew), not read back from the code under test.
+
+Light: synthetic tables of runs and a synthetic bundle (bench/synthetic.py), no server."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+
+def _table(values_by_size: dict[str, list[float]], shared_rounds: bool = True):
+    """A RunTable whose TpmC runs are the given values, one round per position (or, without
+    `shared_rounds`, each run a block of its own: compared unpaired)."""
+    from pagelab.evidence.runs import METRICS, RunTable
+
+    rows = [{"run": f"{size}-r{i + 1}", "page_size": size, "repeat": i + 1,
+             "block": f"round {i + 1}" if shared_rounds else f"{size} run {i + 1}",
+             "host": "one machine", **{m.name: math.nan for m in METRICS}, "tpmc": value}
+            for size, values in values_by_size.items() for i, value in enumerate(values)]
+    return RunTable(pd.DataFrame(rows), [], {"equivalence_pct": 3.0}, list(values_by_size))
+
+
+def _below(n: int, k: int) -> float:
+    """P(B <= k) for B ~ Binomial(n, 1/2), by counting: the sum of C(n, i) over 2^n."""
+    return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+
+
+# --- a. the median interval's confidence is the one it has ---------------------------------------
+
+
+def test_seven_runs_give_the_range_at_98_4_percent_not_95():
+    from pagelab.evidence.intervals import median_interval
+
+    runs = [27_000.0, 25_000.0, 19_845.0, 26_705.0, 28_059.0, 26_000.0, 26_900.0]
+    found = median_interval(runs)
+    assert (found.low, found.high) == (min(runs), max(runs)) and (found.low_rank, found.high_rank) == (1, 7)
+    # the range misses the median only when all 7 runs fall on one side of it: 2 x (1/2)^7 = 2/128
+    assert found.confidence == pytest.approx(1 - 2 / 128) == pytest.approx(0.984375)
+
+
+@pytest.mark.parametrize("n", range(2, 31))
+def test_every_n_gets_the_narrowest_pair_reaching_95_and_its_own_coverage(n):
+    """Conover's interval counted by hand: r the largest rank with P(B <= r - 1) <= 2.5% (else the
+    range), s = n + 1 - r, coverage 1 - 2 P(B <= r - 1)."""
+    from pagelab.evidence.intervals import median_interval
+
+    r = max([k for k in range(1, (n + 1) // 2 + 1) if _below(n, k - 1) <= 0.025], default=1)
+    found = median_interval([float(v) for v in range(1, n + 1)])
+    assert (found.low, found.high) == (float(r), float(n + 1 - r))
+    assert found.confidence == pytest.approx(1 - 2 * _below(n, r - 1))
+    assert (found.confidence < 0.95) == (n < 6)  # fewer than 6 runs cannot reach 95%, and say so
+
+
+def test_the_table_the_stats_lines_and_the_report_columns_say_the_actual_confidence():
+    from pagelab.evidence.medians import median_columns, median_note, page_size_table, page_size_text
+
+    rng = np.random.default_rng(3)
+    table = _table({"4k": list(26_000 * np.exp(rng.normal(0, 0.05, 7))),
+                    "16k": list(25_000 * np.exp(rng.normal(0, 0.05, 10)))})
+    per_size = page_size_table(table)
+    tpmc = per_size[per_size["metric"] == "tpmc"].set_index("page_size")
+    seven, ten = 100 * (1 - 2 * 0.5 ** 7), 100 * (1 - 2 * _below(10, 1))  # 98.4375, 97.8516
+    assert tpmc.loc["4k", "confidence_pct"] == pytest.approx(round(seven, 1)) == 98.4
+    assert tpmc.loc["16k", "confidence_pct"] == pytest.approx(round(ten, 1)) == 97.9
+    text = "\n".join(page_size_text(per_size))
+    assert " at 98.4%, " in text and " at 97.9%, " in text and " at 95%" not in text, text
+    note = median_note(tpmc.reset_index())
+    assert "with 7 runs, from the smallest to the largest run" in note and "1 − 2 × 0.5^7 = 98.4%" in note, note
+    assert "with 10 runs, from the 2nd smallest to the 2nd largest run" in note and "= 97.9%" in note, note
+    # the next narrower pair of 7 runs (2nd to 6th) holds the median only 1 - 2 P(B <= 1) = 87.5% of the time
+    assert f"holds it only {100 * (1 - 2 * _below(7, 1)):.1f}% of the time" in note and "87.5%" in note
+    assert "Conover" in note and "scipy.stats.binom" in note
+    assert median_columns("tpmc")["confidence_pct"] == ("Interval's actual confidence (%)", 1)
+
+
+def test_the_report_notebook_shows_the_median_tables_with_these_columns_and_note():
+    text = (REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text()
+    assert "Half-width" not in text and "half_width_pct" not in text and '\\"Confidence (%)\\"' not in text
+    assert text.count("median_columns(") >= 3 and text.count("median_note(") >= 2
+
+
+# --- b. the farther end, defined as the code computes it ------------------------------------------
+
+
+def test_the_farther_end_is_the_larger_distance_from_the_median_and_the_note_says_so():
+    from pagelab.evidence.medians import median_columns, median_note, page_size_table, page_size_text
+
+    table = _table({"4k": [80.0, 99.0, 100.0, 100.0, 100.0, 101.0, 104.0]})  # median 100: -20% and +4%
+    per_size = page_size_table(table)
+    row = per_size[per_size["metric"] == "tpmc"].iloc[0]
+    assert row["far_end_pct"] == pytest.approx(20.0) and "half_width_pct" not in per_size
+    assert "farther end 20.0%" in "\n".join(page_size_text(per_size))
+    note = median_note(per_size[per_size["metric"] == "tpmc"])
+    assert ("The farther end is the larger of the two distances from the median to the interval's ends, in % of "
+            "the median") in note
+    assert median_columns("tpmc")["far_end_pct"] == ("Farther end from the median (%)", 1)
+
+
+# --- c. an effect that rounds to zero has no sign -------------------------------------------------
+
+
+@pytest.mark.parametrize("value, shown", [(-0.04, "0.0%"), (0.04, "0.0%"), (-0.0, "0.0%"), (-0.06, "−0.1%"),
+                                          (0.06, "+0.1%"), (-4.1, "−4.1%"), (9.5, "+9.5%"), (math.nan, "—")])
+def test_an_effect_prints_with_a_true_minus_and_no_sign_at_zero(value, shown):
+    from pagelab.evidence.wording import pct_text
+
+    assert pct_text(value) == shown
+
+
+def test_zero_has_no_sign_in_intervals_verdict_lines_and_tables():
+    from pagelab.evidence.wording import interval_text, number_text, verdict_line
+
+    assert interval_text(-0.04, 0.3, 97.5) == "[0.0%, +0.3%] (97.5% CI)"
+    assert number_text(-0.04, 1) == "0.0" and number_text(-0.4, 0) == "0" and number_text(-1234.5, 0) == "-1,234"
+    row = {"metric": "hit_ratio", "a": "8k", "b": "4k", "runs_a": 7, "runs_b": 7, "change_pct": -0.03,
+           "low_pct": -0.08, "high_pct": -0.01, "confidence_pct": 97.5, "verdict": "lower", "p_value": 0.016,
+           "p_adjusted": 0.031, "family_size": 2, "equivalence_pct": 3.0, "paired": True,
+           "method": "exact Wilcoxon signed-rank, 7 rounds", "role": ""}
+    line = verdict_line(row)
+    assert line.startswith("8k vs 4k: Hit ratio 0.0% [−0.1%, 0.0%] (97.5% CI), lower") and "−0.0" not in line, line
+
+
+def test_no_other_module_formats_a_signed_number_of_its_own():
+    """One formatter: a signed number format (':+.1f') appears only in pagelab.evidence.wording; the
+    lag-1 autocorrelations of pagelab.evidence.components are correlations and an over-time run's
+    drift (pagelab.evidence.model) a slope per minute, not effects."""
+    signed = re.compile(r":\+[,_0-9]*(\.(\d+|\{\w+\}))?[dfge%]\}")
+    found = [f"{path.relative_to(REPO_ROOT)}: {line.strip()}"
+             for path in sorted((REPO_ROOT / "lib" / "pagelab").rglob("*.py"))
+             for line in path.read_text().splitlines()
+             if signed.search(line) and "autocorrelation" not in line and "drift" not in line]
+    assert [line for line in found if not line.startswith("lib/pagelab/evidence/wording.py")] == [], found
+
+
+# --- d. the bootstrap's resamples and seed are stated, and true ---------------------------------
+
+
+def test_a_bootstrap_familys_note_states_resamples_and_seed_and_they_reproduce_its_interval():
+    import scipy.stats
+
+    from pagelab.evidence.pairs import pairwise_table
+    from pagelab.evidence.wording import family_note
+
+    rng = np.random.default_rng(11)
+    # 8 runs a side, so a median is the mean of two runs and the resampled ratios take many values:
+    # another number of resamples or another seed moves the percentiles
+    a, b = list(10_000 * np.exp(rng.normal(0, 0.03, 8))), list(10_500 * np.exp(rng.normal(0, 0.03, 8)))
+    pairs = pairwise_table(_table({"4k": a, "8k": b}, shared_rounds=False))  # unpaired: Mann-Whitney, bootstrap
+    tpmc = pairs[pairs["metric"] == "tpmc"]
+    note = family_note(tpmc)
+    said = re.search(r"a percentile bootstrap of ([\d,]+) resamples from random seed (\d+) \(scipy\.stats\.bootstrap\)",
+                     note)
+    assert said, note
+    resamples, seed = int(said.group(1).replace(",", "")), int(said.group(2))
+    assert (resamples, seed) == (9_999, 2026)
+    redone = scipy.stats.bootstrap((b, a), lambda x, y, axis=-1: np.median(x, axis=axis) / np.median(y, axis=axis),
+                                   vectorized=True, n_resamples=resamples, method="percentile",
+                                   random_state=np.random.default_rng(seed)).confidence_interval
+    row = tpmc.iloc[0]
+    ratio = np.median(b) / np.median(a)
+    assert row["low_pct"] == pytest.approx(100 * (min(redone.low, ratio) - 1))
+    assert row["high_pct"] == pytest.approx(100 * (max(redone.high, ratio) - 1))
+
+
+def test_a_model_only_family_names_no_bootstrap():
+    from pagelab.evidence.wording import family_note
+
+    row = {"metric": "tpmc", "a": "16k", "b": "4k", "runs_a": 7, "runs_b": 7, "change_pct": -2.3, "low_pct": -9.0,
+           "high_pct": 4.8, "confidence_pct": 95.0, "verdict": "not resolved", "family_size": 1,
+           "equivalence_pct": 3.0, "paired": True, "method": "two-level model, 7 blocks, t on 6 df", "role": ""}
+    assert "bootstrap" not in family_note(pd.DataFrame([row]))
+
+
+def _bundle(directory):
+    """A synthetic 7-round bundle with interval series, and read and write IOPS for the rank tests."""
+    from bench.synthetic import SyntheticDesign, sweep, write_bundle
+    from pagelab.report.lab_report import load
+
+    design = SyntheticDesign(rounds=7, effects=(0.0, math.log(1.05), -0.05))
+    write_bundle(sweep(design, np.random.default_rng(7)), directory, profile={"primary": "16k vs 4k"},
+                 with_series=True)
+    rng = np.random.default_rng(1)
+    for run in sorted(path for path in directory.iterdir() if path.is_dir()):
+        (run / "iostat.csv").write_text("t_s,r_s,w_s\n" + "".join(
+            f"{t},{rng.normal(500, 20):.1f},{rng.normal(300, 10):.1f}\n" for t in range(0, 50, 10)))
+    return load(directory)
+
+
+def test_the_method_states_the_bootstrap_and_explains_the_components_units(tmp_path):
+    from pagelab.report.model_report import method_markdown
+
+    text = method_markdown(_bundle(tmp_path / "b"))
+    assert ("Each bootstrap interval is a percentile bootstrap of 9,999 resamples from random seed 2026 "
+            "(scipy.stats.bootstrap), so the same bundle always gives the same interval.") in text, text
+    assert " Components: " in text and "%²·s" in text
+    assert ("Here a is the within-run part: the variance of a T-second run's mean TpmC is a/T, in percent squared (%²), "
+            "so a is in %²·s (percent squared × seconds)") in text, text
+    assert "f is the between-run floor" in text and "√f, its square root, is in percent." in text
+
+
+# --- e. the components' units, where pagelab stats prints them and in the glossary ---------------
+
+
+def test_the_components_lines_explain_a_and_f_in_one_sentence(tmp_path):
+    from pagelab.evidence.components import components_lines
+    from pagelab.evidence.runs import model_data
+
+    data = _bundle(tmp_path / "b")
+    lines = components_lines(model_data(data.evidence).components)
+    assert lines[0].startswith("Variance components of log TpmC")
+    explained = lines[1].strip()
+    assert explained.count(". ") == 0 and explained.endswith(".")  # one sentence
+    assert "a/T" in explained and "%²·s (percent squared × seconds)" in explained
+    assert "f is the between-run floor" in explained and "√f, its square root, is in percent" in explained
+    assert any("%²·s" in line and "√f = " in line for line in lines[2:])
+
+
+def test_the_glossary_has_one_line_each_for_a_and_f_and_states_the_bootstrap():
+    from pagelab.evidence.intervals import BOOTSTRAP_SEED, RESAMPLES
+
+    lines = (REPO_ROOT / "runbooks" / "glossary.md").read_text().splitlines()
+    within = [line for line in lines if line.startswith("- **within-run a**")]
+    floor = [line for line in lines if line.startswith("- **between-run floor f**")]
+    assert len(within) == 1 and "%²·s" in within[0] and "a / T" in within[0]
+    assert len(floor) == 1 and "√f" in floor[0] and "percent" in floor[0]
+    interval = next(line for line in lines if line.startswith("- **interval** (of an effect)"))
+    assert f"{RESAMPLES:,} resamples from random seed {BOOTSTRAP_SEED}" in interval
+    median = next(line for line in lines if line.startswith("- **median interval**"))
+    assert "98.4%" in median and "with 95% confidence" not in median
