@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from pagelab.workloads.ycsb.driver import InsertCounter, share
+from pagelab.workloads.ycsb.worker import InsertCounter, share
 from pagelab.workloads.ycsb.generators import (
     LatestChooser,
     ScrambledZipfianChooser,

@@ -15,7 +15,8 @@ One module per concern:
     workloads    the load and workloads A B C D F: operation mixes, names matching the proposal's table
     histogram    per-operation latency histograms in µs (avg, min, max, p95, p99 come from them)
     backends     InnoDB (usertable over mysql-connector's C extension) and the prototype
-    driver       one phase: workers (processes, threads, or inline), timing, progress, Ctrl-C
+    worker       one client worker: its share of the operations, each timed, its messages
+    driver       one phase: workers (processes, threads, or inline), progress, Ctrl-C, the result
     output       YCSB's text format and the tidy rows
     options      what a run is asked to do, checked whole, and the buffer pool sized from the data
     runner       a whole run: per page size an instance or a database, load, workloads, files
