@@ -69,7 +69,7 @@ def test_a_sweep_of_another_configuration_does_not_check_the_seeds_claims(quick_
         claim = quick_configuration[key]
         assert claim.verdict == NOT_CHECKED, key
         assert "1 warehouse against 7" in claim.evidence
-        assert "pool 69% of the largest loaded database against 30%" in claim.evidence
+        assert "pool 64 MiB (69% of the data loaded) against the lab's 30%" in claim.evidence
         assert "4 connections against 8" in claim.evidence
         assert "`course` profile" in claim.evidence
     assert "9 s measured against 1200 s" in quick_configuration["hit_ratio"].evidence

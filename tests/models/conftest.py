@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagelab.machine.fio import DeviceProfile
+from pagelab.machine.device_profile import DeviceProfile
 
 FIO_FIXTURES = ("randread_qd1_4k.json", "randread_qd1_16k.json", "randread_qd1_64k.json")
 

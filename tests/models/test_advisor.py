@@ -14,7 +14,7 @@ from pagelab.models import advisor
 from pagelab.models.advisor import TIE_TOLERANCE, Advice, advise, run_advise
 from pagelab.models.blocksize import model_table
 from pagelab.machine import fio
-from pagelab.machine.fio import BlockSizeResult, DeviceProfile
+from pagelab.machine.device_profile import BlockSizeResult, DeviceProfile
 
 GIB = 1 << 30
 SEED_QUESTION = dict(n_keys=1e9, key_bytes=32, value_bytes=8)

@@ -17,11 +17,10 @@ import pytest
 
 from pagelab.common.errors import MissingDependencyError, UsageError
 from pagelab.parse import parse_fio
-from pagelab.machine import fio
+from pagelab.machine import device_profile, fio
+from pagelab.machine.device_profile import BlockSizeResult, DeviceProfile
 from pagelab.machine.fio import (
     TEST_FILE_NAME,
-    BlockSizeResult,
-    DeviceProfile,
     fio_command,
     load_or_measure,
     measure_random_read_iops,
@@ -166,7 +165,7 @@ def test_profile_from_the_fixtures(fixture_profile, fixtures_dir):
 
 def test_profile_survives_json(fixture_profile, tmp_path):
     path = fixture_profile.save(tmp_path / "profile.json")
-    assert json.loads(path.read_text())["format"] == fio.PROFILE_FORMAT
+    assert json.loads(path.read_text())["format"] == device_profile.PROFILE_FORMAT
     assert DeviceProfile.load(path) == fixture_profile
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.machine.fio import PROFILE_MAX_AGE_DAYS, DeviceProfile, profile_cache_path
+from pagelab.machine.device_profile import DeviceProfile
+from pagelab.machine.fio import PROFILE_MAX_AGE_DAYS, profile_cache_path
 from tests.notebook_checks import (REPO_ROOT, check_committed_clean, check_ran_without_errors, execute,
                                   internal_labels, output_text, table_headers)
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from pagelab.common.reference import CITATIONS
 
 def cmd_ycsb(args: argparse.Namespace) -> int:
-    from pagelab.workloads.ycsb.runner import YcsbOptions, run_ycsb
+    from pagelab.workloads.ycsb.options import YcsbOptions
+    from pagelab.workloads.ycsb.runner import run_ycsb
 
     threads = args.threads
     if args.max_key_size:
@@ -43,7 +44,7 @@ def cmd_ycsb(args: argparse.Namespace) -> int:
 def register(commands) -> None:
     from pagelab.mysql.pagesize import PAGE_SIZES
     from pagelab.workloads.ycsb.generators import DISTRIBUTIONS
-    from pagelab.workloads.ycsb.runner import BACKENDS, DEFAULT_OPERATIONS, DEFAULT_RECORDS
+    from pagelab.workloads.ycsb.options import BACKENDS, DEFAULT_OPERATIONS, DEFAULT_RECORDS
 
     ycsb = commands.add_parser(
         "ycsb", help="YCSB load and workloads per page size, on InnoDB or the storage prototype (OrientDB's page-size "

@@ -22,7 +22,8 @@ from pagelab.common.errors import UsageError
 from pagelab.models.blocksize import DEFAULT_LAYOUT, RANDOM_INSERT_FILL, NodeCapacity, model_table
 from pagelab.common.paths import CACHE_DIR, DATA_DIR
 from pagelab.common.units import KIB, size_text, parse_size
-from pagelab.machine.fio import DEFAULT_BLOCK_SIZES, PROFILE_MAX_AGE_DAYS, DeviceProfile, load_or_measure
+from pagelab.machine.device_profile import DeviceProfile
+from pagelab.machine.fio import DEFAULT_BLOCK_SIZES, PROFILE_MAX_AGE_DAYS, load_or_measure
 
 # Rates closer than this count as a tie, which the smaller page wins. A 2% lead is below what
 # the model itself can tell apart (an analytic node capacity and an average fill move its numbers

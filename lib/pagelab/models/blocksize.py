@@ -314,7 +314,7 @@ def model_table(
 ):
     """The model for every measured block size, as a pandas DataFrame with `TABLE_COLUMNS`.
 
-    The first argument is a `DeviceProfile` (pagelab.machine.fio), a mapping {block size in
+    The first argument is a `DeviceProfile` (pagelab.machine.device_profile), a mapping {block size in
     bytes: IOPS}, or a DataFrame with block_size_bytes and iops columns (such as `seed_table()`).
     queries_per_s is IOPS / uncached_hops, which with no cache is the post's IOPS / hops.
     """

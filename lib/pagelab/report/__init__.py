@@ -1,4 +1,5 @@
 """Reports: the lab report's data read from a bundle (`lab_report`), its words and tables (`answer`,
-`claims`, `method`, `setup_tables`, `host_report`, `references`, `model_report`, `grid_report`) and figures
-(`figures`) drawn from it, its appendix (`appendix`), the words tables are shown under (`labels`), notebooks executed by papermill
-(`execute`), and an executed notebook printed to PDF by Chromium (`pdf`, `notebook_report`)."""
+`claims`, `method`, `setup_tables`, `host_report`, `precision`, `references`, `model_report`,
+`grid_report`) and figures (`figures`) drawn from it, its appendix (`appendix`), the words tables are
+shown under (`labels`), notebooks executed by papermill (`execute`), and an executed notebook printed
+to PDF by Chromium (`pdf`, `notebook_report`)."""

@@ -59,12 +59,34 @@ def versions(data: ReportData) -> pd.DataFrame:
     machine = data.record.document["machine"]
     from pagelab.report.references import recorded_version
 
-    rows = [("pagelab", recorded_version(machine)),
-            ("Server", (machine.get("server") or {}).get("version_line") or "—"), ("Python", machine.get("python") or "—")]
+    rows = [("pagelab", recorded_version(machine)), *server_version_rows(data),
+            ("Python", machine.get("python") or "—")]
     # pagelab's own package version is the first row's release; a second row of it would read as another pagelab
     rows += [(name, version) for name, version in sorted((machine.get("packages") or {}).items()) if name != "pagelab"]
     rows += [(name, version) for name, version in sorted((machine.get("tools") or {}).items())]
     return pd.DataFrame(rows, columns=["Component", "Version"])
+
+
+def server_version_rows(data: ReportData) -> list[tuple[str, str]]:
+    """The server the runs measured, as each run recorded it (summary.json's `server`, the server's
+    own VERSION()), one row per version and the hosts that ran it; then the server where the sweep
+    was made (sweep.json's machine record). On Slurm the two differ: the sweep is made on the login
+    node, and only the runs know what the nodes ran."""
+    frames = [data.tables["summary"]] + ([data.over_time["summary"]] if data.has_over_time_runs else [])
+    summary = pd.concat([f for f in frames if not f.empty]) if any(not f.empty for f in frames) else frames[0]
+    machine = data.record.document["machine"]
+    where_made = ("Server where the sweep was made", (machine.get("server") or {}).get("version") or "—")
+    if summary.empty or "server" not in summary or summary["server"].dropna().empty:
+        return [("Server, as the runs recorded it", "not recorded by these runs"), where_made]
+    rows = []
+    recorded = summary.dropna(subset=["server"])
+    for version, runs in recorded.groupby("server", sort=True):
+        names = sorted(str(h) for h in runs["host"].dropna().unique()) if "host" in runs else []
+        hosts = ", ".join(names) if len(names) <= 3 else f"{len(names)} hosts"  # a cell is cut at TEXT_CELL_CHARS
+        count = len(runs)
+        rows.append((f"Server, {count} run{'s' if count != 1 else ''}" + (f" on {hosts}" if hosts else ""),
+                     str(version)))
+    return rows + [where_made]
 
 
 def failed_runs(data: ReportData) -> pd.DataFrame:
@@ -76,7 +98,9 @@ def outliers_markdown(data: ReportData) -> str:
     with what to look at; a sentence saying there are none otherwise (pagelab.evidence.outliers)."""
     from pagelab.evidence.outliers import OUTLIER_METHOD, outlier_lines
 
+    from pagelab.report.self_check import KEPT_SENTENCE
+
     lines = outlier_lines(data.evidence.runs)
     if not lines:
         return f"None ({OUTLIER_METHOD}, at 5%)."
-    return "\n".join(f"- {line}" for line in lines)
+    return "\n".join(f"- {line}" for line in lines) + f"\n\n{KEPT_SENTENCE}"

@@ -137,3 +137,17 @@ def pair_word(row: dict) -> str:
 def summary_values(data: ReportData, column: str) -> list:
     summary = data.tables["summary"]
     return [] if summary.empty or column not in summary else list(summary[column].dropna())
+
+
+def shipped_profile_values(name: str, knobs: list[str]) -> dict | None:
+    """The knobs' values in the profile file of that name as this pagelab ships it (None when there is
+    none), for a bundle from before sweep.json recorded them (its `changed_knobs`, its planned_* knobs)."""
+    import yaml
+
+    from pagelab.common.paths import PROFILES_DIR
+
+    path = PROFILES_DIR / f"{name}.yaml"
+    if not name or not path.is_file():
+        return None
+    raw = yaml.safe_load(path.read_text()) or {}
+    return {knob: raw[knob] for knob in knobs if knob in raw}

@@ -10,6 +10,35 @@ import re
 
 import pandas as pd
 
+# What each server setting the report's configuration shows does, in a line, declared once here for the
+# report's Setup (a reader of "innodb_flush_neighbors 0" should not need the server's manual). The
+# defaults named are MariaDB 10.11's.
+SERVER_SETTING_MEANINGS = {
+    "innodb_buffer_pool_size": "the memory InnoDB caches table and index pages in",
+    "innodb_flush_log_at_trx_commit": "when a commit's redo reaches the disk: 1 (the default) flushes it at every "
+                                      "commit; 0 writes and flushes it about once a second, so a crash can lose the "
+                                      "last second of commits but a commit waits for no disk",
+    "innodb_flush_neighbors": "whether writing a dirty page back also writes the dirty pages beside it in its extent: "
+                              "0 no (suits an SSD), 1 yes (the default, for spinning disks)",
+    "innodb_flush_method": "how InnoDB opens its data files: O_DIRECT bypasses the kernel's page cache, so the "
+                           "buffer pool is the only cache and the disk sees InnoDB's own reads and writes",
+    "innodb_buffer_pool_instances": "how many parts the buffer pool is split into, each with its own lock",
+    "innodb_log_file_size": "the redo log's size: a larger one lets more changes wait in the buffer pool before a "
+                            "checkpoint must write dirty pages back",
+    "innodb_log_buffer_size": "the memory that holds redo records until they are written to the redo log",
+}
+
+
+def setting_meanings_markdown(names) -> str:
+    """'What the server settings mean: - innodb_flush_neighbors: ...' for those of `names` with a
+    meaning above, in their order; '' when none has one."""
+    known = [name for name in dict.fromkeys(names) if name in SERVER_SETTING_MEANINGS]
+    if not known:
+        return ""
+    return "**What the server settings mean.**\n\n" + "\n".join(
+        f"- `{name}`: {SERVER_SETTING_MEANINGS[name]}." for name in known)
+
+
 # Whole names whose words are better said than spelt out part by part.
 LABELS = {
     "page_size": "page size",

@@ -13,7 +13,7 @@ import pandas as pd
 from pagelab.bundle import ROUND_ORDER_DRAWN
 from pagelab.common.units import size_text
 from pagelab.report.lab_report import ReportData, summary_values
-from pagelab.report.seed_configuration import memory_budget_sentence, not_applicable_sentence, pool_share_pct
+from pagelab.report.seed_configuration import memory_budget_sentence, not_applicable_sentence, pool_share_text
 
 
 def method_markdown(data: ReportData) -> str:
@@ -28,8 +28,8 @@ def method_markdown(data: ReportData) -> str:
         shown = [f"{level} ({size_text(levels[level])})" for level in profile["buffer_pool"] if level in levels]
         pool_text = (", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else "".join(shown)) + \
             ", one level of the grid per run"
-    elif db and pools:
-        pool_text = f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
+    elif pool_share_text(summary):
+        pool_text = pool_share_text(summary)
     if profile.get("rampup_s") == "auto":
         # runs from before a pool still filling could take the ramp-up past the cap record no ceiling
         ceilings = summary_values(data, "rampup_ceiling_s")

@@ -201,10 +201,22 @@ def family_sentence(data) -> str:
 
 
 def looks_sentence(data) -> str:
-    """For a sweep made to be extended by more rounds: its looks and the boundary each was tested at."""
+    """Whether the sweep declared `max_rounds` (room for more rounds, `--add-rounds`), and its looks:
+    each with the boundary it was tested at, or the one look at the full level of a sweep made to be
+    analysed once. A reader cannot otherwise tell a fixed design from one still growing."""
     looks = data.evidence.looks
-    if looks is None or not looks.sequential:
+    if looks is None:
         return ""
+    declared = int(data.profile.get("max_rounds") or 0)
+    if not looks.sequential:
+        look = looks.looks[-1]
+        when = f" ({look.time})" if look.time else ""
+        room = (f"`max_rounds` was declared as {declared}, the rounds it ran, so no rounds can be added"
+                if declared else
+                "`max_rounds` was not declared for this sweep (0), so it was made to be analysed once and "
+                "`--add-rounds` cannot give it more rounds")
+        return (f" {room}: one look, after {look.rounds} round{'s' if look.rounds != 1 else ''}{when}, tested at the full "
+                f"{100 * looks.alpha:.2g}% (no group-sequential boundary).")
     each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
                      f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
     return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "

@@ -51,12 +51,46 @@ class Configuration:
     connections: int | None
     pool_share_pct: float | None  # pool bytes over loaded database bytes
     measured_s: float | None  # the shortest measured run
+    pool_text: str | None = None  # as the report says it (pool_share_text)
 
 
 def pool_share_pct(pools: list, db: list) -> float | None:
     """The pool as a share of the largest loaded database, the one a percentage pool is resolved
     against: every table and sentence that gives the pool's share of the data gives this one."""
     return 100 * max(pools) / max(db) if pools and db else None
+
+
+def pool_share_text(summary: pd.DataFrame) -> str | None:
+    """The buffer pool as the report gives it, everywhere in one way: its size and its share of the
+    data each page size loaded (a range where the page sizes differ), from the runs' own records
+    (summary.json's buffer_pool_bytes and db_bytes, each page size's median over its runs), e.g.
+    "256 MiB (36–40% of the data loaded)". None when the runs did not record both."""
+    if summary.empty or not {"buffer_pool_bytes", "db_bytes", "page_size"} <= set(summary):
+        return None
+    recorded = summary.dropna(subset=["buffer_pool_bytes", "db_bytes"])
+    if recorded.empty:
+        return None
+    per_size = recorded.groupby("page_size")[["buffer_pool_bytes", "db_bytes"]].median()
+    pools = sorted({size_text(value) for value in per_size["buffer_pool_bytes"]})
+    shares = 100 * per_size["buffer_pool_bytes"] / per_size["db_bytes"]
+    low, high = round(shares.min()), round(shares.max())
+    share = f"{low}%" if low == high else f"{low}–{high}%"
+    pool = pools[0] if len(pools) == 1 else f"{size_text(per_size['buffer_pool_bytes'].min())}–" \
+                                            f"{size_text(per_size['buffer_pool_bytes'].max())}"
+    return f"{pool} ({share} of the data loaded)"
+
+
+def loaded_text(summary: pd.DataFrame) -> str:
+    """The data each page size loaded (summary.json's db_bytes, each page size's median over its
+    runs): one size, or the range where the page sizes differ, as pool_share_text's shares are of."""
+    per_size = summary.dropna(subset=["db_bytes"]).groupby("page_size")["db_bytes"].median()
+    low, high = size_text(per_size.min()), size_text(per_size.max())
+    return low if low == high else f"{low}–{high}"
+
+
+# The lab's pool in its own words (its Benchmark setup table), quoted once, said as the lab's.
+def seed_pool_quote(value: str) -> str:
+    return f"\u201c{value}\u201d (the lab's words)"
 
 
 def recorded_configuration(data, over_time: bool = False) -> Configuration:
@@ -70,7 +104,7 @@ def recorded_configuration(data, over_time: bool = False) -> Configuration:
     share = pool_share_pct(values("buffer_pool_bytes"), values("db_bytes"))
     return Configuration(int(max(warehouses)) if warehouses else None,
                          int(max(connections)) if connections else None, share,
-                         float(min(measured)) if measured else None)
+                         float(min(measured)) if measured else None, pool_share_text(summary))
 
 
 def differences_from_seed(found: Configuration, over_time: bool) -> list[str]:
@@ -81,9 +115,8 @@ def differences_from_seed(found: Configuration, over_time: bool) -> list[str]:
         differences.append(f"{found.warehouses} warehouse{plural} against {SEED_WAREHOUSES}")
     low, high = POOL_SHARE_TOLERANCE_PCT
     if found.pool_share_pct is None or not low <= found.pool_share_pct <= high:
-        shown = ("unrecorded" if found.pool_share_pct is None
-                 else f"{found.pool_share_pct:.0f}% of the largest loaded database")
-        differences.append(f"pool {shown} against {SEED_POOL_SHARE_PCT:.0f}%")
+        shown = "unrecorded" if found.pool_share_pct is None else (found.pool_text or f"{found.pool_share_pct:.0f}%")
+        differences.append(f"pool {shown} against the lab's {SEED_POOL_SHARE_PCT:.0f}%")
     if found.connections != SEED_CONNECTIONS:
         differences.append(f"{found.connections} connections against {SEED_CONNECTIONS}")
     needed = OVER_TIME_MEASURE_S if over_time else STEADY_MEASURE_S

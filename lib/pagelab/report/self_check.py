@@ -9,6 +9,12 @@ from pagelab.evidence.runs import RunTable
 from pagelab.evidence.wording import pct_text
 
 
+# What pagelab does with a round or run that stands out, said where the report flags one. The verdicts
+# (pagelab.bundle.read_runs) leave out only runs that did not finish: a flagged run stays.
+KEPT_SENTENCE = ("pagelab keeps every round and every run, the slow ones included: dropping one after seeing the data "
+                 "would bias the interval, and the rounds are blocks, so what moves a whole round cancels in its pairs.")
+
+
 def self_check_markdown(table: RunTable) -> str:
     """The paragraph; it says so when the sweep has too few rounds to be checked."""
     halves = a_a_table(table)
@@ -38,7 +44,7 @@ def self_check_markdown(table: RunTable) -> str:
                           for row in first.to_dict("records"))
         text += (f" Round 1, the first runs after the loads, against the median of the later rounds: {parts}; "
                  f"round 1 this low or lower by chance, p = {first_round_p(table):.2g} (its rank among the rounds, "
-                 f"the round being the unit since its runs share the machine's minute).")
+                 f"the round being the unit since its runs share the machine's minute). {KEPT_SENTENCE}")
     return text
 
 

@@ -1,4 +1,5 @@
-"""The report's Setup: the lab's "System setup" and "Benchmark setup" tables, this sweep beside the lab's.
+"""The report's Setup: the lab's "System setup" and "Benchmark setup" tables, this sweep beside the lab's;
+the settings a `--set` changed from the profile, and how long the sweep took by its records.
 
 Apart from the Method because these follow the lab's own tables (data/reference/week4_lab_setup.csv)
 row by row, and change when the lab's rows or the course guide's settings do.
@@ -8,10 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pagelab.common.units import size_text
 from pagelab.report.grid_report import levels_text, pool_level_labels
-from pagelab.report.lab_report import ReportData, summary_values
-from pagelab.report.seed_configuration import pool_share_pct, server_setting_rows
+from pagelab.report.lab_report import ReportData, shipped_profile_values, summary_values
+from pagelab.report.seed_configuration import loaded_text, pool_share_text, seed_pool_quote, server_setting_rows
 
 
 def benchmark_setup(data: ReportData) -> pd.DataFrame:
@@ -22,8 +22,8 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     db = summary_values(data, "db_bytes")
     pools = summary_values(data, "buffer_pool_bytes")
     ours = {
-        "DB size": f"{size_text(sum(db) / len(db))} ({profile.get('warehouses')} warehouse)" if db else "—",
-        "Buffer Pool Size": (f"{size_text(max(pools))} ({pool_share_pct(pools, db):.0f}% of the largest loaded database)"
+        "DB size": f"{loaded_text(data.tables['summary'])} ({profile.get('warehouses')} warehouse)" if db else "—",
+        "Buffer Pool Size": (pool_share_text(data.tables["summary"])
                              if pools and db and not isinstance(profile.get("buffer_pool"), list)
                              else levels_text(profile.get("buffer_pool"), pool_level_labels(data))),
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
@@ -34,6 +34,8 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     }
     seed = read_reference("week4_lab_setup.csv")
     seed = seed[seed["table"] == "Benchmark setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
+    if "Buffer Pool Size" in seed:  # the lab's text; its server had another pool (seed_configuration)
+        seed["Buffer Pool Size"] = seed_pool_quote(seed["Buffer Pool Size"])
     rows = [{"Setting": key, "This sweep": value, "Week 4 lab": seed.get(key, "—")} for key, value in ours.items()]
     return pd.DataFrame(rows + server_setting_rows(data))
 
@@ -47,3 +49,81 @@ def system_setup(data: ReportData) -> pd.DataFrame:
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
     return pd.DataFrame([{"Type": key, "This machine": value, "Week 4 lab": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])
+
+
+def _knob_value_text(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return "(empty)" if value in ("", None) else str(value)
+
+
+def _changes(profile_values: dict, used: dict) -> list[str]:
+    """'`over_time_s`: 1200 in the profile, 0 used', one per knob (per option of server_options)."""
+    parts = []
+    for name in profile_values:
+        before, after = profile_values[name], used.get(name)
+        if isinstance(before, dict) and isinstance(after, dict):
+            parts += [f"`{name}.{option}`: {_knob_value_text(before.get(option, '(unset)'))} in the profile, "
+                      f"{_knob_value_text(after.get(option, '(unset)'))} used"
+                      for option in dict.fromkeys([*before, *after]) if before.get(option) != after.get(option)]
+        elif before != after:
+            parts.append(f"`{name}`: {_knob_value_text(before)} in the profile, {_knob_value_text(after)} used")
+    return parts
+
+
+def changed_settings_markdown(data: ReportData) -> str:
+    """Which knobs the sweep ran with other values than its profile's (each `--set`: its value in
+    the profile and the value used), and the sweep's wall-clock duration from its records."""
+    document = data.record.document
+    profile = data.profile
+    name = document.get("profile_name") or profile.get("profile") or ""
+    overrides = list(profile.get("overrides") or [])
+    recorded = document.get("changed_knobs")
+    source = ""
+    if recorded is not None:
+        parts = _changes({k: v["profile"] for k, v in recorded.items()}, {k: v["used"] for k, v in recorded.items()})
+    elif overrides:
+        knobs = list(dict.fromkeys(o.split("=", 1)[0].partition(".")[0].strip() for o in overrides))
+        shipped = shipped_profile_values(name, knobs)
+        parts = _changes(shipped, profile) if shipped is not None else []
+        source = (" (the profile's values as this pagelab ships it: this bundle predates recording them)"
+                  if shipped is not None else "")
+        if shipped is None:
+            parts = [f"`{o}`" for o in overrides]
+            source = " (the profile's own values were not recorded)"
+    else:
+        parts = []
+    sets = " ".join(f"`--set {o}`" for o in overrides)
+    name = f"`{name}` profile" if name else "profile"  # a bundle made from a dict has no profile name
+    if parts:
+        text = (f"**Settings changed for this sweep.** It ran the {name} with {sets}, so these knobs "
+                f"differ from the profile{source}: " + "; ".join(parts) + ".")
+    elif overrides:
+        text = f"**Settings changed for this sweep.** It ran the {name} with {sets}, each the profile's own value."
+    else:
+        text = f"**Settings changed for this sweep.** None: it ran the {name} as its file gives it (no `--set`)."
+    return text + duration_sentence(data)
+
+
+def duration_sentence(data: ReportData) -> str:
+    """' The sweep took 48 min 24 s of wall-clock time, ...' from sweep.json's creation to its last
+    run's end (both recorded); '' when either is missing."""
+    import datetime
+
+    def parsed(text):
+        try:
+            return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z")
+        except (TypeError, ValueError):
+            return None
+
+    created = parsed(data.record.document.get("created"))
+    ends = [t for t in (parsed(e.get("finished")) for e in data.record.runs) if t is not None]
+    if created is None or not ends:
+        return ""
+    seconds = int(round((max(ends) - created).total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    took = (f"{hours} h {minutes} min" if hours else f"{minutes} min {secs} s")
+    return (f" The sweep took {took} of wall-clock time, from its creation ({data.record.document['created']}) to its "
+            f"last run's end ({max(ends).strftime('%Y-%m-%dT%H:%M:%S%z')}), as sweep.json records them; the report "
+            "was made after.")

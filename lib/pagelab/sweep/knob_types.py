@@ -185,6 +185,35 @@ class Percent:
 
 
 @dataclass(frozen=True)
+class Number:
+    """A number from `minimum` to `maximum` (0 allowed where `minimum` is 0: "none declared")."""
+
+    minimum: float
+    maximum: float
+
+    @property
+    def allowed(self) -> str:
+        return f"a number from {self.minimum:g} to {self.maximum:g}"
+
+    def parse(self, raw: Any) -> float:
+        if isinstance(raw, bool):
+            raise Rejected(f"{raw!r} is not a number")
+        try:
+            value = float(str(raw).strip().rstrip("%"))
+        except ValueError:
+            raise Rejected(f"{raw!r} is not a number") from None
+        if not (math.isfinite(value) and self.minimum <= value <= self.maximum):
+            raise Rejected(f"{value:g} is out of range")
+        return value
+
+    def text(self, value: float) -> str:
+        return f"{value:g}"
+
+    def jsonable(self, value: float) -> float:
+        return value
+
+
+@dataclass(frozen=True)
 class PageSizeList:
     """One or more InnoDB page sizes, in the order given, as bytes."""
 

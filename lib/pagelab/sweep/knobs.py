@@ -36,6 +36,7 @@ from pagelab.sweep.knob_types import (
     DriverModeChoice,
     Integer,
     Levels,
+    Number,
     PageSizeList,
     PageSizePair,
     Percent,
@@ -198,12 +199,22 @@ KNOBS: tuple[Knob, ...] = (
     Knob("equivalence_pct", "Equivalence margin", Percent(50), DEFAULT_EQUIVALENCE_PCT, "%",
          "The margin δ of the verdicts: two page sizes are \"equivalent within ±δ\" when the interval of "
          "their ratio lies inside ±δ; pagelab stats and compare read it from the bundle."),
+    Knob("planned_within_a", "Planned within-run noise", Number(0, 1e7), 0, "%²·s",
+         "The within-run variance component a the design (repeats x measure_s) was planned with, in %²·s as "
+         "pagelab plan and the report write it (3,200 %²·s is 0.32 log² s); 0: none declared. With "
+         "planned_floor_pct it lets the report say whether this sweep's machine was noisier than the design assumed."),
+    Knob("planned_floor_pct", "Planned between-run floor", Number(0, 100), 0, "%",
+         "The between-run floor √f the design was planned with, in % (1.6 is f = 0.016²); 0: none declared. "
+         "The report sets the components the sweep measured beside it."),
     Knob("primary", "Primary comparison", PageSizePair(), "", "",
          "The comparison the sweep is for, declared before it runs, e.g. '16k vs 4k': recorded in sweep.json "
          "when the bundle is made and never changed after; tested first at the full 5%, the other pairs only "
          "after it (a fixed sequence). Empty: every pair alike, Holm over the family."),
 )
 KNOBS_BY_NAME: Mapping[str, Knob] = MappingProxyType({knob.name: knob for knob in KNOBS})
+# Knobs that say what the design assumed, not how a run is made: a bundle made before them, or with
+# other values, is still the same experiment (pagelab.sweep.extend, pagelab plan).
+PLANNING_KNOBS = ("planned_within_a", "planned_floor_pct")
 # Knobs that had another name: a profile, a `--set` or an older bundle's sweep.json that gives the
 # old name is read as the new one, with a note saying so (pagelab.sweep.profiles).
 RENAMED_KNOBS: Mapping[str, str] = MappingProxyType({"seed": "random_seed"})

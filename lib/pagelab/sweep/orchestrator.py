@@ -59,6 +59,7 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise
     """A new sweep directory with sweep.json listing every run as pending, and its plan
     (`measure_noise_per_host`: the plan's measure_noise, for units run elsewhere)."""
     from pagelab.machine.system import run_metadata
+    from pagelab.sweep.profiles import changed_knobs
 
     values = profile.to_dict()
     sweep_id = f"{profile_name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -77,6 +78,8 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise
         "profile_name": profile_name,
         "profile": values,
         "profile_sha256": profile_digest(values),
+        # what --set changed, each knob's value in the profile's file beside the one used (the report's Setup)
+        "changed_knobs": changed_knobs(profile),
         "created": created,
         # The primary comparison as declared before any run (knob primary); fixed from here on.
         "primary": {"comparison": values.get("primary", ""), "declared": created},

@@ -223,6 +223,20 @@ class Profile:
                 "description": self.description, **knob_values}
 
 
+def changed_knobs(profile: Profile) -> dict[str, dict[str, Any]]:
+    """Each knob a `--set` changed: {knob: {"profile": the value in the profile's file, "used": the value
+    the sweep runs with}}, JSON-able, for sweep.json; its report says which settings differ from the
+    profile a reader can look up. {} without overrides, or when the profile was not read from a file."""
+    if not profile.overrides or not profile.source or not Path(profile.source).is_file():
+        return {}
+    plain = load_profile(profile.source).to_dict()
+    used = profile.to_dict()
+    names = dict.fromkeys(RENAMED_KNOBS.get(name, name) for name in
+                          (_split_override(override)[0].partition(".")[0] for override in profile.overrides))
+    return {name: {"profile": plain[name], "used": used[name]} for name in names
+            if name in KNOBS_BY_NAME and plain[name] != used[name]}
+
+
 def available_profiles(directory: Path = PROFILES_DIR) -> list[str]:
     """Names of the profiles shipped in `directory` (runbooks/profiles/)."""
     if not directory.is_dir():

@@ -17,6 +17,7 @@ One module per concern:
     backends     InnoDB (usertable over mysql-connector's C extension) and the prototype
     driver       one phase: workers (processes, threads, or inline), timing, progress, Ctrl-C
     output       YCSB's text format and the tidy rows
+    options      what a run is asked to do, checked whole, and the buffer pool sized from the data
     runner       a whole run: per page size an instance or a database, load, workloads, files
     keysize      the largest key per page size, tried for real on InnoDB and the prototype
     report       the proposal's numbers beside ours, its "performance gain" ratios, plots
@@ -30,15 +31,8 @@ from pagelab.workloads.ycsb.generators import DISTRIBUTIONS, fnv_hash64, key_nam
 from pagelab.workloads.ycsb.histogram import LatencyHistogram
 from pagelab.workloads.ycsb.keysize import KeyLimit, innodb_max_key_bytes, max_key_sizes, prototype_max_key_bytes
 from pagelab.workloads.ycsb.output import TIDY_COLUMNS, java_double, tidy_rows, ycsb_text
-from pagelab.workloads.ycsb.runner import (
-    BACKENDS,
-    YcsbOptions,
-    YcsbRun,
-    auto_cache_bytes,
-    estimated_data_bytes,
-    read_results,
-    run_ycsb,
-)
+from pagelab.workloads.ycsb.options import BACKENDS, YcsbOptions, auto_cache_bytes, estimated_data_bytes
+from pagelab.workloads.ycsb.runner import YcsbRun, read_results, run_ycsb
 from pagelab.workloads.ycsb.workloads import LOAD, WORKLOADS, Workload, parse_workloads
 
 __all__ = [

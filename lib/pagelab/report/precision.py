@@ -1,0 +1,161 @@
+"""The report's paragraph on precision: what this sweep achieved for its primary comparison, the
+variance components it measured, the components its design was planned with (the profile's
+planned_within_a and planned_floor_pct, where declared) and so whether the machine was noisier than
+the design assumed, and what the planner (pagelab.evidence.planner, as `pagelab plan --from BUNDLE`
+uses it) says with this bundle's own components: the design's power for a 5% effect, and the
+rounds at this run length a 5% effect would need.
+
+Apart from the Method because it changes with the planner and the profiles' designs; every figure
+comes from the bundle (its pair rows, its components, its recorded profile), one figure per quantity.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pagelab.evidence import planner
+from pagelab.evidence.families import primary_pair
+from pagelab.evidence.sequential import planned_looks
+from pagelab.evidence.runs import components_of
+from pagelab.evidence.wording import interval_text
+from pagelab.report.lab_report import ReportData, pair_of, shipped_profile_values
+
+# The effect the paragraph asks about, as `pagelab plan --resolve` does by default, and the power.
+EFFECT = 0.05
+# Past this many rounds the answer is "more than": no design on one machine comes near it.
+MOST_ROUNDS = 10_000
+
+
+def designed_pair(data: ReportData) -> tuple[tuple[str, str], bool] | None:
+    """The pair `pagelab plan` designs for: the declared primary, else the last page size against the
+    first; and whether it was declared."""
+    declared = primary_pair(str(data.profile.get("primary") or ""))
+    if declared:
+        return declared, True
+    order = data.page_sizes
+    return ((order[-1], order[0]), False) if len(order) > 1 else None
+
+
+def _alpha(data: ReportData, declared: bool) -> float:
+    """The level the planner tests the pair at (cli/plan.py): the full 5% for a declared primary or a
+    lone pair, else 5% over the pairs; at the last look's boundary for a sweep made to grow."""
+    k = len(data.page_sizes)
+    pairs = k * (k - 1) // 2
+    alpha = 0.05 if declared or pairs == 1 else 0.05 / pairs
+    looks = planned_looks(data.record.document, 0.05)
+    return looks.level_at(alpha) if looks else alpha
+
+
+def rounds_needed(a: float, f: float, run_s: float, alpha: float, effect_log: float, extra_blocks: int,
+                  wanted: float = planner.DEFAULT_POWER) -> int | None:
+    """The fewest rounds of `run_s`-second runs whose design has power `wanted` for `effect_log`
+    (planner.design; power grows with the rounds, so a bisection finds them); None past MOST_ROUNDS."""
+    costs = planner.Costs(0.0, 0.0, 1)  # the rounds, not the time they take
+
+    def enough(rounds: int) -> bool:
+        found = planner.design(a, f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks)
+        return found.power is not None and found.power >= wanted
+
+    low = max(2 - extra_blocks, 1)
+    if not enough(MOST_ROUNDS):
+        return None
+    high = MOST_ROUNDS
+    while low < high:
+        middle = (low + high) // 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _planned(data: ReportData) -> tuple[dict, str]:
+    """The components the design was planned with, as the bundle recorded them; for a bundle made
+    before the knobs, as the profile of its name ships them now (the knobs change no run), said so."""
+    knobs = ["planned_within_a", "planned_floor_pct"]
+    if any(knob in data.profile for knob in knobs):
+        return data.profile, ""
+    name = data.record.document.get("profile_name") or data.profile.get("profile") or ""
+    shipped = shipped_profile_values(str(name), knobs)
+    if not shipped:
+        return {}, ""
+    return shipped, ", as this pagelab ships the profile: this bundle predates recording them"
+
+
+def _spread_pct(a: float, f: float, run_s: float) -> float:
+    """How much one round's log-ratio of the pair varies at runs of `run_s` s: √(a/T + f), in %."""
+    return 100 * math.sqrt(a / run_s + f)
+
+
+def precision_markdown(data: ReportData) -> str:
+    """The paragraph; '' for a sweep with no pair (one page size, or a grid, judged level by level)."""
+    chosen = designed_pair(data)
+    if data.pairs.empty or chosen is None:
+        return ""
+    (first, second), declared = chosen
+    row = pair_of(data, "tpmc", first, second)
+    if row is None or math.isnan(row["change_pct"]):
+        return ""
+    which = (f"The primary comparison, {first} vs {second}," if declared else
+             f"{first} vs {second} (no primary comparison was declared; this is the pair `pagelab plan` designs for)")
+    text = ["**Precision this sweep achieved.**"]
+    if math.isnan(row["low_pct"]):
+        text.append(f"{which} has no interval.")
+    else:
+        width = row["high_pct"] - row["low_pct"]
+        text.append(f"{which} has the interval {interval_text(row['low_pct'], row['high_pct'], row.get('confidence_pct'))}"
+                    f": {width:.1f} points wide, a half-width of about ±{width / 2:.1f}%.")
+    components = components_of(data.evidence)
+    pair = (components.pair(first, second) or components.pair(second, first)) if components else None
+    if pair is None or not (math.isfinite(pair.within_a.value) and math.isfinite(pair.between_f.value)):
+        text.append("This bundle has no variance components for the pair (its runs kept no interval series, or "
+                    "too few rounds were shared), so the planner cannot be asked about it.")
+        return " ".join(text)
+    a, f = pair.within_a.value, max(pair.between_f.value, 0.0)
+    text.append(f"The variance components this sweep measured for that pair, as `pagelab plan --from BUNDLE` reads "
+                f"them: within-run a = {1e4 * a:,.0f} %²·s and between-run floor √f = {100 * math.sqrt(f):.1f}% "
+                f"(each page size's own are in the Method).")
+    profile = data.profile
+    measure = profile.get("measure_s")
+    run_s = float(measure) if isinstance(measure, (int, float)) and not isinstance(measure, bool) else pair.run_s
+    looks = planned_looks(data.record.document, 0.05)
+    rounds = looks.max_rounds if looks else int(profile.get("repeats", 1))
+    extra = 1 if profile.get("over_time_s") else 0  # the over-time runs' block, as the planner counts it
+    alpha = _alpha(data, declared)
+    effect = -math.log(1 - EFFECT)
+    design = f"{rounds} rounds × {run_s:g} s" + (" and the over-time runs' block" if extra else "")
+    planned_values, source = _planned(data)
+    planned_a = float(planned_values.get("planned_within_a") or 0) / 1e4
+    planned_f = (float(planned_values.get("planned_floor_pct") or 0) / 100) ** 2
+    if planned_a or planned_f:
+        planned, measured = _spread_pct(planned_a, planned_f, run_s), _spread_pct(a, f, run_s)
+        expected = planner.design(planned_a, planned_f, planner.Costs(0.0, 0.0, 1), rounds, run_s, alpha,
+                                  None, planner.DEFAULT_POWER, extra) if rounds + extra >= 2 else None
+        verdict = ("the machine was noisier than the design assumed" if measured > planned else
+                   "the machine was no noisier than the design assumed")
+        text.append(f"The design, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "
+                    f"{100 * math.sqrt(planned_f):.1f}% (the profile's `planned_within_a` and `planned_floor_pct`"
+                    f"{source}): "
+                    f"a round's log-ratio spread of {planned:.1f}% at {run_s:g} s"
+                    + (f", for a half-width of about ±{expected.half_width_pct:.1f}%" if expected else "")
+                    + f"; this sweep's components give {measured:.1f}%, so {verdict}.")
+    else:
+        text.append(f"The profile declared no components its design ({design}) was planned with "
+                    "(`planned_within_a`, `planned_floor_pct`), so this report cannot say whether the machine was "
+                    "noisier than the design assumed.")
+    if pair.rounds < planner.MIN_ROUNDS or rounds + extra < 2:
+        text.append(f"The planner needs {planner.MIN_ROUNDS} or more shared rounds to rest a design on; this "
+                    f"bundle has {pair.rounds}.")
+        return " ".join(text)
+    costs = planner.Costs(0.0, 0.0, 1)
+    now = planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra)
+    needed = rounds_needed(a, f, run_s, alpha, effect, extra)
+    level = f"at the {100 * alpha:.3g}% level it tests the pair at"
+    need = (f"a {100 * EFFECT:g}% effect would need {needed} rounds × {run_s:g} s for "
+            f"{100 * planner.DEFAULT_POWER:.0f}% power" if needed else
+            f"no number of rounds up to {MOST_ROUNDS:,} × {run_s:g} s would find a {100 * EFFECT:g}% effect with "
+            f"{100 * planner.DEFAULT_POWER:.0f}% power")
+    text.append(f"With these components the planner (pagelab.evidence.planner) gives this design a power of "
+                f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
+                f"{' (with the over-time block)' if extra else ''}.")
+    return " ".join(text)
