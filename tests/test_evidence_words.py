@@ -237,3 +237,33 @@ def test_the_glossary_has_one_line_each_for_a_and_f_and_states_the_bootstrap():
     assert f"{RESAMPLES:,} resamples from random seed {BOOTSTRAP_SEED}" in interval
     median = next(line for line in lines if line.startswith("- **median interval**"))
     assert "98.4%" in median and "with 95% confidence" not in median
+
+
+def test_every_other_bootstrap_the_evidence_prints_states_its_resamples_and_seed(tmp_path, capsys):
+    """The A/A check's family, a grid's change of effect and `pagelab compare` of two sweeps without
+    series are bootstrap intervals too (pagelab.evidence.intervals.percentile_bounds), and say so."""
+    from bench.synthetic import SyntheticDesign, sweep, write_bundle
+    from pagelab.cli import main
+    from pagelab.evidence.grid import effect_change_sentence
+    from pagelab.evidence.self_checks import check_lines
+
+    stated = "a percentile bootstrap of 9,999 resamples from random seed 2026 (scipy.stats.bootstrap)"
+    wobble = [0.97, 1.01, 1.03, 0.99, 1.00, 0.98, 0.99, 1.03, 1.01, 0.97]
+    table = _table({"4k": [10_000 * w for w in wobble], "16k": [8_000 * w for w in wobble]})
+    [a_a] = [line for line in check_lines(table) if line.startswith("A/A: each page size's odd rounds")]
+    assert f"bootstrap interval (Bonferroni; {stated})" in a_a, a_a
+
+    grid = _table({"4k": [10_000 * w for w in wobble[:6]] * 2, "16k": [7_000 * w for w in wobble[:6]]
+                   + [10_000 * w for w in wobble[:6]]})
+    grid.runs["level_buffer_pool"] = ["10%"] * 6 + ["100%"] * 6 + ["10%"] * 6 + ["100%"] * 6
+    grid.runs["repeat"] = list(range(1, 7)) * 4
+    grid.runs["block"] = [f"round {r}" for r in grid.runs["repeat"]]
+    assert f"(95% interval, {stated})" in effect_change_sentence(grid, "buffer_pool")
+
+    design = SyntheticDesign(rounds=6, effects=(0.0, 0.0, math.log(0.92)))
+    write_bundle(sweep(design, np.random.default_rng(5)), tmp_path / "a", with_series=False)
+    write_bundle(sweep(design, np.random.default_rng(6)), tmp_path / "b", with_series=False)
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert f"bootstrap interval (each sweep's rounds resampled on their own, {stated}" in out, out

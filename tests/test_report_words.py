@@ -283,3 +283,61 @@ def test_every_server_setting_of_the_setup_table_has_its_meaning(tmp_path):
     lines = [line for line in text.splitlines() if line.startswith("- `")]
     assert [line.split("`")[1] for line in lines] == settings, text
     assert all(len(line.split(": ", 1)[1]) > 20 for line in lines), text
+
+
+# --- the same words from a real bundle ------------------------------------------------------------------------
+
+
+CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured" / "course-2026-11-28"
+
+
+def test_the_course_sweep_of_2026_11_28_reads_as_its_records_say(tmp_path):
+    """The trimmed bundle of the `course --set over_time_s=0` sweep the fresh reader read: each fix's
+    figure computed here from its summary.json, components.json and sweep.json files."""
+    import shutil
+
+    from pagelab.common.paths import PROFILES_DIR
+    from pagelab.report.appendix import versions
+    from pagelab.report.precision import precision_markdown
+    from pagelab.report.setup_tables import benchmark_setup, changed_settings_markdown
+
+    directory = tmp_path / "course"
+    shutil.copytree(CAPTURED, directory)
+    record = json.loads((directory / "sweep.json").read_text())
+    summaries = {e["name"]: json.loads((directory / e["name"] / "summary.json").read_text()) for e in record["runs"]}
+    data = load(directory)
+    # a. the pool: each page size's data and the pool, as the runs recorded them
+    loaded = {}
+    for entry in record["runs"]:
+        loaded.setdefault(entry["page_size"], []).append(summaries[entry["name"]]["db_bytes"])
+    pool = {s["buffer_pool_bytes"] for s in summaries.values()}
+    assert pool == {256 * MIB}
+    shares = sorted(round(100 * 256 * MIB / statistics.median(sizes)) for sizes in loaded.values())
+    table = benchmark_setup(data).set_index("Setting")
+    assert table.loc["Buffer Pool Size", "This sweep"] == f"256 MiB ({shares[0]}–{shares[-1]}% of the data loaded)"
+    # b. the planner's word from the sweep's own components.json
+    pair = next(p for p in json.loads((directory / "components.json").read_text())["pairs"]
+                if (p["a"], p["b"]) == ("16k", "4k"))
+    a, f = pair["within_a"]["value"], pair["between_f"]["value"]
+    text = precision_markdown(data)
+    assert f"within-run a = {1e4 * a:,.0f} %²·s and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
+    assert f"a power of {100 * _power(a, f, 7, 100):.0f}% for a 5% effect" in text, text
+    needed = next(n for n in range(2, 10_000) if _power(a, f, n, 100) >= 0.8)
+    assert f"would need {needed} rounds × 100 s" in text, text
+    shipped = yaml.safe_load((PROFILES_DIR / "course.yaml").read_text())
+    planned = 100 * math.sqrt(shipped["planned_within_a"] / 1e4 / 100 + (shipped["planned_floor_pct"] / 100) ** 2)
+    assert (("noisier than the design assumed" in text and "no noisier" not in text)
+            == (100 * math.sqrt(a / 100 + f) > planned)), text
+    # f. what --set changed, and the sweep's duration
+    assert record["profile"]["overrides"] == ["over_time_s=0"]
+    changed = changed_settings_markdown(data)
+    assert f"`over_time_s`: {shipped['over_time_s']} in the profile, 0 used" in changed, changed
+    ends = [datetime.datetime.strptime(e["finished"], "%Y-%m-%dT%H:%M:%S%z") for e in record["runs"]]
+    took = max(ends) - datetime.datetime.strptime(record["created"], "%Y-%m-%dT%H:%M:%S%z")
+    assert f"The sweep took {int(took.total_seconds()) // 60} min {int(took.total_seconds()) % 60} s" in changed
+    # g. the server each run recorded
+    servers = {s["server"] for s in summaries.values()}
+    hosts = {e["host"] for e in record["runs"]}
+    assert len(servers) == 1 and len(hosts) == 1
+    rows = dict(versions(data).itertuples(index=False))
+    assert rows[f"Server, {len(record['runs'])} runs on {hosts.pop()}"] == servers.pop()

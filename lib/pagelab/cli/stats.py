@@ -102,7 +102,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from pagelab.bundle import read_runs
     from pagelab.evidence.runs import METRICS, equivalence_of
-    from pagelab.evidence.wording import family_text
+    from pagelab.evidence.wording import BOOTSTRAP_WORDS, family_text
     from pagelab.evidence.two_sweeps import (compare_bundles, effect_lines, effect_table, knob_differences,
                                              shift_lines)
 
@@ -144,7 +144,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         how = ("t interval (the two-level model's estimate in each sweep, Welch-Satterthwaite degrees of freedom, "
                "p Holm-adjusted" if modelled.all() else
                "interval (each line names its method" if modelled.any() else
-               "bootstrap interval (each sweep's rounds resampled on their own")
+               f"bootstrap interval (each sweep's rounds resampled on their own, {BOOTSTRAP_WORDS}")
         print(f"1. Did the page-size effects change? {metric.label}: each pair's effect in A and in B, and their "
               f"difference in log points (100 × difference of log ratios) with a {part['confidence_pct'].iloc[0]:.4g}% "
               f"{how}" + (f"; Bonferroni for a family of {m} pairs)" if m > 1 else ")") + ":")

@@ -27,7 +27,7 @@ from pagelab.evidence.families import AGREE, effect_difference
 from pagelab.evidence.runs import METRICS_BY_NAME, RunTable
 from pagelab.evidence.medians import page_size_table
 from pagelab.evidence.pairs import pairwise_table
-from pagelab.evidence.wording import pct_text
+from pagelab.evidence.wording import BOOTSTRAP_WORDS, pct_text
 
 LEVEL_PREFIX = "level_"
 FACTOR_WORDS = {"buffer_pool": "buffer pool", "warehouses": "warehouses"}
@@ -140,7 +140,7 @@ def effect_change_sentence(table: RunTable, factor: str, metric: str = "tpmc") -
                 f"change has no interval and this sweep cannot say whether it depends on the {words}.")
     head = (f"The {a} vs {b} effect is {pct_text(change.first_pct)} at {words} {change.first_level} and "
             f"{pct_text(change.last_pct)} at {change.last_level}: it moves by {pct_text(change.difference, ' log points')} "
-            f"[{pct_text(change.low, '')}, {pct_text(change.high, '')}] (95% bootstrap interval)")
+            f"[{pct_text(change.low, '')}, {pct_text(change.high, '')}] (95% interval, {BOOTSTRAP_WORDS})")
     if change.low > 0 or change.high < 0:
         return head + f", so the page-size effect changes with the {words}."
     if change.agree_within is not None:

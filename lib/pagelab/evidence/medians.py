@@ -21,7 +21,7 @@ CONFIDENCE_HEADER = "Interval's actual confidence (%)"
 FAR_END_HEADER = "Farther end from the median (%)"
 FAR_END_WORDS = ("The farther end is the larger of the two distances from the median to the interval's ends, in % "
                  "of the median (the interval need not be symmetric, so it is not a half-width)")
-METHOD_WORDS = ("the order-statistic confidence interval of a median: the number of runs below the true median is "
+METHOD_WORDS = ("the order-statistic confidence interval of a median: the number B of runs below the true median is "
                 "binomial(n, ½) whatever the runs' distribution (Conover, Practical Nonparametric Statistics, 1999, "
                 "ch. 3; scipy.stats.binom)")
 
@@ -66,11 +66,11 @@ def coverage_text(n: int, confidence: float = CONFIDENCE) -> str:
     r, s, coverage = median_ranks(n, confidence)
     asked = f"{100 * confidence:g}%"
     if r == 1:
-        pair, formula = "from the smallest to the largest run", f"1 − 2 × 0.5^{n}"
+        pair, formula = "from the smallest to the largest run", f"1 − 2 × 0.5^{n} = {100 * coverage:.1f}%"
     else:
         pair = f"from {_smallest(r)} to {_smallest(r).replace('smallest', 'largest')} run"
-        formula = f"1 − 2 × P(B ≤ {r - 1}) for B binomial({n}, ½)"
-    text = f"with {n} runs, {pair}, which holds the true median with probability {formula} = {100 * coverage:.1f}%"
+        formula = f"1 − 2 × P(B ≤ {r - 1}) = {100 * coverage:.1f}% (B binomial({n}, ½))"
+    text = f"with {n} runs, {pair}, which holds the true median with probability {formula}"
     if coverage < confidence:
         return f"{text}: less than the {asked} asked for, which {n} runs cannot reach"
     if coverage > confidence and r + 1 < s - 1:

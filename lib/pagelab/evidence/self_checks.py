@@ -64,7 +64,7 @@ from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESO
 from pagelab.evidence.components import RunSeries
 from pagelab.evidence.runs import METRICS, RunTable, equivalence_of
 from pagelab.evidence.pairs import PAIR_COLUMNS, comparison_row
-from pagelab.evidence.wording import verdict_line
+from pagelab.evidence.wording import BOOTSTRAP_WORDS, verdict_line
 from pagelab.evidence.two_sweeps import EFFECT_COLUMNS, effect_lines, effect_rows
 
 FIRST_ROUND = 1
@@ -266,8 +266,8 @@ def family_method_text(frame: pd.DataFrame, table: RunTable) -> str:
     """How the A/A family was judged, for the lines and the report."""
     m = len(compared(frame))
     return (f"all {m} comparisons one family: ratio of medians with a {100 * family_confidence(m):.4g}% bootstrap "
-            f"interval (Bonferroni), p from a max-T permutation test over the {splits(table):,} splits of the "
-            f"rounds (Westfall & Young); equivalent = the interval within ±{equivalence_of(table):g}%")
+            f"interval (Bonferroni; {BOOTSTRAP_WORDS}), p from a max-T permutation test over the {splits(table):,} "
+            f"splits of the rounds (Westfall & Young); equivalent = the interval within ±{equivalence_of(table):g}%")
 
 
 def compared(frame: pd.DataFrame) -> pd.DataFrame:
