@@ -106,28 +106,53 @@ def test_the_farther_end_is_the_larger_distance_from_the_median_and_the_note_say
     assert median_columns("tpmc")["far_end_pct"] == ("Farther end from the median (%)", 1)
 
 
-# --- c. an effect that rounds to zero has no sign -------------------------------------------------
+# --- c. an effect that rounds to zero has no sign, and one that does not shows its digits ------------
 
 
-@pytest.mark.parametrize("value, shown", [(-0.04, "0.0%"), (0.04, "0.0%"), (-0.0, "0.0%"), (-0.06, "−0.1%"),
-                                          (0.06, "+0.1%"), (-4.1, "−4.1%"), (9.5, "+9.5%"), (math.nan, "—")])
-def test_an_effect_prints_with_a_true_minus_and_no_sign_at_zero(value, shown):
+# Worked by hand: one decimal, or as many as two significant digits need (at most three); a value
+# under 0.0005 in size rounds to zero and reads 0.0%, unsigned.
+@pytest.mark.parametrize("value, shown", [(-0.0, "0.0%"), (0.0003, "0.0%"), (-0.0004, "0.0%"), (-0.04, "−0.040%"),
+                                          (0.04, "+0.040%"), (-0.045225, "−0.045%"), (-0.06, "−0.060%"),
+                                          (0.0996, "+0.10%"), (-0.4998, "−0.50%"), (0.996, "+1.0%"),
+                                          (-4.1, "−4.1%"), (9.5, "+9.5%"), (15.04, "+15.0%"), (math.nan, "—")])
+def test_an_effect_prints_with_a_true_minus_no_sign_at_zero_and_two_significant_digits(value, shown):
     from pagelab.evidence.wording import pct_text
 
     assert pct_text(value) == shown
 
 
-def test_zero_has_no_sign_in_intervals_verdict_lines_and_tables():
+def test_every_effect_above_the_last_decimal_prints_nonzero_and_within_rounding():
+    """The rule's promise, checked on 2,000 values from 0.0005 to 1000 in size: the printed number is
+    not zero, has the value's sign, is within half a unit of its last digit of the value, has one to
+    three decimals, and two significant digits or more from 0.0095 up."""
+    from pagelab.evidence.wording import pct_text
+
+    rng = np.random.default_rng(7)
+    values = rng.choice([-1.0, 1.0], 2_000) * 10 ** rng.uniform(math.log10(0.0005), 3, 2_000)
+    for value in values:
+        text = pct_text(value)
+        number = text.removesuffix("%")
+        shown = float(number.replace("−", "-"))
+        decimals = len(number.split(".")[1])
+        significant = len(number.lstrip("+−").replace(".", "").lstrip("0"))
+        assert shown != 0 and math.copysign(1, shown) == math.copysign(1, value), (value, text)
+        assert abs(shown - value) <= 0.5 * 10 ** -decimals + 1e-12, (value, text)
+        assert 1 <= decimals <= 3 and (significant >= 2 or abs(value) < 0.0095), (value, text)
+        assert "-" not in text, text
+
+
+def test_zero_has_no_sign_and_a_small_effect_shows_in_intervals_verdict_lines_and_tables():
     from pagelab.evidence.wording import interval_text, number_text, verdict_line
 
-    assert interval_text(-0.04, 0.3, 97.5) == "[0.0%, +0.3%] (97.5% CI)"
+    assert interval_text(-0.0004, 0.3, 97.5) == "[0.0%, +0.30%] (97.5% CI)"
     assert number_text(-0.04, 1) == "0.0" and number_text(-0.4, 0) == "0" and number_text(-1234.5, 0) == "-1,234"
-    row = {"metric": "hit_ratio", "a": "8k", "b": "4k", "runs_a": 7, "runs_b": 7, "change_pct": -0.03,
-           "low_pct": -0.08, "high_pct": -0.01, "confidence_pct": 97.5, "verdict": "lower", "p_value": 0.016,
+    # the course bundle's hit ratio, 8k vs 4k: an effect of about -0.045% once printed as "0.0% [−0.1%, 0.0%]"
+    row = {"metric": "hit_ratio", "a": "8k", "b": "4k", "runs_a": 7, "runs_b": 7, "change_pct": -0.045225,
+           "low_pct": -0.051967, "high_pct": -0.034635, "confidence_pct": 97.5, "verdict": "lower", "p_value": 0.016,
            "p_adjusted": 0.031, "family_size": 2, "equivalence_pct": 3.0, "paired": True,
            "method": "exact Wilcoxon signed-rank, 7 rounds", "role": ""}
     line = verdict_line(row)
-    assert line.startswith("8k vs 4k: Hit ratio 0.0% [−0.1%, 0.0%] (97.5% CI), lower") and "−0.0" not in line, line
+    assert line.startswith("8k vs 4k: Hit ratio −0.045% [−0.052%, −0.035%] (97.5% CI), lower"), line
 
 
 def test_no_other_module_formats_a_signed_number_of_its_own():
@@ -139,7 +164,8 @@ def test_no_other_module_formats_a_signed_number_of_its_own():
              for path in sorted((REPO_ROOT / "lib" / "pagelab").rglob("*.py"))
              for line in path.read_text().splitlines()
              if signed.search(line) and "autocorrelation" not in line and "drift" not in line]
-    assert [line for line in found if not line.startswith("lib/pagelab/evidence/wording.py")] == [], found
+    # the one formatter: pagelab.evidence.numbers.signed_text, under wording.pct_text
+    assert [line for line in found if not line.startswith("lib/pagelab/evidence/numbers.py")] == [], found
 
 
 # --- d. the bootstrap's resamples and seed are stated, and true ---------------------------------

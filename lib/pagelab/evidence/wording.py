@@ -16,6 +16,7 @@ from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESO
                                         verdict_text)
 from pagelab.evidence.model import MODEL_METHOD
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_METHODS
+from pagelab.evidence.numbers import missing as _missing, signed_text, zero_unsigned
 from pagelab.evidence.pairs import pairwise_table
 from pagelab.evidence.runs import METRICS_BY_NAME, Metric, RunTable
 
@@ -25,27 +26,21 @@ BOOTSTRAP_WORDS = (f"a percentile bootstrap of {RESAMPLES:,} resamples from rand
                    "(scipy.stats.bootstrap)")
 
 
-def _zero_unsigned(text: str) -> str:
-    """'-0.0' and '+0.0' as '0.0': a value shown as zero has no sign (a −0.0% effect reads as a
-    direction the number does not have)."""
-    digits = text.lstrip("+-")
-    return text if any(c in "123456789" for c in digits) else digits
-
-
 def number_text(value: float, decimals: int) -> str:
     """'26,705', '988.8', '—' for no value: a number as every table shows it."""
     if _missing(value):
         return "—"
-    return _zero_unsigned(f"{value:,.{decimals}f}")
+    return zero_unsigned(f"{value:,.{decimals}f}")
 
 
-def pct_text(pct: float, unit: str = "%", decimals: int = 1) -> str:
-    """'+9.5%', '−4.1%', '0.0%': a change in percent as every verdict, report sentence, figure and
-    table prints it, the one formatter of an effect: signed, with a true minus sign, and no sign
-    when it rounds to zero. '—' for no value."""
-    if _missing(pct):
-        return "—"
-    return _zero_unsigned(f"{pct:+.{decimals}f}").replace("-", "−") + unit
+def pct_text(pct: float, unit: str = "%", decimals: int | None = None) -> str:
+    """'+9.5%', '−4.1%', '−0.045%', '0.0%': a change in percent as every verdict, report sentence,
+    figure and table prints it, the one formatter of an effect: signed, with a true minus sign, no
+    sign when it rounds to zero, and one decimal or as many as two significant digits need, at most
+    three (pagelab.evidence.numbers.effect_decimals); `decimals` fixes them instead, for a table
+    copying another's style. '—' for no value."""
+    text = signed_text(pct, decimals)
+    return text if text == "—" else text + unit
 
 
 def interval_text(low: float, high: float, confidence_pct: float | None, unit: str = "%") -> str:
@@ -54,14 +49,6 @@ def interval_text(low: float, high: float, confidence_pct: float | None, unit: s
     when the row has none recorded."""
     level = "" if _missing(confidence_pct) else f" ({float(confidence_pct):.4g}% CI)"
     return f"[{pct_text(low, unit)}, {pct_text(high, unit)}]{level}"
-
-
-def _missing(value) -> bool:
-    """None or nan (a Python or a numpy float)."""
-    try:
-        return value is None or math.isnan(value)
-    except TypeError:  # not a number at all (a text cell): shown as it is
-        return False
 
 
 def _runs_text(n, what: str = "runs a side") -> str:
