@@ -156,16 +156,46 @@ def test_zero_has_no_sign_and_a_small_effect_shows_in_intervals_verdict_lines_an
 
 
 def test_no_other_module_formats_a_signed_number_of_its_own():
-    """One formatter: a signed number format (':+.1f') appears only in pagelab.evidence.wording; the
-    lag-1 autocorrelations of pagelab.evidence.components are correlations and an over-time run's
-    drift (pagelab.evidence.model) a slope per minute, not effects."""
+    """One formatter: a signed number format (':+.2f') appears only in pagelab.evidence.numbers, the
+    primitive under wording.pct_text that the components (lag-1) and the model (drift) print with too."""
     signed = re.compile(r":\+[,_0-9]*(\.(\d+|\{\w+\}))?[dfge%]\}")
     found = [f"{path.relative_to(REPO_ROOT)}: {line.strip()}"
              for path in sorted((REPO_ROOT / "lib" / "pagelab").rglob("*.py"))
-             for line in path.read_text().splitlines()
-             if signed.search(line) and "autocorrelation" not in line and "drift" not in line]
-    # the one formatter: pagelab.evidence.numbers.signed_text, under wording.pct_text
+             for line in path.read_text().splitlines() if signed.search(line)]
     assert [line for line in found if not line.startswith("lib/pagelab/evidence/numbers.py")] == [], found
+
+
+def _true_minus(value: float, decimals: int) -> str:
+    """What a signed number should read, worked out apart from the code: Python's own signed format
+    with its hyphen made the true minus sign."""
+    return f"{value:+.{decimals}f}".replace("-", "\N{MINUS SIGN}")
+
+
+def test_the_components_lag1_prints_with_the_true_minus():
+    """The course bundle's 8k printed "lag-1 -0.27" with a hyphen where every other number has −."""
+    from pagelab.evidence.components import (Estimate, Lag1, SizeComponents, VarianceComponents,
+                                             components_lines)
+
+    lag1 = Lag1(batch_intervals=2, batch_s=20.0, autocorrelation=-0.27, expected=-0.03, p_value=0.04,
+                independent=False)
+    size = SizeComponents("8k", 7, 35, 100.0, Estimate(0.13, 0.08, 0.24, 34), Estimate(0.0067, 0.002, 0.037, 6),
+                          lag1)
+    lines = components_lines(VarianceComponents((size,), (), 0.95, ("8k: correlated",)))
+    line = next(line for line in lines if line.startswith("    8k:"))
+    assert f"lag-1 {_true_minus(-0.27, 2)})" in line, line
+    assert re.search(r"(?<!lag)-\d", line) is None, line  # no hyphen before a number but lag-1's own
+
+
+def test_an_over_time_runs_drift_prints_with_the_true_minus():
+    from pagelab.evidence.components import RunSeries
+    from pagelab.evidence.model import over_time_use
+
+    # losing half a percent a minute, without noise: the batch means' log falls 0.005 a minute, exactly
+    minutes = np.arange(1, 121) / 6
+    rates = tuple(15_000 * np.exp(-0.005 * minutes))
+    _, use = over_time_use(RunSeries("16k-over-time", "16k", "over-time", rates, (10.0,) * 120, "over_time"),
+                           verdict_s=100)
+    assert f"the rest drifts ({_true_minus(100 * -0.005, 2)}%/min" in use.why, use.why
 
 
 # --- d. the bootstrap's resamples and seed are stated, and true ---------------------------------

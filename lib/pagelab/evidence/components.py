@@ -44,6 +44,7 @@ import numpy as np
 import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
 from pagelab.evidence.intervals import CONFIDENCE
+from pagelab.evidence.numbers import signed_text
 
 # Batch sizes tried, in intervals per batch: doubling (Law 2015, ch. 9.5.3, and the batch-size
 # rules reviewed by Alexopoulos & Goldsman 2004 double until the batch means look independent).
@@ -294,9 +295,9 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
         verdict = [run for run in runs if run.role == "verdict"]
         if not lag1.independent and runs:
             notes.append(f"{page_size}: batch means of up to {lag1.batch_intervals} intervals stay correlated (lag-1 "
-                         f"{lag1.autocorrelation:+.2f} against {lag1.expected:+.2f} without correlation, p "
-                         f"{lag1.p_value:.2g}) and the runs are too short for longer batches: the within-run part "
-                         "is a lower bound")
+                         f"{signed_text(lag1.autocorrelation, 2)} against {signed_text(lag1.expected, 2)} without "
+                         f"correlation, p {lag1.p_value:.2g}) and the runs are too short for longer batches: the "
+                         "within-run part is a lower bound")
         f = floor_component([run.log_mean for run in verdict], [a.value / run.measured_s for run in verdict],
                             a.dof, confidence)
         run_s = float(np.median([run.measured_s for run in verdict])) if verdict else math.nan
@@ -339,7 +340,7 @@ def components_lines(components: VarianceComponents) -> list[str]:
         if s.batches == 0:
             continue
         lines.append(f"  {s.page_size:>4}: within {within(s.within_a)} ({s.batches} batch means of {s.lag1.batch_s:g} s, "
-                     f"lag-1 {s.lag1.autocorrelation:+.2f}), between {floor(s.between_f)} over {s.runs} runs")
+                     f"lag-1 {signed_text(s.lag1.autocorrelation, 2)}), between {floor(s.between_f)} over {s.runs} runs")
     for p in components.pairs:
         if p.rounds == 0:
             continue

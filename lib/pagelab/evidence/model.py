@@ -72,6 +72,7 @@ from pagelab.evidence.intervals import (
     rounds_needed,
     runs_for_equivalence,
 )
+from pagelab.evidence.numbers import signed_text
 from pagelab.evidence.steady import BATCHES, mser5
 
 # The fewest blocks the model is used with: below 3, f rests on one degree of freedom or none, and
@@ -248,12 +249,13 @@ def over_time_use(run: RunSeries, verdict_s: float) -> tuple[RunSeries | None, O
     warmup = f"MSER-5 cut {cut_s:g} s of warm-up" if cut_s else "MSER-5 cut nothing"
     if p >= DRIFT_ALPHA:
         return rest, OverTimeUse(run.run, run.page_size, run.measured_s, cut_s, rest.measured_s, drift, p,
-                                 f"{warmup}; no drift over the rest ({drift:+.2f}%/min, p {p:.2g}): all of it counts")
+                                 f"{warmup}; no drift over the rest ({signed_text(drift)}%/min, p {p:.2g}): all of it "
+                                 "counts")
     window = int(np.searchsorted(np.cumsum(seconds[cut:]), verdict_s - 1e-9)) + 1
     first = RunSeries(run.run, run.page_size, run.block, tuple(rates[cut:cut + window]),
                       tuple(seconds[cut:cut + window]), run.role)
     return first, OverTimeUse(run.run, run.page_size, run.measured_s, cut_s, first.measured_s, drift, p,
-                              f"{warmup}; the rest drifts ({drift:+.2f}%/min, p {p:.2g}): only its first "
+                              f"{warmup}; the rest drifts ({signed_text(drift)}%/min, p {p:.2g}): only its first "
                               f"{first.measured_s:g} s count, a verdict run's length")
 
 
