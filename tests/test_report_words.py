@@ -158,9 +158,36 @@ def test_a_flagged_run_and_round_one_are_kept_and_the_report_says_why(tmp_path):
     tpmc = data.pairs[data.pairs["metric"] == "tpmc"]
     assert set(tpmc["runs_a"]) == {7} and set(tpmc["runs_b"]) == {7}
     flagged = outliers_markdown(data)
-    assert "4k-r1 stands far below" in flagged and flagged.endswith(KEPT), flagged
     checked = self_check_markdown(data.evidence)
+    assert "4k-r1 stands far below" in flagged, flagged
     assert "Round 1, the first runs after the loads" in checked and KEPT in checked, checked
+    # said once: the appendix points to the paragraph that says it, by the title that paragraph has
+    assert (checked + flagged).count(KEPT) == 1, flagged
+    title = checked.split("**")[1].rstrip(".")
+    assert title == "The sweep checked against itself" and f"see **{title}**" in flagged, flagged
+
+
+def test_without_round_one_the_flagged_runs_say_why_they_are_kept(tmp_path):
+    """Every round-1 run failed: the self-check has no round 1 to report, so the sentence is said
+    under the flagged runs, once."""
+    from pagelab.report.appendix import outliers_markdown
+    from pagelab.report.self_check import self_check_markdown
+
+    directory = bundle(tmp_path)
+    record = json.loads((directory / "sweep.json").read_text())
+    for entry in record["runs"]:
+        if entry["name"].endswith("-r1"):
+            entry.update({"status": "failed", "error": "the server stopped"})
+    (directory / "sweep.json").write_text(json.dumps(record))
+    slow = directory / "4k-r2" / "summary.json"
+    run = json.loads(slow.read_text())
+    slow.write_text(json.dumps({**run, "tpmc": run["tpmc"] / 3}))
+    data = load(directory)
+    assert {name for name, _ in data.evidence.excluded} == {"4k-r1", "8k-r1", "16k-r1"}
+    flagged = outliers_markdown(data)
+    checked = self_check_markdown(data.evidence)
+    assert "4k-r2 stands far below" in flagged and flagged.endswith(KEPT), flagged
+    assert "Round 1" not in checked and KEPT not in checked, checked
 
 
 # --- d. Table 8: the statistic the verdicts use -----------------------------------------------------------

@@ -95,12 +95,16 @@ def failed_runs(data: ReportData) -> pd.DataFrame:
 
 def outliers_markdown(data: ReportData) -> str:
     """The runs whose TpmC stands far below their page size's others (a slow disk leaves one), each
-    with what to look at; a sentence saying there are none otherwise (pagelab.evidence.outliers)."""
+    with what to look at, and why they are kept (or where the report says it); a sentence saying
+    there are none otherwise (pagelab.evidence.outliers)."""
     from pagelab.evidence.outliers import OUTLIER_METHOD, outlier_lines
 
-    from pagelab.report.self_check import KEPT_SENTENCE
+    from pagelab.report.self_check import KEPT_SENTENCE, SELF_CHECK_TITLE, says_why_kept
 
     lines = outlier_lines(data.evidence.runs)
     if not lines:
         return f"None ({OUTLIER_METHOD}, at 5%)."
-    return "\n".join(f"- {line}" for line in lines) + f"\n\n{KEPT_SENTENCE}"
+    # said once in a report: where the self-check paragraph has said why, point to it
+    why = (f"Why pagelab keeps every run, a flagged one too: see **{SELF_CHECK_TITLE}** under Throughput in the "
+           "Results." if says_why_kept(data.evidence) else KEPT_SENTENCE)
+    return "\n".join(f"- {line}" for line in lines) + f"\n\n{why}"

@@ -9,8 +9,12 @@ from pagelab.evidence.runs import RunTable
 from pagelab.evidence.wording import pct_text
 
 
-# What pagelab does with a round or run that stands out, said where the report flags one. The verdicts
-# (pagelab.bundle.read_runs) leave out only runs that did not finish: a flagged run stays.
+# The paragraph's bold title, as the appendix's flagged runs name it.
+SELF_CHECK_TITLE = "The sweep checked against itself"
+
+# What pagelab does with a round or run that stands out, said once in a report: in this paragraph where
+# it reports round 1, else under the flagged runs (pagelab.report.appendix.outliers_markdown). The
+# verdicts (pagelab.bundle.read_runs) leave out only runs that did not finish: a flagged run stays.
 KEPT_SENTENCE = ("pagelab keeps every round and every run, the slow ones included: dropping one after seeing the data "
                  "would bias the interval, and the rounds are blocks, so what moves a whole round cancels in its pairs.")
 
@@ -20,11 +24,12 @@ def self_check_markdown(table: RunTable) -> str:
     halves = a_a_table(table)
     counted = compared(halves)
     if counted.empty:
-        return ("**The sweep checked against itself.** It takes two or more rounds on each side of an A/A "
-                "comparison (each page size's odd rounds against its even rounds); this sweep has too few.")
+        return (f"**{SELF_CHECK_TITLE}.** It takes two or more rounds on each side of an A/A "
+                "comparison (each page size's odd rounds against its even rounds); this sweep has too few."
+                + _first_round_text(table))
     wrong = false_calls(counted)
     tpmc = counted[counted["metric"] == "tpmc"]
-    text = (f"**The sweep checked against itself.** Each page size's odd rounds against its even rounds (an A/A "
+    text = (f"**{SELF_CHECK_TITLE}.** Each page size's odd rounds against its even rounds (an A/A "
             f"test: the halves ran interleaved and differ only by chance), all {len(counted)} comparisons of "
             f"{counted['metric'].nunique()} metrics one family held at 5% for the sweep (a max-T permutation test over "
             f"the {splits(table):,} splits of the rounds, with Bonferroni intervals): "
@@ -37,15 +42,26 @@ def self_check_markdown(table: RunTable) -> str:
                  + "), so a position or drift effect the design did not cancel may be in this sweep's verdicts too")
     if cannot_call := too_few_splits_text(table):
         text += f"; but {cannot_call}"
-    text += "." + _pair_halves_text(table)
+    return text + "." + _pair_halves_text(table) + _first_round_text(table)
+
+
+def says_why_kept(table: RunTable) -> bool:
+    """Whether the paragraph says KEPT_SENTENCE (it does where it reports round 1: round 1 and two
+    later rounds kept): the report says it once, and the appendix's flagged runs point here then."""
+    return bool(_first_round_text(table))
+
+
+def _first_round_text(table: RunTable) -> str:
+    """Round 1 against the later rounds, then why pagelab keeps it and every other run ('' without
+    round 1 and two later rounds)."""
     first = first_round_table(table)
-    if not first.empty:
-        parts = ", ".join(f"{row['group']} {row['ratio']:.2f} (rank {row['rank']} of {row['runs']})"
-                          for row in first.to_dict("records"))
-        text += (f" Round 1, the first runs after the loads, against the median of the later rounds: {parts}; "
-                 f"round 1 this low or lower by chance, p = {first_round_p(table):.2g} (its rank among the rounds, "
-                 f"the round being the unit since its runs share the machine's minute). {KEPT_SENTENCE}")
-    return text
+    if first.empty:
+        return ""
+    parts = ", ".join(f"{row['group']} {row['ratio']:.2f} (rank {row['rank']} of {row['runs']})"
+                      for row in first.to_dict("records"))
+    return (f" Round 1, the first runs after the loads, against the median of the later rounds: {parts}; "
+            f"round 1 this low or lower by chance, p = {first_round_p(table):.2g} (its rank among the rounds, "
+            f"the round being the unit since its runs share the machine's minute). {KEPT_SENTENCE}")
 
 
 def _pair_halves_text(table: RunTable) -> str:
