@@ -295,6 +295,36 @@ def test_the_versions_give_each_runs_server_and_host_not_only_where_the_sweep_wa
     assert rows["Server where the sweep was made"] == "10.11.19"
 
 
+def _table_1_server(directory: Path) -> str:
+    from pagelab.report.setup_tables import system_setup
+
+    return system_setup(load(directory)).set_index("Type").loc["Server", "This machine"]
+
+
+def test_table_1_gives_the_server_the_runs_recorded_not_the_one_where_the_sweep_was_made(tmp_path):
+    """On Slurm sweep.json's machine is the login node: Table 1's Server row is what the runs recorded
+    (as Versions lists it), "see Versions" when they recorded more than one, and the login node's,
+    said so, only when no run recorded one."""
+    from pagelab.machine.system import system_setup_table
+
+    # every run on the nodes' 10.11.20 build; the sweep was made where 10.11.19 is installed
+    on_nodes = bundle(tmp_path / "nodes", summary={"server": "10.11.20-MariaDB-0+deb12u1"},
+                      hosts={f"{size}-r{r}": "node1" for size in LOADED for r in range(1, 8)})
+    assert _table_1_server(on_nodes) == "10.11.20-MariaDB-0+deb12u1"
+    # node2's runs on another build: two versions, listed by host in Versions
+    hosts = {f"{size}-r{r}": ("node1" if r <= 4 else "node2") for size in LOADED for r in range(1, 8)}
+    mixed = bundle(tmp_path / "mixed", hosts=hosts)
+    for name, host in hosts.items():
+        if host == "node2":
+            path = mixed / name / "summary.json"
+            path.write_text(json.dumps({**json.loads(path.read_text()), "server": "10.11.20-MariaDB"}))
+    assert _table_1_server(mixed) == f"{len(set(hosts.values()))} versions: see Versions"
+    # runs from before runs recorded their server: the machine record's, and where it comes from
+    unrecorded = bundle(tmp_path / "old", summary={"server": None})
+    machine = json.loads((unrecorded / "sweep.json").read_text())["machine"]
+    assert _table_1_server(unrecorded) == f"{dict(system_setup_table(machine))['Server']} (where the sweep was made)"
+
+
 # --- h. what the server settings mean -------------------------------------------------------------------------
 
 
@@ -326,7 +356,7 @@ def test_the_course_sweep_of_2026_11_28_reads_as_its_records_say(tmp_path):
     from pagelab.common.paths import PROFILES_DIR
     from pagelab.report.appendix import versions
     from pagelab.report.precision import precision_markdown
-    from pagelab.report.setup_tables import benchmark_setup, changed_settings_markdown
+    from pagelab.report.setup_tables import benchmark_setup, changed_settings_markdown, system_setup
 
     directory = tmp_path / "course"
     shutil.copytree(CAPTURED, directory)
@@ -367,4 +397,6 @@ def test_the_course_sweep_of_2026_11_28_reads_as_its_records_say(tmp_path):
     hosts = {e["host"] for e in record["runs"]}
     assert len(servers) == 1 and len(hosts) == 1
     rows = dict(versions(data).itertuples(index=False))
-    assert rows[f"Server, {len(record['runs'])} runs on {hosts.pop()}"] == servers.pop()
+    server = servers.pop()
+    assert rows[f"Server, {len(record['runs'])} runs on {hosts.pop()}"] == server
+    assert system_setup(data).set_index("Type").loc["Server", "This machine"] == server  # Table 1 too

@@ -67,25 +67,33 @@ def versions(data: ReportData) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Component", "Version"])
 
 
-def server_version_rows(data: ReportData) -> list[tuple[str, str]]:
+def run_servers(data: ReportData) -> list[tuple[str, int, list[str]]]:
     """The server the runs measured, as each run recorded it (summary.json's `server`, the server's
-    own VERSION()), one row per version and the hosts that ran it; then the server where the sweep
-    was made (sweep.json's machine record). On Slurm the two differ: the sweep is made on the login
-    node, and only the runs know what the nodes ran."""
+    own VERSION()): each version with its runs' count and hosts; [] when no run recorded one. On
+    Slurm this is what the nodes ran; sweep.json's machine record is the login node's."""
     frames = [data.tables["summary"]] + ([data.over_time["summary"]] if data.has_over_time_runs else [])
     summary = pd.concat([f for f in frames if not f.empty]) if any(not f.empty for f in frames) else frames[0]
+    if summary.empty or "server" not in summary or summary["server"].dropna().empty:
+        return []
+    recorded = summary.dropna(subset=["server"])
+    return [(str(version), len(runs),
+             sorted(str(h) for h in runs["host"].dropna().unique()) if "host" in runs else [])
+            for version, runs in recorded.groupby("server", sort=True)]
+
+
+def server_version_rows(data: ReportData) -> list[tuple[str, str]]:
+    """The server the runs measured (`run_servers`), one row per version and the hosts that ran it;
+    then the server where the sweep was made (sweep.json's machine record). On Slurm the two differ:
+    the sweep is made on the login node, and only the runs know what the nodes ran."""
     machine = data.record.document["machine"]
     where_made = ("Server where the sweep was made", (machine.get("server") or {}).get("version") or "—")
-    if summary.empty or "server" not in summary or summary["server"].dropna().empty:
+    servers = run_servers(data)
+    if not servers:
         return [("Server, as the runs recorded it", "not recorded by these runs"), where_made]
     rows = []
-    recorded = summary.dropna(subset=["server"])
-    for version, runs in recorded.groupby("server", sort=True):
-        names = sorted(str(h) for h in runs["host"].dropna().unique()) if "host" in runs else []
+    for version, count, names in servers:
         hosts = ", ".join(names) if len(names) <= 3 else f"{len(names)} hosts"  # a cell is cut at TEXT_CELL_CHARS
-        count = len(runs)
-        rows.append((f"Server, {count} run{'s' if count != 1 else ''}" + (f" on {hosts}" if hosts else ""),
-                     str(version)))
+        rows.append((f"Server, {count} run{'s' if count != 1 else ''}" + (f" on {hosts}" if hosts else ""), version))
     return rows + [where_made]
 
 

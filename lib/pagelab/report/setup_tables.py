@@ -41,14 +41,29 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
 
 
 def system_setup(data: ReportData) -> pd.DataFrame:
-    """The lab's "System setup" table, this machine beside the lab's."""
+    """The lab's "System setup" table, this machine beside the lab's; its Server row is the server the
+    runs recorded (`server_text`)."""
     from pagelab.machine.system import system_setup_table
     from pagelab.report.figures import read_reference
 
     seed = read_reference("week4_lab_setup.csv")
     seed = seed[seed["table"] == "System setup"].set_index("key")["value"] if not seed.empty else pd.Series(dtype=str)
-    return pd.DataFrame([{"Type": key, "This machine": value, "Week 4 lab": seed.get(key, "—")}
+    return pd.DataFrame([{"Type": key, "This machine": server_text(data, value) if key == "Server" else value,
+                          "Week 4 lab": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])
+
+
+def server_text(data: ReportData, where_made: str) -> str:
+    """The server the runs measured, from their own records (pagelab.report.appendix.run_servers),
+    not the one where the sweep was made (`where_made`, sweep.json's machine record), which on Slurm
+    is the login node's: the one version all runs recorded, else how many and where the Versions
+    table lists them by host; `where_made`, said so, when no run recorded one."""
+    from pagelab.report.appendix import run_servers
+
+    versions = [version for version, _, _ in run_servers(data)]
+    if not versions:
+        return f"{where_made} (where the sweep was made)"
+    return versions[0] if len(versions) == 1 else f"{len(versions)} versions: see Versions"
 
 
 def _knob_value_text(value) -> str:
