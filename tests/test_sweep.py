@@ -457,8 +457,8 @@ def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_s
     out, _, _ = smoke_sweep
     same = pagelab_here("compare", out, out, "--label-a", "A", "--label-b", "B")
     assert same.returncode == 0, same.stderr
-    assert "A 4k vs B 4k: TpmC +0.0%" in same.stdout and "warning" not in same.stderr
-    assert "16k vs 4k: " in same.stdout and "difference +0.0 points" in same.stdout
+    assert "A 4k vs B 4k: TpmC 0.0%" in same.stdout and "warning" not in same.stderr
+    assert "16k vs 4k: " in same.stdout and "difference 0.0 points" in same.stdout
     assert "uniform shift" not in same.stdout and "3. Which knobs differ: none" in same.stdout
     other = tmp_path / "other-day"
     shutil.copytree(out, other, ignore=shutil.ignore_patterns("instances"))
