@@ -18,7 +18,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from pagelab.common.atomic import atomic_write_text
 from pagelab.common.errors import ServerError, UsageError
@@ -30,8 +30,9 @@ from pagelab.mysql.snapshot_record import (SNAPSHOT_MARKER, SNAPSHOT_PASSWORD_FI
                                            write_snapshot_marker)
 from pagelab.mysql.supervision import POLL_INTERVAL_S, DiskWatch, tail_of, tie_to_owner
 
-if TYPE_CHECKING:
-    from pagelab.mysql.instance import Instance
+# The instance a method returns is whichever class mixes this in; naming Instance here would make
+# the two modules import each other.
+_Instance = TypeVar("_Instance", bound="DatadirMixin")
 
 INIT_TIMEOUT_S = 300.0
 PASSWORD_BYTES = 18  # 24 URL-safe characters
@@ -42,7 +43,7 @@ class DatadirMixin:
 
     # ----------------------------------------------------------------- init
 
-    def init(self, force: bool = False, timeout: float = INIT_TIMEOUT_S) -> "Instance":
+    def init(self: _Instance, force: bool = False, timeout: float = INIT_TIMEOUT_S) -> _Instance:
         """Create the datadir with this page size and give root a random password.
 
         Refuses a non-empty datadir unless force=True (which wipes it). On failure, nothing it
@@ -222,7 +223,7 @@ class DatadirMixin:
         partial.rename(self.paths.datadir)
         self._write_client_cnf(password, self.port)
 
-    def restore_new(self, source: str | os.PathLike) -> "Instance":
+    def restore_new(self: _Instance, source: str | os.PathLike) -> _Instance:
         """Make this (new, empty) directory an instance whose datadir is a copy of a snapshot,
         without initialising one first: a unit with a server of its own starts from the page
         size's snapshot this way."""

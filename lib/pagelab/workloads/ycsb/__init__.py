@@ -27,7 +27,8 @@ One module per concern:
 (ours or real YCSB's) back into a table (pagelab.parse.ycsb).
 """
 
-from pagelab.workloads.ycsb.driver import PhasePlan, PhaseResult, YcsbRunError, execute_phase
+from pagelab.workloads.ycsb.driver import PhaseResult, YcsbRunError, execute_phase
+from pagelab.workloads.ycsb.worker import PhasePlan
 from pagelab.workloads.ycsb.generators import DISTRIBUTIONS, fnv_hash64, key_name
 from pagelab.workloads.ycsb.histogram import LatencyHistogram
 from pagelab.workloads.ycsb.keysize import KeyLimit, innodb_max_key_bytes, max_key_sizes, prototype_max_key_bytes

@@ -38,9 +38,8 @@ from typing import Any
 
 from pagelab.common.errors import PagelabError, UsageError
 from pagelab.common.processes import stop_process
-from pagelab.workloads.ycsb.generators import DISTRIBUTIONS
 from pagelab.workloads.ycsb.histogram import LatencyHistogram
-from pagelab.workloads.ycsb.worker import READY_TIMEOUT_S, InsertCounter, process_main, run_worker
+from pagelab.workloads.ycsb.worker import READY_TIMEOUT_S, InsertCounter, PhasePlan, process_main, run_worker
 from pagelab.workloads.ycsb.workloads import Workload
 
 PARALLELISMS = ("processes", "threads", "inline")
@@ -48,35 +47,6 @@ PARALLELISMS = ("processes", "threads", "inline")
 
 class YcsbRunError(PagelabError):
     """A phase could not finish: a worker failed or the server went away."""
-
-
-@dataclass(frozen=True)
-class PhasePlan:
-    """What one phase does. For the load, `operations` records are inserted from `insert_start`."""
-
-    workload: Workload
-    records: int
-    operations: int
-    distribution: str = "zipfian"
-    seed: int = 1
-    field_count: int = 10
-    field_length: int = 100
-    hashed_keys: bool = True
-    max_seconds: float | None = None
-    insert_start: int = 0
-
-    def validate(self) -> None:
-        if self.records < (0 if self.workload.is_load else 1):
-            raise UsageError(f"the record count must be at least 1, got {self.records}")
-        if self.operations < 0:
-            raise UsageError(f"the operation count must not be negative, got {self.operations}")
-        if self.distribution not in DISTRIBUTIONS:
-            raise UsageError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}, got {self.distribution!r}")
-        if self.field_count < 1 or self.field_length < 1:
-            raise UsageError(f"field count and field length must be at least 1, got {self.field_count} and "
-                             f"{self.field_length}")
-        if self.max_seconds is not None and not self.max_seconds > 0:
-            raise UsageError(f"max_seconds must be positive (or None), got {self.max_seconds}")
 
 
 @dataclass

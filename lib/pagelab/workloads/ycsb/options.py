@@ -20,7 +20,8 @@ from pagelab.common.errors import UsageError
 from pagelab.common.units import MIB, format_size, page_size_label, parse_size, with_article
 from pagelab.mysql.pagesize import MIN_BUFFER_POOL_BY_PAGE_SIZE, parse_page_size, pool_too_small
 from pagelab.workloads.ycsb import backends
-from pagelab.workloads.ycsb.driver import PARALLELISMS, PhasePlan
+from pagelab.workloads.ycsb.driver import PARALLELISMS
+from pagelab.workloads.ycsb.worker import PhasePlan
 from pagelab.workloads.ycsb.generators import DISTRIBUTIONS, key_name
 from pagelab.workloads.ycsb.workloads import Workload, parse_workloads
 

@@ -22,19 +22,49 @@ import signal
 import time
 import traceback
 from collections import Counter
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from pagelab.workloads.ycsb.backends import OK, BackendGone
-from pagelab.workloads.ycsb.generators import ValueSource, key_chooser, key_name, operation_picker
+from pagelab.common.errors import UsageError
+from pagelab.workloads.ycsb.generators import DISTRIBUTIONS, ValueSource, key_chooser, key_name, operation_picker
 from pagelab.workloads.ycsb.histogram import LatencyHistogram
 from pagelab.workloads.ycsb.workloads import INSERT, READ, READ_MODIFY_WRITE, UPDATE, Workload
 
-if TYPE_CHECKING:
-    from pagelab.workloads.ycsb.driver import PhasePlan
 
 READY_TIMEOUT_S = 120.0  # for every worker to open its session and say it is ready
 PROGRESS_EVERY_S = 0.25
 CHECK_EVERY_OPS = 64  # how often a worker looks at the clock, the stop flag and its progress
+
+
+# -- what a phase does: the plan every worker is given --------------------------------------------
+
+@dataclass(frozen=True)
+class PhasePlan:
+    """What one phase does. For the load, `operations` records are inserted from `insert_start`."""
+
+    workload: Workload
+    records: int
+    operations: int
+    distribution: str = "zipfian"
+    seed: int = 1
+    field_count: int = 10
+    field_length: int = 100
+    hashed_keys: bool = True
+    max_seconds: float | None = None
+    insert_start: int = 0
+
+    def validate(self) -> None:
+        if self.records < (0 if self.workload.is_load else 1):
+            raise UsageError(f"the record count must be at least 1, got {self.records}")
+        if self.operations < 0:
+            raise UsageError(f"the operation count must not be negative, got {self.operations}")
+        if self.distribution not in DISTRIBUTIONS:
+            raise UsageError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}, got {self.distribution!r}")
+        if self.field_count < 1 or self.field_length < 1:
+            raise UsageError(f"field count and field length must be at least 1, got {self.field_count} and "
+                             f"{self.field_length}")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise UsageError(f"max_seconds must be positive (or None), got {self.max_seconds}")
 
 
 # -- the shared insert counter -------------------------------------------------------------------
