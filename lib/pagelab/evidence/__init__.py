@@ -13,6 +13,8 @@ that decide when a run is warm and when it has measured enough.
     medians.py    each page size's median with its order-statistic interval, as a table and lines
     pairs.py      each pair of page sizes compared per metric, as a table
     wording.py    how effects, intervals, verdicts and families read, everywhere they are shown
+    numbers.py    how a signed number reads (true minus, no sign at zero, an effect's digits): wording's
+                  primitive, which the components and the model print with too
     hosts.py      per-host medians, and whether hosts differ more than page sizes
     stats_text.py what `pagelab stats` prints for one bundle
     two_sweeps.py two bundles compared: effects changed, level moved, knobs differ
