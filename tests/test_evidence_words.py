@@ -155,6 +155,16 @@ def test_zero_has_no_sign_and_a_small_effect_shows_in_intervals_verdict_lines_an
     assert line.startswith("8k vs 4k: Hit ratio −0.045% [−0.052%, −0.035%] (97.5% CI), lower"), line
 
 
+@pytest.mark.parametrize("detectable, said", [(0.043, "±0.043%"), (0.46, "±0.46%"), (7.26, "±7.3%")])
+def test_the_smallest_effect_the_runs_resolve_has_an_effects_digits(detectable, said):
+    """A hit ratio's pairs resolve effects far under 0.1%: "about ±0.0%" would say they resolve none."""
+    from pagelab.evidence.wording import unresolved_advice
+
+    row = {"equivalence_pct": 3.0, "paired": True, "runs_a": 7, "runs_b": 7, "detectable_pct": detectable,
+           "runs_for_equivalence": math.nan}
+    assert unresolved_advice(row) == f"these 7 rounds resolve effects of about {said}"
+
+
 def test_no_other_module_formats_a_signed_number_of_its_own():
     """One formatter: a signed number format (':+.2f') appears only in pagelab.evidence.numbers, the
     primitive under wording.pct_text that the components (lag-1) and the model (drift) print with too."""

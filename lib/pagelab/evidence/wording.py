@@ -16,7 +16,7 @@ from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESO
                                         verdict_text)
 from pagelab.evidence.model import MODEL_METHOD
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_METHODS
-from pagelab.evidence.numbers import missing as _missing, signed_text, zero_unsigned
+from pagelab.evidence.numbers import effect_decimals, missing as _missing, signed_text, zero_unsigned
 from pagelab.evidence.pairs import pairwise_table
 from pagelab.evidence.runs import METRICS_BY_NAME, Metric, RunTable
 
@@ -64,7 +64,7 @@ def unresolved_advice(row: dict) -> str:
     if not _missing(row.get("detectable_pct")):
         runs = int(row["runs_a"]) if row.get("paired") else f"{int(row['runs_a'])}+{int(row['runs_b'])}"
         parts.append(f"these {runs} {'rounds' if row.get('paired') else 'runs'} resolve effects of about "
-                     f"±{row['detectable_pct']:.1f}%")
+                     f"±{row['detectable_pct']:.{effect_decimals(row['detectable_pct'])}f}%")  # an effect's digits
     if not _missing(row.get("runs_for_equivalence")):
         parts.append(f"{_runs_text(row['runs_for_equivalence'], what)} would show equivalence within ±{delta:g}%")
     if not parts:
