@@ -292,13 +292,6 @@ def seed_comparison(summary: pd.DataFrame, iostat: pd.DataFrame) -> pd.DataFrame
     return table
 
 
-def system_setup(machine: dict) -> pd.DataFrame:
-    """The lab's "System setup" table, for this machine."""
-    from pagelab.machine.system import system_setup_table
-
-    return pd.DataFrame(system_setup_table(machine), columns=["Type", "Specification"])
-
-
 def effect_across_levels(effects: pd.DataFrame, factor_words: str, level_labels: dict | None = None):
     """The page-size effect (a vs b, change of the median TpmC in %) at each level of the grid's
     other factor, with its 95% bootstrap interval (pagelab.evidence.grid.effect_table), in the
