@@ -215,3 +215,24 @@ def test_the_readmes_architecture_table_names_what_exists():
     assert {entry for entry, _ in rows} == entries
     unknown = {entry: names for entry, holds in rows if (names := _unknown_names(entry, holds))}
     assert unknown == {}, f"README.md's Architecture table names what its package lacks: {unknown}"
+
+
+
+def test_each_packages_docstring_names_what_exists():
+    """A package's docstring lists its modules, as `runs.py` in a column or, in a top-level package,
+    in parentheses after what they hold, "(`answer`, `claims`)": each it names so is one of that
+    package's (or a name it defines), as in the README's table. Other backticked words (a subpackage's
+    arguments and columns) are not read."""
+    import re
+
+    unknown = {}
+    for init in sorted(LIB.rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        files = re.findall(r"(?<![\w./])(\w+\.py)\b", doc)
+        top_level = init.parent.parent == LIB
+        listed = [] if not top_level else [name for group in re.findall(r"\(((?:`\w+`(?:,\s+)?)+)[);:]", doc) for name in re.findall(r"`(\w+)`", group)]
+        entry = str(init.parent.relative_to(LIB)) + "/"
+        named = " ".join(f"`{name}`" for name in files + listed)
+        if entry != "./" and (names := _unknown_names(entry, named)):
+            unknown[entry] = names
+    assert unknown == {}, f"package docstrings name what their package lacks: {unknown}"
