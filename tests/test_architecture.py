@@ -138,3 +138,101 @@ def test_the_command_line_and_a_run_start_without_the_statistics_libraries():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+README = LIB.parents[1] / "README.md"
+
+
+def _architecture_rows() -> list[tuple[str, str]]:
+    """(entry, what it holds) of each row of the README's Architecture table: `common/`, `bundle.py`."""
+    text = README.read_text()
+    section = text[text.index("\n## Architecture"):]
+    section = section[:section.index("\n## ", 1)]
+    rows = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 2:
+            rows.append((cells[0].strip("`"), cells[1]))
+    return rows
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    """The names a module defines: its functions, classes and constants, and its classes' methods
+    (`init` is a method of the instance)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            if isinstance(node, ast.ClassDef):
+                names |= {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {target.id for target in targets if isinstance(target, ast.Name)}
+    return names
+
+
+def _knob_names() -> set[str]:
+    import re
+
+    return set(re.findall(r'Knob\("(\w+)"', (LIB / "sweep" / "knobs.py").read_text()))
+
+
+def _unknown_names(entry: str, holds: str) -> list[str]:
+    """The names in backticks in one row that are not of its package: a name with no path or space
+    must be a module (or subpackage, or source file) of the package, or a name one of its modules
+    defines, or a knob; `module.NAME` a name that module defines; a path must exist."""
+    import re
+
+    where = LIB / entry.rstrip("/")
+    files = [where] if where.suffix == ".py" else sorted(where.rglob("*.py"))
+    modules = {path.stem for path in files} | {path.name for path in where.rglob("*") if where.is_dir()}
+    defined_in = {path.stem: _defined_names(ast.parse(path.read_text())) for path in files}
+    defined = set().union(*defined_in.values())
+    unknown = []
+    for name in re.findall(r"`([^`]+)`", holds):
+        if " " in name or name == "pagelab" or name.startswith("-") or name.endswith((".json", ".md", ".csv")):
+            continue  # a command, an option, a file a sweep writes
+        if "/" in name:
+            if "<" not in name and not (LIB.parents[1] / name).exists():
+                unknown.append(name)
+            continue
+        module, _, attribute = name.rpartition(".")
+        if module and not name.endswith((".py", ".c")):
+            if attribute not in defined_in.get(module, ()):
+                unknown.append(name)
+        elif name not in modules and name not in defined and name not in _knob_names():
+            unknown.append(name)
+    return unknown
+
+
+def test_the_readmes_architecture_table_names_what_exists():
+    """Each row of the README's Architecture table is an entry of the library's top level, every
+    entry has a row, and every module the row names in backticks is one of that package's modules
+    (or a name it defines): a module renamed or split shows here until the README says so."""
+    rows = _architecture_rows()
+    entries = {path.name + ("/" if path.is_dir() else "") for path in LIB.iterdir()
+               if (path.suffix == ".py" and path.stem not in ("__init__", "__main__")) or (path / "__init__.py").exists()}
+    assert {entry for entry, _ in rows} == entries
+    unknown = {entry: names for entry, holds in rows if (names := _unknown_names(entry, holds))}
+    assert unknown == {}, f"README.md's Architecture table names what its package lacks: {unknown}"
+
+
+
+def test_each_packages_docstring_names_what_exists():
+    """A package's docstring lists its modules, as `runs.py` in a column or, in a top-level package,
+    in parentheses after what they hold, "(`answer`, `claims`)": each it names so is one of that
+    package's (or a name it defines), as in the README's table. Other backticked words (a subpackage's
+    arguments and columns) are not read."""
+    import re
+
+    unknown = {}
+    for init in sorted(LIB.rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        files = re.findall(r"(?<![\w./])(\w+\.py)\b", doc)
+        top_level = init.parent.parent == LIB
+        listed = [] if not top_level else [name for group in re.findall(r"\(((?:`\w+`(?:,\s+)?)+)[);:]", doc) for name in re.findall(r"`(\w+)`", group)]
+        entry = str(init.parent.relative_to(LIB)) + "/"
+        named = " ".join(f"`{name}`" for name in files + listed)
+        if entry != "./" and (names := _unknown_names(entry, named)):
+            unknown[entry] = names
+    assert unknown == {}, f"package docstrings name what their package lacks: {unknown}"

@@ -3,7 +3,7 @@
 The bundles here are made from real captured tables: the Week 4 lab report's own iostat, InnoDB status and TpmC
 (data/reference/, transcribed from its text), one run per page size, with the configuration each
 bundle records written into its summaries and sweep.json: once as the seed's (7 warehouses, a
-256 MiB pool of 700 MB, 8 connections, 1200 s) and once as `quick`'s (1 warehouse, 64 MiB of
+256 MiB (268 MB) pool of 700 MB, 8 connections, 1200 s) and once as `quick`'s (1 warehouse, 64 MiB (67 MB) of
 93 MB, 4 connections, 9 s)."""
 
 from __future__ import annotations

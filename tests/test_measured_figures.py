@@ -1,7 +1,7 @@
 """The figures the docs quote from the 2026-11-28 `course` sweep, computed again from that sweep's
 own files (tests/fixtures/captured/course-2026-11-28, trimmed from its bundle) by the code that
 printed them: the measured figure (`pagelab stats`: 16k vs 4k's effect, interval and the effect its
-rounds resolve), its variance components, the planned figure (`pagelab plan --from BUNDLE --profile
+rounds resolve, and every pair of the headline's table, in the digits stats prints), its variance components, the planned figure (`pagelab plan --from BUNDLE --profile
 course --budget 2h --resolve 5%`), the pool's share of the loaded data and the ramp-ups' range.
 
 Each figure is said once in full (the README's headline finding) and, for the measured and the
@@ -57,6 +57,19 @@ def one(value: float) -> str:
     return f"{value:.1f}"
 
 
+# A signed effect as pagelab prints it: one decimal, or two significant digits under 1% (+0.39%),
+# and no sign when it rounds to zero.
+SIGNED = r"([-+]?\d+\.\d+)"
+UNSIGNED = r"(\d+\.\d+)"
+
+
+def effect(value: float, sign: bool = True) -> str:
+    """An effect in the digits pagelab's lines give it (pagelab.evidence.numbers), with plain()'s minus."""
+    from pagelab.evidence.numbers import effect_decimals, signed_text
+
+    return signed_text(value).replace("−", "-") if sign else f"{value:.{effect_decimals(value)}f}"
+
+
 @pytest.fixture(scope="module")
 def table():
     from pagelab.bundle import read_runs
@@ -70,14 +83,32 @@ def test_the_measured_figure_is_the_bundles(table):
     pairs = pairwise_table(table, 5.0)
     row = pairs[(pairs.metric == "tpmc") & (pairs.a == "16k") & (pairs.b == "4k")].iloc[0]
     assert row.confidence_pct == 95.0 and row.verdict == "not resolved" and row.role == "primary"
-    source = (f"{row.change_pct:+.1f}", f"{row.low_pct:+.1f}", f"{row.high_pct:+.1f}", one(row.detectable_pct))
-    stated = re.compile(r"16k vs 4k(?: \(primary\))? ([-+]\d+\.\d)% \[([-+]\d+\.\d)%, ([-+]\d+\.\d)%\] \(95%(?: CI)?\)"
-                        r"[^.]*?resolve (?:effects of )?about ±(\d+\.\d)%")
+    source = (effect(row.change_pct), effect(row.low_pct), effect(row.high_pct), effect(row.detectable_pct, sign=False))
+    stated = re.compile(rf"16k vs 4k(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(95%(?: CI)?\)"
+                        rf"[^.]*?resolve (?:effects of )?about ±{UNSIGNED}%")
     for path in (README, RUNBOOK, COURSE):  # each says it, with its date and command
         find(plain(path), stated.pattern, path.name)
     for path in docs():
         for found in stated.finditer(plain(path)):
             assert found.groups() == source, f"{path.name}: {found.group(0)!r}, the bundle's pagelab stats {source}"
+
+
+def test_the_measured_tables_pairs_are_the_bundles(table):
+    """Every pair of the headline's table of the measured figure, as `pagelab stats` prints it: its
+    effect, its interval's ends (+0.39%, not +0.4%, as two significant digits give an end under 1%)
+    and the interval's level."""
+    from pagelab.evidence.pairs import pairwise_table
+
+    pairs = pairwise_table(table, 5.0)
+    pairs = pairs[pairs.metric == "tpmc"]
+    text = headline(plain(README))
+    text = text[text.index("**The measured figure**"):text.index("**The planned figure**")]
+    rows = re.findall(rf"(\d+k) vs (\d+k)(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(([\d.]+)%\)", text)
+    assert len(rows) == len(pairs), f"README.md's measured figure gives {len(rows)} pairs, the bundle has {len(pairs)}"
+    for a, b, *stated in rows:
+        row = pairs[(pairs.a == a) & (pairs.b == b)].iloc[0]
+        source = [effect(row.change_pct), effect(row.low_pct), effect(row.high_pct), f"{row.confidence_pct:.4g}"]
+        assert stated == source, f"README.md: {a} vs {b} {stated}; the bundle's pagelab stats {source}"
 
 
 def test_the_components_are_the_bundles(table):

@@ -1,4 +1,4 @@
-"""Building prototype trees and timing cold point lookups on them (pagelab.workloads.point_lookups)."""
+"""Building prototype trees and timing cold point lookups on them (pagelab.workloads.lookups: build, run)."""
 
 from __future__ import annotations
 

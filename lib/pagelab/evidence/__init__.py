@@ -9,6 +9,12 @@ that decide when a run is warm and when it has measured enough.
     model.py      a pair judged from both components (the two-level model), and what of an over-time run counts
     node_model.py a pair judged with the node as a random effect, when some round's runs span nodes
     nodes.py      what the nodes of a multi-node sweep did
+    covariate.py  a pair's effect adjusted by a probe measured before each run (CUPED)
+    outliers.py   runs far below their page size's others
+    self_checks.py the sweep checked against itself (A/A halves, the first round)
+    grid.py       a second factor beside the page size: the effect at each level, and whether it changes
+    planner.py    a design (rounds, run length) chosen from measured variance components
+    sequential.py group-sequential boundaries for a sweep looked at more than once
     runs.py       a bundle's runs as one table (values per run and metric, blocks, hosts, series)
     medians.py    each page size's median with its order-statistic interval, as a table and lines
     pairs.py      each pair of page sizes compared per metric, as a table

@@ -5,7 +5,7 @@ The Week 4 lab is itself a lab report (Introduction, Methods, Experimental Setup
 References); the report notebook (notebooks/tpcc_page_size_report.ipynb) follows that outline and takes
 every sentence that depends on the data from the modules beside this one, so the text cannot disagree
 with the numbers: the answer and the Conclusion (`answer`), the lab's claims checked in the Discussion
-(`claims`), the Method (`method`), the Setup's tables (`setup_tables`), the hosts and nodes (`hosts`),
+(`claims`), the Method (`method`), the Setup's tables (`setup_tables`), the hosts and nodes (`host_report`),
 the References and Glossary (`references`), the notes and appendix (`appendix`). They all read the
 `ReportData` made here, so this module changes only when what a bundle holds changes.
 """

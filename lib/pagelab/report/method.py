@@ -3,7 +3,7 @@ measurement, sampling), how the rounds were ordered, and the machine's own noise
 the bundle's records.
 
 Apart from the tables of the Setup (pagelab.report.setup_tables) because it changes with how a run
-is made (pagelab.sweep, pagelab.run), not with the lab's tables.
+is made (pagelab.sweep.experiment, pagelab.sweep.run_unit), not with the lab's tables.
 """
 
 from __future__ import annotations

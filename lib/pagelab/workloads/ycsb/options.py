@@ -27,7 +27,7 @@ from pagelab.workloads.ycsb.workloads import Workload, parse_workloads
 
 BACKENDS = ("innodb", "prototype")
 DEFAULT_PAGE_SIZES = (16384, 65536)  # the OrientDB proposal's two sizes
-DEFAULT_RECORDS = 50_000  # ~80 MB in InnoDB: 4x the 21 MiB pool that 64k pages need at least
+DEFAULT_RECORDS = 50_000  # ~80 MB in InnoDB: ~3.6x the 21 MiB (22 MB) pool that 64k pages need at least
 DEFAULT_OPERATIONS = 50_000
 # Client workers when not given: 4 for InnoDB, whose phases mostly wait for the disk when the pool
 # is well below the data (with everything cached, 2 processes do best on 2 cores:
