@@ -41,8 +41,8 @@ from pagelab.sweep.run_unit import (begin, check_room_for_unit, execute, mark_do
                                     unit_instance_dir)
 from pagelab.sweep.storage_stop import (ReadOnlySeen, ReadOnlyWatch, refuse_unwritable, stop_if_storage_fault,
                                         storage_fault_stop, suppress_storage_faults)
-from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest,
-                            read_phase, read_runs, sweep_file, write_components)
+from pagelab.bundle import (REPORT_STEP, ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso,
+                            profile_digest, read_phase, read_runs, report_step, sweep_file, write_components)
 from pagelab.evidence.sequential import first_look
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -254,11 +254,13 @@ REPORT_PDF = "report.pdf"
 
 
 def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: str = "", title: str = "",
-                   affiliation: str = "", notes: str = "", between_cells=None) -> Path:
+                   affiliation: str = "", notes: str = "", between_cells=None, sweep_step: bool = False) -> Path:
     """Execute the report notebook over the sweep and print it without code cells into the bundle
     (BUNDLE/report.pdf), with a copy at `pdf_path`, or else in reports/ named after the bundle and
     its location, so two bundles of one name never overwrite each other's report. Returns the
-    bundle's PDF; the record's "report" names it and its copy."""
+    bundle's PDF; the record's "report" names it and its copy. `sweep_step`: this is the sweep's
+    own report step (not a later `pagelab report`), whose time the record keeps (bundle.REPORT_STEP)."""
+    started = time.time()
     from pagelab.report.pdf import notebook_to_pdf
 
     sweep_dir = record.directory
@@ -289,6 +291,8 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     copy = copy_pdf(pdf_path, copy_path) if copy_path else reports_copy(sweep_dir, pdf_path)
     record.document["report"] = {"notebook": "report.ipynb", "pdf": str(pdf_path), "copy": str(copy),
                                  "written": now_iso()}
+    if sweep_step:
+        record.document[REPORT_STEP] = report_step(started, time.time())
     record.save()
     return pdf_path
 
@@ -469,7 +473,8 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
             reported_before = record.document.get("report")
             try:
                 pdf = (recorded_report_still_current(record, runs_before, pdf_path, report)
-                       or execute_report(record, pdf_path, **(report or {}), between_cells=stop.raise_if_received))
+                       or execute_report(record, pdf_path, **(report or {}), between_cells=stop.raise_if_received,
+                                      sweep_step=True))
             except ReadOnlySeen:
                 if _recorded_report(sweep_dir) not in (None, reported_before):  # it struck once the report was done
                     watch.follow(sweep_dir / "instances", stage="tidy-up after the report")
