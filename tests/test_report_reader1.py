@@ -36,3 +36,21 @@ def test_title_page_gives_the_sweeps_dates_its_set_and_both_commits(tmp_path):
     # made by the same commit: one row, as before
     same = dict(title_rows(record, rendering=("a" * 40, False)))
     assert "pagelab (report)" not in same and same["pagelab"].startswith("0.1.0+gaaaaaaa")
+
+
+def test_a_set_that_turned_the_over_time_runs_off_is_named_as_why_a_claim_is_not_checked(tmp_path):
+    from pagelab.report.answer import conclusion_markdown
+    from pagelab.report.claims import NOT_CHECKED, claims, discussion_markdown
+
+    data = load(bundle(tmp_path, profile={"overrides": ["over_time_s=0"]}, summary={"measure_s": 100}))
+    found = {claim.key: claim for claim in claims(data)}
+    assert found["hit_ratio"].verdict == NOT_CHECKED
+    # the verdict runs are the lab's configuration (7 warehouses, 8 connections, 256 MiB of 640-800 MiB, 100 s)
+    assert all(found[key].verdict != NOT_CHECKED for key in ("iops_fall", "best_8k", "similar"))
+    why = "the over-time runs were not run: over_time_s=0 (set for this sweep)"
+    assert found["hit_ratio"].why_unchecked == why
+    conclusion = conclusion_markdown(data, list(found.values()))
+    assert f"not checked here, as {why}: \u201cThe buffer-pool hit ratio starts near 990/1000" in conclusion
+    discussion = discussion_markdown(list(found.values()))
+    assert "not the lab's" not in discussion + conclusion and "did not run as" not in conclusion
+    assert "the verdict runs measure 100 s of steady state" in discussion

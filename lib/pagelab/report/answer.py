@@ -15,7 +15,6 @@ from pagelab.evidence.wording import interval_text, pct_text, unresolved_advice
 from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, Claim
 from pagelab.report.grid_report import grid_answer, grid_factor
 from pagelab.report.lab_report import ReportData, pair_of, pair_word, tpmc_rows
-from pagelab.report.seed_configuration import CHECKING_PROFILE
 
 # A run shorter than this measures start-up, not a page size: the report says so on page 1.
 SHORTEST_MEANINGFUL_MEASURE_S = 60
@@ -95,9 +94,11 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
         return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" for c in group)
 
     parts = [f"{label} {listed(group)}" for label, group in
-             (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_),
-              (f"these are about the lab's configuration, which this sweep did not run as the `{CHECKING_PROFILE}` "
-               "profile does (the Discussion says how it differs):", unchecked))
+             (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_))
              if group]
+    # not checked here, each reason once with its claims (the Discussion gives the whole of it)
+    reasons = dict.fromkeys(c.why_unchecked for c in unchecked)
+    parts += [f"not checked here, as {why or 'this sweep did not run the lab configuration it is about'}: "
+              f"{listed([c for c in unchecked if c.why_unchecked == why])}" for why in reasons]
     text.append("Of the Week 4 lab's five observations, " + "; ".join(parts) + ".")
     return " ".join(text)
