@@ -54,3 +54,20 @@ def test_a_set_that_turned_the_over_time_runs_off_is_named_as_why_a_claim_is_not
     discussion = discussion_markdown(list(found.values()))
     assert "not the lab's" not in discussion + conclusion and "did not run as" not in conclusion
     assert "the verdict runs measure 100 s of steady state" in discussion
+
+
+def test_every_sentence_quotes_a_pair_in_the_pairs_tables_orientation_with_its_interval(tmp_path):
+    from pagelab.evidence.wording import pct_text
+    from pagelab.report.answer import conclusion_markdown
+    from pagelab.report.claims import claims, discussion_markdown
+
+    data = load(bundle(tmp_path, summary={"measure_s": 100}))
+    found = claims(data)
+    text = conclusion_markdown(data, found) + "\n" + discussion_markdown(found)
+    for row in data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records"):
+        listed = f"{row['a']} vs {row['b']} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, "
+        assert listed in text, listed
+        # the reverse ratio, 1/(1+x) - 1, is nowhere, in either order of the names
+        flipped = pct_text(100 * (1 / (1 + row["change_pct"] / 100) - 1))
+        assert f"{row['b']} vs {row['a']}" not in text and f" {flipped} " not in text, (row["a"], row["b"], flipped)
+    assert " against 4k:" not in text and " against 16k:" not in text

@@ -23,8 +23,7 @@ import pandas as pd
 
 from pagelab.evidence.intervals import EQUIVALENT, NOT_RESOLVED
 from pagelab.evidence.runs import equivalence_of
-from pagelab.evidence.wording import interval_text, pct_text
-from pagelab.report.lab_report import ReportData, pair_of, pair_word
+from pagelab.report.lab_report import ReportData, listed_pair, pair_of, pair_text
 from pagelab.report.read_requests import read_request_findings
 from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, OVER_TIME_MEASURE_S,
                                                SEED_MEASURE_S, differences_from_seed, recorded_configuration)
@@ -120,11 +119,8 @@ def _iops_fall(data: ReportData) -> Claim:
     if row is None or math.isnan(row["change_pct"]):
         return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 3")
     verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD, EQUIVALENT: DOES_NOT_HOLD}.get(row["verdict"], NOT_RESOLVED_HERE)
-    interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
-                                                                         row.get("confidence_pct"))
     return Claim("iops_fall", statement, verdict,
-                 f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, "
-                 f"{pair_word(row)}", "Figure 3")
+                 f"read IOPS {pair_text(listed_pair(data, 'read_iops', last, first))}", "Figure 3")
 
 
 def _hit_ratio(data: ReportData) -> Claim:
@@ -162,8 +158,8 @@ def _best_8k(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_RESOLVED_HERE
-    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {pair_word(row)}"
-                     for other, row in rows if row)
+    # quoted as the pairs table holds each pair (one orientation everywhere), with its interval
+    text = "; ".join(pair_text(listed_pair(data, "tpmc", "8k", other)) for other, row in rows if row)
     return Claim("best_8k", statement, verdict, text, "Figure 1")
 
 
@@ -183,8 +179,7 @@ def _similar(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_RESOLVED_HERE
-    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}, {pair_word(r)}"
-                     for r in rows)
+    text = "; ".join(pair_text(r) for r in rows)
     needed = [r["runs_for_equivalence"] for r in rows if r["verdict"] == NOT_RESOLVED
               and r["runs_for_equivalence"] is not None and not pd.isna(r["runs_for_equivalence"])]
     more = (f"; equivalence within ±{delta:g}% for every pair would need about {int(max(needed))} runs a side "
