@@ -71,3 +71,20 @@ def test_every_sentence_quotes_a_pair_in_the_pairs_tables_orientation_with_its_i
         flipped = pct_text(100 * (1 / (1 + row["change_pct"] / 100) - 1))
         assert f"{row['b']} vs {row['a']}" not in text and f" {flipped} " not in text, (row["a"], row["b"], flipped)
     assert " against 4k:" not in text and " against 16k:" not in text
+
+
+def test_a_direction_inside_the_margin_says_both_and_the_glossary_states_the_rule():
+    from pagelab.common.paths import GLOSSARY
+    from pagelab.evidence.wording import verdict_line
+
+    # the course bundle's hit ratio, 16k vs 4k: -0.045% [-0.052%, -0.035%], called lower, inside ±3%
+    row = {"a": "16k", "b": "4k", "metric": "hit_ratio", "change_pct": -0.045, "low_pct": -0.052,
+           "high_pct": -0.035, "confidence_pct": 95.0, "verdict": "lower", "equivalence_pct": 3.0,
+           "p_adjusted": 0.016, "family_size": 1, "runs_a": 7, "runs_b": 7, "paired": True}
+    assert ", lower, by less than the ±3% margin (p 0.016)" in verdict_line(row)
+    # an interval reaching past the margin: the direction alone
+    wide = verdict_line({**row, "low_pct": -3.5, "change_pct": -2.0})
+    assert ", lower (p 0.016)" in wide and "margin" not in wide
+    entry = next(line for line in GLOSSARY.read_text().splitlines() if line.startswith("- **verdict**"))
+    assert "one side of 0 and also inside ±δ, the direction is the verdict" in entry
+    assert "*lower, by less than the ±3% margin*" in entry

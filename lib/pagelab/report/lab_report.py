@@ -21,7 +21,6 @@ import pandas as pd
 
 from pagelab.bundle import SweepRecord, load_tables, read_runs
 from pagelab.evidence.families import NOT_TESTED
-from pagelab.evidence.intervals import verdict_text
 from pagelab.evidence.runs import RunTable
 from pagelab.evidence.medians import page_size_table
 from pagelab.evidence.pairs import pairwise_table
@@ -152,7 +151,9 @@ def pair_word(row: dict) -> str:
     comparison that was not called, not the 'not resolved' its verdict column holds."""
     if row.get("role") == NOT_TESTED:
         return "not tested"
-    return verdict_text(row["verdict"], row["equivalence_pct"])
+    from pagelab.evidence.wording import verdict_words
+
+    return verdict_words(row)
 
 
 def summary_values(data: ReportData, column: str) -> list:
