@@ -130,3 +130,65 @@ def test_a_sweep_made_to_grow_is_planned_at_its_last_looks_boundary(tmp_path, ca
     assert f"half-width ±{100 * math.expm1(half):.1f}%" in best
     fixed_half = stats.t.isf(0.025, rounds - 1) * math.sqrt((a / length + f) / rounds)
     assert f"half-width ±{100 * math.expm1(fixed_half):.1f}%" not in best
+
+
+def _plan_lines(bundle, capsys) -> tuple[dict, str]:
+    """pagelab plan's costs and best design (the lines that say them), and what it noted."""
+    assert main(["plan", "--from", str(bundle), "--budget", "30min", "--resolve", "5%"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    return {"costs": next(line for line in lines if line.startswith("costs on this machine")),
+            "best": next(line for line in lines if "best within the budget" in line),
+            "arithmetic": next(line for line in lines if "arithmetic:" in line)}, captured.err
+
+
+def _set(bundle, **changes) -> None:
+    document = json.loads((bundle / "sweep.json").read_text())
+    document.update(changes)
+    (bundle / "sweep.json").write_text(json.dumps(document))
+
+
+def _iso(epoch: float) -> str:
+    import datetime
+
+    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+# _bundle's 5 rounds of 3 page sizes: 15 runs, 86 s apart from 1_800_000_000, each done 85 s after its start
+LAST_DONE = 1_800_000_000.0 + 14 * 86 + 85
+
+
+def test_the_report_counts_the_sweeps_own_report_step_not_its_last_writing(tmp_path, capsys):
+    """The report's time is the one sweep.json records of the sweep's own report step: a report
+    written again an hour later (`pagelab report BUNDLE`) moves neither it nor the design."""
+    bundle = _bundle(tmp_path)
+    assert len(json.loads((bundle / "sweep.json").read_text())["runs"]) == 15
+    _set(bundle, report={"written": _iso(LAST_DONE + 8)},
+         report_step={"started": _iso(LAST_DONE), "ended": _iso(LAST_DONE + 8), "seconds": 8.0})
+    then, noted = _plan_lines(bundle, capsys)
+    # no init or load in these runs and no over-time runs: the fixed part is the report's 8 s alone
+    assert "; report 8 s" in then["costs"] and "+ fixed 8 s =" in then["arithmetic"], then
+    assert "predates" not in noted
+    _set(bundle, report={"written": _iso(LAST_DONE + 3600)})  # re-rendered an hour later
+    now, _ = _plan_lines(bundle, capsys)
+    assert now == then
+
+
+def test_a_bundle_from_before_the_record_counts_a_bound_a_rerender_cannot_move(tmp_path, capsys):
+    """Without sweep.json's report_step the report counts the time from the last run's end to the
+    sweep's tidy-up after its report (instances_removed), at most 60 s; without that tidy-up, 60 s;
+    said in a note. Its last writing counts for nothing."""
+    bundle = _bundle(tmp_path)
+    _set(bundle, report={"written": _iso(LAST_DONE + 929)}, instances_removed=_iso(LAST_DONE + 9))
+    found, noted = _plan_lines(bundle, capsys)
+    assert "; report 9 s" in found["costs"] and "+ fixed 9 s =" in found["arithmetic"], found
+    assert "predates the record of its report step's time: the report counts the 9 s from its last run's end" in noted
+    _set(bundle, report={"written": _iso(LAST_DONE + 9 + 3600)})
+    assert _plan_lines(bundle, capsys)[0] == found
+    _set(bundle, instances_removed=_iso(LAST_DONE + 900))  # a tidy-up by a resume long after: bounded
+    assert "; report 60 s" in _plan_lines(bundle, capsys)[0]["costs"]
+    document = json.loads((bundle / "sweep.json").read_text())
+    del document["instances_removed"]  # instances kept (--keep-instances)
+    (bundle / "sweep.json").write_text(json.dumps(document))
+    found, noted = _plan_lines(bundle, capsys)
+    assert "; report 60 s" in found["costs"] and "has no tidy-up after it: the report counts 60 s" in noted

@@ -242,7 +242,65 @@ def test_a_unit_whose_bundle_turns_read_only_in_its_load_says_so_and_leaves_no_s
         message = " ".join(stderr.split())
         assert unit.returncode == EXIT_STORAGE, stderr[-3000:]
         assert f"read-only (EROFS) under {bundle}" in message and "during 4k-r1's load" in message, message
-        assert "pagelab sweep --resume" in message and "Traceback" not in stderr, message
+        # the bundle failed, not the node: back to Slurm with the scratch, and no node to leave out
+        assert (f"continue with: pagelab sweep --resume {bundle} --executor slurm --scratch {scratch}, repeating "
+                "your --slurm-args" in message and "--exclude" not in message), message
+        assert "Traceback" not in stderr, message
+        assert not servers_under(tmp_path)
+    finally:
+        if unit is not None and unit.poll() is None:
+            unit.kill()
+            unit.wait()
+        disk.destroy()
+
+
+@pytest.mark.server
+def test_a_round_whose_scratch_disk_turns_read_only_names_the_scratch_and_resumes_on_slurm(tmp_path):
+    """A Slurm task's round (run-unit --round 1 --scratch DIR) whose node's scratch disk turns
+    read-only during its first unit's load (the unit's server loads into the scratch): exit 4, the
+    message names the scratch on this node as the place that failed, not the bundle, and the resume
+    the way the sweep runs (on Slurm, with --scratch, the node left out), not a bare --resume that
+    would run the rest on the login node; the unit is failed, the round's other unit still pending,
+    no server left. Smoke-sized: one round of 4k and 16k, two warehouses for a load of some seconds."""
+    import time
+
+    from pagelab.cli.exits import EXIT_STORAGE
+    from pagelab.machine.hosts import hostname
+    from tests.faults.failing_disk import LoopExt4
+
+    disk = LoopExt4(tmp_path / "ext4.img", tmp_path / "ext4", "2500M").create()  # the room run-unit asks of a scratch for a 2-warehouse unit
+    unit = None
+    try:
+        bundle, scratch = (tmp_path / "b").resolve(), (disk.mount / "scratch").resolve()
+        assert pagelab("sweep", "--profile", "smoke", "--set", "warehouses=2", "--plan-only",
+                       "--out", bundle).returncode == 0
+        names = [entry["name"] for entry in json.loads((bundle / "sweep.json").read_text())["runs"]]
+        assert sorted(names) == ["16k-r1", "4k-r1"]
+        unit = subprocess.Popen(PAGELAB + ["run-unit", str(bundle), "--round", "1", "--scratch", str(scratch)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+        deadline = time.monotonic() + 300  # a bound on a hang, not a speed
+        struck = None
+        while struck is None:
+            assert unit.poll() is None and time.monotonic() < deadline, ("no unit of the round reached its load",
+                                                                         unit.poll() is None or unit.communicate())
+            struck = next((name for name in names if (bundle / name / ".phase").is_file()
+                           and (bundle / name / ".phase").read_text().strip() == "load"), None)
+            time.sleep(0.05)
+        disk.fail()
+        _, stderr = unit.communicate(timeout=300)
+        message = " ".join(stderr.split())
+        node = hostname()
+        assert unit.returncode == EXIT_STORAGE, stderr[-3000:]
+        assert (f"storage fault: the filesystem turned read-only (EROFS) on {node}'s scratch disk, under {scratch} "
+                f"at {scratch}/b-{struck}, during {struck}'s load" in message), message
+        assert f"under {bundle}" not in message, message
+        assert (f"continue with: pagelab sweep --resume {bundle} --executor slurm --scratch {scratch}, repeating "
+                f"your --slurm-args with --exclude={node} added" in message), message
+        assert "Traceback" not in stderr, message
+        runs = {entry["name"]: entry for entry in json.loads((bundle / "sweep.json").read_text())["runs"]}
+        assert runs[struck]["status"] == "failed" and runs[struck]["error"].startswith("read-only filesystem: "), runs
+        (other,) = set(names) - {struck}
+        assert runs[other]["status"] == "pending", runs
         assert not servers_under(tmp_path)
     finally:
         if unit is not None and unit.poll() is None:

@@ -193,6 +193,26 @@ def test_a_finished_sweep_keeps_its_record_not_its_datadirs(smoke_sweep):
     assert "the bundle holds" in done.stderr and "keeps about" in done.stderr
 
 
+def test_the_sweep_records_its_own_report_steps_time(smoke_sweep):
+    """sweep.json's report_step: when the sweep's report step began and ended (after its last run,
+    before its tidy-up), what `pagelab plan` counts for the report."""
+    import datetime
+
+    out, _, _ = smoke_sweep
+    document = json.loads((out / "sweep.json").read_text())
+    step = document.get("report_step")
+    assert step, "sweep.json does not record the sweep's report step"
+
+    def epoch(text):
+        return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z").timestamp()
+
+    last_done = max(float(line.split(",")[0]) for run in out.glob("*-r*") for line in
+                    (run / "phases.csv").read_text().splitlines() if line.endswith(",done"))
+    started, ended = epoch(step["started"]), epoch(step["ended"])  # whole seconds: a second's slack
+    assert last_done - 1 <= started <= ended <= epoch(document["instances_removed"]) + 1, (step, last_done)
+    assert abs(step["seconds"] - (ended - started)) <= 1 and step["seconds"] >= 0, step
+
+
 def test_no_server_left_running(smoke_sweep):
     out, _, _ = smoke_sweep
     assert not servers_under(out)
@@ -443,10 +463,13 @@ def test_a_resume_after_the_report_keeps_the_recorded_report(smoke_sweep, tmp_pa
     copy = tmp_path / "reported"
     shutil.copytree(out, copy, ignore=shutil.ignore_patterns("instances"))
     notebook, pdf = copy / "report.ipynb", copy / "report.pdf"
-    before = (notebook.stat().st_mtime_ns, pdf.stat().st_mtime_ns, json.loads((copy / "sweep.json").read_text())["report"])
+    recorded = ("report", "report_step")
+    before = (notebook.stat().st_mtime_ns, pdf.stat().st_mtime_ns,
+              [json.loads((copy / "sweep.json").read_text()).get(key) for key in recorded])
     done = pagelab_here("sweep", "--resume", copy)
     assert done.returncode == 0, done.stderr
-    after = (notebook.stat().st_mtime_ns, pdf.stat().st_mtime_ns, json.loads((copy / "sweep.json").read_text())["report"])
+    after = (notebook.stat().st_mtime_ns, pdf.stat().st_mtime_ns,
+             [json.loads((copy / "sweep.json").read_text()).get(key) for key in recorded])
     assert after == before, "the report was made again"
     assert "kept, not made again" in done.stderr and f"pagelab report {copy}" in done.stderr, done.stderr
 

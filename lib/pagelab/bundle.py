@@ -10,7 +10,8 @@
       <page>-r<k>/            one run (in a grid, <page>-w<N>-pool<level>-r<k>/, only the listed factors): run.ipynb, host.json, my.cnf, variables.csv, mysqld.err, tpcc.log,
                               iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json,
                               rampup_series.csv (auto ramp-up)
-      report.ipynb, report.pdf, figures/ (PNG and SVG), noise.json (sweep --noise), notes.md (yours)
+      report.ipynb, report.pdf, figures/ (PNG and SVG), noise.json (sweep --noise), notes.md (yours);
+                              sweep.json's "report" names the last report made, "report_step" the sweep's own
     reports/<sweep-id>-<hash>.pdf  a copy of report.pdf
 
 A bundle is self-contained: zip the sweep directory and anyone can rerun the report on it.
@@ -280,8 +281,18 @@ def run_entries(units: list[dict]) -> list[dict]:
     ]
 
 
-def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+def now_iso(at: float | None = None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(at))
+
+
+# sweep.json's "report_step": when the sweep's own report step began and ended, and its seconds,
+# written with the "report" it made. A later `pagelab report BUNDLE` rewrites "report" but not
+# this, so what a report costs a sweep (pagelab plan) is not the time since the sweep's last run.
+REPORT_STEP = "report_step"
+
+
+def report_step(started: float, ended: float) -> dict:
+    return {"started": now_iso(started), "ended": now_iso(ended), "seconds": round(ended - started, 1)}
 
 
 def as_record(bundle: "SweepRecord | str | os.PathLike") -> SweepRecord:

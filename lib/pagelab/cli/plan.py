@@ -98,7 +98,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     overhead = planner.per_run_overhead([t.started for t in verdict], [t.done for t in verdict],
                                         [t.setup_s for t in verdict], [t.measured_s for t in verdict])
     setup = sum(t.setup_s for t in timings)
-    report_s = _report_seconds(record, timings)
+    report_s, report_note = _report_seconds(record, timings)
     k = len(target.page_sizes)
     over_time = k * (target.over_time_s + overhead) if target.over_time_s else 0.0
     costs = planner.Costs(overhead, setup * k / max(len(order), 1) + report_s + over_time, k)
@@ -121,6 +121,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if differences:
         print(f"note: the bundle was made with other values of {', '.join(differences)} than {target.name}; the design "
               "assumes its components and costs carry over", file=sys.stderr)
+    if report_note:
+        print(f"note: {report_note}", file=sys.stderr)
     print(f"costs on this machine (from the bundle's timings): {overhead:.1f} s a run beyond what it measures "
           f"(restore, restart, ramp-up, record); {setup:.0f} s of init and load for {len(order)} page size(s); "
           f"report {report_s:.0f} s" + (f"; over-time runs {k} × ({target.over_time_s} + {overhead:.0f}) s = "
@@ -185,15 +187,37 @@ def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks):
     return planner.design(a, f, costs, rounds, target.measure_s, alpha, effect, wanted, extra_blocks)
 
 
-def _report_seconds(record, timings) -> float:
-    """From the last run's end to the report's writing, when both are recorded."""
+# What the report counts for a bundle made before sweep.json recorded the sweep's report step: the
+# time from its last run's end to the tidy-up the sweep did right after its report (sweep.json's
+# "instances_removed"), at most this; this when it has no such tidy-up. A report and its PDF take
+# seconds here (8-12 s for `course`), and neither figure moves when `pagelab report` rewrites the
+# report later.
+REPORT_FALLBACK_S = 60.0
+
+
+def _report_seconds(record, timings) -> tuple[float, str]:
+    """The seconds the sweep's own report step took (sweep.json's report_step, pagelab.bundle), and
+    how that figure was found, for a note (empty when it was recorded). Never the report's last
+    writing: `pagelab report` rewrites it at any later time."""
     import datetime
 
-    written = (record.document.get("report") or {}).get("written")
-    if not written or not timings:
-        return 0.0
-    at = datetime.datetime.strptime(written, "%Y-%m-%dT%H:%M:%S%z").timestamp()
-    return max(0.0, at - max(t.done for t in timings))
+    from pagelab.bundle import REPORT_STEP
+
+    seconds = (record.document.get(REPORT_STEP) or {}).get("seconds")
+    if isinstance(seconds, (int, float)) and seconds >= 0:
+        return float(seconds), ""
+    older = f"{record.directory.name} predates the record of its report step's time"
+    removed = record.document.get("instances_removed")
+    if removed and timings:
+        at = datetime.datetime.strptime(removed, "%Y-%m-%dT%H:%M:%S%z").timestamp()
+        gap = at - max(t.done for t in timings)
+        if gap >= 0:
+            return min(gap, REPORT_FALLBACK_S), (
+                f"{older}: the report counts the {gap:.0f} s from its last run's end to the tidy-up after its "
+                f"report (at most {REPORT_FALLBACK_S:.0f} s), not the report's last writing, which `pagelab "
+                "report` moves")
+    return REPORT_FALLBACK_S, (f"{older}, and has no tidy-up after it: the report counts {REPORT_FALLBACK_S:.0f} s, "
+                               "a bound for a report and its PDF on a machine like this")
 
 
 def register(commands) -> None:

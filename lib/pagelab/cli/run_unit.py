@@ -51,7 +51,9 @@ def register(commands) -> None:
                     "the page size's loaded snapshot if the bundle has one, else it initialises and loads, then "
                     "snapshots for the other units (under a lock: units that need it at the same time wait). Exit 0 "
                     "if every unit is done, 1 if one failed, 4 if the storage under it failed (said in words: a read-only "
-                    "filesystem, an I/O error, a full disk), 143 if SIGTERM stopped it.")
+                    "filesystem, an I/O error, a full disk; naming the --scratch directory when it is what failed, "
+                    "and a resume on Slurm with it: pagelab sweep --resume BUNDLE --executor slurm --scratch DIR), "
+                    "143 if SIGTERM stopped it.")
     parser.add_argument("bundle", metavar="BUNDLE", help="a sweep directory (pagelab sweep, or sweep --plan-only)")
     parser.add_argument("index", metavar="INDEX", nargs="?", type=_whole_number("unit index", 0),
                         help="one unit's index in plan.json, from 0")

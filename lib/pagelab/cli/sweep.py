@@ -170,7 +170,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.parameter:
         raise UsageError("-p NAME VALUE is for a notebook; a sweep's report takes its directory only")
     record = SweepRecord.load(target)  # NotABundle if it is none
-    pdf = sweep.execute_report(record, Path(args.pdf) if args.pdf else None, **_report_options(args))
+    # --finish-sweep is a Slurm sweep's own report job: its time is the sweep's report step
+    pdf = sweep.execute_report(record, Path(args.pdf) if args.pdf else None, **_report_options(args),
+                               sweep_step=args.finish_sweep)
     print(f"PDF: {pdf}\ncopy: {record.document['report']['copy']}")
     if args.finish_sweep:  # what a local sweep does after its report; every run must be done to drop the datadirs
         sweep.tidy_up(record, args.keep_instances)
@@ -277,7 +279,8 @@ def register(commands) -> None:
                         help="a notebook parameter (repeatable; the value is read as YAML: 3, 1e3, [4096, 8192], text)")
     report.add_argument("--pdf", metavar="PATH", help="where to write the PDF")
     report.add_argument("--finish-sweep", action="store_true",
-                        help="end the sweep as a local one ends (the Slurm report job does this): after the report, "
+                        help="end the sweep as a local one ends (the Slurm report job does this): record the report's "
+                             "time as the sweep's report step (which `pagelab plan` counts), after the report "
                              "remove the datadirs and snapshots if every run is done, and exit 1 if a run failed")
     report.add_argument("--keep-instances", action="store_true", help="with --finish-sweep: keep them")
     _add_report_options(report)

@@ -41,8 +41,8 @@ from pagelab.sweep.run_unit import (begin, check_room_for_unit, execute, mark_do
                                     unit_instance_dir)
 from pagelab.sweep.storage_stop import (ReadOnlySeen, ReadOnlyWatch, refuse_unwritable, stop_if_storage_fault,
                                         storage_fault_stop, suppress_storage_faults)
-from pagelab.bundle import (ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso, profile_digest,
-                            read_phase, read_runs, sweep_file, write_components)
+from pagelab.bundle import (REPORT_STEP, ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso,
+                            profile_digest, read_phase, read_runs, report_step, sweep_file, write_components)
 from pagelab.evidence.sequential import first_look
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -254,11 +254,13 @@ REPORT_PDF = "report.pdf"
 
 
 def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: str = "", title: str = "",
-                   affiliation: str = "", notes: str = "", between_cells=None) -> Path:
+                   affiliation: str = "", notes: str = "", between_cells=None, sweep_step: bool = False) -> Path:
     """Execute the report notebook over the sweep and print it without code cells into the bundle
     (BUNDLE/report.pdf), with a copy at `pdf_path`, or else in reports/ named after the bundle and
     its location, so two bundles of one name never overwrite each other's report. Returns the
-    bundle's PDF; the record's "report" names it and its copy."""
+    bundle's PDF; the record's "report" names it and its copy. `sweep_step`: this is the sweep's
+    own report step (not a later `pagelab report`), whose time the record keeps (bundle.REPORT_STEP)."""
+    started = time.time()
     from pagelab.report.pdf import notebook_to_pdf
 
     sweep_dir = record.directory
@@ -289,6 +291,8 @@ def execute_report(record: SweepRecord, pdf_path: Path | None = None, author: st
     copy = copy_pdf(pdf_path, copy_path) if copy_path else reports_copy(sweep_dir, pdf_path)
     record.document["report"] = {"notebook": "report.ipynb", "pdf": str(pdf_path), "copy": str(copy),
                                  "written": now_iso()}
+    if sweep_step:
+        record.document[REPORT_STEP] = report_step(started, time.time())
     record.save()
     return pdf_path
 
@@ -312,25 +316,62 @@ def copy_pdf(source: Path, target: Path) -> Path:
     return target
 
 
-def title_rows(record: SweepRecord, author: str = "", affiliation: str = "") -> list[tuple[str, str]]:
-    """The title page: who, when, what profile and driver, which pagelab, and how many runs."""
+def title_rows(record: SweepRecord, author: str = "", affiliation: str = "",
+               rendering: tuple[str | None, bool | None] | None = None) -> list[tuple[str, str]]:
+    """The title page: who, when the sweep ran (the date to cite) and when the report was made, what
+    profile (with each `--set`, said as set for this sweep) and driver, which pagelab ran the sweep and,
+    where it differs, which made the report, and how many runs. `rendering`: the commit making the
+    report (git_revision's sha and dirty); by default the running pagelab's."""
+    from pagelab.machine.system import git_revision, version_naming
     from pagelab.report.references import recorded_version
     from pagelab.sweep.profiles import profile_from_dict
 
     profile = profile_from_dict(record.document["profile"])
     machine = record.document["machine"]
-    # The profile's first sentence: what it is for.
+    overrides = list(record.document["profile"].get("overrides") or [])
+    # The profile's first sentence: what it is for. With a --set it describes another sweep (its
+    # duration, its over-time runs), so the title page names the knobs set instead.
     first_line = " ".join(profile.description.split()).split(". ")[0].split(" -- ")[0] if profile.description else ""
     # The title page is plain text: the comment's Markdown code quotes would print as backticks.
     first_line = first_line.removeprefix(f"{profile.name}:").strip().replace("`", "")
+    name = record.document.get("profile_name") or profile.name
+    shown = (f"{name}, with {', '.join(overrides)} (set for this sweep)" if overrides else
+             f"{name}" + (f" ({first_line})" if first_line else ""))
+    made = version_naming(*(rendering if rendering is not None else git_revision()))
+    ran = recorded_version(machine)
     rows = [("Author", author), ("Affiliation", affiliation),
-            ("Date", time.strftime("%Y-%m-%d")),
-            ("Profile", f"{record.document.get('profile_name') or profile.name}" + (f" ({first_line})" if first_line else "")),
+            ("Sweep ran", sweep_dates(record)),
+            ("Report made", time.strftime("%Y-%m-%d")),
+            ("Profile", shown),
             ("Driver", mode_named(profile.driver_mode).title),
             ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"),
-            ("pagelab", recorded_version(machine)),
+            ("pagelab (sweep)" if not ran.startswith(made + " ") else "pagelab", ran),
+            ("pagelab (report)", "" if ran.startswith(made + " ") else
+             f"{made} (the code that computed this report's verdicts and words)"),
             ("Bundle", record.document.get("sweep_id", ""))]
     return [(key, value) for key, value in rows if value]
+
+
+def sweep_dates(record: SweepRecord) -> str:
+    """'2026-11-28 22:24 to 23:12 UTC (the date to cite)': from sweep.json's creation to its last run's
+    end, as recorded; the creation date alone when no run has finished, '' when neither is recorded."""
+    import datetime
+
+    def parsed(text):
+        try:
+            return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z").astimezone(datetime.timezone.utc)
+        except (TypeError, ValueError):
+            return None
+
+    created = parsed(record.document.get("created"))
+    ends = [t for t in (parsed(e.get("finished")) for e in record.runs) if t is not None]
+    if created is None:
+        return ""
+    if not ends:
+        return f"{created:%Y-%m-%d} (the date to cite)"
+    end = max(ends)
+    until = f"{end:%H:%M}" if end.date() == created.date() else f"{end:%Y-%m-%d %H:%M}"
+    return f"{created:%Y-%m-%d %H:%M} to {until} UTC (the date to cite)"
 
 
 def summary_lines(record: SweepRecord) -> list[str]:
@@ -432,7 +473,8 @@ def finish(sweep_dir: Path, fail_fast: bool = False, pdf_path: Path | None = Non
             reported_before = record.document.get("report")
             try:
                 pdf = (recorded_report_still_current(record, runs_before, pdf_path, report)
-                       or execute_report(record, pdf_path, **(report or {}), between_cells=stop.raise_if_received))
+                       or execute_report(record, pdf_path, **(report or {}), between_cells=stop.raise_if_received,
+                                      sweep_step=True))
             except ReadOnlySeen:
                 if _recorded_report(sweep_dir) not in (None, reported_before):  # it struck once the report was done
                     watch.follow(sweep_dir / "instances", stage="tidy-up after the report")

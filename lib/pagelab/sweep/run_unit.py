@@ -349,7 +349,9 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
     run_dir = sweep_dir / entry["name"]
     # As in a local sweep: a filesystem under the run or its server turned read-only is said within
     # seconds, with the run and its phase, rather than at the unit's next write (storage_stop).
-    with ReadOnlyWatch(record) as watch:
+    # With a scratch directory (a Slurm task's), the message names it when it is what failed, and
+    # resumes on Slurm with it, not on the login node (storage_stop.storage_fault_stop).
+    with ReadOnlyWatch(record, scratch=scratch) as watch:
         watch.follow(run_dir, unit_instance_dir(sweep_dir, entry, scratch), run=entry["name"])
         try:
             check_room_for_unit(sweep_dir, entry, profile, scratch)
@@ -365,7 +367,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
             with suppress_storage_faults():  # a failing disk keeps it `running`, which is not done either
                 record_failure(record, entry, f"the filesystem turned read-only during its {phase}", watch.fault)
             stop_unit_server(sweep_dir, entry, scratch)
-            raise storage_fault_stop(record, watch.fault, entry["name"], phase) from None
+            raise storage_fault_stop(record, watch.fault, entry["name"], phase, scratch=scratch) from None
         except KeyboardInterrupt:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the bookkeeping below must not be cut short
             if record.run(entry["name"])["status"] != "failed":  # Ctrl-C, which has no handler of ours
@@ -378,7 +380,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
                 phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
                 fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset, scratch))
             if fault is not None:  # said in words; the round's next units would fail the same way
-                raise storage_fault_stop(record, fault, entry["name"], phase) from exc
+                raise storage_fault_stop(record, fault, entry["name"], phase, scratch=scratch) from exc
             return 1
         finally:
             finished = True

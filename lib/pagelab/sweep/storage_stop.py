@@ -13,6 +13,7 @@ directory; a snapshot is checked against its own record before every restore
 from __future__ import annotations
 
 import errno
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -49,11 +50,17 @@ def phase_words(phase: str | None) -> str:
 
 
 def storage_fault_stop(record: SweepRecord, fault: StorageFaultKind, run: str | None, phase: str | None,
-                       stage: str | None = None, under: Path | None = None) -> StorageFault:
+                       stage: str | None = None, under: Path | None = None,
+                       scratch: Path | None = None) -> StorageFault:
     """The one message of a storage fault that stopped the sweep: the fault, the path, the run and
     phase (or the sweep's `stage`: the report, the tidy-up), what was kept, and what to do next.
     A path the error gave relative to a directory it did not name (shutil.rmtree's) is said under
-    `under`, the directory the stage was working in."""
+    `under`, the directory the stage was working in.
+
+    `scratch`: the --scratch directory of a unit run as a Slurm task runs it (`pagelab run-unit
+    --scratch DIR`, which only the Slurm executor gives). The resume then goes back to Slurm, since a
+    bare `--resume` would run the rest on the login node; and a fault on the scratch disk is said
+    as the node's, with the node to leave out."""
     sweep_dir = record.directory
     done = sum(entry["status"] == "done" for entry in record.runs)
     where = f"during {run}'s {phase_words(phase)}" if run else f"during the {stage or 'sweep'}"
@@ -63,10 +70,37 @@ def storage_fault_stop(record: SweepRecord, fault: StorageFaultKind, run: str | 
         at = f" at {fault.path}" if fault.path else ""
     redo = (f"; {run} was not recorded as done and will be run again from its page size's snapshot (re-created "
             "first if it is not whole)") if run else ""
+    resume = f"pagelab sweep --resume {sweep_dir}"
+    place, repair, then = f"under {sweep_dir}", fault.repair, ""
+    if scratch is not None:
+        resume += f" --executor slurm --scratch {scratch}"
+        then = ", repeating your --slurm-args (a resume does not take them over)"
+        if _on_scratch(fault, scratch, under):
+            from pagelab.machine.hosts import hostname
+
+            node = hostname()
+            place = f"on {node}'s scratch disk, under {scratch}"
+            repair = f"{fault.repair} on {node} (or have the node drained)"
+            then = (f", repeating your --slurm-args with --exclude={node} added while that disk is not repaired "
+                    "(runbooks/slurm.md, \"A node's scratch disk fails mid-run\")")
     return StorageFault(
-        f"storage fault: {fault.what} ({fault.symbol}) under {sweep_dir}{at}, {where}. Kept: the {done} of "
-        f"{len(record.runs)} runs done before it, as they were{redo}. Next: {fault.repair}, then continue with: "
-        f"pagelab sweep --resume {sweep_dir}", bundle=sweep_dir)
+        f"storage fault: {fault.what} ({fault.symbol}) {place}{at}, {where}. Kept: the {done} of "
+        f"{len(record.runs)} runs done before it, as they were{redo}. Next: {repair}, then continue with: "
+        f"{resume}{then}", bundle=sweep_dir)
+
+
+def _on_scratch(fault: StorageFaultKind, scratch: Path, under: Path | None) -> bool:
+    """Whether the path the fault struck is in the scratch directory (not in the bundle). Compared
+    as written first: resolving asks the failing disk."""
+    if not fault.path or not (Path(fault.path).is_absolute() or under):
+        return False
+    path = Path(under or "") / fault.path
+    if Path(os.path.normpath(path)).is_relative_to(os.path.normpath(scratch)):
+        return True
+    try:
+        return path.resolve().is_relative_to(Path(scratch).resolve())
+    except OSError:
+        return False
 
 
 def stop_if_storage_fault(record: SweepRecord, exc: Exception, stage: str, under: Path | None = None) -> None:
@@ -118,8 +152,8 @@ class ReadOnlyWatch:
             ...               # except ReadOnlySeen: tidy up, then raise watch.stop(); unsaid, __exit__ says it
     """
 
-    def __init__(self, record: SweepRecord, interval: float = WATCH_INTERVAL_S):
-        self.record, self.interval = record, interval
+    def __init__(self, record: SweepRecord, interval: float = WATCH_INTERVAL_S, scratch: Path | None = None):
+        self.record, self.interval, self.scratch = record, interval, scratch
         self.fault: StorageFaultKind | None = None
         self._paths: tuple[Path, ...] = ()
         self._run: str | None = None
@@ -179,7 +213,7 @@ class ReadOnlyWatch:
         """The storage fault's message for what the watch saw, naming the run and its phase (or the
         stage) it was following."""
         phase = read_phase(self.record.directory / self._run) if self._run else None
-        return storage_fault_stop(self.record, self.fault, self._run, phase, self._stage)
+        return storage_fault_stop(self.record, self.fault, self._run, phase, self._stage, scratch=self.scratch)
 
     def __exit__(self, kind, error, traceback) -> bool:
         try:
