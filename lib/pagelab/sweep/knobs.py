@@ -111,7 +111,7 @@ KNOBS: tuple[Knob, ...] = (
          "called, the other pairs by Holm's correction over them (a fixed sequence; without a primary, Holm over "
          "every pair). With 3 page sizes that is 5 rounds (compared run by run, smallest p 2/252, 2 x 2/252 = "
          "0.016) or 7 (from 6 rounds on they are compared round by round by the exact signed-rank test, whose "
-         "smallest p is 2/64 with 6 rounds, 2 x 2/64 = 0.063, and 2/128 with 7, 2 x 2/128 = 0.031), and 9 rounds "
+         "smallest p is 2/64 with 6 rounds, 2 x 2/64 = 0.0625, and 2/128 with 7, 2 x 2/128 = 0.031), and 9 rounds "
          "with 5 page sizes. `pagelab sweep` says before it starts when the rounds leave no room for one."),
     Knob("max_rounds", "Most rounds", Integer(0), 0, "rounds",
          "0: the sweep is analysed once, after its repeats rounds, at the full 5%. Else the most rounds "
