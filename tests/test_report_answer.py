@@ -50,7 +50,7 @@ def test_the_discussion_calls_the_pairs_after_an_uncalled_primary_not_tested(tmp
     found = {claim.key: claim for claim in (_best_8k(data), _similar(data))}
     for key in ("best_8k", "similar"):
         assert "not tested" in found[key].evidence, found[key]
-    assert "8k against 4k: " in found["best_8k"].evidence and "not resolved" not in found["best_8k"].evidence
+    assert "8k vs 4k +" in found["best_8k"].evidence and "not resolved" not in found["best_8k"].evidence
 
 
 def test_the_report_gives_each_metric_its_pairs_as_stats_prints_them(tmp_path):

@@ -36,3 +36,55 @@ def test_title_page_gives_the_sweeps_dates_its_set_and_both_commits(tmp_path):
     # made by the same commit: one row, as before
     same = dict(title_rows(record, rendering=("a" * 40, False)))
     assert "pagelab (report)" not in same and same["pagelab"].startswith("0.1.0+gaaaaaaa")
+
+
+def test_a_set_that_turned_the_over_time_runs_off_is_named_as_why_a_claim_is_not_checked(tmp_path):
+    from pagelab.report.answer import conclusion_markdown
+    from pagelab.report.claims import NOT_CHECKED, claims, discussion_markdown
+
+    data = load(bundle(tmp_path, profile={"overrides": ["over_time_s=0"]}, summary={"measure_s": 100}))
+    found = {claim.key: claim for claim in claims(data)}
+    assert found["hit_ratio"].verdict == NOT_CHECKED
+    # the verdict runs are the lab's configuration (7 warehouses, 8 connections, 256 MiB of 640-800 MiB, 100 s)
+    assert all(found[key].verdict != NOT_CHECKED for key in ("iops_fall", "best_8k", "similar"))
+    why = "the over-time runs were not run: over_time_s=0 (set for this sweep)"
+    assert found["hit_ratio"].why_unchecked == why
+    conclusion = conclusion_markdown(data, list(found.values()))
+    assert f"not checked here, as {why}: \u201cThe buffer-pool hit ratio starts near 990/1000" in conclusion
+    discussion = discussion_markdown(list(found.values()))
+    assert "not the lab's" not in discussion + conclusion and "did not run as" not in conclusion
+    assert "the verdict runs measure 100 s of steady state" in discussion
+
+
+def test_every_sentence_quotes_a_pair_in_the_pairs_tables_orientation_with_its_interval(tmp_path):
+    from pagelab.evidence.wording import pct_text
+    from pagelab.report.answer import conclusion_markdown
+    from pagelab.report.claims import claims, discussion_markdown
+
+    data = load(bundle(tmp_path, summary={"measure_s": 100}))
+    found = claims(data)
+    text = conclusion_markdown(data, found) + "\n" + discussion_markdown(found)
+    for row in data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records"):
+        listed = f"{row['a']} vs {row['b']} {pct_text(row['change_pct'])} [{pct_text(row['low_pct'])}, "
+        assert listed in text, listed
+        # the reverse ratio, 1/(1+x) - 1, is nowhere, in either order of the names
+        flipped = pct_text(100 * (1 / (1 + row["change_pct"] / 100) - 1))
+        assert f"{row['b']} vs {row['a']}" not in text and f" {flipped} " not in text, (row["a"], row["b"], flipped)
+    assert " against 4k:" not in text and " against 16k:" not in text
+
+
+def test_a_direction_inside_the_margin_says_both_and_the_glossary_states_the_rule():
+    from pagelab.common.paths import GLOSSARY
+    from pagelab.evidence.wording import verdict_line
+
+    # the course bundle's hit ratio, 16k vs 4k: -0.045% [-0.052%, -0.035%], called lower, inside ±3%
+    row = {"a": "16k", "b": "4k", "metric": "hit_ratio", "change_pct": -0.045, "low_pct": -0.052,
+           "high_pct": -0.035, "confidence_pct": 95.0, "verdict": "lower", "equivalence_pct": 3.0,
+           "p_adjusted": 0.016, "family_size": 1, "runs_a": 7, "runs_b": 7, "paired": True}
+    assert ", lower, by less than the ±3% margin (p 0.016)" in verdict_line(row)
+    # an interval reaching past the margin: the direction alone
+    wide = verdict_line({**row, "low_pct": -3.5, "change_pct": -2.0})
+    assert ", lower (p 0.016)" in wide and "margin" not in wide
+    entry = next(line for line in GLOSSARY.read_text().splitlines() if line.startswith("- **verdict**"))
+    assert "one side of 0 and also inside ±δ, the direction is the verdict" in entry
+    assert "*lower, by less than the ±3% margin*" in entry

@@ -51,6 +51,24 @@ def interval_text(low: float, high: float, confidence_pct: float | None, unit: s
     return f"[{pct_text(low, unit)}, {pct_text(high, unit)}]{level}"
 
 
+# The words added to a direction whose interval also lies inside the margin ±δ: the direction is the
+# verdict (the test rejected no effect; the interval shows which way), and the line says the effect is
+# smaller than the margin too, so a reader sees both (runbooks/glossary.md, "verdict").
+INSIDE_MARGIN = "by less than the ±{delta:g}% margin"
+
+
+def verdict_words(row: dict) -> str:
+    """'lower, by less than the ±3% margin', 'equivalent within ±3%', 'faster': the pair's verdict
+    word (pagelab.evidence.intervals.verdict_text), with INSIDE_MARGIN where a direction's interval
+    also lies inside ±δ, the rule of pagelab.evidence.intervals.judged that the direction wins."""
+    word = verdict_text(row["verdict"], row["equivalence_pct"])
+    delta = row["equivalence_pct"]
+    if (row["verdict"] not in (EQUIVALENT, NOT_RESOLVED) and not _missing(row.get("low_pct"))
+            and not _missing(row.get("high_pct")) and -delta <= row["low_pct"] and row["high_pct"] <= delta):
+        word += ", " + INSIDE_MARGIN.format(delta=delta)
+    return word
+
+
 def _runs_text(n, what: str = "runs a side") -> str:
     return f"more than {MAX_REPEATS_ESTIMATE} {what}" if n > MAX_REPEATS_ESTIMATE else f"about {int(n)} {what}"
 
@@ -81,7 +99,7 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
     head = f"{row['a']} vs {row['b']}: {metric.label}"
     if math.isnan(row["change_pct"]):
         return f"{head}: no finished runs on one side"
-    word = verdict_text(row["verdict"], row["equivalence_pct"])
+    word = verdict_words(row)
     if math.isnan(row["low_pct"]):
         why = ("one run on a side" if min(row["runs_a"], row["runs_b"]) < 2
                else "some resampled medians are 0 (no ratio)")

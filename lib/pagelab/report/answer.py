@@ -11,11 +11,10 @@ import math
 
 from pagelab.evidence.families import NOT_TESTED
 from pagelab.evidence.intervals import NOT_RESOLVED
-from pagelab.evidence.wording import interval_text, pct_text, unresolved_advice
+from pagelab.evidence.wording import unresolved_advice
 from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, Claim
 from pagelab.report.grid_report import grid_answer, grid_factor
-from pagelab.report.lab_report import ReportData, pair_of, pair_word, tpmc_rows
-from pagelab.report.seed_configuration import CHECKING_PROFILE
+from pagelab.report.lab_report import ReportData, listed_pair, pair_of, pair_text, tpmc_rows
 
 # A run shorter than this measures start-up, not a page size: the report says so on page 1.
 SHORTEST_MEANINGFUL_MEASURE_S = 60
@@ -40,17 +39,13 @@ def answer(data: ReportData) -> str:
         return f"Only {best['page_size']} has finished runs ({best['median']:,.0f} TpmC): nothing to compare."
     # Each other page size against the best, the direction of the verdict lines ("16k vs 4k: -30.6%").
     comparisons = [pair_of(data, "tpmc", other, best["page_size"]) for other in others]
-    parts = []
-    for other, row in zip(others, comparisons):
-        if row is None:
-            continue
-        interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
-                                                                             row.get("confidence_pct"))
-        parts.append(f"{other} {pct_text(row['change_pct'])}{interval}, {pair_word(row)}")
+    # each pair quoted as the pairs table holds it, so a pair has one effect everywhere in the report
+    parts = [pair_text(listed_pair(data, "tpmc", other, best["page_size"]))
+             for other, row in zip(others, comparisons) if row is not None]
     real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
     head = _primary_sentence(data) + (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
-            f"{'s' if runs != 1 else ''} per page size); against it, {'; '.join(parts)}. ")
+            f"{'s' if runs != 1 else ''} per page size); its pairs, as the pairs table gives them: {'; '.join(parts)}. ")
     if real:
         return head + f"The data support {best['page_size']} as the fastest page size on this machine."
     if runs < 4:
@@ -76,13 +71,10 @@ def _primary_sentence(data: ReportData) -> str:
     from pagelab.evidence.families import primary_pair
 
     declared = primary_pair(str(data.profile.get("primary") or ""))
-    row = pair_of(data, "tpmc", *declared) if declared else None
+    row = listed_pair(data, "tpmc", *declared) if declared else None
     if row is None or math.isnan(row["change_pct"]):
         return ""
-    interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
-                                                                         row.get("confidence_pct"))
-    return (f"The comparison declared before the sweep, {declared[0]} vs {declared[1]}: TpmC "
-            f"{pct_text(row['change_pct'])}{interval}, {pair_word(row)}. ")
+    return f"The comparison declared before the sweep, {row['a']} vs {row['b']}: TpmC {pair_text(row, names=False)}. "
 
 
 def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
@@ -95,9 +87,11 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
         return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" for c in group)
 
     parts = [f"{label} {listed(group)}" for label, group in
-             (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_),
-              (f"these are about the lab's configuration, which this sweep did not run as the `{CHECKING_PROFILE}` "
-               "profile does (the Discussion says how it differs):", unchecked))
+             (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_))
              if group]
+    # not checked here, each reason once with its claims (the Discussion gives the whole of it)
+    reasons = dict.fromkeys(c.why_unchecked for c in unchecked)
+    parts += [f"not checked here, as {why or 'this sweep did not run the lab configuration it is about'}: "
+              f"{listed([c for c in unchecked if c.why_unchecked == why])}" for why in reasons]
     text.append("Of the Week 4 lab's five observations, " + "; ".join(parts) + ".")
     return " ".join(text)

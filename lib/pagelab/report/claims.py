@@ -23,11 +23,10 @@ import pandas as pd
 
 from pagelab.evidence.intervals import EQUIVALENT, NOT_RESOLVED
 from pagelab.evidence.runs import equivalence_of
-from pagelab.evidence.wording import interval_text, pct_text
-from pagelab.report.lab_report import ReportData, pair_of, pair_word
+from pagelab.report.lab_report import ReportData, listed_pair, pair_of, pair_text
 from pagelab.report.read_requests import read_request_findings
-from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, differences_from_seed,
-                                               recorded_configuration)
+from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, OVER_TIME_MEASURE_S,
+                                               SEED_MEASURE_S, differences_from_seed, recorded_configuration)
 
 HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE = "holds", "does not hold", "not resolved here"
 # A claim about the lab's configuration, where this sweep's configuration is another.
@@ -47,12 +46,37 @@ class Claim:
     verdict: str
     evidence: str
     where: str
+    # for a claim not checked here, why, as the Summary and Conclusion say it
+    why_unchecked: str = ""
 
 
-def _not_checked(statement_claim: Claim, differences: list[str]) -> Claim:
+def _over_time_set(data: ReportData) -> str:
+    """'over_time_s=0 (set for this sweep)' when a --set turned the over-time runs off, else ''."""
+    sets = [o for o in (data.profile.get("overrides") or []) if o.split("=", 1)[0].strip() == "over_time_s"]
+    return f"{sets[-1].replace(' ', '')} (set for this sweep)" if sets else ""
+
+
+def _not_checked(statement_claim: Claim, differences: list[str], data: ReportData | None = None,
+                 over_time: bool = False) -> Claim:
+    """The claim as not checked here, and why: for a claim about the lab's runs watched over time in a
+    sweep with no over-time runs, that they were not run (and the --set that turned them off), not that
+    the verdict runs' configuration is another; else how the configuration differs from the lab's."""
+    steady = differences_from_seed(recorded_configuration(data), False) if data is not None else differences
+    if over_time and data is not None and not data.has_over_time_runs and not steady:
+        # the verdict runs are the lab's configuration; only the over-time runs, which watch it, are missing
+        measured = recorded_configuration(data).measured_s
+        knob = _over_time_set(data)
+        why = ("the over-time runs were not run" + (f": {knob}" if knob else " (over_time_s was 0)"))
+        evidence = (f"{why}. The claim is about the lab's {SEED_MEASURE_S} s runs watched "
+                    f"to {OVER_TIME_MEASURE_S} s, which only the over-time runs measure; the verdict runs measure "
+                    f"{measured:.0f} s of steady state, too short to show it. "
+                    + (f"The `{CHECKING_PROFILE}` profile as shipped runs them and checks it" if knob else
+                       "A sweep with over_time_s set to the lab's 1200 s checks it"))
+        return Claim(statement_claim.key, statement_claim.statement, NOT_CHECKED, evidence, statement_claim.where, why)
+    why = f"this sweep's configuration differs from the lab's ({'; '.join(differences)})"
     return Claim(statement_claim.key, statement_claim.statement, NOT_CHECKED,
-                 f"this sweep's configuration is not the lab's: {'; '.join(differences)}. The "
-                 f"`{CHECKING_PROFILE}` profile runs the lab's configuration and checks it", statement_claim.where)
+                 f"{why}. The `{CHECKING_PROFILE}` profile runs the lab's configuration and "
+                 "checks it", statement_claim.where, why)
 
 
 def claims(data: ReportData) -> list[Claim]:
@@ -64,7 +88,7 @@ def claims(data: ReportData) -> list[Claim]:
         needs = CONFIGURATION_DEPENDENCE[claim.key]
         over_time = needs == "over time"
         differences = differences_from_seed(recorded_configuration(data, over_time), over_time) if needs else []
-        checked.append(_not_checked(claim, differences) if differences else claim)
+        checked.append(_not_checked(claim, differences, data, over_time) if differences else claim)
     return checked
 
 
@@ -95,11 +119,8 @@ def _iops_fall(data: ReportData) -> Claim:
     if row is None or math.isnan(row["change_pct"]):
         return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 3")
     verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD, EQUIVALENT: DOES_NOT_HOLD}.get(row["verdict"], NOT_RESOLVED_HERE)
-    interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
-                                                                         row.get("confidence_pct"))
     return Claim("iops_fall", statement, verdict,
-                 f"read IOPS {last} against {first}: {pct_text(row['change_pct'])}{interval}, "
-                 f"{pair_word(row)}", "Figure 3")
+                 f"read IOPS {pair_text(listed_pair(data, 'read_iops', last, first))}", "Figure 3")
 
 
 def _hit_ratio(data: ReportData) -> Claim:
@@ -137,8 +158,8 @@ def _best_8k(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_RESOLVED_HERE
-    text = "; ".join(f"8k against {other}: {pct_text(row['change_pct'])}, {pair_word(row)}"
-                     for other, row in rows if row)
+    # quoted as the pairs table holds each pair (one orientation everywhere), with its interval
+    text = "; ".join(pair_text(listed_pair(data, "tpmc", "8k", other)) for other, row in rows if row)
     return Claim("best_8k", statement, verdict, text, "Figure 1")
 
 
@@ -158,8 +179,7 @@ def _similar(data: ReportData) -> Claim:
         verdict = DOES_NOT_HOLD
     else:
         verdict = NOT_RESOLVED_HERE
-    text = "; ".join(f"{r['a']}/{r['b']} {pct_text(r['change_pct'])}, {pair_word(r)}"
-                     for r in rows)
+    text = "; ".join(pair_text(r) for r in rows)
     needed = [r["runs_for_equivalence"] for r in rows if r["verdict"] == NOT_RESOLVED
               and r["runs_for_equivalence"] is not None and not pd.isna(r["runs_for_equivalence"])]
     more = (f"; equivalence within ±{delta:g}% for every pair would need about {int(max(needed))} runs a side "

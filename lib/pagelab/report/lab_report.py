@@ -21,7 +21,6 @@ import pandas as pd
 
 from pagelab.bundle import SweepRecord, load_tables, read_runs
 from pagelab.evidence.families import NOT_TESTED
-from pagelab.evidence.intervals import verdict_text
 from pagelab.evidence.runs import RunTable
 from pagelab.evidence.medians import page_size_table
 from pagelab.evidence.pairs import pairwise_table
@@ -126,12 +125,35 @@ def pair_of(data: ReportData, metric: str, a: str, b: str) -> dict | None:
     return None
 
 
+def listed_pair(data: ReportData, metric: str, x: str, y: str) -> dict | None:
+    """The pair of x and y as the pairs table and verdict lines hold it ("16k vs 8k", whichever order
+    x and y come in): every sentence quotes a pair in this one orientation, so one pair has one effect."""
+    rows = data.pairs[data.pairs["metric"] == metric]
+    for row in rows.to_dict("records"):
+        if {row["a"], row["b"]} == {x, y}:
+            return row
+    return None
+
+
+def pair_text(row: dict, names: bool = True) -> str:
+    """'16k vs 8k −6.2% [−12.3%, +0.39%] (97.5% CI), not tested': a pair as its verdict line gives it
+    (without `names`, from the effect on)."""
+    from pagelab.evidence.wording import interval_text, pct_text
+
+    interval = "" if math.isnan(row["low_pct"]) else " " + interval_text(row["low_pct"], row["high_pct"],
+                                                                         row.get("confidence_pct"))
+    effect = f"{pct_text(row['change_pct'])}{interval}, {pair_word(row)}"
+    return f"{row['a']} vs {row['b']} {effect}" if names else effect
+
+
 def pair_word(row: dict) -> str:
     """The pair's word as its verdict line gives it: 'not tested' for a pair after a primary
     comparison that was not called, not the 'not resolved' its verdict column holds."""
     if row.get("role") == NOT_TESTED:
         return "not tested"
-    return verdict_text(row["verdict"], row["equivalence_pct"])
+    from pagelab.evidence.wording import verdict_words
+
+    return verdict_words(row)
 
 
 def summary_values(data: ReportData, column: str) -> list:
