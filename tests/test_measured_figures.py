@@ -242,3 +242,66 @@ def test_the_pool_and_the_ramp_ups_are_said_once(table):
     assert {found for found, _ in stated} == {source}, (
         f"course's ramp-ups are said to be {sorted(stated)}; its 2026-11-28 runs took {source} s")
     assert {name for _, name in stated} >= {COURSE.name, RUNBOOK.name}, stated
+
+
+SLURM = REPO_ROOT / "runbooks" / "slurm.md"
+TROUBLESHOOTING = REPO_ROOT / "runbooks" / "troubleshooting.md"
+
+
+def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
+    """The verdict rounds of 100 s that give 16k vs 4k 80% power for a 5% effect at the bundle's
+    components (the planner's noncentral t, the over-time runs not counted), the power at those
+    rounds and one fewer, and every `--set repeats=N` the docs recommend for it on Slurm; and
+    slurm.md's blocked half-widths at the bundle's s_round."""
+    from scipy import stats
+
+    from pagelab.evidence import planner
+
+    output = _plan(SWEEP, monkeypatch, capsys)
+    a, f = (float(x) for x in find(output, r"within-run a = ([\d.]+) .*? floor f = ([\d.]+)", "plan's components").groups())
+    effect_log = -math.log(0.95)
+
+    def power(rounds: int) -> int:
+        se = math.sqrt(planner.variance_of_mean(a, f, rounds, 100))
+        return round(100 * planner.power(effect_log, se, rounds - 1, 0.05))
+
+    needed = next(r for r in range(3, 100) if power(r) >= 80)
+    source = (str(needed), str(power(needed)), str(needed - 1), str(power(needed - 1)))
+    for path in (COURSE, RUNBOOK):
+        stated = find(plain(path), r"a 5% effect needs (\d+) verdict rounds of 100 s for 80% power \((\d+)%; (\d+) give "
+                                   r"(\d+)%", path.name).groups()
+        assert stated == source, f"{path.name}: {stated}; the planner's arithmetic gives {source}"
+    slurm = plain(SLURM)
+    stated = find(slurm, r"\*\*(\d+) verdict rounds of 100 s\*\*: .*? gives (\d+) rounds (\d+)% power and (\d+) rounds "
+                         r"(\d+)%", SLURM.name).groups()
+    assert (stated[0], stated[2], stated[3], stated[4]) == source and stated[1] == stated[0], (stated, source)
+    for path, pattern in ((COURSE, r"so `--set repeats=(\d+) --executor slurm"),
+                          (RUNBOOK, r"--profile course --set repeats=(\d+) --executor slurm"),
+                          (SLURM, r"`course --set repeats=(\d+)` on 10 nodes"),
+                          (SLURM, r"So: `--set repeats=(\d+)`"),
+                          (TROUBLESHOOTING, r"at 80% power at the 2026-11-28 spread, `--set repeats=(\d+)"),
+                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+)`"),
+                          (README, r"(\d+) verdict rounds of 100 s \(`--set repeats=")):
+        assert find(plain(path), pattern, path.name).group(1) == str(needed), (path.name, pattern)
+    s_round = math.sqrt(a / 100 + f)
+    assert find(plain(README), r"spreads (\d+\.\d)%\.", README.name).group(1) == one(100 * s_round)
+    halves = find(slurm, r"widens the blocked column to about ±(\d+\.\d)% at 7 rounds, ±(\d+\.\d)% at (\d+) and "
+                         r"±(\d+\.\d)% at 38", SLURM.name).groups()
+    assert halves[2] == str(needed)
+    computed = tuple(one(100 * stats.t.ppf(0.975, r - 1) * s_round / math.sqrt(r)) for r in (7, needed, 38))
+    assert (halves[0], halves[1], halves[3]) == computed, (halves, computed)
+
+
+def test_the_first_round_figures_are_the_bundles(table):
+    """Round 1 against the later rounds' median, and its rank, as the README and the runbook give them."""
+    from pagelab.evidence.self_checks import first_round_table
+
+    first = first_round_table(table).set_index("group")
+    ratios = tuple(f"{first.loc[size, 'ratio']:.2f}" for size in ("4k", "8k", "16k"))
+    assert set(first["rank"]) == {1} and set(first["runs"]) == {7}, first
+    readme = find(plain(README), r"all three round-1 runs were the lowest of their page size, ([\d.]+), ([\d.]+) and "
+                                 r"([\d.]+) of the later rounds' median", README.name).groups()
+    runbook = find(plain(RUNBOOK), r"all three round-1 runs were the lowest of their page size: ([\d.]+), ([\d.]+) and "
+                                   r"([\d.]+) of the later rounds' median at 4k, 8k and 16k, each rank (\d+) of (\d+)",
+                   RUNBOOK.name).groups()
+    assert readme == ratios and runbook == (*ratios, "1", "7"), (readme, runbook, ratios)

@@ -388,3 +388,28 @@ def test_the_profiles_planner_arithmetic_holds(name):
         if log_half:
             assert abs(half - float(log_half)) <= 0.0005, (half, log_half)
         assert abs(100 * math.expm1(half) - float(ratio_half)) <= 0.1, (100 * math.expm1(half), ratio_half)
+
+
+def test_the_fixed_sequences_floor_is_said_as_families_computes_it():
+    """course.yaml and `pagelab sweep --help`'s repeats text give the exact signed-rank test's
+    smallest p at 6 and 7 rounds and what Holm over the 2 pairs after the primary makes of it, as
+    pagelab.evidence.families computes them (scipy's exact Wilcoxon, statsmodels' Holm)."""
+    from fractions import Fraction
+
+    from pagelab.evidence.families import holm, smallest_p
+    from pagelab.sweep.knobs import KNOBS
+
+    seven, six = smallest_p(7, 7, True), smallest_p(6, 6, True)
+    five = smallest_p(5, 5, False)
+    assert Fraction(seven).limit_denominator(1000) == Fraction(2, 128) and Fraction(six).limit_denominator(1000) == Fraction(2, 64)
+    after_seven, after_six, after_five = (max(holm([p, p])) for p in (seven, six, five))
+    course = re.sub(r"\s*\n#\s*", " ", (REPO_ROOT / "runbooks" / "profiles" / "course.yaml").read_text())
+    match = find(course, r"With 7 rounds the signed-rank test's smallest p is 2/128 = ([\d.]+), .*? 2 x 2/128 = ([\d.]+), "
+                         r"under 5% \(with 6 rounds, 2 x 2/64 = ([\d.]+) could not\)", "course.yaml")
+    assert [float(x) for x in match.groups()] == pytest.approx([seven, after_seven, after_six], abs=5e-4), match.group(0)
+    assert "then by Holm's correction over those 2" in course and "first, alone, at the full 5%" in course
+    text = re.sub(r"\s+", " ", next(k for k in KNOBS if k.name == "repeats").help)
+    match = find(text, r"smallest p 2/252, 2 x 2/252 = ([\d.]+)\) or 7 .*? smallest p is 2/64 with 6 rounds, 2 x 2/64 = "
+                       r"([\d.]+), and 2/128 with 7, 2 x 2/128 = ([\d.]+)\)", "the repeats knob's text")
+    assert [float(x) for x in match.groups()] == pytest.approx([after_five, after_six, after_seven], abs=5e-4), match.group(0)
+    assert "first, alone, at the full 5%, then, only if it was called, the other pairs by Holm's correction" in text

@@ -106,10 +106,13 @@ KNOBS: tuple[Knob, ...] = (
          "Rounds: runs per page size, each page size once per round, each run restarted from the same "
          "loaded snapshot. A median has a 95% interval from 6 runs (fewer give the runs' range, at less "
          "confidence). A verdict on a pair needs at least: for TpmC, 3 rounds (its two-level model); for the "
-         "other metrics, judged by exact rank tests whose smallest p must pass Holm's correction, 5 rounds with "
-         "3 page sizes (compared run by run) or 7 (from 6 rounds on they are compared round by round, which "
-         "needs 7), and 9 rounds with 5 page sizes. `pagelab sweep` says before it starts when the rounds leave "
-         "no room for one."),
+         "other metrics, judged by exact rank tests, enough rounds for the test's smallest p to pass the family's "
+         "procedure: the declared primary pair (`primary`) first, alone, at the full 5%, then, only if it was "
+         "called, the other pairs by Holm's correction over them (a fixed sequence; without a primary, Holm over "
+         "every pair). With 3 page sizes that is 5 rounds (compared run by run, smallest p 2/252, 2 x 2/252 = "
+         "0.016) or 7 (from 6 rounds on they are compared round by round by the exact signed-rank test, whose "
+         "smallest p is 2/64 with 6 rounds, 2 x 2/64 = 0.0625, and 2/128 with 7, 2 x 2/128 = 0.031), and 9 rounds "
+         "with 5 page sizes. `pagelab sweep` says before it starts when the rounds leave no room for one."),
     Knob("max_rounds", "Most rounds", Integer(0), 0, "rounds",
          "0: the sweep is analysed once, after its repeats rounds, at the full 5%. Else the most rounds "
          "`pagelab sweep --resume BUNDLE --add-rounds N` may bring it to: every look (after the rounds, and after "
