@@ -88,3 +88,19 @@ def test_a_direction_inside_the_margin_says_both_and_the_glossary_states_the_rul
     entry = next(line for line in GLOSSARY.read_text().splitlines() if line.startswith("- **verdict**"))
     assert "one side of 0 and also inside ±δ, the direction is the verdict" in entry
     assert "*lower, by less than the ±3% margin*" in entry
+
+
+def test_the_first_round_check_says_when_its_smallest_p_cannot_reach_5_percent(tmp_path):
+    from pagelab.evidence.self_checks import first_round_p
+    from pagelab.report.self_check import self_check_markdown
+
+    data = load(bundle(tmp_path))
+    text = self_check_markdown(data.evidence)
+    rounds = 7  # the bundle's design; a rank over 7 rounds is at least 1/7
+    assert f"the smallest p this check can give is 1/{rounds} = {1 / rounds:.2g}, above 5%" in text
+    assert first_round_p(data.evidence) >= 1 / rounds
+    # with 20 rounds 1/20 = 0.05 is not above 5%: nothing said
+    from bench.synthetic import SyntheticDesign
+    many = load(bundle(tmp_path / "many", design=SyntheticDesign(rounds=20, effects=(0.0, 0.0, 0.0), within_a=0.30,
+                                                                  between_f=0.0025)))
+    assert "smallest p this check can give" not in self_check_markdown(many.evidence)

@@ -4,10 +4,14 @@ the A/A halves and the first round (pagelab.evidence.self_checks, `pagelab stats
 from __future__ import annotations
 
 from pagelab.evidence.self_checks import (a_a_table, compared, false_calls, first_round_p, first_round_table,
-                                          pair_false_calls, pair_halves_table, splits, too_few_splits_text)
+                                          pair_false_calls, pair_halves_table, round_scores, splits,
+                                          too_few_splits_text)
 from pagelab.evidence.runs import RunTable
 from pagelab.evidence.wording import pct_text
 
+
+# The level every check of the sweep is read at.
+ALPHA = 0.05
 
 # The paragraph's bold title, as the appendix's flagged runs name it.
 SELF_CHECK_TITLE = "The sweep checked against itself"
@@ -59,9 +63,13 @@ def _first_round_text(table: RunTable) -> str:
         return ""
     parts = ", ".join(f"{row['group']} {row['ratio']:.2f} (rank {row['rank']} of {row['runs']})"
                       for row in first.to_dict("records"))
+    rounds = len(round_scores(table))
+    # the check's p is a rank over the rounds: the lowest rank gives 1/rounds, which may not reach 5%
+    floor = (f"; with {rounds} rounds the smallest p this check can give is 1/{rounds} = {1 / rounds:.2g}, above "
+             f"5%, so it can never flag round 1, however low it is" if 1 / rounds > ALPHA else "")
     return (f" Round 1, the first runs after the loads, against the median of the later rounds: {parts}; "
             f"round 1 this low or lower by chance, p = {first_round_p(table):.2g} (its rank among the rounds, "
-            f"the round being the unit since its runs share the machine's minute). {KEPT_SENTENCE}")
+            f"the round being the unit since its runs share the machine's minute){floor}. {KEPT_SENTENCE}")
 
 
 def _pair_halves_text(table: RunTable) -> str:
