@@ -144,3 +144,30 @@ def test_the_method_says_the_error_is_held_within_each_metric_not_across(tmp_pat
     assert metrics > 1
     assert (f"The error is controlled within each metric's family, not across the {metrics} metrics"
             in family_sentence(data))
+
+
+def test_the_precision_paragraph_gives_the_design_as_run_the_planners_half_width_and_which_component_grew(tmp_path):
+    from pagelab.evidence.runs import components_of
+    from pagelab.report.precision import precision_markdown
+
+    # planned a = 3,200 %²·s and √f = 1.0%: the bundle's floor (√0.0025 = 5%) is far above it
+    data = load(bundle(tmp_path, profile={"planned_within_a": 3200, "planned_floor_pct": 1.0}))
+    text = precision_markdown(data)
+    assert "The design as run, 7 rounds × 100 s without the over-time runs' block (over_time_s was 0)" in text, text
+    assert "for an expected half-width of about ±" in text
+    assert "(the planner's, from these planned components: not this sweep's achieved interval, given above)" in text
+    pair = components_of(data.evidence).pair("16k", "4k")
+    a, f = pair.within_a.value, pair.between_f.value
+    assert f"its floor √f was larger ({100 * math.sqrt(f):.1f}% against 1.0%)" in text, text
+    grew = "larger" if a > 0.32 else "not"
+    assert f"its within-run a was {grew} ({1e4 * a:,.0f} against 3,200 %²·s)" in text, text
+
+
+def test_tpmcs_family_note_names_the_effect_as_the_glossary_does(tmp_path):
+    from pagelab.common.paths import GLOSSARY
+    from pagelab.evidence.wording import family_note
+
+    data = load(bundle(tmp_path))
+    note = family_note(data.pairs[data.pairs["metric"] == "tpmc"])
+    assert note.startswith("mean of the rounds' log-ratios, as a % (the geometric mean of the blocks' ratios)"), note
+    assert "mean of the rounds' log-ratios" in GLOSSARY.read_text()

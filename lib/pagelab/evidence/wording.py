@@ -136,7 +136,7 @@ def family_note(frame: pd.DataFrame) -> str:
     if modelled and len(modelled) == len(rows):
         what = ("every run unpaired (some round ran on more than one node) in a mixed model with the node as a random "
                 "effect" if any(str(row["method"]).startswith(NODE_METHODS) for row in rows)
-                else "geometric mean of the blocks' ratios")
+                else "mean of the rounds' log-ratios, as a % (the geometric mean of the blocks' ratios)")
         if any(str(row["method"]).startswith(NODE_BLOCKS_METHOD) for row in rows):
             what += " (where its fit was singular, the nodes as fixed blocks: each line says which)"
         interval, tests = "t interval", "t-test p-values"

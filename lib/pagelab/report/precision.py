@@ -87,6 +87,16 @@ def _spread_pct(a: float, f: float, run_s: float) -> float:
     return 100 * math.sqrt(a / run_s + f)
 
 
+def _which_component(a: float, f: float, planned_a: float, planned_f: float) -> str:
+    """Which of the two components was larger than planned, and which not, in the paragraph's units:
+    ': its floor √f was larger (9.4% against 1.6%); its within-run a was not (2,721 against 3,200 %²·s)'."""
+    said = {"its floor √f": (f"{100 * math.sqrt(f):.1f}%", f"{100 * math.sqrt(planned_f):.1f}%", f > planned_f),
+            "its within-run a": (f"{1e4 * a:,.0f}", f"{1e4 * planned_a:,.0f} %²·s", a > planned_a)}
+    larger = [f"{name} was larger ({now} against {then})" for name, (now, then, up) in said.items() if up]
+    smaller = [f"{name} was not ({now} against {then})" for name, (now, then, up) in said.items() if not up]
+    return ": " + "; ".join(larger + smaller)
+
+
 def precision_markdown(data: ReportData) -> str:
     """The paragraph; '' for a sweep with no pair (one page size, or a grid, judged level by level)."""
     chosen = designed_pair(data)
@@ -123,7 +133,9 @@ def precision_markdown(data: ReportData) -> str:
     extra = 1 if profile.get("over_time_s") else 0  # the over-time runs' block, as the planner counts it
     alpha = _alpha(data, declared)
     effect = -math.log(1 - EFFECT)
-    design = f"{rounds} rounds × {run_s:g} s" + (" and the over-time runs' block" if extra else "")
+    # the design as this sweep ran it: a --set over_time_s=0 takes the over-time runs' block out of it
+    design = f"{rounds} rounds × {run_s:g} s" + (" and the over-time runs' block" if extra else
+                                                " without the over-time runs' block (over_time_s was 0)")
     planned_values, source = _planned(data)
     planned_a = float(planned_values.get("planned_within_a") or 0) / 1e4
     planned_f = (float(planned_values.get("planned_floor_pct") or 0) / 100) ** 2
@@ -132,12 +144,13 @@ def precision_markdown(data: ReportData) -> str:
         expected = planner.design(planned_a, planned_f, planner.Costs(0.0, 0.0, 1), rounds, run_s, alpha,
                                   None, planner.DEFAULT_POWER, extra) if rounds + extra >= 2 else None
         verdict = ("the machine was noisier than the design assumed" if measured > planned else
-                   "the machine was no noisier than the design assumed")
-        text.append(f"The design, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "
+                   "the machine was no noisier than the design assumed") + _which_component(a, f, planned_a, planned_f)
+        text.append(f"The design as run, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "
                     f"{100 * math.sqrt(planned_f):.1f}% (the profile's `planned_within_a` and `planned_floor_pct`"
                     f"{source}): "
                     f"a round's log-ratio spread of {planned:.1f}% at {run_s:g} s"
-                    + (f", for a half-width of about ±{expected.half_width_pct:.1f}%" if expected else "")
+                    + (f", for an expected half-width of about ±{expected.half_width_pct:.1f}% (the planner's, from "
+                       "these planned components: not this sweep's achieved interval, given above)" if expected else "")
                     + f"; this sweep's components give {measured:.1f}%, so {verdict}.")
     else:
         text.append(f"The profile declared no components its design ({design}) was planned with "
