@@ -104,3 +104,43 @@ def test_the_first_round_check_says_when_its_smallest_p_cannot_reach_5_percent(t
     many = load(bundle(tmp_path / "many", design=SyntheticDesign(rounds=20, effects=(0.0, 0.0, 0.0), within_a=0.30,
                                                                   between_f=0.0025)))
     assert "smallest p this check can give" not in self_check_markdown(many.evidence)
+
+
+def test_the_method_says_the_floor_is_pagelabs_whether_it_bound_each_pair_and_cites_satterthwaite(tmp_path):
+    import numpy as np
+    from scipy import stats
+
+    from pagelab.evidence.runs import model_data
+    from pagelab.report.model_report import model_sentences
+    from pagelab.report.references import references
+
+    data = load(bundle(tmp_path))
+    found = model_data(data.evidence)
+    within = {size.page_size: size.within_a.value for size in found.components.sizes}
+    bound, free = [], []
+    for row in data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records"):
+        a, b = found.by_size[row["a"]], found.by_size[row["b"]]
+        blocks = sorted(set(a) & set(b))
+        d = np.array([a[k][0] - b[k][0] for k in blocks])
+        w = np.array([within[row["a"]] / a[k][1] + within[row["b"]] / b[k][1] for k in blocks])
+        n = len(blocks)
+        floor = w.mean() * stats.chi2.ppf(0.05, n - 1) / (n - 1)
+        (bound if d.var(ddof=1) < floor else free).append(f"{row['a']} vs {row['b']}")
+    text = model_sentences(data)
+    assert "This floor is pagelab's own rule, not a published method" in text
+    for name in bound:
+        assert name in text.split("set the variance of ")[1].split(", not of")[0].split(" (each")[0], (name, text)
+    if not bound:
+        assert "it set the variance of no pair" in text
+    assert "(Satterthwaite 1946)" in text
+    assert any(ref.startswith("F. E. Satterthwaite") and "1946" in ref for ref in references({}))
+
+
+def test_the_method_says_the_error_is_held_within_each_metric_not_across(tmp_path):
+    from pagelab.report.model_report import family_sentence
+
+    data = load(bundle(tmp_path))
+    metrics = data.pairs["metric"].nunique()
+    assert metrics > 1
+    assert (f"The error is controlled within each metric's family, not across the {metrics} metrics"
+            in family_sentence(data))

@@ -109,6 +109,7 @@ class PairEffect:
     blocks: int
     floor: float  # the pair's between-run floor f, estimated from these blocks (truncated at 0)
     round_variance: float  # Var(d) of one verdict round: the median w plus f
+    floored: bool = False  # whether the floor from the within-run part set the variance (module comment)
 
     def interval(self, confidence: float) -> tuple[float, float]:
         return t_interval(self.delta, self.se, self.dof, confidence)
@@ -137,8 +138,10 @@ def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> Pai
     f = max(total - float(w.mean()), 0.0)
     # Var(d_b) = w_b + f >= w_b: a sample variance of the rounds far below what the runs' own
     # series imply is chance, and the interval does not narrow on it (see the module comment).
-    variance = max(total, float(w.mean()) * float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)) / n
-    return PairEffect(float(d.mean()), math.sqrt(variance), float(n - 1), n, f, float(np.median(w)) + f)
+    floor = float(w.mean()) * float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)
+    variance = max(total, floor) / n
+    return PairEffect(float(d.mean()), math.sqrt(variance), float(n - 1), n, f, float(np.median(w)) + f,
+                      total < floor)
 
 
 def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve_pct: float = DEFAULT_RESOLVE_PCT,

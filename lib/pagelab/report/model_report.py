@@ -12,7 +12,7 @@ import math
 from pagelab.evidence.components import COMPONENTS_WORDS
 from pagelab.evidence.families import PRIMARY
 from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
-from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
+from pagelab.evidence.model import FLOOR_QUANTILE, MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_MODEL_METHOD, split_rounds
 from pagelab.evidence.runs import METRICS, equivalence_of, model_data
 from pagelab.evidence.wording import BOOTSTRAP_WORDS, floor_note
@@ -193,11 +193,18 @@ def family_sentence(data) -> str:
         return (f"The primary comparison, {primary[0]['a']} vs {primary[0]['b']}, was declared in the profile before "
                 f"any run{when}. In each metric it was tested first, alone, with a {_levels(primary)} interval; "
                 f"{rest}. This fixed sequence (Maurer, Hothorn & Lehmacher 1995; Westfall & Krishen 2001) holds each "
-                f"metric's pairs together at {alpha}.{floor}")
+                f"metric's pairs together at {alpha}.{_across(pairs, alpha)}{floor}")
     if m <= 1:
         return f"With one pair per metric there is no family to correct for: the interval is at {_levels(rows)}.{floor}"
     return (f"The {m} pairs of page sizes of one metric form a family: {family}, so the family together is held at "
-            f"{alpha}.{floor}")
+            f"{alpha}.{_across(pairs, alpha)}{floor}")
+
+
+def _across(pairs, alpha: str) -> str:
+    """That the error is held within each metric's family only ('' with one metric)."""
+    metrics = pairs["metric"].nunique()
+    return (f" The error is controlled within each metric's family, not across the {metrics} metrics: over all "
+            f"their lines together the chance of some false call is larger than {alpha}." if metrics > 1 else "")
 
 
 def looks_sentence(data) -> str:
@@ -240,7 +247,11 @@ def model_sentences(data) -> str:
     parts = [f" The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
              f"rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval "
              f"series) and f the between-run floor, and the variance of the mean log-ratio is floored by what the "
-             f"runs' own noise allows."]
+             f"runs' own noise allows: where the rounds' sample variance of the log-ratio falls below the "
+             f"{100 * FLOOR_QUANTILE:g}% quantile it would have from the within-run part alone (f = 0), that quantile "
+             f"is used. This floor is pagelab's own rule, not a published method (bench/bench_evidence_model.py "
+             f"measures its coverage); {_floor_use(found, data)}. The t interval is on the rounds less one, the degrees "
+             f"of freedom Satterthwaite's approximation gives this contrast (Satterthwaite 1946)."]
     sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
     if sizes:
         parts.append(" Components: " + "; ".join(
@@ -253,6 +264,29 @@ def model_sentences(data) -> str:
                      + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
                                  for u in found.over_time) + ".")
     return "".join(parts)
+
+
+def _floor_use(found, data) -> str:
+    """Whether the floor set the variance of each TpmC pair of this bundle, recomputed from the same
+    blocks and components as the verdicts (pagelab.evidence.model.pair_effect)."""
+    from pagelab.evidence.model import pair_effect
+
+    within = {size.page_size: size.within_a for size in found.components.sizes}
+    tpmc = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records") if not data.pairs.empty else []
+    tpmc = [row for row in tpmc if str(row.get("method") or "").startswith(MODEL_METHOD)]
+    used, not_used = [], []
+    for row in tpmc:
+        a, b = found.by_size.get(row["a"]), found.by_size.get(row["b"])
+        effect = pair_effect(a, b, within[row["a"]], within[row["b"]]) if a and b and row["a"] in within \
+            and row["b"] in within else None
+        if effect is not None:
+            (used if effect.floored else not_used).append(f"{row['a']} vs {row['b']}")
+    if not used and not not_used:
+        return "no pair here was judged by the model"
+    if not used:
+        return f"in this bundle it set the variance of no pair (each pair's rounds varied more: {_listed(not_used)})"
+    return (f"in this bundle it set the variance of {_listed(used)}"
+            + (f", not of {_listed(not_used)}" if not_used else ""))
 
 
 def method_markdown(data) -> str:

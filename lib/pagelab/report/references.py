@@ -44,6 +44,9 @@ REFERENCES = [
     "B. L. Welch, \"The generalization of 'Student's' problem when several different population variances are "
     "involved\", Biometrika 34, 1947 (the degrees of freedom of the difference of two estimates of the two-level "
     "model: the A/A check of the pair effects, and two sweeps compared).",
+    "F. E. Satterthwaite, \"An approximate distribution of estimates of variance components\", Biometrics Bulletin "
+    "2(6), 1946 (the degrees of freedom of TpmC's two-level model, the rounds less one, and of the Welch-Satterthwaite "
+    "tests of two estimates).",
     "F. G. Giesbrecht, J. C. Burns, \"Two-stage analysis based on a mixed model: large-sample asymptotic theory "
     "and small-sample simulation results\", Biometrics 41(2), 1985 (TpmC's two-level model: the rounds' mean "
     "log-ratio with a t interval on the rounds less one).",
