@@ -28,7 +28,8 @@ def test_title_page_gives_the_sweeps_dates_its_set_and_both_commits(tmp_path):
     # the bundle's runs: 21 of 150 s from 22:00:00, the last ending 20 x 150 + 140 s later
     last = 20 * 150 + 140
     assert rows["Sweep ran"] == f"2026-11-28 22:00 to {22 + last // 3600}:{last % 3600 // 60:02d} UTC (the date to cite)"
-    assert "Date" not in rows and rows["Report made"]
+    import time
+    assert "Date" not in rows and rows["Report made"] == time.strftime("%Y-%m-%d", time.gmtime())
     assert rows["Profile"] == "synthetic, with over_time_s=0 (set for this sweep)"
     assert "about 2 hours" not in rows["Profile"]
     assert rows["pagelab (sweep)"].startswith("0.1.0+gaaaaaaa (commit " + "a" * 40)

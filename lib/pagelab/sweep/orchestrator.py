@@ -341,7 +341,7 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "",
     ran = recorded_version(machine)
     rows = [("Author", author), ("Affiliation", affiliation),
             ("Sweep ran", sweep_dates(record)),
-            ("Report made", time.strftime("%Y-%m-%d")),
+            ("Report made", time.strftime("%Y-%m-%d", time.gmtime())),  # UTC, as the sweep's dates
             ("Profile", shown),
             ("Driver", mode_named(profile.driver_mode).title),
             ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"),
