@@ -171,3 +171,13 @@ def test_tpmcs_family_note_names_the_effect_as_the_glossary_does(tmp_path):
     note = family_note(data.pairs[data.pairs["metric"] == "tpmc"])
     assert note.startswith("mean of the rounds' log-ratios, as a % (the geometric mean of the blocks' ratios)"), note
     assert "mean of the rounds' log-ratios" in GLOSSARY.read_text()
+
+
+def test_the_pagelab_reference_names_the_commit_that_made_the_report_where_it_differs():
+    from pagelab.report.references import references
+
+    machine = {"git_sha": "a" * 40, "git_dirty": False}
+    last = references(machine, rendering=("c" * 40, True))[-1]
+    assert last.startswith("pagelab 0.1.0+gaaaaaaa (commit " + "a" * 40)
+    assert last.endswith("The sweep ran with this commit; this report was made by 0.1.0+gccccccc.dirty.")
+    assert "report was made by" not in references(machine, rendering=("a" * 40, False))[-1]

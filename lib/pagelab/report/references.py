@@ -84,8 +84,15 @@ def glossary_markdown() -> str:
             "defines them:\n\n" + re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", entries))
 
 
-def references(machine: dict) -> list[str]:
-    """The report's References: the works it reproduces and relies on, and the pagelab that made it."""
-    return [*REFERENCES, f"pagelab {recorded_version(machine)}: reproducible experiments on how a database's page "
+def references(machine: dict, rendering: tuple[str | None, bool | None] | None = None) -> list[str]:
+    """The report's References: the works it reproduces and relies on, and the pagelab that ran the
+    sweep, with the one that made the report where that is another commit (`rendering`: its sha and
+    dirty flag; by default the running pagelab's)."""
+    from pagelab.machine.system import git_revision, version_naming
+
+    ran = recorded_version(machine)
+    made = version_naming(*(rendering if rendering is not None else git_revision()))
+    report = "" if ran.startswith(made + " ") else f" The sweep ran with this commit; this report was made by {made}."
+    return [*REFERENCES, f"pagelab {ran}: reproducible experiments on how a database's page "
                          "size changes its performance, MIT License. No public release, DOI or repository address: the "
-                         "commit identifies the code; its CITATION.cff says how to cite it."]
+                         f"commit identifies the code; its CITATION.cff says how to cite it.{report}"]
