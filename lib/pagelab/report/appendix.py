@@ -55,6 +55,47 @@ def non_default_variables(data: ReportData) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def my_cnf_names(data: ReportData) -> set[str]:
+    """The variables the first finished run's my.cnf sets (pagelab wrote it), in SHOW VARIABLES's
+    spelling (dashes as underscores, lower case); empty without the file."""
+    runs = [e for e in data.record.runs if e["status"] == "done"]
+    path = data.sweep_dir / runs[0]["name"] / "my.cnf" if runs else None
+    if path is None or not path.exists():
+        return set()
+    names = set()
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", ";", "[")):
+            names.add(line.partition("=")[0].strip().replace("-", "_").lower())
+    # a skip-NAME line turns NAME off; the server lists it under NAME
+    return names | {name[len("skip_"):] for name in names if name.startswith("skip_")}
+
+
+def unset_variables_markdown(data: ReportData, table: pd.DataFrame | None = None) -> str:
+    """Under the non-default variables: those my.cnf does not set are the server's own values as it
+    reported them (SHOW VARIABLES), not pagelab's; the "Server default" column is what `mariadbd
+    --no-defaults --help --verbose` prints, before the server works some of them out at start. Then
+    what each of them with a meaning in pagelab.report.labels.SERVER_SETTING_MEANINGS does."""
+    from pagelab.report.labels import SERVER_SETTING_MEANINGS
+
+    table = non_default_variables(data) if table is None else table
+    set_here = my_cnf_names(data)
+    if table.empty or not set_here:
+        return ""
+    unset = [name for name in table["Variable"] if name.lower() not in set_here]
+    if not unset:
+        return ""
+    text = ("Not set by pagelab (my.cnf above does not name them): " + ", ".join(f"`{name}`" for name in unset)
+            + ". Their values are the server's own as it reported them at run time (SHOW VARIABLES): its defaults, "
+            "some worked out only when it starts, from the machine or from what my.cnf does set (a path under "
+            "datadir); the \"Server default\" column is what `mariadbd --no-defaults --help --verbose` prints before "
+            "that, so the two can differ with nothing set.")
+    meant = [name for name in unset if name in SERVER_SETTING_MEANINGS]
+    if meant:
+        text += "\n\n" + "\n".join(f"- `{name}`: {SERVER_SETTING_MEANINGS[name]}." for name in meant)
+    return text
+
+
 def versions(data: ReportData) -> pd.DataFrame:
     machine = data.record.document["machine"]
     from pagelab.report.references import recorded_version

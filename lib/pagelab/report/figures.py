@@ -183,8 +183,18 @@ def request_size_vs_page_size(iostat: pd.DataFrame):
     return figure
 
 
+# What "weighted by requests" means under the request-size table (request_sizes computes it so).
+REQUEST_WEIGHT_WORDS = ("weighted by requests: each iostat sample's mean request size (rareq-sz, wareq-sz) counts once "
+                        "per request the sample completed, so a size is the KiB read (written) over the requests read "
+                        "(written) in every sample of every run's measurement")
+
+
 def request_sizes(iostat: pd.DataFrame) -> pd.DataFrame:
-    """Mean request sizes per page size, weighted by the number of requests in each sample."""
+    """Mean request sizes per page size over every iostat sample given (of all runs), each sample's
+    rareq-sz / wareq-sz weighted by the requests it completed (r/s, w/s: the samples are equal
+    intervals), so a size is the kB read (written) over the requests read (written). r_s and w_s
+    are the plain means over those samples, not the report's IOPS (the median over runs of each
+    run's mean, pagelab.evidence.runs.run_values), which the report gives instead."""
     if iostat.empty:
         return pd.DataFrame(columns=["page_size", "page_kb", "read_kb", "write_kb", "r_s", "w_s"])
     rows = []
@@ -209,10 +219,38 @@ def hit_ratio_over_time(innodb: pd.DataFrame):
                      palette=PAGE_COLOURS, marker="o", **_per_run(data))
         _page_size_legend(axis)
     axis.axvline(0, color="grey", linewidth=0.8, linestyle=":")
-    axis.set(xlabel="seconds since measurement start (negative: ramp-up)", ylabel="hit rate (per 1000)",
+    limits = hit_ratio_limits(data)
+    below = ""
+    if limits is not None:  # the measurement's range: a cold ramp-up's ~800 would squash 984-989 into a line
+        axis.set_ylim(*limits)
+        low = data[data["hit_rate"] < limits[0]]["hit_rate"]
+        below = f"\nramp-up samples down to {low.min():g} lie below the axis" if not low.empty else ""
+    axis.set(xlabel="seconds since measurement start (negative: ramp-up)" + below, ylabel="hit rate (per 1000)",
              title="Buffer pool hit ratio")
     figure.tight_layout()
     return figure
+
+
+def iops_medians(per_size: pd.DataFrame) -> pd.DataFrame:
+    """The read and write IOPS rows of the per-page-size medians (pagelab.evidence.medians), reads
+    first, each named in `metric` ("reads", "writes"): one table for the two, as Figure 3 draws them."""
+    names = {"read_iops": "reads", "write_iops": "writes"}
+    rows = per_size[per_size["metric"].isin(names)] if not per_size.empty else per_size
+    rows = rows.assign(_order=rows["metric"].map(list(names).index)).sort_values("_order", kind="stable")
+    return rows.drop(columns="_order").assign(metric=rows["metric"].map(names)).reset_index(drop=True)
+
+
+def hit_ratio_limits(innodb: pd.DataFrame) -> tuple[float, float] | None:
+    """Figure 5's y-axis: the measured samples' range (t_s >= 0) and 15% of it (at least 1 per 1000)
+    either side; None without measured samples."""
+    if innodb.empty or "hit_rate" not in innodb:
+        return None
+    measured = innodb[innodb["t_s"] >= 0]["hit_rate"].dropna()
+    if measured.empty:
+        return None
+    low, high = float(measured.min()), float(measured.max())
+    pad = max(1.0, 0.15 * (high - low))
+    return low - pad, high + pad
 
 
 def hit_ratio_summary(hit_ratio: pd.DataFrame) -> pd.DataFrame:
@@ -258,6 +296,29 @@ def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) ->
             rows.append({"page_size": label, "repeat": repeat, "t_s": nearest["t_s"],
                          **{c: nearest.get(c) for c in columns}})
     return pd.DataFrame(rows)
+
+
+def interval_text(summary: pd.DataFrame) -> str:
+    """How long each report interval of the runs was, from their summary.json's interval_s: "10 s",
+    or the distinct lengths where runs differ; "not recorded" for runs that kept none."""
+    if summary.empty or "interval_s" not in summary or summary["interval_s"].dropna().empty:
+        return "not recorded by these runs"
+    lengths = sorted({float(v) for v in summary["interval_s"].dropna()})
+    return ", ".join(f"{v:g} s" for v in lengths)
+
+
+def lab_interval_s() -> float | None:
+    """The lab's report interval, which its report does not state, as its own numbers give it: 60 ×
+    the New-Orders of its checkpoint intervals over its TpmC, averaged over its page sizes
+    (data/reference: week4_lab_intervals.csv, week4_lab_tpmc.csv); None without them."""
+    lines, tpmc = read_reference("week4_lab_intervals.csv"), read_reference("week4_lab_tpmc.csv")
+    if lines.empty or tpmc.empty:
+        return None
+    per_size = lines.groupby("page_size")["new_order"].mean()
+    rates = tpmc.set_index("page_size")["tpmc"].reindex(per_size.index).dropna()
+    if rates.empty:
+        return None
+    return float((60 * per_size.reindex(rates.index) / rates).mean())
 
 
 def read_reference(name: str) -> pd.DataFrame:

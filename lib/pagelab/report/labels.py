@@ -26,6 +26,14 @@ SERVER_SETTING_MEANINGS = {
     "innodb_log_file_size": "the redo log's size: a larger one lets more changes wait in the buffer pool before a "
                             "checkpoint must write dirty pages back",
     "innodb_log_buffer_size": "the memory that holds redo records until they are written to the redo log",
+    # Three the server sets itself (not in pagelab's my.cnf) whose value differs from what --help prints;
+    # the report relies on none of them. Their meanings follow the server's own --help text.
+    "innodb_buffer_pool_size_auto_min": "the smallest the server may shrink the buffer pool to on its own when the "
+                                        "system reports memory pressure",
+    "innodb_io_capacity_max": "the most I/O operations per second InnoDB's background flushing may rise to when it "
+                              "falls behind (innodb_io_capacity, the usual rate, can be inflated up to this)",
+    "innodb_log_file_mmap": "whether the redo log file is memory-mapped (or, on persistent memory, used in place); "
+                            "OFF reads and writes it with ordinary file I/O",
 }
 
 

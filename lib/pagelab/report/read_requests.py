@@ -42,20 +42,20 @@ COLUMNS = ("page_size", "page_kb", "read_kb", "merged_pct", "unmerged_kb", "inno
            "pages_read", "read_ahead_pct", "device_per_innodb")
 
 
-def _counter_deltas(run_dir: Path) -> dict | None:
+def _counter_deltas(run_dir: Path, counters: tuple[str, ...] = READ_COUNTERS) -> dict | None:
     """{counter: its rise over the measurement, 'seconds': how long} from a run's global_status.csv
     (its first and last sample at t_s >= 0); None without the file or these counters."""
     path = run_dir / GLOBAL_STATUS_FILE
     if not path.exists() or path.stat().st_size == 0:
         return None
-    frame = pd.read_csv(path, usecols=lambda name: name == "t_s" or name in READ_COUNTERS)
-    if not {"t_s", *READ_COUNTERS} <= set(frame.columns):  # a server without one of them: not claimed
+    frame = pd.read_csv(path, usecols=lambda name: name == "t_s" or name in counters)
+    if not {"t_s", *counters} <= set(frame.columns):  # a server without one of them: not claimed
         return None
-    frame = frame[frame["t_s"] >= 0].dropna(subset=list(READ_COUNTERS))
+    frame = frame[frame["t_s"] >= 0].dropna(subset=list(counters))
     if len(frame) < 2:
         return None
     first, last = frame.iloc[0], frame.iloc[-1]
-    return {**{name: float(last[name] - first[name]) for name in READ_COUNTERS},
+    return {**{name: float(last[name] - first[name]) for name in counters},
             "seconds": float(last["t_s"] - first["t_s"])}
 
 
@@ -187,3 +187,71 @@ def read_request_sentence(data) -> str:
     if findings == NOT_RECORDED:
         return f"{HEAD} {NOT_RECORDED}"
     return " ".join([HEAD, *(_size_text(row) for row in rows), findings])
+
+
+# --- the write requests: what the bundle shows of their size, and nothing more --------------------------------
+
+WRITE_COUNTERS = ("Innodb_data_writes", "Innodb_data_written")
+
+
+def write_request_table(data) -> pd.DataFrame:
+    """Per page size of the verdict runs: the mean write request as the device got it (write_kb,
+    request_sizes' wareq-sz weighted by requests), the share of write requests the block layer merged
+    (sum wrqm/s over sum (w/s + wrqm/s)), and InnoDB's own mean write over all its files
+    (delta Innodb_data_written / delta Innodb_data_writes); nan where the bundle did not record one."""
+    from pagelab.report.figures import request_sizes
+
+    iostat = data.tables["iostat"]
+    iostat = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
+    sizes = request_sizes(iostat).set_index("page_size")
+    done = {entry["name"]: entry for entry in data.record.runs
+            if entry["status"] == "done" and entry.get("role", "verdict") == "verdict"}
+    rows = []
+    for size in data.page_sizes:
+        if size not in sizes.index:
+            continue
+        part = iostat[iostat["page_size"] == size]
+        runs = [name for name, entry in done.items() if entry["page_size"] == size]
+        page_kb = float(next((e["page_size_bytes"] for e in done.values() if e["page_size"] == size), math.nan)) / KIB
+        writes = float(part["w_s"].fillna(0).sum())
+        merged = float(part["wrqm_s"].sum()) if "wrqm_s" in part and part["wrqm_s"].notna().any() else math.nan
+        deltas = [d for name in runs if (d := _counter_deltas(data.sweep_dir / name, WRITE_COUNTERS)) is not None]
+        counted = runs and len(deltas) == len(runs)  # every run's counters, or none are claimed
+        count = sum(d["Innodb_data_writes"] for d in deltas) if counted else 0
+        rows.append({"page_size": size, "page_kb": page_kb, "write_kb": float(sizes.loc[size, "write_kb"]),
+                     "merged_pct": 100 * merged / (writes + merged) if writes + merged and not math.isnan(merged)
+                     else math.nan,
+                     "innodb_write_kb": sum(d["Innodb_data_written"] for d in deltas) / KIB / count if count
+                     else math.nan})
+    return pd.DataFrame(rows, columns=["page_size", "page_kb", "write_kb", "merged_pct", "innodb_write_kb"])
+
+
+def write_request_sentence(data) -> str:
+    """What the bundle shows of the write requests' size (iostat's wareq-sz, its merged writes, InnoDB's
+    own mean write), and that what made them larger than a page, among InnoDB's writes, is not measured
+    here; '' without iostat samples or when every page size wrote about a page a request."""
+    rows = [row for row in write_request_table(data).to_dict("records") if not math.isnan(row["write_kb"])]
+    larger = [row for row in rows if not math.isnan(row["page_kb"]) and row["write_kb"] > row["page_kb"] *
+              (1 + PAGE_TOLERANCE)]
+    if not larger:
+        return ""
+    parts = []
+    for row in larger:
+        text = f"at {row['page_size']} {row['write_kb']:.1f} KiB ({row['write_kb'] / row['page_kb']:.1f} pages)"
+        facts = []
+        if not math.isnan(row["merged_pct"]):
+            facts.append(f"the block layer merged {row['merged_pct']:.1f}% of the write requests it was given")
+        if not math.isnan(row["innodb_write_kb"]):
+            facts.append(f"InnoDB's own writes, all its files together, averaged {row['innodb_write_kb']:.1f} KiB")
+        parts.append(text + (f": {'; '.join(facts)}" if facts else ""))
+    merges_small = all(not math.isnan(r["merged_pct"]) and r["merged_pct"] < 100 * PAGE_TOLERANCE for r in larger)
+    innodb_large = all(not math.isnan(r["innodb_write_kb"]) and not _near(r["innodb_write_kb"], r["page_kb"])
+                       for r in larger)
+    what = ("So the larger writes come from InnoDB's own writes, not from the block layer's merges; which of them "
+            "(data pages, the doublewrite buffer, the redo log) made them larger is not measured here."
+            if merges_small and innodb_large else
+            "What made them larger than a page (the block layer's merges, or which of InnoDB's writes: data pages, "
+            "the doublewrite buffer, the redo log) this bundle does not show.")
+    return ("A write request as iostat counts it (wareq-sz) is what the device was asked to write after the block "
+            "layer merged adjacent requests. Write requests averaged more than a page: " + "; ".join(parts) + ". "
+            + what)

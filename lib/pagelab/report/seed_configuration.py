@@ -89,6 +89,20 @@ def loaded_text(summary: pd.DataFrame) -> str:
     return low if low == high else f"{low}–{high}"
 
 
+def seed_pool_pages() -> dict[str, tuple[int, int]]:
+    """The pool the lab's server had, by page size, from its own SHOW ENGINE INNODB STATUS excerpts
+    (data/reference/week4_lab_innodb.csv: "Buffer pool size" in pages): {page size: (pages, bytes)}.
+    The one place the report takes the lab's real pool from; {} without the file."""
+    from pagelab.report.figures import read_reference
+
+    status = read_reference("week4_lab_innodb.csv")
+    if status.empty:
+        return {}
+    status = status.dropna(subset=["pool_pages"])
+    first = status.groupby("page_size", sort=False)[["pool_pages", "page_size_bytes"]].first()
+    return {size: (int(row.pool_pages), int(row.pool_pages * row.page_size_bytes)) for size, row in first.iterrows()}
+
+
 # The lab's pool in its own words (its Benchmark setup table), quoted once, said as the lab's.
 def seed_pool_quote(value: str) -> str:
     return f"\u201c{value}\u201d (the lab's words)"
@@ -156,9 +170,12 @@ def memory_budget_sentence(data) -> str:
         loaded = "; ".join(f"{size} {size_text(n)}" for size, n in budget["loaded_db_bytes"].items())
         parts.append(f"at {warehouses} warehouse(s) the loaded databases were {loaded}, so the reference was "
                      f"{budget['reference_page_size']}'s {size_text(budget['reference_db_bytes'])}")
+    seed = sorted({size_text(n) for _, n in seed_pool_pages().values()})
+    had = (f" (as the lab's server had: its status output shows {seed[0]} at every page size)"
+           if len(seed) == 1 else "")
     return (f" The buffer pool, given as a percentage, was resolved once for the sweep against "
-            f"{next(iter(budgets.values()))['rule']}, so every page size had the same bytes (as the lab's "
-            f"server had: its status output shows 256 MiB at every page size): " + "; ".join(parts) + ".")
+            f"{next(iter(budgets.values()))['rule']}, so every page size had the same bytes{had}: "
+            + "; ".join(parts) + ".")
 
 
 def server_setting_rows(data) -> list[dict]:

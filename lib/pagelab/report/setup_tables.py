@@ -40,6 +40,30 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     return pd.DataFrame(rows + server_setting_rows(data))
 
 
+def pool_reason_sentence(data: ReportData) -> str:
+    """Why the sweep's pool is what it is, where it is the lab's server's: the lab's text gives
+    another figure, its own status output this one (seed_configuration.seed_pool_pages, the one
+    place it is read from). '' when the runs' pool is not the lab's server's or is not recorded."""
+    from pagelab.common.units import size_text
+    from pagelab.report.figures import read_reference
+    from pagelab.report.seed_configuration import seed_pool_pages
+
+    pages = seed_pool_pages()
+    pools = summary_values(data, "buffer_pool_bytes")
+    seed_bytes = {n for _, n in pages.values()}
+    if len(seed_bytes) != 1 or not pools or set(pools) != seed_bytes:
+        return ""
+    setup = read_reference("week4_lab_setup.csv")
+    stated = setup[(setup["table"] == "Benchmark setup") & (setup["key"] == "Buffer Pool Size")]["value"]
+    counts = [f"{count:,} {'pages ' if not index else ''}at {size}" for index, (size, (count, _)) in enumerate(pages.items())]
+    counts = ", ".join(counts[:-1]) + f" and {counts[-1]}" if len(counts) > 1 else counts[0]
+    text = (f"its own status output shows a pool of {counts}, {size_text(next(iter(seed_bytes)))} at each (MySQL 5.7 "
+            "rounds a pool up to a multiple of innodb_buffer_pool_chunk_size, 128 MiB)")
+    said = f"The lab's text gives its pool as \u201c{stated.iloc[0]}\u201d, but " if not stated.empty else "The lab's "
+    return (f"**Why the pool is {size_text(next(iter(seed_bytes)))}.** {said}{text}: the pool its server really had, "
+            "so the sweep runs that.")
+
+
 def system_setup(data: ReportData) -> pd.DataFrame:
     """The lab's "System setup" table, this machine beside the lab's; its Server row is the server the
     runs recorded (`server_text`)."""
@@ -51,6 +75,28 @@ def system_setup(data: ReportData) -> pd.DataFrame:
     return pd.DataFrame([{"Type": key, "This machine": server_text(data, value) if key == "Server" else value,
                           "Week 4 lab": seed.get(key, "—")}
                          for key, value in system_setup_table(data.record.document["machine"])])
+
+
+def system_setup_notes(data: ReportData) -> str:
+    """What Table 1's CPU and disk rows can and cannot say, from the machine record: its cpu_model is
+    /proc/cpuinfo's "model name" (pagelab.machine.system.cpu_model), which on a virtual machine may
+    name no model number; a data device whose driver is a virtual disk's
+    (pagelab.machine.devices.VIRTUAL_DISK_DRIVERS) hides the storage behind it. '' when neither
+    applies. Said under the table, as a table's cell is cut at TEXT_CELL_CHARS."""
+    from pagelab.machine.devices import VIRTUAL_DISK_DRIVERS
+
+    machine = data.record.document["machine"]
+    notes = []
+    model = machine.get("cpu_model")
+    if model and not any(character.isdigit() for character in model):
+        notes.append(f"The CPU is named as this machine's /proc/cpuinfo names it, \u201c{model}\u201d, whole: "
+                     "the machine gives no model number.")
+    device = machine.get("data_device") or {}
+    if device.get("driver") in VIRTUAL_DISK_DRIVERS:
+        name = device.get("disk") or device.get("device") or "the data device"
+        notes.append(f"The data device, {name} ({device['driver']}), is a virtual disk; the storage behind it is "
+                     "not visible to the guest, so this report cannot say what kind of disk it is.")
+    return " ".join(notes)
 
 
 def server_text(data: ReportData, where_made: str) -> str:
