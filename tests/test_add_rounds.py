@@ -161,4 +161,4 @@ def test_stats_lists_the_looks_and_judges_the_latest_at_its_boundary(tmp_path, c
     # one pair, tested at look 2's nominal level 2 * (1 - Phi(2.5114)) = 0.0120: a 98.8% interval
     import re
 
-    assert re.search(r"TpmC, page sizes compared \([^)]*, 98\.8% (t|bootstrap) interval", out), out
+    assert re.search(r"TpmC, page sizes compared \(.*?, 98\.8% (t|bootstrap) interval", out), out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pagelab.sweep.experiment import run_plan
-from pagelab.sweep.knobs import KNOBS_BY_NAME
+from pagelab.sweep.knobs import KNOBS_BY_NAME, PLANNING_KNOBS
 from pagelab.sweep.profiles import load_profile
 from pagelab.sweep.run_unit import run_parameters
 
@@ -31,6 +31,7 @@ def alternatives(second_build) -> dict[str, str]:
         "server_options": "innodb_io_capacity=500", "max_rampup_s": "120", "max_measure_s": "600",
         "target_ci_pct": "3", "over_time_s": "30", "equivalence_pct": "5", "transport": "socket", "stall_s": "5",
         "max_rounds": "3", "primary": "16k vs 4k", "cpu_placement": "split",
+        "planned_within_a": "3200", "planned_floor_pct": "1.6",
     }
 
 
@@ -45,8 +46,9 @@ def test_every_knob_has_an_alternative_here(build_dirs):
 
 # Knobs of the analysis, not of the runs: they change what the report says of the runs, not the runs
 # (max_rounds: the level each look is tested at; rounds added later are runs of the same plan;
-# primary: which comparison is tested first).
-ANALYSIS_KNOBS = {"equivalence_pct", "max_rounds", "primary"}
+# primary: which comparison is tested first; the planning knobs: what the design assumed, which the
+# report sets beside what the runs measured).
+ANALYSIS_KNOBS = {"equivalence_pct", "max_rounds", "primary", *PLANNING_KNOBS}
 
 
 @pytest.mark.parametrize("knob", sorted(set(KNOBS_BY_NAME) - ANALYSIS_KNOBS))
