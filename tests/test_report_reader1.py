@@ -182,3 +182,41 @@ def test_the_pagelab_reference_names_the_commit_that_made_the_report_where_it_di
     assert last.startswith("pagelab 0.1.0+gaaaaaaa (commit " + "a" * 40)
     assert last.endswith("The sweep ran with this commit; this report was made by 0.1.0+gccccccc.dirty.")
     assert "report was made by" not in references(machine, rendering=("a" * 40, False))[-1]
+
+
+def test_the_method_names_each_pair_whose_variance_the_floor_set_when_the_rounds_agree_too_well(tmp_path):
+    """Rounds whose log-ratios are the same in every round (each run's series rescaled to one total
+    per page size) while each run's own series stays noisy: the rounds' sample variance (~0) is far
+    below the 5% chi-square quantile of what the within-run part alone gives, so the floor binds
+    for every pair, and the Method says it set each pair's variance."""
+    import numpy as np
+
+    from pagelab.report.model_report import model_sentences
+
+    directory = bundle(tmp_path)
+    record = json.loads((directory / "sweep.json").read_text())
+    totals: dict[str, list[float]] = {}
+    series = {}
+    for entry in record["runs"]:
+        lines = (directory / entry["name"] / "tpcc_intervals.csv").read_text().splitlines()[1:]
+        ends, counts = zip(*((float(t), float(c)) for t, c in (line.split(",") for line in lines)))
+        series[entry["name"]] = (np.array(ends), np.array(counts))
+        totals.setdefault(entry["page_size"], []).append(sum(counts))
+    for entry in record["runs"]:
+        ends, counts = series[entry["name"]]
+        # one total per page size, the within-run shape kept: log TpmC is the same in every round
+        scaled = np.rint(counts * np.mean(totals[entry["page_size"]]) / counts.sum())
+        (directory / entry["name"] / "tpcc_intervals.csv").write_text(
+            "t_s,new_order\n" + "".join(f"{end:g},{int(count)}\n" for end, count in zip(ends, scaled)))
+        path = directory / entry["name"] / "summary.json"
+        summary = json.loads(path.read_text())
+        summary["tpmc"] = float(scaled.sum() / ends[-1] * 60)
+        path.write_text(json.dumps(summary))
+    data = load(directory)
+    text = " ".join(model_sentences(data).split())
+    pairs = [f"{row['a']} vs {row['b']}" for row in data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records")]
+    assert len(pairs) == 3, pairs
+    said = text.split("in this bundle it set the variance of ")[1].split(". The t interval")[0]
+    assert "no pair" not in said and ", not of" not in said, text
+    for pair in pairs:
+        assert pair in said, (pair, text)
