@@ -261,6 +261,7 @@ def test_the_report_has_the_nodes_section_and_the_bundle_is_a_local_ones(slurm_c
     report = report_written(slurm_cluster, node_sweep)
     assert report is not None, "the report job did not run after the array"
     assert report["written"] >= max(entry["finished"] for entry in node_sweep["after_resume"])
+    assert json.loads((bundle / "sweep.json").read_text()).get("report_step"), "the report job's step is not recorded"
     # the report job finished the sweep: the page sizes' snapshots and datadirs are gone
     assert not list((bundle / "instances").glob("*/snapshot")) and not list((bundle / "instances").glob("*/data"))
     assert pdf.read_bytes()[:5] == b"%PDF-" and (bundle / "report.pdf").read_bytes() == pdf.read_bytes()
