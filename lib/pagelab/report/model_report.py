@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from pagelab.evidence.components import COMPONENTS_WORDS
+from pagelab.evidence.components import COMPONENTS_WORDS, LAG1_ALPHA
 from pagelab.evidence.families import PRIMARY
 from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
 from pagelab.evidence.model import FLOOR_QUANTILE, MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
@@ -255,9 +255,9 @@ def model_sentences(data) -> str:
              f"of freedom Satterthwaite's approximation gives this contrast (Satterthwaite 1946)."]
     sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
     if sizes:
-        parts.append(" Components: " + "; ".join(
-            f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s, √f = "
-            f"{100 * math.sqrt(max(s.between_f.value, 0.0)):.1f}%" if math.isfinite(s.between_f.value)
+        parts.append(f" Components ({LAG1_WORDS}): " + "; ".join(
+            f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s, {floor_text(s.between_f)}"
+            if math.isfinite(s.between_f.value)
             else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s" for s in sizes) + ". "
                      + COMPONENTS_WORDS)
     if found.over_time:
@@ -287,6 +287,23 @@ def over_time_block_sentences(data, found) -> str:
             "length. "
             + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})" for u in found.over_time)
             + ".")
+
+
+# How a, the within-run part, is measured (pagelab.evidence.components.within_component, lag1_test).
+LAG1_WORDS = (f"a from batch means: each run's intervals grouped into batches of 1, 2, 4, ... intervals, the smallest "
+              f"size whose batch means pass a one-sided lag-1 autocorrelation test at {100 * LAG1_ALPHA:g}% (Law 2015, "
+              "ch. 9.5; the expected value of a centred series' autocorrelation after Marriott & Pope 1954, its "
+              "standard error 1/√N after Bartlett 1946)")
+
+
+def floor_text(estimate) -> str:
+    """'√f = 5.0%', or, where the estimate was cut at 0 (the rounds varied no more than the within-run
+    part explains: pagelab.evidence.components.floor_component), '√f = 0.0% (the estimate at its lower
+    bound, ...)', so a reader does not take 0.0% for a measured spread of none."""
+    if estimate.value <= 0:
+        return ("√f = 0.0% (the estimate at its lower bound, 0: the runs varied no more than their within-run part "
+                "explains)")
+    return f"√f = {100 * math.sqrt(estimate.value):.1f}%"
 
 
 def _floor_use(found, data) -> str:
