@@ -175,28 +175,47 @@ NOT_RUN_KNOBS = ("description", "planned_within_a", "planned_floor_pct")
 
 def _compared_with_shipped(name: str, profile: dict) -> str:
     """For a bundle from before sweep.json recorded `changed_knobs` and given no `--set`: the knobs it
-    recorded compared with the profile of its name as this pagelab ships it (pagelab.sweep.profiles,
-    read as a sweep records it), so "None" says how it was found, and a knob whose shipped value
-    differs is named rather than hidden."""
-    from pagelab.sweep.profiles import KNOBS, available_profiles, load_profile
+    recorded compared with the profile file of its name as this pagelab ships it, so "None" says how
+    it was found, and a knob whose shipped value differs is named rather than hidden."""
+    import yaml
+
+    from pagelab.common.paths import PROFILES_DIR
 
     head = "**Settings changed for this sweep.**"
     predates = "this bundle predates recording the changed knobs; no `--set` was given"
-    if not name or name not in available_profiles():
+    path = PROFILES_DIR / f"{name}.yaml"
+    if not name or not path.is_file():
         return (f"{head} None recorded ({predates}), and this pagelab ships no `{name or '?'}` profile to compare "
                 "the knobs sweep.json recorded with.")
-    try:
-        shipped = load_profile(name).to_dict()
-    except Exception as error:  # a shipped file this pagelab cannot read: say so rather than guess
-        return f"{head} None recorded ({predates}); the `{name}` profile as shipped could not be read: {error}."
-    knobs = [knob.name for knob in KNOBS if knob.name in profile and knob.name in shipped
-             and knob.name not in NOT_RUN_KNOBS]
-    differ = _changes({k: shipped[k] for k in knobs}, profile)
+    shipped = yaml.safe_load(path.read_text()) or {}
+    knobs = [knob for knob in shipped if knob in profile and knob not in NOT_RUN_KNOBS]
+    differ = [knob for knob in knobs if not _same(shipped[knob], profile[knob], knob)]
     if not differ:
         return (f"{head} None found by comparing the knobs sweep.json recorded with the `{name}` profile as this "
                 f"pagelab ships it ({predates}).")
     return (f"{head} These knobs sweep.json recorded differ from the `{name}` profile as this pagelab ships it ("
-            f"{predates}, so the file may have changed since the sweep): " + "; ".join(differ) + ".")
+            f"{predates}, so the file may have changed since the sweep): "
+            + "; ".join(_changes({k: shipped[k] for k in differ}, profile)) + ".")
+
+
+def _same(written, recorded, knob: str) -> bool:
+    """Whether a knob's value in a profile file (YAML: '4k', 0, '256M') is the one sweep.json recorded
+    (JSON: 4096, '0'): page sizes by their bytes, numbers by value, the rest as text."""
+    from pagelab.mysql.pagesize import parse_page_size
+
+    if isinstance(written, dict) and isinstance(recorded, dict):
+        return written.keys() == recorded.keys() and all(_same(written[k], recorded[k], k) for k in written)
+    if isinstance(written, list) and isinstance(recorded, list):
+        return len(written) == len(recorded) and all(_same(a, b, knob) for a, b in zip(written, recorded))
+    if knob == "page_sizes":
+        try:
+            return parse_page_size(str(written)) == parse_page_size(str(recorded))
+        except ValueError:  # a value that is no page size (UsageError) differs from one that is
+            return False
+    try:
+        return float(written) == float(recorded)
+    except (TypeError, ValueError):
+        return str(written) == str(recorded)
 
 
 def duration_sentence(data: ReportData) -> str:
