@@ -81,6 +81,15 @@ MIN_BLOCKS_FOR_MODEL = 3
 # The level of the drift test of an over-time run's batch means.
 DRIFT_ALPHA = 0.05
 MODEL_METHOD = "two-level model"
+# The block of the over-time runs (pagelab.evidence.runs.block_of), and how a count of blocks that
+# holds it is said: beside "7 runs per page size" a reader must see the eighth block is not a round.
+OVER_TIME_BLOCK = "over-time"
+OVER_TIME_BLOCK_WORDS = "and the over-time runs' block)"
+
+
+def blocks_text(blocks: int, over_time: bool) -> str:
+    """'8 blocks (the 7 rounds and the over-time runs' block)', or '7 blocks' without that block."""
+    return f"{blocks} blocks (the {blocks - 1} rounds {OVER_TIME_BLOCK_WORDS}" if over_time else f"{blocks} blocks"
 # How far below the within-run part the blocks' sample variance may fall before the floor binds:
 # its 5% quantile when f = 0 (S^2 ~ mean w * chi2(n - 1) / (n - 1)).
 FLOOR_QUANTILE = 0.05
@@ -110,6 +119,7 @@ class PairEffect:
     floor: float  # the pair's between-run floor f, estimated from these blocks (truncated at 0)
     round_variance: float  # Var(d) of one verdict round: the median w plus f
     floored: bool = False  # whether the floor from the within-run part set the variance (module comment)
+    over_time_block: bool = False  # whether the over-time runs' block is among the blocks
 
     def interval(self, confidence: float) -> tuple[float, float]:
         return t_interval(self.delta, self.se, self.dof, confidence)
@@ -141,7 +151,7 @@ def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> Pai
     floor = float(w.mean()) * float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)
     variance = max(total, floor) / n
     return PairEffect(float(d.mean()), math.sqrt(variance), float(n - 1), n, f, float(np.median(w)) + f,
-                      total < floor)
+                      total < floor, OVER_TIME_BLOCK in blocks)
 
 
 def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve_pct: float = DEFAULT_RESOLVE_PCT,
@@ -160,7 +170,8 @@ def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve
                       confidence, equivalence_pct, detectable,
                       runs_for_equivalence(round_spread, equivalence_pct, True, confidence),
                       direction=int(np.sign(effect.delta)),
-                      method=f"{MODEL_METHOD}, {effect.blocks} blocks, t on {effect.dof:g} df")
+                      method=f"{MODEL_METHOD}, {blocks_text(effect.blocks, effect.over_time_block)}, t on "
+                             f"{effect.dof:g} df")
 
 
 def model_effects(series: Sequence[RunSeries], page_order: Sequence[str],

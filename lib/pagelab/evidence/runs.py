@@ -26,7 +26,7 @@ import pandas as pd
 
 from pagelab.evidence.components import RunSeries, VarianceComponents, variance_components
 from pagelab.evidence.intervals import CONFIDENCE, DEFAULT_EQUIVALENCE_PCT
-from pagelab.evidence.model import counted_series
+from pagelab.evidence.model import OVER_TIME_BLOCK, counted_series
 from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.common.units import page_size_label
 
@@ -104,9 +104,6 @@ def run_values(run_dir: Path) -> dict[str, float]:
         # The run's typical interval: the median of its per-interval 95th percentiles.
         "new_order_p95_ms": float(p95.median()) if not p95.empty else math.nan,
     }
-
-
-OVER_TIME_BLOCK = "over-time"
 
 
 def block_of(entry: dict) -> str:

@@ -14,7 +14,7 @@ from pagelab.evidence.families import NOT_TESTED, PRIMARY, family_confidence, ho
 from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT,
                                         MAX_REPEATS_ESTIMATE, MIN_RUNS_FOR_VERDICT, NOT_RESOLVED, RESAMPLES,
                                         verdict_text)
-from pagelab.evidence.model import MODEL_METHOD
+from pagelab.evidence.model import MODEL_METHOD, OVER_TIME_BLOCK_WORDS, blocks_text
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_METHODS
 from pagelab.evidence.numbers import effect_decimals, missing as _missing, signed_text, zero_unsigned
 from pagelab.evidence.pairs import pairwise_table
@@ -81,7 +81,10 @@ def unresolved_advice(row: dict) -> str:
     parts = []
     if not _missing(row.get("detectable_pct")):
         runs = int(row["runs_a"]) if row.get("paired") else f"{int(row['runs_a'])}+{int(row['runs_b'])}"
-        parts.append(f"these {runs} {'rounds' if row.get('paired') else 'runs'} resolve effects of about "
+        # the model's blocks: the rounds and, where it counted, the over-time runs' block (not a round)
+        counted = (blocks_text(int(row["runs_a"]), True) if OVER_TIME_BLOCK_WORDS in str(row.get("method") or "")
+                   else f"{runs} {'rounds' if row.get('paired') else 'runs'}")
+        parts.append(f"these {counted} resolve effects of about "
                      f"±{row['detectable_pct']:.{effect_decimals(row['detectable_pct'])}f}%")  # an effect's digits
     if not _missing(row.get("runs_for_equivalence")):
         parts.append(f"{_runs_text(row['runs_for_equivalence'], what)} would show equivalence within ±{delta:g}%")

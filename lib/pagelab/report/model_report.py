@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from pagelab.evidence.components import COMPONENTS_WORDS
+from pagelab.evidence.components import COMPONENTS_WORDS, LAG1_ALPHA
 from pagelab.evidence.families import PRIMARY
 from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
 from pagelab.evidence.model import FLOOR_QUANTILE, MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
@@ -118,9 +118,10 @@ def methods_explained(data) -> str:
     kinds = {kind_of(row) for row in rows}
     parts = []
     if MODEL in kinds:
-        parts.append("The two-level model takes each round's log-ratio of the pair's TpmC (the runs of a round "
-                     "share the machine's minute); the effect is the mean of those log-ratios, with a t interval on "
-                     "the rounds less one and the matching t-test.")
+        parts.append("The two-level model takes each block's log-ratio of the pair's TpmC (a block is a round, whose "
+                     "runs share the machine's minute, or the over-time runs' block, below); the effect is the mean of "
+                     "those log-ratios, with a t interval on the blocks less one and the matching t-test (the paired "
+                     "t of Jain 1991, ch. 13.4, with a floor from the within-run part).")
     if NODE_BLOCKS in kinds:  # the mixed model itself is described with the rounds that needed it, below
         parts.append("Where the mixed model's fit was singular, the nodes were fixed blocks (least squares) "
                      "instead, as the line says.")
@@ -250,20 +251,59 @@ def model_sentences(data) -> str:
              f"runs' own noise allows: where the rounds' sample variance of the log-ratio falls below the "
              f"{100 * FLOOR_QUANTILE:g}% quantile it would have from the within-run part alone (f = 0), that quantile "
              f"is used. This floor is pagelab's own rule, not a published method (bench/bench_evidence_model.py "
-             f"measures its coverage); {_floor_use(found, data)}. The t interval is on the rounds less one, the degrees "
+             f"measures its coverage); {_floor_use(found, data)}. The t interval is on the blocks less one, the degrees "
              f"of freedom Satterthwaite's approximation gives this contrast (Satterthwaite 1946)."]
     sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
     if sizes:
-        parts.append(" Components: " + "; ".join(
-            f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s, √f = "
-            f"{100 * math.sqrt(max(s.between_f.value, 0.0)):.1f}%" if math.isfinite(s.between_f.value)
+        parts.append(f" Components ({LAG1_WORDS}): " + "; ".join(
+            f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s, {floor_text(s.between_f)}"
+            if math.isfinite(s.between_f.value)
             else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s" for s in sizes) + ". "
                      + COMPONENTS_WORDS)
     if found.over_time:
-        parts.append(" The over-time runs are one more round (their order drawn from the random seed, as a round's is): "
-                     + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
-                                 for u in found.over_time) + ".")
+        parts.append(over_time_block_sentences(data, found))
     return "".join(parts)
+
+
+def over_time_block_sentences(data, found) -> str:
+    """How the over-time runs' block is formed and weighted, as pagelab.evidence.model does it
+    (`over_time_use`, `pair_effect`), and what of each over-time run counted."""
+    from pagelab.evidence.model import DRIFT_ALPHA
+    from pagelab.evidence.steady import BATCHES
+
+    runs = data.evidence.runs
+    rounds = int(runs["block"].nunique()) if not runs.empty and "block" in runs else 0
+    return (f" The over-time runs form one more block beside the {rounds} rounds: one run per page size after the "
+            "rounds, in an order drawn from the random seed as a round's is. In it each page size's log TpmC is that "
+            "of the part of its over-time run that counts (below), so the block's log-ratio may compare parts of "
+            "unequal length; each block, this one included, counts once in the mean of the log-ratios (the effect) "
+            "and in their sample variance, and the parts' lengths enter only the block's within-run part "
+            "a_A/T_A + a_B/T_B, which sets the floor above (weighting the block by its smaller within-run variance "
+            "would let it dominate exactly when f is least known). What of each over-time run counts: MSER-5 "
+            f"(White 1997) cuts its warm-up, then the drift test: a least-squares line through the log of its "
+            f"{BATCHES} batch means against time, its slope tested two-sided at {100 * DRIFT_ALPHA:g}% (the t-test of "
+            "a regression slope, scipy.stats.linregress; Jain 1991, ch. 14). Without drift all the rest counts (a "
+            "slope the test does not call still counts in full); with drift only its first window of a verdict run's "
+            "length. "
+            + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})" for u in found.over_time)
+            + ".")
+
+
+# How a, the within-run part, is measured (pagelab.evidence.components.within_component, lag1_test).
+LAG1_WORDS = (f"a from batch means: each run's intervals grouped into batches of 1, 2, 4, ... intervals, the smallest "
+              f"size whose batch means pass a one-sided lag-1 autocorrelation test at {100 * LAG1_ALPHA:g}% (Law 2015, "
+              "ch. 9.5; the expected value of a centred series' autocorrelation after Marriott & Pope 1954, its "
+              "standard error 1/√N after Bartlett 1946)")
+
+
+def floor_text(estimate) -> str:
+    """'√f = 5.0%', or, where the estimate was cut at 0 (the rounds varied no more than the within-run
+    part explains: pagelab.evidence.components.floor_component), '√f = 0.0% (the estimate at its lower
+    bound, ...)', so a reader does not take 0.0% for a measured spread of none."""
+    if estimate.value <= 0:
+        return ("√f = 0.0% (the estimate at its lower bound, 0: the runs varied no more than their within-run part "
+                "explains)")
+    return f"√f = {100 * math.sqrt(estimate.value):.1f}%"
 
 
 def _floor_use(found, data) -> str:

@@ -19,11 +19,14 @@ from pagelab.evidence.sequential import planned_looks
 from pagelab.evidence.runs import components_of
 from pagelab.evidence.wording import interval_text
 from pagelab.report.lab_report import ReportData, pair_of, shipped_profile_values
+from pagelab.report.model_report import floor_text
 
 # The effect the paragraph asks about, as `pagelab plan --resolve` does by default, and the power.
 EFFECT = 0.05
 # Past this many rounds the answer is "more than": no design on one machine comes near it.
 MOST_ROUNDS = 10_000
+# A page size's within-run a more than this many times every other's is named, with its noisiest run.
+FAR_ABOVE = 4.0
 
 
 def designed_pair(data: ReportData) -> tuple[tuple[str, str], bool] | None:
@@ -67,6 +70,29 @@ def rounds_needed(a: float, f: float, run_s: float, alpha: float, effect_log: fl
         else:
             low = middle + 1
     return low
+
+
+def noisy_size_text(table, components) -> str:
+    """The page size whose within-run a is more than FAR_ABOVE times every other's, with the run of it
+    noisiest within itself (each run's own a, pagelab.evidence.components.within_component): where
+    one run's noise widened every pair of its page size, a reader is told which. '' when none is."""
+    from pagelab.evidence.components import within_component
+    from pagelab.evidence.model import counted_series
+
+    within = {s.page_size: s.within_a.value for s in components.sizes if math.isfinite(s.within_a.value)}
+    for size, a in within.items():
+        others = {other: value for other, value in within.items() if other != size}
+        if not others or a <= FAR_ABOVE * max(others.values()):
+            continue
+        listed = ", ".join(f"{1e4 * value:,.0f} at {other}" for other, value in others.items())
+        counted, _ = counted_series(table.series)
+        own = {run.run: within_component([run])[0].value for run in counted if run.page_size == size}
+        own = {name: value for name, value in own.items() if math.isfinite(value)}
+        worst = max(own, key=own.get) if own else None
+        most = (f", and most in {worst} (a = {1e4 * own[worst]:,.0f} %²·s on its own)" if worst else "")
+        return (f"{size}'s within-run a, {1e4 * a:,.0f} %²·s, is far above the other page sizes' ({listed}): its "
+                f"runs' TpmC varied most within themselves{most}; that noise widens every pair with {size}.")
+    return ""
 
 
 def _planned(data: ReportData) -> tuple[dict, str]:
@@ -123,8 +149,11 @@ def precision_markdown(data: ReportData) -> str:
         return " ".join(text)
     a, f = pair.within_a.value, max(pair.between_f.value, 0.0)
     text.append(f"The variance components this sweep measured for that pair, as `pagelab plan --from BUNDLE` reads "
-                f"them: within-run a = {1e4 * a:,.0f} %²·s and between-run floor √f = {100 * math.sqrt(f):.1f}% "
+                f"them: within-run a = {1e4 * a:,.0f} %²·s and between-run floor {floor_text(pair.between_f)} "
                 f"(each page size's own are in the Method).")
+    noisy = noisy_size_text(data.evidence, components)
+    if noisy:
+        text.append(noisy)
     profile = data.profile
     measure = profile.get("measure_s")
     run_s = float(measure) if isinstance(measure, (int, float)) and not isinstance(measure, bool) else pair.run_s
@@ -151,7 +180,9 @@ def precision_markdown(data: ReportData) -> str:
                     f"a round's log-ratio spread of {planned:.1f}% at {run_s:g} s"
                     + (f", for an expected half-width of about ±{expected.half_width_pct:.1f}% (the planner's, from "
                        "these planned components: not this sweep's achieved interval, given above)" if expected else "")
-                    + f"; this sweep's components give {measured:.1f}%, so {verdict}.")
+                    + f"; this sweep's components give a round's log-ratio spread of {measured:.1f}% at {run_s:g} s "
+                    "(√(a/T + f), what `pagelab stats` prints as \"a round's log-ratio spreads\"), so "
+                    f"{verdict}.")
     else:
         text.append(f"The profile declared no components its design ({design}) was planned with "
                     "(`planned_within_a`, `planned_floor_pct`), so this report cannot say whether the machine was "

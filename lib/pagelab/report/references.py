@@ -91,8 +91,16 @@ def references(machine: dict, rendering: tuple[str | None, bool | None] | None =
     from pagelab.machine.system import git_revision, version_naming
 
     ran = recorded_version(machine)
-    made = version_naming(*(rendering if rendering is not None else git_revision()))
-    report = "" if ran.startswith(made + " ") else f" The sweep ran with this commit; this report was made by {made}."
+    sha, dirty = rendering if rendering is not None else git_revision()
+    made = version_naming(sha, dirty)
+    if ran.startswith(made + " "):
+        report = " The same commit made this report: cite it for both what ran and what judged."
+    else:
+        commit = f" (commit {sha}{', with local changes' if dirty else ''})" if sha else " (commit not known)"
+        report = (f" The sweep ran with this commit; this report was made by {made}{commit}. Cite the sweep's commit "
+                  "for what ran (the runs and their records) and the report's for what judged (the verdicts, "
+                  "intervals and words of this report): another commit may judge the same runs differently, and "
+                  "`pagelab report` run from the sweep's commit gives that commit's judgement.")
     return [*REFERENCES, f"pagelab {ran}: reproducible experiments on how a database's page "
                          "size changes its performance, MIT License. No public release, DOI or repository address: the "
                          f"commit identifies the code; its CITATION.cff says how to cite it.{report}"]

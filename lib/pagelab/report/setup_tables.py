@@ -155,6 +155,8 @@ def changed_settings_markdown(data: ReportData) -> str:
     else:
         parts = []
     sets = " ".join(f"`--set {o}`" for o in overrides)
+    if recorded is None and not overrides:  # no record of the changed knobs: say how "none" was found
+        return _compared_with_shipped(str(name), profile) + duration_sentence(data)
     name = f"`{name}` profile" if name else "profile"  # a bundle made from a dict has no profile name
     if parts:
         text = (f"**Settings changed for this sweep.** It ran the {name} with {sets}, so these knobs "
@@ -164,6 +166,37 @@ def changed_settings_markdown(data: ReportData) -> str:
     else:
         text = f"**Settings changed for this sweep.** None: it ran the {name} as its file gives it (no `--set`)."
     return text + duration_sentence(data)
+
+
+# Recorded profile entries that are no knob a run uses: what the profile says of itself, and the design's
+# planned components (they change no run).
+NOT_RUN_KNOBS = ("description", "planned_within_a", "planned_floor_pct")
+
+
+def _compared_with_shipped(name: str, profile: dict) -> str:
+    """For a bundle from before sweep.json recorded `changed_knobs` and given no `--set`: the knobs it
+    recorded compared with the profile of its name as this pagelab ships it (pagelab.sweep.profiles,
+    read as a sweep records it), so "None" says how it was found, and a knob whose shipped value
+    differs is named rather than hidden."""
+    from pagelab.sweep.profiles import KNOBS, available_profiles, load_profile
+
+    head = "**Settings changed for this sweep.**"
+    predates = "this bundle predates recording the changed knobs; no `--set` was given"
+    if not name or name not in available_profiles():
+        return (f"{head} None recorded ({predates}), and this pagelab ships no `{name or '?'}` profile to compare "
+                "the knobs sweep.json recorded with.")
+    try:
+        shipped = load_profile(name).to_dict()
+    except Exception as error:  # a shipped file this pagelab cannot read: say so rather than guess
+        return f"{head} None recorded ({predates}); the `{name}` profile as shipped could not be read: {error}."
+    knobs = [knob.name for knob in KNOBS if knob.name in profile and knob.name in shipped
+             and knob.name not in NOT_RUN_KNOBS]
+    differ = _changes({k: shipped[k] for k in knobs}, profile)
+    if not differ:
+        return (f"{head} None found by comparing the knobs sweep.json recorded with the `{name}` profile as this "
+                f"pagelab ships it ({predates}).")
+    return (f"{head} These knobs sweep.json recorded differ from the `{name}` profile as this pagelab ships it ("
+            f"{predates}, so the file may have changed since the sweep): " + "; ".join(differ) + ".")
 
 
 def duration_sentence(data: ReportData) -> str:
