@@ -439,3 +439,14 @@ def test_the_read_requests_tolerance_is_the_reports():
     for found in re.findall(r"within (?:the )?(\d+)% (?:the report allows|of the page size)", text):
         assert int(found) == round(100 * REQUEST_SIZE_TOLERANCE), f"{where}: {found}%"
     assert find(text, r"within the (\d+)% the report allows", where)
+
+
+def test_troubleshootings_far_above_is_the_reports():
+    """Troubleshooting says when the report names a page size whose within-run a stands out: the
+    report's own threshold (pagelab.report.precision.FAR_ABOVE)."""
+    from pagelab.report.precision import FAR_ABOVE
+
+    where = "runbooks/troubleshooting.md"
+    times = find(flat(REPO_ROOT / "runbooks" / "troubleshooting.md"), r"where it is more than (\d+) times every other's, "
+                                                                       r"the paragraph names it", where).group(1)
+    assert int(times) == FAR_ABOVE, f"{where}: {times} times; the report's FAR_ABOVE is {FAR_ABOVE:g}"
