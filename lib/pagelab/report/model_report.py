@@ -138,7 +138,7 @@ def methods_explained(data) -> str:
                         f"rounds were shared, and the bootstrap resamples each side's runs on their own")
         parts.append("The ratio of medians is called faster or slower only if its rank test agrees; "
                      + "; ".join(ways) + f". Each bootstrap interval is {BOOTSTRAP_WORDS}, so the same bundle "
-                     "always gives the same interval.")
+                     "always gives the same interval." + bootstrap_end_sentence(data.pairs))
     tpmc = [kind_of(row) for row in rows if row["metric"] == "tpmc"]
     ranked = [kind in (SIGNED_RANK, RANK_SUM) for kind in tpmc]
     if any(ranked):
@@ -148,13 +148,54 @@ def methods_explained(data) -> str:
 
 
 def words_sentence(data) -> str:
-    """How the word of a line is read off its interval."""
+    """How the word of a line is read off its interval, with the level of each one-sided test of the
+    equivalence (TOST: an interval at level 1 - 2α inside ±δ is both tests at α, Schuirmann 1987)."""
+    rows = data.pairs.to_dict("records") if not data.pairs.empty else []
+    levels = sorted({float(row["confidence_pct"]) for row in rows
+                     if not math.isnan(float(row.get("confidence_pct") or math.nan))})
+    alphas = "; ".join(f"α = {(100 - level) / 2:.4g}% for a {level:.4g}% interval" for level in levels) or \
+        f"α = {100 * (1 - CONFIDENCE) / 2:.4g}% for a {100 * CONFIDENCE:.4g}% interval"
     return (f"Each line gives the effect, its interval with the interval's level (CI: confidence interval), and a "
             f"word read off that interval: faster or slower when it lies wholly on one side of 0 and the pair's "
             f"test, after the correction below, agrees; equivalent within ±{equivalence_of(data.evidence):g}% (the "
             f"sweep's equivalence margin δ, `equivalence_pct`) when it lies inside ±δ, which is the two one-sided "
-            f"tests at the interval's level; else not resolved, with the smallest effect the runs resolve and the "
-            f"runs δ would need.")
+            f"tests (Schuirmann 1987), each at half of what the interval leaves out ({alphas}); else not resolved, "
+            f"with the smallest effect the runs resolve and the runs δ would need. {margin_sentence(data)}")
+
+
+def margin_sentence(data) -> str:
+    """That δ is one relative margin for every metric, and what it is on the hit ratio, a per-1000
+    figure near 1000, in its own units (its medians here times δ)."""
+    delta = equivalence_of(data.evidence)
+    text = (f"The margin is the same relative ±{delta:g}% for every metric (of TpmC, of IOPS, of the p95 and of the "
+            "hit ratio alike)")
+    per_size = data.per_size
+    hits = per_size[(per_size["metric"] == "hit_ratio")]["median"].dropna() if not per_size.empty else []
+    if len(hits):
+        text += (f"; for the hit ratio, whose medians here are {hits.min():.0f}–{hits.max():.0f} per 1000, "
+                 f"±{delta:g}% is about ±{delta / 100 * float(hits.median()):.0f} per 1000, so a hit-ratio line "
+                 "inside the margin says less than it would of TpmC")
+    return text + "."
+
+
+def bootstrap_end_sentence(pairs) -> str:
+    """Why a percentile-bootstrap interval can end at its estimate, naming the lines where one does
+    ('' where none does): with few rounds the resampled ratios take few values (the resampling
+    distribution is discrete), so a percentile can fall on the estimate itself."""
+    from pagelab.evidence.wording import pct_text
+
+    ends = []
+    for row in pairs.to_dict("records") if not pairs.empty else []:
+        if kind_of(row) not in (SIGNED_RANK, RANK_SUM) or math.isnan(float(row.get("low_pct", math.nan))):
+            continue
+        effect = pct_text(row["change_pct"])
+        if effect in (pct_text(row["low_pct"]), pct_text(row["high_pct"])):
+            ends.append(f"{row['a']} vs {row['b']} ({METRIC_WORDS.get(row['metric'], row['metric']).removeprefix('the ')})")
+    if not ends:
+        return ""
+    return (f" An interval may end at its estimate, as {_listed(ends)} does: with few rounds the resampled ratios "
+            "take few distinct values (the resampling distribution is discrete), so a percentile can fall on the "
+            "estimate itself; the interval is still the bootstrap's, not a sign of no spread.")
 
 
 def _levels(rows: list[dict]) -> str:

@@ -56,6 +56,15 @@ REFERENCES = [
     "2001 (the declared primary comparison tested first, the other pairs only after it).",
     "K. K. G. Lan, D. L. DeMets, \"Discrete sequential boundaries for clinical trials\", Biometrika 70(3), 1983 "
     "(the group-sequential boundary of a sweep given more rounds).",
+    "R. Jain, \"The Art of Computer Systems Performance Analysis\", Wiley, 1991, ch. 13.4 (the paired t interval "
+    "TpmC's two-level model reduces to with blocks alike) and ch. 14 (the t-test of a regression slope: the drift test "
+    "of an over-time run's batch means).",
+    "A. M. Law, \"Simulation Modeling and Analysis\", 5th ed., McGraw-Hill, 2015 (earlier editions with W. D. "
+    "Kelton), ch. 9.5 (batch means, and the batch size chosen by a lag-1 test).",
+    "F. H. C. Marriott, J. A. Pope, \"Bias in the estimation of autocorrelations\", Biometrika 41, 1954 (the "
+    "expected lag-1 autocorrelation of a series centred on its own mean).",
+    "M. S. Bartlett, \"On the theoretical specification and sampling properties of autocorrelated time-series\", "
+    "Journal of the Royal Statistical Society, Supplement 8(1), 1946 (the standard error 1/√N of an autocorrelation).",
     "R. D. Cook, S. Weisberg, \"Residuals and Influence in Regression\", Chapman and Hall 1982 (the outlier test "
     "that names a run far below its page size's others, as a slow disk leaves one).",
 ]
