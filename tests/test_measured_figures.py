@@ -305,3 +305,107 @@ def test_the_first_round_figures_are_the_bundles(table):
                                    r"([\d.]+) of the later rounds' median at 4k, 8k and 16k, each rank (\d+) of (\d+)",
                    RUNBOOK.name).groups()
     assert readme == ratios and runbook == (*ratios, "1", "7"), (readme, runbook, ratios)
+
+
+def _rounds_needed(output: str) -> int:
+    """The verdict rounds of 100 s that give 16k vs 4k 80% power for a 5% effect, from plan's components."""
+    from pagelab.evidence import planner
+
+    a, f = (float(x) for x in find(output, r"within-run a = ([\d.]+) .*? floor f = ([\d.]+)", "plan's components").groups())
+    effect_log = -math.log(0.95)
+    return next(r for r in range(3, 100) if round(100 * planner.power(
+        effect_log, math.sqrt(planner.variance_of_mean(a, f, r, 100)), r - 1, 0.05)) >= 80)
+
+
+# How far before a quoted figure the docs must have said whose it is (a paragraph, plain()'s one line).
+NEAR = 700
+
+
+def test_the_quiet_sweeps_precision_is_said_to_be_a_quiet_machines(table, monkeypatch, capsys):
+    """The measured figure's "resolve about ±R%" and the rounds a 5% effect needs are the quiet
+    2026-11-28 sweep's: wherever the docs quote either, the same passage says the machine was quiet
+    (a busier one resolves less, and its own report's figure is the one to quote)."""
+    from pagelab.evidence.pairs import pairwise_table
+
+    pairs = pairwise_table(table, 5.0)
+    row = pairs[(pairs.metric == "tpmc") & (pairs.a == "16k") & (pairs.b == "4k")].iloc[0]
+    needed = _rounds_needed(_plan(SWEEP, monkeypatch, capsys))
+    quoted = re.compile(rf"±{re.escape(effect(row.detectable_pct, sign=False))}%|\b{needed} verdict rounds")
+    seen = 0
+    for path in docs():
+        text = plain(path)
+        for found in quoted.finditer(text):
+            seen += 1
+            around = text[max(0, found.start() - NEAR):found.end() + NEAR]
+            assert "quiet" in around, f"{path.name}: {found.group(0)!r} is quoted without saying it is a quiet machine's"
+    assert seen >= 6, f"the quiet sweep's precision is quoted {seen} times; README, course.yaml, the runbooks quote it"
+    readme = plain(README)
+    assert "resolves less" in headline(readme) and "gives another answer of the same precision" not in readme
+    assert "gives another answer of the same precision" not in plain(TROUBLESHOOTING)
+
+
+def test_the_driver_modes_level_and_effect_are_the_runbooks():
+    """README's Driver modes quotes the runbook's in-sweep measurement of `statements` against
+    `tpcc-mysql`: the level (the paired ratio per page size) and the effect (16k/4k under each,
+    and how many points apart)."""
+    runbook, readme = plain(RUNBOOK), plain(README)
+    level = find(runbook, r"`statements` / `tpcc-mysql`, paired, 95% (\d\.\d+) \[[^]]+\] (\d\.\d+) \[[^]]+\] "
+                          r"(\d\.\d+) \[", RUNBOOK.name).groups()
+    effect_16 = find(runbook, r"16k/4k (\d\.\d+) \[[^]]+\] under `statements` and (\d\.\d+) \[[^]]+\] under "
+                              r"`tpcc-mysql` \((\d\.\d) points apart\)", RUNBOOK.name).groups()
+    assert f"{100 * abs(float(effect_16[0]) - float(effect_16[1])):.1f}" == effect_16[2], effect_16
+    stated = find(readme, r"at (\d\.\d+), (\d\.\d+) and (\d\.\d+) of it at 4k, 8k and 16k inside one sweep over one "
+                          r"transport", README.name).groups()
+    assert stated == level, f"README.md: statements at {stated} of tpcc-mysql; the runbook's table {level}"
+    stated = find(readme, r"16k/4k (\d\.\d+) under `statements` and (\d\.\d+) under `tpcc-mysql` \((\d\.\d) points "
+                          r"apart\)", README.name).groups()
+    assert stated == effect_16, f"README.md: {stated}; the runbook {effect_16}"
+    assert "~10% below tpcc_start)" not in readme, "the level and the effect are one account now"
+
+
+def test_the_loaded_machines_figures_are_the_runbooks():
+    """Troubleshooting's load averages, quiet and shared, are the noise bench's (the TPC-C runbook)."""
+    runbook = find(plain(RUNBOOK), r"1-minute load at (\d+\.\d)-(\d+\.\d) .*? against about (\d+) when quiet",
+                   RUNBOOK.name).groups()
+    stated = find(plain(TROUBLESHOOTING), r"load average \(about (\d+) on the quiet 2-core VM these docs measured, "
+                                          r"(\d+\.\d)-(\d+\.\d) when other sessions shared it", TROUBLESHOOTING.name).groups()
+    assert (stated[1], stated[2], stated[0]) == runbook, (stated, runbook)
+
+
+def test_the_commits_that_began_recording_the_knobs_are_the_ones_named():
+    """README names the first commits whose sweeps record `changed_knobs` and the planned_* knobs;
+    each holds what it is named for, and its parents do not."""
+    import subprocess
+
+    def source(commit: str, path: str) -> str:
+        done = subprocess.run(["git", "-C", str(REPO_ROOT), "show", f"{commit}:{path}"], capture_output=True, text=True)
+        return done.stdout if done.returncode == 0 else ""
+
+    def parents(commit: str) -> list[str]:
+        return subprocess.run(["git", "-C", str(REPO_ROOT), "rev-list", "--parents", "-n", "1", commit],
+                              capture_output=True, text=True, check=True).stdout.split()[1:]
+
+    first, planned = find(plain(README), r"in sweeps made by pagelab from commit ([0-9a-f]{7}) on .*? and from "
+                                         r"([0-9a-f]{7}) on the profile's `planned_\*` knobs", README.name).groups()
+    for commit, path, key in ((first, "lib/pagelab/sweep/orchestrator.py", '"changed_knobs"'),
+                              (planned, "lib/pagelab/sweep/knobs.py", "planned_within_a")):
+        assert key in source(commit, path), f"README.md names {commit} as the first with {key}; it has none"
+        for parent in parents(commit):
+            assert key not in source(parent, path), f"README.md names {commit}, but its parent {parent} has {key}"
+
+
+def test_the_line_slurm_md_plans_from_is_one_pagelab_stats_prints(table):
+    """slurm.md plans a cluster sweep from `pagelab stats`' line of the primary pair's components,
+    which it quotes with "…" for the figures and S for the spread: that line is printed for the
+    bundle (pagelab.evidence.components.components_lines, as `pagelab stats` prints it), with the
+    spread the README gives."""
+    from pagelab.evidence.components import components_lines
+    from pagelab.evidence.runs import components_of
+
+    quoted = find(plain(SLURM), r"\(`(16k vs 4k: within a = …, between √f = … over 7 rounds of 100 s; a round's "
+                                r"log-ratio spreads S%)`\)", SLURM.name).group(1)
+    pattern = re.escape(quoted).replace("…", ".+?").replace("S%", r"(\d+\.\d)%")
+    printed = [re.fullmatch(pattern, line.strip()) for line in components_lines(components_of(table))]
+    spread = [match.group(1) for match in printed if match]
+    assert spread, f"pagelab stats prints no line like slurm.md's {quoted!r}"
+    assert spread == [find(plain(README), r"spreads (\d+\.\d)%\.", README.name).group(1)], spread

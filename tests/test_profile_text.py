@@ -413,3 +413,40 @@ def test_the_fixed_sequences_floor_is_said_as_families_computes_it():
                        r"([\d.]+), and 2/128 with 7, 2 x 2/128 = ([\d.]+)\)", "the repeats knob's text")
     assert [float(x) for x in match.groups()] == pytest.approx([after_five, after_six, after_seven], abs=5e-4), match.group(0)
     assert "first, alone, at the full 5%, then, only if it was called, the other pairs by Holm's correction" in text
+
+
+def test_the_slurm_runbooks_first_example_keeps_its_own_rule():
+    """slurm.md asks for at least twice as many rounds as the nodes a sweep may use at once
+    (`--slurm-max-running K`, rounds ≥ 2K, so a node can take 2 rounds and its effect an interval);
+    its first example, `course` as shipped, must keep that rule with the profile's verdict rounds."""
+    slurm, where = flat(REPO_ROOT / "runbooks" / "slurm.md"), "runbooks/slurm.md"
+    assert "rounds ≥ 2K" in slurm
+    example = find(slurm, r"```sh \.venv/bin/pagelab sweep --profile course --executor slurm .*?--slurm-max-running (\d+) ```",
+                   where)
+    most = int(example.group(1))
+    repeats = profile("course")["repeats"]
+    assert repeats >= 2 * most, f"{where}'s first example runs {repeats} verdict rounds on up to {most} nodes at once"
+    said = find(slurm, r"`--slurm-max-running (\d+)`: at most (\d+) rounds at once, so that `course`'s (\d+) verdict rounds",
+                where).groups()
+    assert said == (str(most), str(most), str(repeats)), said
+
+
+def test_the_read_requests_tolerance_is_the_reports():
+    """The runbook's "within the 10% the report allows" is the report's own tolerance (claims)."""
+    from pagelab.report.claims import REQUEST_SIZE_TOLERANCE
+
+    text, where = flat(RUNBOOK), "runbooks/tpcc-page-size.md (Request size against page size)"
+    for found in re.findall(r"within (?:the )?(\d+)% (?:the report allows|of the page size)", text):
+        assert int(found) == round(100 * REQUEST_SIZE_TOLERANCE), f"{where}: {found}%"
+    assert find(text, r"within the (\d+)% the report allows", where)
+
+
+def test_troubleshootings_far_above_is_the_reports():
+    """Troubleshooting says when the report names a page size whose within-run a stands out: the
+    report's own threshold (pagelab.report.precision.FAR_ABOVE)."""
+    from pagelab.report.precision import FAR_ABOVE
+
+    where = "runbooks/troubleshooting.md"
+    times = find(flat(REPO_ROOT / "runbooks" / "troubleshooting.md"), r"where it is more than (\d+) times every other's, "
+                                                                       r"the paragraph names it", where).group(1)
+    assert int(times) == FAR_ABOVE, f"{where}: {times} times; the report's FAR_ABOVE is {FAR_ABOVE:g}"
