@@ -17,7 +17,7 @@ their tolerances change with the lab's text, not with the bundle's layout or the
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -26,7 +26,9 @@ from pagelab.evidence.runs import equivalence_of
 from pagelab.report.lab_report import ReportData, listed_pair, pair_of, pair_text
 from pagelab.report.read_requests import read_request_findings
 from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, OVER_TIME_MEASURE_S,
-                                               SEED_MEASURE_S, differences_from_seed, recorded_configuration)
+                                               POOL_SHARE_TOLERANCE_PCT, SEED_CONNECTIONS, SEED_MEASURE_S,
+                                               SEED_WAREHOUSES, STEADY_MEASURE_S, differences_from_seed,
+                                               recorded_configuration)
 
 HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE = "holds", "does not hold", "not resolved here"
 # A claim about the lab's configuration, where this sweep's configuration is another.
@@ -48,6 +50,7 @@ class Claim:
     where: str
     # for a claim not checked here, why, as the Summary and Conclusion say it
     why_unchecked: str = ""
+    runs: str = ""  # which runs it was checked on, as the Discussion says it
 
 
 def _over_time_set(data: ReportData) -> str:
@@ -88,8 +91,48 @@ def claims(data: ReportData) -> list[Claim]:
         needs = CONFIGURATION_DEPENDENCE[claim.key]
         over_time = needs == "over time"
         differences = differences_from_seed(recorded_configuration(data, over_time), over_time) if needs else []
-        checked.append(_not_checked(claim, differences, data, over_time) if differences else claim)
+        checked.append(_not_checked(claim, differences, data, over_time) if differences
+                       else replace(claim, runs=_runs_checked(data, over_time)))
     return checked
+
+
+def _runs_checked(data: ReportData, over_time: bool) -> str:
+    """'checked on the 21 verdict runs (7 rounds)', or the over-time runs for a claim over time."""
+    if over_time and data.has_over_time_runs:
+        count = len(data.over_time["summary"])
+        return f"checked on the {count} over-time run{'s' if count != 1 else ''}, one per page size"
+    runs = data.evidence.runs
+    if runs.empty:
+        return ""
+    rounds = int(runs["block"].nunique()) if "block" in runs else 0
+    return f"checked on the {len(runs)} verdict runs ({rounds} rounds)"
+
+
+def tolerances_sentence(data: ReportData) -> str:
+    """The tolerances within which a configuration counts as the lab's (seed_configuration), with this
+    sweep's recorded values: which it met, and which not."""
+    found = recorded_configuration(data)
+    low, high = POOL_SHARE_TOLERANCE_PCT
+    parts = []
+    if found.warehouses is not None:
+        parts.append(f"{found.warehouses} warehouses (the lab's {SEED_WAREHOUSES})")
+    if found.connections is not None:
+        parts.append(f"{found.connections} connections (the lab's {SEED_CONNECTIONS})")
+    if found.pool_share_pct is not None:
+        parts.append(f"a pool of {found.pool_text or f'{found.pool_share_pct:.0f}% of the data'}, against the lab's "
+                     f"{low:g}–{high:g}% of the data")
+    if found.measured_s is not None:
+        parts.append(f"{found.measured_s:.0f} s measured (at least {STEADY_MEASURE_S} s)")
+    if data.has_over_time_runs:
+        long_runs = recorded_configuration(data, True)
+        if long_runs.measured_s is not None:
+            parts.append(f"over-time runs of {long_runs.measured_s:.0f} s measured (at least {OVER_TIME_MEASURE_S} s)")
+    if not parts:
+        return ""
+    missed = differences_from_seed(found, False)
+    head = ("This sweep met the tolerances within which a configuration counts as the lab's: " if not missed else
+            "The tolerances within which a configuration counts as the lab's, and this sweep's values: ")
+    return head + "; ".join(parts) + (f" (not met: {'; '.join(missed)})" if missed else "") + "."
 
 
 def _read_request(data: ReportData) -> Claim:
@@ -104,12 +147,43 @@ def _read_request(data: ReportData) -> Claim:
     within = (ratios - 1).abs() <= REQUEST_SIZE_TOLERANCE
     text = ", ".join(f"{row.page_size}: {row.read_kb:.1f} KiB" for row in sizes.itertuples())
     verdict = HOLDS if within.all() else DOES_NOT_HOLD
-    # where it does not hold, what the bundle recorded of why (block-layer merges, InnoDB's read-ahead)
+    # where it does not hold, which page size and against what threshold, then what the bundle recorded
+    # of why (block-layer merges, InnoDB's read-ahead) and the device the reads went to
+    failing = failing_request_text(sizes, REQUEST_SIZE_TOLERANCE) if verdict == DOES_NOT_HOLD else ""
     found = read_request_findings(data) if verdict == DOES_NOT_HOLD else ""
     why = f". {found.rstrip('.')}" if found else ""
+    device = data_device_text(data.record.document.get("machine") or {})
     return Claim("read_request", statement, verdict,
                  f"mean read request per page size {text} (the claim holds where it is within "
-                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size){why}", "Figure 4, Table 4")
+                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size)" + (f"; {failing}" if failing else "") + why
+                 + (f". Read from {device}" if device else ""), "Figure 4, Table 4")
+
+
+def failing_request_text(sizes: pd.DataFrame, tolerance: float) -> str:
+    """'it is not within 10% of the page at 4k: 4.41 KiB is +10% against its 4 KiB page (within 10% is
+    3.6–4.4 KiB)': each page size whose mean read request misses the claim's threshold, with two
+    decimals, as a request on the threshold's edge needs them; '' where none does."""
+    from pagelab.evidence.wording import pct_text
+
+    parts = [f"{row.page_size}: {row.read_kb:.2f} KiB is {pct_text(100 * (row.read_kb / row.page_kb - 1))} against "
+             f"its {row.page_kb:g} KiB page (within {tolerance:.0%} is {row.page_kb * (1 - tolerance):.1f}–"
+             f"{row.page_kb * (1 + tolerance):.1f} KiB)"
+             for row in sizes.itertuples() if not math.isnan(row.read_kb) and abs(row.read_kb / row.page_kb - 1) > tolerance]
+    return f"it is not within {tolerance:.0%} of the page at " + "; at ".join(parts) if parts else ""
+
+
+def data_device_text(machine: dict) -> str:
+    """'the data device, as the machine record has it: vda (virtio_blk), ext4 mounted on /, the system
+    disk', from sweep.json's machine record; '' when it names none."""
+    device = machine.get("data_device") or {}
+    name = device.get("disk") or device.get("device")
+    if not name:
+        return ""
+    text = f"the data device, as the machine record has it: {name}" + (f" ({device['driver']})" if device.get("driver")
+                                                                       else "")
+    if device.get("fstype") and device.get("mount_point"):
+        text += f", {device['fstype']} mounted on {device['mount_point']}"
+    return text + (", the system disk" if device.get("mount_point") == "/" else "")
 
 
 def _iops_fall(data: ReportData) -> Claim:
@@ -119,8 +193,13 @@ def _iops_fall(data: ReportData) -> Claim:
     if row is None or math.isnan(row["change_pct"]):
         return Claim("iops_fall", statement, NOT_RESOLVED_HERE, "no read IOPS on one side", "Figure 3")
     verdict = {"lower": HOLDS, "higher": DOES_NOT_HOLD, EQUIVALENT: DOES_NOT_HOLD}.get(row["verdict"], NOT_RESOLVED_HERE)
+    writes = listed_pair(data, "write_iops", last, first)
+    beside = (f"; write IOPS, which flushing and the redo log drive rather than the page size's reads, is beside it: "
+              f"{pair_text(writes)}" if writes is not None and not math.isnan(writes["change_pct"]) else "")
     return Claim("iops_fall", statement, verdict,
-                 f"read IOPS {pair_text(listed_pair(data, 'read_iops', last, first))}", "Figure 3")
+                 f"read IOPS {pair_text(listed_pair(data, 'read_iops', last, first))}, judged on read IOPS because "
+                 "the claim rests on reads: a larger page holds more rows, so the same misses need fewer reads"
+                 f"{beside}", "Figure 3")
 
 
 def _hit_ratio(data: ReportData) -> Claim:
@@ -130,19 +209,21 @@ def _hit_ratio(data: ReportData) -> Claim:
         return Claim("hit_ratio", statement, NOT_RESOLVED_HERE, "no InnoDB status samples with a hit rate", "Figure 5")
     measured = innodb.dropna(subset=["hit_rate"])
     measured = measured[measured["t_s"] >= 0]
-    parts, near = [], True
+    parts, near, runs = [], True, 0
     for size in data.page_sizes:
         series = measured[measured["page_size"] == size].sort_values("t_s")
         if series.empty:
             continue
         start = series.groupby("repeat")["hit_rate"].first().median()
         end = series.groupby("repeat")["hit_rate"].last().median()
+        runs = max(runs, int(series["repeat"].nunique()))
         close = abs(start - SEED_HIT_START) <= HIT_RATIO_NEAR and abs(end - SEED_HIT_END) <= HIT_RATIO_NEAR
         parts.append(f"{size}: {start:.0f} → {end:.0f}{'' if close else ' (not near)'}")
         near &= close
     verdict = HOLDS if near else DOES_NOT_HOLD
+    which = "of each page size's one run" if runs == 1 else "median over each page size's runs"
     return Claim("hit_ratio", statement, verdict,
-                 f"first and last measured hit rate per 1000, median over repeats: {'; '.join(parts)} "
+                 f"first and last measured hit rate per 1000, {which}: {'; '.join(parts)} "
                  f"(near = within {HIT_RATIO_NEAR:g})", "Figure 5")
 
 
@@ -193,5 +274,5 @@ def discussion_markdown(found: list[Claim]) -> str:
     lines = []
     for number, claim in enumerate(found, start=1):
         lines.append(f"{number}. *\"{claim.statement}\"* — **{claim.verdict}**. {claim.evidence[0].upper()}"
-                     f"{claim.evidence[1:]} ({claim.where}).")
+                     f"{claim.evidence[1:]} ({claim.where}{'; ' + claim.runs if claim.runs else ''}).")
     return "\n".join(lines)

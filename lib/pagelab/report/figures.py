@@ -166,8 +166,11 @@ def request_size_vs_page_size(iostat: pd.DataFrame):
     means = request_sizes(data)
     figure, axis = plt.subplots(figsize=(6, 4))
     if not means.empty:
-        axis.plot(means["page_kb"], means["read_kb"], marker="o", label="read request (rareq-sz)", zorder=2)
-        axis.plot(means["page_kb"], means["write_kb"], marker="s", label="write request (wareq-sz)", zorder=2)
+        # markers only: the page sizes are categories, and a line between them would claim sizes not run
+        axis.plot(means["page_kb"], means["read_kb"], marker="o", linestyle="none", label="read request (rareq-sz)",
+                  zorder=2)
+        axis.plot(means["page_kb"], means["write_kb"], marker="s", linestyle="none", label="write request (wareq-sz)",
+                  zorder=2)
         # The reference line spans the axis beyond the page sizes and is drawn on top: reads that
         # match the page size lie on it, and a line of only the measured points hid under theirs.
         lowest, highest = means["page_kb"].min() / 1.5, means["page_kb"].max() * 1.5
@@ -296,6 +299,12 @@ def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) ->
             rows.append({"page_size": label, "repeat": repeat, "t_s": nearest["t_s"],
                          **{c: nearest.get(c) for c in columns}})
     return pd.DataFrame(rows)
+
+
+def checkpoint_run_header(data) -> str:
+    """The checkpoints table's run column, named for what it counts: the over-time run of each page size
+    where the sweep ran them (each is its page size's one), else the verdict runs' round."""
+    return "Over-time run" if data.has_over_time_runs else "Round"
 
 
 def interval_text(summary: pd.DataFrame) -> str:

@@ -80,11 +80,13 @@ def _pair_halves_text(table: RunTable) -> str:
     if tested.empty:
         return ""
     wrong = pair_false_calls(tested)
-    moves = ", ".join(f"{row['a']} vs {row['b']} {pct_text(row['difference_pts'], ' points')}"
+    moves = ", ".join(f"{row['a']} vs {row['b']} {pct_text(row['difference_pts'], ' points')} "
+                      f"[{pct_text(row['low_pts'], ' points')}, {pct_text(row['high_pts'], ' points')}]"
                       for row in tested.to_dict("records"))
+    level = f"{tested['confidence_pct'].iloc[0]:.4g}% " if "confidence_pct" in tested else ""
     text = (f" TpmC's pair effects, as the verdicts estimate them (the two-level model), in the odd rounds against "
-            f"the even rounds (a Welch-Satterthwaite t-test of the difference, the {len(tested)} pairs one family, "
-            f"Holm): {moves}; {len(wrong)} false call{'s' if len(wrong) != 1 else ''}")
+            f"the even rounds (a Welch-Satterthwaite t-test of the difference, with its {level}interval, the "
+            f"{len(tested)} pairs one family, Holm): {moves}; {len(wrong)} false call{'s' if len(wrong) != 1 else ''}")
     if len(wrong):
         text += (" (" + "; ".join(f"{row['a']} vs {row['b']}" for row in wrong.to_dict("records"))
                  + "), so the model's verdicts may rest on something the design did not cancel")
