@@ -97,6 +97,7 @@ def test_the_precision_paragraph_names_the_page_size_and_run_whose_within_run_no
     run_a = {run.run: within_component([run])[0].value for run in data.evidence.series if run.page_size == "4k"}
     assert max(run_a, key=run_a.get) == noisy
     assert f"most in {noisy} (a = {1e4 * run_a[noisy]:,.0f} %²·s on its own)" in text, text
+    assert "looks at each run's TpmC, not at its noise within, so it need not name such a run" in text
     # a sweep whose page sizes are alike says nothing of the kind
     assert "is far above the other page sizes'" not in precision_markdown(load(bundle(tmp_path / "calm")))
 
@@ -308,3 +309,12 @@ def test_table_7s_caption_sits_directly_above_its_table():
     caption, table, lines = (cell.index("New-Order p95 per page size"), cell.index("present(latency"),
                              cell.index("pair_lines_markdown(data, (\"new_order_p95_ms\",))"))
     assert caption < table < lines, cell
+
+
+def test_the_method_says_when_the_machines_own_noise_was_not_measured(tmp_path):
+    from pagelab.report.method import method_markdown
+
+    data = load(bundle(tmp_path))
+    assert data.evidence.noise is None  # the synthetic sweep measured none
+    assert ("The machine's own noise was not measured before the runs (`pagelab sweep --noise` measures it)"
+            in method_markdown(data))

@@ -58,7 +58,10 @@ def method_markdown(data: ReportData) -> str:
         measure = f"{profile.get('measure_s')} s measured"
     sizes = ", ".join(data.page_sizes)
     repeats = profile.get("repeats", 1)
-    noise = ""
+    # said either way: a reader of a noisy sweep looks for the machine's own noise, and must not take
+    # its absence for a quiet machine
+    noise = (" The machine's own noise was not measured before the runs (`pagelab sweep --noise` measures it), so "
+             "this report has no record of it beside the runs' own variance components.")
     if data.evidence.noise:
         from pagelab.evidence.stats_text import noise_lines
 

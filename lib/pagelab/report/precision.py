@@ -91,7 +91,9 @@ def noisy_size_text(table, components) -> str:
         worst = max(own, key=own.get) if own else None
         most = (f", and most in {worst} (a = {1e4 * own[worst]:,.0f} %²·s on its own)" if worst else "")
         return (f"{size}'s within-run a, {1e4 * a:,.0f} %²·s, is far above the other page sizes' ({listed}): its "
-                f"runs' TpmC varied most within themselves{most}; that noise widens every pair with {size}.")
+                f"runs' TpmC varied most within themselves{most}; that noise widens every pair with {size}. (The test of "
+                "runs far below their page size's others looks at each run's TpmC, not at its noise within, so it "
+                "need not name such a run.)")
     return ""
 
 
