@@ -318,3 +318,23 @@ def test_the_method_says_when_the_machines_own_noise_was_not_measured(tmp_path):
     assert data.evidence.noise is None  # the synthetic sweep measured none
     assert ("The machine's own noise was not measured before the runs (`pagelab sweep --noise` measures it)"
             in method_markdown(data))
+
+
+def test_the_checkpoints_give_tpmc_iops_and_the_hit_ratio_as_the_lab_read_them():
+    import pandas as pd
+
+    from pagelab.report.figures import checkpoint_monitors
+
+    base = {"page_size": "4k", "page_size_bytes": 4096, "repeat": 1}
+    intervals = pd.DataFrame([{**base, "t_s": t, "new_order": 100 + t} for t in range(10, 1210, 10)])
+    iostat = pd.DataFrame([{**base, "t_s": t, "r_s": 2.0 * t, "w_s": 3.0 * t} for t in range(-20, 1200, 30)])
+    innodb = pd.DataFrame([{**base, "t_s": t, "hit_rate": 900 + t / 100} for t in range(-15, 1200, 15)])
+    table = checkpoint_monitors(intervals, iostat, innodb).set_index("t_s")
+    assert list(table.index) == [100, 400, 800, 1100]
+    for checkpoint in (100, 400, 800, 1100):
+        io_t = min(range(10, 1200, 30), key=lambda t: abs(t - checkpoint))  # iostat at 10, 40, ...: nearest
+        hit_t = min(range(0, 1200, 15), key=lambda t: abs(t - checkpoint))
+        row = table.loc[checkpoint]
+        assert row["tpmc"] == (100 + checkpoint) * 60 / 10
+        assert (row["read_iops"], row["write_iops"]) == (2.0 * io_t, 3.0 * io_t)
+        assert row["hit_rate"] == 900 + hit_t / 100

@@ -301,6 +301,39 @@ def checkpoint_table(intervals: pd.DataFrame, checkpoints=SEED_CHECKPOINTS_S) ->
     return pd.DataFrame(rows)
 
 
+def checkpoint_monitors(intervals: pd.DataFrame, iostat: pd.DataFrame, innodb: pd.DataFrame,
+                        checkpoints=SEED_CHECKPOINTS_S) -> pd.DataFrame:
+    """What the lab read at its checkpoints besides the transactions: per page size and run, at each
+    checkpoint, TpmC of the report interval nearest it (its New-Orders over its seconds, per minute),
+    read and write IOPS of the iostat sample nearest it, and the hit rate (per 1000) of the InnoDB
+    status sample nearest it; nan where a run has no such sample."""
+    def nearest(frame: pd.DataFrame, keys: tuple, checkpoint: float, column: str) -> float:
+        if frame.empty or column not in frame:
+            return float("nan")
+        part = frame[(frame["page_size"] == keys[0]) & (frame["repeat"] == keys[1]) & (frame["t_s"] >= 0)]
+        part = part.dropna(subset=[column])
+        return float(part.iloc[(part["t_s"] - checkpoint).abs().argsort().iloc[0]][column]) if not part.empty \
+            else float("nan")
+
+    if intervals.empty:
+        return pd.DataFrame()
+    rows = []
+    for (_, label, repeat), group in intervals.groupby(["page_size_bytes", "page_size", "repeat"]):
+        group = group.sort_values("t_s")
+        seconds = group["t_s"].diff().fillna(group["t_s"]).median()
+        for checkpoint in checkpoints:
+            line = group.iloc[(group["t_s"] - checkpoint).abs().argsort().iloc[0]]
+            if rows and rows[-1]["page_size"] == label and rows[-1]["repeat"] == repeat and \
+                    rows[-1]["t_s"] == line["t_s"]:
+                continue  # a short run has fewer intervals than checkpoints
+            rows.append({"page_size": label, "repeat": repeat, "t_s": line["t_s"],
+                         "tpmc": line["new_order"] * 60 / seconds if seconds else float("nan"),
+                         "read_iops": nearest(iostat, (label, repeat), checkpoint, "r_s"),
+                         "write_iops": nearest(iostat, (label, repeat), checkpoint, "w_s"),
+                         "hit_rate": nearest(innodb, (label, repeat), checkpoint, "hit_rate")})
+    return pd.DataFrame(rows)
+
+
 def checkpoint_run_header(data) -> str:
     """The checkpoints table's run column, named for what it counts: the over-time run of each page size
     where the sweep ran them (each is its page size's one), else the verdict runs' round."""
