@@ -59,17 +59,23 @@ def _counter_deltas(run_dir: Path, counters: tuple[str, ...] = READ_COUNTERS) ->
             "seconds": float(last["t_s"] - first["t_s"])}
 
 
-def read_request_table(data) -> pd.DataFrame:
-    """Per page size of the report's verdict runs (a grid's cells' too), the columns of the module
-    comment; nan where the bundle did not record what a column needs. read_kb is the report's own
-    (pagelab.report.figures.request_sizes), so the two never disagree."""
+def _measured_verdict_runs(data):
+    """The iostat samples of the measurement (t_s >= 0), the request sizes per page size from them,
+    and the finished verdict runs by name: what both request tables start from."""
     from pagelab.report.figures import request_sizes
 
     iostat = data.tables["iostat"]
     iostat = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
-    sizes = request_sizes(iostat).set_index("page_size")
     done = {entry["name"]: entry for entry in data.record.runs
             if entry["status"] == "done" and entry.get("role", "verdict") == "verdict"}
+    return iostat, request_sizes(iostat).set_index("page_size"), done
+
+
+def read_request_table(data) -> pd.DataFrame:
+    """Per page size of the report's verdict runs (a grid's cells' too), the columns of the module
+    comment; nan where the bundle did not record what a column needs. read_kb is the report's own
+    (pagelab.report.figures.request_sizes), so the two never disagree."""
+    iostat, sizes, done = _measured_verdict_runs(data)
     rows = []
     for size in data.page_sizes:
         part = iostat[iostat["page_size"] == size] if not iostat.empty else iostat
@@ -199,13 +205,7 @@ def write_request_table(data) -> pd.DataFrame:
     request_sizes' wareq-sz weighted by requests), the share of write requests the block layer merged
     (sum wrqm/s over sum (w/s + wrqm/s)), and InnoDB's own mean write over all its files
     (delta Innodb_data_written / delta Innodb_data_writes); nan where the bundle did not record one."""
-    from pagelab.report.figures import request_sizes
-
-    iostat = data.tables["iostat"]
-    iostat = iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat
-    sizes = request_sizes(iostat).set_index("page_size")
-    done = {entry["name"]: entry for entry in data.record.runs
-            if entry["status"] == "done" and entry.get("role", "verdict") == "verdict"}
+    iostat, sizes, done = _measured_verdict_runs(data)
     rows = []
     for size in data.page_sizes:
         if size not in sizes.index:

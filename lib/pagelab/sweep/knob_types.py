@@ -156,6 +156,19 @@ class PageSizePair:
         return value
 
 
+def _finite_number(raw: Any) -> float:
+    """A knob's number as written (a trailing % allowed), refused when it is not one or not finite."""
+    if isinstance(raw, bool):
+        raise Rejected(f"{raw!r} is not a number")
+    try:
+        value = float(str(raw).strip().rstrip("%"))
+    except ValueError:
+        raise Rejected(f"{raw!r} is not a number") from None
+    if not math.isfinite(value):
+        raise Rejected(f"{value:g} is out of range")
+    return value
+
+
 @dataclass(frozen=True)
 class Percent:
     """A percentage above 0 and at most `maximum`."""
@@ -167,13 +180,8 @@ class Percent:
         return f"a number above 0 and at most {self.maximum:g}"
 
     def parse(self, raw: Any) -> float:
-        if isinstance(raw, bool):
-            raise Rejected(f"{raw!r} is not a number")
-        try:
-            value = float(str(raw).strip().rstrip("%"))
-        except ValueError:
-            raise Rejected(f"{raw!r} is not a number") from None
-        if not (math.isfinite(value) and 0 < value <= self.maximum):
+        value = _finite_number(raw)
+        if not 0 < value <= self.maximum:
             raise Rejected(f"{value:g} is out of range")
         return value
 
@@ -196,13 +204,8 @@ class Number:
         return f"a number from {self.minimum:g} to {self.maximum:g}"
 
     def parse(self, raw: Any) -> float:
-        if isinstance(raw, bool):
-            raise Rejected(f"{raw!r} is not a number")
-        try:
-            value = float(str(raw).strip().rstrip("%"))
-        except ValueError:
-            raise Rejected(f"{raw!r} is not a number") from None
-        if not (math.isfinite(value) and self.minimum <= value <= self.maximum):
+        value = _finite_number(raw)
+        if not self.minimum <= value <= self.maximum:
             raise Rejected(f"{value:g} is out of range")
         return value
 
