@@ -1,0 +1,121 @@
+"""TpmC's blocks weighted by their precision: the declared option `block_weights: precision`.
+
+The two-level model (pagelab.evidence.model) gives each block -- a round, and the over-time runs'
+block when it counts -- one unit in the mean of the pair's log-ratios d_b. A block's d_b has
+variance w_b + f, w_b = a_A / T_A + a_B / T_B known from the runs' batch means and f the pair's
+between-run floor, so a block of 1000 stationary seconds is much more precise than a round of
+100 s when f is small, and counting it once wastes the course profile's longest runs. With
+`precision` declared before the data, the blocks are combined as a random-effects meta-analysis of
+the d_b with known within variances w_b and between-block variance tau^2 = f, by
+`statsmodels.stats.meta_analysis.combine_effects`:
+
+    m = sum v_b d_b / sum v_b,   v_b = 1 / (w_b + tau_w^2),
+    Var(m) = q / sum v_b,  q = max(Q(tau_w^2) / (k - 1), chi2(0.05, k - 1) / (k - 1)),
+
+and a t interval on k - 1 degrees of freedom, k the blocks. Var(m) is the Hartung-Knapp-Sidik-
+Jonkman variance (Hartung & Knapp, "A refined method for the meta-analysis of controlled clinical
+trials with binary outcome", Statistics in Medicine 20, 2001; Sidik & Jonkman, "A simple
+confidence interval for meta-analysis", Statistics in Medicine 21, 2002): statsmodels' `var_hksj_fe`
+of the blocks with variances w_b + tau_w^2, the weighted residual variance about m, on k - 1 df.
+
+Which tau^2 weighs the blocks is the whole question: the model's equal weights were chosen because
+weighting the over-time block by its smaller w "would make it dominate exactly when f is least
+known". bench/bench_block_weights.py measured it (1,000 synthetic sweeps a cell, this machine's
+components): with tau^2 estimated by Paule-Mandel (Paule & Mandel, "Consensus values and weighting
+factors", J. Res. NBS 87, 1982; `method_re="pm"`) the plain HKSJ interval covered as little as 89%
+at a small f (4-10 %^2, 5 rounds), where the estimate is often 0 and the over-time block takes
+half the weight; the modified HKSJ, q at least 1 (Roever, Knapp & Friede, "Hartung-Knapp-Sidik-
+Jonkman approach and its modification for random-effects meta-analysis with few studies", BMC
+Medical Research Methodology 15:99, 2015), mended that but covered 99% at f = 0. So tau_w^2 is
+the one-sided 95% upper confidence bound of tau^2 from the Q-profile (Viechtbauer, "Confidence
+intervals for the amount of heterogeneity in meta-analysis", Statistics in Medicine 26, 2007): the
+tau^2 at which the generalised Q statistic, Q(tau^2) = sum (d_b - m)^2 / (w_b + tau^2), equals
+chi2(0.05, k - 1), found with `scipy.optimize.brentq` on statsmodels' `q` of the blocks with
+variances w_b + tau^2; 0 when Q(0) is already below it. The over-time block then weighs as much as
+its precision allows only as far as the rounds can rule out an f that would make it no better than
+a round. q's lower bound is the model's own floor (FLOOR_QUANTILE): at tau_w^2 > 0, Q(tau_w^2) is
+chi2(0.05, k - 1) by construction, so the bound binds only when the blocks agree better than the
+runs' own noise allows (tau_w^2 = 0). With every w_b alike this is exactly the equal-weight model,
+floor included: tau_w^2 = S^2 (k - 1) / chi2(0.05, k - 1) - w, and Var(m) = S^2 / k, or the floor
+w chi2(0.05, k - 1) / (k - 1) / k when S^2 is below it. Weighting by an upper bound of tau^2 is
+pagelab's own rule, not a published method; the bench measures its coverage and power.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from pagelab.evidence.model import FLOOR_QUANTILE, OVER_TIME_BLOCK, PairEffect
+
+EQUAL, PRECISION = "equal", "precision"
+BLOCK_WEIGHTS = (EQUAL, PRECISION)
+# The one-sided level of tau^2's upper bound that weighs the blocks (the Q-profile's chi2 quantile)
+TAU2_BOUND_LEVEL = FLOOR_QUANTILE
+PRECISION_WORDS = "precision weights (f at its Q-profile 95% upper bound, HKSJ)"
+
+
+def _q_statistic(d: np.ndarray, w: np.ndarray, tau2: float) -> float:
+    """The generalised Q of the blocks at between-block variance tau2 (statsmodels' fixed-effect q
+    of variances w + tau2)."""
+    from statsmodels.stats.meta_analysis import combine_effects
+
+    return float(combine_effects(d, w + tau2, method_re="pm").q)
+
+
+def tau2_upper(d: Sequence[float], w: Sequence[float], level: float = TAU2_BOUND_LEVEL) -> float:
+    """The one-sided (1 - level) Q-profile upper bound of tau^2 (Viechtbauer 2007): where Q(tau^2)
+    falls to chi2(level, k - 1); 0 when Q(0) is below it already."""
+    import scipy
+
+    d, w = np.asarray(d, float), np.asarray(w, float)
+    target = float(scipy.stats.chi2.ppf(level, len(d) - 1))
+    if _q_statistic(d, w, 0.0) <= target:
+        return 0.0
+    # Q falls as tau^2 grows (to (k - 1) S^2 / tau^2 for large tau^2): bracket, then solve
+    high = max(float(np.var(d, ddof=1)), float(w.max()), 1e-12)
+    while _q_statistic(d, w, high) > target:
+        high *= 4
+    return float(scipy.optimize.brentq(lambda t: _q_statistic(d, w, t) - target, 0.0, high, xtol=1e-14, rtol=1e-10))
+
+
+def precision_effect(blocks: Sequence[str], d: Sequence[float], w: Sequence[float]) -> PairEffect:
+    """The blocks' log-ratios `d` with within variances `w` combined with precision weights (see
+    the module comment): the weighted mean, its HKSJ standard error on k - 1 df, tau^2's bound as
+    the floor used, and each block's share of the weight."""
+    import scipy
+    from statsmodels.stats.meta_analysis import combine_effects
+
+    d, w = np.asarray(d, float), np.asarray(w, float)
+    k = len(d)
+    bound = tau2_upper(d, w)
+    found = combine_effects(d, w + bound, method_re="pm")
+    weights = 1 / (w + bound)
+    least = float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, k - 1)) / (k - 1) / float(weights.sum())
+    variance = max(float(found.var_hksj_fe), least)
+    shares = tuple((block, float(v / weights.sum())) for block, v in zip(blocks, weights))
+    return PairEffect(float(found.mean_effect_fe), math.sqrt(variance), float(k - 1), k, bound,
+                      float(np.median(w)) + bound, bound == 0 and float(found.var_hksj_fe) < least,
+                      OVER_TIME_BLOCK in blocks,
+                      weights=PRECISION, block_shares=shares)
+
+
+def over_time_share(effect: PairEffect) -> float | None:
+    """The over-time block's share of the weight (1/k with equal weights), None without it."""
+    if not effect.over_time_block:
+        return None
+    if effect.weights == PRECISION:
+        return dict(effect.block_shares).get(OVER_TIME_BLOCK)
+    return 1 / effect.blocks
+
+
+def weights_text(effect: PairEffect) -> str:
+    """', precision weights (..., the over-time block 41% of the weight)' for the method line; ''
+    with equal weights."""
+    if effect.weights != PRECISION:
+        return ""
+    share = over_time_share(effect)
+    said = f", the over-time block {100 * share:.0f}% of the weight" if share is not None else ""
+    return f", {PRECISION_WORDS[:-1]}{said})"
