@@ -44,17 +44,19 @@ pagelab's own rule, not a published method; the bench measures its coverage and 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from pagelab.evidence.model import FLOOR_QUANTILE, OVER_TIME_BLOCK, PairEffect
-
 EQUAL, PRECISION = "equal", "precision"
 BLOCK_WEIGHTS = (EQUAL, PRECISION)
-# The one-sided level of tau^2's upper bound that weighs the blocks (the Q-profile's chi2 quantile)
-TAU2_BOUND_LEVEL = FLOOR_QUANTILE
-PRECISION_WORDS = "precision weights (f at its Q-profile 95% upper bound, HKSJ)"
+# The one-sided level of tau^2's upper bound that weighs the blocks (the Q-profile's chi2 quantile),
+# and the quantile of q's lower bound: the model's FLOOR_QUANTILE (pagelab.evidence.model), which
+# passes it in
+DEFAULT_LEVEL = 0.05
+# How a method line names the estimator; the lines' heads find precision weights by its start
+PRECISION_WORDS = "precision weights"
 
 
 def _q_statistic(d: np.ndarray, w: np.ndarray, tau2: float) -> float:
@@ -65,7 +67,7 @@ def _q_statistic(d: np.ndarray, w: np.ndarray, tau2: float) -> float:
     return float(combine_effects(d, w + tau2, method_re="pm").q)
 
 
-def tau2_upper(d: Sequence[float], w: Sequence[float], level: float = TAU2_BOUND_LEVEL) -> float:
+def tau2_upper(d: Sequence[float], w: Sequence[float], level: float = DEFAULT_LEVEL) -> float:
     """The one-sided (1 - level) Q-profile upper bound of tau^2 (Viechtbauer 2007): where Q(tau^2)
     falls to chi2(level, k - 1); 0 when Q(0) is below it already."""
     import scipy
@@ -81,41 +83,37 @@ def tau2_upper(d: Sequence[float], w: Sequence[float], level: float = TAU2_BOUND
     return float(scipy.optimize.brentq(lambda t: _q_statistic(d, w, t) - target, 0.0, high, xtol=1e-14, rtol=1e-10))
 
 
-def precision_effect(blocks: Sequence[str], d: Sequence[float], w: Sequence[float]) -> PairEffect:
+@dataclass(frozen=True)
+class WeightedMean:
+    """The blocks combined with precision weights: the estimate, its variance (on k - 1 df), the
+    bound of tau^2 that weighed them, whether q's lower bound set the variance, each weight's share."""
+
+    estimate: float
+    variance: float
+    tau2_bound: float
+    floored: bool
+    shares: tuple[float, ...]
+
+
+def precision_mean(d: Sequence[float], w: Sequence[float], level: float = DEFAULT_LEVEL) -> WeightedMean:
     """The blocks' log-ratios `d` with within variances `w` combined with precision weights (see
-    the module comment): the weighted mean, its HKSJ standard error on k - 1 df, tau^2's bound as
-    the floor used, and each block's share of the weight."""
+    the module comment): weights 1 / (w + tau2_upper), the weighted mean, the HKSJ variance with q
+    at least chi2(level, k - 1) / (k - 1)."""
     import scipy
     from statsmodels.stats.meta_analysis import combine_effects
 
     d, w = np.asarray(d, float), np.asarray(w, float)
     k = len(d)
-    bound = tau2_upper(d, w)
+    bound = tau2_upper(d, w, level)
     found = combine_effects(d, w + bound, method_re="pm")
     weights = 1 / (w + bound)
-    least = float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, k - 1)) / (k - 1) / float(weights.sum())
-    variance = max(float(found.var_hksj_fe), least)
-    shares = tuple((block, float(v / weights.sum())) for block, v in zip(blocks, weights))
-    return PairEffect(float(found.mean_effect_fe), math.sqrt(variance), float(k - 1), k, bound,
-                      float(np.median(w)) + bound, bound == 0 and float(found.var_hksj_fe) < least,
-                      OVER_TIME_BLOCK in blocks,
-                      weights=PRECISION, block_shares=shares)
+    least = float(scipy.stats.chi2.ppf(level, k - 1)) / (k - 1) / float(weights.sum())
+    hksj = float(found.var_hksj_fe)
+    return WeightedMean(float(found.mean_effect_fe), max(hksj, least), bound, bound == 0 and hksj < least,
+                        tuple(float(v) for v in weights / weights.sum()))
 
 
-def over_time_share(effect: PairEffect) -> float | None:
-    """The over-time block's share of the weight (1/k with equal weights), None without it."""
-    if not effect.over_time_block:
-        return None
-    if effect.weights == PRECISION:
-        return dict(effect.block_shares).get(OVER_TIME_BLOCK)
-    return 1 / effect.blocks
-
-
-def weights_text(effect: PairEffect) -> str:
-    """', precision weights (..., the over-time block 41% of the weight)' for the method line; ''
-    with equal weights."""
-    if effect.weights != PRECISION:
-        return ""
-    share = over_time_share(effect)
+def weights_text(share: float | None) -> str:
+    """', precision weights (..., the over-time block 41% of the weight)' for a method line."""
     said = f", the over-time block {100 * share:.0f}% of the weight" if share is not None else ""
-    return f", {PRECISION_WORDS[:-1]}{said})"
+    return f", {PRECISION_WORDS} (f at its Q-profile 95% upper bound, HKSJ{said})"

@@ -63,6 +63,7 @@ from typing import Sequence
 import numpy as np
 import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
+from pagelab.evidence.block_weights import EQUAL, PRECISION, precision_mean, weights_text
 from pagelab.evidence.components import Estimate, RunSeries, variance_components
 from pagelab.evidence.intervals import (
     CONFIDENCE,
@@ -122,7 +123,7 @@ class PairEffect:
     round_variance: float  # Var(d) of one verdict round: the median w plus f
     floored: bool = False  # whether the floor from the within-run part set the variance (module comment)
     over_time_block: bool = False  # whether the over-time runs' block is among the blocks
-    weights: str = "equal"  # how the blocks were weighed: "equal", or "precision" (pagelab.evidence.block_weights)
+    weights: str = EQUAL  # how the blocks were weighed: "equal", or "precision" (pagelab.evidence.block_weights)
     block_shares: tuple[tuple[str, float], ...] = ()  # each block's share of the weight, with precision weights
 
     def interval(self, confidence: float) -> tuple[float, float]:
@@ -132,12 +133,19 @@ class PairEffect:
     def p_value(self) -> float:
         return t_p_value(self.delta, self.se, self.dof)
 
+    @property
+    def over_time_share(self) -> float | None:
+        """The over-time block's share of the weight (1 / blocks with equal weights); None without it."""
+        if not self.over_time_block:
+            return None
+        return dict(self.block_shares).get(OVER_TIME_BLOCK) if self.weights == PRECISION else 1 / self.blocks
+
     def comparison(self, confidence: float = CONFIDENCE, resolve_pct: float = DEFAULT_RESOLVE_PCT,
                    equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> Comparison:
         return model_comparison(self, confidence, resolve_pct, equivalence_pct)
 
 
-def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate, weights: str = "equal") -> PairEffect | None:
+def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate, weights: str = EQUAL) -> PairEffect | None:
     """The model's estimate of a against b: `a` and `b` are {block: (y, T)} of each side's runs
     (log mean rate, measured seconds); `within_a`/`within_b` each page size's a. None with fewer
     than MIN_BLOCKS_FOR_MODEL blocks in common. See the module comment for the estimator and its
@@ -148,13 +156,13 @@ def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate, weight
         return None
     d = np.array([a[k][0] - b[k][0] for k in blocks])
     w = np.array([within_a.value / a[k][1] + within_b.value / b[k][1] for k in blocks])
-    if weights == "precision":
-        from pagelab.evidence.block_weights import precision_effect
-
-        return precision_effect(blocks, d, w)
     n = len(blocks)
     total = float(d.var(ddof=1))
     f = max(total - float(w.mean()), 0.0)
+    if weights == PRECISION:
+        found = precision_mean(d, w, FLOOR_QUANTILE)
+        return PairEffect(found.estimate, math.sqrt(found.variance), float(n - 1), n, f, float(np.median(w)) + f,
+                          found.floored, OVER_TIME_BLOCK in blocks, PRECISION, tuple(zip(blocks, found.shares)))
     # Var(d_b) = w_b + f >= w_b: a sample variance of the rounds far below what the runs' own
     # series imply is chance, and the interval does not narrow on it (see the module comment).
     floor = float(w.mean()) * float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)
@@ -174,19 +182,18 @@ def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve
     detectable = 100 * (math.exp(quantiles * effect.se) - 1)
     round_spread = math.sqrt(effect.round_variance)
     p = effect.p_value
-    from pagelab.evidence.block_weights import weights_text
-
     return Comparison(effect.blocks, effect.blocks, math.exp(effect.delta), math.exp(low), math.exp(high),
                       NOT_RESOLVED, rounds_needed(round_spread, resolve_pct, confidence), resolve_pct, p, True, p,
                       confidence, equivalence_pct, detectable,
                       runs_for_equivalence(round_spread, equivalence_pct, True, confidence),
                       direction=int(np.sign(effect.delta)),
                       method=f"{MODEL_METHOD}, {blocks_text(effect.blocks, effect.over_time_block)}"
-                             f"{weights_text(effect)}, t on {effect.dof:g} df")
+                             f"{weights_text(effect.over_time_share) if effect.weights == PRECISION else ''}, t on "
+                             f"{effect.dof:g} df")
 
 
 def model_effects(series: Sequence[RunSeries], page_order: Sequence[str],
-                  pairs: Sequence[tuple[str, str]], weights: str = "equal") -> list[PairEffect | None]:
+                  pairs: Sequence[tuple[str, str]], weights: str = EQUAL) -> list[PairEffect | None]:
     """The model's estimate of each (a, b) of `pairs` from `series` alone (the over-time runs as
     far as `counted_series` lets them count; the components from these runs too), None where a
     page size has too few blocks. Every run of a page size is taken to have kept its series: the
