@@ -23,7 +23,9 @@ Paule-Mandel tau^2: plain HKSJ, and HKSJ with q >= 1, Roever, Knapp & Friede 201
 neither was chosen.
 
     .venv/bin/python bench/bench_block_weights.py [--sweeps 1000] [--seed 7] [--drift 0.5]
-                                                  [--sequential-sweeps 1000] [--only coverage|sequential]
+                                                  [--sequential-sweeps 1000] [--only coverage|sequential|planner]
+
+--only planner checks `pagelab plan`'s predicted power against the sweeps' for two designs (PLANNED).
 """
 
 from __future__ import annotations
@@ -59,10 +61,10 @@ ROUNDS = (5, 8, 12)
 PAIRS = list(combinations(("4k", "8k", "16k"), 2))
 
 
-def course_like(floor_pct2: float, rounds: int, drift: float, effects=EFFECTS) -> SyntheticDesign:
+def course_like(floor_pct2: float, rounds: int, drift: float, effects=EFFECTS, run_s: float = 100) -> SyntheticDesign:
     """The course design's shape at a pair's floor f (%^2) and a number of rounds; drift > 0: 16k's
     over-time run drifts that many %/min after 600 s."""
-    return SyntheticDesign(rounds=rounds, run_s=100, interval_s=10, within_a=PAIR_A / 2,
+    return SyntheticDesign(rounds=rounds, run_s=run_s, interval_s=10, within_a=PAIR_A / 2,
                            between_f=floor_pct2 / 1e4 / 2, block_sd=0.05, over_time_s=1200, effects=effects,
                            drift_pct_per_min=drift, drift_after_s=600 if drift else 0.0, drifting_sizes=("16k",))
 
@@ -96,9 +98,9 @@ def textbook(d: np.ndarray, w: np.ndarray) -> dict[str, tuple[float, float]]:
             "PM + HKSJ q>=1": (found.mean_effect_re, math.sqrt(max(found.var_hksj_re, found.var_eff_w_re)))}
 
 
-def coverage_cell(floor: float, rounds: int, drift: float, sweeps: int, rng) -> dict:
-    design = course_like(floor, rounds, drift)
-    none = course_like(floor, rounds, drift, (0.0, 0.0, 0.0))
+def coverage_cell(floor: float, rounds: int, drift: float, sweeps: int, rng, run_s: float = 100) -> dict:
+    design = course_like(floor, rounds, drift, run_s=run_s)
+    none = course_like(floor, rounds, drift, (0.0, 0.0, 0.0), run_s)
     truth = {pair: true_effect(design, pair[1], pair[0]) for pair in PAIRS}
     out = {w: {"covered": 0, "called": 0, "false": 0, "half": [], "share": []} for w in (EQUAL, PRECISION)}
     alternatives: dict[str, int] = {}
@@ -149,6 +151,28 @@ def extend_until_resolved(floor: float, rounds: int, looks: int, sweeps: int, we
     return calls
 
 
+# The planner's designs checked against sweeps: (rounds, run seconds, the pair's f in %^2) -- the
+# course profile as shipped on a quiet machine, and the 2-hour design `pagelab plan` finds at the
+# measured floor (12 rounds of 60 s)
+PLANNED = ((7, 100, 0.0), (12, 60, 31.0))
+
+
+def planner_check(sweeps: int, rng) -> None:
+    """Each PLANNED design's power for 16k 5% slower as `pagelab plan` predicts it (planner.design,
+    the over-time block counting all its 1200 s) beside the share of sweeps that called it."""
+    from pagelab.evidence import planner
+
+    for rounds, run_s, floor in PLANNED:
+        found = coverage_cell(floor, rounds, 0.0, sweeps, rng, run_s)
+        for weights, cell in found["weights"].items():
+            predicted = planner.design(PAIR_A, floor / 1e4, planner.Costs(0.0, 0.0, 3), rounds, run_s, 0.05,
+                                       -math.log(0.95), extra_blocks=1,
+                                       over_time_s=1200.0 if weights == PRECISION else None)
+            print(f"{rounds} rounds × {run_s} s + over-time block, f {floor:g} %², {weights}: planner's power "
+                  f"{100 * predicted.power:.0f}% (±{predicted.half_width_pct:.1f}%), simulated "
+                  f"{rate(cell['called'], sweeps)} (median ±{np.median(cell['half']):.1f}%)", flush=True)
+
+
 def rate(hits: int, total: int) -> str:
     low, high = binomial_ci(hits, total)
     return f"{100 * hits / total:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
@@ -160,13 +184,13 @@ def main() -> int:
     parser.add_argument("--sequential-sweeps", type=at_least_one, default=1000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--drift", type=float, default=0.5, help="16k's over-time drift in the drifting cells, %%/min")
-    parser.add_argument("--only", choices=("coverage", "sequential"))
+    parser.add_argument("--only", choices=("coverage", "sequential", "planner"))
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     gc.freeze()  # statsmodels' Holm runs gc.collect() per call (see bench_evidence_model.py)
     failed = False
     started = time.process_time()
-    if args.only != "sequential":
+    if args.only in (None, "coverage"):
         print(f"{args.sweeps} synthetic sweeps a cell; pair a = {1e4 * PAIR_A:,.0f} %²·s, rounds of 100 s, over-time runs "
               "1200 s; goals: coverage 93-97%, family false calls <= 5%")
         print("f %² | rounds | over-time | weights | coverage (3 pairs) | primary ±half-width | over-time share | "
@@ -189,7 +213,10 @@ def main() -> int:
                               f"±{np.median(cell['half']):.1f}% | {100 * np.median(cell['share']):.0f}% | "
                               f"{100 * cell['called'] / args.sweeps:.0f}% | {rate(cell['false'], args.sweeps)} | "
                               f"{'ok' if ok else 'FAILS'}{extra}", flush=True)
-    if args.only != "coverage":
+    if args.only in (None, "planner"):
+        print(f"the planner's power against simulated sweeps ({args.sweeps} a design):")
+        planner_check(args.sweeps, rng)
+    if args.only in (None, "sequential"):
         print(f"group-sequential looks, no effect, {args.sequential_sweeps} sweeps a cell: looks after 5, 10, 15 rounds "
               "(max_rounds 15), the over-time block counted from the first, each look's family at its Lan-DeMets "
               "O'Brien-Fleming-type level; goal: a false call in <= 5%")

@@ -180,3 +180,21 @@ def test_the_planners_precision_variance_is_the_arithmetic():
     assert found.known_f == pytest.approx(float(1 / (1 / (w + f)).sum()))
     assert found.known_f < found.variance < (a / run_s + f) / k  # between f known and the equal-weight design
     assert found.over_time_share == pytest.approx(float(v[-1] / v.sum()))
+
+
+def test_the_reports_method_says_how_the_blocks_were_weighed_and_the_over_time_blocks_share(tmp_path):
+    from pagelab.report.model_report import model_sentences
+    from tests.test_report_words import bundle, load
+
+    design = SyntheticDesign(rounds=7, effects=(0.0, 0.0, math.log(0.95)), within_a=0.136, between_f=0.0,
+                             over_time_s=1200)
+    data = load(bundle(tmp_path, profile={"over_time_s": 1200, "block_weights": PRECISION}, design=design))
+    text = model_sentences(data)
+    assert "declared, before its runs, that TpmC's blocks are weighed by their precision" in text, text
+    assert "Hartung-Knapp-Sidik-Jonkman" in text and "the blocks less one" in text
+    assert "counts once in the mean of the log-ratios" not in text  # the equal-weight sentence is not said
+    _, d, w = _blocks(tmp_path / "b", "16k", "4k")
+    _, _, bound = worked(d, w)
+    long = _blocks(tmp_path / "b", "16k", "4k")[0].index("over-time")
+    share = (1 / (w[long] + bound)) / sum(1 / (x + bound) for x in w)
+    assert f"16k vs 4k {100 * share:.0f}% (1/8 would be 12%)" in text, text
