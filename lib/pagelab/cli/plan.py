@@ -178,7 +178,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
                                     extra_blocks=extra, over_time_s=None if precise else kept_s)
         if other is not None:
             print(f"  with block_weights: {EQUAL if precise else PRECISION} instead (declared before the sweep): best "
-                  f"{other.rounds} rounds × {other.run_s:g} s, {_minutes(other.total_s)}: " + _design_text(other))
+                  f"{other.rounds} rounds × {other.run_s:g} s, {_minutes(other.total_s)}: " + _design_text(other)
+                  + " (equal weights' figures count the over-time block as a round, on the safe side)")
     others = [(x, y) for x, y in combinations(order, 2) if {x, y} != {first, second}]
     for x, y in others:
         other = components.pair(y, x) or components.pair(x, y)
