@@ -198,3 +198,34 @@ def test_the_reports_method_says_how_the_blocks_were_weighed_and_the_over_time_b
     long = _blocks(tmp_path / "b", "16k", "4k")[0].index("over-time")
     share = (1 / (w[long] + bound)) / sum(1 / (x + bound) for x in w)
     assert f"16k vs 4k {100 * share:.0f}% (1/8 would be 12%)" in text, text
+
+
+def test_plan_for_a_profile_declaring_precision_weighs_the_over_time_block_and_shows_the_other_design(tmp_path, capsys):
+    from pagelab.bundle import read_runs
+    from pagelab.cli import main
+    from pagelab.evidence.runs import components_of
+    from tests.test_planner import _bundle
+
+    bundle = _bundle(tmp_path)  # 5 rounds of 60 s, no over-time runs
+    profile = tmp_path / "weighed.yaml"
+    profile.write_text("page_sizes: [4k, 8k, 16k]\nrepeats: 5\nmeasure_s: 60\ninterval_s: 10\nsample_interval_s: 10\n"
+                       "over_time_s: 600\nprimary: 16k vs 4k\nblock_weights: precision\n")
+    capsys.readouterr()
+    assert main(["plan", "--from", str(bundle), "--profile", str(profile), "--budget", "2h"]) == 0
+    out = capsys.readouterr().out
+    assert "the bundle ran no over-time runs of 16k and 4k, so a design assumes all 600 s of each count" in out
+    arithmetic = next(line for line in out.splitlines() if "arithmetic:" in line)
+    best = next(line for line in out.splitlines() if "best within the budget" in line)
+    rounds, length = (int(x) for x in best.split(": ")[1].split(" s ")[0].split(" rounds × "))
+    pair = components_of(read_runs(bundle)).pair("16k", "4k")
+    a, f = pair.within_a.value, pair.between_f.value
+    k = rounds + 1
+    w = np.array([a / length] * rounds + [a / 600])
+    bound = max((a / length + f) * (k - 1) / stats.chi2.ppf(0.05, k - 1) - a / length, 0.0)
+    v = 1 / (w + bound)
+    variance = float((v ** 2 * (w + f)).sum() / v.sum() ** 2)
+    assert f"over {k} blocks" in arithmetic and f"= {variance:.3g}, the over-time block" in arithmetic, arithmetic
+    assert f"the over-time block {100 * v[-1] / v.sum():.0f}% of the weight" in arithmetic
+    half = stats.t.isf(0.025, k - 1) * math.sqrt(variance)
+    assert f"half-width ±{100 * math.expm1(half):.1f}% ({k - 1} degrees of freedom" in best, best
+    assert any(line.strip().startswith("with block_weights: equal instead") for line in out.splitlines())
