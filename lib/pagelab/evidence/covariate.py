@@ -25,12 +25,13 @@ from the same rounds (centring x at its mean, as this module first did) removes 
 gain with it: the intercept of the centred fit is the rounds' mean log-ratio exactly, whose
 variance is Var(d) / n whatever theta is, while the fit's standard error sqrt(s^2 / n) is the
 variance given the probes' mean, smaller by the share r^2: too small for the effect. On synthetic
-sweeps (bench/bench_covariate.py, 1,000 sweeps a row) the centred fit's 95% intervals covered
-86-93% when the probe explained much (rho 0.85), and the family called a difference with no
-effect in up to 7.5% of sweeps; the uncentred fit holds 95% when the probe is not moved by the
-page size, and not when it is. So TpmC's verdicts take no covariate: a probe that qualifies must
-be measured the same way whatever the run's page size (the machine's disk or CPU just before the
-run), which no run records yet.
+sweeps (bench/bench_covariate.py, 1,000 sweeps a row; the tpcc runbook's "CUPED checked") the
+centred fit's 95% intervals covered 85.3-92.9% when the probe explained much (rho 0.85), and the
+family called a difference with no effect in 6.5-14.4% of sweeps. The uncentred fit held its
+goals (coverage 94.4-95.5%, false calls at most 5.4%) at every rho when the probe was not moved by
+the page size, and failed when it was (coverage down to 74.0%, false calls up to 26.0%). So
+TpmC's verdicts take no covariate: a probe that qualifies must be measured the same way whatever
+the run's page size (the machine's disk or CPU just before the run), which no run records yet.
 
 `adjusted_floor` gives the floor f left after the fit (its residual variance less the rounds'
 within-run part): how much of the run-to-run spread a probe predicts, the same with or without
