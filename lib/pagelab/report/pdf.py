@@ -118,9 +118,17 @@ tr, td, th { page-break-inside: avoid; break-inside: avoid; }
 td, th { padding: 2px 6px !important; }
 pre { white-space: pre-wrap !important; overflow-wrap: anywhere; font-size: 8.5pt; }
 h1, h2, h3, h4 { page-break-after: avoid; break-after: avoid; }
-/* A code cell's outputs are a heading, a figure or table, and its caption: keep them on one page
-   (a cell taller than a page is still split, as it must be). */
-.jp-CodeCell { page-break-inside: avoid; break-inside: avoid; }
+/* Text breaks between lines (never fewer than 3 on either side); a figure, a table and a list item stay
+   whole, a heading stays with what follows it, a figure with its caption below and a caption with its
+   table below. Neither a whole cell nor a whole output is kept on one page (JupyterLab's print CSS keeps
+   each output whole): one taller than the room left moves whole to the next page and leaves a nearly
+   blank page behind, as a figure followed by its caption and a family's pair lines did. */
+.jp-CodeCell, .jp-OutputArea-child { page-break-inside: auto; break-inside: auto !important; }
+p, li { orphans: 3; widows: 3; }
+li { page-break-inside: avoid; break-inside: avoid; }
+.jp-OutputArea-child:has(.jp-RenderedImage, .jp-RenderedSVG),
+.jp-OutputArea-child:has(h2, h3, h4):not(:has(p, li, table, img)),
+.jp-OutputArea-child:has(+ .jp-OutputArea-child table) { page-break-after: avoid; break-after: avoid; }
 
 .pagelab-title-page {
   page-break-after: always;
@@ -525,6 +533,38 @@ def ink_fraction(png_path: str | os.PathLike, tolerance: int = 24) -> float:
     pixels = np.asarray(rgb, dtype=np.int16)
     differs = (np.abs(pixels - np.array(background, dtype=np.int16)) > tolerance).any(axis=2)
     return float(differs.mean())
+
+
+def _ink_rows(png_path: str | os.PathLike, tolerance: int = 24):
+    """Per pixel row of the image, whether any pixel differs from the most common colour."""
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(png_path) as im:
+        rgb = im.convert("RGB")
+    colors = rgb.getcolors(maxcolors=rgb.width * rgb.height) or []
+    if not colors:
+        return np.zeros(rgb.height, dtype=bool)
+    _, background = max(colors)
+    pixels = np.asarray(rgb, dtype=np.int16)
+    return (np.abs(pixels - np.array(background, dtype=np.int16)) > tolerance).any(axis=(1, 2))
+
+
+# The page number sits in the bottom margin (PRINT_CSS's 18 mm of A4's 297 mm): below this share of
+# the page's height, ink is the footer, not the page's content.
+FOOTER_FROM = 1 - 18 / 297
+
+
+def filled_height(png_path: str | os.PathLike) -> float:
+    """How far down a page its content reaches, as a share of the page's height (0 for none): the
+    last row with ink above the footer. A page whose content stops a quarter of the way down, with
+    more report after it, is the nearly blank page a block too tall for the room left leaves behind."""
+    import numpy as np
+
+    rows = _ink_rows(png_path)
+    body = rows[: int(len(rows) * FOOTER_FROM)]
+    inked = np.flatnonzero(body)
+    return float((inked[-1] + 1) / len(rows)) if inked.size else 0.0
 
 
 def is_blank(png_path: str | os.PathLike, min_ink: float = 0.002) -> bool:
