@@ -1,0 +1,66 @@
+"""A third fresh reader's gaps in a course report, each closed where the report's words are made:
+how a page size's within-run a is formed from its runs and which runs it rests on; each TpmC pair's
+standard error and whether the floor or its own blocks set it; how a rank-tested line's "resolve
+effects of about ±R%" and "N rounds would show equivalence" are computed; every work in the
+References cited where it is used. Expected figures are recomputed here from the records the test
+writes (bundles from bench/synthetic.py, via tests.test_report_words)."""
+
+from __future__ import annotations
+
+import math
+
+from bench.synthetic import SyntheticDesign
+from tests.test_report_words import DESIGN, bundle, load
+
+OVER_TIME = SyntheticDesign(rounds=DESIGN.rounds, effects=DESIGN.effects, within_a=DESIGN.within_a,
+                            between_f=DESIGN.between_f, over_time_s=1200)
+
+
+def test_each_page_sizes_within_run_a_says_its_batch_size_and_the_runs_it_rests_on(tmp_path):
+    from pagelab.evidence.components import MIN_BATCHES, _batch_logs
+    from pagelab.evidence.model import counted_series
+    from pagelab.evidence.runs import model_data
+    from pagelab.report.model_report import model_sentences
+
+    data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=OVER_TIME))
+    text = model_sentences(data)
+    assert "a page size's a pools its runs: one batch size for all of them" in text, text
+    counted, _ = counted_series(data.evidence.series)
+    for size in model_data(data.evidence).components.sizes:
+        runs = [r for r in counted if r.page_size == size.page_size and _batch_logs(r, size.lag1.batch_intervals).size
+                >= MIN_BATCHES]
+        said = (f"only {runs[0].run} had {MIN_BATCHES} or more, so a is that run's alone" if len(runs) == 1 else
+                f"from {len(runs)} runs, {size.within_a.dof:g} degrees of freedom")
+        assert (f"{size.page_size} a = {1e4 * size.within_a.value:,.0f} %²·s (batches of {size.lag1.batch_intervals} "
+                f"interval") in text and said in text, (size.page_size, said, text)
+
+
+def test_each_tpmc_pair_gives_its_standard_error_and_whether_the_floor_set_it(tmp_path):
+    from pagelab.evidence.model import pair_effect
+    from pagelab.evidence.runs import model_data
+    from pagelab.report.model_report import model_sentences
+
+    data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=OVER_TIME))
+    text = model_sentences(data)
+    found = model_data(data.evidence)
+    within = {s.page_size: s.within_a for s in found.components.sizes}
+    for row in data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records"):
+        effect = pair_effect(found.by_size[row["a"]], found.by_size[row["b"]], within[row["a"]], within[row["b"]])
+        assert f"{effect.se:.4f}" in text, (row["a"], row["b"], effect.se, text)
+    assert "standard error of the mean log-ratio" in text and (
+        "from the floor" in text or "from the blocks' own sample variance" in text
+        or "from its blocks' own sample variance" in text), text
+
+
+def test_a_rank_tested_lines_resolve_and_rounds_figures_are_explained_and_cited(tmp_path):
+    from pagelab.report.model_report import methods_explained
+    from pagelab.report.references import REFERENCES
+    from tests.test_evidence_words import _bundle
+
+    data = _bundle(tmp_path / "b")  # read and write IOPS judged by the signed-rank test
+    text = methods_explained(data)
+    assert "\"resolve effects of about ±R%\" is the paired t's minimum detectable effect" in text, text
+    assert "(Bloom 1995)" in text and "(Chow, Shao & Wang 2008)" in text, text
+    assert "Efron & Tibshirani 1993" in text, text
+    cited = " ".join(REFERENCES)
+    assert "Bloom" in cited and "Chow" in cited and "Efron" in cited, cited
