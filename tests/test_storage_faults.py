@@ -265,3 +265,49 @@ def test_a_storage_fault_in_the_tidy_up_names_where_it_struck(tmp_path):
     assert f"(EROFS) under {tmp_path} at {tmp_path}/instances (db.opt), during the tidy-up after the report" in message
     assert "Kept: the 1 of 1 runs done before it" in message and f"pagelab sweep --resume {tmp_path}" in message
 
+
+
+CAPTURED_LOGS = Path(__file__).parent / "fixtures" / "captured" / "mariadb-10.11"
+
+
+def _unit_log(sweep_dir: Path) -> tuple[dict, Path]:
+    from pagelab.bundle import instance_name
+
+    entry = {"name": "4k-r1", "page_size": 4096, "cell": None}
+    log = sweep_dir / "instances" / instance_name(4096, None) / "mysqld.err"
+    log.parent.mkdir(parents=True)
+    return entry, log
+
+
+def test_a_server_killed_by_eio_is_found_in_its_log_even_when_the_run_began_a_new_log(tmp_path):
+    """A run that begins its page size initialises the instance, and the init replaces the error
+    log by a new, shorter one: where the old log ended says nothing about the new. The crash is
+    MariaDB 10.11's own, captured with strace injecting EIO into its pwrite64."""
+    from pagelab.sweep.run_unit import server_log_mark, server_storage_fault
+
+    entry, log = _unit_log(tmp_path)
+    older = (CAPTURED_LOGS / "start-stop.err").read_text() * 10  # an instance's many starts and stops
+    log.write_text(older)
+    mark = server_log_mark(tmp_path, entry)
+    log.unlink()  # what init does (pagelab.mysql.datadir), before the new server writes its log
+    crash = (CAPTURED_LOGS / "eio-crash.err").read_text()
+    assert len(crash) < len(older)
+    log.write_text(crash)
+    fault = server_storage_fault(tmp_path, entry, mark)
+    assert fault is not None and fault.code == errno.EIO, fault
+    assert fault.path == str(log.parent / "data"), fault  # the log names no path: the datadir is said
+
+
+def test_only_what_the_server_logged_after_the_mark_counts(tmp_path):
+    """The same log, appended to: a fault logged before the unit began is an earlier run's."""
+    from pagelab.sweep.run_unit import server_log_mark, server_storage_fault
+
+    entry, log = _unit_log(tmp_path)
+    log.write_text((CAPTURED_LOGS / "eio-crash.err").read_text())
+    mark = server_log_mark(tmp_path, entry)
+    with open(log, "a") as appended:
+        appended.write((CAPTURED_LOGS / "start-stop.err").read_text())
+    assert server_storage_fault(tmp_path, entry, mark) is None
+    with open(log, "a") as appended:
+        appended.write((CAPTURED_LOGS / "eio-crash.err").read_text())
+    assert server_storage_fault(tmp_path, entry, mark).code == errno.EIO

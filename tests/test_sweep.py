@@ -472,6 +472,13 @@ def test_a_resume_after_the_report_keeps_the_recorded_report(smoke_sweep, tmp_pa
              [json.loads((copy / "sweep.json").read_text()).get(key) for key in recorded])
     assert after == before, "the report was made again"
     assert "kept, not made again" in done.stderr and f"pagelab report {copy}" in done.stderr, done.stderr
+    # What that message offers: a report made again by hand is a new report, not the sweep's own
+    # report step, whose time `pagelab plan` counts as the sweep's
+    again = pagelab_here("report", copy)
+    assert again.returncode == 0, again.stderr
+    report, step = [json.loads((copy / "sweep.json").read_text()).get(key) for key in recorded]
+    assert report != before[2][0], "the report made again is not recorded"
+    assert step == before[2][1], f"a report made by hand moved the sweep's report step: {before[2][1]} -> {step}"
 
 
 def test_compare_finds_a_bundle_equal_to_itself_and_warns_of_other_knobs(smoke_sweep, tmp_path):

@@ -37,7 +37,7 @@ from pagelab.common.units import size_text
 from pagelab.tpcc.modes import mode_named
 from pagelab.sweep.plan import write_plan
 from pagelab.sweep.run_unit import (begin, check_room_for_unit, execute, mark_done, record_failure,
-                                    server_log_size, server_storage_fault, short_error, stop_unit_server,
+                                    server_log_mark, server_storage_fault, short_error, stop_unit_server,
                                     unit_instance_dir)
 from pagelab.sweep.storage_stop import (ReadOnlySeen, ReadOnlyWatch, refuse_unwritable, stop_if_storage_fault,
                                         storage_fault_stop, suppress_storage_faults)
@@ -156,7 +156,7 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: R
         for entry in todo:
             _check_room_for(sweep_dir, entry, profile)
             current = entry
-            log_offset = server_log_size(sweep_dir, entry)
+            log_mark = server_log_mark(sweep_dir, entry)
             run_dir = begin(record, entry)  # the same unit code as `pagelab run-unit` (pagelab.sweep.run_unit)
             notebook = run_dir / "run.ipynb"
             bar.follow(run_dir)
@@ -171,7 +171,7 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: R
                 with watch.paused():  # this failure says the fault, if it was one
                     _stop_run_instance(sweep_dir, entry)
                     phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
-                    fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset))
+                    fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_mark))
                     current = None
                     bar.advance()
                     if fault is not None:  # every next run would fail the same way, after a load's worth of waiting

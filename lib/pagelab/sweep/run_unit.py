@@ -73,24 +73,36 @@ def _server_paths(sweep_dir: Path, entry: dict, scratch: Path | None) -> Instanc
     return InstancePaths(root, root / "mysqld.sock")  # (the socket is not used here)
 
 
-def server_log_size(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> int:
-    """How far the unit's server's error log reaches now (where this unit's part of it begins)."""
+def server_log_mark(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> tuple[int, int]:
+    """Where the unit's part of its server's error log begins: the log's inode and how far it
+    reaches now. A run that begins its page size initialises the instance, which replaces the log
+    by a new, shorter file: its offset then no longer applies (`_read_since`)."""
     try:
-        return _server_paths(sweep_dir, entry, scratch).error_log.stat().st_size
+        status = _server_paths(sweep_dir, entry, scratch).error_log.stat()
     except OSError:
-        return 0
+        return (0, 0)
+    return (status.st_ino, status.st_size)
 
 
-def server_storage_fault(sweep_dir: Path, entry: dict, offset: int,
+def _read_since(path: Path, mark: tuple[int, int]) -> str:
+    """The log's text from `mark` on (server_log_mark), or all of it when it is another file than
+    the one marked."""
+    with open(path, "rb") as log:
+        status = os.fstat(log.fileno())
+        inode, offset = mark
+        if status.st_ino == inode and status.st_size >= offset:
+            log.seek(offset)
+        return log.read().decode(errors="replace")
+
+
+def server_storage_fault(sweep_dir: Path, entry: dict, mark: tuple[int, int],
                          scratch: Path | None = None) -> StorageFaultKind | None:
-    """A storage fault the unit's server wrote into its error log since `offset`: a server whose
-    write failed stops (InnoDB aborts on EIO), and the run only sees that it went away. Its path
-    is the server's datadir."""
+    """A storage fault the unit's server wrote into its error log since `mark` (server_log_mark):
+    a server whose write failed stops (InnoDB aborts on EIO), and the run only sees that it went
+    away. Its path is the server's datadir."""
     paths = _server_paths(sweep_dir, entry, scratch)
     try:
-        with open(paths.error_log, "rb") as log:
-            log.seek(offset)
-            text = log.read().decode(errors="replace")
+        text = _read_since(paths.error_log, mark)
     except OSError:
         return None
     fault = storage_fault_in(text)
@@ -345,7 +357,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
         raise KeyboardInterrupt(f"signal {signum}")
 
     previous = signal.signal(signal.SIGTERM, stopped)
-    log_offset = server_log_size(sweep_dir, entry, scratch)
+    log_mark = server_log_mark(sweep_dir, entry, scratch)
     run_dir = sweep_dir / entry["name"]
     # As in a local sweep: a filesystem under the run or its server turned read-only is said within
     # seconds, with the run and its phase, rather than at the unit's next write (storage_stop).
@@ -378,7 +390,7 @@ def _run_locked(sweep_dir: Path, record: SweepRecord, entry: dict, profile: dict
             with watch.paused():  # this failure says the fault, if it was one
                 stop_unit_server(sweep_dir, entry, scratch)
                 phase = read_phase(run_dir)  # where it struck: nothing after the fault rewrote it
-                fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_offset, scratch))
+                fault = record_failure(record, entry, exc, server_storage_fault(sweep_dir, entry, log_mark, scratch))
             if fault is not None:  # said in words; the round's next units would fail the same way
                 raise storage_fault_stop(record, fault, entry["name"], phase, scratch=scratch) from exc
             return 1
