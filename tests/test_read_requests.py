@@ -200,3 +200,16 @@ def test_the_report_says_iostat_counts_the_whole_disk_and_how_far_it_parts_from_
     assert "iostat counts every request the device completed, from any process" in text, text
     assert "This bundle records no per-process I/O and no load average" in text, text
     assert "16k +25.0% read requests" in text and "the requests beyond InnoDB's averaging 16 KiB" in text, text
+
+
+def test_the_method_says_the_bundle_records_no_load_and_names_the_trace_other_work_left_on_the_disk(tmp_path):
+    # Gap: the report never said whether the machine was loaded. It can say only what the bundle
+    # recorded: no load average, and how far the data device's read requests exceeded InnoDB's.
+    from pagelab.report.method import load_record_sentence
+
+    busy = _load(tmp_path / "busy", _rounds(tmp_path / "busy", "16k", ["16k", "16k", "16k"], innodb_share=0.8))
+    text = load_record_sentence(busy)
+    assert "Nor does the bundle record a load average" in text, text
+    assert "completed up to 25.0% more read requests than InnoDB issued (16k; Section 4.2)" in text, text
+    quiet = _load(tmp_path / "quiet", _rounds(tmp_path / "quiet", "16k", ["16k", "16k", "16k"]))
+    assert "no more read requests than InnoDB issued (within 1%" in load_record_sentence(quiet)

@@ -276,6 +276,10 @@ def device_against_innodb(data) -> pd.DataFrame:
     r/s, every sample alike) and as InnoDB issued them (delta Innodb_data_reads over the same runs'
     measurements), the same for KiB a second, and the mean size of the requests the device completed
     beyond InnoDB's; nan where the bundle did not record a side."""
+    iostat = data.tables["iostat"]
+    if iostat.empty or not {"run", "r_s", "rkb_s", "t_s", "rareq_kb", "wareq_kb", "w_s"} <= set(iostat.columns):
+        return pd.DataFrame(columns=["page_size", "device_r_s", "innodb_r_s", "device_kb_s", "innodb_kb_s",
+                                     "extra_request_kb"])
     iostat, _, done = _measured_verdict_runs(data)
     rows = []
     for size in data.page_sizes:
@@ -348,10 +352,11 @@ def innodb_read_rates(data) -> dict[str, dict[int, float]]:
 
 def run_read_request_kb(data) -> dict[str, list[float]]:
     """{page size: each verdict run's mean read request (KiB, weighted by requests as Table 4's)}."""
-    iostat, _, done = _measured_verdict_runs(data)
     sizes: dict[str, list[float]] = {}
-    if iostat.empty:
+    needed = {"run", "r_s", "rareq_kb", "wareq_kb", "w_s", "t_s"}
+    if data.tables["iostat"].empty or not needed <= set(data.tables["iostat"].columns):
         return sizes
+    iostat, _, done = _measured_verdict_runs(data)
     for name, group in iostat[iostat["run"].isin(list(done))].groupby("run"):
         reads = group["r_s"].fillna(0)
         if reads.sum():
