@@ -64,3 +64,41 @@ def test_a_rank_tested_lines_resolve_and_rounds_figures_are_explained_and_cited(
     assert "Efron & Tibshirani 1993" in text, text
     cited = " ".join(REFERENCES)
     assert "Bloom" in cited and "Chow" in cited and "Efron" in cited, cited
+
+
+def test_report_help_lists_the_reports_sections_in_their_order():
+    """`pagelab report --help` names the report's sections; the notebook's "## " headings are the
+    sections the report has (Summary and Glossary included), in order."""
+    import json
+    import re
+
+    from pagelab.cli import build_parser
+    from tests.conftest import REPO_ROOT
+
+    notebook = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())
+    source = "\n".join("".join(cell["source"]) for cell in notebook["cells"])
+    headings = [re.sub(r"^\d+ ", "", h).lower() for h in re.findall(r'(?<!#)## (?:\d+ )?([A-Z][a-z]+)', source)
+                if h not in ("Effect",)]
+    headings = list(dict.fromkeys(h for h in headings))
+    parser = build_parser()
+    report = next(a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == "report")[1]
+    listed = re.search(r"lab report \(([^)]*)\)", " ".join(report.description.split())).group(1).lower()
+    positions = [listed.find(heading) for heading in headings]
+    assert all(p >= 0 for p in positions), (headings, listed)
+    assert positions == sorted(positions), (headings, listed)
+
+
+def test_a_moved_bundles_title_page_gives_its_sweep_id_and_the_directory_it_was_read_from(tmp_path):
+    """The reports/ copy is named after the directory; the title page's Bundle after sweep.json's sweep
+    id. A bundle copied elsewhere shows both, saying which to quote."""
+    import json
+
+    from pagelab.bundle import SweepRecord
+    from pagelab.sweep.orchestrator import bundle_name
+
+    directory = bundle(tmp_path / "first")
+    sweep_id = json.loads((directory / "sweep.json").read_text())["sweep_id"]
+    assert bundle_name(SweepRecord.load(directory)) == sweep_id
+    moved = directory.rename(tmp_path / "reader-copy")
+    assert bundle_name(SweepRecord.load(moved)) == \
+        f"{sweep_id} (the sweep id, to quote; this report was made from a copy in reader-copy/)"
