@@ -467,3 +467,22 @@ def test_a_measured_time_in_hours_and_minutes_is_the_same_as_in_minutes_and_seco
             found += 1
             assert any(int(h) * 60 + int(m) == total // 60 for total in stated), (name, f"{h} h {m} min", sorted(stated))
     assert found >= 2, "README's and course.yaml's hours-and-minutes are gone: update this test"
+
+
+def test_every_documented_cluster_layout_keeps_the_rounds_per_node_rule():
+    """Wherever the docs give a sweep's rounds for the cluster (`--set repeats=R` beside Slurm), they
+    give `--slurm-max-running K` with it, and R ≥ 2K, slurm.md's rule: without K all rounds may start
+    at once, one per node, and no node has the 2 rounds its own interval needs."""
+    paths = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "runbooks").glob("*.md")),
+             *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.yaml"))]
+    found = 0
+    for path in paths:
+        text = " ".join(re.sub(r"\s*#\s*", " ", path.read_text()).replace("\\\n", " ").split())
+        for match in re.finditer(r"repeats=(\d+)(?![\dK])", text):
+            if "slurm" not in text[max(0, match.start() - 300):match.end() + 300].lower():
+                continue  # a sweep on one machine
+            found += 1
+            most = re.search(r"--slurm-max-running (\d+)", text[match.start():match.end() + 160])
+            assert most, f"{path.name}: {text[match.start():match.end() + 160]!r} gives a cluster's rounds without K"
+            assert int(match.group(1)) >= 2 * int(most.group(1)), (path.name, match.group(0), most.group(0))
+    assert found >= 4, found
