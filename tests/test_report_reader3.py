@@ -122,3 +122,26 @@ def test_the_appendix_lists_every_knob_and_the_reports_own_versions(tmp_path):
     import statsmodels
 
     assert versions["statsmodels"] == statsmodels.__version__
+
+
+def test_the_similar_claim_says_more_than_200_as_the_pair_lines_do(tmp_path):
+    """Gap: every TpmC line said "more than 200 rounds would show equivalence", the Discussion "about 201
+    runs a side": the capped count printed as an estimate. Both say it alike now."""
+    import pandas as pd
+
+    from pagelab.evidence.intervals import MAX_REPEATS_ESTIMATE, NOT_RESOLVED
+    from pagelab.evidence.wording import unresolved_advice
+    from pagelab.report.claims import _similar
+
+    data = load(bundle(tmp_path))
+    tpmc = data.pairs["metric"] == "tpmc"
+    data.pairs.loc[tpmc, "verdict"] = NOT_RESOLVED
+    data.pairs.loc[tpmc, "runs_for_equivalence"] = MAX_REPEATS_ESTIMATE + 1
+    claim = _similar(data)
+    assert f"would need more than {MAX_REPEATS_ESTIMATE} rounds" in claim.evidence, claim.evidence
+    assert f"about {MAX_REPEATS_ESTIMATE + 1}" not in claim.evidence
+    row = data.pairs[tpmc].iloc[0].to_dict()
+    assert f"more than {MAX_REPEATS_ESTIMATE} rounds would show equivalence" in unresolved_advice(row)
+    data.pairs.loc[tpmc, "runs_for_equivalence"] = 57
+    assert "would need about 57 rounds" in _similar(data).evidence
+    assert isinstance(data.pairs, pd.DataFrame)

@@ -334,11 +334,20 @@ def _similar(data: ReportData) -> Claim:
     text = "; ".join(pair_text(r) for r in rows)
     needed = [r["runs_for_equivalence"] for r in rows if r["verdict"] == NOT_RESOLVED
               and r["runs_for_equivalence"] is not None and not pd.isna(r["runs_for_equivalence"])]
-    more = (f"; equivalence within ±{delta:g}% for every pair would need about {int(max(needed))} runs a side "
-            "(rounds when paired)" if needed and verdict == NOT_RESOLVED_HERE else "")
+    paired = all(r.get("paired") for r in rows if r["verdict"] == NOT_RESOLVED)
+    more = (f"; equivalence within ±{delta:g}% for every pair would need {_count_text(max(needed))} "
+            f"{'rounds' if paired else 'runs a side'}" if needed and verdict == NOT_RESOLVED_HERE else "")
     return Claim("similar", statement, verdict,
                  f"TpmC ratios {text}; similar = every pair equivalent within ±{delta:g}% (the interval inside "
                  f"the margin){more}", "Figure 1")
+
+
+def _count_text(n) -> str:
+    """'about 171', or 'more than 200' where the estimate stopped counting (as the pair lines say it,
+    pagelab.evidence.wording: runs_for_equivalence returns one more than it counts to)."""
+    from pagelab.evidence.intervals import MAX_REPEATS_ESTIMATE
+
+    return f"more than {MAX_REPEATS_ESTIMATE}" if n > MAX_REPEATS_ESTIMATE else f"about {int(n)}"
 
 
 def discussion_markdown(found: list[Claim]) -> str:
