@@ -277,10 +277,10 @@ def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
     assert (stated[0], stated[2], stated[3], stated[4]) == source and stated[1] == stated[0], (stated, source)
     for path, pattern in ((COURSE, r"so `--set repeats=(\d+) --executor slurm"),
                           (RUNBOOK, r"--profile course --set repeats=(\d+) --executor slurm"),
-                          (SLURM, r"`course --set repeats=(\d+)` on 10 nodes"),
-                          (SLURM, r"So: `--set repeats=(\d+)`"),
+                          (SLURM, r"`course --set repeats=(\d+) --slurm-max-running 10`"),
+                          (SLURM, r"So: `--set repeats=(\d+) --slurm-max-running 10`"),
                           (TROUBLESHOOTING, r"at 80% power at the 2026-11-28 spread, `--set repeats=(\d+)"),
-                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+)`"),
+                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+) --slurm-max-running 10`"),
                           (README, r"(\d+) verdict rounds of 100 s \(`--set repeats=")):
         assert find(plain(path), pattern, path.name).group(1) == str(needed), (path.name, pattern)
     s_round = math.sqrt(a / 100 + f)
