@@ -91,7 +91,9 @@ def method_markdown(data: ReportData) -> str:
         + (f"There were {repeats} runs per page size, in rounds of one run per page size, "
            + (f"each round in an order drawn afresh from random seed {random_seed} (the figure of TpmC in run order "
               "shows it), so a slow drift of the machine falls on every page size and a position in the round on none "
-              "systematically. " if _rounds_shuffled(data) else
+              "systematically: repeated, randomised rounds, with every effect given with its interval, as the "
+              "benchmarking literature asks (Kalibera & Jones 2013; Hoefler & Belli 2015; Maricq et al. 2018 on "
+              "the variability of cloud and testbed machines). " if _rounds_shuffled(data) else
               f"each round in the page sizes' order ({sizes}; this sweep predates the drawn order), so a slow drift of "
               "the machine falls on every page size. ") if repeats > 1 else
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +

@@ -131,11 +131,11 @@ def methods_explained(data) -> str:
         ways = []
         if paired:
             rounds = f"{paired[0]}" if len(paired) == 1 else f"{paired[0]}-{paired[-1]}"
-            ways.append(f"the signed-rank test compares round by round, over the {rounds} rounds both page sizes "
-                        f"finished, and the bootstrap resamples the rounds whole, as the runs of a round share "
-                        f"the machine's minute")
+            ways.append(f"the signed-rank test (Wilcoxon 1945) compares round by round, over the {rounds} rounds both "
+                        f"page sizes finished, and the bootstrap resamples the rounds whole, as the runs of a round "
+                        f"share the machine's minute")
         if RANK_SUM in kinds:
-            ways.append(f"the Mann-Whitney test compares run by run, where fewer than {MIN_ROUNDS_FOR_PAIRED} "
+            ways.append(f"the Mann-Whitney test (Mann & Whitney 1947) compares run by run, where fewer than {MIN_ROUNDS_FOR_PAIRED} "
                         f"rounds were shared, and the bootstrap resamples each side's runs on their own")
         parts.append("The ratio of medians is called faster or slower only if its rank test agrees; "
                      + "; ".join(ways) + f". Each bootstrap interval is {BOOTSTRAP_WORDS}, the percentile interval "
@@ -241,7 +241,7 @@ def family_sentence(data) -> str:
     primary = [row for row in rows if row.get("role") == PRIMARY]
     others = [row for row in rows if row.get("role") != PRIMARY]
     m = max((int(row["family_size"]) for row in others), default=0)
-    family = (f"intervals at {_levels(others)} (Bonferroni for {m} pairs) and p-values Holm-adjusted (statsmodels' "
+    family = (f"intervals at {_levels(others)} (Bonferroni for {m} pairs, Dunn 1961) and p-values Holm-adjusted (statsmodels' "
               f"multipletests)")
     if primary:
         record = getattr(data, "record", None)
@@ -283,7 +283,8 @@ def looks_sentence(data) -> str:
                 "`max_rounds` was not declared for this sweep (0), so it was made to be analysed once and "
                 "`--add-rounds` cannot give it more rounds")
         return (f" {room}: one look, after {look.rounds} round{'s' if look.rounds != 1 else ''}{when}, tested at the full "
-                f"{100 * looks.alpha:.2g}% (no group-sequential boundary).")
+                f"{100 * looks.alpha:.2g}% (no group-sequential boundary; a sweep declared with room for more rounds "
+                "would be tested at one, Lan & DeMets 1983).")
     each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
                      f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
     return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "
