@@ -145,3 +145,33 @@ def test_the_similar_claim_says_more_than_200_as_the_pair_lines_do(tmp_path):
     data.pairs.loc[tpmc, "runs_for_equivalence"] = 57
     assert "would need about 57 rounds" in _similar(data).evidence
     assert isinstance(data.pairs, pd.DataFrame)
+
+
+# How the report's text cites each work of its References (the reference's first author, or its name).
+CITED_AS = {"Week#4": "Week 4 lab", "tpcc-mysql": "tpcc-mysql", "Tkachenko": "Tkachenko 2016", "TPC Benchmark": "TPC",
+            "Maricq": "Maricq et al. 2018", "Hoefler": "Hoefler & Belli 2015", "Conover": "Conover",
+            "White Jr.": "White 1997", "Efron": "Efron & Tibshirani 1993", "Mann, D. R.": "Mann & Whitney 1947",
+            "Wilcoxon": "Wilcoxon 1945", "Holm": "Holm", "Dunn": "Dunn 1961", "Schuirmann": "Schuirmann 1987",
+            "Kalibera": "Kalibera & Jones 2013", "Westfall, S. S.": "Westfall & Young", "Welch": "Welch",
+            "Satterthwaite": "Satterthwaite 1946", "Giesbrecht": "Giesbrecht & Burns 1985",
+            "Maurer": "Maurer, Hothorn & Lehmacher 1995", "Lan, D. L.": "Lan & DeMets 1983", "Jain": "Jain 1991",
+            "Law,": "Law 2015", "Marriott": "Marriott & Pope 1954", "Bartlett": "Bartlett 1946",
+            "Cook": "Cook & Weisberg 1982", "Bloom": "Bloom 1995", "Chow": "Chow, Shao & Wang 2008"}
+
+
+def test_every_work_in_the_references_is_cited_in_the_reports_text():
+    """Gap: References listed works the text never cited (Tkachenko, Efron & Tibshirani, Giesbrecht &
+    Burns). Each reference is matched by one way of citing it, and that citation is in the text the
+    report is made of (the notebook, the modules that write its paragraphs, the glossary it prints)."""
+    from pagelab.report.references import REFERENCES
+    from tests.conftest import REPO_ROOT
+
+    for reference in REFERENCES:
+        assert sum(key in reference for key in CITED_AS) >= 1, f"no citation known for {reference[:60]!r}"
+    report = REPO_ROOT / "lib" / "pagelab" / "report"
+    sources = [REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb", REPO_ROOT / "runbooks" / "glossary.md",
+               *[path for path in report.glob("*.py") if path.name != "references.py"],
+               *(REPO_ROOT / "lib" / "pagelab" / "evidence").glob("*.py")]
+    text = " ".join(" ".join(path.read_text().split()) for path in sources).replace('" "', "")
+    for key, cited in CITED_AS.items():
+        assert cited in text, f"{cited!r} ({key}) is in the References but cited nowhere in the report's text"
