@@ -213,3 +213,22 @@ def test_the_method_says_the_bundle_records_no_load_and_names_the_trace_other_wo
     assert "completed up to 25.0% more read requests than InnoDB issued (16k; Section 4.2)" in text, text
     quiet = _load(tmp_path / "quiet", _rounds(tmp_path / "quiet", "16k", ["16k", "16k", "16k"]))
     assert "no more read requests than InnoDB issued (within 1%" in load_record_sentence(quiet)
+
+
+def test_the_iops_claim_is_not_resolved_where_innodbs_own_reads_do_not_agree_with_the_device(tmp_path):
+    # Gap: the device's read IOPS, other processes' requests included, decided "IOPS falls ... does not
+    # hold" with no warning. The claim is checked on InnoDB's own read requests too; where that check
+    # does not give the device's verdict, the runs cannot decide.
+    from pagelab.report.claims import DOES_NOT_HOLD, NOT_RESOLVED_HERE, _iops_fall
+
+    runs = _rounds(tmp_path, "4k", ["4k", "4k", "4k"]) + _rounds(tmp_path, "16k", ["16k", "16k", "16k"])
+    data = _load(tmp_path, runs)
+    row = {"metric": "read_iops", "a": "16k", "b": "4k", "runs_a": 3, "runs_b": 3, "change_pct": 11.0,
+           "low_pct": 2.2, "high_pct": 23.7, "confidence_pct": 95.0, "verdict": "higher", "p_value": 0.03,
+           "p_adjusted": 0.03, "family_size": 1, "equivalence_pct": 3.0, "paired": True, "method": "", "role": ""}
+    data.pairs = pd.DataFrame([row])
+    claim = _iops_fall(data)
+    assert "on InnoDB's own read requests a second" in claim.evidence, claim.evidence
+    assert claim.verdict == NOT_RESOLVED_HERE, claim.evidence  # 3 runs a side: InnoDB's check cannot call it
+    assert "the two counts disagree, so the runs cannot decide" in claim.evidence
+    assert claim.verdict != DOES_NOT_HOLD
