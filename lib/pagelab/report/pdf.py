@@ -14,8 +14,8 @@ the report is made in two plain steps that only need the Debian `chromium` packa
    half-written file under the final name; the work directory of an export killed outright
    (its pid is in its name) is removed by the next export to that PDF.
 
-`pdf_page_images()` and `is_blank()` (poppler's `pdftoppm`) let tests check that the pages render
-to something. `find_browser()` and `browser_version()` are for `pagelab doctor`.
+`pdf_page_images()`, `is_blank()` and `filled_height()` (pagelab.report.pdf_pages, poppler's
+`pdftoppm`) let tests check that the pages render to something and none is left nearly blank. `find_browser()` and `browser_version()` are for `pagelab doctor`.
 
 Nothing here knows about pagelab's experiments: the input is any notebook.
 """
@@ -39,7 +39,6 @@ from pagelab.common.processes import kill_until_gone, process_alive, process_ids
 BROWSER_ENV = "PAGELAB_CHROMIUM"
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER_FIX = "install it with `sudo apt-get install chromium` (or `make setup`)"
-POPPLER_FIX = "install it with `sudo apt-get install poppler-utils` (or `make setup`)"
 
 DEFAULT_TIMEOUT_S = 180
 KILL_WAIT_S = 5  # how long a killed browser's processes get to be gone (a bound, not a pause)
@@ -476,101 +475,17 @@ def _remove_abandoned_work(pdf_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Checking the result
+# Checking the result: pagelab.report.pdf_pages, its names kept here for the callers that use them
 
-
-def _require_program(name: str, fix: str) -> str:
-    found = shutil.which(name)
-    if not found:
-        raise MissingDependencyError(f"{name} (from poppler-utils) is not installed: {fix}")
-    return found
-
-
-def pdf_page_images(pdf_path: str | os.PathLike, out_dir: str | os.PathLike, dpi: int = 50) -> list[Path]:
-    """Render every page of the PDF to `out_dir/page-N.png` with poppler's pdftoppm; the PNGs in
-    page order."""
-    pdftoppm = _require_program("pdftoppm", POPPLER_FIX)
-    pdf_path = Path(pdf_path)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    _run_poppler([pdftoppm, "-png", "-r", str(dpi), str(pdf_path), str(out_dir / "page")], f"render {pdf_path}")
-    # pdftoppm zero-pads the page number to the width of the page count: page-1.png or page-01.png.
-    pages = []
-    for png in out_dir.glob("page-*.png"):
-        match = re.fullmatch(r"page-(\d+)\.png", png.name)
-        if match:
-            pages.append((int(match.group(1)), png))
-    return [png for _, png in sorted(pages)]
-
-
-def pdf_text(pdf_path: str | os.PathLike) -> str:
-    """The PDF's text in reading order (poppler's pdftotext -layout)."""
-    pdftotext = _require_program("pdftotext", POPPLER_FIX)
-    return _run_poppler([pdftotext, "-layout", str(pdf_path), "-"], f"read {pdf_path}")
-
-
-def _run_poppler(command: list[str], doing: str) -> str:
-    """Run a poppler tool; its stdout, or PagelabError with the end of its stderr."""
-    done = subprocess.run(command, capture_output=True, text=True, timeout=DEFAULT_TIMEOUT_S,
-                          stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
-        raise PagelabError(f"{Path(command[0]).name} could not {doing}: {done.stderr.strip()[-2000:]}")
-    return done.stdout
-
-
-def ink_fraction(png_path: str | os.PathLike, tolerance: int = 24) -> float:
-    """The share of pixels that differ (by more than `tolerance` in some channel) from the image's
-    most common colour, i.e. how much of the page is drawn on."""
-    import numpy as np
-    from PIL import Image
-
-    with Image.open(png_path) as im:
-        rgb = im.convert("RGB")
-    colors = rgb.getcolors(maxcolors=rgb.width * rgb.height) or []
-    if not colors:
-        return 0.0
-    _, background = max(colors)
-    pixels = np.asarray(rgb, dtype=np.int16)
-    differs = (np.abs(pixels - np.array(background, dtype=np.int16)) > tolerance).any(axis=2)
-    return float(differs.mean())
-
-
-def _ink_rows(png_path: str | os.PathLike, tolerance: int = 24):
-    """Per pixel row of the image, whether any pixel differs from the most common colour."""
-    import numpy as np
-    from PIL import Image
-
-    with Image.open(png_path) as im:
-        rgb = im.convert("RGB")
-    colors = rgb.getcolors(maxcolors=rgb.width * rgb.height) or []
-    if not colors:
-        return np.zeros(rgb.height, dtype=bool)
-    _, background = max(colors)
-    pixels = np.asarray(rgb, dtype=np.int16)
-    return (np.abs(pixels - np.array(background, dtype=np.int16)) > tolerance).any(axis=(1, 2))
-
-
-# The page number sits in the bottom margin (PRINT_CSS's 18 mm of A4's 297 mm): below this share of
-# the page's height, ink is the footer, not the page's content.
-FOOTER_FROM = 1 - 18 / 297
-
-
-def filled_height(png_path: str | os.PathLike) -> float:
-    """How far down a page its content reaches, as a share of the page's height (0 for none): the
-    last row with ink above the footer. A page whose content stops a quarter of the way down, with
-    more report after it, is the nearly blank page a block too tall for the room left leaves behind."""
-    import numpy as np
-
-    rows = _ink_rows(png_path)
-    body = rows[: int(len(rows) * FOOTER_FROM)]
-    inked = np.flatnonzero(body)
-    return float((inked[-1] + 1) / len(rows)) if inked.size else 0.0
-
-
-def is_blank(png_path: str | os.PathLike, min_ink: float = 0.002) -> bool:
-    """True when nearly all pixels are the same colour: less than `min_ink` (0.2%) of the page
-    drawn on. A bare page number stays under it; a line of heading text does not."""
-    return ink_fraction(png_path) < min_ink
+from pagelab.report.pdf_pages import (  # noqa: E402,F401
+    FOOTER_FROM,
+    POPPLER_FIX,
+    filled_height,
+    ink_fraction,
+    is_blank,
+    pdf_page_images,
+    pdf_text,
+)
 
 
 def check_pdf_path(pdf_path: Path) -> Path:
