@@ -118,7 +118,7 @@ def test_the_appendix_lists_every_knob_and_the_reports_own_versions(tmp_path):
             for key in value:
                 assert f"{name}: {key}" in set(table["Knob"]), (name, key)
     versions = dict(report_versions().itertuples(index=False))
-    assert {"pagelab", "Python", "scipy", "statsmodels", "numpy", "pandas"} <= set(versions), versions
+    assert {"pagelab (this report)", "Python", "scipy", "statsmodels", "numpy", "pandas"} <= set(versions), versions
     import statsmodels
 
     assert versions["statsmodels"] == statsmodels.__version__

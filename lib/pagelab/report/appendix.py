@@ -197,6 +197,6 @@ def report_versions() -> pd.DataFrame:
     from pagelab.machine.system import KEY_PACKAGES, git_revision, package_versions, version_naming
 
     names = tuple(name for name in KEY_PACKAGES if name != "pagelab") + ("statsmodels",)
-    rows = [("pagelab", version_naming(*git_revision())), ("Python", platform.python_version())]
+    rows = [("pagelab (this report)", version_naming(*git_revision())), ("Python", platform.python_version())]
     rows += [(name, version or "not installed") for name, version in sorted(package_versions(names).items())]
     return pd.DataFrame(rows, columns=["Component", "Version"])
