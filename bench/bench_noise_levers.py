@@ -15,9 +15,12 @@ project's own estimators (pagelab.evidence.components), and the A/A effect by th
 (pagelab.evidence.model): it should be 0, and its interval should hold 0.
 
 The same runs are then analysed with CUPED (pagelab.evidence.covariate): each run's ramp-up rate
-(the transactions of its fixed ramp-up, after the restore and the flush, per second) is the
-covariate of its measured log throughput; f after the adjustment, theta, r^2 and the adjusted A/A
-effect on n - 2 df are printed beside the unadjusted ones. No runs are added for it.
+(the transactions of its fixed ramp-up, after the restore and the flush, per second,
+covariate.run_probe) is the covariate of its measured log throughput; f after the adjustment,
+theta, r^2 and the adjusted A/A effect on n - 2 df (Deng et al.'s estimator, the intercept at a
+probe log-ratio of 0: honest here, where both sides run the same page size, so the probes'
+log-ratio has mean 0; not for a pair of page sizes, bench/bench_covariate.py) are printed beside
+the unadjusted ones. No runs are added for it.
 
     .venv/bin/python bench/bench_noise_levers.py [--rounds 7] [--measure-s 45] [--rampup-s 10] [--out DIR]
     .venv/bin/python bench/bench_noise_levers.py --analyse DIR     # the table again from DIR's runs
@@ -41,7 +44,7 @@ import numpy as np
 
 from arguments import at_least_one
 from pagelab.evidence.components import RunSeries, variance_components
-from pagelab.evidence.covariate import adjusted_floor, cuped_effect
+from pagelab.evidence.covariate import adjusted_floor, cuped_effect, run_probe
 from pagelab.evidence.model import pair_effect
 from pagelab.evidence.runs import run_series
 from pagelab.machine.placement import PLACEMENTS, SHARED, SPLIT
@@ -89,12 +92,6 @@ def measure(args) -> Path:
     return out
 
 
-def probe(run_dir: Path) -> float:
-    """log of the run's ramp-up rate: transactions per second of its fixed ramp-up."""
-    summary = json.loads((run_dir / "summary.json").read_text())
-    return math.log(summary["rampup_transactions"] / summary["rampup_s"])
-
-
 def interval_text(estimate, scale: float = 1.0, digits: int = 0) -> str:
     return (f"{estimate.value * scale:.{digits}f} [{estimate.low * scale:.{digits}f}, "
             f"{estimate.high * scale:.{digits}f}]")
@@ -120,7 +117,7 @@ def analyse(out: Path) -> None:
                                                    "round": run["round"], "repeat": run["round"]})
             if found is not None:
                 series[run["side"], run["round"]] = found
-                probes[run["side"], run["round"]] = probe(out / run["name"])
+                probes[run["side"], run["round"]] = run_probe(out / run["name"])
         components = variance_components(list(series.values()), list(SIDES))
         pair = components.pair(*SIDES[::-1])  # B against A: each later one against each earlier one
         sizes = {size.page_size: size for size in components.sizes}

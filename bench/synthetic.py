@@ -14,6 +14,14 @@ interval t is
 - e_t: the within-run noise, an AR(1) series (coefficient `ar1`) whose mean over T seconds has
   variance a / T for large T (the interval's variance is a / interval_s * (1 - ar1) / (1 + ar1)).
 
+A run's probe (`sweep(..., probes={})`, for CUPED: pagelab.evidence.covariate) is measured before
+its measurement: level + probe_effect_p + block_b + node_b + probe_sd z_run, z_run = probe_rho
+run / sqrt(f) + sqrt(1 - probe_rho^2) e, e ~ N(0, 1) -- correlated with the run's random effect
+(the between-run floor) at probe_rho, and seeing the round's minute as the run does.
+probe_effect_p (`probe_effects`, log scale) is how the page size moves the probe: 0 for a probe
+taken alike whatever the page size (the machine's), the page size's effect on the ramp-up for a
+run's ramp-up rate.
+
 An over-time run may drift: `drift_pct_per_min` adds a linear trend in log rate after
 `drift_after_s`. The true effect of a pair is effect_a - effect_b (log scale).
 
@@ -50,6 +58,9 @@ class SyntheticDesign:
     nodes: int = 1
     node_sd: float = 0.0
     spread_blocks: bool = False  # each run on a node of its own (the old Slurm layout)
+    probe_rho: float = 0.0  # the probe's correlation with the run's random effect (only with probes={})
+    probe_sd: float = 0.05  # the probe's own spread, log scale
+    probe_effects: tuple[float, ...] = (0.0, 0.0, 0.0)  # how each page size moves the probe, log scale
 
 
 def _within_series(n: int, design: SyntheticDesign, rng: np.random.Generator) -> np.ndarray:
@@ -66,10 +77,16 @@ def _within_series(n: int, design: SyntheticDesign, rng: np.random.Generator) ->
 
 
 def _run(design: SyntheticDesign, size_index: int, block: str, shared: float, run_s: float, role: str,
-         rng: np.random.Generator, drift: bool) -> RunSeries:
+         rng: np.random.Generator, drift: bool, probes: dict | None = None) -> RunSeries:
     n = int(round(run_s / design.interval_s))
-    logs = (design.level + design.effects[size_index] + shared + rng.normal(0, math.sqrt(design.between_f))
-            + _within_series(n, design, rng))
+    run_effect = rng.normal(0, math.sqrt(design.between_f))
+    logs = design.level + design.effects[size_index] + shared + run_effect + _within_series(n, design, rng)
+    if probes is not None:  # drawn only when asked, so the other benches' draws stay as they were
+        rho = design.probe_rho
+        z = (rho * run_effect / math.sqrt(design.between_f) if design.between_f > 0 else 0.0) \
+            + math.sqrt(1 - rho ** 2) * rng.normal()
+        probes[design.page_sizes[size_index], block] = (design.level + design.probe_effects[size_index] + shared
+                                                       + design.probe_sd * z)
     if drift:
         minutes = np.arange(1, n + 1) * design.interval_s / 60
         after = np.clip(minutes - design.drift_after_s / 60, 0, None)
@@ -78,8 +95,9 @@ def _run(design: SyntheticDesign, size_index: int, block: str, shared: float, ru
                      tuple(np.exp(logs)), (design.interval_s,) * n, role)
 
 
-def sweep(design: SyntheticDesign, rng: np.random.Generator) -> list[RunSeries]:
-    """One synthetic sweep: every page size once per round, then the over-time runs, if any."""
+def sweep(design: SyntheticDesign, rng: np.random.Generator, probes: dict | None = None) -> list[RunSeries]:
+    """One synthetic sweep: every page size once per round, then the over-time runs, if any. With
+    `probes` (a dict), each run's probe is put in it as {(page size, block): log probe}."""
     node_levels = rng.normal(0, design.node_sd, max(design.nodes, 1))
     runs = []
     for r in range(1, design.rounds + 1):
@@ -87,13 +105,13 @@ def sweep(design: SyntheticDesign, rng: np.random.Generator) -> list[RunSeries]:
         for i in range(len(design.page_sizes)):
             node = (r - 1) % design.nodes if not design.spread_blocks else int(rng.integers(design.nodes))
             runs.append(_run(design, i, f"r{r}", block_shift + node_levels[node], design.run_s, "verdict",
-                             rng, False))
+                             rng, False, probes))
     if design.over_time_s:
         block_shift = rng.normal(0, design.block_sd)
         drifting = design.drifting_sizes or design.page_sizes
         for i, size in enumerate(design.page_sizes):
             runs.append(_run(design, i, "over-time", block_shift, design.over_time_s, "over_time", rng,
-                             bool(design.drift_pct_per_min) and size in drifting))
+                             bool(design.drift_pct_per_min) and size in drifting, probes))
     return runs
 
 

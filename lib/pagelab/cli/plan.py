@@ -11,11 +11,12 @@ from itertools import combinations
 from pathlib import Path
 
 from pagelab.common.errors import UsageError
+from pagelab.evidence.block_weights import EQUAL, PRECISION
 
 # Knobs a design chooses or that do not change what a run measures: the rest must match for a
 # bundle's components to stand for the planned sweep's.
 DESIGN_KNOBS = ("repeats", "measure_s", "over_time_s", "max_rounds", "max_measure_s", "equivalence_pct", "primary",
-                "sample_interval_s", "random_seed", "seed", "planned_within_a", "planned_floor_pct")
+                "sample_interval_s", "random_seed", "seed", "planned_within_a", "planned_floor_pct", "block_weights")
 UNITS_S = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
 
 
@@ -111,6 +112,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # TpmC's model counts the over-time runs as one more block when they pass its drift check
     extra = 1 if target.over_time_s else 0
     a, f = pair.within_a.value, pair.between_f.value
+    # what of each over-time run the design expects to count, for precision weights
+    kept_s, kept_note = _over_time_kept(table, first, second, target.over_time_s) if extra else (None, "")
+    precise = target.values.get("block_weights") == PRECISION and kept_s is not None
 
     differences = sorted(name for name in made.values if name not in DESIGN_KNOBS
                          and made.to_dict().get(name) != target.to_dict().get(name))
@@ -141,23 +145,41 @@ def cmd_plan(args: argparse.Namespace) -> int:
     t_star = planner.kalibera_jones_length(a, f, overhead)
     print(f"Kalibera & Jones: T* = √(a·o/f) = " + (f"{t_star:.0f} s" if math.isfinite(t_star) else
                                                     "unbounded (no floor measured: the longest runs are best)"))
+    if kept_note:
+        print(kept_note)
     now = _current(target, looks.max_rounds if looks else target.repeats, a, f, costs, alpha, effect, args.power,
-                   extra)
+                   extra, kept_s if precise else None)
     if now:
         print(f"  now ({target.name}: {now.rounds} rounds × {now.run_s:g} s{' at its last look' if looks else ''}, "
               f"{_minutes(now.total_s)}): " + _design_text(now))
     best = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
-                               extra_blocks=extra)
+                               extra_blocks=extra, over_time_s=kept_s if precise else None)
     if best is None:
         print(f"no design of {planner.MIN_ROUNDS} or more rounds fits in {_minutes(args.budget)}: the fixed costs "
               f"take {_minutes(costs.fixed_s)}")
         return 1
     print(f"  best within the budget: {best.rounds} rounds × {best.run_s:g} s (--set repeats={best.rounds} --set "
           f"measure_s={best.run_s:g}), {_minutes(best.total_s)}: " + _design_text(best))
-    print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
-          f"= {best.total_s:.0f} s; V = (a/T + f)/n = ({a:.4g}/{best.run_s:g} + {f:.3g})/{best.blocks} = "
-          f"{best.variance:.3g}" + (" (n: the rounds and the over-time runs' block, if its drift check passes)"
-                                    if extra else ""))
+    if precise:
+        weighed = planner.precision_variance(a, f, best.rounds, best.run_s, kept_s)
+        print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
+              f"= {best.total_s:.0f} s; precision weights over {best.blocks} blocks (the rounds' w = a/T = "
+              f"{a / best.run_s:.3g}, the over-time block's a/{kept_s:.0f} = {a / kept_s:.3g}), each weighed by "
+              f"1/(w + f_U), f_U = {weighed.bound:.3g} the bound of f such rounds give: V = Σv²(w + f)/(Σv)² = "
+              f"{best.variance:.3g}, the over-time block {100 * weighed.over_time_share:.0f}% of the weight (with f "
+              f"known, 1/Σ 1/(w + f) = {weighed.known_f:.3g}); {best.dof} degrees of freedom, as the estimator's")
+    else:
+        print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
+              f"= {best.total_s:.0f} s; V = (a/T + f)/n = ({a:.4g}/{best.run_s:g} + {f:.3g})/{best.blocks} = "
+              f"{best.variance:.3g}" + (" (n: the rounds and the over-time runs' block, if its drift check passes)"
+                                        if extra else ""))
+    if kept_s is not None:
+        other = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
+                                    extra_blocks=extra, over_time_s=None if precise else kept_s)
+        if other is not None:
+            print(f"  with block_weights: {EQUAL if precise else PRECISION} instead (declared before the sweep): best "
+                  f"{other.rounds} rounds × {other.run_s:g} s, {_minutes(other.total_s)}: " + _design_text(other)
+                  + " (equal weights' figures count the over-time block as a round, on the safe side)")
     others = [(x, y) for x, y in combinations(order, 2) if {x, y} != {first, second}]
     for x, y in others:
         other = components.pair(y, x) or components.pair(x, y)
@@ -179,12 +201,36 @@ def _design_text(found) -> str:
             f"power {100 * found.power:.0f}%, minimum detectable effect {found.detectable_pct:.1f}%")
 
 
-def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks):
+def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks, over_time_s=None):
     from pagelab.evidence import planner
 
     if not isinstance(target.measure_s, int) or rounds < 2:
         return None
-    return planner.design(a, f, costs, rounds, target.measure_s, alpha, effect, wanted, extra_blocks)
+    return planner.design(a, f, costs, rounds, target.measure_s, alpha, effect, wanted, extra_blocks, over_time_s)
+
+
+def _over_time_kept(table, first: str, second: str, over_time_s: float) -> tuple[float | None, str]:
+    """The seconds of the pair's over-time block a design expects to count, as one length T with
+    a/T = (a/2)(1/T_A + 1/T_B) (the pair's a split evenly), each side's T the share of its run the
+    bundle's own over-time run of that page size kept (pagelab.evidence.model.over_time_use) times
+    `over_time_s`; and a line saying so. All of it when the bundle ran no over-time runs; None when
+    one of the pair's kept nothing."""
+    from pagelab.evidence.runs import model_data
+
+    data = model_data(table)
+    uses = {use.page_size: use for use in (data.over_time if data else [])}
+    if first not in uses or second not in uses:
+        return float(over_time_s), (f"over-time block: the bundle ran no over-time runs of "
+                                    f"{first} and {second}, so a design assumes all {over_time_s} s of each count (no "
+                                    "warm-up cut, no drift); a drift would leave a verdict run's length")
+    kept = {size: uses[size].counted_s / uses[size].measured_s * over_time_s for size in (first, second)}
+    said = "; ".join(f"{size} {uses[size].counted_s:g} of {uses[size].measured_s:g} s" for size in (first, second))
+    if min(kept.values()) <= 0:
+        return None, f"over-time block: the bundle's over-time runs kept {said}: a design counts no over-time block"
+    length = 2 / (1 / kept[first] + 1 / kept[second])
+    return length, (f"over-time block: the bundle's over-time runs kept {said}; a design expects as much of each "
+                    f"{over_time_s} s run to count, {kept[first]:.0f} and {kept[second]:.0f} s, as precise as one "
+                    f"block of {length:.0f} s on each side")
 
 
 # What the report counts for a bundle made before sweep.json recorded the sweep's report step: the

@@ -7,6 +7,7 @@ that decide when a run is warm and when it has measured enough.
     steady.py     MSER-5 warm-up truncation and batch-means intervals within one run
     components.py the within-run and between-run variance components, from the runs' interval series
     model.py      a pair judged from both components (the two-level model), and what of an over-time run counts
+    block_weights.py the model's blocks weighed by their precision (the declared block_weights: precision)
     node_model.py a pair judged with the node as a random effect, when some round's runs span nodes
     nodes.py      what the nodes of a multi-node sweep did
     covariate.py  a pair's effect adjusted by a probe measured before each run (CUPED)

@@ -16,7 +16,9 @@ taken instead, so a few rounds that happen to agree do not narrow the interval b
 runs' own noise allows. (The floor at mean w itself would be conservative: with a small f, S^2
 falls below it half the time, and 95% intervals covered 98% in bench/bench_evidence_model.py.) The
 over-time runs' block (`over_time_use`) is one more block of the same weight: weighting it by
-its smaller w would make it dominate exactly when f is least known.
+its smaller w would make it dominate exactly when f is least known. A sweep may declare the other
+choice before its data, `block_weights: precision` (pagelab.evidence.block_weights: each block
+weighed by its precision at an upper bound of f, measured to keep its coverage).
 
 Degrees of freedom (written down because the interval's honesty rests on it): the blocks' count
 minus 1. Satterthwaite's approximation (Satterthwaite, "An approximate distribution of estimates
@@ -61,6 +63,7 @@ from typing import Sequence
 import numpy as np
 import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
+from pagelab.evidence.block_weights import EQUAL, PRECISION, precision_mean, weights_text
 from pagelab.evidence.components import Estimate, RunSeries, variance_components
 from pagelab.evidence.intervals import (
     CONFIDENCE,
@@ -120,6 +123,8 @@ class PairEffect:
     round_variance: float  # Var(d) of one verdict round: the median w plus f
     floored: bool = False  # whether the floor from the within-run part set the variance (module comment)
     over_time_block: bool = False  # whether the over-time runs' block is among the blocks
+    weights: str = EQUAL  # how the blocks were weighed: "equal", or "precision" (pagelab.evidence.block_weights)
+    block_shares: tuple[tuple[str, float], ...] = ()  # each block's share of the weight, with precision weights
 
     def interval(self, confidence: float) -> tuple[float, float]:
         return t_interval(self.delta, self.se, self.dof, confidence)
@@ -128,16 +133,24 @@ class PairEffect:
     def p_value(self) -> float:
         return t_p_value(self.delta, self.se, self.dof)
 
+    @property
+    def over_time_share(self) -> float | None:
+        """The over-time block's share of the weight (1 / blocks with equal weights); None without it."""
+        if not self.over_time_block:
+            return None
+        return dict(self.block_shares).get(OVER_TIME_BLOCK) if self.weights == PRECISION else 1 / self.blocks
+
     def comparison(self, confidence: float = CONFIDENCE, resolve_pct: float = DEFAULT_RESOLVE_PCT,
                    equivalence_pct: float = DEFAULT_EQUIVALENCE_PCT) -> Comparison:
         return model_comparison(self, confidence, resolve_pct, equivalence_pct)
 
 
-def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> PairEffect | None:
+def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate, weights: str = EQUAL) -> PairEffect | None:
     """The model's estimate of a against b: `a` and `b` are {block: (y, T)} of each side's runs
     (log mean rate, measured seconds); `within_a`/`within_b` each page size's a. None with fewer
     than MIN_BLOCKS_FOR_MODEL blocks in common. See the module comment for the estimator and its
-    degrees of freedom."""
+    degrees of freedom; `weights` "precision" (the declared block_weights) weighs the blocks by
+    their precision instead (pagelab.evidence.block_weights)."""
     blocks = sorted(block for block in a if block in b)
     if len(blocks) < MIN_BLOCKS_FOR_MODEL or not (within_a.dof > 0 and within_b.dof > 0):
         return None
@@ -146,6 +159,10 @@ def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate) -> Pai
     n = len(blocks)
     total = float(d.var(ddof=1))
     f = max(total - float(w.mean()), 0.0)
+    if weights == PRECISION:
+        found = precision_mean(d, w, FLOOR_QUANTILE)
+        return PairEffect(found.estimate, math.sqrt(found.variance), float(n - 1), n, f, float(np.median(w)) + f,
+                          found.floored, OVER_TIME_BLOCK in blocks, PRECISION, tuple(zip(blocks, found.shares)))
     # Var(d_b) = w_b + f >= w_b: a sample variance of the rounds far below what the runs' own
     # series imply is chance, and the interval does not narrow on it (see the module comment).
     floor = float(w.mean()) * float(scipy.stats.chi2.ppf(FLOOR_QUANTILE, n - 1)) / (n - 1)
@@ -170,12 +187,13 @@ def model_comparison(effect: PairEffect, confidence: float = CONFIDENCE, resolve
                       confidence, equivalence_pct, detectable,
                       runs_for_equivalence(round_spread, equivalence_pct, True, confidence),
                       direction=int(np.sign(effect.delta)),
-                      method=f"{MODEL_METHOD}, {blocks_text(effect.blocks, effect.over_time_block)}, t on "
+                      method=f"{MODEL_METHOD}, {blocks_text(effect.blocks, effect.over_time_block)}"
+                             f"{weights_text(effect.over_time_share) if effect.weights == PRECISION else ''}, t on "
                              f"{effect.dof:g} df")
 
 
 def model_effects(series: Sequence[RunSeries], page_order: Sequence[str],
-                  pairs: Sequence[tuple[str, str]]) -> list[PairEffect | None]:
+                  pairs: Sequence[tuple[str, str]], weights: str = EQUAL) -> list[PairEffect | None]:
     """The model's estimate of each (a, b) of `pairs` from `series` alone (the over-time runs as
     far as `counted_series` lets them count; the components from these runs too), None where a
     page size has too few blocks. Every run of a page size is taken to have kept its series: the
@@ -185,7 +203,7 @@ def model_effects(series: Sequence[RunSeries], page_order: Sequence[str],
     within = {size.page_size: size.within_a for size in components.sizes}
     by_size = {size: {run.block: (run.log_mean, run.measured_s) for run in counted if run.page_size == size}
                for size in page_order}
-    return [pair_effect(by_size[a], by_size[b], within[a], within[b]) for a, b in pairs]
+    return [pair_effect(by_size[a], by_size[b], within[a], within[b], weights) for a, b in pairs]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import pandas as pd
 
 from pagelab.evidence.components import RunSeries, VarianceComponents, variance_components
 from pagelab.evidence.intervals import CONFIDENCE, DEFAULT_EQUIVALENCE_PCT
+from pagelab.evidence.block_weights import EQUAL
 from pagelab.evidence.model import OVER_TIME_BLOCK, counted_series
 from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.common.units import page_size_label
@@ -175,6 +176,8 @@ def run_table(bundle: Path, record: dict) -> RunTable:
     profile = dict(record.get("profile", {}))
     if record.get("primary"):  # what was declared when the bundle was made counts, not a later edit
         profile["primary"] = record["primary"].get("comparison", "")
+    if record.get("block_weights"):  # likewise how TpmC's blocks are weighed
+        profile["block_weights"] = record["block_weights"].get("weights", EQUAL)
     order = [page_size_label(int(s)) for s in sizes]
     looks = plan_of(record, 1 - CONFIDENCE)
     # The largest Holm family a look tests: every pair, or, after a declared primary tested alone,
@@ -195,6 +198,7 @@ class ModelData:
     components: VarianceComponents
     by_size: dict
     over_time: list
+    weights: str = EQUAL  # the bundle's declared block_weights (pagelab.evidence.block_weights)
 
 
 def model_data(table: RunTable) -> ModelData | None:
@@ -210,7 +214,12 @@ def model_data(table: RunTable) -> ModelData | None:
         rows = int((table.runs["page_size"] == size).sum()) if not table.runs.empty else 0
         complete = sum(run.role != "over_time" for run in runs) >= rows
         by_size[size] = {run.block: (run.log_mean, run.measured_s) for run in runs} if complete else None
-    return ModelData(components, by_size, uses)
+    return ModelData(components, by_size, uses, weights_of(table))
+
+
+def weights_of(table: RunTable) -> str:
+    """How the bundle declared TpmC's blocks weighed: its block_weights, equal before the knob existed."""
+    return str(table.profile.get("block_weights") or EQUAL)
 
 
 def components_of(table: RunTable) -> VarianceComponents | None:

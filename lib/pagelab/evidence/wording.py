@@ -14,6 +14,7 @@ from pagelab.evidence.families import NOT_TESTED, PRIMARY, family_confidence, ho
 from pagelab.evidence.intervals import (BOOTSTRAP_SEED, CONFIDENCE, DEFAULT_RESOLVE_PCT, EQUIVALENT,
                                         MAX_REPEATS_ESTIMATE, MIN_RUNS_FOR_VERDICT, NOT_RESOLVED, RESAMPLES,
                                         verdict_text)
+from pagelab.evidence.block_weights import PRECISION_WORDS
 from pagelab.evidence.model import MODEL_METHOD, OVER_TIME_BLOCK_WORDS, blocks_text
 from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_METHODS
 from pagelab.evidence.numbers import effect_decimals, missing as _missing, signed_text, zero_unsigned
@@ -139,6 +140,9 @@ def family_note(frame: pd.DataFrame) -> str:
     if modelled and len(modelled) == len(rows):
         what = ("every run unpaired (some round ran on more than one node) in a mixed model with the node as a random "
                 "effect" if any(str(row["method"]).startswith(NODE_METHODS) for row in rows)
+                else "the blocks' log-ratios weighed by their precision, as a % (a weighted geometric mean of the "
+                     "blocks' ratios; each line gives the over-time block's share of the weight)"
+                if any(PRECISION_WORDS in str(row["method"]) for row in rows)
                 else "mean of the rounds' log-ratios, as a % (the geometric mean of the blocks' ratios)")
         if any(str(row["method"]).startswith(NODE_BLOCKS_METHOD) for row in rows):
             what += " (where its fit was singular, the nodes as fixed blocks: each line says which)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from pagelab.evidence.block_weights import PRECISION
 from pagelab.evidence.components import COMPONENTS_WORDS, LAG1_ALPHA
 from pagelab.evidence.families import PRIMARY
 from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
@@ -305,6 +306,8 @@ def model_sentences(data) -> str:
     found = model_data(data.evidence)
     if found is None:
         return ""
+    if found.weights == PRECISION:
+        return "".join([precision_sentences(found, data), *_components_and_over_time(found, data)])
     parts = [f" The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
              f"rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval "
              f"series) and f the between-run floor, and the variance of the mean log-ratio is floored by what the "
@@ -313,6 +316,11 @@ def model_sentences(data) -> str:
              f"is used. This floor is pagelab's own rule, not a published method (bench/bench_evidence_model.py "
              f"measures its coverage); {_floor_use(found, data)}. The t interval is on the blocks less one, the degrees "
              f"of freedom Satterthwaite's approximation gives this contrast (Satterthwaite 1946)."]
+    return "".join([*parts, *_components_and_over_time(found, data)])
+
+
+def _components_and_over_time(found, data) -> list[str]:
+    parts = []
     sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
     if sizes:
         pooled = _pooled_runs(data, sizes)
@@ -324,7 +332,40 @@ def model_sentences(data) -> str:
                      + ". " + COMPONENTS_WORDS)
     if found.over_time:
         parts.append(over_time_block_sentences(data, found))
-    return "".join(parts)
+    return parts
+
+
+def precision_sentences(found, data) -> str:
+    """How the blocks were weighed when the sweep declared `block_weights: precision`
+    (pagelab.evidence.block_weights), and how much the over-time block weighed in each TpmC pair."""
+    from pagelab.evidence.model import pair_effect
+
+    within = {size.page_size: size.within_a for size in found.components.sizes}
+    tpmc = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records") if not data.pairs.empty else []
+    shares = []
+    for row in tpmc:
+        a, b = found.by_size.get(row["a"]), found.by_size.get(row["b"])
+        if not (a and b and row["a"] in within and row["b"] in within):
+            continue
+        effect = pair_effect(a, b, within[row["a"]], within[row["b"]], PRECISION)
+        if effect is not None and effect.over_time_share is not None:
+            shares.append(f"{row['a']} vs {row['b']} {100 * effect.over_time_share:.0f}% (1/{effect.blocks} would be "
+                          f"{100 / effect.blocks:.0f}%)")
+    weighed = (f" The over-time block's share of the weight: {'; '.join(shares)}." if shares else
+               " No over-time block counted here, so the blocks weighed alike as far as their runs' lengths did.")
+    return (f" The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
+            "rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval series) "
+            "and f the between-run floor. This sweep declared, before its runs, that TpmC's blocks are weighed by "
+            "their precision (`block_weights: precision`): the blocks' log-ratios d_b, each with its within-run "
+            "variance w_b = a_A/T_A + a_B/T_B, are combined as a random-effects meta-analysis (statsmodels "
+            "combine_effects), each block weighed by 1/(w_b + f_U), f_U the one-sided 95% upper confidence bound "
+            "of f from the Q-profile (Viechtbauer 2007), so a long block counts for more only as far as the rounds "
+            "can rule out a floor that would make it no better than a round; the variance of the weighted mean is "
+            "the Hartung-Knapp-Sidik-Jonkman estimate (Hartung & Knapp 2001; Sidik & Jonkman 2002), at least the "
+            f"{100 * FLOOR_QUANTILE:g}% quantile the within-run part alone would give, and the t interval is on the "
+            "blocks less one. With blocks alike this is the equal-weight model. Weighing by an upper bound of f is "
+            "pagelab's own rule, not a published method (bench/bench_block_weights.py measures its coverage)."
+            + weighed)
 
 
 def over_time_block_sentences(data, found) -> str:
@@ -338,10 +379,14 @@ def over_time_block_sentences(data, found) -> str:
     return (f" The over-time runs form one more block beside the {rounds} rounds: one run per page size after the "
             "rounds, in an order drawn from the random seed as a round's is. In it each page size's log TpmC is that "
             "of the part of its over-time run that counts (below), so the block's log-ratio may compare parts of "
-            "unequal length; each block, this one included, counts once in the mean of the log-ratios (the effect) "
-            "and in their sample variance, and the parts' lengths enter only the block's within-run part "
-            "a_A/T_A + a_B/T_B, which sets the floor above (weighting the block by its smaller within-run variance "
-            "would let it dominate exactly when f is least known). What of each over-time run counts: MSER-5 "
+            "unequal length; "
+            + ("its weight is its precision's, as said above. " if found.weights == PRECISION else
+               "each block, this one included, counts once in the mean of the log-ratios (the effect) "
+               "and in their sample variance, and the parts' lengths enter only the block's within-run part "
+               "a_A/T_A + a_B/T_B, which sets the floor above (weighting the block by its smaller within-run variance "
+               "would let it dominate exactly when f is least known; a sweep may declare `block_weights: precision` "
+               "instead). ")
+            + "What of each over-time run counts: MSER-5 "
             f"(White 1997) cuts its warm-up, then the drift test: a least-squares line through the log of its "
             f"{BATCHES} batch means against time, its slope tested two-sided at {100 * DRIFT_ALPHA:g}% (the t-test of "
             "a regression slope, scipy.stats.linregress; Jain 1991, ch. 14). Without drift all the rest counts (a "
@@ -408,7 +453,7 @@ def _floor_use(found, data) -> str:
     used, not_used = [], []
     for row in tpmc:
         a, b = found.by_size.get(row["a"]), found.by_size.get(row["b"])
-        effect = pair_effect(a, b, within[row["a"]], within[row["b"]]) if a and b and row["a"] in within \
+        effect = pair_effect(a, b, within[row["a"]], within[row["b"]], found.weights) if a and b and row["a"] in within \
             and row["b"] in within else None
         if effect is not None:
             (used if effect.floored else not_used).append((f"{row['a']} vs {row['b']}", effect.se))

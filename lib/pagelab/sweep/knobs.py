@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from pagelab.common.errors import UsageError
+from pagelab.evidence.block_weights import BLOCK_WEIGHTS, EQUAL
 from pagelab.evidence.intervals import DEFAULT_EQUIVALENCE_PCT
 from pagelab.mysql.config import (
     DEFAULT_MAX_CONNECTIONS,
@@ -214,6 +215,13 @@ KNOBS: tuple[Knob, ...] = (
          "The comparison the sweep is for, declared before it runs, e.g. '16k vs 4k': recorded in sweep.json "
          "when the bundle is made and never changed after; tested first at the full 5%, the other pairs only "
          "after it (a fixed sequence). Empty: every pair alike, Holm over the family."),
+    Knob("block_weights", "Block weights", Choice(BLOCK_WEIGHTS), EQUAL, "",
+         "How TpmC's two-level model weighs its blocks (the rounds, and the over-time runs' block when it counts), "
+         "declared before the data and recorded in sweep.json when the bundle is made, never changed after: "
+         "equal (each block once, the mean of their log-ratios) or precision (each block by 1 / (its within-run "
+         "variance + the between-run floor at its 95% upper bound), a random-effects meta-analysis with the "
+         "Hartung-Knapp t on the blocks less one; a long stationary over-time block then weighs more, as far as "
+         "the rounds can bound the floor). Checked by bench/bench_block_weights.py."),
 )
 KNOBS_BY_NAME: Mapping[str, Knob] = MappingProxyType({knob.name: knob for knob in KNOBS})
 # Knobs that say what the design assumed, not how a run is made: a bundle made before them, or with

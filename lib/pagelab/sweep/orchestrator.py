@@ -43,6 +43,7 @@ from pagelab.sweep.storage_stop import (ReadOnlySeen, ReadOnlyWatch, refuse_unwr
                                         storage_fault_stop, suppress_storage_faults)
 from pagelab.bundle import (REPORT_STEP, ROUND_ORDER_DRAWN, SWEEP_FILE, SweepRecord, new_run_entries, now_iso,
                             profile_digest, read_phase, read_runs, report_step, sweep_file, write_components)
+from pagelab.evidence.block_weights import EQUAL
 from pagelab.evidence.sequential import first_look
 
 REPORT_NOTEBOOK = NOTEBOOKS_DIR / "tpcc_page_size_report.ipynb"
@@ -83,6 +84,8 @@ def create_sweep(profile, out_dir: Path | None, profile_name: str, measure_noise
         "created": created,
         # The primary comparison as declared before any run (knob primary); fixed from here on.
         "primary": {"comparison": values.get("primary", ""), "declared": created},
+        # How TpmC's blocks are weighed (knob block_weights), likewise declared before any run.
+        "block_weights": {"weights": values.get("block_weights", EQUAL), "declared": created},
         "machine": run_metadata(sweep_dir),
         "runs": new_run_entries(profile),
         "round_order": ROUND_ORDER_DRAWN,
@@ -448,6 +451,12 @@ def check_resumable(sweep_dir: Path) -> SweepRecord:
                          f"but {declared or '(none)'!r} was declared when the bundle was made, before any run; a "
                          f"primary comparison cannot change afterwards: put back primary: {declared!r}, or start "
                          "a new sweep with --out")
+    weighed = (record.document.get("block_weights") or {}).get("weights")
+    if weighed is not None and weighed != values.get("block_weights", EQUAL):
+        raise UsageError(f"{sweep_dir}/sweep.json's block_weights is now {values.get('block_weights', EQUAL)!r}, but "
+                         f"{weighed!r} was declared when the bundle was made, before any run; how the blocks are "
+                         f"weighed cannot change afterwards: put back block_weights: {weighed!r}, or start a new "
+                         "sweep with --out")
     recorded = record.document.get("profile_sha256")
     if recorded is not None and recorded != profile_digest(values) and any(e["status"] == "done" for e in runs):
         raise UsageError(f"{sweep_dir}/sweep.json's knob values were changed after runs were measured with "
