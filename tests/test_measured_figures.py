@@ -277,10 +277,10 @@ def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
     assert (stated[0], stated[2], stated[3], stated[4]) == source and stated[1] == stated[0], (stated, source)
     for path, pattern in ((COURSE, r"so `--set repeats=(\d+) --executor slurm"),
                           (RUNBOOK, r"--profile course --set repeats=(\d+) --executor slurm"),
-                          (SLURM, r"`course --set repeats=(\d+)` on 10 nodes"),
-                          (SLURM, r"So: `--set repeats=(\d+)`"),
+                          (SLURM, r"`course --set repeats=(\d+) --slurm-max-running 10`"),
+                          (SLURM, r"So: `--set repeats=(\d+) --slurm-max-running 10`"),
                           (TROUBLESHOOTING, r"at 80% power at the 2026-11-28 spread, `--set repeats=(\d+)"),
-                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+)`"),
+                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+) --slurm-max-running 10`"),
                           (README, r"(\d+) verdict rounds of 100 s \(`--set repeats=")):
         assert find(plain(path), pattern, path.name).group(1) == str(needed), (path.name, pattern)
     s_round = math.sqrt(a / 100 + f)
@@ -409,3 +409,28 @@ def test_the_line_slurm_md_plans_from_is_one_pagelab_stats_prints(table):
     spread = [match.group(1) for match in printed if match]
     assert spread, f"pagelab stats prints no line like slurm.md's {quoted!r}"
     assert spread == [find(plain(README), r"spreads (\d+\.\d)%\.", README.name).group(1)], spread
+
+
+def test_courses_planned_components_are_the_planned_figures_and_the_report_plans_with_them(monkeypatch, capsys):
+    """course.yaml's planned_within_a and planned_floor_pct are the components `pagelab plan` prints for
+    the quiet sweep (the planned figure's), not an older plan's; and the report's precision paragraph,
+    planning with them as shipped, gives the planned figure's half-width, the README's."""
+    import yaml
+
+    from pagelab.evidence import planner
+
+    output = _plan(SWEEP, monkeypatch, capsys)
+    a = float(find(output, r"within-run a = (\d+\.\d+) \(log² × s", "pagelab plan's components").group(1))
+    floor = float(find(output, r"√f = (\d+\.\d+)%", "pagelab plan's components").group(1))
+    shipped = yaml.safe_load(COURSE.read_text())
+    assert shipped["planned_within_a"] == round(1e4 * a), (shipped["planned_within_a"], a)
+    assert shipped["planned_floor_pct"] == round(floor, 1), (shipped["planned_floor_pct"], floor)
+    _, _, half, _, _ = _design(output, "now")
+    # as pagelab.report.precision plans the design as run: 7 rounds of 100 s and the over-time block, at 5%
+    expected = planner.design(shipped["planned_within_a"] / 1e4, (shipped["planned_floor_pct"] / 100) ** 2,
+                              planner.Costs(0.0, 0.0, 1), shipped["repeats"], shipped["measure_s"], 0.05, None,
+                              planner.DEFAULT_POWER, 1)
+    assert f"{expected.half_width_pct:.1f}" == half, (expected.half_width_pct, half)
+    readme = plain(README)
+    assert f"`course` sets the quiet 2026-11-28 sweep's for 16k vs 4k ({shipped['planned_within_a']:,} %²·s and " \
+           f"{shipped['planned_floor_pct']}%" in readme

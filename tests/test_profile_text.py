@@ -450,3 +450,39 @@ def test_troubleshootings_far_above_is_the_reports():
     times = find(flat(REPO_ROOT / "runbooks" / "troubleshooting.md"), r"where it is more than (\d+) times every other's, "
                                                                        r"the paragraph names it", where).group(1)
     assert int(times) == FAR_ABOVE, f"{where}: {times} times; the report's FAR_ABOVE is {FAR_ABOVE:g}"
+
+
+def test_a_measured_time_in_hours_and_minutes_is_the_same_as_in_minutes_and_seconds():
+    # "about 1 h 52 min ... measured 111 min 25 s" said two times for one measurement: 111 min 25 s is
+    # 1 h 51 min. Every "N h M min measured" beside a "K min S s" must be the same time, truncated.
+    measured = re.compile(r"(\d+) min (\d+) s")
+    hours = re.compile(r"(\d+) h (\d+) min (?:measured|on the 2-core)")
+    paths = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.yaml"))]
+    texts = {path.name: re.sub(r"\s*#\s*", " ", path.read_text()) for path in paths}
+    stated = {int(m) * 60 + int(s) for text in texts.values() for m, s in measured.findall(text) if int(m) >= 60}
+    assert stated, "no measured time of an hour or more in minutes and seconds: update this test"
+    found = 0
+    for name, text in texts.items():
+        for h, m in hours.findall(text):
+            found += 1
+            assert any(int(h) * 60 + int(m) == total // 60 for total in stated), (name, f"{h} h {m} min", sorted(stated))
+    assert found >= 2, "README's and course.yaml's hours-and-minutes are gone: update this test"
+
+
+def test_every_documented_cluster_layout_keeps_the_rounds_per_node_rule():
+    """Wherever the docs give a sweep's rounds for the cluster (`--set repeats=R` beside Slurm), they
+    give `--slurm-max-running K` with it, and R ≥ 2K, slurm.md's rule: without K all rounds may start
+    at once, one per node, and no node has the 2 rounds its own interval needs."""
+    paths = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "runbooks").glob("*.md")),
+             *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.yaml"))]
+    found = 0
+    for path in paths:
+        text = " ".join(re.sub(r"\s*#\s*", " ", path.read_text()).replace("\\\n", " ").split())
+        for match in re.finditer(r"repeats=(\d+)(?![\dK])", text):
+            if "slurm" not in text[max(0, match.start() - 300):match.end() + 300].lower():
+                continue  # a sweep on one machine
+            found += 1
+            most = re.search(r"--slurm-max-running (\d+)", text[match.start():match.end() + 160])
+            assert most, f"{path.name}: {text[match.start():match.end() + 160]!r} gives a cluster's rounds without K"
+            assert int(match.group(1)) >= 2 * int(most.group(1)), (path.name, match.group(0), most.group(0))
+    assert found >= 4, found

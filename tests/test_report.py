@@ -349,3 +349,38 @@ def test_an_empty_kernel_log_is_removed_and_a_missing_one_is_no_error(tmp_path):
     log.write_text("")
     remove_if_only_shutdown_noise(log)
     assert not log.exists()
+
+
+def _figure_then_long_text_notebook(path: Path) -> Path:
+    """An executed notebook, its outputs written in: a paragraph of text, then one code cell whose
+    outputs are a heading, a figure a third of a page tall and a caption with a page and a half of
+    lines after it, as the report's IOPS cell has (a figure, then its caption and the pair lines)."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="300" viewBox="0 0 600 300">'
+           '<rect x="10" y="10" width="580" height="280" fill="#36c"/></svg>')
+    line = "A pair line of the family, long enough to wrap across the page's width at the report's font size. " * 3
+    cell = new_code_cell("", outputs=[
+        new_output("display_data", {"text/markdown": "### A section"}),
+        new_output("display_data", {"image/svg+xml": svg}),
+        new_output("display_data", {"text/markdown": "**Figure 1.** The caption.\n\n"
+                                    + "\n".join(f"- {i}: {line}" for i in range(12))})])
+    filler = new_markdown_cell("Text before the figure. " * 40)
+    nbformat.write(new_notebook(cells=[filler, cell]), path)
+    return path
+
+
+def test_no_page_is_left_nearly_blank_by_a_figure_and_its_long_caption(tmp_path):
+    # A cell kept whole on one page (and JupyterLab's print CSS keeps each output whole) moved to the
+    # next page when it was taller than the room left, and left a nearly blank page behind (the course
+    # report's pages 10 and 12). Every page but the last must be filled at least 60% of the way down.
+    _require_tools()
+    out = pdf.notebook_to_pdf(_figure_then_long_text_notebook(tmp_path / "nb.ipynb"), tmp_path / "r.pdf")
+    pages = pdf.pdf_page_images(out, tmp_path / "pages", dpi=40)
+    filled = [round(pdf.filled_height(page), 2) for page in pages]
+    assert len(filled) >= 2, filled
+    assert all(height >= 0.6 for height in filled[:-1]), filled
+    # the figure keeps its caption: "Figure 1." is on the figure's page
+    pages_text = _pages_text(out)
+    assert any("A section" in text and "Figure 1." in text for text in pages_text), pages_text

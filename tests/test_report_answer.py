@@ -36,7 +36,7 @@ def test_the_answer_names_the_pairs_after_an_uncalled_primary_not_tested(tmp_pat
     assert "makes no claim that it is the fastest" in text
     # the Method's family sentence counts the pairs after the primary as the family, not all three
     assert "the other 2 pairs only if it was called faster or slower, then as a family of their own: intervals at " \
-           "97.5% (Bonferroni for 2 pairs)" in family_sentence(data), family_sentence(data)
+           "97.5% (Bonferroni for 2 pairs, Dunn 1961)" in family_sentence(data), family_sentence(data)
 
 
 def test_the_discussion_calls_the_pairs_after_an_uncalled_primary_not_tested(tmp_path):

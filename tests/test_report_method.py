@@ -46,7 +46,7 @@ def test_the_method_says_tpmc_was_judged_by_the_model_and_the_iops_by_the_rank_t
     assert "over the 7 rounds both page sizes finished" in text and "Mann-Whitney" not in text
     assert ("The primary comparison, 16k vs 4k, was declared in the profile before any run" in text
             and "In each metric it was tested first, alone, with a 95% interval; the other 2 pairs only if it was "
-                "called faster or slower, then as a family of their own: intervals at 97.5% (Bonferroni for 2 pairs)"
+                "called faster or slower, then as a family of their own: intervals at 97.5% (Bonferroni for 2 pairs, Dunn 1961)"
             in text), text
     assert "not judged by the two-level model" not in text
     # the set-up paragraph no longer says how pairs are judged: one place says it, for this bundle
@@ -72,7 +72,7 @@ def test_without_a_primary_the_method_gives_the_familys_bonferroni_level(tmp_pat
 
     write_bundle(sweep(DESIGN, np.random.default_rng(7)), tmp_path / "b")
     text = method_markdown(load(tmp_path / "b"))
-    assert ("The 3 pairs of page sizes of one metric form a family: intervals at 98.33% (Bonferroni for 3 pairs) and "
+    assert ("The 3 pairs of page sizes of one metric form a family: intervals at 98.33% (Bonferroni for 3 pairs, Dunn 1961) and "
             "p-values Holm-adjusted") in text, text
     assert "primary" not in text
 

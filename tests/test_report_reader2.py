@@ -236,7 +236,9 @@ def test_the_discussion_says_which_runs_each_claim_used_and_which_tolerances_the
     assert f"checked on the {runs} verdict runs ({DESIGN.rounds} rounds)" in text, text
     said = tolerances_sentence(data)
     assert "7 warehouses (the lab's 7)" in said and "8 connections (the lab's 8)" in said, said
-    assert "100 s measured (at least 90 s)" in said, said
+    assert "100 s measured (the line: at least 90 s of steady state" in said, said
+    # every line is said to be pagelab's, with its reason, not the lab's
+    assert "are pagelab's, not the lab's" in said and "from the lab's stated 30%" in said, said
     # the synthetic runs have no iostat: the IOPS pairs are TpmC's rows renamed, enough for the words
     import pandas as pd
 

@@ -103,7 +103,7 @@ def test_the_report_gives_the_precision_achieved_and_what_the_planner_says_of_it
     row = data.pairs[(data.pairs["metric"] == "tpmc") & (data.pairs["a"] == "16k") & (data.pairs["b"] == "4k")].iloc[0]
     width = row["high_pct"] - row["low_pct"]
     assert f"The primary comparison, 16k vs 4k, has the interval " in text, text
-    assert f"{width:.1f} points wide, a half-width of about ±{width / 2:.1f}%" in text, text
+    assert f"{width:.1f} percentage points wide (the high end less the low), a half-width of about ±{width / 2:.1f}%" in text, text
     pair = components_of(data.evidence).pair("16k", "4k")
     a, f = pair.within_a.value, pair.between_f.value
     assert f"within-run a = {1e4 * a:,.0f} %²·s and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text

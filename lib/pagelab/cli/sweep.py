@@ -269,8 +269,9 @@ def register(commands) -> None:
     report = commands.add_parser(
         "report", help="a sweep's lab report, or any notebook, as a PDF without code",
         description="With a sweep directory: execute notebooks/tpcc_page_size_report.ipynb over it and print the lab "
-                    "report (title page, introduction, method, setup, results with intervals and verdicts, "
-                    "discussion of the lab's claims, conclusion, notes, references, appendix) to BUNDLE/report.pdf, "
+                    "report (title page, summary, introduction, method, setup, results with intervals and verdicts, "
+                    "discussion of the lab's claims, conclusion, notes, references, glossary, appendix) to "
+                    "BUNDLE/report.pdf, "
                     "with a copy in reports/. With a notebook (.ipynb): execute it with papermill (-p NAME VALUE "
                     "sets a parameter) into reports/<name>-<time>/ and print it to PDF without code cells.")
     report.add_argument("target", metavar="DIR|NOTEBOOK", help="a sweep directory, or a notebook such as "

@@ -157,3 +157,46 @@ def outliers_markdown(data: ReportData) -> str:
     why = (f"Why pagelab keeps every run, a flagged one too: see **{SELF_CHECK_TITLE}** under Throughput in the "
            "Results." if says_why_kept(data.evidence) else KEPT_SENTENCE)
     return "\n".join(f"- {line}" for line in lines) + f"\n\n{why}"
+
+
+# Recorded in sweep.json's profile but not knobs: where the profile came from and its comment.
+NOT_KNOBS = ("profile", "source", "description", "overrides")
+
+
+def knob_table(data: ReportData) -> pd.DataFrame:
+    """Every knob the sweep ran with, as sweep.json recorded them (the profile and every --set), one row
+    each; a knob holding several settings (server_options, response_limits) one row per setting, so no
+    value is cut. A reader sees the whole configuration, not only what differs from a profile."""
+    rows = []
+    for name, value in data.profile.items():
+        if name in NOT_KNOBS:
+            continue
+        if isinstance(value, dict):
+            rows += [(f"{name}: {key}", _knob_text(inner)) for key, inner in value.items()] or [(name, "none")]
+        else:
+            rows.append((name, _knob_text(value)))
+    return pd.DataFrame(rows, columns=["Knob", "Value"])
+
+
+def _knob_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ", ".join(_knob_text(v) for v in value) if value else "none"
+    if value is None or value == "":
+        return "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def report_versions() -> pd.DataFrame:
+    """The versions of the code that made this report (its verdicts, intervals and words), which may
+    differ from the sweep's (the Versions table, as sweep.json recorded them): pagelab's own commit,
+    Python, and the packages that compute or draw, statsmodels included."""
+    import platform
+
+    from pagelab.machine.system import KEY_PACKAGES, git_revision, package_versions, version_naming
+
+    names = tuple(name for name in KEY_PACKAGES if name != "pagelab") + ("statsmodels",)
+    rows = [("pagelab (this report)", version_naming(*git_revision())), ("Python", platform.python_version())]
+    rows += [(name, version or "not installed") for name, version in sorted(package_versions(names).items())]
+    return pd.DataFrame(rows, columns=["Component", "Version"])

@@ -119,24 +119,35 @@ def tolerances_sentence(data: ReportData) -> str:
     if found.connections is not None:
         parts.append(f"{found.connections} connections (the lab's {SEED_CONNECTIONS})")
     if found.pool_share_pct is not None:
-        parts.append(f"a pool of {found.pool_text or f'{found.pool_share_pct:.0f}% of the data'}, against the lab's "
-                     f"{low:g}–{high:g}% of the data")
+        parts.append(f"a pool of {found.pool_text or f'{found.pool_share_pct:.0f}% of the data'} (the line: "
+                     f"{low:g}–{high:g}% of the data, from the lab's stated 30% to what its server's real 256 MiB "
+                     "pool is of the data loaded here)")
     if found.measured_s is not None:
-        parts.append(f"{found.measured_s:.0f} s measured (at least {STEADY_MEASURE_S} s)")
+        parts.append(f"{found.measured_s:.0f} s measured (the line: at least {STEADY_MEASURE_S} s of steady state, "
+                     "the shortest verdict run `course` makes after its ramp-up)")
     if data.has_over_time_runs:
         long_runs = recorded_configuration(data, True)
         if long_runs.measured_s is not None:
-            parts.append(f"over-time runs of {long_runs.measured_s:.0f} s measured (at least {OVER_TIME_MEASURE_S} s)")
+            parts.append(f"over-time runs of {long_runs.measured_s:.0f} s measured (the line: at least "
+                         f"{OVER_TIME_MEASURE_S} s, the lab's last checkpoint)")
     if not parts:
         return ""
     missed = differences_from_seed(found, False)
     head = ("This sweep met the tolerances within which a configuration counts as the lab's: " if not missed else
             "The tolerances within which a configuration counts as the lab's, and this sweep's values: ")
-    return head + "; ".join(parts) + (f" (not met: {'; '.join(missed)})" if missed else "") + "."
+    return (head + "; ".join(parts) + (f" (not met: {'; '.join(missed)})" if missed else "") + ". These lines, and "
+            f"each claim's own below (a request within {REQUEST_SIZE_TOLERANCE:.0%} of the page, a hit ratio within "
+            f"{HIT_RATIO_NEAR:g} per 1000), are pagelab's, not the lab's, which states none; each is given with its "
+            "reason.")
 
 
 def _read_request(data: ReportData) -> Claim:
+    """Holds where, at every page size, the median run's mean read request and its order-statistic
+    interval lie within REQUEST_SIZE_TOLERANCE of the page; does not hold where at some page size the
+    whole interval lies outside it; else the runs disagree across the line and it is not resolved here.
+    A sweep with one run per page size has no interval and is judged on its one mean (Table 4's)."""
     from pagelab.report.figures import request_sizes
+    from pagelab.report.read_requests import request_intervals
 
     iostat = data.tables["iostat"]
     sizes = request_sizes(iostat[iostat["t_s"] >= 0] if not iostat.empty else iostat)
@@ -146,17 +157,42 @@ def _read_request(data: ReportData) -> Claim:
     ratios = sizes["read_kb"] / sizes["page_kb"]
     within = (ratios - 1).abs() <= REQUEST_SIZE_TOLERANCE
     text = ", ".join(f"{row.page_size}: {row.read_kb:.1f} KiB" for row in sizes.itertuples())
-    verdict = HOLDS if within.all() else DOES_NOT_HOLD
-    # where it does not hold, which page size and against what threshold, then what the bundle recorded
-    # of why (block-layer merges, InnoDB's read-ahead) and the device the reads went to
-    failing = failing_request_text(sizes, REQUEST_SIZE_TOLERANCE) if verdict == DOES_NOT_HOLD else ""
-    found = read_request_findings(data) if verdict == DOES_NOT_HOLD else ""
+    intervals = request_intervals(data)
+    pages = dict(zip(sizes["page_size"], sizes["page_kb"]))
+    if intervals and set(intervals) >= set(pages):
+        low_line = {size: pages[size] * (1 - REQUEST_SIZE_TOLERANCE) for size in pages}
+        high_line = {size: pages[size] * (1 + REQUEST_SIZE_TOLERANCE) for size in pages}
+        inside = all(low_line[s] <= intervals[s].low and intervals[s].high <= high_line[s] for s in pages)
+        outside = [s for s in pages if intervals[s].low > high_line[s] or intervals[s].high < low_line[s]]
+        verdict = HOLDS if inside else DOES_NOT_HOLD if outside else NOT_RESOLVED_HERE
+        crossing = [s for s in pages if s not in outside and not (low_line[s] <= intervals[s].low
+                                                                   and intervals[s].high <= high_line[s])]
+        per_run = "; ".join(f"{s} {intervals[s].median:.2f} KiB [{intervals[s].low:.2f}, {intervals[s].high:.2f}] "
+                            f"({100 * intervals[s].confidence:.1f}%)" for s in pages)
+        uncertainty = (f"; each run's own mean, per page size the median run with its order-statistic interval (the "
+                       f"claim's uncertainty: the runs are its replicates): {per_run}; the claim holds where every "
+                       f"interval lies within {REQUEST_SIZE_TOLERANCE:.0%} of the page and does not where one lies "
+                       "wholly outside")
+        if verdict == NOT_RESOLVED_HERE:
+            uncertainty += (f"; at {', '.join(crossing)} the interval crosses the {REQUEST_SIZE_TOLERANCE:.0%} line "
+                            f"({', '.join(f'{high_line[s]:.1f} KiB' for s in crossing)}): some runs read about a page "
+                            "a request and some more, so the runs cannot decide")
+        failing = failing_request_text(sizes, REQUEST_SIZE_TOLERANCE) if not within.all() else ""
+    else:
+        verdict = HOLDS if within.all() else DOES_NOT_HOLD
+        uncertainty = "; one run per page size, so no interval: the verdict rests on each page size's one mean"
+        failing = failing_request_text(sizes, REQUEST_SIZE_TOLERANCE) if verdict == DOES_NOT_HOLD else ""
+    # where it does not hold (or the runs disagree), which page size and against what threshold, then
+    # what the bundle recorded of why (block-layer merges, InnoDB's read-ahead, other I/O) and the device
+    found = read_request_findings(data) if not within.all() else ""
     why = f". {found.rstrip('.')}" if found else ""
     device = data_device_text(data.record.document.get("machine") or {})
     return Claim("read_request", statement, verdict,
-                 f"mean read request per page size {text} (the claim holds where it is within "
-                 f"{REQUEST_SIZE_TOLERANCE:.0%} of the page size)" + (f"; {failing}" if failing else "") + why
-                 + (f". Read from {device}" if device else ""), "Figure 4, Table 4")
+                 f"mean read request per page size, every verdict run's requests together (Table 4), {text} (the "
+                 f"claim's line: within {REQUEST_SIZE_TOLERANCE:.0%} of the page size, pagelab's: the mean one request in ten "
+                 "reading a second page would make)" + (f"; {failing}" if failing
+                                                                                          else "")
+                 + uncertainty + why + (f". Read from {device}" if device else ""), "Figure 4, Table 4")
 
 
 def failing_request_text(sizes: pd.DataFrame, tolerance: float) -> str:
@@ -196,10 +232,40 @@ def _iops_fall(data: ReportData) -> Claim:
     writes = listed_pair(data, "write_iops", last, first)
     beside = (f"; write IOPS, which flushing and the redo log drive rather than the page size's reads, is beside it: "
               f"{pair_text(writes)}" if writes is not None and not math.isnan(writes["change_pct"]) else "")
+    check, agrees = _innodb_reads_check(data, last, first, row)
+    if not agrees and verdict != NOT_RESOLVED_HERE:
+        # the device's count and InnoDB's own disagree: what else read the disk may have made the verdict
+        verdict = NOT_RESOLVED_HERE
+        check += ("; the two counts disagree, so the runs cannot decide: not resolved here, though the device's "
+                  "count alone would say otherwise")
     return Claim("iops_fall", statement, verdict,
                  f"read IOPS {pair_text(listed_pair(data, 'read_iops', last, first))}, judged on read IOPS because "
                  "the claim rests on reads: a larger page holds more rows, so the same misses need fewer reads"
-                 f"{beside}", "Figure 3")
+                 f"{beside}{check}", "Figure 3")
+
+
+def _innodb_reads_check(data: ReportData, last: str, first: str, row: dict) -> tuple[str, bool]:
+    """The same pair on InnoDB's own read requests a second (Innodb_data_reads), which no other process
+    on the disk adds to, at the device's line's level, and whether its verdict is the device's
+    ('', True without the counters)."""
+    from pagelab.evidence.intervals import judged, measure
+    from pagelab.evidence.wording import interval_text, pct_text
+    from pagelab.report.read_requests import innodb_read_rates
+
+    rates = innodb_read_rates(data)
+    if last not in rates or first not in rates:
+        return "", True
+    level = float(row.get("confidence_pct") or 95.0) / 100
+    found = measure(rates[last], rates[first], confidence=level, equivalence_pct=float(row["equivalence_pct"]))
+    if math.isnan(found.low):
+        return "", True
+    found = judged(found, found.p_value, level)
+    word = found.words("higher", "lower")
+    agrees = word == row["verdict"]
+    return (f". iostat counts the whole device, other processes' requests included (§4.2); on InnoDB's own read "
+            f"requests a second (`Innodb_data_reads`, which nothing else adds to), {last} vs {first} "
+            f"{pct_text(100 * (found.ratio - 1))} {interval_text(100 * (found.low - 1), 100 * (found.high - 1), 100 * level)}, "
+            f"{word} ({found.method})" + (": the same verdict" if agrees else ""), agrees)
 
 
 def _hit_ratio(data: ReportData) -> Claim:
@@ -222,9 +288,14 @@ def _hit_ratio(data: ReportData) -> Claim:
         near &= close
     verdict = HOLDS if near else DOES_NOT_HOLD
     which = "of each page size's one run" if runs == 1 else "median over each page size's runs"
+    # one run per page size has no interval: said, so "does not hold" is not read as a tested verdict
+    single = ("; one run per page size, so there is no interval: each figure is one run's first and last "
+              "sample, and another run could read otherwise" if runs == 1 else "")
     return Claim("hit_ratio", statement, verdict,
                  f"first and last measured hit rate per 1000, {which}: {'; '.join(parts)} "
-                 f"(near = within {HIT_RATIO_NEAR:g})", "Figure 5")
+                 f"(near = within {HIT_RATIO_NEAR:g} per 1000, pagelab's line: the lab's two figures are 3 apart, so a "
+                 "wider line could not tell where the ratio starts from where it settles)"
+                 f"{single}", "Figure 5")
 
 
 def _best_8k(data: ReportData) -> Claim:
@@ -263,11 +334,20 @@ def _similar(data: ReportData) -> Claim:
     text = "; ".join(pair_text(r) for r in rows)
     needed = [r["runs_for_equivalence"] for r in rows if r["verdict"] == NOT_RESOLVED
               and r["runs_for_equivalence"] is not None and not pd.isna(r["runs_for_equivalence"])]
-    more = (f"; equivalence within ±{delta:g}% for every pair would need about {int(max(needed))} runs a side "
-            "(rounds when paired)" if needed and verdict == NOT_RESOLVED_HERE else "")
+    paired = all(r.get("paired") for r in rows if r["verdict"] == NOT_RESOLVED)
+    more = (f"; equivalence within ±{delta:g}% for every pair would need {_count_text(max(needed))} "
+            f"{'rounds' if paired else 'runs a side'}" if needed and verdict == NOT_RESOLVED_HERE else "")
     return Claim("similar", statement, verdict,
                  f"TpmC ratios {text}; similar = every pair equivalent within ±{delta:g}% (the interval inside "
                  f"the margin){more}", "Figure 1")
+
+
+def _count_text(n) -> str:
+    """'about 171', or 'more than 200' where the estimate stopped counting (as the pair lines say it,
+    pagelab.evidence.wording: runs_for_equivalence returns one more than it counts to)."""
+    from pagelab.evidence.intervals import MAX_REPEATS_ESTIMATE
+
+    return f"more than {MAX_REPEATS_ESTIMATE}" if n > MAX_REPEATS_ESTIMATE else f"about {int(n)}"
 
 
 def discussion_markdown(found: list[Claim]) -> str:

@@ -189,7 +189,20 @@ def request_size_vs_page_size(iostat: pd.DataFrame):
 # What "weighted by requests" means under the request-size table (request_sizes computes it so).
 REQUEST_WEIGHT_WORDS = ("weighted by requests: each iostat sample's mean request size (rareq-sz, wareq-sz) counts once "
                         "per request the sample completed, so a size is the KiB read (written) over the requests read "
-                        "(written) in every sample of every run's measurement")
+                        "(written) in every sample of the runs' measurements")
+
+
+def drawn_runs_text(data, verdict: bool = False) -> str:
+    """Which runs a figure or table draws, for its caption: 'the 3 over-time runs, one per page size'
+    for the figures over time of a sweep with over-time runs (data.over_time), else the verdict runs,
+    'the 21 verdict runs (7 rounds)'; so a caption never says "every run" of a part of them."""
+    if not verdict and data.has_over_time_runs:
+        count = len(data.over_time["summary"])
+        return f"the {count} over-time run{'s' if count != 1 else ''}, one per page size"
+    runs = data.evidence.runs
+    rounds = int(runs["block"].nunique()) if not runs.empty and "block" in runs else 0
+    return (f"the {len(runs)} verdict run{'s' if len(runs) != 1 else ''}" + (f" ({rounds} rounds)" if rounds else "")
+            + ("" if data.has_over_time_runs else ", the figures over time drawn from them too"))
 
 
 def request_sizes(iostat: pd.DataFrame) -> pd.DataFrame:

@@ -28,8 +28,13 @@ SERVER_SETTING_MEANINGS = {
     "innodb_log_buffer_size": "the memory that holds redo records until they are written to the redo log",
     # Three the server sets itself (not in pagelab's my.cnf) whose value differs from what --help prints;
     # the report relies on none of them. Their meanings follow the server's own --help text.
+    # (as observed on MariaDB 10.11.19: --help prints 0, and the running server reports
+    # innodb_buffer_pool_size_max's default, 8796093022208 bytes = 8 TiB)
     "innodb_buffer_pool_size_auto_min": "the smallest the server may shrink the buffer pool to on its own when the "
-                                        "system reports memory pressure",
+                                        "system reports memory pressure; not set (0 in the server's --help), the "
+                                        "server takes innodb_buffer_pool_size_max, whose default is 8 TiB (8,796,093,"
+                                        "022,208 bytes); a minimum above the pool itself, as that is above any pool "
+                                        "here, means the server never shrinks the pool on its own",
     "innodb_io_capacity_max": "the most I/O operations per second InnoDB's background flushing may rise to when it "
                               "falls behind (innodb_io_capacity, the usual rate, can be inflated up to this)",
     "innodb_log_file_mmap": "whether the redo log file is memory-mapped (or, on persistent memory, used in place); "

@@ -62,6 +62,7 @@ def method_markdown(data: ReportData) -> str:
     # its absence for a quiet machine
     noise = (" The machine's own noise was not measured before the runs (`pagelab sweep --noise` measures it), so "
              "this report has no record of it beside the runs' own variance components.")
+    noise += load_record_sentence(data)
     if data.evidence.noise:
         from pagelab.evidence.stats_text import noise_lines
 
@@ -83,14 +84,16 @@ def method_markdown(data: ReportData) -> str:
         f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server "
         f"with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
-        f"`{profile.get('driver_mode')}` driver mode (tpcc-mysql's statements, transaction boundaries and mix) "
+        f"`{profile.get('driver_mode')}` driver mode {driver_text(profile)} "
         f"{transport_text(profile)} with {rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW "
         f"GLOBAL STATUS` were sampled every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)}"
         f"{not_applicable_sentence()} "
         + (f"There were {repeats} runs per page size, in rounds of one run per page size, "
            + (f"each round in an order drawn afresh from random seed {random_seed} (the figure of TpmC in run order "
               "shows it), so a slow drift of the machine falls on every page size and a position in the round on none "
-              "systematically. " if _rounds_shuffled(data) else
+              "systematically: repeated, randomised rounds, with every effect given with its interval, as the "
+              "benchmarking literature asks (Kalibera & Jones 2013; Hoefler & Belli 2015; Maricq et al. 2018 on "
+              "the variability of cloud and testbed machines). " if _rounds_shuffled(data) else
               f"each round in the page sizes' order ({sizes}; this sweep predates the drawn order), so a slow drift of "
               "the machine falls on every page size. ") if repeats > 1 else
            "There was one run per page size, so no difference between page sizes can be told from noise. ") +
@@ -98,9 +101,48 @@ def method_markdown(data: ReportData) -> str:
         f"page sizes was judged follows below.{noise}" + (f" {hosts}" if hosts else ""))
 
 
+def load_record_sentence(data: ReportData) -> str:
+    """What the bundle recorded of other work on the machine during the runs: no load average is
+    recorded, so the report says so rather than let a reader take silence for an idle machine; where
+    the data device completed more read requests than InnoDB issued (pagelab.report.read_requests),
+    that is the one trace of other work it keeps, and the sentence gives the largest excess."""
+    from pagelab.report.read_requests import device_against_innodb
+
+    text = (" Nor does the bundle record a load average or anything else of what ran on the machine beside the "
+            "runs, so it cannot say whether the machine was otherwise idle")
+    table = device_against_innodb(data)
+    if not table.empty:
+        excess = 100 * (table["device_r_s"] / table["innodb_r_s"] - 1)
+        worst = table.loc[excess.idxmax()]
+        if excess.max() >= 1:
+            text += (f"; the one trace of other work it keeps is on the data device, which completed up to "
+                     f"{excess.max():.1f}% more read requests than InnoDB issued ({worst['page_size']}; Section 4.2)")
+        else:
+            text += ("; the data device completed no more read requests than InnoDB issued (within 1%; Section "
+                     "4.2): no other work read that disk much")
+    return text + "."
+
+
 def _rounds_shuffled(data: ReportData) -> bool:
     """Whether the sweep drew its rounds' orders from its seed (pagelab.bundle.ROUND_ORDER_DRAWN)."""
     return data.record.document.get("round_order") == ROUND_ORDER_DRAWN
+
+
+def driver_text(profile: dict) -> str:
+    """What the driver mode is, and, for pagelab's own `statements`, how far it was checked against a
+    real tpcc-mysql: the level and the page-size effect agree at 1 warehouse (README, "Driver modes",
+    has the measured figures), not checked at other shapes. A paper citing the report needs it."""
+    mode = profile.get("driver_mode")
+    if mode == "tpcc-mysql":
+        return "(a real tpcc-mysql build)"
+    if mode == "procedures":
+        return "(one stored-procedure call per transaction: a heavier load than tpcc-mysql's, not the lab's workload)"
+    shape = ("" if profile.get("warehouses") == 1 else
+             f", not at this sweep's {profile.get('warehouses')} warehouses")
+    return ("(tpcc-mysql's statements, transaction boundaries and mix, sent by pagelab's own driver, not by "
+            "tpcc-mysql's binary: against a real tpcc-mysql on one machine it ran a few percent below tpcc-mysql's "
+            "TpmC with the same ratios between page sizes, measured at 1 warehouse" + shape
+            + "; README, \"Driver modes\", gives the figures)")
 
 
 def transport_text(profile: dict) -> str:

@@ -121,8 +121,9 @@ def methods_explained(data) -> str:
     if MODEL in kinds:
         parts.append("The two-level model takes each block's log-ratio of the pair's TpmC (a block is a round, whose "
                      "runs share the machine's minute, or the over-time runs' block, below); the effect is the mean of "
-                     "those log-ratios, with a t interval on the blocks less one and the matching t-test (the paired "
-                     "t of Jain 1991, ch. 13.4, with a floor from the within-run part).")
+                     "those log-ratios, with a t interval on the blocks less one and the matching t-test: the two-stage "
+                     "analysis of a mixed model (Giesbrecht & Burns 1985), which with blocks alike is the paired t of "
+                     "Jain 1991, ch. 13.4, here with a floor from the within-run part.")
     if NODE_BLOCKS in kinds:  # the mixed model itself is described with the rounds that needed it, below
         parts.append("Where the mixed model's fit was singular, the nodes were fixed blocks (least squares) "
                      "instead, as the line says.")
@@ -131,21 +132,36 @@ def methods_explained(data) -> str:
         ways = []
         if paired:
             rounds = f"{paired[0]}" if len(paired) == 1 else f"{paired[0]}-{paired[-1]}"
-            ways.append(f"the signed-rank test compares round by round, over the {rounds} rounds both page sizes "
-                        f"finished, and the bootstrap resamples the rounds whole, as the runs of a round share "
-                        f"the machine's minute")
+            ways.append(f"the signed-rank test (Wilcoxon 1945) compares round by round, over the {rounds} rounds both "
+                        f"page sizes finished, and the bootstrap resamples the rounds whole, as the runs of a round "
+                        f"share the machine's minute")
         if RANK_SUM in kinds:
-            ways.append(f"the Mann-Whitney test compares run by run, where fewer than {MIN_ROUNDS_FOR_PAIRED} "
+            ways.append(f"the Mann-Whitney test (Mann & Whitney 1947) compares run by run, where fewer than {MIN_ROUNDS_FOR_PAIRED} "
                         f"rounds were shared, and the bootstrap resamples each side's runs on their own")
         parts.append("The ratio of medians is called faster or slower only if its rank test agrees; "
-                     + "; ".join(ways) + f". Each bootstrap interval is {BOOTSTRAP_WORDS}, so the same bundle "
-                     "always gives the same interval." + bootstrap_end_sentence(data.pairs))
+                     + "; ".join(ways) + f". Each bootstrap interval is {BOOTSTRAP_WORDS}, the percentile interval "
+                     "of Efron & Tibshirani 1993, so the same bundle always gives the same interval."
+                     + bootstrap_end_sentence(data.pairs) + " " + RANK_PRECISION_WORDS
+                     + (" Run by run (Mann-Whitney) the same is computed from the runs' log spread, on the runs less "
+                        "two." if RANK_SUM in kinds else ""))
     tpmc = [kind_of(row) for row in rows if row["metric"] == "tpmc"]
     ranked = [kind in (SIGNED_RANK, RANK_SUM) for kind in tpmc]
     if any(ranked):
         which = "TpmC was" if all(ranked) else "TpmC's other pairs were"
         parts.append(f"{which} not judged by the two-level model because {_tpmc_not_modelled_why(data)}.")
     return " ".join(parts)
+
+
+# How a rank-tested line's "resolve effects of about ±R%" and "N rounds would show equivalence" are
+# computed (pagelab.evidence.intervals.detectable_pct, runs_for_equivalence): a rank test has no
+# standard error to ask, so the figures are those of the t interval at the spread the runs showed.
+RANK_PRECISION_WORDS = (
+    "On these lines \"resolve effects of about ±R%\" is the paired t's minimum detectable effect at the spread the "
+    "rounds showed (Bloom 1995): (t(1 − α/2) + t(0.8)) on the rounds less one, times the standard deviation of the "
+    "rounds' log-ratios over √(rounds), made a %; and \"N rounds would show equivalence\" is the fewest rounds whose "
+    "t interval would lie inside ±δ with 80% power when the page sizes are alike (Chow, Shao & Wang 2008), counted "
+    "up to 200 (\"more than 200\" past it). Both are figures for a mean: the medians' bootstrap interval resolves "
+    "somewhat less than they say.")
 
 
 def words_sentence(data) -> str:
@@ -160,7 +176,9 @@ def words_sentence(data) -> str:
             f"word read off that interval: faster or slower when it lies wholly on one side of 0 and the pair's "
             f"test, after the correction below, agrees; equivalent within ±{equivalence_of(data.evidence):g}% (the "
             f"sweep's equivalence margin δ, `equivalence_pct`) when it lies inside ±δ, which is the two one-sided "
-            f"tests (Schuirmann 1987), each at half of what the interval leaves out ({alphas}); else not resolved, "
+            f"tests (Schuirmann 1987), each at half of what the interval leaves out ({alphas}): the interval lies inside "
+            f"±δ exactly when both one-sided tests reject, so an equivalence is claimed at the line's own level, with "
+            f"the same family correction as a direction; else not resolved, "
             f"with the smallest effect the runs resolve and the runs δ would need. {margin_sentence(data)}")
 
 
@@ -224,7 +242,7 @@ def family_sentence(data) -> str:
     primary = [row for row in rows if row.get("role") == PRIMARY]
     others = [row for row in rows if row.get("role") != PRIMARY]
     m = max((int(row["family_size"]) for row in others), default=0)
-    family = (f"intervals at {_levels(others)} (Bonferroni for {m} pairs) and p-values Holm-adjusted (statsmodels' "
+    family = (f"intervals at {_levels(others)} (Bonferroni for {m} pairs, Dunn 1961) and p-values Holm-adjusted (statsmodels' "
               f"multipletests)")
     if primary:
         record = getattr(data, "record", None)
@@ -266,7 +284,8 @@ def looks_sentence(data) -> str:
                 "`max_rounds` was not declared for this sweep (0), so it was made to be analysed once and "
                 "`--add-rounds` cannot give it more rounds")
         return (f" {room}: one look, after {look.rounds} round{'s' if look.rounds != 1 else ''}{when}, tested at the full "
-                f"{100 * looks.alpha:.2g}% (no group-sequential boundary).")
+                f"{100 * looks.alpha:.2g}% (no group-sequential boundary; a sweep declared with room for more rounds "
+                "would be tested at one, Lan & DeMets 1983).")
     each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
                      f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
     return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "
@@ -304,11 +323,13 @@ def _components_and_over_time(found, data) -> list[str]:
     parts = []
     sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
     if sizes:
-        parts.append(f" Components ({LAG1_WORDS}): " + "; ".join(
-            f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s, {floor_text(s.between_f)}"
+        pooled = _pooled_runs(data, sizes)
+        parts.append(f" Components ({LAG1_WORDS}; {POOL_WORDS}): " + "; ".join(
+            f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}, "
+            f"{floor_text(s.between_f)}"
             if math.isfinite(s.between_f.value)
-            else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s" for s in sizes) + ". "
-                     + COMPONENTS_WORDS)
+            else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}" for s in sizes)
+                     + ". " + COMPONENTS_WORDS)
     if found.over_time:
         parts.append(over_time_block_sentences(data, found))
     return parts
@@ -382,6 +403,35 @@ LAG1_WORDS = (f"a from batch means: each run's intervals grouped into batches of
               "standard error 1/√N after Bartlett 1946)")
 
 
+# How a page size's a is formed from its runs (pagelab.evidence.components.within_component).
+POOL_WORDS = ("a page size's a pools its runs: one batch size for all of them, and the batch means' variance about "
+              "each run's own mean pooled over the runs with 2 or more batches of that size (each weighted by its "
+              "batches less one, its degrees of freedom); a run too short for 2 batches adds nothing, so a long "
+              "batch can leave the over-time run alone")
+
+
+def _pooled_runs(data, sizes) -> dict[str, str]:
+    """{page size: ' (batches of 32 intervals, 320 s: only 4k-over-time had 2 or more, so a is that run's
+    alone, on 2 degrees of freedom)'} or ' (batches of 4 intervals, 40 s, from 8 runs, 22 degrees of
+    freedom)': which runs a page size's a rests on, recomputed as pagelab.evidence.components does."""
+    from pagelab.evidence.components import MIN_BATCHES, _batch_logs
+    from pagelab.evidence.model import counted_series
+
+    counted, _ = counted_series(data.evidence.series)
+    said = {}
+    for size in sizes:
+        lag1 = size.lag1
+        if not lag1.batch_intervals:
+            continue
+        runs = [run.run for run in counted if run.page_size == size.page_size and run.rates
+                and _batch_logs(run, lag1.batch_intervals).size >= MIN_BATCHES]
+        batches = f"batches of {lag1.batch_intervals} interval{'s' if lag1.batch_intervals != 1 else ''}, {lag1.batch_s:g} s"
+        dof = f"{size.within_a.dof:g} degree{'s' if size.within_a.dof != 1 else ''} of freedom"
+        said[size.page_size] = (f" ({batches}: only {runs[0]} had {MIN_BATCHES} or more, so a is that run's alone, "
+                                f"on {dof})" if len(runs) == 1 else f" ({batches}, from {len(runs)} runs, {dof})")
+    return said
+
+
 def floor_text(estimate) -> str:
     """'√f = 5.0%', or, where the estimate was cut at 0 (the rounds varied no more than the within-run
     part explains: pagelab.evidence.components.floor_component), '√f = 0.0% (the estimate at its lower
@@ -406,13 +456,30 @@ def _floor_use(found, data) -> str:
         effect = pair_effect(a, b, within[row["a"]], within[row["b"]], found.weights) if a and b and row["a"] in within \
             and row["b"] in within else None
         if effect is not None:
-            (used if effect.floored else not_used).append(f"{row['a']} vs {row['b']}")
+            (used if effect.floored else not_used).append((f"{row['a']} vs {row['b']}", effect.se))
     if not used and not not_used:
         return "no pair here was judged by the model"
+
+    def named(pairs) -> str:
+        return _listed([name for name, _ in pairs])
+
+    def errors(pairs) -> str:
+        return " and ".join(f"{se:.4f}" for _, se in pairs)
+
+    # each pair's standard error of the mean log-ratio and where it came from, so pairs whose errors
+    # agree to three digits are not read as one figure copied (the floor's, or the blocks' own by chance)
+    own = (f"their standard error of the mean log-ratio {errors(not_used)}, from the blocks' own sample variance"
+           if len(not_used) > 1 else
+           f"its standard error of the mean log-ratio {errors(not_used)}, from its blocks' own sample variance")
     if not used:
-        return f"in this bundle it set the variance of no pair (each pair's rounds varied more: {_listed(not_used)})"
-    return (f"in this bundle it set the variance of {_listed(used)}"
-            + (f", not of {_listed(not_used)}" if not_used else ""))
+        return f"in this bundle it set the variance of no pair (each pair's rounds varied more: {named(not_used)}; {own})"
+    floored = (f"{'their' if len(used) > 1 else 'its'} standard error of the mean log-ratio {errors(used)}, from "
+               "the floor")
+    near = ""
+    if not_used and all(abs(se / used[0][1] - 1) < 0.01 for _, se in not_used):
+        near = "; the two kinds agree within 1% here by chance, which is why the lines' half-widths nearly match"
+    return (f"in this bundle it set the variance of {named(used)} ({floored})"
+            + (f", not of {named(not_used)} ({own}{near})" if not_used else ""))
 
 
 def method_markdown(data) -> str:

@@ -14,8 +14,8 @@ the report is made in two plain steps that only need the Debian `chromium` packa
    half-written file under the final name; the work directory of an export killed outright
    (its pid is in its name) is removed by the next export to that PDF.
 
-`pdf_page_images()` and `is_blank()` (poppler's `pdftoppm`) let tests check that the pages render
-to something. `find_browser()` and `browser_version()` are for `pagelab doctor`.
+`pdf_page_images()`, `is_blank()` and `filled_height()` (pagelab.report.pdf_pages, poppler's
+`pdftoppm`) let tests check that the pages render to something and none is left nearly blank. `find_browser()` and `browser_version()` are for `pagelab doctor`.
 
 Nothing here knows about pagelab's experiments: the input is any notebook.
 """
@@ -39,7 +39,6 @@ from pagelab.common.processes import kill_until_gone, process_alive, process_ids
 BROWSER_ENV = "PAGELAB_CHROMIUM"
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER_FIX = "install it with `sudo apt-get install chromium` (or `make setup`)"
-POPPLER_FIX = "install it with `sudo apt-get install poppler-utils` (or `make setup`)"
 
 DEFAULT_TIMEOUT_S = 180
 KILL_WAIT_S = 5  # how long a killed browser's processes get to be gone (a bound, not a pause)
@@ -118,9 +117,17 @@ tr, td, th { page-break-inside: avoid; break-inside: avoid; }
 td, th { padding: 2px 6px !important; }
 pre { white-space: pre-wrap !important; overflow-wrap: anywhere; font-size: 8.5pt; }
 h1, h2, h3, h4 { page-break-after: avoid; break-after: avoid; }
-/* A code cell's outputs are a heading, a figure or table, and its caption: keep them on one page
-   (a cell taller than a page is still split, as it must be). */
-.jp-CodeCell { page-break-inside: avoid; break-inside: avoid; }
+/* Text breaks between lines (never fewer than 3 on either side); a figure, a table and a list item stay
+   whole, a heading stays with what follows it, a figure with its caption below and a caption with its
+   table below. Neither a whole cell nor a whole output is kept on one page (JupyterLab's print CSS keeps
+   each output whole): one taller than the room left moves whole to the next page and leaves a nearly
+   blank page behind, as a figure followed by its caption and a family's pair lines did. */
+.jp-CodeCell, .jp-OutputArea-child { page-break-inside: auto; break-inside: auto !important; }
+p, li { orphans: 3; widows: 3; }
+li { page-break-inside: avoid; break-inside: avoid; }
+.jp-OutputArea-child:has(.jp-RenderedImage, .jp-RenderedSVG),
+.jp-OutputArea-child:has(h2, h3, h4):not(:has(p, li, table, img)),
+.jp-OutputArea-child:has(+ .jp-OutputArea-child table) { page-break-after: avoid; break-after: avoid; }
 
 .pagelab-title-page {
   page-break-after: always;
@@ -468,69 +475,17 @@ def _remove_abandoned_work(pdf_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Checking the result
+# Checking the result: pagelab.report.pdf_pages, its names kept here for the callers that use them
 
-
-def _require_program(name: str, fix: str) -> str:
-    found = shutil.which(name)
-    if not found:
-        raise MissingDependencyError(f"{name} (from poppler-utils) is not installed: {fix}")
-    return found
-
-
-def pdf_page_images(pdf_path: str | os.PathLike, out_dir: str | os.PathLike, dpi: int = 50) -> list[Path]:
-    """Render every page of the PDF to `out_dir/page-N.png` with poppler's pdftoppm; the PNGs in
-    page order."""
-    pdftoppm = _require_program("pdftoppm", POPPLER_FIX)
-    pdf_path = Path(pdf_path)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    _run_poppler([pdftoppm, "-png", "-r", str(dpi), str(pdf_path), str(out_dir / "page")], f"render {pdf_path}")
-    # pdftoppm zero-pads the page number to the width of the page count: page-1.png or page-01.png.
-    pages = []
-    for png in out_dir.glob("page-*.png"):
-        match = re.fullmatch(r"page-(\d+)\.png", png.name)
-        if match:
-            pages.append((int(match.group(1)), png))
-    return [png for _, png in sorted(pages)]
-
-
-def pdf_text(pdf_path: str | os.PathLike) -> str:
-    """The PDF's text in reading order (poppler's pdftotext -layout)."""
-    pdftotext = _require_program("pdftotext", POPPLER_FIX)
-    return _run_poppler([pdftotext, "-layout", str(pdf_path), "-"], f"read {pdf_path}")
-
-
-def _run_poppler(command: list[str], doing: str) -> str:
-    """Run a poppler tool; its stdout, or PagelabError with the end of its stderr."""
-    done = subprocess.run(command, capture_output=True, text=True, timeout=DEFAULT_TIMEOUT_S,
-                          stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
-        raise PagelabError(f"{Path(command[0]).name} could not {doing}: {done.stderr.strip()[-2000:]}")
-    return done.stdout
-
-
-def ink_fraction(png_path: str | os.PathLike, tolerance: int = 24) -> float:
-    """The share of pixels that differ (by more than `tolerance` in some channel) from the image's
-    most common colour, i.e. how much of the page is drawn on."""
-    import numpy as np
-    from PIL import Image
-
-    with Image.open(png_path) as im:
-        rgb = im.convert("RGB")
-    colors = rgb.getcolors(maxcolors=rgb.width * rgb.height) or []
-    if not colors:
-        return 0.0
-    _, background = max(colors)
-    pixels = np.asarray(rgb, dtype=np.int16)
-    differs = (np.abs(pixels - np.array(background, dtype=np.int16)) > tolerance).any(axis=2)
-    return float(differs.mean())
-
-
-def is_blank(png_path: str | os.PathLike, min_ink: float = 0.002) -> bool:
-    """True when nearly all pixels are the same colour: less than `min_ink` (0.2%) of the page
-    drawn on. A bare page number stays under it; a line of heading text does not."""
-    return ink_fraction(png_path) < min_ink
+from pagelab.report.pdf_pages import (  # noqa: E402,F401
+    FOOTER_FROM,
+    POPPLER_FIX,
+    filled_height,
+    ink_fraction,
+    is_blank,
+    pdf_page_images,
+    pdf_text,
+)
 
 
 def check_pdf_path(pdf_path: Path) -> Path:

@@ -89,7 +89,9 @@ def noisy_size_text(table, components) -> str:
         own = {run.run: within_component([run])[0].value for run in counted if run.page_size == size}
         own = {name: value for name, value in own.items() if math.isfinite(value)}
         worst = max(own, key=own.get) if own else None
-        most = (f", and most in {worst} (a = {1e4 * own[worst]:,.0f} %²·s on its own)" if worst else "")
+        most = (f", and most in {worst} (a = {1e4 * own[worst]:,.0f} %²·s on its own" +
+                ("; the page size's a is that run's alone, as the Method's components say why" if
+                 abs(own[worst] / a - 1) < 0.005 else "") + ")" if worst else "")
         return (f"{size}'s within-run a, {1e4 * a:,.0f} %²·s, is far above the other page sizes' ({listed}): its "
                 f"runs' TpmC varied most within themselves{most}; that noise widens every pair with {size}. (The test of "
                 "runs far below their page size's others looks at each run's TpmC, not at its noise within, so it "
@@ -142,7 +144,8 @@ def precision_markdown(data: ReportData) -> str:
     else:
         width = row["high_pct"] - row["low_pct"]
         text.append(f"{which} has the interval {interval_text(row['low_pct'], row['high_pct'], row.get('confidence_pct'))}"
-                    f": {width:.1f} points wide, a half-width of about ±{width / 2:.1f}%.")
+                    f": {width:.1f} percentage points wide (the high end less the low), a half-width of about "
+                    f"±{width / 2:.1f}%.")
     components = components_of(data.evidence)
     pair = (components.pair(first, second) or components.pair(second, first)) if components else None
     if pair is None or not (math.isfinite(pair.within_a.value) and math.isfinite(pair.between_f.value)):
@@ -176,6 +179,9 @@ def precision_markdown(data: ReportData) -> str:
                                   None, planner.DEFAULT_POWER, extra) if rounds + extra >= 2 else None
         verdict = ("the machine was noisier than the design assumed" if measured > planned else
                    "the machine was no noisier than the design assumed") + _which_component(a, f, planned_a, planned_f)
+        if measured > planned:  # what the bundle recorded of why, and no more (the Method's sentence)
+            verdict += ("; what the bundle recorded of other work on the machine is in the Method (the machine's "
+                        "own noise, a load average, the disk)")
         text.append(f"The design as run, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "
                     f"{100 * math.sqrt(planned_f):.1f}% (the profile's `planned_within_a` and `planned_floor_pct`"
                     f"{source}): "

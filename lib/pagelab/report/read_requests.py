@@ -148,8 +148,10 @@ def _finding(row: dict) -> str:
         known.append(f"InnoDB's own reads of {row['innodb_read_kb']:.1f} KiB")
     if known:
         return f"at {size} the larger requests go with {' and '.join(known)}, which this bundle cannot apportion"
-    extra = (": what the device read beyond InnoDB's bytes was read below or beside InnoDB, by what this bundle does "
-             "not record" if row["device_per_innodb"] > 1 + PAGE_TOLERANCE else "; this bundle does not record what did")
+    extra = (": what the device read beyond InnoDB's bytes was read beside InnoDB (another process on the same disk) "
+             "or below it (the file system), which this bundle, recording no per-process I/O, cannot tell apart; "
+             "InnoDB's own reads were a page each" if row["device_per_innodb"] > 1 + PAGE_TOLERANCE
+             else "; this bundle does not record what did")
     return (f"at {size} neither the block layer's merges nor InnoDB's read-ahead account for the larger requests, "
             f"and InnoDB read one page at a time{extra}")
 
@@ -255,3 +257,117 @@ def write_request_sentence(data) -> str:
     return ("A write request as iostat counts it (wareq-sz) is what the device was asked to write after the block "
             "layer merged adjacent requests. Write requests averaged more than a page: " + "; ".join(parts) + ". "
             + what)
+
+
+# --- what else used the disk: iostat's counts against InnoDB's own ------------------------------------------
+
+# iostat reads the kernel's per-device counters (/proc/diskstats): every request the device completed,
+# from any process. InnoDB's Innodb_data_reads counts only its own. Where the device completed more
+# read requests than InnoDB issued, something else read the disk (or read below InnoDB); the bundle
+# records no per-process I/O, so it can say how much, not who.
+FOREIGN_WORDS = ("iostat counts every request the device completed, from any process (it reads the kernel's "
+                 "per-device counters), not InnoDB's alone; InnoDB's own counters (`Innodb_data_reads`, "
+                 "`Innodb_data_read`) count only its reads. This bundle records no per-process I/O and no load "
+                 "average, so it cannot name what else used the disk; what it can say is how far the two counts part")
+
+
+def device_against_innodb(data) -> pd.DataFrame:
+    """Per page size of the verdict runs: read requests a second as the device completed them (iostat's
+    r/s, every sample alike) and as InnoDB issued them (delta Innodb_data_reads over the same runs'
+    measurements), the same for KiB a second, and the mean size of the requests the device completed
+    beyond InnoDB's; nan where the bundle did not record a side."""
+    iostat = data.tables["iostat"]
+    if iostat.empty or not {"run", "r_s", "rkb_s", "t_s", "rareq_kb", "wareq_kb", "w_s"} <= set(iostat.columns):
+        return pd.DataFrame(columns=["page_size", "device_r_s", "innodb_r_s", "device_kb_s", "innodb_kb_s",
+                                     "extra_request_kb"])
+    iostat, _, done = _measured_verdict_runs(data)
+    rows = []
+    for size in data.page_sizes:
+        part = iostat[iostat["page_size"] == size] if not iostat.empty else iostat
+        runs = [name for name, entry in done.items() if entry["page_size"] == size]
+        samples = part.groupby(["run", "t_s"]).ngroups if not part.empty and {"run", "r_s", "rkb_s"} <= set(part) else 0
+        deltas = [found for name in runs if (found := _counter_deltas(data.sweep_dir / name)) is not None]
+        seconds = sum(d["seconds"] for d in deltas)
+        if not samples or not runs or len(deltas) != len(runs) or not seconds:
+            continue
+        device_r, device_kb = float(part["r_s"].fillna(0).sum()) / samples, float(part["rkb_s"].fillna(0).sum()) / samples
+        innodb_r = sum(d["Innodb_data_reads"] for d in deltas) / seconds
+        innodb_kb = sum(d["Innodb_data_read"] for d in deltas) / KIB / seconds
+        extra_r, extra_kb = device_r - innodb_r, device_kb - innodb_kb
+        rows.append({"page_size": size, "device_r_s": device_r, "innodb_r_s": innodb_r, "device_kb_s": device_kb,
+                     "innodb_kb_s": innodb_kb,
+                     "extra_request_kb": extra_kb / extra_r if extra_r > 0 and extra_kb > 0 else math.nan})
+    return pd.DataFrame(rows, columns=["page_size", "device_r_s", "innodb_r_s", "device_kb_s", "innodb_kb_s",
+                                       "extra_request_kb"])
+
+
+def _signed(value: float) -> str:
+    from pagelab.evidence.wording import pct_text
+
+    return pct_text(value)
+
+
+def foreign_io_sentence(data) -> str:
+    """What iostat's counts can and cannot say about other processes on the disk, with how far the
+    device's read requests and bytes exceeded InnoDB's own per page size, and the mean size of the
+    requests beyond InnoDB's; '' without both records."""
+    table = device_against_innodb(data)
+    if table.empty:
+        return ""
+    parts = []
+    for row in table.to_dict("records"):
+        text = (f"{row['page_size']} {_signed(100 * (row['device_r_s'] / row['innodb_r_s'] - 1))} read requests "
+                f"({row['device_r_s']:,.0f} against InnoDB's {row['innodb_r_s']:,.0f} a second) and "
+                f"{_signed(100 * (row['device_kb_s'] / row['innodb_kb_s'] - 1))} bytes")
+        if not math.isnan(row["extra_request_kb"]):
+            text += f", the requests beyond InnoDB's averaging {row['extra_request_kb']:.0f} KiB"
+        parts.append(text)
+    device = data_device_words(data)
+    return (f"{FOREIGN_WORDS}: the device{device} completed, against what InnoDB read, " + "; ".join(parts) + ". "
+            "A request InnoDB did not issue is another process's, or a read below InnoDB (the file system's own); "
+            "InnoDB's own counts are free of both, so where they and iostat's disagree, InnoDB's are the ones that "
+            "measure the page size's reads.")
+
+
+def data_device_words(data) -> str:
+    """' (vda, also the system disk)' from the machine record, '' without one."""
+    device = (data.record.document.get("machine") or {}).get("data_device") or {}
+    name = device.get("disk") or device.get("device")
+    if not name:
+        return ""
+    return f" ({name}, also the system disk)" if device.get("mount_point") == "/" else f" ({name})"
+
+
+def innodb_read_rates(data) -> dict[str, dict[int, float]]:
+    """{page size: {round: InnoDB's read requests a second over the run's measurement}} of the verdict
+    runs (delta Innodb_data_reads / seconds): the read IOPS no other process adds to."""
+    _, _, done = _measured_verdict_runs(data)
+    rates: dict[str, dict[int, float]] = {}
+    for name, entry in done.items():
+        found = _counter_deltas(data.sweep_dir / name)
+        if found and found["seconds"] > 0 and entry.get("round") is not None:
+            rates.setdefault(entry["page_size"], {})[int(entry["round"])] = found["Innodb_data_reads"] / found["seconds"]
+    return rates
+
+
+def run_read_request_kb(data) -> dict[str, list[float]]:
+    """{page size: each verdict run's mean read request (KiB, weighted by requests as Table 4's)}."""
+    sizes: dict[str, list[float]] = {}
+    needed = {"run", "r_s", "rareq_kb", "wareq_kb", "w_s", "t_s"}
+    if data.tables["iostat"].empty or not needed <= set(data.tables["iostat"].columns):
+        return sizes
+    iostat, _, done = _measured_verdict_runs(data)
+    for name, group in iostat[iostat["run"].isin(list(done))].groupby("run"):
+        reads = group["r_s"].fillna(0)
+        if reads.sum():
+            sizes.setdefault(done[name]["page_size"], []).append(
+                float((group["rareq_kb"].fillna(0) * reads).sum() / reads.sum()))
+    return sizes
+
+
+def request_intervals(data) -> dict:
+    """{page size: the order-statistic interval (pagelab.evidence.intervals.median_interval) of its
+    verdict runs' own mean read requests}, for page sizes with 2 or more runs."""
+    from pagelab.evidence.intervals import median_interval
+
+    return {size: median_interval(values) for size, values in run_read_request_kb(data).items() if len(values) >= 2}

@@ -67,6 +67,10 @@ REFERENCES = [
     "Journal of the Royal Statistical Society, Supplement 8(1), 1946 (the standard error 1/√N of an autocorrelation).",
     "R. D. Cook, S. Weisberg, \"Residuals and Influence in Regression\", Chapman and Hall 1982 (the outlier test "
     "that names a run far below its page size's others, as a slow disk leaves one).",
+    "H. S. Bloom, \"Minimum detectable effects: a simple way to report the statistical power of experimental "
+    "designs\", Evaluation Review 19(5), 1995 (the effect a line's runs resolve, \"resolve effects of about ±R%\").",
+    "S.-C. Chow, J. Shao, H. Wang, \"Sample Size Calculations in Clinical Research\", 2nd ed., Chapman & Hall/CRC, "
+    "2008, sec. 3.2 (the rounds an equivalence within the margin would need).",
 ]
 
 

@@ -40,6 +40,20 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     return pd.DataFrame(rows + server_setting_rows(data))
 
 
+def db_size_sentence(data: ReportData) -> str:
+    """How Table 2's DB size is measured, and the same range in MB, as the lab and the docs write sizes;
+    '' when the runs recorded none."""
+    summary = data.tables["summary"]
+    if summary.empty or "db_bytes" not in summary or summary["db_bytes"].dropna().empty:
+        return ""
+    per_size = summary.dropna(subset=["db_bytes"]).groupby("page_size")["db_bytes"].median()
+    low, high = per_size.min() / 1e6, per_size.max() / 1e6
+    return ("**What DB size counts.** The data and index bytes of the TPC-C tables as information_schema.tables "
+            "reported them in each run (data_length + index_length), each page size's median over its runs, in "
+            f"MiB (2²⁰ bytes): {low:,.0f}–{high:,.0f} MB in the lab's decimal units, differing by page size because "
+            "pages hold rows differently; the lab's 700MB is its own figure.")
+
+
 def pool_reason_sentence(data: ReportData) -> str:
     """Why the sweep's pool is what it is, where it is the lab's server's: the lab's text gives
     another figure, its own status output this one (seed_configuration.seed_pool_pages, the one

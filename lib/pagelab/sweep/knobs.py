@@ -205,7 +205,8 @@ KNOBS: tuple[Knob, ...] = (
          "their ratio lies inside ±δ; pagelab stats and compare read it from the bundle."),
     Knob("planned_within_a", "Planned within-run noise", Number(0, 1e7), 0, "%²·s",
          "The within-run variance component a the design (repeats x measure_s) was planned with, in %²·s as "
-         "pagelab plan and the report write it (3,200 %²·s is 0.32 log² s); 0: none declared. With "
+         "pagelab stats and the report write it (pagelab plan prints log² s: 2,721 %²·s is 0.2721 log² s); 0: none "
+         "declared. With "
          "planned_floor_pct it lets the report say whether this sweep's machine was noisier than the design assumed."),
     Knob("planned_floor_pct", "Planned between-run floor", Number(0, 100), 0, "%",
          "The between-run floor √f the design was planned with, in % (1.6 is f = 0.016²); 0: none declared. "

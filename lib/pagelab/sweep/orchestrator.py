@@ -351,8 +351,18 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "",
             ("pagelab (sweep)" if not ran.startswith(made + " ") else "pagelab", ran),
             ("pagelab (report)", "" if ran.startswith(made + " ") else
              f"{made} (the code that computed this report's verdicts and words)"),
-            ("Bundle", record.document.get("sweep_id", ""))]
+            ("Bundle", bundle_name(record))]
     return [(key, value) for key, value in rows if value]
+
+
+def bundle_name(record: SweepRecord) -> str:
+    """The sweep id sweep.json records (the name to quote), and, when the bundle was moved or copied
+    to a directory of another name, that directory too: the reports/ copy is named after it."""
+    sweep_id = str(record.document.get("sweep_id") or "")
+    folder = record.directory.name
+    if not sweep_id or folder == sweep_id:
+        return sweep_id or folder
+    return f"{sweep_id} (the sweep id, to quote; this report was made from a copy in {folder}/)"
 
 
 def sweep_dates(record: SweepRecord) -> str:
