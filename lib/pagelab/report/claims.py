@@ -262,7 +262,7 @@ def _innodb_reads_check(data: ReportData, last: str, first: str, row: dict) -> t
     found = judged(found, found.p_value, level)
     word = found.words("higher", "lower")
     agrees = word == row["verdict"]
-    return (f". iostat counts the whole device, other processes' requests included (§4.2); on InnoDB's own read "
+    return (f". iostat counts the whole device, other processes' requests included (Section 4.2); on InnoDB's own read "
             f"requests a second (`Innodb_data_reads`, which nothing else adds to), {last} vs {first} "
             f"{pct_text(100 * (found.ratio - 1))} {interval_text(100 * (found.low - 1), 100 * (found.high - 1), 100 * level)}, "
             f"{word} ({found.method})" + (": the same verdict" if agrees else ""), agrees)
