@@ -210,27 +210,22 @@ def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks, o
 
 
 def _over_time_kept(table, first: str, second: str, over_time_s: float) -> tuple[float | None, str]:
-    """The seconds of the pair's over-time block a design expects to count, as one length T with
-    a/T = (a/2)(1/T_A + 1/T_B) (the pair's a split evenly), each side's T the share of its run the
-    bundle's own over-time run of that page size kept (pagelab.evidence.model.over_time_use) times
-    `over_time_s`; and a line saying so. All of it when the bundle ran no over-time runs; None when
-    one of the pair's kept nothing."""
-    from pagelab.evidence.runs import model_data
+    """The seconds of the pair's over-time block a design expects to count
+    (pagelab.evidence.runs.over_time_kept), and a line saying how they were found."""
+    from pagelab.evidence.runs import over_time_kept
 
-    data = model_data(table)
-    uses = {use.page_size: use for use in (data.over_time if data else [])}
-    if first not in uses or second not in uses:
-        return float(over_time_s), (f"over-time block: the bundle ran no over-time runs of "
-                                    f"{first} and {second}, so a design assumes all {over_time_s} s of each count (no "
-                                    "warm-up cut, no drift); a drift would leave a verdict run's length")
-    kept = {size: uses[size].counted_s / uses[size].measured_s * over_time_s for size in (first, second)}
-    said = "; ".join(f"{size} {uses[size].counted_s:g} of {uses[size].measured_s:g} s" for size in (first, second))
-    if min(kept.values()) <= 0:
+    kept = over_time_kept(table, first, second, over_time_s)
+    if kept is None:
+        return float(over_time_s), (f"over-time block: the bundle ran no over-time runs of {first} and {second}, so "
+                                    f"a design assumes all {over_time_s} s of each count (no warm-up cut, no drift); "
+                                    "a drift would leave a verdict run's length")
+    said = "; ".join(f"{use.page_size} {use.counted_s:g} of {use.measured_s:g} s" for use in kept.uses)
+    if kept.length_s is None:
         return None, f"over-time block: the bundle's over-time runs kept {said}: a design counts no over-time block"
-    length = 2 / (1 / kept[first] + 1 / kept[second])
-    return length, (f"over-time block: the bundle's over-time runs kept {said}; a design expects as much of each "
-                    f"{over_time_s} s run to count, {kept[first]:.0f} and {kept[second]:.0f} s, as precise as one "
-                    f"block of {length:.0f} s on each side")
+    first_s, second_s = kept.seconds
+    return kept.length_s, (f"over-time block: the bundle's over-time runs kept {said}; a design expects as much of "
+                           f"each {over_time_s} s run to count, {first_s:.0f} and {second_s:.0f} s, as precise as "
+                           f"one block of {kept.length_s:.0f} s on each side")
 
 
 # What the report counts for a bundle made before sweep.json recorded the sweep's report step: the

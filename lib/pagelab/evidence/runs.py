@@ -217,6 +217,30 @@ def model_data(table: RunTable) -> ModelData | None:
     return ModelData(components, by_size, uses, weights_of(table))
 
 
+@dataclass(frozen=True)
+class OverTimeKept:
+    """What of a pair's over-time runs a design of `over_time_s`-second runs expects to count: each
+    side's seconds (its run's counted share of `over_time_s`), and the one length T with
+    a/T = (a/2)(1/T_A + 1/T_B) (the pair's a split evenly; None when a side kept nothing)."""
+
+    uses: tuple
+    seconds: tuple[float, float]
+    length_s: float | None
+
+
+def over_time_kept(table: RunTable, first: str, second: str, over_time_s: float) -> OverTimeKept | None:
+    """`OverTimeKept` from the share of each over-time run of the pair that the bundle's own drift
+    check let count (pagelab.evidence.model.over_time_use); None when the bundle ran none of them
+    (pagelab plan and the report's precision paragraph, with precision weights)."""
+    data = model_data(table)
+    uses = {use.page_size: use for use in (data.over_time if data else [])}
+    if first not in uses or second not in uses:
+        return None
+    seconds = tuple(uses[size].counted_s / uses[size].measured_s * over_time_s for size in (first, second))
+    length = 2 / (1 / seconds[0] + 1 / seconds[1]) if min(seconds) > 0 else None
+    return OverTimeKept((uses[first], uses[second]), seconds, length)
+
+
 def weights_of(table: RunTable) -> str:
     """How the bundle declared TpmC's blocks weighed: its block_weights, equal before the knob existed."""
     return str(table.profile.get("block_weights") or EQUAL)

@@ -16,7 +16,8 @@ import math
 from pagelab.evidence import planner
 from pagelab.evidence.families import primary_pair
 from pagelab.evidence.sequential import planned_looks
-from pagelab.evidence.runs import components_of
+from pagelab.evidence.block_weights import PRECISION
+from pagelab.evidence.runs import components_of, over_time_kept, weights_of
 from pagelab.evidence.wording import interval_text
 from pagelab.report.lab_report import ReportData, pair_of, shipped_profile_values
 from pagelab.report.model_report import floor_text
@@ -50,13 +51,14 @@ def _alpha(data: ReportData, declared: bool) -> float:
 
 
 def rounds_needed(a: float, f: float, run_s: float, alpha: float, effect_log: float, extra_blocks: int,
-                  wanted: float = planner.DEFAULT_POWER) -> int | None:
+                  wanted: float = planner.DEFAULT_POWER, over_time_s: float | None = None) -> int | None:
     """The fewest rounds of `run_s`-second runs whose design has power `wanted` for `effect_log`
-    (planner.design; power grows with the rounds, so a bisection finds them); None past MOST_ROUNDS."""
+    (planner.design; power grows with the rounds, so a bisection finds them); None past MOST_ROUNDS.
+    `over_time_s`: the over-time block weighed by its precision, counting that long."""
     costs = planner.Costs(0.0, 0.0, 1)  # the rounds, not the time they take
 
     def enough(rounds: int) -> bool:
-        found = planner.design(a, f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks)
+        found = planner.design(a, f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks, over_time_s)
         return found.power is not None and found.power >= wanted
 
     low = max(2 - extra_blocks, 1)
@@ -200,8 +202,12 @@ def precision_markdown(data: ReportData) -> str:
                     f"bundle has {pair.rounds}.")
         return " ".join(text)
     costs = planner.Costs(0.0, 0.0, 1)
-    now = planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra)
-    needed = rounds_needed(a, f, run_s, alpha, effect, extra)
+    # with precision weights declared, the over-time block as precise as what of it this sweep counted
+    kept = (over_time_kept(data.evidence, first, second, float(profile["over_time_s"]))
+            if extra and weights_of(data.evidence) == PRECISION else None)
+    counted = kept.length_s if kept is not None else None
+    now = planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra, counted)
+    needed = rounds_needed(a, f, run_s, alpha, effect, extra, over_time_s=counted)
     level = f"at the {100 * alpha:.3g}% level it tests the pair at"
     need = (f"a {100 * EFFECT:g}% effect would need {needed} rounds × {run_s:g} s for "
             f"{100 * planner.DEFAULT_POWER:.0f}% power" if needed else
@@ -209,5 +215,7 @@ def precision_markdown(data: ReportData) -> str:
             f"{100 * planner.DEFAULT_POWER:.0f}% power")
     text.append(f"With these components the planner (pagelab.evidence.planner) gives this design a power of "
                 f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
-                f"{' (with the over-time block)' if extra else ''}.")
+                + (f" (with the over-time block weighed by its precision, as this sweep declared, and as precise as "
+                   f"a block of {counted:.0f} s on each side, from what of its over-time runs counted)" if counted else
+                   " (with the over-time block)" if extra else "") + ".")
     return " ".join(text)
