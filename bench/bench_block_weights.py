@@ -152,9 +152,10 @@ def extend_until_resolved(floor: float, rounds: int, looks: int, sweeps: int, we
 
 
 # The planner's designs checked against sweeps: (rounds, run seconds, the pair's f in %^2) -- the
-# course profile as shipped on a quiet machine, and the 2-hour design `pagelab plan` finds at the
-# measured floor (12 rounds of 60 s)
-PLANNED = ((7, 100, 0.0), (12, 60, 31.0))
+# course profile as shipped on a quiet machine, the 2-hour design `pagelab plan` finds at the
+# measured floor (12 rounds of 60 s), and the 2-hour designs it finds with precision weights at
+# f = 0 (6 rounds of 150 s) and at a small f (10 rounds of 80 s), course-bundle's a and costs
+PLANNED = ((7, 100, 0.0), (12, 60, 31.0), (6, 150, 0.0), (10, 80, 4.0))
 
 
 def planner_check(sweeps: int, rng) -> None:

@@ -35,10 +35,12 @@ bound of k blocks alike), and its variance is that of the weighted mean with tho
 
 never below 1 / sum 1 / (w_b + f), the variance with f known (`precision_variance`); the power is
 on k - 1 degrees of freedom, as the estimator's HKSJ interval. Checked against 1,000 simulated
-sweeps each (bench/bench_block_weights.py --only planner): 7 rounds of 100 s at f = 0, planned 75%,
-simulated 74.1% [71.3, 76.8]; 12 rounds of 60 s at f = 31 %^2, planned 52%, simulated 53.0%
-[49.9, 56.1]. The equal-weight figures of the same designs, 67% and 49%, were simulated at 71.0%
-and 52.6%: counting the over-time block as a round errs on the safe side, as said above.
+sweeps each (bench/bench_block_weights.py --only planner, a = 2,721 %^2 s, power for 16k 5%
+slower): 7 rounds of 100 s at f = 0, planned 75%, simulated 74.1% [71.3, 76.8]; 12 x 60 s at
+f = 31 %^2, 52% and 53.0% [49.9, 56.1]; 6 x 150 s at f = 0, 84% and 82.1% [79.6, 84.4]; 10 x 80 s
+at f = 4 %^2, 76% and 76.4% [73.6, 79.0]. The equal-weight figures of the same designs, 67%, 49%,
+76% and 70%, were simulated at 71.0%, 52.6%, 80.1% and 74.1%: counting the over-time block as a
+round errs on the safe side, as said above.
 
 The interval and the power use the blocks' degrees of freedom, n - 1 for n blocks: the two-stage estimate (each
 round's log-ratio of run means, then their mean) is a t statistic with n - 1 degrees of freedom
