@@ -175,3 +175,17 @@ def test_every_work_in_the_references_is_cited_in_the_reports_text():
     text = " ".join(" ".join(path.read_text().split()) for path in sources).replace('" "', "")
     for key, cited in CITED_AS.items():
         assert cited in text, f"{cited!r} ({key}) is in the References but cited nowhere in the report's text"
+
+
+def test_the_auto_min_meaning_states_the_servers_own_default_of_the_pools_maximum():
+    """The Appendix says why innodb_buffer_pool_size_auto_min reads 8 TiB: not set (0 in --help), the
+    server takes innodb_buffer_pool_size_max's default. The figures it states are the installed
+    server's own (`mariadbd --no-defaults --help --verbose`)."""
+    from pagelab.report.appendix import server_defaults
+    from pagelab.report.labels import SERVER_SETTING_MEANINGS
+
+    defaults = server_defaults()
+    meaning = SERVER_SETTING_MEANINGS["innodb_buffer_pool_size_auto_min"]
+    assert defaults["innodb_buffer_pool_size_auto_min"] == "0" and "not set (0 in the server's --help)" in meaning
+    maximum = int(defaults["innodb_buffer_pool_size_max"])
+    assert f"{maximum:,} bytes" in meaning and f"{maximum / 2 ** 40:g} TiB" in meaning, (maximum, meaning)

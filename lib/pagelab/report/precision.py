@@ -92,7 +92,7 @@ def noisy_size_text(table, components) -> str:
         own = {name: value for name, value in own.items() if math.isfinite(value)}
         worst = max(own, key=own.get) if own else None
         most = (f", and most in {worst} (a = {1e4 * own[worst]:,.0f} %²·s on its own" +
-                ("; the page size's a is that run's alone, as the Method's components say why" if
+                ("; the page size's a is that run's alone, and the Method's components say why" if
                  abs(own[worst] / a - 1) < 0.005 else "") + ")" if worst else "")
         return (f"{size}'s within-run a, {1e4 * a:,.0f} %²·s, is far above the other page sizes' ({listed}): its "
                 f"runs' TpmC varied most within themselves{most}; that noise widens every pair with {size}. (The test of "
