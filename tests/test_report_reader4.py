@@ -56,3 +56,19 @@ def test_the_precision_paragraph_says_which_figure_is_which(tmp_path):
             "80%-power detectable effect for the same design") in text, text
     said = "wider here" if design.half_width_pct > half else "narrower here"
     assert said in text, text
+
+
+def test_the_hit_ratio_claim_says_which_end_is_not_near_and_which_samples_it_read():
+    from types import SimpleNamespace
+
+    from pagelab.report.claims import DOES_NOT_HOLD, _hit_ratio
+
+    # one run per page size: 4k starts near 990 and ends far from 993; 16k is far at both ends
+    samples = [("4k", 10.0, 989.0), ("4k", 1200.0, 981.0), ("16k", 9.0, 985.0), ("16k", 1199.0, 974.0)]
+    innodb = pd.DataFrame([{"page_size": size, "repeat": 1, "t_s": t, "hit_rate": rate} for size, t, rate in samples])
+    data = SimpleNamespace(over_time={"innodb": innodb}, tables={"innodb": innodb}, page_sizes=["4k", "16k"])
+    claim = _hit_ratio(data)
+    assert claim.verdict == DOES_NOT_HOLD
+    assert "4k: 989 → 981 (end not near); 16k: 985 → 974 (start and end not near)" in claim.evidence, claim.evidence
+    assert ("\"Buffer pool hit rate\", the first sample at 9–10 s of the measurement and the last at 1199–1200 s"
+            in claim.evidence), claim.evidence
