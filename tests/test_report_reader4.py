@@ -72,3 +72,15 @@ def test_the_hit_ratio_claim_says_which_end_is_not_near_and_which_samples_it_rea
     assert "4k: 989 → 981 (end not near); 16k: 985 → 974 (start and end not near)" in claim.evidence, claim.evidence
     assert ("\"Buffer pool hit rate\", the first sample at 9–10 s of the measurement and the last at 1199–1200 s"
             in claim.evidence), claim.evidence
+
+
+def test_a_tested_line_not_resolved_prints_its_tests_p(tmp_path):
+    from pagelab.evidence.wording import unresolved_advice, verdict_line
+
+    row = {"metric": "tpmc", "a": "16k", "b": "4k", "runs_a": 7, "runs_b": 7, "change_pct": 4.7, "low_pct": -9.4,
+           "high_pct": 21.0, "confidence_pct": 95.0, "verdict": "not resolved", "p_value": 0.48, "p_adjusted": 0.48,
+           "family_size": 1, "equivalence_pct": 3.0, "paired": True, "detectable_pct": 22.0,
+           "runs_for_equivalence": 500, "method": "two-level model, 7 blocks, t on 6 df", "role": "primary"}
+    assert f"not resolved (p 0.48; {unresolved_advice(row)})" in verdict_line(row), verdict_line(row)
+    family = dict(row, family_size=2, p_adjusted=0.3, role="")
+    assert "not resolved (p 0.3, Holm; these 7 rounds" in verdict_line(family), verdict_line(family)
