@@ -84,3 +84,20 @@ def test_a_tested_line_not_resolved_prints_its_tests_p(tmp_path):
     assert f"not resolved (p 0.48; {unresolved_advice(row)})" in verdict_line(row), verdict_line(row)
     family = dict(row, family_size=2, p_adjusted=0.3, role="")
     assert "not resolved (p 0.3, Holm; these 7 rounds" in verdict_line(family), verdict_line(family)
+
+
+def test_the_knob_table_gives_the_analysis_knobs_a_bundle_predates(tmp_path):
+    from pagelab.report.appendix import knob_table
+    from pagelab.sweep.profiles import load_profile
+
+    shipped = load_profile("course").to_dict()
+    table = knob_table(load(bundle(tmp_path, document={"profile_name": "course"})))
+    values = dict(zip(table["Knob"], table["Value"]))
+    assert values["block_weights"].startswith("equal (not recorded: this bundle predates the knob"), values
+    assert values["planned_within_a"].startswith(f"{shipped['planned_within_a']:g} (not recorded"), values
+    assert "as this pagelab ships the course profile" in values["planned_floor_pct"], values
+    # a bundle that recorded them: its own values, once, without the note
+    recorded = knob_table(load(bundle(tmp_path / "r", profile={"block_weights": "precision", "planned_within_a": 3200,
+                                                               "planned_floor_pct": 1.6})))
+    values = dict(zip(recorded["Knob"], recorded["Value"]))
+    assert values["block_weights"] == "precision" and list(recorded["Knob"]).count("block_weights") == 1, values
