@@ -228,4 +228,36 @@ def precision_markdown(data: ReportData) -> str:
                 f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
                 + (f" (with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
                    f"side, {over_time_source})" if extra else "") + ".")
+    if not math.isnan(row["low_pct"]):
+        text.append(which_figure(row, now))
     return " ".join(text)
+
+
+def which_figure(row: dict, now: planner.Design) -> str:
+    """The precision figures this report gives for the pair, one sentence each, so a reader can tell
+    which to quote: the achieved half-width, the verdict line's "resolve effects of about ±R%", and
+    the planner's half-width and detectable effect at this sweep's components. They differ because
+    they measure different things: R adds the 80%-power quantile to the interval's standard error,
+    and the planner uses the variance the components give on average, where the sweep's interval
+    uses its blocks' sample variance, floored only at the 5% quantile of the within-run part's
+    (pagelab.evidence.model.FLOOR_QUANTILE)."""
+    half = (row["high_pct"] - row["low_pct"]) / 2
+    said = [f"Which precision figure is which: ±{half:.1f}% is the half-width of this sweep's own interval, "
+            "from the spread its blocks happened to show (or the Method's floor, where that bound it: the Method "
+            "says for which pairs)."]
+    if not (isinstance(row.get("detectable_pct"), float) and math.isnan(row["detectable_pct"])) \
+            and row.get("detectable_pct") is not None:
+        detectable = row["detectable_pct"]
+        said.append(f"±{detectable:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true effect "
+                    "that interval's standard error would call with 80% power, so it is wider than the half-width; "
+                    "it is the figure to quote.")
+    wider = now.half_width_pct > half
+    said.append(f"±{now.half_width_pct:.1f}% and {now.detectable_pct:.1f}% are the planner's half-width and "
+                "80%-power detectable effect for the same design with these components, from the variance they "
+                "give on average, not from the spread these blocks showed: they say what a repeat of this design "
+                "would give, and are "
+                + ("wider here because this sweep's blocks varied less than the components give on average (a "
+                   "sweep's variance may fall to the 5% quantile of what the within-run part alone gives, the "
+                   "Method's floor, before that floor binds)." if wider else
+                   "narrower here because this sweep's blocks varied more than the components give on average."))
+    return " ".join(said)
