@@ -101,3 +101,13 @@ def test_the_knob_table_gives_the_analysis_knobs_a_bundle_predates(tmp_path):
                                                                "planned_floor_pct": 1.6})))
     values = dict(zip(recorded["Knob"], recorded["Value"]))
     assert values["block_weights"] == "precision" and list(recorded["Knob"]).count("block_weights") == 1, values
+
+
+def test_the_buffer_pool_knobs_help_gives_the_labs_text_and_its_real_pool_as_the_course_profile_runs():
+    from pagelab.sweep.knobs import KNOBS_BY_NAME
+    from pagelab.sweep.profiles import load_profile
+
+    text = KNOBS_BY_NAME["buffer_pool"].help
+    pool = str(load_profile("course").to_dict()["buffer_pool"])
+    assert pool in ("256M", "256MiB", str(256 * 2**20)), pool  # what the help's "256 MiB" stands for
+    assert "the Week 4 lab's text says 30%, its server really had 256 MiB, which the course profile runs" in text, text
