@@ -135,3 +135,12 @@ def test_the_odd_even_pair_effects_give_their_welch_satterthwaite_df(tmp_path):
         dof = row["method"].split("Welch-Satterthwaite t on ")[1].split(" df")[0]
         assert float(dof) > 0
         assert f"{row['a']} vs {row['b']} " in text and f"] (t on {dof} df)" in text, (dof, text)
+
+
+def test_the_db_size_row_counts_warehouses_in_the_plural(tmp_path):
+    from pagelab.report.setup_tables import benchmark_setup
+
+    table = benchmark_setup(load(bundle(tmp_path, profile={"warehouses": 7}))).set_index("Setting")
+    assert table.loc["DB size", "This sweep"].endswith("(7 warehouses)"), table.loc["DB size"]
+    one = benchmark_setup(load(bundle(tmp_path / "one", profile={"warehouses": 1}))).set_index("Setting")
+    assert one.loc["DB size", "This sweep"].endswith("(1 warehouse)"), one.loc["DB size"]

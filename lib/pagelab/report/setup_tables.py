@@ -22,7 +22,8 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
     db = summary_values(data, "db_bytes")
     pools = summary_values(data, "buffer_pool_bytes")
     ours = {
-        "DB size": f"{loaded_text(data.tables['summary'])} ({profile.get('warehouses')} warehouse)" if db else "—",
+        "DB size": (f"{loaded_text(data.tables['summary'])} ({profile.get('warehouses')} "
+                    f"warehouse{'' if profile.get('warehouses') == 1 else 's'})") if db else "—",
         "Buffer Pool Size": (pool_share_text(data.tables["summary"])
                              if pools and db and not isinstance(profile.get("buffer_pool"), list)
                              else levels_text(profile.get("buffer_pool"), pool_level_labels(data))),
