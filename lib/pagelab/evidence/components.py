@@ -395,6 +395,21 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
     return VarianceComponents(tuple(sizes), tuple(pairs), confidence, tuple(notes))
 
 
+def _groups_text(size: SizeComponents) -> str:
+    """'35 batch means of 20 s from 7 verdict runs, lag-1 +0.34; 3 of 320 s from 4k-over-time, lag-1 -0.59':
+    each group a pools, with its own batch size (a size without groups: its one batch size)."""
+    if not size.groups:
+        return f"{size.batches} batch means of {size.lag1.batch_s:g} s, lag-1 {signed_text(size.lag1.autocorrelation, 2)}"
+    said = []
+    for group in size.groups:
+        if not group.batches:
+            continue
+        whose = f"{len(group.runs)} verdict runs" if len(group.runs) > 1 else group.runs[0]
+        said.append(f"{group.batches}{' batch means' if not said else ''} of {group.lag1.batch_s:g} s from {whose}, "
+                    f"lag-1 {signed_text(group.lag1.autocorrelation, 2)}")
+    return "; ".join(said)
+
+
 def components_lines(components: VarianceComponents) -> list[str]:
     """The components as `pagelab stats` prints them, per page size and then per pair: a in %²·s
     (100² x the log-scale figure) and the floor as a spread, sqrt(f) in %, each with its interval."""
@@ -416,8 +431,8 @@ def components_lines(components: VarianceComponents) -> list[str]:
     for s in components.sizes:
         if s.batches == 0:
             continue
-        lines.append(f"  {s.page_size:>4}: within {within(s.within_a)} ({s.batches} batch means of {s.lag1.batch_s:g} s, "
-                     f"lag-1 {signed_text(s.lag1.autocorrelation, 2)}), between {floor(s.between_f)} over {s.runs} runs")
+        lines.append(f"  {s.page_size:>4}: within {within(s.within_a)} ({_groups_text(s)}), between "
+                     f"{floor(s.between_f)} over {s.runs} runs")
     for p in components.pairs:
         if p.rounds == 0:
             continue

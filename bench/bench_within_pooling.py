@@ -1,0 +1,109 @@
+"""Does a page size's within-run a rest on all its runs? The rule before (one batch size for all
+of a page size's runs, chosen by the lag-1 test on their pooled batch means) against the rule now
+(pagelab.evidence.components: the batch size chosen per group of alike runs -- the verdict runs
+together, each over-time run alone -- and the groups' a pooled by their degrees of freedom), on
+synthetic sweeps with known a and f (bench/synthetic.py), each judged as `pagelab stats` judges a
+bundle (the over-time runs as far as pagelab.evidence.model.counted_series lets them count).
+
+Decided before running:
+- (a) 4k's estimated a against the true a: the median and the 10th-90th percentiles of a_hat / a,
+  and its degrees of freedom, before and after; after, the median within 0.8-1.25 of the truth in
+  every cell;
+- (b) after: each pair's 95% interval covers the true effect 93-97% of the time (the true effects
+  16k -5%, 8k +3% against 4k), and the family's false calls with no effect are <= 5% (the exact 95%
+  interval reaches 5%), as bench/bench_evidence_model.py decides them (its `run`, reused).
+
+Cells (each --sweeps sweeps): the course design (7 rounds of 100 s in 10 s intervals, a = 3,200
+%²·s, a floor of 1.6%, then 1200 s over-time runs) with stationary over-time runs; with 4k's
+over-time run drifting 0.5%/min from its start (about the drift the 10-batch drift test misses
+half the time at this a, as course-full's 4k run's +2.2%/min at p 0.061 was missed); and with
+AR(1) intervals (0.5) and that drift, where the batch size must grow past 1.
+
+    .venv/bin/python bench/bench_within_pooling.py [--sweeps 1000] [--seed 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from arguments import at_least_one  # noqa: E402
+from bench_evidence_model import COURSE, run  # noqa: E402
+from synthetic import sweep  # noqa: E402
+
+import pagelab.evidence.components as components  # noqa: E402
+from pagelab.evidence.model import counted_series  # noqa: E402
+
+STEADY = replace(COURSE, drift_pct_per_min=0.0, drifting_sizes=())
+DRIFTING = replace(COURSE, drift_pct_per_min=0.5, drift_after_s=0.0, drifting_sizes=("4k",))
+CELLS = {"stationary over-time runs": STEADY,
+         "4k's over-time run drifts 0.5%/min": DRIFTING,
+         "AR(1) 0.5 intervals, 4k drifts 0.5%/min": replace(DRIFTING, ar1=0.5)}
+SIZE = "4k"
+
+
+@contextmanager
+def rule(before: bool):
+    """The rule before: one group of all a page size's runs (what within_parts did not yet split)."""
+    if not before:
+        yield
+        return
+    kept = components.within_parts
+    components.within_parts = lambda runs, confidence=components.CONFIDENCE: [components._group_within(runs, confidence)]
+    try:
+        yield
+    finally:
+        components.within_parts = kept
+
+
+def a_spread(design, sweeps: int, rng: np.random.Generator) -> dict:
+    """4k's a_hat / a and its dof, before and after, from the same sweeps."""
+    found = {True: ([], []), False: ([], [])}
+    for _ in range(sweeps):
+        counted, _ = counted_series(sweep(design, rng))
+        runs = [r for r in counted if r.page_size == SIZE]
+        for before in (True, False):
+            a, _, _ = components.within_component(runs, groups=not before)
+            found[before][0].append(a.value / design.within_a)
+            found[before][1].append(a.dof)
+    return {before: (np.percentile(ratios, [10, 50, 90]), float(np.median(dofs)))
+            for before, (ratios, dofs) in found.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sweeps", type=at_least_one, default=1000)
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    gc.freeze()  # statsmodels' Holm runs gc.collect() per call (bench_evidence_model.py)
+    failed = False
+    print(f"{args.sweeps} synthetic sweeps per cell; {SIZE}'s a_hat / a as median [10th, 90th percentile] (median dof); "
+          "coverage goal 93-97%, family false calls <= 5%")
+    print(f"{'cell':42} {'rule':7} {'a_hat/a':>22} {'dof':>5} {'coverage':>9} {'half-width':>10} {'false calls':>22}")
+    for name, design in CELLS.items():
+        spread = a_spread(design, args.sweeps, np.random.default_rng(args.seed))
+        for before in (True, False):
+            with rule(before):
+                checks = run(design, args.sweeps, np.random.default_rng(args.seed + 1))
+            (p10, p50, p90), dof = spread[before]
+            low, high = checks["false_ci"]
+            ok = 0.93 <= checks["coverage"] <= 0.97 and low <= 0.05
+            if not before:
+                ok = ok and 0.8 <= p50 <= 1.25
+                failed |= not ok
+            print(f"{name:42} {'before' if before else 'after':7} {p50:6.2f} [{p10:5.2f}, {p90:5.2f}] {dof:5.0f} "
+                  f"{100 * checks['coverage']:8.1f}% {checks['half_width']:9.1f}  {100 * checks['false_rate']:5.1f}% "
+                  f"[{100 * low:.1f}%, {100 * high:.1f}%] {'' if before else ('ok' if ok else 'FAILS')}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
