@@ -25,7 +25,8 @@ neither was chosen.
     .venv/bin/python bench/bench_block_weights.py [--sweeps 1000] [--seed 7] [--drift 0.5]
                                                   [--sequential-sweeps 1000] [--only coverage|sequential|planner]
 
---only planner checks `pagelab plan`'s predicted power against the sweeps' for two designs (PLANNED).
+--only planner checks `pagelab plan`'s predicted power against the sweeps' for four designs (PLANNED),
+with either weighting: the planned power must lie in the simulated share's exact 95% interval.
 """
 
 from __future__ import annotations
@@ -105,10 +106,15 @@ def coverage_cell(floor: float, rounds: int, drift: float, sweeps: int, rng, run
     out = {w: {"covered": 0, "called": 0, "false": 0, "half": [], "share": []} for w in (EQUAL, PRECISION)}
     alternatives: dict[str, int] = {}
     cut = 0
+    kept = []  # the primary pair's over-time block as one length T_ot (pagelab.evidence.runs.OverTimeKept)
     for _ in range(sweeps):
         runs = sweep(design, rng)
         null_runs = sweep(none, rng)
-        cut += any(use.counted_s < use.measured_s / 2 for use in counted_series(runs)[1] if use.page_size == "16k")
+        over_time = counted_series(runs)[1]
+        cut += any(use.counted_s < use.measured_s / 2 for use in over_time if use.page_size == "16k")
+        uses = {use.page_size: use.counted_s for use in over_time}
+        if min(uses.get("16k", 0.0), uses.get("4k", 0.0)) > 0:
+            kept.append(2 / (1 / uses["16k"] + 1 / uses["4k"]))
         for weights, found in out.items():
             effects, family = judged(runs, weights)
             for pair, effect in zip(PAIRS, effects):
@@ -127,7 +133,7 @@ def coverage_cell(floor: float, rounds: int, drift: float, sweeps: int, rng, run
             covered, called = alternatives.get(name, (0, 0))
             alternatives[name] = (covered + (abs(estimate - truth[PRIMARY]) <= critical * se),
                                   called + (estimate < -critical * se))
-    return {"weights": out, "alternatives": alternatives, "cut": cut}
+    return {"weights": out, "alternatives": alternatives, "cut": cut, "kept": kept}
 
 
 def extend_until_resolved(floor: float, rounds: int, looks: int, sweeps: int, weights: str, rng) -> int:
@@ -158,20 +164,30 @@ def extend_until_resolved(floor: float, rounds: int, looks: int, sweeps: int, we
 PLANNED = ((7, 100, 0.0), (12, 60, 31.0), (6, 150, 0.0), (10, 80, 4.0))
 
 
-def planner_check(sweeps: int, rng) -> None:
+def planner_check(sweeps: int, rng) -> bool:
     """Each PLANNED design's power for 16k 5% slower as `pagelab plan` predicts it (planner.design,
-    the over-time block counting all its 1200 s) beside the share of sweeps that called it."""
+    with each weighting, the over-time block as long as the sweeps' median kept: what `pagelab plan`
+    takes from a bundle whose over-time runs kept that; and at all 1200 s, what it assumes from a
+    bundle that ran none) beside the share of sweeps that called it, and whether the planned power
+    lies in that share's exact 95% interval. True when every one does."""
     from pagelab.evidence import planner
 
+    print("design | f %² | weights | over-time block kept (median) | planned power, kept / 1200 s | simulated "
+          "[95%] | planned within")
+    agree = True
     for rounds, run_s, floor in PLANNED:
         found = coverage_cell(floor, rounds, 0.0, sweeps, rng, run_s)
+        kept = float(np.median(found["kept"]))
         for weights, cell in found["weights"].items():
-            predicted = planner.design(PAIR_A, floor / 1e4, planner.Costs(0.0, 0.0, 3), rounds, run_s, 0.05,
-                                       -math.log(0.95), extra_blocks=1,
-                                       over_time_s=1200.0 if weights == PRECISION else None)
-            print(f"{rounds} rounds × {run_s} s + over-time block, f {floor:g} %², {weights}: planner's power "
-                  f"{100 * predicted.power:.0f}% (±{predicted.half_width_pct:.1f}%), simulated "
-                  f"{rate(cell['called'], sweeps)} (median ±{np.median(cell['half']):.1f}%)", flush=True)
+            planned = [planner.design(PAIR_A, floor / 1e4, planner.Costs(0.0, 0.0, 3), rounds, run_s, 0.05,
+                                      -math.log(0.95), extra_blocks=1, over_time_s=length, weights=weights).power
+                       for length in (kept, 1200.0)]
+            low, high = binomial_ci(cell["called"], sweeps)
+            within = low <= planned[0] <= high
+            agree &= within
+            print(f"{rounds} × {run_s} s | {floor:g} | {weights} | {kept:.0f} s | {100 * planned[0]:.1f}% / "
+                  f"{100 * planned[1]:.1f}% | {rate(cell['called'], sweeps)} | {'yes' if within else 'NO'}", flush=True)
+    return agree
 
 
 def rate(hits: int, total: int) -> str:
@@ -216,7 +232,7 @@ def main() -> int:
                               f"{'ok' if ok else 'FAILS'}{extra}", flush=True)
     if args.only in (None, "planner"):
         print(f"the planner's power against simulated sweeps ({args.sweeps} a design):")
-        planner_check(args.sweeps, rng)
+        failed |= not planner_check(args.sweeps, rng)
     if args.only in (None, "sequential"):
         print(f"group-sequential looks, no effect, {args.sequential_sweeps} sweeps a cell: looks after 5, 10, 15 rounds "
               "(max_rounds 15), the over-time block counted from the first, each look's family at its Lan-DeMets "

@@ -19,7 +19,7 @@ so the same draws serve every effect), two analyses:
 
 The effect with 80% power is found by bisection on the simulated power (a rank test has no
 closed form). Beside it, the model's design by formula (pagelab.evidence.planner: noncentral t,
-V = (a/T + f) / blocks) as a check. Seconds for 2,000 sweeps a pair at quick's design.
+V = sum (w_b + f) / blocks^2, the over-time block's w its own a / counted s) as a check. Seconds for 2,000 sweeps a pair at quick's design.
 
     .venv/bin/python bench/bench_detectable.py --from BUNDLE [--sweeps 2000] [--seed 7]
 
@@ -162,9 +162,11 @@ def new_detectable(design: PairDesign, deltas: np.ndarray, ses: np.ndarray, dofs
 
 
 def formula_detectable(design: PairDesign) -> float:
-    blocks = design.rounds + (1 if design.over_time_s else 0)
-    se = math.sqrt(planner.variance_of_mean(design.within_a, design.between_f, blocks, design.run_s))
-    return planner.detectable_log(se, blocks - 1, design.new_alpha)
+    """The planner's (planner.design, equal weights: the over-time block with its own w = a / counted s)."""
+    extra = 1 if design.over_time_s else 0
+    found = planner.design(design.within_a, design.between_f, planner.Costs(0.0, 0.0, 1), design.rounds,
+                           design.run_s, design.new_alpha, extra_blocks=extra, over_time_s=design.over_time_s or None)
+    return math.log1p(found.detectable_pct / 100) if math.isfinite(found.detectable_pct) else math.inf
 
 
 def _synthetic_bundle(directory: Path) -> Path:

@@ -103,3 +103,16 @@ def test_the_reports_references_cite_the_methods_its_verdicts_come_from():
     text = " ".join(references({}))
     for author in ("Giesbrecht", "Maurer, L. A. Hothorn, W. Lehmacher", "Westfall, A. Krishen", "Lan, D. L. DeMets"):
         assert author in text, author
+
+
+def test_citation_cff_references_every_source_the_readme_asks_to_cite():
+    """The README's References (each source's quoted title) and the lab's driver and benchmark are in
+    CITATION.cff's references, so a BibTeX made from it carries them."""
+    titles = {reference["title"] for reference in yaml.safe_load(CITATION.read_text())["references"]}
+    readme = (REPO_ROOT / "README.md").read_text()
+    listed = readme[readme.index("### References"):readme.index("## Installing")]
+    asked = [re.search(r'"([^"]+)"', line).group(1) for line in listed.splitlines() if line.startswith("- ")]
+    assert len(asked) == 5, asked
+    missing = [title for title in asked + ["tpcc-mysql"] if title not in titles]
+    assert not missing, missing
+    assert any(title.startswith("TPC Benchmark C Standard Specification") for title in titles), titles

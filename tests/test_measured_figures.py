@@ -411,7 +411,8 @@ def test_the_line_slurm_md_plans_from_is_one_pagelab_stats_prints(table):
     assert spread == [find(plain(README), r"spreads (\d+\.\d)%\.", README.name).group(1)], spread
 
 
-def test_courses_planned_components_are_the_planned_figures_and_the_report_plans_with_them(monkeypatch, capsys):
+def test_courses_planned_components_are_the_planned_figures_and_the_report_plans_with_them(tmp_path, monkeypatch,
+                                                                                          capsys):
     """course.yaml's planned_within_a and planned_floor_pct are the components `pagelab plan` prints for
     the quiet sweep (the planned figure's), not an older plan's; and the report's precision paragraph,
     planning with them as shipped, gives the planned figure's half-width, the README's."""
@@ -426,11 +427,23 @@ def test_courses_planned_components_are_the_planned_figures_and_the_report_plans
     assert shipped["planned_within_a"] == round(1e4 * a), (shipped["planned_within_a"], a)
     assert shipped["planned_floor_pct"] == round(floor, 1), (shipped["planned_floor_pct"], floor)
     _, _, half, _, _ = _design(output, "now")
-    # as pagelab.report.precision plans the design as run: 7 rounds of 100 s and the over-time block, at 5%
+    # as pagelab.report.precision plans the design as run: 7 rounds of 100 s and the over-time block
+    # counting all its over_time_s (planned before any over-time run, as plan assumes from this bundle,
+    # which ran none), the blocks weighed equally, at 5%
+    assert "the bundle ran no over-time runs of 16k and 4k, so a design assumes all 1200 s" in output
     expected = planner.design(shipped["planned_within_a"] / 1e4, (shipped["planned_floor_pct"] / 100) ** 2,
                               planner.Costs(0.0, 0.0, 1), shipped["repeats"], shipped["measure_s"], 0.05, None,
-                              planner.DEFAULT_POWER, 1)
+                              planner.DEFAULT_POWER, 1, float(shipped["over_time_s"]))
     assert f"{expected.half_width_pct:.1f}" == half, (expected.half_width_pct, half)
+    # and the paragraph itself, for a sweep of course as shipped (its over-time runs, the planned knobs)
+    from tests.test_report_words import bundle, load
+    from pagelab.report.precision import precision_markdown
+
+    planned = {name: shipped[name] for name in ("planned_within_a", "planned_floor_pct", "over_time_s", "repeats",
+                                                "measure_s")}
+    text = precision_markdown(load(bundle(tmp_path, profile=planned)))
+    assert f"{shipped['repeats']} rounds × {shipped['measure_s']} s and the over-time runs' block" in text, text
+    assert f"for an expected half-width of about ±{half}% (the planner's, from these planned components" in text, text
     readme = plain(README)
     assert f"`course` sets the quiet 2026-11-28 sweep's for 16k vs 4k ({shipped['planned_within_a']:,} %²·s and " \
            f"{shipped['planned_floor_pct']}%" in readme

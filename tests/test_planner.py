@@ -96,14 +96,76 @@ def test_no_design_without_interval_series(tmp_path, capsys):
     assert "kept no interval series" in capsys.readouterr().err
 
 
-def test_the_over_time_runs_count_as_one_more_block():
+def test_the_over_time_block_is_priced_as_the_models_equal_weight_mean():
+    """With equal weights the over-time block is one more block of the mean, with its own within
+    part a / T_ot: V = sum (w_b + f) / k^2 (pagelab.evidence.model), worked here by hand for
+    a = 0.32, f = 0.000256, 7 rounds of 100 s and a 1200 s block:
+    a round's w + f = 0.0032 + 0.000256 = 0.003456, 7 of them 0.024192; the over-time block's
+    0.32 / 1200 + 0.000256 = 0.000266667 + 0.000256 = 0.000522667; sum 0.024714667; / 8^2 = 0.000386167
+    (counting the block as a round would give 0.003456 / 8 = 0.000432)."""
     from pagelab.evidence.planner import design
 
-    a, f, n, t = 0.32, 0.000256, 7, 100
-    found = design(a, f, Costs(55.0, 3957.0, 3), n, t, 0.05, -math.log(0.95), extra_blocks=1)
+    found = design(0.32, 0.000256, Costs(55.0, 3957.0, 3), 7, 100, 0.05, -math.log(0.95), extra_blocks=1,
+                   over_time_s=1200)
     assert (found.rounds, found.blocks, found.dof) == (7, 8, 7)
-    assert found.half_width_pct == pytest.approx(100 * math.expm1(stats.t.isf(0.025, 7) * math.sqrt((a / t + f) / 8)))
+    assert found.variance == pytest.approx(0.000386167, rel=1e-6)
+    # t(0.975, 7) = 2.364624 (scipy); 2.364624 x sqrt(0.000386167) = 0.0464675 on the log scale
+    assert found.half_width_pct == pytest.approx(100 * math.expm1(0.0464675), abs=1e-4)
     assert found.total_s == pytest.approx(3957 + 7 * 3 * (100 + 55))  # the over-time runs are in the fixed part
+    # a drift left the block 185 s: its w is 0.32 / 185 = 0.00172973; (0.024192 + 0.00172973 + 0.000256) / 64
+    shorter = design(0.32, 0.000256, Costs(55.0, 3957.0, 3), 7, 100, 0.05, None, extra_blocks=1, over_time_s=185)
+    assert shorter.variance == pytest.approx(0.000409027, rel=1e-6)
+    with pytest.raises(ValueError, match="needs the seconds it counts"):
+        design(0.32, 0.000256, Costs(55.0, 3957.0, 3), 7, 100, 0.05, extra_blocks=1)
+
+
+def _over_time_bundle(tmp_path, drift: float):
+    """_bundle's 5 rounds of 60 s, then one 600 s over-time run per page size (16k's drifting
+    `drift` %/min after 300 s), timed alike; the runs, for the test to read what the model kept."""
+    design = SyntheticDesign(rounds=5, run_s=60, interval_s=10, over_time_s=600, drift_pct_per_min=drift,
+                             drift_after_s=300 if drift else 0.0, drifting_sizes=("16k",))
+    runs = sweep(design, np.random.default_rng(5))
+    bundle = tmp_path / "bundle"
+    write_bundle(runs, bundle, profile={"repeats": 5, "measure_s": 60, "interval_s": 10, "sample_interval_s": 10,
+                                        "over_time_s": 600, "primary": "16k vs 4k"})
+    start = 1_800_000_000.0
+    for run in runs:
+        marks = [(start, "starting"), (start + 20, "ramp-up + measure"), (start + 20 + run.measured_s, "record"),
+                 (start + 25 + run.measured_s, "done")]
+        (bundle / run.run / "phases.csv").write_text("".join(f"{t:.3f},{name}\n" for t, name in marks))
+        start += 26 + run.measured_s
+    return bundle, runs
+
+
+@pytest.mark.parametrize("drift", [0.0, 10.0])
+def test_plan_prices_the_over_time_block_as_long_as_the_bundles_over_time_runs_kept(tmp_path, capsys, drift):
+    """`pagelab plan` with equal weights: the over-time block's w is a / T_ot, T_ot what of the
+    bundle's own over-time runs the model kept (MSER-5, then the drift check: a drifting 16k keeps a
+    verdict run's length), one length for the pair, 2 / (1/T_16k + 1/T_4k); V worked here from it."""
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.model import counted_series
+    from pagelab.evidence.runs import components_of
+
+    bundle, runs = _over_time_bundle(tmp_path, drift)
+    kept = {use.page_size: use.counted_s for use in counted_series(runs)[1]}
+    if drift:
+        assert kept["16k"] < 600 / 2, kept  # the check cut the drifting run: the case this test is for
+    length = 2 / (1 / kept["16k"] + 1 / kept["4k"])
+    capsys.readouterr()
+    assert main(["plan", "--from", str(bundle), "--budget", "2h"]) == 0
+    out = capsys.readouterr().out
+    assert f"as precise as one block of {length:.0f} s on each side" in out, out
+    best = next(line for line in out.splitlines() if "best within the budget" in line)
+    arithmetic = next(line for line in out.splitlines() if "arithmetic:" in line)
+    rounds, run_s = (int(x) for x in best.split(": ")[1].split(" s ")[0].split(" rounds × "))
+    pair = components_of(read_runs(bundle)).pair("16k", "4k")
+    a, f = pair.within_a.value, pair.between_f.value
+    k = rounds + 1
+    variance = (rounds * (a / run_s + f) + a / length + f) / k ** 2
+    assert f"/{k}² = {variance:.3g};" in arithmetic, (arithmetic, variance)
+    half = stats.t.isf(0.025, k - 1) * math.sqrt(variance)
+    assert f"half-width ±{100 * math.expm1(half):.1f}% ({k - 1} degrees of freedom" in best, best
+    assert "on the safe side" not in out
 
 
 def test_a_sweep_made_to_grow_is_planned_at_its_last_looks_boundary(tmp_path, capsys):
@@ -192,3 +254,28 @@ def test_a_bundle_from_before_the_record_counts_a_bound_a_rerender_cannot_move(t
     (bundle / "sweep.json").write_text(json.dumps(document))
     found, noted = _plan_lines(bundle, capsys)
     assert "; report 60 s" in found["costs"] and "has no tidy-up after it: the report counts 60 s" in noted
+
+
+def test_the_reports_precision_paragraph_prices_equal_weights_with_the_over_time_block_its_runs_kept(tmp_path):
+    """The report's precision paragraph (pagelab.report.precision), for a sweep with the over-time runs
+    and equal weights: the power of 7 rounds of 100 s and that block, V = sum (w_b + f) / k^2 with the
+    block's w = a / T_ot from what of the sweep's own over-time runs counted, worked here."""
+    from pagelab.evidence.model import counted_series
+    from pagelab.evidence.runs import components_of
+    from pagelab.report.precision import EFFECT, precision_markdown
+    from tests.test_report_words import bundle, load
+
+    design = SyntheticDesign(rounds=7, effects=(0.0, 0.0, math.log(0.95)), within_a=0.136, between_f=0.0,
+                             over_time_s=1200)
+    runs = sweep(design, np.random.default_rng(11))  # the runs tests.test_report_words.bundle writes
+    data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=design))
+    text = precision_markdown(data)
+    kept = {use.page_size: use.counted_s for use in counted_series(runs)[1]}
+    length = 2 / (1 / kept["16k"] + 1 / kept["4k"])
+    assert f"(with the over-time block as precise as a block of {length:.0f} s on each side, from what" in text, text
+    pair = components_of(data.evidence).pair("16k", "4k")
+    a, f = pair.within_a.value, max(pair.between_f.value, 0.0)
+    se = math.sqrt((7 * (a / 100 + f) + a / length + f) / 8 ** 2)
+    critical = stats.t.isf(0.025, 7)
+    power = stats.nct.sf(critical, 7, -math.log(1 - EFFECT) / se)
+    assert f"gives this design a power of {100 * power:.0f}% for a 5% effect" in text, text

@@ -358,36 +358,53 @@ def test_the_memory_figures_name_the_profiles_pools():
     assert find(text, r"`quick`'s pool is (\d+) MiB", where).group(1) + "M" == quick["buffer_pool"]
 
 
-# "R rounds x T s take R x 3 x (T + o) + F = S s; V = (a/T + f)/B = V, half-width t(0.975, d) x sqrt(V) = H%"
+# "R rounds x T s take R x 3 x (T + o) + F = S s; V = (a/T + f)/B = V, half-width t(0.975, d) x sqrt(V) = H%",
+# or, with the over-time block, V = (R x (a/T + f) + a/T_ot + f)/B^2 = V (... ), half-width ...
 PLANNER_ARITHMETIC = re.compile(
-    r"(\d+) rounds x (\d+) s take (\d+) x 3 x \((\d+) \+ ([\d.]+)\) \+ ([\d,]+) = ([\d,]+) s; "
-    r"V = \(([\d.]+)/(\d+) \+ ([\d.]+)\)/(\d+) = ([\d.]+), half-width t\(0\.975, (\d+)\) x sqrt\(V\) = "
-    r"(?:([\d.]+) on the log scale, \+-)?([\d.]+)%")
+    r"(?P<rounds>\d+) rounds x (?P<seconds>\d+) s take (?P<rounds_again>\d+) x 3 x \((?P<seconds_again>\d+) \+ "
+    r"(?P<other_s>[\d.]+)\) \+ (?P<fixed_s>[\d,]+) = (?P<total_s>[\d,]+) s; "
+    r"V = (?:\((?P<a>[\d.]+)/(?P<a_over>\d+) \+ (?P<f>[\d.]+)\)/(?P<blocks>\d+)"
+    r"|\((?P<ot_rounds>\d+) x \((?P<ot_a>[\d.]+)/(?P<ot_a_over>\d+) \+ (?P<ot_f>[\d.]+)\) \+ "
+    r"(?P<ot_a_again>[\d.]+)/(?P<ot_s>\d+) \+ (?P<ot_f_again>[\d.]+)\)/(?P<ot_blocks>\d+)\^2) = (?P<v>[\d.]+)"
+    r"(?: \([^)]*\))?, half-width t\(0\.975, (?P<df>\d+)\) x sqrt\(V\) = "
+    r"(?:(?P<log_half>[\d.]+) on the log scale, \+-)?(?P<ratio_half>[\d.]+)%")
 
 
 @pytest.mark.parametrize("name", ["quick", "course"])
 def test_the_profiles_planner_arithmetic_holds(name):
     """The planner's figures in a profile's comment add up (scipy's t quantile; the half-width as a
-    ratio is exp(t x sqrt(V)) - 1, the report's scale), and the rounds and run length are the profile's."""
+    ratio is exp(t x sqrt(V)) - 1, the report's scale), and the rounds and run length are the profile's.
+    With the over-time block (course) V is TpmC's model's equal-weight Σ(w + f)/k² over the rounds
+    and that block, its w its own a/T_ot (pagelab.evidence.planner), worked here from the comment's
+    own numbers; the block is the profile's over_time_s."""
     from scipy import stats
 
     text = re.sub(r"\s*\n#\s*", " ", (REPO_ROOT / "runbooks" / "profiles" / f"{name}.yaml").read_text())
-    found = PLANNER_ARITHMETIC.findall(text)
+    found = list(PLANNER_ARITHMETIC.finditer(text))
     assert found, f"runbooks/profiles/{name}.yaml has no planner arithmetic matching {PLANNER_ARITHMETIC.pattern!r}"
     p = profile(name)
-    for (rounds, seconds, rounds_again, seconds_again, other_s, fixed_s, total_s, a, a_over, f, blocks, v, df,
-         log_half, ratio_half) in found:
-        rounds, seconds = int(rounds), int(seconds)
-        assert (rounds, seconds) == (p["repeats"], p["measure_s"]) == (int(rounds_again), int(seconds_again))
-        assert int(a_over) == seconds
-        total = rounds * 3 * (seconds + float(other_s)) + float(fixed_s.replace(",", ""))
-        assert abs(total - float(total_s.replace(",", ""))) <= 1, (total, total_s)
-        variance = (float(a) / seconds + float(f)) / int(blocks)
-        assert abs(variance - float(v)) <= 0.005 * variance + 1e-6, (variance, v)
-        half = stats.t.ppf(0.975, int(df)) * math.sqrt(variance)
-        if log_half:
-            assert abs(half - float(log_half)) <= 0.0005, (half, log_half)
-        assert abs(100 * math.expm1(half) - float(ratio_half)) <= 0.1, (100 * math.expm1(half), ratio_half)
+    for match in found:
+        g = match.groupdict()
+        rounds, seconds = int(g["rounds"]), int(g["seconds"])
+        assert (rounds, seconds) == (p["repeats"], p["measure_s"]) == (int(g["rounds_again"]), int(g["seconds_again"]))
+        total = rounds * 3 * (seconds + float(g["other_s"])) + float(g["fixed_s"].replace(",", ""))
+        assert abs(total - float(g["total_s"].replace(",", ""))) <= 1, (total, g["total_s"])
+        if g["ot_blocks"]:
+            a, f, blocks = float(g["ot_a"]), float(g["ot_f"]), int(g["ot_blocks"])
+            assert (int(g["ot_rounds"]), int(g["ot_a_over"]), blocks) == (rounds, seconds, rounds + 1), match.group(0)
+            assert (float(g["ot_a_again"]), float(g["ot_f_again"])) == (a, f), match.group(0)
+            assert p.get("over_time_s") and int(g["ot_s"]) == p["over_time_s"], match.group(0)
+            variance = (rounds * (a / seconds + f) + a / int(g["ot_s"]) + f) / blocks ** 2
+        else:
+            assert int(g["a_over"]) == seconds and not p.get("over_time_s"), match.group(0)
+            blocks = int(g["blocks"])
+            variance = (float(g["a"]) / seconds + float(g["f"])) / blocks
+        assert abs(variance - float(g["v"])) <= 0.005 * variance + 1e-6, (variance, g["v"])
+        assert int(g["df"]) == blocks - 1, match.group(0)
+        half = stats.t.ppf(0.975, int(g["df"])) * math.sqrt(variance)
+        if g["log_half"]:
+            assert abs(half - float(g["log_half"])) <= 0.0005, (half, g["log_half"])
+        assert abs(100 * math.expm1(half) - float(g["ratio_half"])) <= 0.1, (100 * math.expm1(half), g["ratio_half"])
 
 
 def test_the_fixed_sequences_floor_is_said_as_families_computes_it():

@@ -232,3 +232,6 @@ def test_the_iops_claim_is_not_resolved_where_innodbs_own_reads_do_not_agree_wit
     assert claim.verdict == NOT_RESOLVED_HERE, claim.evidence  # 3 runs a side: InnoDB's check cannot call it
     assert "the two counts disagree, so the runs cannot decide" in claim.evidence
     assert claim.verdict != DOES_NOT_HOLD
+    # what family the check is in, and the rule, said where it is used (it is in no Method family)
+    assert ("a check of this claim alone, not one of the Method's families: judged as read IOPS is, at the device "
+            "line's level, with no correction of its own") in claim.evidence, claim.evidence

@@ -112,9 +112,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # TpmC's model counts the over-time runs as one more block when they pass its drift check
     extra = 1 if target.over_time_s else 0
     a, f = pair.within_a.value, pair.between_f.value
-    # what of each over-time run the design expects to count, for precision weights
+    # what of each over-time run the design expects to count: the over-time block's w = a / kept_s,
+    # with either weighting (pagelab.evidence.planner); none when a side of the bundle's kept nothing
     kept_s, kept_note = _over_time_kept(table, first, second, target.over_time_s) if extra else (None, "")
-    precise = target.values.get("block_weights") == PRECISION and kept_s is not None
+    extra = extra if kept_s is not None else 0
+    weights = PRECISION if target.values.get("block_weights") == PRECISION else EQUAL
+    precise = weights == PRECISION and bool(extra)
 
     differences = sorted(name for name in made.values if name not in DESIGN_KNOBS
                          and made.to_dict().get(name) != target.to_dict().get(name))
@@ -148,12 +151,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if kept_note:
         print(kept_note)
     now = _current(target, looks.max_rounds if looks else target.repeats, a, f, costs, alpha, effect, args.power,
-                   extra, kept_s if precise else None)
+                   extra, kept_s, weights)
     if now:
         print(f"  now ({target.name}: {now.rounds} rounds × {now.run_s:g} s{' at its last look' if looks else ''}, "
               f"{_minutes(now.total_s)}): " + _design_text(now))
     best = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
-                               extra_blocks=extra, over_time_s=kept_s if precise else None)
+                               extra_blocks=extra, over_time_s=kept_s, weights=weights)
     if best is None:
         print(f"no design of {planner.MIN_ROUNDS} or more rounds fits in {_minutes(args.budget)}: the fixed costs "
               f"take {_minutes(costs.fixed_s)}")
@@ -168,18 +171,22 @@ def cmd_plan(args: argparse.Namespace) -> int:
               f"1/(w + f_U), f_U = {weighed.bound:.3g} the bound of f such rounds give: V = Σv²(w + f)/(Σv)² = "
               f"{best.variance:.3g}, the over-time block {100 * weighed.over_time_share:.0f}% of the weight (with f "
               f"known, 1/Σ 1/(w + f) = {weighed.known_f:.3g}); {best.dof} degrees of freedom, as the estimator's")
+    elif extra:
+        print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
+              f"= {best.total_s:.0f} s; equal weights over {best.blocks} blocks (the {best.rounds} rounds and the "
+              f"over-time runs' block, if its drift check passes): V = Σ(w + f)/k² = (n(a/T + f) + a/{kept_s:.0f} + f)/k² "
+              f"= ({best.rounds} × ({a:.4g}/{best.run_s:g} + {f:.3g}) + {a:.4g}/{kept_s:.0f} + {f:.3g})/{best.blocks}² = "
+              f"{best.variance:.3g}; {best.dof} degrees of freedom, as the model's")
     else:
         print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
               f"= {best.total_s:.0f} s; V = (a/T + f)/n = ({a:.4g}/{best.run_s:g} + {f:.3g})/{best.blocks} = "
-              f"{best.variance:.3g}" + (" (n: the rounds and the over-time runs' block, if its drift check passes)"
-                                        if extra else ""))
-    if kept_s is not None:
+              f"{best.variance:.3g}")
+    if extra:
         other = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
-                                    extra_blocks=extra, over_time_s=None if precise else kept_s)
+                                    extra_blocks=extra, over_time_s=kept_s, weights=EQUAL if precise else PRECISION)
         if other is not None:
             print(f"  with block_weights: {EQUAL if precise else PRECISION} instead (declared before the sweep): best "
-                  f"{other.rounds} rounds × {other.run_s:g} s, {_minutes(other.total_s)}: " + _design_text(other)
-                  + " (equal weights' figures count the over-time block as a round, on the safe side)")
+                  f"{other.rounds} rounds × {other.run_s:g} s, {_minutes(other.total_s)}: " + _design_text(other))
     others = [(x, y) for x, y in combinations(order, 2) if {x, y} != {first, second}]
     for x, y in others:
         other = components.pair(y, x) or components.pair(x, y)
@@ -187,11 +194,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
             continue
         level = level_of(0.05 / max(m - 1, 1)) if declared else alpha
         shown = [("now", now), ("best", best)] if now else [("best", best)]
+        # this pair's own over-time block: what of its own two over-time runs the bundle kept
+        own_s = _over_time_kept(table, other.a, other.b, target.over_time_s)[0] if target.over_time_s else None
+        own_extra = 1 if own_s is not None else 0
         print(f"  {other.a} vs {other.b}: " + "; ".join(
             f"{label} minimum detectable effect {found.detectable_pct:.1f}% (half-width ±{found.half_width_pct:.1f}%)"
             for label, found in ((label, planner.design(other.within_a.value, other.between_f.value, costs,
                                                         chosen.rounds, chosen.run_s, level, None, args.power,
-                                                        extra))
+                                                        own_extra, own_s, weights))
                                  for label, chosen in shown)))
     return 0
 
@@ -201,12 +211,13 @@ def _design_text(found) -> str:
             f"power {100 * found.power:.0f}%, minimum detectable effect {found.detectable_pct:.1f}%")
 
 
-def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks, over_time_s=None):
+def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks, over_time_s, weights):
     from pagelab.evidence import planner
 
     if not isinstance(target.measure_s, int) or rounds < 2:
         return None
-    return planner.design(a, f, costs, rounds, target.measure_s, alpha, effect, wanted, extra_blocks, over_time_s)
+    return planner.design(a, f, costs, rounds, target.measure_s, alpha, effect, wanted, extra_blocks, over_time_s,
+                          weights)
 
 
 def _over_time_kept(table, first: str, second: str, over_time_s: float) -> tuple[float | None, str]:
@@ -270,8 +281,9 @@ def register(commands) -> None:
                     "reads the variance components (within-run a, between-run floor f) and the per-run costs of an "
                     "earlier bundle made on this machine, and prints the rounds x run length that give the narrowest "
                     "interval for the primary comparison within the budget (Var of the mean log-ratio = (a/T + f)/n, "
-                    "Kalibera & Jones 2013), with its expected half-width, its power for the named effect (noncentral "
-                    "t with the rounds' degrees of freedom) and its minimum detectable effect; and the same for the "
+                    "Kalibera & Jones 2013; with the over-time runs' block, TpmC's model's Σ(w_b + f)/k², that "
+                    "block's w from what the bundle's over-time runs kept), with its expected half-width, its power "
+                    "for the named effect (noncentral t with the rounds' degrees of freedom) and its minimum detectable effect; and the same for the "
                     "profile's present design. A bundle made with room to grow (max_rounds) is planned at its last "
                     "look's group-sequential boundary (O'Brien-Fleming type, after Lan & DeMets), as it will be judged, "
                     "not at the fixed-sample level. Refused, with no design, for a bundle made on another machine or with fewer than 3 "

@@ -19,14 +19,23 @@ repetitions at each level from the variance measured at each level. `best_design
 lengths in whole intervals, with whole rounds, and prints T* beside it.
 
 When the profile has over-time runs and they pass the drift check, TpmC's two-level model
-(pagelab.evidence.model) takes them as one more block of the same weight: a design then has
-n + 1 blocks (`extra_blocks`), and its variance is taken as (a / T + f) / (n + 1) (the over-time
-block's own within part, a / 1200, is smaller: this errs on the safe side).
+(pagelab.evidence.model) takes them as one more block: a design then has k = n + 1 blocks
+(`extra_blocks`). With equal weights (the default) the model's estimate is the blocks' plain mean,
+so its variance is exactly
+
+    V = sum_b (w_b + f) / k^2 = (n (a / T + f) + a / T_ot + f) / (n + 1)^2   (`equal_variance`)
+
+with w_b a block's within-run part: a / T for a round, a / T_ot for the over-time block, T_ot the
+seconds of each over-time run the model is expected to keep after MSER-5 and the drift check
+(`pagelab plan` takes the share the --from bundle's own over-time runs kept,
+pagelab.evidence.runs.over_time_kept; all of over_time_s when the bundle ran none, which it says).
+(The model's S^2 estimates mean(w_b + f) without bias, so this is the variance its interval
+estimates; model.py's module comment.) Taking the over-time block as one more round instead,
+(a / T + f) / (n + 1), put the power 3-4 points below what simulated sweeps gave (below).
 
 With `block_weights: precision` declared (pagelab.evidence.block_weights) the over-time block
-weighs by its precision, as far as the rounds bound f: it has w_ot = a / T_ot, T_ot the seconds of
-each 1200 s run the drift check is expected to let count (`pagelab plan` takes the share the
---from bundle's own over-time runs kept), the rounds w = a / T, and the estimator weighs each block
+weighs by its precision, as far as the rounds bound f: it has the same w_ot = a / T_ot, the rounds
+w = a / T, and the estimator weighs each block
 by v_b = 1 / (w_b + f_U), f_U the one-sided 95% Q-profile bound of f. A design takes f_U at what
 the rounds give when their spread is as expected, (w + f)(k - 1) / chi2(0.05, k - 1) - w (the
 bound of k blocks alike), and its variance is that of the weighted mean with those weights,
@@ -34,13 +43,21 @@ bound of k blocks alike), and its variance is that of the weighted mean with tho
     V = sum v_b^2 (w_b + f) / (sum v_b)^2,
 
 never below 1 / sum 1 / (w_b + f), the variance with f known (`precision_variance`); the power is
-on k - 1 degrees of freedom, as the estimator's HKSJ interval. Checked against 1,000 simulated
-sweeps each (bench/bench_block_weights.py --only planner, a = 2,721 %^2 s, power for 16k 5%
-slower): 7 rounds of 100 s at f = 0, planned 75%, simulated 74.1% [71.3, 76.8]; 12 x 60 s at
-f = 31 %^2, 52% and 53.0% [49.9, 56.1]; 6 x 150 s at f = 0, 84% and 82.1% [79.6, 84.4]; 10 x 80 s
-at f = 4 %^2, 76% and 76.4% [73.6, 79.0]. The equal-weight figures of the same designs, 67%, 49%,
-76% and 70%, were simulated at 71.0%, 52.6%, 80.1% and 74.1%: counting the over-time block as a
-round errs on the safe side, as said above.
+on k - 1 degrees of freedom, as the estimator's HKSJ interval. Both checked against 1,000 simulated
+sweeps each (bench/bench_block_weights.py --only planner, a = 2,721 %^2 s, the over-time block
+counting what the sweeps kept of its 1200 s, power for 16k 5% slower), planned and simulated
+[exact 95% interval]:
+
+    design (f)             equal weights               precision weights
+    7 x 100 s (f 0)        72%, 71.0% [68.1, 73.8]     75%, 74.1% [71.3, 76.8]
+    12 x 60 s (f 31 %^2)   51%, 52.6% [49.5, 55.7]     52%, 53.0% [49.9, 56.1]
+    6 x 150 s (f 0)        81%, 80.1% [77.5, 82.5]     84%, 82.1% [79.6, 84.4]
+    10 x 80 s (f 4 %^2)    73%, 74.1% [71.3, 76.8]     76%, 76.4% [73.6, 79.0]
+
+(planned with the over-time block at the sweeps' median kept, 1174 s; at all 1200 s the figures
+differ by under 0.2 points). Every planned figure lies in its simulated interval; the one-more-round
+figures of equal weights, 66.6%, 49.5%, 75.7% and 70.1%, lay 3.1-4.4 points below, three of four
+outside their intervals.
 
 The interval and the power use the blocks' degrees of freedom, n - 1 for n blocks: the two-stage estimate (each
 round's log-ratio of run means, then their mean) is a t statistic with n - 1 degrees of freedom
@@ -57,6 +74,8 @@ import math
 from dataclasses import dataclass
 
 from scipy import optimize, stats
+
+from pagelab.evidence.block_weights import EQUAL, PRECISION
 
 MIN_ROUNDS = 3  # fewer rounds estimate no floor: a design from them would rest on nothing
 DEFAULT_POWER = 0.8
@@ -97,8 +116,17 @@ class Design:
 
 
 def variance_of_mean(within_a: float, between_f: float, rounds: int, run_s: float) -> float:
-    """V(n, T) = (a / T + f) / n."""
+    """V(n, T) = (a / T + f) / n: n blocks alike (no over-time block)."""
     return (within_a / run_s + between_f) / rounds
+
+
+def equal_variance(within_a: float, between_f: float, rounds: int, run_s: float, over_time_s: float) -> float:
+    """The variance of the equal-weight mean of `rounds` rounds of `run_s` s and one over-time block
+    counting `over_time_s` s: sum (w_b + f) / k^2 over the k = rounds + 1 blocks (module comment)."""
+    if over_time_s <= 0:
+        raise ValueError(f"an over-time block counts some seconds; got {over_time_s}")
+    k = rounds + 1
+    return (rounds * (within_a / run_s + between_f) + within_a / over_time_s + between_f) / k ** 2
 
 
 @dataclass(frozen=True)
@@ -158,15 +186,26 @@ def percent(log_value: float) -> float:
 
 def design(within_a: float, between_f: float, costs: Costs, rounds: int, run_s: float, alpha: float,
            effect_log: float | None = None, wanted: float = DEFAULT_POWER, extra_blocks: int = 0,
-           over_time_s: float | None = None) -> Design:
+           over_time_s: float | None = None, weights: str = EQUAL) -> Design:
     """What `rounds` rounds of `run_s`-second runs (and `extra_blocks` more blocks, the over-time
-    runs') give for a pair with components a and f; `over_time_s` (the seconds the over-time
-    block is expected to count): its blocks weighed by their precision (`precision_variance`)."""
+    runs', counting `over_time_s` seconds each) give for a pair with components a and f, its blocks
+    weighed as `weights` says: equal (`equal_variance`) or by their precision (`precision_variance`)."""
     blocks = rounds + extra_blocks
     if blocks < 2:
         raise ValueError(f"a design needs at least 2 blocks for an interval, got {blocks}")
-    variance = (precision_variance(within_a, between_f, rounds, run_s, over_time_s).variance
-                if over_time_s and extra_blocks else variance_of_mean(within_a, between_f, blocks, run_s))
+    if extra_blocks not in (0, 1):
+        raise ValueError(f"a sweep has at most one over-time block, got extra_blocks={extra_blocks}")
+    if weights not in (EQUAL, PRECISION):
+        raise ValueError(f"weights is {EQUAL!r} or {PRECISION!r}, got {weights!r}")
+    if extra_blocks and not over_time_s:
+        raise ValueError("a design with the over-time block needs the seconds it counts (over_time_s): give what "
+                         "the bundle's over-time runs kept, or the profile's over_time_s")
+    if not extra_blocks:
+        variance = variance_of_mean(within_a, between_f, blocks, run_s)
+    elif weights == PRECISION:
+        variance = precision_variance(within_a, between_f, rounds, run_s, over_time_s).variance
+    else:
+        variance = equal_variance(within_a, between_f, rounds, run_s, over_time_s)
     se, dof = math.sqrt(variance), blocks - 1
     half = float(stats.t.isf(alpha / 2, dof)) * se
     return Design(rounds, float(run_s), blocks, costs.total_s(rounds, run_s), variance, dof, alpha, percent(half),
@@ -185,7 +224,7 @@ def kalibera_jones_length(within_a: float, between_f: float, per_run_s: float) -
 def best_design(within_a: float, between_f: float, costs: Costs, budget_s: float, alpha: float,
                 interval_s: float, effect_log: float | None = None, wanted: float = DEFAULT_POWER,
                 min_rounds: int = MIN_ROUNDS, longest_s: float = LONGEST_RUN_S, extra_blocks: int = 0,
-                over_time_s: float | None = None) -> Design | None:
+                over_time_s: float | None = None, weights: str = EQUAL) -> Design | None:
     """The rounds x run length (whole intervals of `interval_s`, at least two, at most `longest_s`)
     within `budget_s` whose interval for the pair is narrowest; None if no design of `min_rounds`
     rounds fits."""
@@ -197,7 +236,7 @@ def best_design(within_a: float, between_f: float, costs: Costs, budget_s: float
         if rounds < min_rounds:
             break  # longer runs only leave fewer rounds
         found = design(within_a, between_f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks,
-                       over_time_s)
+                       over_time_s, weights)
         if best is None or found.half_width_pct < best.half_width_pct:
             best = found
     return best

@@ -114,7 +114,10 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
         text += (" (not tested: the primary comparison was not called faster or slower, and the others are "
                  f"tested only after it; {unresolved_advice(row)})")
     elif row["verdict"] == NOT_RESOLVED:
-        text += f" ({unresolved_advice(row)})"
+        # the test's p too, so a line not resolved can be reported with its test as a called one is
+        tested = "" if _missing(row.get("p_adjusted")) else (
+            f"p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''}; ")
+        text += f" ({tested}{unresolved_advice(row)})"
     elif row["verdict"] != EQUIVALENT and not _missing(row.get("p_adjusted")):
         text += f" (p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''})"
     return text + _method_text(row)

@@ -11,7 +11,7 @@ import math
 
 from pagelab.evidence.families import NOT_TESTED
 from pagelab.evidence.intervals import NOT_RESOLVED
-from pagelab.evidence.wording import unresolved_advice
+from pagelab.evidence.wording import pct_text, unresolved_advice
 from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, Claim
 from pagelab.report.grid_report import grid_answer, grid_factor
 from pagelab.report.lab_report import ReportData, listed_pair, pair_of, pair_text, tpmc_rows
@@ -46,6 +46,7 @@ def answer(data: ReportData) -> str:
     runs = int(best["runs"])
     head = _primary_sentence(data) + (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
             f"{'s' if runs != 1 else ''} per page size); its pairs, as the pairs table gives them: {'; '.join(parts)}. ")
+    head += sign_note(data, rows)
     if real:
         return head + f"The data support {best['page_size']} as the fastest page size on this machine."
     if runs < 4:
@@ -63,6 +64,38 @@ def answer(data: ReportData) -> str:
     if untested:
         return head + f"{why_untested[0].upper()}{why_untested[1:]}: this sweep makes no claim that it is the fastest."
     return head + "Not every other page size is slower, so no single page size is the fastest here."
+
+
+def sign_note(data: ReportData, rows) -> str:
+    """Where a TpmC pair quoted on page 1 has an effect of the other sign than its medians' ratio, why
+    (the two are different quantities); '' where every quoted pair's effect agrees with its medians."""
+    from pagelab.evidence.families import primary_pair
+    from pagelab.evidence.model import MODEL_METHOD, OVER_TIME_BLOCK_WORDS
+
+    median = dict(zip(rows["page_size"], rows["median"]))
+    best = max(median, key=median.get)
+    quoted = [primary_pair(str(data.profile.get("primary") or ""))] + [(size, best) for size in median if size != best]
+    seen, against, over_time = set(), [], False
+    for pair in quoted:
+        row = listed_pair(data, "tpmc", *pair) if pair else None
+        if row is None or frozenset(pair) in seen or math.isnan(row["change_pct"]):
+            continue
+        seen.add(frozenset(pair))
+        if not str(row.get("method") or "").startswith(MODEL_METHOD) or not (row["a"] in median and row["b"] in median):
+            continue
+        ratio = 100 * (median[row["a"]] / median[row["b"]] - 1)
+        if ratio * row["change_pct"] < 0:
+            over_time = over_time or OVER_TIME_BLOCK_WORDS in str(row.get("method"))
+            against.append(f"{row['a']} vs {row['b']} is {pct_text(row['change_pct'])} while {row['a']}'s median is "
+                           f"{pct_text(ratio)} against {row['b']}'s")
+    if not against:
+        return ""
+    return (f"The medians and the pairs need not agree in sign, and here they do not ({'; '.join(against)}): a "
+            "median ranks each page size's verdict runs on their own, so a slow round moves it, while a pair's effect "
+            "is the mean of its blocks' log-ratios, each round's runs compared with each other so that what moved the "
+            "whole round cancels" + (", and the over-time runs' block, which no median holds, counted as one block "
+                                     "more" if over_time else "") +
+            "; the effect is the comparison, the medians only describe each page size. ")
 
 
 def _primary_sentence(data: ReportData) -> str:

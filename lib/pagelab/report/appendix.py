@@ -175,7 +175,34 @@ def knob_table(data: ReportData) -> pd.DataFrame:
             rows += [(f"{name}: {key}", _knob_text(inner)) for key, inner in value.items()] or [(name, "none")]
         else:
             rows.append((name, _knob_text(value)))
+    rows += _unrecorded_knobs(data)
     return pd.DataFrame(rows, columns=["Knob", "Value"])
+
+
+# Knobs the analysis reads that a bundle made before them does not record: each given with the value
+# the report used, so the table still says how this sweep's TpmC was weighed and planned.
+ANALYSIS_KNOBS = ("block_weights", "planned_within_a", "planned_floor_pct")
+
+
+def _unrecorded_knobs(data: ReportData) -> list[tuple[str, str]]:
+    from pagelab.evidence.runs import weights_of
+    from pagelab.report.lab_report import shipped_profile_values
+
+    missing = [name for name in ANALYSIS_KNOBS if name not in data.profile]
+    if not missing:
+        return []
+    before = "not recorded: this bundle predates the knob"
+    rows = []
+    if "block_weights" in missing:
+        rows.append(("block_weights", f"{weights_of(data.evidence)} ({before}; the report weighed the blocks so)"))
+    planned = [name for name in missing if name != "block_weights"]
+    name = data.record.document.get("profile_name") or data.profile.get("profile") or ""
+    shipped = shipped_profile_values(str(name), planned) if planned else None
+    for knob in planned:
+        value = (shipped or {}).get(knob)
+        rows.append((knob, f"{_knob_text(value)} ({before}; as this pagelab ships the {name} profile, which the "
+                           "precision paragraph uses)" if value is not None else f"none ({before})"))
+    return rows
 
 
 def _knob_text(value) -> str:

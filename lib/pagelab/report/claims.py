@@ -265,7 +265,10 @@ def _innodb_reads_check(data: ReportData, last: str, first: str, row: dict) -> t
     return (f". iostat counts the whole device, other processes' requests included (Section 4.2); on InnoDB's own read "
             f"requests a second (`Innodb_data_reads`, which nothing else adds to), {last} vs {first} "
             f"{pct_text(100 * (found.ratio - 1))} {interval_text(100 * (found.low - 1), 100 * (found.high - 1), 100 * level)}, "
-            f"{word} ({found.method})" + (": the same verdict" if agrees else ""), agrees)
+            f"{word} ({found.method}; a check of this claim alone, not one of the Method's families: judged as read "
+            "IOPS is, at the device line's level, with no correction of its own, as it can only take a verdict away: "
+            "where the two counts disagree the claim is not resolved here)"
+            + (": the same verdict" if agrees else ""), agrees)
 
 
 def _hit_ratio(data: ReportData) -> Claim:
@@ -275,7 +278,7 @@ def _hit_ratio(data: ReportData) -> Claim:
         return Claim("hit_ratio", statement, NOT_RESOLVED_HERE, "no InnoDB status samples with a hit rate", "Figure 5")
     measured = innodb.dropna(subset=["hit_rate"])
     measured = measured[measured["t_s"] >= 0]
-    parts, near, runs = [], True, 0
+    parts, near, runs, times = [], True, 0, []
     for size in data.page_sizes:
         series = measured[measured["page_size"] == size].sort_values("t_s")
         if series.empty:
@@ -283,16 +286,28 @@ def _hit_ratio(data: ReportData) -> Claim:
         start = series.groupby("repeat")["hit_rate"].first().median()
         end = series.groupby("repeat")["hit_rate"].last().median()
         runs = max(runs, int(series["repeat"].nunique()))
+        times.append((series["t_s"].iloc[0], series["t_s"].iloc[-1]))
         close = abs(start - SEED_HIT_START) <= HIT_RATIO_NEAR and abs(end - SEED_HIT_END) <= HIT_RATIO_NEAR
-        parts.append(f"{size}: {start:.0f} → {end:.0f}{'' if close else ' (not near)'}")
+        far = [name for name, gap in (("start", start - SEED_HIT_START), ("end", end - SEED_HIT_END))
+               if abs(gap) > HIT_RATIO_NEAR]
+        parts.append(f"{size}: {start:.0f} → {end:.0f}{' (' + ' and '.join(far) + ' not near)' if far else ''}")
         near &= close
     verdict = HOLDS if near else DOES_NOT_HOLD
     which = "of each page size's one run" if runs == 1 else "median over each page size's runs"
     # one run per page size has no interval: said, so "does not hold" is not read as a tested verdict
     single = ("; one run per page size, so there is no interval: each figure is one run's first and last "
               "sample, and another run could read otherwise" if runs == 1 else "")
+    # which measure and which samples, and that the whole measurement counts here: the lab read the ratio
+    # from its start, so MSER-5's warm-up cut (which only the TpmC model uses) is not applied
+    def seconds(values) -> str:
+        low, high = f"{min(values):.0f}", f"{max(values):.0f}"
+        return low if low == high else f"{low}–{high}"
+
+    when = (f" (SHOW ENGINE INNODB STATUS's \"Buffer pool hit rate\", the first sample at "
+            f"{seconds([t for t, _ in times])} s of the measurement and the last at {seconds([t for _, t in times])} s; the whole measurement, the warm-up MSER-5 cut "
+            "from TpmC included, as the lab read the ratio from the start)") if times else ""
     return Claim("hit_ratio", statement, verdict,
-                 f"first and last measured hit rate per 1000, {which}: {'; '.join(parts)} "
+                 f"first and last measured hit rate per 1000, {which}{when}: {'; '.join(parts)} "
                  f"(near = within {HIT_RATIO_NEAR:g} per 1000, pagelab's line: the lab's two figures are 3 apart, so a "
                  "wider line could not tell where the ratio starts from where it settles)"
                  f"{single}", "Figure 5")

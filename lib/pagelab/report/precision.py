@@ -16,7 +16,7 @@ import math
 from pagelab.evidence import planner
 from pagelab.evidence.families import primary_pair
 from pagelab.evidence.sequential import planned_looks
-from pagelab.evidence.block_weights import PRECISION
+from pagelab.evidence.block_weights import EQUAL, PRECISION
 from pagelab.evidence.runs import components_of, over_time_kept, weights_of
 from pagelab.evidence.wording import interval_text
 from pagelab.report.lab_report import ReportData, pair_of, shipped_profile_values
@@ -51,14 +51,16 @@ def _alpha(data: ReportData, declared: bool) -> float:
 
 
 def rounds_needed(a: float, f: float, run_s: float, alpha: float, effect_log: float, extra_blocks: int,
-                  wanted: float = planner.DEFAULT_POWER, over_time_s: float | None = None) -> int | None:
+                  wanted: float = planner.DEFAULT_POWER, over_time_s: float | None = None,
+                  weights: str = EQUAL) -> int | None:
     """The fewest rounds of `run_s`-second runs whose design has power `wanted` for `effect_log`
     (planner.design; power grows with the rounds, so a bisection finds them); None past MOST_ROUNDS.
-    `over_time_s`: the over-time block weighed by its precision, counting that long."""
+    `over_time_s`: the seconds the over-time block counts, weighed as `weights` says."""
     costs = planner.Costs(0.0, 0.0, 1)  # the rounds, not the time they take
 
     def enough(rounds: int) -> bool:
-        found = planner.design(a, f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks, over_time_s)
+        found = planner.design(a, f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks, over_time_s,
+                               weights)
         return found.power is not None and found.power >= wanted
 
     low = max(2 - extra_blocks, 1)
@@ -177,8 +179,11 @@ def precision_markdown(data: ReportData) -> str:
     planned_f = (float(planned_values.get("planned_floor_pct") or 0) / 100) ** 2
     if planned_a or planned_f:
         planned, measured = _spread_pct(planned_a, planned_f, run_s), _spread_pct(a, f, run_s)
+        # planned before any over-time run: the block counting all of over_time_s, as `pagelab plan`
+        # assumes from a bundle that ran none
         expected = planner.design(planned_a, planned_f, planner.Costs(0.0, 0.0, 1), rounds, run_s, alpha,
-                                  None, planner.DEFAULT_POWER, extra) if rounds + extra >= 2 else None
+                                  None, planner.DEFAULT_POWER, extra, float(profile["over_time_s"]) if extra else None,
+                                  weights_of(data.evidence)) if rounds + extra >= 2 else None
         verdict = ("the machine was noisier than the design assumed" if measured > planned else
                    "the machine was no noisier than the design assumed") + _which_component(a, f, planned_a, planned_f)
         if measured > planned:  # what the bundle recorded of why, and no more (the Method's sentence)
@@ -202,12 +207,18 @@ def precision_markdown(data: ReportData) -> str:
                     f"bundle has {pair.rounds}.")
         return " ".join(text)
     costs = planner.Costs(0.0, 0.0, 1)
-    # with precision weights declared, the over-time block as precise as what of it this sweep counted
-    kept = (over_time_kept(data.evidence, first, second, float(profile["over_time_s"]))
-            if extra and weights_of(data.evidence) == PRECISION else None)
-    counted = kept.length_s if kept is not None else None
-    now = planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra, counted)
-    needed = rounds_needed(a, f, run_s, alpha, effect, extra, over_time_s=counted)
+    # the over-time block as precise as what of it this sweep counted (all of over_time_s when its
+    # over-time runs did not finish), weighed as the sweep declared (pagelab.evidence.planner)
+    weights = weights_of(data.evidence)
+    kept = over_time_kept(data.evidence, first, second, float(profile["over_time_s"])) if extra else None
+    counted = kept.length_s if kept is not None else float(profile["over_time_s"]) if extra else None
+    if extra and counted is None:  # a side's over-time run kept nothing: the model counted no over-time block
+        extra = 0
+    now = planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra, counted, weights)
+    needed = rounds_needed(a, f, run_s, alpha, effect, extra, over_time_s=counted, weights=weights)
+    over_time_weighed = "weighed by its precision, as this sweep declared, and " if weights == PRECISION else ""
+    over_time_source = ("from what of its over-time runs counted" if kept is not None else
+                        "all of each over-time run: they did not finish, so what would count is unknown")
     level = f"at the {100 * alpha:.3g}% level it tests the pair at"
     need = (f"a {100 * EFFECT:g}% effect would need {needed} rounds × {run_s:g} s for "
             f"{100 * planner.DEFAULT_POWER:.0f}% power" if needed else
@@ -215,7 +226,38 @@ def precision_markdown(data: ReportData) -> str:
             f"{100 * planner.DEFAULT_POWER:.0f}% power")
     text.append(f"With these components the planner (pagelab.evidence.planner) gives this design a power of "
                 f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
-                + (f" (with the over-time block weighed by its precision, as this sweep declared, and as precise as "
-                   f"a block of {counted:.0f} s on each side, from what of its over-time runs counted)" if counted else
-                   " (with the over-time block)" if extra else "") + ".")
+                + (f" (with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
+                   f"side, {over_time_source})" if extra else "") + ".")
+    if not math.isnan(row["low_pct"]):
+        text.append(which_figure(row, now))
     return " ".join(text)
+
+
+def which_figure(row: dict, now: planner.Design) -> str:
+    """The precision figures this report gives for the pair, one sentence each, so a reader can tell
+    which to quote: the achieved half-width, the verdict line's "resolve effects of about ±R%", and
+    the planner's half-width and detectable effect at this sweep's components. They differ because
+    they measure different things: R adds the 80%-power quantile to the interval's standard error,
+    and the planner uses the variance the components give on average, where the sweep's interval
+    uses its blocks' sample variance, floored only at the 5% quantile of the within-run part's
+    (pagelab.evidence.model.FLOOR_QUANTILE)."""
+    half = (row["high_pct"] - row["low_pct"]) / 2
+    said = [f"Which precision figure is which: ±{half:.1f}% is the half-width of this sweep's own interval, "
+            "from the spread its blocks happened to show (or the Method's floor, where that bound it: the Method "
+            "says for which pairs)."]
+    if not (isinstance(row.get("detectable_pct"), float) and math.isnan(row["detectable_pct"])) \
+            and row.get("detectable_pct") is not None:
+        detectable = row["detectable_pct"]
+        said.append(f"±{detectable:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true effect "
+                    "that interval's standard error would call with 80% power, so it is wider than the half-width; "
+                    "it is the figure to quote.")
+    wider = now.half_width_pct > half
+    said.append(f"±{now.half_width_pct:.1f}% and {now.detectable_pct:.1f}% are the planner's half-width and "
+                "80%-power detectable effect for the same design with these components, from the variance they "
+                "give on average, not from the spread these blocks showed: they say what a repeat of this design "
+                "would give, and are "
+                + ("wider here because this sweep's blocks varied less than the components give on average (a "
+                   "sweep's variance may fall to the 5% quantile of what the within-run part alone gives, the "
+                   "Method's floor, before that floor binds)." if wider else
+                   "narrower here because this sweep's blocks varied more than the components give on average."))
+    return " ".join(said)

@@ -154,7 +154,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("buffer_pool", "Buffer pool", Levels(BufferPoolSize(MIN_BUFFER_POOL_BYTES)), "30%", "bytes or % of loaded DB",
          "innodb_buffer_pool_size of the measured runs: a size, or a percentage of the largest loaded "
          "database of the sweep's page sizes, resolved once so every page size gets the same bytes "
-         "(the Week 4 lab: 30%). It must be smaller than the data for the page size to matter. A list sweeps "
+         "(the Week 4 lab's text says 30%, its server really had 256 MiB, which the course profile runs). "
+         "It must be smaller than the data for the page size to matter. A list sweeps "
          "it as a second factor (a restart per level, the same loaded data)."),
     Knob("flush_method", "Flush method", Choice(FLUSH_METHODS), "O_DIRECT", "",
          "innodb_flush_method; O_DIRECT keeps the OS page cache from hiding buffer-pool misses."),

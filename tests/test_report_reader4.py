@@ -1,0 +1,113 @@
+"""A fourth fresh reader's gaps in a course report, each closed where the report's words are made:
+a TpmC effect of the other sign than the medians' ratio explained on page 1 where both are printed,
+and the report's precision figures (the achieved half-width, the verdict line's "resolve effects of
+about ±R%", the planner's half-width and detectable effect) each said for what it is. Expected
+figures are recomputed here from the records the test writes (bundles from bench/synthetic.py, via
+tests.test_report_words) and from pagelab.evidence.planner, which the report quotes."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from tests.test_report_words import bundle, load
+
+
+def test_the_summary_explains_an_effect_of_the_other_sign_than_the_medians(tmp_path):
+    from pagelab.evidence.wording import pct_text
+    from pagelab.report.answer import sign_note
+    from pagelab.report.lab_report import listed_pair
+
+    data = load(bundle(tmp_path))
+    effect = listed_pair(data, "tpmc", "16k", "4k")
+    a, b = effect["a"], effect["b"]
+    # medians pointing the other way from the pair's effect, and then the same way
+    against = 1.1 if effect["change_pct"] < 0 else 0.9
+    rows = pd.DataFrame({"page_size": [b, "8k", a], "median": [1000.0, 1200.0, 1000.0 * against]})
+    note = sign_note(data, rows)
+    ratio = 100 * (against - 1)
+    assert (f"{a} vs {b} is {pct_text(effect['change_pct'])} while {a}'s median is {pct_text(ratio)} against {b}'s"
+            in note), note
+    assert "a median ranks each page size's verdict runs on their own" in note, note
+    assert "the effect is the comparison, the medians only describe each page size" in note, note
+    along = pd.DataFrame({"page_size": [b, "8k", a], "median": [1000.0, 1200.0, 1000.0 / against]})
+    assert sign_note(data, along) == ""
+
+
+def test_the_precision_paragraph_says_which_figure_is_which(tmp_path):
+    from pagelab.evidence import planner
+    from pagelab.evidence.runs import components_of
+    from pagelab.report.lab_report import pair_of
+    from pagelab.report.precision import precision_markdown
+
+    data = load(bundle(tmp_path, profile={"planned_within_a": 3200, "planned_floor_pct": 1.0}))
+    text = precision_markdown(data)
+    row = pair_of(data, "tpmc", "16k", "4k")
+    half = (row["high_pct"] - row["low_pct"]) / 2
+    pair = components_of(data.evidence).pair("16k", "4k")
+    design = planner.design(pair.within_a.value, max(pair.between_f.value, 0.0), planner.Costs(0.0, 0.0, 1), 7, 100.0,
+                            0.05, -math.log(0.95))
+    assert f"Which precision figure is which: ±{half:.1f}% is the half-width of this sweep's own interval" in text, text
+    assert (f"±{row['detectable_pct']:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true "
+            "effect that interval's standard error would call with 80% power") in text, text
+    assert "it is the figure to quote" in text, text
+    assert (f"±{design.half_width_pct:.1f}% and {design.detectable_pct:.1f}% are the planner's half-width and "
+            "80%-power detectable effect for the same design") in text, text
+    said = "wider here" if design.half_width_pct > half else "narrower here"
+    assert said in text, text
+
+
+def test_the_hit_ratio_claim_says_which_end_is_not_near_and_which_samples_it_read():
+    from types import SimpleNamespace
+
+    from pagelab.report.claims import DOES_NOT_HOLD, _hit_ratio
+
+    # one run per page size: 4k starts near 990 and ends far from 993; 16k is far at both ends
+    samples = [("4k", 10.0, 989.0), ("4k", 1200.0, 981.0), ("16k", 9.0, 985.0), ("16k", 1199.0, 974.0)]
+    innodb = pd.DataFrame([{"page_size": size, "repeat": 1, "t_s": t, "hit_rate": rate} for size, t, rate in samples])
+    data = SimpleNamespace(over_time={"innodb": innodb}, tables={"innodb": innodb}, page_sizes=["4k", "16k"])
+    claim = _hit_ratio(data)
+    assert claim.verdict == DOES_NOT_HOLD
+    assert "4k: 989 → 981 (end not near); 16k: 985 → 974 (start and end not near)" in claim.evidence, claim.evidence
+    assert ("\"Buffer pool hit rate\", the first sample at 9–10 s of the measurement and the last at 1199–1200 s"
+            in claim.evidence), claim.evidence
+
+
+def test_a_tested_line_not_resolved_prints_its_tests_p(tmp_path):
+    from pagelab.evidence.wording import unresolved_advice, verdict_line
+
+    row = {"metric": "tpmc", "a": "16k", "b": "4k", "runs_a": 7, "runs_b": 7, "change_pct": 4.7, "low_pct": -9.4,
+           "high_pct": 21.0, "confidence_pct": 95.0, "verdict": "not resolved", "p_value": 0.48, "p_adjusted": 0.48,
+           "family_size": 1, "equivalence_pct": 3.0, "paired": True, "detectable_pct": 22.0,
+           "runs_for_equivalence": 500, "method": "two-level model, 7 blocks, t on 6 df", "role": "primary"}
+    assert f"not resolved (p 0.48; {unresolved_advice(row)})" in verdict_line(row), verdict_line(row)
+    family = dict(row, family_size=2, p_adjusted=0.3, role="")
+    assert "not resolved (p 0.3, Holm; these 7 rounds" in verdict_line(family), verdict_line(family)
+
+
+def test_the_knob_table_gives_the_analysis_knobs_a_bundle_predates(tmp_path):
+    from pagelab.report.appendix import knob_table
+    from pagelab.sweep.profiles import load_profile
+
+    shipped = load_profile("course").to_dict()
+    table = knob_table(load(bundle(tmp_path, document={"profile_name": "course"})))
+    values = dict(zip(table["Knob"], table["Value"]))
+    assert values["block_weights"].startswith("equal (not recorded: this bundle predates the knob"), values
+    assert values["planned_within_a"].startswith(f"{shipped['planned_within_a']:g} (not recorded"), values
+    assert "as this pagelab ships the course profile" in values["planned_floor_pct"], values
+    # a bundle that recorded them: its own values, once, without the note
+    recorded = knob_table(load(bundle(tmp_path / "r", profile={"block_weights": "precision", "planned_within_a": 3200,
+                                                               "planned_floor_pct": 1.6})))
+    values = dict(zip(recorded["Knob"], recorded["Value"]))
+    assert values["block_weights"] == "precision" and list(recorded["Knob"]).count("block_weights") == 1, values
+
+
+def test_the_buffer_pool_knobs_help_gives_the_labs_text_and_its_real_pool_as_the_course_profile_runs():
+    from pagelab.sweep.knobs import KNOBS_BY_NAME
+    from pagelab.sweep.profiles import load_profile
+
+    text = KNOBS_BY_NAME["buffer_pool"].help
+    pool = str(load_profile("course").to_dict()["buffer_pool"])
+    assert pool in ("256M", "256MiB", str(256 * 2**20)), pool  # what the help's "256 MiB" stands for
+    assert "the Week 4 lab's text says 30%, its server really had 256 MiB, which the course profile runs" in text, text
