@@ -200,6 +200,9 @@ def test_the_report_says_iostat_counts_the_whole_disk_and_how_far_it_parts_from_
     assert "iostat counts every request the device completed, from any process" in text, text
     assert "This bundle records no per-process I/O and no load average" in text, text
     assert "16k +25.0% read requests" in text and "the requests beyond InnoDB's averaging 16 KiB" in text, text
+    # which statistic the rates are, so they are not read as the IOPS table's medians
+    assert "each a second over all the verdict runs' measurements together" in text, text
+    assert "not the IOPS table's median of the runs' means" in text, text
 
 
 def test_the_method_says_the_bundle_records_no_load_and_names_the_trace_other_work_left_on_the_disk(tmp_path):

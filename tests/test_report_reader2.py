@@ -152,8 +152,8 @@ def test_the_drift_and_lag1_tests_are_named_and_cited_and_tosts_alpha_is_stated(
     data = _over_time_data(tmp_path)
     text = model_sentences(data)
     assert (f"the drift test: a least-squares line through the log of its {BATCHES} batch means against time, its "
-            "slope tested two-sided at 5% (the t-test of a regression slope, scipy.stats.linregress; Jain 1991, "
-            "ch. 14)") in text, text
+            f"slope tested two-sided at 5% (the t-test of a regression slope, on {BATCHES - 2} df, the batch means less 2, "
+            "scipy.stats.linregress; Jain 1991, ch. 14)") in text, text
     assert "a one-sided lag-1 autocorrelation test at 5% (Law 2015, ch. 9.5" in text, text
     cited = " ".join(references({}))
     for work in ("R. Jain, \"The Art of Computer Systems Performance Analysis\"", "A. M. Law, \"Simulation Modeling "

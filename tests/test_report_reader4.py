@@ -111,3 +111,27 @@ def test_the_buffer_pool_knobs_help_gives_the_labs_text_and_its_real_pool_as_the
     pool = str(load_profile("course").to_dict()["buffer_pool"])
     assert pool in ("256M", "256MiB", str(256 * 2**20)), pool  # what the help's "256 MiB" stands for
     assert "the Week 4 lab's text says 30%, its server really had 256 MiB, which the course profile runs" in text, text
+
+
+def test_the_request_size_table_shows_the_two_decimals_the_10_percent_line_is_judged_on():
+    import json
+
+    from tests.conftest import REPO_ROOT
+
+    cells = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    [source] = ["".join(c["source"]) for c in cells if "Read request (KiB)" in "".join(c["source"])]
+    assert '"read_kb": ("Read request (KiB)", 2)' in source and '"write_kb": ("Write request (KiB)", 2)' in source
+
+
+def test_the_odd_even_pair_effects_give_their_welch_satterthwaite_df(tmp_path):
+    from pagelab.evidence.self_checks import pair_halves_table
+    from pagelab.report.self_check import self_check_markdown
+
+    data = load(bundle(tmp_path))
+    text = self_check_markdown(data.evidence)
+    tested = pair_halves_table(data.evidence).dropna(subset=["low_pts"])
+    assert not tested.empty
+    for row in tested.to_dict("records"):
+        dof = row["method"].split("Welch-Satterthwaite t on ")[1].split(" df")[0]
+        assert float(dof) > 0
+        assert f"{row['a']} vs {row['b']} " in text and f"] (t on {dof} df)" in text, (dof, text)

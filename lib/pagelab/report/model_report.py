@@ -389,7 +389,8 @@ def over_time_block_sentences(data, found) -> str:
             + "What of each over-time run counts: MSER-5 "
             f"(White 1997) cuts its warm-up, then the drift test: a least-squares line through the log of its "
             f"{BATCHES} batch means against time, its slope tested two-sided at {100 * DRIFT_ALPHA:g}% (the t-test of "
-            "a regression slope, scipy.stats.linregress; Jain 1991, ch. 14). Without drift all the rest counts (a "
+            f"a regression slope, on {BATCHES - 2} df, the batch means less 2, scipy.stats.linregress; Jain 1991, "
+            "ch. 14). Without drift all the rest counts (a "
             "slope the test does not call still counts in full); with drift only its first window of a verdict run's "
             "length. "
             + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})" for u in found.over_time)
@@ -400,7 +401,8 @@ def over_time_block_sentences(data, found) -> str:
 LAG1_WORDS = (f"a from batch means: each run's intervals grouped into batches of 1, 2, 4, ... intervals, the smallest "
               f"size whose batch means pass a one-sided lag-1 autocorrelation test at {100 * LAG1_ALPHA:g}% (Law 2015, "
               "ch. 9.5; the expected value of a centred series' autocorrelation after Marriott & Pope 1954, its "
-              "standard error 1/√N after Bartlett 1946)")
+              "standard error 1/√N after Bartlett 1946, N the run's batch means at that size: its intervals over the "
+              "batch size)")
 
 
 # How a page size's a is formed from its runs (pagelab.evidence.components.within_component).

@@ -323,7 +323,10 @@ def foreign_io_sentence(data) -> str:
             text += f", the requests beyond InnoDB's averaging {row['extra_request_kb']:.0f} KiB"
         parts.append(text)
     device = data_device_words(data)
-    return (f"{FOREIGN_WORDS}: the device{device} completed, against what InnoDB read, " + "; ".join(parts) + ". "
+    return (f"{FOREIGN_WORDS}: the device{device} completed, against what InnoDB read, " + "; ".join(parts) + " "
+            "(each a second over all the verdict runs' measurements together, every iostat sample alike, so as to "
+            "set InnoDB's counts over the same seconds beside them: not the IOPS table's median of the runs' "
+            "means, which these differ from slightly). "
             "A request InnoDB did not issue is another process's, or a read below InnoDB (the file system's own); "
             "InnoDB's own counts are free of both, so where they and iostat's disagree, InnoDB's are the ones that "
             "measure the page size's reads.")

@@ -72,6 +72,14 @@ def _first_round_text(table: RunTable) -> str:
             f"the round being the unit since its runs share the machine's minute){floor}. {KEPT_SENTENCE}")
 
 
+def _dof_text(row: dict) -> str:
+    """' (t on 4.8 df)': the Welch-Satterthwaite degrees of freedom its method names, '' without."""
+    import re
+
+    found = re.search(r"t on [0-9.]+ df", str(row.get("method") or ""))
+    return f" ({found.group(0)})" if found else ""
+
+
 def _pair_halves_text(table: RunTable) -> str:
     """TpmC's pair effects by the two-level model, odd rounds against even rounds ('' when the runs
     kept no series or the halves are too short for the model)."""
@@ -82,7 +90,7 @@ def _pair_halves_text(table: RunTable) -> str:
     wrong = pair_false_calls(tested)
     moves = ", ".join(f"{row['a']} vs {row['b']} {pct_text(row['difference_pts'], ' points')} "
                       f"[{pct_text(row['low_pts'], ' points')}, {pct_text(row['high_pts'], ' points')}]"
-                      for row in tested.to_dict("records"))
+                      + _dof_text(row) for row in tested.to_dict("records"))
     level = f"{tested['confidence_pct'].iloc[0]:.4g}% " if "confidence_pct" in tested else ""
     text = (f" TpmC's pair effects, as the verdicts estimate them (the two-level model), in the odd rounds against "
             f"the even rounds (a Welch-Satterthwaite t-test of the difference, with its {level}interval, the "
