@@ -401,8 +401,8 @@ def over_time_block_sentences(data, found) -> str:
 LAG1_WORDS = (f"a from batch means: each run's intervals grouped into batches of 1, 2, 4, ... intervals, the smallest "
               f"size whose batch means pass a one-sided lag-1 autocorrelation test at {100 * LAG1_ALPHA:g}% (Law 2015, "
               "ch. 9.5; the expected value of a centred series' autocorrelation after Marriott & Pope 1954, its "
-              "standard error 1/√N after Bartlett 1946, N the run's batch means at that size: its intervals over the "
-              "batch size)")
+              "standard error 1/√N after Bartlett 1946, N the batch means tested at that size: the group's runs' "
+              "intervals over the batch size, the groups as below)")
 
 
 # How a page size's a is formed from its runs (pagelab.evidence.components.within_component).
