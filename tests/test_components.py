@@ -68,3 +68,19 @@ def test_one_round_says_its_spread_needs_two_rounds_rather_than_nan():
     pair_lines = [line for line in lines if " vs " in line]
     assert pair_lines and all("spreads — (two rounds needed)" in line for line in pair_lines), pair_lines
     assert not any("nan" in line for line in lines), lines
+
+
+def test_one_drifting_over_time_run_does_not_set_the_batch_size_of_its_page_sizes_verdict_runs():
+    """A 1200 s run whose level drifts (here 3%/min, fed in whole, as a drift the drift test missed)
+    asks for long batches that no 100 s verdict run fills; a must still rest on the 7 verdict runs
+    (their own batch size, 4 or more degrees of freedom each) and stay near the true a = 0.32, with
+    the drifting run's few long batches weighing only their degrees of freedom."""
+    design = SyntheticDesign(rounds=7, run_s=100, interval_s=10, within_a=0.32, between_f=0.0, over_time_s=1200,
+                             drift_pct_per_min=3.0, drifting_sizes=("4k",))
+    runs = [run for run in sweep(design, np.random.default_rng(4)) if run.page_size == "4k"]
+    size = variance_components(runs).size("4k")
+    verdict, over_time = size.groups
+    assert len(verdict.runs) == 7 and verdict.within_a.dof >= 28, verdict
+    assert over_time.runs == ("4k-over-time",) and over_time.within_a.value > 3 * 0.32, over_time
+    assert size.within_a.dof == verdict.within_a.dof + over_time.within_a.dof
+    assert 0.6 * 0.32 < size.within_a.value < 1.6 * 0.32, size.within_a

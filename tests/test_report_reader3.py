@@ -17,22 +17,41 @@ OVER_TIME = SyntheticDesign(rounds=DESIGN.rounds, effects=DESIGN.effects, within
 
 
 def test_each_page_sizes_within_run_a_says_its_batch_size_and_the_runs_it_rests_on(tmp_path):
-    from pagelab.evidence.components import MIN_BATCHES, _batch_logs
+    """Each group of alike runs (the verdict runs; each over-time run's counted part) has its own batch
+    size, and a pools the groups by degrees of freedom: recomputed here with numpy from the counted
+    series at each group's batch size, so every verdict run counts whatever the over-time run needs."""
+    import numpy as np
+
     from pagelab.evidence.model import counted_series
     from pagelab.evidence.runs import model_data
     from pagelab.report.model_report import model_sentences
 
     data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=OVER_TIME))
     text = model_sentences(data)
-    assert "a page size's a pools its runs: one batch size for all of them" in text, text
+    assert "a page size's a pools its runs in groups of alike runs, each with its own batch size" in text, text
     counted, _ = counted_series(data.evidence.series)
     for size in model_data(data.evidence).components.sizes:
-        runs = [r for r in counted if r.page_size == size.page_size and _batch_logs(r, size.lag1.batch_intervals).size
-                >= MIN_BATCHES]
-        said = (f"only {runs[0].run} had {MIN_BATCHES} or more, so a is that run's alone" if len(runs) == 1 else
-                f"from {len(runs)} runs, {size.within_a.dof:g} degrees of freedom")
-        assert (f"{size.page_size} a = {1e4 * size.within_a.value:,.0f} %²·s (batches of {size.lag1.batch_intervals} "
-                f"interval") in text and said in text, (size.page_size, said, text)
+        runs = [r for r in counted if r.page_size == size.page_size]
+        expected = [[r for r in runs if r.role == "verdict"]] + [[r] for r in runs if r.role != "verdict"]
+        assert [set(g.runs) for g in size.groups] == [{r.run for r in group} for group in expected], size.groups
+        squares = dof = 0.0
+        weighted = 0.0
+        for group, found in zip(expected, size.groups):
+            m = found.lag1.batch_intervals
+            g_squares = g_dof = 0.0
+            for run in group:
+                k = len(run.rates) // m
+                work = (np.array(run.rates) * np.array(run.seconds))[: k * m].reshape(k, m).sum(axis=1)
+                logs = np.log(work / np.array(run.seconds)[: k * m].reshape(k, m).sum(axis=1))
+                g_squares += float(((logs - logs.mean()) ** 2).sum())
+                g_dof += k - 1
+            weighted += g_squares / g_dof * m * float(np.median(group[0].seconds)) * g_dof
+            dof += g_dof
+            whose = f"{len(group)} verdict runs" if len(group) > 1 else group[0].run
+            assert f"of {m} interval{'s' if m != 1 else ''}, {found.lag1.batch_s:g} s, from {whose}, {g_dof:g} degree" \
+                in text, (size.page_size, whose, text)
+        assert math.isclose(size.within_a.value, weighted / dof, rel_tol=1e-9), (size.page_size, weighted / dof)
+        assert f"{size.page_size} a = {1e4 * size.within_a.value:,.0f} %²·s (batches of" in text, text
 
 
 def test_each_tpmc_pair_gives_its_standard_error_and_whether_the_floor_set_it(tmp_path):

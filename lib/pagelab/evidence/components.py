@@ -12,6 +12,17 @@ page size's level in two ways:
   are grouped into batches of m, and m is the smallest size (1, 2, 4, ...) whose batch means show
   no lag-1 autocorrelation (`lag1_test`). Then a = the pooled variance of the runs' log batch
   means times the batch's seconds, with the chi-square interval of a pooled variance.
+  The batch size is chosen per group of alike runs (`within_groups`): a page size's verdict runs
+  together (one length, one machine state: one test has the power of all their batches), and each
+  over-time run's counted part on its own. Each group's a estimates the same a (the variance x
+  seconds of the batch means does not depend on m once m is past the correlation), so the groups
+  are pooled by their degrees of freedom, a = sum(dof_g a_g) / sum(dof_g), on sum(dof_g) -- the
+  pooled variance of independent samples (e.g. Searle et al. 1992, ch. 3). Why not one batch size
+  for all the page size's runs: the test on the pooled batch means is dominated by the longest
+  run, and one over-time run with a slow drift the drift test let pass pushed m to 32 intervals,
+  which no 100 s verdict run fills -- a then rested on that run's 3 batch means alone (2 degrees
+  of freedom) and set every run's w and the model's floor (bench/bench_within_pooling.py measures
+  the bias and the model's coverage either way).
 - f, the *between-run* floor (log-scale variance): what stays between runs however long they are
   (restart, restore, the machine's minute). Per page size, from the spread of its runs' y over
   the rounds; per pair, from the spread of the pair's log-ratio d_b = y_A - y_B over the blocks
@@ -36,7 +47,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from typing import Sequence
 
@@ -114,6 +125,18 @@ class Lag1:
 
 
 @dataclass(frozen=True)
+class WithinGroup:
+    """One group of alike runs of a page size (`within_groups`): its runs that had 2 or more batches
+    of its own batch size, its a (log-scale variance x seconds) with degrees of freedom, and the
+    lag-1 test that chose the size."""
+
+    runs: tuple[str, ...]
+    batches: int
+    within_a: Estimate
+    lag1: Lag1
+
+
+@dataclass(frozen=True)
 class SizeComponents:
     """One page size: its within-run a and between-run f, from `runs` runs (and `batches` batches)."""
 
@@ -123,7 +146,8 @@ class SizeComponents:
     run_s: float  # the median measured seconds of its verdict runs
     within_a: Estimate  # log-scale variance x seconds
     between_f: Estimate  # log-scale variance
-    lag1: Lag1
+    lag1: Lag1  # the test of the group with the most degrees of freedom (the verdict runs, as a rule)
+    groups: tuple["WithinGroup", ...] = ()  # what a pools: each group of alike runs, its batch size and a
 
 
 @dataclass(frozen=True)
@@ -221,34 +245,83 @@ def chi2_interval(value: float, dof: float, confidence: float) -> tuple[float, f
             dof * value / float(scipy.stats.chi2.ppf(alpha / 2, dof)))
 
 
-def within_component(runs: Sequence[RunSeries], confidence: float = CONFIDENCE) -> tuple[Estimate, Lag1, int]:
-    """(a, the lag-1 test of the batch size taken, batches used) from `runs` of one page size.
-    Every run's intervals must be of one length (the profile's interval_s); a shorter last
-    interval is left out by the caller."""
+def _group_within(runs: Sequence[RunSeries], confidence: float) -> WithinGroup:
+    """One group's a: the smallest batch size whose pooled batch means pass the lag-1 test (the
+    largest testable one when none does), and the pooled variance of its batch means x the batch's
+    seconds. Every run's intervals must be of one length (the profile's interval_s); a shorter
+    last interval is left out by the caller."""
     lengths = [s for run in runs for s in run.seconds]
     if not lengths:
-        return Estimate(math.nan, math.nan, math.nan, 0, confidence), Lag1(0, math.nan, math.nan, math.nan,
-                                                                             math.nan, False), 0
+        return WithinGroup((), 0, Estimate(math.nan, math.nan, math.nan, 0, confidence),
+                           Lag1(0, math.nan, math.nan, math.nan, math.nan, False))
     interval = float(np.median(lengths))
     chosen = None
     for size in BATCH_SIZES:
-        batches = [_batch_logs(run, size) for run in runs]
-        usable = [z for z in batches if z.size >= MIN_BATCHES]
+        batches = [(run.run, _batch_logs(run, size)) for run in runs]
+        usable = [(name, z) for name, z in batches if z.size >= MIN_BATCHES]
         if not usable:
             break
-        r1, expected, p = lag1_test(usable)
+        r1, expected, p = lag1_test([z for _, z in usable])
         candidate = (size, usable, r1, expected, p)
         if chosen is None or not math.isnan(p):
             chosen = candidate
         if math.isnan(p) or p >= LAG1_ALPHA:  # too few batches to test, or no correlation: take it
             break
+    if chosen is None:  # every run shorter than 2 intervals
+        return WithinGroup((), 0, Estimate(math.nan, math.nan, math.nan, 0, confidence),
+                           Lag1(0, math.nan, math.nan, math.nan, math.nan, False))
     size, usable, r1, expected, p = chosen
-    variance, dof = _pooled_variance(usable)
+    variance, dof = _pooled_variance([z for _, z in usable])
     batch_s = size * interval
     a = variance * batch_s
     low, high = chi2_interval(a, dof, confidence)
     lag1 = Lag1(size, batch_s, r1, expected, p, bool(math.isnan(p) or p >= LAG1_ALPHA))
-    return Estimate(a, low, high, dof, confidence), lag1, sum(z.size for z in usable)
+    return WithinGroup(tuple(name for name, _ in usable), sum(z.size for _, z in usable),
+                       Estimate(a, low, high, dof, confidence), lag1)
+
+
+def within_groups(runs: Sequence[RunSeries]) -> list[list[RunSeries]]:
+    """The groups of a page size's runs whose batch size is chosen together (module comment): its
+    verdict runs, then each over-time run on its own."""
+    verdict = [run for run in runs if run.role == "verdict"]
+    return ([verdict] if verdict else []) + [[run] for run in runs if run.role != "verdict"]
+
+
+def pooled_groups(groups: Sequence[WithinGroup], confidence: float = CONFIDENCE) -> Estimate:
+    """The groups' a pooled by their degrees of freedom, with the chi-square interval on their sum."""
+    used = [g for g in groups if g.within_a.dof > 0 and math.isfinite(g.within_a.value)]
+    dof = sum(g.within_a.dof for g in used)
+    if not dof:
+        return Estimate(math.nan, math.nan, math.nan, 0, confidence)
+    a = sum(g.within_a.dof * g.within_a.value for g in used) / dof
+    low, high = chi2_interval(a, dof, confidence)
+    return Estimate(a, low, high, dof, confidence)
+
+
+def within_component(runs: Sequence[RunSeries], confidence: float = CONFIDENCE,
+                     groups: bool = True) -> tuple[Estimate, Lag1, int]:
+    """(a, the lag-1 test of the main group's batch size, batch means used) from `runs` of one page
+    size: each group of `within_groups` with its own batch size, pooled by degrees of freedom
+    (module comment). `groups=False` takes one batch size for all the runs, the rule before the
+    groups (kept for bench/bench_within_pooling.py's before-and-after)."""
+    found = within_parts(runs, confidence) if groups else [_group_within(runs, confidence)]
+    return _summary(found, confidence)
+
+
+def _summary(found: Sequence[WithinGroup], confidence: float) -> tuple[Estimate, Lag1, int]:
+    """(pooled a, the main group's lag-1 test -- independent only if every group's was --, batch means)."""
+    main = max(found, key=lambda g: g.within_a.dof, default=None)
+    if main is None:
+        empty = _group_within([], confidence)
+        return empty.within_a, empty.lag1, 0
+    independent = all(g.lag1.independent for g in found if g.batches)
+    return pooled_groups(found, confidence), replace(main.lag1, independent=independent), \
+        sum(g.batches for g in found)
+
+
+def within_parts(runs: Sequence[RunSeries], confidence: float = CONFIDENCE) -> list[WithinGroup]:
+    """Each group of `within_groups` with its own batch size and a."""
+    return [_group_within(group, confidence) for group in within_groups(runs)]
 
 
 def floor_component(values: Sequence[float], within: Sequence[float], within_dof: float,
@@ -290,18 +363,22 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
     sizes, within, notes = [], {}, []
     for page_size in order:
         runs = by_size.get(page_size, [])
-        a, lag1, batches = within_component(runs, confidence)
+        parts = within_parts(runs, confidence)
+        a, lag1, batches = _summary(parts, confidence)
         within[page_size] = a
         verdict = [run for run in runs if run.role == "verdict"]
-        if not lag1.independent and runs:
-            notes.append(f"{page_size}: batch means of up to {lag1.batch_intervals} intervals stay correlated (lag-1 "
-                         f"{signed_text(lag1.autocorrelation, 2)} against {signed_text(lag1.expected, 2)} without "
-                         f"correlation, p {lag1.p_value:.2g}) and the runs are too short for longer batches: the "
-                         "within-run part is a lower bound")
+        for part in parts:
+            if part.batches and not part.lag1.independent:
+                whose = "its verdict runs'" if len(part.runs) > 1 else f"{part.runs[0]}'s"
+                notes.append(f"{page_size}: {whose} batch means of up to {part.lag1.batch_intervals} intervals stay "
+                             f"correlated (lag-1 {signed_text(part.lag1.autocorrelation, 2)} against "
+                             f"{signed_text(part.lag1.expected, 2)} without correlation, p {part.lag1.p_value:.2g}) "
+                             "and the runs are too short for longer batches: their part of the within-run a is a "
+                             "lower bound")
         f = floor_component([run.log_mean for run in verdict], [a.value / run.measured_s for run in verdict],
                             a.dof, confidence)
         run_s = float(np.median([run.measured_s for run in verdict])) if verdict else math.nan
-        sizes.append(SizeComponents(page_size, len(verdict), batches, run_s, a, f, lag1))
+        sizes.append(SizeComponents(page_size, len(verdict), batches, run_s, a, f, lag1, tuple(parts)))
     pairs = []
     for first, second in combinations(order, 2):
         a_runs = {run.block: run for run in by_size.get(second, []) if run.role == "verdict"}
@@ -316,6 +393,21 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
             if blocks else math.nan
         pairs.append(PairComponents(second, first, len(blocks), run_s, pair_a, f))
     return VarianceComponents(tuple(sizes), tuple(pairs), confidence, tuple(notes))
+
+
+def _groups_text(size: SizeComponents) -> str:
+    """'35 batch means of 20 s from 7 verdict runs, lag-1 +0.34; 3 of 320 s from 4k-over-time, lag-1 -0.59':
+    each group a pools, with its own batch size (a size without groups: its one batch size)."""
+    if not size.groups:
+        return f"{size.batches} batch means of {size.lag1.batch_s:g} s, lag-1 {signed_text(size.lag1.autocorrelation, 2)}"
+    said = []
+    for group in size.groups:
+        if not group.batches:
+            continue
+        whose = f"{len(group.runs)} verdict runs" if len(group.runs) > 1 else group.runs[0]
+        said.append(f"{group.batches}{' batch means' if not said else ''} of {group.lag1.batch_s:g} s from {whose}, "
+                    f"lag-1 {signed_text(group.lag1.autocorrelation, 2)}")
+    return "; ".join(said)
 
 
 def components_lines(components: VarianceComponents) -> list[str]:
@@ -339,8 +431,8 @@ def components_lines(components: VarianceComponents) -> list[str]:
     for s in components.sizes:
         if s.batches == 0:
             continue
-        lines.append(f"  {s.page_size:>4}: within {within(s.within_a)} ({s.batches} batch means of {s.lag1.batch_s:g} s, "
-                     f"lag-1 {signed_text(s.lag1.autocorrelation, 2)}), between {floor(s.between_f)} over {s.runs} runs")
+        lines.append(f"  {s.page_size:>4}: within {within(s.within_a)} ({_groups_text(s)}), between "
+                     f"{floor(s.between_f)} over {s.runs} runs")
     for p in components.pairs:
         if p.rounds == 0:
             continue

@@ -401,36 +401,38 @@ def over_time_block_sentences(data, found) -> str:
 LAG1_WORDS = (f"a from batch means: each run's intervals grouped into batches of 1, 2, 4, ... intervals, the smallest "
               f"size whose batch means pass a one-sided lag-1 autocorrelation test at {100 * LAG1_ALPHA:g}% (Law 2015, "
               "ch. 9.5; the expected value of a centred series' autocorrelation after Marriott & Pope 1954, its "
-              "standard error 1/√N after Bartlett 1946, N the run's batch means at that size: its intervals over the "
-              "batch size)")
+              "standard error 1/√N after Bartlett 1946, N the batch means tested at that size: the group's runs' "
+              "intervals over the batch size, the groups as below)")
 
 
 # How a page size's a is formed from its runs (pagelab.evidence.components.within_component).
-POOL_WORDS = ("a page size's a pools its runs: one batch size for all of them, and the batch means' variance about "
-              "each run's own mean pooled over the runs with 2 or more batches of that size (each weighted by its "
-              "batches less one, its degrees of freedom); a run too short for 2 batches adds nothing, so a long "
-              "batch can leave the over-time run alone")
+POOL_WORDS = ("a page size's a pools its runs in groups of alike runs, each with its own batch size: its verdict "
+              "runs together, and each over-time run's counted part on its own; within a group the batch means' "
+              "variance about each run's own mean is pooled over the runs with 2 or more batches, and the groups' a "
+              "are pooled by their degrees of freedom (each run's batches less one), so no one long run sets the "
+              "batch size for the rest")
 
 
 def _pooled_runs(data, sizes) -> dict[str, str]:
-    """{page size: ' (batches of 32 intervals, 320 s: only 4k-over-time had 2 or more, so a is that run's
-    alone, on 2 degrees of freedom)'} or ' (batches of 4 intervals, 40 s, from 8 runs, 22 degrees of
-    freedom)': which runs a page size's a rests on, recomputed as pagelab.evidence.components does."""
-    from pagelab.evidence.components import MIN_BATCHES, _batch_logs
-    from pagelab.evidence.model import counted_series
+    """{page size: ' (batches of 2 intervals, 20 s, from 7 verdict runs, 28 degrees of freedom; of 32
+    intervals, 320 s, from 4k-over-time, 2 degrees of freedom: 30 in all)'}: which runs a page size's a
+    rests on, as pagelab.evidence.components recorded its groups."""
+    def dof_text(dof: float) -> str:
+        return f"{dof:g} degree{'s' if dof != 1 else ''} of freedom"
 
-    counted, _ = counted_series(data.evidence.series)
     said = {}
     for size in sizes:
-        lag1 = size.lag1
-        if not lag1.batch_intervals:
+        groups = [g for g in size.groups if g.batches]
+        if not groups:
             continue
-        runs = [run.run for run in counted if run.page_size == size.page_size and run.rates
-                and _batch_logs(run, lag1.batch_intervals).size >= MIN_BATCHES]
-        batches = f"batches of {lag1.batch_intervals} interval{'s' if lag1.batch_intervals != 1 else ''}, {lag1.batch_s:g} s"
-        dof = f"{size.within_a.dof:g} degree{'s' if size.within_a.dof != 1 else ''} of freedom"
-        said[size.page_size] = (f" ({batches}: only {runs[0]} had {MIN_BATCHES} or more, so a is that run's alone, "
-                                f"on {dof})" if len(runs) == 1 else f" ({batches}, from {len(runs)} runs, {dof})")
+        parts = []
+        for group in groups:
+            m = group.lag1.batch_intervals
+            whose = f"{len(group.runs)} verdict runs" if len(group.runs) > 1 else group.runs[0]
+            parts.append(f"{'batches' if not parts else ''} of {m} interval{'s' if m != 1 else ''}, "
+                         f"{group.lag1.batch_s:g} s, from {whose}, {dof_text(group.within_a.dof)}")
+        total = f": {size.within_a.dof:g} in all" if len(parts) > 1 else ""
+        said[size.page_size] = f" ({'; '.join(parts).strip()}{total})"
     return said
 
 
