@@ -84,3 +84,27 @@ def test_one_drifting_over_time_run_does_not_set_the_batch_size_of_its_page_size
     assert over_time.runs == ("4k-over-time",) and over_time.within_a.value > 3 * 0.32, over_time
     assert size.within_a.dof == verdict.within_a.dof + over_time.within_a.dof
     assert 0.6 * 0.32 < size.within_a.value < 1.6 * 0.32, size.within_a
+
+
+def test_the_groups_test_is_bartletts_and_a_page_size_whose_groups_differ_is_noted():
+    """Two runs that are each a group of their own (over-time runs), at batches of 1 interval: the
+    groups' test must give scipy.stats.bartlett's p on their log rates (Bartlett 1937), and a note
+    names the page size when the runs' within-run noise differs fourfold, none when it is alike."""
+    import scipy.stats
+
+    from pagelab.evidence.components import RunSeries, groups_differ, within_parts
+
+    rng = np.random.default_rng(12)
+
+    def run(name: str, sd: float) -> RunSeries:
+        rates = tuple(np.exp(np.log(15_000) + rng.normal(0, sd, 120)))
+        return RunSeries(name, "4k", "over-time", rates, (10.0,) * 120, "over_time")
+
+    for sds, noted in (((0.02, 0.08), True), ((0.05, 0.05), False)):
+        runs = [run("4k-long-a", sds[0]), run("4k-long-b", sds[1])]
+        parts = within_parts(runs)
+        assert [g.lag1.batch_intervals for g in parts] == [1, 1], parts  # the comparison below needs batches of 1
+        expected = scipy.stats.bartlett(*[np.log(r.rates) for r in runs]).pvalue
+        assert math.isclose(groups_differ(parts), expected, rel_tol=1e-9), (groups_differ(parts), expected)
+        notes = variance_components(runs).notes
+        assert any("4k: its groups' within-run a differ" in note for note in notes) == noted, notes

@@ -22,7 +22,10 @@ page size's level in two ways:
   run, and one over-time run with a slow drift the drift test let pass pushed m to 32 intervals,
   which no 100 s verdict run fills -- a then rested on that run's 3 batch means alone (2 degrees
   of freedom) and set every run's w and the model's floor (bench/bench_within_pooling.py measures
-  the bias and the model's coverage either way).
+  the bias and the model's coverage either way). Pooling assumes the groups share one a; Bartlett's
+  test (`groups_differ`) checks it, and where it fails a note says so with each group's figure: on
+  course-full every page size's verdict runs were noisier within than its over-time run's steady
+  part (8k 4,281 against 772 %²·s), so a verdict round's own a is above the pooled one there.
 - f, the *between-run* floor (log-scale variance): what stays between runs however long they are
   (restart, restore, the machine's minute). Per page size, from the spread of its runs' y over
   the rounds; per pair, from the spread of the pair's log-ratio d_b = y_A - y_B over the blocks
@@ -63,6 +66,8 @@ BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # The level of the lag-1 test: one-sided, at 5%, for positive correlation (which makes the batch
 # means' variance too small; a negative one makes it too large, which errs on the safe side).
 LAG1_ALPHA = 0.05
+# The level at which the groups' a are called different (`groups_differ`): a note, not a change of rule.
+GROUPS_ALPHA = 0.05
 # A run takes part in the within-run estimate with at least this many batches (one difference).
 MIN_BATCHES = 2
 # The units of the two components in plain words, wherever they are printed (pagelab stats, the
@@ -298,6 +303,27 @@ def pooled_groups(groups: Sequence[WithinGroup], confidence: float = CONFIDENCE)
     return Estimate(a, low, high, dof, confidence)
 
 
+def groups_differ(groups: Sequence[WithinGroup]) -> float:
+    """The p of Bartlett's test that the groups' a are one (M. S. Bartlett, "Properties of sufficiency
+    and statistical tests", Proc. R. Soc. A 160, 1937; Snedecor & Cochran, "Statistical Methods", 8th
+    ed. 1989, ch. 13.9): each group's a is a variance estimate on its degrees of freedom nu_i, M = N
+    ln(pooled) - sum nu_i ln a_i, N = sum nu_i, corrected by C = 1 + (sum 1/nu_i - 1/N) / (3 (k - 1)),
+    and M / C referred to chi-square on k - 1 (`scipy.stats.chi2`). scipy.stats.bartlett takes raw
+    samples centred on one mean each; a group's batch means are centred on each run's own mean and
+    its batches differ in seconds, so the statistic is formed from the groups' figures. nan with
+    fewer than 2 groups."""
+    used = [g for g in groups if g.within_a.dof > 0 and g.within_a.value > 0 and math.isfinite(g.within_a.value)]
+    if len(used) < 2:
+        return math.nan
+    nu = np.array([g.within_a.dof for g in used], float)
+    a = np.array([g.within_a.value for g in used], float)
+    total = float(nu.sum())
+    pooled = float((nu * a).sum() / total)
+    m = total * math.log(pooled) - float((nu * np.log(a)).sum())
+    c = 1 + (float((1 / nu).sum()) - 1 / total) / (3 * (len(used) - 1))
+    return float(scipy.stats.chi2.sf(m / c, len(used) - 1))
+
+
 def within_component(runs: Sequence[RunSeries], confidence: float = CONFIDENCE,
                      groups: bool = True) -> tuple[Estimate, Lag1, int]:
     """(a, the lag-1 test of the main group's batch size, batch means used) from `runs` of one page
@@ -375,6 +401,12 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
                              f"{signed_text(part.lag1.expected, 2)} without correlation, p {part.lag1.p_value:.2g}) "
                              "and the runs are too short for longer batches: their part of the within-run a is a "
                              "lower bound")
+        differ = groups_differ(parts)
+        if differ < GROUPS_ALPHA:
+            each = ", ".join(f"{'its verdict runs' if len(g.runs) > 1 else g.runs[0]} {1e4 * g.within_a.value:,.0f} "
+                             f"%²·s on {g.within_a.dof:g} df" for g in parts if g.within_a.dof > 0)
+            notes.append(f"{page_size}: its groups' within-run a differ ({each}; Bartlett's test p {differ:.2g}): a "
+                         "pools them as one, and its interval is narrower than the groups' spread warrants")
         f = floor_component([run.log_mean for run in verdict], [a.value / run.measured_s for run in verdict],
                             a.dof, confidence)
         run_s = float(np.median([run.measured_s for run in verdict])) if verdict else math.nan
