@@ -144,3 +144,13 @@ def test_the_db_size_row_counts_warehouses_in_the_plural(tmp_path):
     assert table.loc["DB size", "This sweep"].endswith("(7 warehouses)"), table.loc["DB size"]
     one = benchmark_setup(load(bundle(tmp_path / "one", profile={"warehouses": 1}))).set_index("Setting")
     assert one.loc["DB size", "This sweep"].endswith("(1 warehouse)"), one.loc["DB size"]
+
+
+def test_the_labs_checkpoint_table_says_its_interval_is_an_inference_where_it_sits_beside_ours():
+    import json
+
+    from tests.conftest import REPO_ROOT
+
+    cells = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    [source] = ["".join(c["source"]) for c in cells if "week4_lab_intervals.csv" in "".join(c["source"])]
+    assert "an inference: set beside the table of this" in source and "compare only as far as it holds" in source
