@@ -15,7 +15,6 @@ import pytest
 from scipy import optimize, stats
 
 from bench.synthetic import SyntheticDesign, sweep, write_bundle
-from pagelab.common.errors import UsageError
 from pagelab.evidence.block_weights import PRECISION, precision_mean
 from pagelab.evidence.components import Estimate
 from pagelab.evidence.model import pair_effect
@@ -211,26 +210,12 @@ def test_plan_for_a_profile_declaring_precision_weighs_the_over_time_block_and_s
 
 
 def test_the_reports_precision_paragraph_plans_with_the_weights_the_sweep_declared(tmp_path):
-    from pagelab.evidence.model import counted_series
-    from pagelab.evidence.runs import components_of
-    from pagelab.report.precision import EFFECT, precision_markdown
-    from tests.test_report_words import bundle, load
+    from tests.test_planner import assert_power_said, precision_paragraph_of_seven_rounds
 
-    design = SyntheticDesign(rounds=7, effects=(0.0, 0.0, math.log(0.95)), within_a=0.136, between_f=0.0,
-                             over_time_s=1200)
-    runs = sweep(design, np.random.default_rng(11))  # the runs tests.test_report_words.bundle writes
-    data = load(bundle(tmp_path, profile={"over_time_s": 1200, "block_weights": PRECISION}, design=design))
-    text = precision_markdown(data)
-    kept = {use.page_size: use.counted_s for use in counted_series(runs)[1]}
-    length = 2 / (1 / kept["16k"] + 1 / kept["4k"])
+    text, length, a, f = precision_paragraph_of_seven_rounds(tmp_path, {"over_time_s": 1200, "block_weights": PRECISION})
     assert f"weighed by its precision, as this sweep declared, and as precise as a block of {length:.0f} s" in text, text
     # the power, worked here: 7 rounds of 100 s and that block, weighed at f's planning bound
-    pair = components_of(data.evidence).pair("16k", "4k")
-    a, f = pair.within_a.value, max(pair.between_f.value, 0.0)
     w = np.array([a / 100] * 7 + [a / length])
     bound = max((a / 100 + f) * 7 / stats.chi2.ppf(0.05, 7) - a / 100, 0.0)
     v = 1 / (w + bound)
-    se = math.sqrt(float((v ** 2 * (w + f)).sum() / v.sum() ** 2))
-    critical = stats.t.isf(0.025, 7)
-    power = stats.nct.sf(critical, 7, -math.log(1 - EFFECT) / se)
-    assert f"gives this design a power of {100 * power:.0f}% for a 5% effect" in text, text
+    assert_power_said(text, math.sqrt(float((v ** 2 * (w + f)).sum() / v.sum() ** 2)))

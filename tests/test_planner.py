@@ -260,22 +260,33 @@ def test_the_reports_precision_paragraph_prices_equal_weights_with_the_over_time
     """The report's precision paragraph (pagelab.report.precision), for a sweep with the over-time runs
     and equal weights: the power of 7 rounds of 100 s and that block, V = sum (w_b + f) / k^2 with the
     block's w = a / T_ot from what of the sweep's own over-time runs counted, worked here."""
+    text, length, a, f = precision_paragraph_of_seven_rounds(tmp_path, {"over_time_s": 1200})
+    assert f"(with the over-time block as precise as a block of {length:.0f} s on each side, from what" in text, text
+    assert_power_said(text, math.sqrt((7 * (a / 100 + f) + a / length + f) / 8 ** 2))
+
+
+def precision_paragraph_of_seven_rounds(tmp_path, profile: dict) -> tuple[str, float, float, float]:
+    """The report's precision paragraph for a synthetic sweep of 7 rounds of 100 s and 1200 s
+    over-time runs (16k 5% behind), with `profile`'s knobs; the over-time block's length (the
+    harmonic mean of what the two sides' runs kept) and the 16k-vs-4k pair's a and f (f >= 0)."""
     from pagelab.evidence.model import counted_series
     from pagelab.evidence.runs import components_of
-    from pagelab.report.precision import EFFECT, precision_markdown
+    from pagelab.report.precision import precision_markdown
     from tests.test_report_words import bundle, load
 
     design = SyntheticDesign(rounds=7, effects=(0.0, 0.0, math.log(0.95)), within_a=0.136, between_f=0.0,
                              over_time_s=1200)
     runs = sweep(design, np.random.default_rng(11))  # the runs tests.test_report_words.bundle writes
-    data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=design))
-    text = precision_markdown(data)
+    data = load(bundle(tmp_path, profile=profile, design=design))
     kept = {use.page_size: use.counted_s for use in counted_series(runs)[1]}
-    length = 2 / (1 / kept["16k"] + 1 / kept["4k"])
-    assert f"(with the over-time block as precise as a block of {length:.0f} s on each side, from what" in text, text
     pair = components_of(data.evidence).pair("16k", "4k")
-    a, f = pair.within_a.value, max(pair.between_f.value, 0.0)
-    se = math.sqrt((7 * (a / 100 + f) + a / length + f) / 8 ** 2)
-    critical = stats.t.isf(0.025, 7)
-    power = stats.nct.sf(critical, 7, -math.log(1 - EFFECT) / se)
+    return (precision_markdown(data), 2 / (1 / kept["16k"] + 1 / kept["4k"]), pair.within_a.value,
+            max(pair.between_f.value, 0.0))
+
+
+def assert_power_said(text: str, se: float) -> None:
+    """The paragraph gives the power of the t-test on 7 df for a 5% effect at standard error `se`."""
+    from pagelab.report.precision import EFFECT
+
+    power = stats.nct.sf(stats.t.isf(0.025, 7), 7, -math.log(1 - EFFECT) / se)
     assert f"gives this design a power of {100 * power:.0f}% for a 5% effect" in text, text
