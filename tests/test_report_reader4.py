@@ -154,3 +154,14 @@ def test_the_labs_checkpoint_table_says_its_interval_is_an_inference_where_it_si
     cells = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
     [source] = ["".join(c["source"]) for c in cells if "week4_lab_intervals.csv" in "".join(c["source"])]
     assert "an inference: set beside the table of this" in source and "compare only as far as it holds" in source
+
+
+def test_the_checkpoint_table_says_it_reads_the_whole_measurement_warm_up_included():
+    import json
+
+    from tests.conftest import REPO_ROOT
+
+    cells = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    [source] = ["".join(c["source"]) for c in cells if "figures.checkpoint_table(" in "".join(c["source"])]
+    assert "whole measurement, as the lab read them, the warm-up MSER-5 cut from an over-time run" in source
+    assert "enter no verdict" in source
