@@ -140,27 +140,6 @@ def test_a_long_stationary_block_weighs_more_and_the_line_says_how_much(tmp_path
     assert "the blocks' log-ratios weighed by their precision" in capsys.readouterr().out
 
 
-def test_block_weights_are_recorded_when_the_bundle_is_made_and_cannot_change(tmp_path, capsys):
-    from pagelab.cli import main
-    from pagelab.sweep.orchestrator import check_resumable
-
-    bundle = tmp_path / "plan"
-    assert main(["sweep", "--profile", "smoke", "--set", "page_sizes=4k,16k", "--set", "block_weights=precision",
-                 "--plan-only", "--out", str(bundle)]) == 0
-    record = json.loads((bundle / "sweep.json").read_text())
-    assert record["block_weights"]["weights"] == PRECISION == record["profile"]["block_weights"]
-    assert not any(entry["status"] == "done" for entry in record["runs"])  # declared before any run
-    check_resumable(bundle)
-    record["profile"]["block_weights"] = "equal"
-    (bundle / "sweep.json").write_text(json.dumps(record))
-    with pytest.raises(UsageError, match=r"block_weights is now 'equal', but 'precision' was declared"):
-        check_resumable(bundle)
-    # what stats reads is the declaration, not a later edit of the profile
-    from pagelab.bundle import read_runs
-
-    assert read_runs(bundle).profile["block_weights"] == PRECISION
-
-
 def test_a_weighting_not_offered_is_refused_naming_the_choices(capsys):
     from pagelab.cli import main
 

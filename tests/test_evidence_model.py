@@ -102,21 +102,38 @@ def test_a_resolved_primary_is_tested_at_the_full_alpha_and_opens_the_others_to_
     assert plain[1].p_adjusted > 1.9 * primary.p_adjusted and plain[1].role == ""
 
 
-def test_a_primary_is_recorded_when_the_bundle_is_made_and_cannot_change(tmp_path, capsys):
+# The analysis a profile declares before the data: recorded in sweep.json when the bundle is made,
+# and a resume with it changed is refused. (knob, declared, its record in sweep.json, a later
+# edit of the profile, the refusal's words)
+DECLARED_BEFORE_THE_DATA = [
+    ("primary", "16k vs 4k", ("primary", "comparison"), "4k vs 16k",
+     r"primary comparison is now '4k vs 16k', but '16k vs 4k' was declared"),
+    ("block_weights", "precision", ("block_weights", "weights"), "equal",
+     r"block_weights is now 'equal', but 'precision' was declared"),
+]
+
+
+@pytest.mark.parametrize("knob, declared, recorded_as, edited, refusal", DECLARED_BEFORE_THE_DATA,
+                         ids=[row[0] for row in DECLARED_BEFORE_THE_DATA])
+def test_a_declared_analysis_is_recorded_when_the_bundle_is_made_and_cannot_change(tmp_path, capsys, knob, declared,
+                                                                                   recorded_as, edited, refusal):
+    from pagelab.bundle import read_runs
     from pagelab.sweep.orchestrator import check_resumable
 
     bundle = tmp_path / "plan"
     code, _, err = pagelab(capsys, "sweep", "--profile", "smoke", "--set", "page_sizes=4k,16k", "--set",
-                           "primary=16k vs 4k", "--plan-only", "--out", bundle)
+                           f"{knob}={declared}", "--plan-only", "--out", bundle)
     assert code == 0, err
     record = json.loads((bundle / "sweep.json").read_text())
-    assert record["primary"]["comparison"] == "16k vs 4k" == record["profile"]["primary"]
+    section, field = recorded_as
+    assert record[section][field] == declared == record["profile"][knob]
     assert not any(entry["status"] == "done" for entry in record["runs"])  # declared before any run
     check_resumable(bundle)
-    record["profile"]["primary"] = "4k vs 16k"
+    record["profile"][knob] = edited
     (bundle / "sweep.json").write_text(json.dumps(record))
-    with pytest.raises(UsageError, match=r"primary comparison is now '4k vs 16k', but '16k vs 4k' was declared"):
+    with pytest.raises(UsageError, match=refusal):
         check_resumable(bundle)
+    assert read_runs(bundle).profile[knob] == declared  # what stats reads is the declaration, not the edit
 
 
 def test_a_primary_naming_a_page_size_not_swept_is_refused_before_anything_starts(tmp_path, capsys):

@@ -432,6 +432,13 @@ def check_bundle_directory(sweep_dir: Path) -> None:
     sweep_file(sweep_dir)
 
 
+# The analysis a profile declares before the data, which sweep.json records when the bundle is made
+# and a resume may not change: (knob, its record's field, the knob's default, its name in the
+# refusal, what it decides).
+DECLARED_ANALYSIS = (("primary", "comparison", "", "primary comparison", "a primary comparison"),
+                     ("block_weights", "weights", EQUAL, "block_weights", "how the blocks are weighed"))
+
+
 def check_resumable(sweep_dir: Path) -> SweepRecord:
     """The bundle's record, loaded; UsageError unless its knob values are the ones it started with."""
     from pagelab.sweep.profiles import profile_from_dict
@@ -445,18 +452,12 @@ def check_resumable(sweep_dir: Path) -> SweepRecord:
         raise UsageError(f"{sweep_dir}/sweep.json is damaged ({damage}); it cannot be resumed, start a new "
                          "sweep with --out") from None
     profile_from_dict(values)  # a knob edited into something invalid is refused, naming the knob
-    declared = (record.document.get("primary") or {}).get("comparison")
-    if declared is not None and declared != values.get("primary", ""):
-        raise UsageError(f"{sweep_dir}/sweep.json's primary comparison is now {values.get('primary') or '(none)'!r}, "
-                         f"but {declared or '(none)'!r} was declared when the bundle was made, before any run; a "
-                         f"primary comparison cannot change afterwards: put back primary: {declared!r}, or start "
-                         "a new sweep with --out")
-    weighed = (record.document.get("block_weights") or {}).get("weights")
-    if weighed is not None and weighed != values.get("block_weights", EQUAL):
-        raise UsageError(f"{sweep_dir}/sweep.json's block_weights is now {values.get('block_weights', EQUAL)!r}, but "
-                         f"{weighed!r} was declared when the bundle was made, before any run; how the blocks are "
-                         f"weighed cannot change afterwards: put back block_weights: {weighed!r}, or start a new "
-                         "sweep with --out")
+    for knob, field, default, name, what in DECLARED_ANALYSIS:
+        declared, now = (record.document.get(knob) or {}).get(field), values.get(knob, default)
+        if declared is not None and declared != now:
+            raise UsageError(f"{sweep_dir}/sweep.json's {name} is now {now or '(none)'!r}, but {declared or '(none)'!r} "
+                             f"was declared when the bundle was made, before any run; {what} cannot change "
+                             f"afterwards: put back {knob}: {declared!r}, or start a new sweep with --out")
     recorded = record.document.get("profile_sha256")
     if recorded is not None and recorded != profile_digest(values) and any(e["status"] == "done" for e in runs):
         raise UsageError(f"{sweep_dir}/sweep.json's knob values were changed after runs were measured with "
