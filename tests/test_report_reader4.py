@@ -154,3 +154,29 @@ def test_the_labs_checkpoint_table_says_its_interval_is_an_inference_where_it_si
     cells = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
     [source] = ["".join(c["source"]) for c in cells if "week4_lab_intervals.csv" in "".join(c["source"])]
     assert "an inference: set beside the table of this" in source and "compare only as far as it holds" in source
+
+
+def test_the_checkpoint_table_says_it_reads_the_whole_measurement_warm_up_included():
+    import json
+
+    from tests.conftest import REPO_ROOT
+
+    cells = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    [source] = ["".join(c["source"]) for c in cells if "figures.checkpoint_table(" in "".join(c["source"])]
+    assert "whole measurement, as the lab read them, the warm-up MSER-5 cut from an over-time run" in source
+    assert "enter no verdict" in source
+
+
+def test_the_docs_floor_quantile_and_power_are_the_codes():
+    import re
+
+    from pagelab.evidence import planner
+    from pagelab.evidence.model import FLOOR_QUANTILE
+    from tests.conftest import REPO_ROOT
+
+    readme = re.sub(r"\s+", " ", (REPO_ROOT / "README.md").read_text())
+    glossary = re.sub(r"\s+", " ", (REPO_ROOT / "runbooks" / "glossary.md").read_text())
+    quote = readme[readme.index("**Which precision figure to quote.**"):readme.index("**Effect and medians can differ")]
+    assert f"floored only at the {100 * FLOOR_QUANTILE:g}% quantile" in quote, quote
+    assert f"with {100 * planner.DEFAULT_POWER:.0f}% power" in quote, quote
+    assert f"never below the {100 * FLOOR_QUANTILE:g}% quantile of what the runs' within-run noise" in glossary
