@@ -223,3 +223,28 @@ def family_text(frame: pd.DataFrame, what: str = "page sizes compared") -> str:
 def verdict_lines(table: RunTable, metric: str = "tpmc", resolve_pct: float = DEFAULT_RESOLVE_PCT) -> list[str]:
     pairs = pairwise_table(table, resolve_pct)
     return [verdict_line(row) for row in pairs[pairs["metric"] == metric].to_dict("records")]
+
+
+# What of an over-time run TpmC's model counts (pagelab.evidence.model.over_time_use), said in these
+# words by the report's Method, runbooks/slurm.md, runbooks/tpcc-page-size.md and course.yaml's
+# comments (tests/test_report_reader5.py checks each): a run that fails the drift check still counts,
+# only shorter, so the block is there whatever the check finds.
+OVER_TIME_RULE = ("the over-time runs always count as one more block; after MSER-5 cuts each run's warm-up, "
+                  "a run whose drift the drift test does not detect counts in full, and a run whose drift it "
+                  "detects counts only its first window of the verdict runs' length")
+
+
+def over_time_why(use) -> str:
+    """Why this much of an over-time run counted (a pagelab.evidence.model.OverTimeUse), said as the test
+    found it: a slope the test did not call is 'drift not detected', never 'no drift' (absence of
+    evidence is not a finding)."""
+    if math.isnan(use.drift_p):
+        return use.why
+    warmup = f"MSER-5 cut {use.cut_s:g} s of warm-up" if use.cut_s else "MSER-5 cut nothing"
+    slope = f"{signed_text(use.drift_pct_per_min)}%/min, p {use.drift_p:.2g}"
+    from pagelab.evidence.model import DRIFT_ALPHA
+
+    if use.drift_p >= DRIFT_ALPHA:
+        return f"{warmup}; drift not detected over the rest ({slope}): all of it counts"
+    return (f"{warmup}; the rest drifts, drift detected ({slope}): only its first {use.counted_s:g} s count, "
+            "a verdict run's length")

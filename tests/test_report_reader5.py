@@ -1,0 +1,74 @@
+"""A fifth fresh reader's gaps in a course report and the docs, each closed where the words are made:
+what of an over-time run counts when its drift is detected (one rule, said in the same words by the
+report's Method, the runbooks and course.yaml), a slope the drift test did not call said as "drift not
+detected", never "no drift". Expected figures come from the records the test writes (bundles from
+bench/synthetic.py, via tests.test_report_words) or from the code the report quotes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _plain(path: Path) -> str:
+    """A doc's text with comment marks and line breaks folded, so a sentence wrapped over lines matches."""
+    text = path.read_text()
+    text = re.sub(r"^\s*#\s?", "", text, flags=re.M)
+    return re.sub(r"\s+", " ", text)
+
+
+def test_the_over_time_rule_is_said_in_the_same_words_everywhere():
+    from pagelab.evidence.wording import OVER_TIME_RULE
+
+    for doc in ("runbooks/slurm.md", "runbooks/tpcc-page-size.md", "runbooks/profiles/course.yaml"):
+        text = _plain(ROOT / doc)
+        assert OVER_TIME_RULE in text, doc
+        # the rule before, which the model never followed: a drifting run still counts, only shorter
+        assert "only if they pass" not in text and "when they pass" not in text, doc
+
+
+def test_the_over_time_rule_is_the_models():
+    """The rule's words against what pagelab.evidence.model.over_time_use does: a run with a strong
+    slope still enters, cut to a verdict run's length; a flat one enters whole."""
+    import numpy as np
+
+    from pagelab.evidence.model import RunSeries, over_time_use
+    from pagelab.evidence.wording import over_time_why
+
+    seconds = (10.0,) * 120
+    flat = RunSeries("4k-over-time", "4k", 8, tuple(1000.0 + 5 * np.cos(np.arange(120))), seconds, "over_time")
+    part, use = over_time_use(flat, 100.0)
+    assert part is not None and use.counted_s == use.measured_s - use.cut_s
+    assert over_time_why(use).endswith("all of it counts") and "drift not detected" in over_time_why(use)
+    assert "no drift" not in over_time_why(use)
+    rising = RunSeries("16k-over-time", "16k", 8, tuple(1000.0 * np.exp(0.0005 * np.arange(120))), seconds,
+                       "over_time")
+    part, use = over_time_use(rising, 100.0)
+    assert part is not None and use.counted_s == 100.0, use
+    assert over_time_why(use).startswith(f"MSER-5 cut") and "drift detected" in over_time_why(use)
+    assert "only its first 100 s count" in over_time_why(use)
+
+
+def test_the_reports_method_says_the_rule_and_drift_not_detected():
+    """The Method's over-time sentences (pagelab.report.model_report) on two runs the drift test judged
+    apart: the rule in the docs' words, each run's slope as found, never "no drift"."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from pagelab.evidence.model import OverTimeUse
+    from pagelab.evidence.wording import OVER_TIME_RULE
+    from pagelab.report.model_report import over_time_block_sentences
+
+    uses = [OverTimeUse("4k-over-time", "4k", 1200.0, 0.0, 1200.0, 2.2, 0.061, "from the model"),
+            OverTimeUse("16k-over-time", "16k", 1200.0, 0.0, 100.0, -1.5, 0.021, "from the model")]
+    data = SimpleNamespace(evidence=SimpleNamespace(runs=pd.DataFrame({"block": [1, 2, 3]})))
+    text = over_time_block_sentences(data, SimpleNamespace(weights="equal", over_time=uses))
+    assert OVER_TIME_RULE in text, text
+    assert "no drift" not in text, text
+    assert "4k-over-time counted 1200 s of 1200 s (MSER-5 cut nothing; drift not detected over the rest " \
+           "(+2.2%/min, p 0.061): all of it counts)" in text, text
+    assert "16k-over-time counted 100 s of 1200 s (MSER-5 cut nothing; the rest drifts, drift detected " \
+           "(−1.5%/min, p 0.021): only its first 100 s count" in text, text
