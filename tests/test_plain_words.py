@@ -33,7 +33,7 @@ def _all_help(parser: argparse.ArgumentParser) -> str:
 def test_no_reference_is_called_by_its_number():
     from pagelab.cli import build_parser
     from pagelab.report.references import REFERENCES
-    from pagelab.sweep.orchestrator import DEFAULT_REPORT_TITLE
+    from pagelab.sweep.report_step import DEFAULT_REPORT_TITLE
 
     found = [f"{path.relative_to(REPO_ROOT)}: {match.group(0)}" for path in USER_TEXT
              for match in NUMBERING.finditer(path.read_text())]

@@ -19,7 +19,7 @@ def _record(directory):
 
 
 def test_title_page_gives_the_sweeps_dates_its_set_and_both_commits(tmp_path):
-    from pagelab.sweep.orchestrator import title_rows
+    from pagelab.sweep.report_step import title_rows
 
     directory = bundle(tmp_path, profile={"overrides": ["over_time_s=0"], "description": "synthetic: about 2 hours"},
                        document={"machine": {"git_sha": "a" * 40, "git_dirty": False}})

@@ -113,7 +113,7 @@ def test_a_moved_bundles_title_page_gives_its_sweep_id_and_the_directory_it_was_
     import json
 
     from pagelab.bundle import SweepRecord
-    from pagelab.sweep.orchestrator import bundle_name
+    from pagelab.sweep.report_step import bundle_name
 
     directory = bundle(tmp_path / "first")
     sweep_id = json.loads((directory / "sweep.json").read_text())["sweep_id"]

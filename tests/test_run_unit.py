@@ -307,3 +307,29 @@ def test_a_round_whose_scratch_disk_turns_read_only_names_the_scratch_and_resume
             unit.kill()
             unit.wait()
         disk.destroy()
+
+
+def test_a_finished_run_its_round_reruns_is_kept_aside_and_a_failed_attempt_is_not(tmp_path):
+    """A Slurm resume queues a part-done round's finished runs again (pagelab.sweep.slurm.submit),
+    and a unit that begins one moves the finished run's directory under superseded/, whole; an
+    earlier attempt that did not finish is removed, as its partial outputs would be taken for the
+    new one's."""
+    from pagelab.bundle import SweepRecord
+    from pagelab.sweep.run_unit import REDONE_ERROR, SUPERSEDED, begin
+
+    bundle = tmp_path / "planned"
+    assert pagelab("sweep", "--profile", "smoke", "--set", "repeats=2", "--plan-only", "--out", bundle).returncode == 0
+    record = SweepRecord.load(bundle)
+    for name in ("4k-r1", "16k-r1"):
+        (bundle / name).mkdir()
+        (bundle / name / "summary.json").write_text(json.dumps({"measured": name}))
+    record.update_run("4k-r1", status="pending", error=REDONE_ERROR.format(round=1))
+    record.update_run("16k-r1", status="failed", error="RuntimeError: the driver stopped")
+    for name in ("4k-r1", "16k-r1"):
+        begin(record, dict(record.run(name)))
+    kept = list((bundle / SUPERSEDED).iterdir())
+    assert [path.name.split("-2")[0] for path in kept] == ["4k-r1"], kept
+    assert json.loads((kept[0] / "summary.json").read_text()) == {"measured": "4k-r1"}
+    for name in ("4k-r1", "16k-r1"):  # each begins anew (its host record and phase), and is running
+        assert not (bundle / name / "summary.json").exists() and (bundle / name / "host.json").exists()
+        assert record.run(name)["status"] == "running" and record.run(name)["error"] is None

@@ -10,6 +10,8 @@
       <page>-r<k>/            one run (in a grid, <page>-w<N>-pool<level>-r<k>/, only the listed factors): run.ipynb, host.json, my.cnf, variables.csv, mysqld.err, tpcc.log,
                               iostat.json, innodb/NNNNN.txt, global_status.csv, tidy tables, summary.json,
                               rampup_series.csv (auto ramp-up)
+      superseded/<run>-<UTC time>/  a finished run whose part-done round a Slurm resume measured anew
+                              (pagelab.sweep.run_unit.keep_superseded): kept, no longer counted
       report.ipynb, report.pdf, figures/ (PNG and SVG), noise.json (sweep --noise), notes.md (yours);
                               sweep.json's "report" names the last report made, "report_step" the sweep's own
     reports/<sweep-id>-<hash>.pdf  a copy of report.pdf

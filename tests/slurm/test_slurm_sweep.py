@@ -18,7 +18,7 @@ import pytest
 
 from pagelab.evidence.node_model import NODE_METHODS
 from pagelab.report.pdf import pdf_page_images
-from pagelab.sweep.run_unit import STOPPED_BY_SIGTERM
+from pagelab.sweep.run_unit import STOPPED_BY_SIGTERM, SUPERSEDED
 from tests.conftest import pagelab_here, servers_under
 from tests.conftest import pagelab as run_pagelab
 from tests.slurm.cluster import Cluster
@@ -175,6 +175,12 @@ def test_resume_reruns_each_stopped_round_whole_on_one_node(node_sweep):
         assert len({entry["slurm_job"] for entry in entries}) == 1, f"round {number} ran as several tasks"
     for number in (1, 2):  # redone, all three runs, not only the two that had not finished
         assert all(entry["started"] > first[entry["name"]]["finished"] for entry in final[number])
+    for number in (1, 2):  # and the one that had finished is kept aside whole, not lost
+        done = next(entry for entry in node_sweep["after_first"] if entry["round"] == number and entry["status"] == "done")
+        kept = list((node_sweep["bundle"] / SUPERSEDED).glob(f"{done['name']}-*"))
+        assert len(kept) == 1, f"round {number}'s finished {done['name']} was not kept: {kept}"
+        assert json.loads((kept[0] / "host.json").read_text())["hostname"] == done["host"]
+        assert (kept[0] / "summary.json").exists() and (kept[0] / "run.ipynb").exists()
     for number in range(3, ROUNDS + 1):  # untouched
         assert [entry["started"] for entry in final[number]] == [first[e["name"]]["started"] for e in final[number]]
     assert {entry["host"] for entry in node_sweep["after_resume"]} == {"node-a", "node-b"}

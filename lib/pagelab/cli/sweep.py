@@ -157,6 +157,7 @@ def _report_options(args: argparse.Namespace) -> dict:
 def cmd_report(args: argparse.Namespace) -> int:
     from pagelab.bundle import SweepRecord
     from pagelab.sweep import orchestrator as sweep
+    from pagelab.sweep.report_step import execute_report
 
     target = Path(args.target)
     if target.suffix == ".ipynb":
@@ -171,7 +172,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError("-p NAME VALUE is for a notebook; a sweep's report takes its directory only")
     record = SweepRecord.load(target)  # NotABundle if it is none
     # --finish-sweep is a Slurm sweep's own report job: its time is the sweep's report step
-    pdf = sweep.execute_report(record, Path(args.pdf) if args.pdf else None, **_report_options(args),
+    pdf = execute_report(record, Path(args.pdf) if args.pdf else None, **_report_options(args),
                                sweep_step=args.finish_sweep)
     print(f"PDF: {pdf}\ncopy: {record.document['report']['copy']}")
     if args.finish_sweep:  # what a local sweep does after its report; every run must be done to drop the datadirs

@@ -161,6 +161,25 @@ def unit_instance_dir(sweep_dir: Path, unit: Unit | dict, scratch: Path | None) 
     return Path(scratch) / f"{Path(sweep_dir).name}-{name}"
 
 
+# sweep.json's error of a finished run that a Slurm resume queues again with its round, which
+# reruns whole on one node (pagelab.sweep.slurm.submit); begin() then keeps the finished run's
+# directory under SUPERSEDED, with the time it was set aside, instead of deleting it.
+REDONE_ERROR = "redone: round {round} reruns whole on one node"
+REDONE_PREFIX = REDONE_ERROR.split("{", 1)[0]
+SUPERSEDED = "superseded"
+
+
+def keep_superseded(run_dir: Path) -> Path:
+    """Move a finished run's directory to BUNDLE/superseded/<run>-<UTC time>/ (a rename within the
+    bundle: nothing is copied, nothing lost) and return where it went."""
+    import time
+
+    target = run_dir.parent / SUPERSEDED / f"{run_dir.name}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    target.parent.mkdir(exist_ok=True)
+    run_dir.rename(target)
+    return target
+
+
 def begin(record: SweepRecord, entry: dict, scratch: Path | None = None, measure_noise: bool = False) -> Path:
     """An empty run directory for the unit, its host recorded, its entry marked running."""
     sweep_dir = record.path.parent
@@ -170,7 +189,9 @@ def begin(record: SweepRecord, entry: dict, scratch: Path | None = None, measure
     except LockBusy as busy:
         raise UsageError(f"{run_dir} is still being written by {busy.holder}, the kernel of an earlier attempt "
                          f"at {entry['name']} that has outlived its sweep; stop it (kill it) and run the same command again") from None
-    if run_dir.exists():  # an earlier attempt (interrupted or failed): its partial outputs would
+    if run_dir.exists() and str(entry.get("error") or "").startswith(REDONE_PREFIX):
+        keep_superseded(run_dir)  # a finished run its round's rerun measures anew: kept, not lost
+    elif run_dir.exists():  # an earlier attempt (interrupted or failed): its partial outputs would
         shutil.rmtree(run_dir)  # be taken for this one's (the monitor refuses a used directory)
     run_dir.mkdir()
     data_dir = unit_instance_dir(sweep_dir, entry, scratch).parent

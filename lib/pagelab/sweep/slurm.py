@@ -44,6 +44,7 @@ from pathlib import Path
 
 from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
 from pagelab.sweep.plan import Unit
+from pagelab.sweep.run_unit import REDONE_ERROR
 from pagelab.bundle import SweepRecord, now_iso
 
 SLURM_DIR = "slurm"
@@ -248,7 +249,7 @@ def submit(record: SweepRecord, blocks: dict[int, list[Unit]], slurm_args: list[
               if record.run(unit.name)["status"] == "done"}
     for unit_name, entry in redone.items():
         record.update_run(unit_name, status="pending", finished=None,
-                          error=f"redone: round {entry.get('round')} reruns whole on one node")
+                          error=REDONE_ERROR.format(round=entry.get('round')))
     try:
         array_job = _sbatch([f"--array={array_spec(rounds)}{throttle}", "--exclusive", "--no-requeue",
                              f"--job-name={name}", "--output=/dev/null", *slurm_args,
