@@ -61,13 +61,17 @@ class SyntheticDesign:
     probe_rho: float = 0.0  # the probe's correlation with the run's random effect (only with probes={})
     probe_sd: float = 0.05  # the probe's own spread, log scale
     probe_effects: tuple[float, ...] = (0.0, 0.0, 0.0)  # how each page size moves the probe, log scale
+    # the over-time runs' own within-run a (None: within_a), as course-full's were quieter within
+    # than its verdict runs (pagelab.evidence.components' groups)
+    over_time_within_a: float | None = None
 
 
-def _within_series(n: int, design: SyntheticDesign, rng: np.random.Generator) -> np.ndarray:
-    """n intervals of AR(1) noise whose long-run variance of the mean over n * interval_s is a / T."""
+def _within_series(n: int, design: SyntheticDesign, rng: np.random.Generator, within_a: float | None = None) -> np.ndarray:
+    """n intervals of AR(1) noise whose long-run variance of the mean over n * interval_s is a / T
+    (a = `within_a`, the design's by default)."""
     rho = design.ar1
     # the mean of n AR(1) values has variance ~ innovation variance / ((1 - rho)^2 n) == a / (n * interval_s)
-    sigma2 = design.within_a / design.interval_s * (1 - rho) ** 2
+    sigma2 = (design.within_a if within_a is None else within_a) / design.interval_s * (1 - rho) ** 2
     e = np.empty(n)
     e[0] = rng.normal(0, math.sqrt(sigma2 / (1 - rho ** 2)))
     innovations = rng.normal(0, math.sqrt(sigma2), n)
@@ -80,7 +84,8 @@ def _run(design: SyntheticDesign, size_index: int, block: str, shared: float, ru
          rng: np.random.Generator, drift: bool, probes: dict | None = None) -> RunSeries:
     n = int(round(run_s / design.interval_s))
     run_effect = rng.normal(0, math.sqrt(design.between_f))
-    logs = design.level + design.effects[size_index] + shared + run_effect + _within_series(n, design, rng)
+    within = design.over_time_within_a if role == "over_time" else None
+    logs = design.level + design.effects[size_index] + shared + run_effect + _within_series(n, design, rng, within)
     if probes is not None:  # drawn only when asked, so the other benches' draws stay as they were
         rho = design.probe_rho
         z = (rho * run_effect / math.sqrt(design.between_f) if design.between_f > 0 else 0.0) \

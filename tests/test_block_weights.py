@@ -85,15 +85,20 @@ def _tpmc(document: dict, a: str, b: str) -> dict:
 
 
 def _blocks(bundle, a: str, b: str):
-    """The pair's blocks as the model sees them (pagelab.evidence.runs.model_data): d_b and w_b."""
+    """The pair's blocks as the model sees them (pagelab.evidence.runs.model_data): d_b and w_b, each
+    run's a its group's (the over-time block's runs their own, a round's the verdict runs')."""
     from pagelab.bundle import read_runs
     from pagelab.evidence.runs import model_data
 
     data = model_data(read_runs(bundle))
-    within = {size.page_size: size.within_a.value for size in data.components.sizes}
+    sizes = {size.page_size: size for size in data.components.sizes}
+
+    def a_of(size: str, block: str) -> float:
+        return sizes[size].role_a("over_time" if block == "over-time" else "verdict").value
+
     blocks = sorted(k for k in data.by_size[a] if k in data.by_size[b])
     d = [data.by_size[a][k][0] - data.by_size[b][k][0] for k in blocks]
-    w = [within[a] / data.by_size[a][k][1] + within[b] / data.by_size[b][k][1] for k in blocks]
+    w = [a_of(a, k) / data.by_size[a][k][1] + a_of(b, k) / data.by_size[b][k][1] for k in blocks]
     return blocks, d, w
 
 

@@ -159,9 +159,10 @@ def test_plan_prices_the_over_time_block_as_long_as_the_bundles_over_time_runs_k
     arithmetic = next(line for line in out.splitlines() if "arithmetic:" in line)
     rounds, run_s = (int(x) for x in best.split(": ")[1].split(" s ")[0].split(" rounds × "))
     pair = components_of(read_runs(bundle)).pair("16k", "4k")
-    a, f = pair.within_a.value, pair.between_f.value
+    # the rounds at the verdict runs' a, the over-time block at the over-time runs' own
+    a, f, a_ot = pair.within_a.value, pair.between_f.value, pair.over_time_a.value
     k = rounds + 1
-    variance = (rounds * (a / run_s + f) + a / length + f) / k ** 2
+    variance = (rounds * (a / run_s + f) + a_ot / length + f) / k ** 2
     assert f"/{k}² = {variance:.3g};" in arithmetic, (arithmetic, variance)
     half = stats.t.isf(0.025, k - 1) * math.sqrt(variance)
     assert f"half-width ±{100 * math.expm1(half):.1f}% ({k - 1} degrees of freedom" in best, best

@@ -62,7 +62,7 @@ def test_each_tpmc_pair_gives_its_standard_error_and_whether_the_floor_set_it(tm
     data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=OVER_TIME))
     text = model_sentences(data)
     found = model_data(data.evidence)
-    within = {s.page_size: s.within_a for s in found.components.sizes}
+    within = {s.page_size: s for s in found.components.sizes}  # each block its group's a
     for row in data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records"):
         effect = pair_effect(found.by_size[row["a"]], found.by_size[row["b"]], within[row["a"]], within[row["b"]])
         assert f"{effect.se:.4f}" in text, (row["a"], row["b"], effect.se, text)

@@ -112,6 +112,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # TpmC's model counts the over-time runs as one more block when they pass its drift check
     extra = 1 if target.over_time_s else 0
     a, f = pair.within_a.value, pair.between_f.value
+    # the over-time block's w uses the over-time runs' own a, the rounds' the verdict runs'
+    # (pagelab.evidence.components.SizeComponents.role_a); the verdict a when the bundle ran none
+    ot_a = pair.over_time_a.value if pair.over_time_a is not None else a
     # what of each over-time run the design expects to count: the over-time block's w = a / kept_s,
     # with either weighting (pagelab.evidence.planner); none when a side of the bundle's kept nothing
     kept_s, kept_note = _over_time_kept(table, first, second, target.over_time_s) if extra else (None, "")
@@ -125,6 +128,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
           f"within-run a = {a:.4g} (log² × s; √a = {100 * math.sqrt(a):.1f}%·√s), between-run floor f = {f:.3g} "
           f"(√f = {100 * math.sqrt(f):.2f}%, 95% interval {100 * math.sqrt(pair.between_f.low):.2f}% to "
           f"{100 * math.sqrt(pair.between_f.high):.2f}%)")
+    if extra:
+        print(f"over-time runs' a = {ot_a:.4g} (log² × s), their block's w = a/T from it, the rounds' from the verdict "
+              "runs' a" if pair.over_time_a is not None else
+              "over-time runs' a: the bundle has no over-time runs of this pair, so a design takes the verdict runs' "
+              "a for the over-time block too")
     if differences:
         print(f"note: the bundle was made with other values of {', '.join(differences)} than {target.name}; the design "
               "assumes its components and costs carry over", file=sys.stderr)
@@ -151,12 +159,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if kept_note:
         print(kept_note)
     now = _current(target, looks.max_rounds if looks else target.repeats, a, f, costs, alpha, effect, args.power,
-                   extra, kept_s, weights)
+                   extra, kept_s, weights, ot_a)
     if now:
         print(f"  now ({target.name}: {now.rounds} rounds × {now.run_s:g} s{' at its last look' if looks else ''}, "
               f"{_minutes(now.total_s)}): " + _design_text(now))
     best = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
-                               extra_blocks=extra, over_time_s=kept_s, weights=weights)
+                               extra_blocks=extra, over_time_s=kept_s, weights=weights, over_time_a=ot_a)
     if best is None:
         print(f"no design of {planner.MIN_ROUNDS} or more rounds fits in {_minutes(args.budget)}: the fixed costs "
               f"take {_minutes(costs.fixed_s)}")
@@ -164,18 +172,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"  best within the budget: {best.rounds} rounds × {best.run_s:g} s (--set repeats={best.rounds} --set "
           f"measure_s={best.run_s:g}), {_minutes(best.total_s)}: " + _design_text(best))
     if precise:
-        weighed = planner.precision_variance(a, f, best.rounds, best.run_s, kept_s)
+        weighed = planner.precision_variance(a, f, best.rounds, best.run_s, kept_s, ot_a)
         print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
               f"= {best.total_s:.0f} s; precision weights over {best.blocks} blocks (the rounds' w = a/T = "
-              f"{a / best.run_s:.3g}, the over-time block's a/{kept_s:.0f} = {a / kept_s:.3g}), each weighed by "
+              f"{a / best.run_s:.3g}, the over-time block's a_ot/{kept_s:.0f} = {ot_a / kept_s:.3g}), each weighed by "
               f"1/(w + f_U), f_U = {weighed.bound:.3g} the bound of f such rounds give: V = Σv²(w + f)/(Σv)² = "
               f"{best.variance:.3g}, the over-time block {100 * weighed.over_time_share:.0f}% of the weight (with f "
               f"known, 1/Σ 1/(w + f) = {weighed.known_f:.3g}); {best.dof} degrees of freedom, as the estimator's")
     elif extra:
         print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
               f"= {best.total_s:.0f} s; equal weights over {best.blocks} blocks (the {best.rounds} rounds and the "
-              f"over-time runs' block, if its drift check passes): V = Σ(w + f)/k² = (n(a/T + f) + a/{kept_s:.0f} + f)/k² "
-              f"= ({best.rounds} × ({a:.4g}/{best.run_s:g} + {f:.3g}) + {a:.4g}/{kept_s:.0f} + {f:.3g})/{best.blocks}² = "
+              f"over-time runs' block, if its drift check passes): V = Σ(w + f)/k² = (n(a/T + f) + a_ot/{kept_s:.0f} + f)/k² "
+              f"= ({best.rounds} × ({a:.4g}/{best.run_s:g} + {f:.3g}) + {ot_a:.4g}/{kept_s:.0f} + {f:.3g})/{best.blocks}² = "
               f"{best.variance:.3g}; {best.dof} degrees of freedom, as the model's")
     else:
         print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "
@@ -183,7 +191,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
               f"{best.variance:.3g}")
     if extra:
         other = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
-                                    extra_blocks=extra, over_time_s=kept_s, weights=EQUAL if precise else PRECISION)
+                                    extra_blocks=extra, over_time_s=kept_s, weights=EQUAL if precise else PRECISION,
+                                    over_time_a=ot_a)
         if other is not None:
             print(f"  with block_weights: {EQUAL if precise else PRECISION} instead (declared before the sweep): best "
                   f"{other.rounds} rounds × {other.run_s:g} s, {_minutes(other.total_s)}: " + _design_text(other))
@@ -201,7 +210,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             f"{label} minimum detectable effect {found.detectable_pct:.1f}% (half-width ±{found.half_width_pct:.1f}%)"
             for label, found in ((label, planner.design(other.within_a.value, other.between_f.value, costs,
                                                         chosen.rounds, chosen.run_s, level, None, args.power,
-                                                        own_extra, own_s, weights))
+                                                        own_extra, own_s, weights,
+                                                        other.over_time_a.value if other.over_time_a else None))
                                  for label, chosen in shown)))
     return 0
 
@@ -211,13 +221,13 @@ def _design_text(found) -> str:
             f"power {100 * found.power:.0f}%, minimum detectable effect {found.detectable_pct:.1f}%")
 
 
-def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks, over_time_s, weights):
+def _current(target, rounds, a, f, costs, alpha, effect, wanted, extra_blocks, over_time_s, weights, over_time_a):
     from pagelab.evidence import planner
 
     if not isinstance(target.measure_s, int) or rounds < 2:
         return None
     return planner.design(a, f, costs, rounds, target.measure_s, alpha, effect, wanted, extra_blocks, over_time_s,
-                          weights)
+                          weights, over_time_a)
 
 
 def _over_time_kept(table, first: str, second: str, over_time_s: float) -> tuple[float | None, str]:

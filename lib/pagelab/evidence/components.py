@@ -26,6 +26,11 @@ page size's level in two ways:
   test (`groups_differ`) checks it, and where it fails a note says so with each group's figure: on
   course-full every page size's verdict runs were noisier within than its over-time run's steady
   part (8k 4,281 against 772 %²·s), so a verdict round's own a is above the pooled one there.
+  The pooled a is the page size's summary; a block's within variance uses the a of the group its
+  run belongs to (`SizeComponents.role_a`: a round's run the verdict group's a, the over-time
+  run its own), in the floors here, in the model's w_b (pagelab.evidence.model), and so in the
+  precision weights and the planner: with the pooled a, a verdict round's w was too small and the
+  over-time block's too large wherever the groups differ.
 - f, the *between-run* floor (log-scale variance): what stays between runs however long they are
   (restart, restore, the machine's minute). Per page size, from the spread of its runs' y over
   the rounds; per pair, from the spread of the pair's log-ratio d_b = y_A - y_B over the blocks
@@ -76,6 +81,9 @@ COMPONENTS_WORDS = ("Here a is the within-run part: the variance of a T-second r
                     "squared (%²), so a is in %²·s (percent squared × seconds) and a longer run averages it down; f "
                     "is the between-run floor, the variance a restart adds whatever the run's length, and √f, its "
                     "square root, is in percent.")
+# What a block's within variance takes, said wherever the pooled a is printed (SizeComponents.role_a)
+GROUP_A_WORDS = ("Each block's within variance w_b takes the a of its runs' group, not the pooled a: a round's the "
+                 "verdict runs' a, the over-time block's the over-time runs' own.")
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,7 @@ class WithinGroup:
     batches: int
     within_a: Estimate
     lag1: Lag1
+    role: str = "verdict"  # the runs' role: "verdict", or "over_time" (one over-time run)
 
 
 @dataclass(frozen=True)
@@ -154,13 +163,29 @@ class SizeComponents:
     lag1: Lag1  # the test of the group with the most degrees of freedom (the verdict runs, as a rule)
     groups: tuple["WithinGroup", ...] = ()  # what a pools: each group of alike runs, its batch size and a
 
+    def role_a(self, role: str) -> Estimate:
+        """The a of a run of `role` ("verdict" or "over_time"): its group's a (the module comment),
+        the over-time groups pooled if there are several; the verdict group's a when no group of that
+        role has degrees of freedom, and the pooled a when neither has (or the groups are not known)."""
+        for wanted in (role, "verdict"):
+            found = [g for g in self.groups if g.role == wanted and g.within_a.dof > 0]
+            if found:
+                return found[0].within_a if len(found) == 1 else pooled_groups(found, self.within_a.confidence)
+        return self.within_a
+
+    def has_role(self, role: str) -> bool:
+        """Whether a group of `role` has an a of its own (degrees of freedom above 0)."""
+        return any(g.role == role and g.within_a.dof > 0 for g in self.groups)
+
 
 @dataclass(frozen=True)
 class PairComponents:
     """One pair's log-ratio a vs b over the blocks both ran in: within_a = a_a + a_b (log-scale
     variance x seconds), between_f its floor (log-scale variance), over `rounds` blocks of runs of
     `run_s` seconds (the median). Var of the mean log-ratio over n rounds of T s is
-    (within_a / T + between_f) / n."""
+    (within_a / T + between_f) / n. within_a is the two verdict groups' a (a round's runs,
+    `SizeComponents.role_a`); over_time_a the two over-time runs' a, None when neither page size
+    has an over-time run with an a of its own."""
 
     a: str
     b: str
@@ -168,6 +193,7 @@ class PairComponents:
     run_s: float
     within_a: Estimate
     between_f: Estimate
+    over_time_a: Estimate | None = None
 
     def round_variance(self, run_s: float | None = None) -> float:
         """Var(d) of one round of `run_s`-second runs (this pair's own length by default)."""
@@ -347,7 +373,7 @@ def _summary(found: Sequence[WithinGroup], confidence: float) -> tuple[Estimate,
 
 def within_parts(runs: Sequence[RunSeries], confidence: float = CONFIDENCE) -> list[WithinGroup]:
     """Each group of `within_groups` with its own batch size and a."""
-    return [_group_within(group, confidence) for group in within_groups(runs)]
+    return [replace(_group_within(group, confidence), role=group[0].role) for group in within_groups(runs)]
 
 
 def floor_component(values: Sequence[float], within: Sequence[float], within_dof: float,
@@ -391,7 +417,6 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
         runs = by_size.get(page_size, [])
         parts = within_parts(runs, confidence)
         a, lag1, batches = _summary(parts, confidence)
-        within[page_size] = a
         verdict = [run for run in runs if run.role == "verdict"]
         for part in parts:
             if part.batches and not part.lag1.independent:
@@ -407,23 +432,30 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
                              f"%²·s on {g.within_a.dof:g} df" for g in parts if g.within_a.dof > 0)
             notes.append(f"{page_size}: its groups' within-run a differ ({each}; Bartlett's test p {differ:.2g}): a "
                          "pools them as one, and its interval is narrower than the groups' spread warrants")
-        f = floor_component([run.log_mean for run in verdict], [a.value / run.measured_s for run in verdict],
-                            a.dof, confidence)
+        size = SizeComponents(page_size, len(verdict), batches, math.nan, a, Estimate(math.nan, math.nan, math.nan, 0),
+                              lag1, tuple(parts))
+        within[page_size] = size
+        rounds_a = size.role_a("verdict")
+        f = floor_component([run.log_mean for run in verdict], [rounds_a.value / run.measured_s for run in verdict],
+                            rounds_a.dof, confidence)
         run_s = float(np.median([run.measured_s for run in verdict])) if verdict else math.nan
-        sizes.append(SizeComponents(page_size, len(verdict), batches, run_s, a, f, lag1, tuple(parts)))
+        sizes.append(replace(size, run_s=run_s, between_f=f))
     pairs = []
     for first, second in combinations(order, 2):
         a_runs = {run.block: run for run in by_size.get(second, []) if run.role == "verdict"}
         b_runs = {run.block: run for run in by_size.get(first, []) if run.role == "verdict"}
         blocks = [block for block in a_runs if block in b_runs]
         d = [a_runs[k].log_mean - b_runs[k].log_mean for k in blocks]
-        w = [within[second].value / a_runs[k].measured_s + within[first].value / b_runs[k].measured_s
-             for k in blocks]
-        pair_a = _sum_estimate(within[second], within[first], confidence)
+        # the pair's rounds: each side's verdict group's a (SizeComponents.role_a)
+        first_a, second_a = within[first].role_a("verdict"), within[second].role_a("verdict")
+        w = [second_a.value / a_runs[k].measured_s + first_a.value / b_runs[k].measured_s for k in blocks]
+        pair_a = _sum_estimate(second_a, first_a, confidence)
         f = floor_component(d, w, pair_a.dof, confidence)
+        over_time_a = (_sum_estimate(within[second].role_a("over_time"), within[first].role_a("over_time"), confidence)
+                       if within[second].has_role("over_time") or within[first].has_role("over_time") else None)
         run_s = float(np.median([a_runs[k].measured_s for k in blocks] + [b_runs[k].measured_s for k in blocks])) \
             if blocks else math.nan
-        pairs.append(PairComponents(second, first, len(blocks), run_s, pair_a, f))
+        pairs.append(PairComponents(second, first, len(blocks), run_s, pair_a, f, over_time_a))
     return VarianceComponents(tuple(sizes), tuple(pairs), confidence, tuple(notes))
 
 
@@ -471,7 +503,8 @@ def components_lines(components: VarianceComponents) -> list[str]:
         spread = p.round_variance()  # not a number while f has no estimate (one round)
         spread_text = (f"{100 * math.sqrt(spread):.1f}%" if math.isfinite(spread) and spread >= 0
                        else "— (two rounds needed)")
-        lines.append(f"  {p.a} vs {p.b}: within {within(p.within_a)}, between {floor(p.between_f)} over {p.rounds} "
+        lines.append(f"  {p.a} vs {p.b}: within {within(p.within_a)} (the verdict runs' a, as its rounds' w), between {floor(p.between_f)} over {p.rounds} "
                      f"rounds of {p.run_s:g} s; a round's log-ratio spreads {spread_text}")
+    lines += [f"  {GROUP_A_WORDS}"] if any(p.rounds for p in components.pairs) else []
     lines += [f"  note: {note}" for note in components.notes]
     return lines

@@ -6,7 +6,9 @@ The model. A run's log TpmC is y = level(page size) + block + e, Var(e) = a / T 
 is a random effect that every within-block comparison cancels, and the run is one through f. So
 a pair's log-ratio in block b, d_b = y_A,b - y_B,b, has mean delta (the effect) and variance
 sigma_b^2 = w_b + f, with w_b = a_A / T_A,b + a_B / T_B,b known from the runs' batch means and f
-the pair's between-run floor. The two-stage estimator of this mixed model (runs summarised by
+the pair's between-run floor; each a is that of the group the block's run belongs to (`block_a`:
+a round's the verdict runs', the over-time block's the over-time run's own, as
+pagelab.evidence.components groups them). The two-stage estimator of this mixed model (runs summarised by
 their means with known within-run variance, then a model over the blocks) takes delta as the
 mean of the d_b, each block one unit, and Var(mean d) = mean(sigma_b^2) / n, estimated by S^2 / n,
 S^2 the blocks' sample variance, which estimates mean(sigma_b^2) without bias whatever f is. mean w
@@ -64,7 +66,7 @@ import numpy as np
 import scipy  # scipy.stats loads on first use (2-3 s): the CLI and a run's kernel import this module without testing anything
 
 from pagelab.evidence.block_weights import EQUAL, PRECISION, precision_mean, weights_text
-from pagelab.evidence.components import Estimate, RunSeries, variance_components
+from pagelab.evidence.components import Estimate, RunSeries, SizeComponents, variance_components
 from pagelab.evidence.intervals import (
     CONFIDENCE,
     DEFAULT_EQUIVALENCE_PCT,
@@ -145,17 +147,27 @@ class PairEffect:
         return model_comparison(self, confidence, resolve_pct, equivalence_pct)
 
 
-def pair_effect(a: dict, b: dict, within_a: Estimate, within_b: Estimate, weights: str = EQUAL) -> PairEffect | None:
+def block_a(within: Estimate | SizeComponents, block: str) -> Estimate:
+    """The a of a page size's run in `block`: its group's (SizeComponents.role_a: the over-time
+    block's run its own, a round's run the verdict runs'); a bare Estimate is every run's a."""
+    if isinstance(within, Estimate):
+        return within
+    return within.role_a("over_time" if block == OVER_TIME_BLOCK else "verdict")
+
+
+def pair_effect(a: dict, b: dict, within_a: Estimate | SizeComponents, within_b: Estimate | SizeComponents,
+                weights: str = EQUAL) -> PairEffect | None:
     """The model's estimate of a against b: `a` and `b` are {block: (y, T)} of each side's runs
-    (log mean rate, measured seconds); `within_a`/`within_b` each page size's a. None with fewer
+    (log mean rate, measured seconds); `within_a`/`within_b` each page size's components, whose
+    run in a block has its group's a (`block_a`), or one a for all its runs. None with fewer
     than MIN_BLOCKS_FOR_MODEL blocks in common. See the module comment for the estimator and its
     degrees of freedom; `weights` "precision" (the declared block_weights) weighs the blocks by
     their precision instead (pagelab.evidence.block_weights)."""
     blocks = sorted(block for block in a if block in b)
-    if len(blocks) < MIN_BLOCKS_FOR_MODEL or not (within_a.dof > 0 and within_b.dof > 0):
+    if len(blocks) < MIN_BLOCKS_FOR_MODEL or not (block_a(within_a, "").dof > 0 and block_a(within_b, "").dof > 0):
         return None
     d = np.array([a[k][0] - b[k][0] for k in blocks])
-    w = np.array([within_a.value / a[k][1] + within_b.value / b[k][1] for k in blocks])
+    w = np.array([block_a(within_a, k).value / a[k][1] + block_a(within_b, k).value / b[k][1] for k in blocks])
     n = len(blocks)
     total = float(d.var(ddof=1))
     f = max(total - float(w.mean()), 0.0)
@@ -200,7 +212,7 @@ def model_effects(series: Sequence[RunSeries], page_order: Sequence[str],
     caller leaves out a page size one of whose runs did not."""
     counted, _ = counted_series(series)
     components = variance_components(counted, page_order)
-    within = {size.page_size: size.within_a for size in components.sizes}
+    within = {size.page_size: size for size in components.sizes}
     by_size = {size: {run.block: (run.log_mean, run.measured_s) for run in counted if run.page_size == size}
                for size in page_order}
     return [pair_effect(by_size[a], by_size[b], within[a], within[b], weights) for a, b in pairs]

@@ -92,5 +92,5 @@ def model_effect(data: ModelData | None, a: str, b: str):
     series, a run without one, or too few blocks."""
     if data is None or data.by_size.get(a) is None or data.by_size.get(b) is None:
         return None
-    within = {size.page_size: size.within_a for size in data.components.sizes}
+    within = {size.page_size: size for size in data.components.sizes}
     return pair_effect(data.by_size[a], data.by_size[b], within[a], within[b], data.weights)

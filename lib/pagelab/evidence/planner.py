@@ -23,9 +23,12 @@ When the profile has over-time runs and they pass the drift check, TpmC's two-le
 (`extra_blocks`). With equal weights (the default) the model's estimate is the blocks' plain mean,
 so its variance is exactly
 
-    V = sum_b (w_b + f) / k^2 = (n (a / T + f) + a / T_ot + f) / (n + 1)^2   (`equal_variance`)
+    V = sum_b (w_b + f) / k^2 = (n (a / T + f) + a_ot / T_ot + f) / (n + 1)^2   (`equal_variance`)
 
-with w_b a block's within-run part: a / T for a round, a / T_ot for the over-time block, T_ot the
+with w_b a block's within-run part: a / T for a round, a_ot / T_ot for the over-time block (a the
+pair's verdict runs' a, a_ot its over-time runs', each the a of its group as the model takes it,
+pagelab.evidence.components.SizeComponents.role_a; a for both when the bundle ran no over-time
+runs), T_ot the
 seconds of each over-time run the model is expected to keep after MSER-5 and the drift check
 (`pagelab plan` takes the share the --from bundle's own over-time runs kept,
 pagelab.evidence.runs.over_time_kept; all of over_time_s when the bundle ran none, which it says).
@@ -58,6 +61,11 @@ counting what the sweeps kept of its 1200 s, power for 16k 5% slower), planned a
 differ by under 0.2 points). Every planned figure lies in its simulated interval; the one-more-round
 figures of equal weights, 66.6%, 49.5%, 75.7% and 70.1%, lay 3.1-4.4 points below, three of four
 outside their intervals.
+
+Pricing the over-time block at the verdict runs' a as well, where its runs are quieter within (4
+times in bench/bench_within_pooling.py --only planner; 3.6-8 times on course-full), or every block at
+the pooled a, is wrong both ways: at the pooled a the 7 x 100 s design was planned at 94% power
+against 72% simulated, at each group's a 72%.
 
 The interval and the power use the blocks' degrees of freedom, n - 1 for n blocks: the two-stage estimate (each
 round's log-ratio of run means, then their mean) is a t statistic with n - 1 degrees of freedom
@@ -120,13 +128,16 @@ def variance_of_mean(within_a: float, between_f: float, rounds: int, run_s: floa
     return (within_a / run_s + between_f) / rounds
 
 
-def equal_variance(within_a: float, between_f: float, rounds: int, run_s: float, over_time_s: float) -> float:
+def equal_variance(within_a: float, between_f: float, rounds: int, run_s: float, over_time_s: float,
+                   over_time_a: float | None = None) -> float:
     """The variance of the equal-weight mean of `rounds` rounds of `run_s` s and one over-time block
-    counting `over_time_s` s: sum (w_b + f) / k^2 over the k = rounds + 1 blocks (module comment)."""
+    counting `over_time_s` s: sum (w_b + f) / k^2 over the k = rounds + 1 blocks (module comment),
+    the rounds' w from `within_a`, the over-time block's from `over_time_a` (`within_a` if None)."""
     if over_time_s <= 0:
         raise ValueError(f"an over-time block counts some seconds; got {over_time_s}")
     k = rounds + 1
-    return (rounds * (within_a / run_s + between_f) + within_a / over_time_s + between_f) / k ** 2
+    ot_a = within_a if over_time_a is None else over_time_a
+    return (rounds * (within_a / run_s + between_f) + ot_a / over_time_s + between_f) / k ** 2
 
 
 @dataclass(frozen=True)
@@ -141,11 +152,12 @@ class PrecisionVariance:
 
 
 def precision_variance(within_a: float, between_f: float, rounds: int, run_s: float,
-                       over_time_s: float) -> PrecisionVariance:
+                       over_time_s: float, over_time_a: float | None = None) -> PrecisionVariance:
     """The variance of the precision-weighted mean of `rounds` rounds of `run_s` s and one
-    over-time block counting `over_time_s` s (see the module comment)."""
+    over-time block counting `over_time_s` s (see the module comment), the over-time block's w from
+    `over_time_a` (`within_a` if None)."""
     k = rounds + 1
-    w = [within_a / run_s] * rounds + [within_a / over_time_s]
+    w = [within_a / run_s] * rounds + [(within_a if over_time_a is None else over_time_a) / over_time_s]
     round_w = within_a / run_s
     bound = max((round_w + between_f) * (k - 1) / float(stats.chi2.ppf(0.05, k - 1)) - round_w, 0.0)
     v = [1 / (x + bound) for x in w]
@@ -186,10 +198,11 @@ def percent(log_value: float) -> float:
 
 def design(within_a: float, between_f: float, costs: Costs, rounds: int, run_s: float, alpha: float,
            effect_log: float | None = None, wanted: float = DEFAULT_POWER, extra_blocks: int = 0,
-           over_time_s: float | None = None, weights: str = EQUAL) -> Design:
+           over_time_s: float | None = None, weights: str = EQUAL, over_time_a: float | None = None) -> Design:
     """What `rounds` rounds of `run_s`-second runs (and `extra_blocks` more blocks, the over-time
     runs', counting `over_time_s` seconds each) give for a pair with components a and f, its blocks
-    weighed as `weights` says: equal (`equal_variance`) or by their precision (`precision_variance`)."""
+    weighed as `weights` says: equal (`equal_variance`) or by their precision (`precision_variance`).
+    The rounds' w is a / T, the over-time block's `over_time_a` / `over_time_s` (a when None)."""
     blocks = rounds + extra_blocks
     if blocks < 2:
         raise ValueError(f"a design needs at least 2 blocks for an interval, got {blocks}")
@@ -203,9 +216,9 @@ def design(within_a: float, between_f: float, costs: Costs, rounds: int, run_s: 
     if not extra_blocks:
         variance = variance_of_mean(within_a, between_f, blocks, run_s)
     elif weights == PRECISION:
-        variance = precision_variance(within_a, between_f, rounds, run_s, over_time_s).variance
+        variance = precision_variance(within_a, between_f, rounds, run_s, over_time_s, over_time_a).variance
     else:
-        variance = equal_variance(within_a, between_f, rounds, run_s, over_time_s)
+        variance = equal_variance(within_a, between_f, rounds, run_s, over_time_s, over_time_a)
     se, dof = math.sqrt(variance), blocks - 1
     half = float(stats.t.isf(alpha / 2, dof)) * se
     return Design(rounds, float(run_s), blocks, costs.total_s(rounds, run_s), variance, dof, alpha, percent(half),
@@ -224,7 +237,8 @@ def kalibera_jones_length(within_a: float, between_f: float, per_run_s: float) -
 def best_design(within_a: float, between_f: float, costs: Costs, budget_s: float, alpha: float,
                 interval_s: float, effect_log: float | None = None, wanted: float = DEFAULT_POWER,
                 min_rounds: int = MIN_ROUNDS, longest_s: float = LONGEST_RUN_S, extra_blocks: int = 0,
-                over_time_s: float | None = None, weights: str = EQUAL) -> Design | None:
+                over_time_s: float | None = None, weights: str = EQUAL,
+                over_time_a: float | None = None) -> Design | None:
     """The rounds x run length (whole intervals of `interval_s`, at least two, at most `longest_s`)
     within `budget_s` whose interval for the pair is narrowest; None if no design of `min_rounds`
     rounds fits."""
@@ -236,7 +250,7 @@ def best_design(within_a: float, between_f: float, costs: Costs, budget_s: float
         if rounds < min_rounds:
             break  # longer runs only leave fewer rounds
         found = design(within_a, between_f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks,
-                       over_time_s, weights)
+                       over_time_s, weights, over_time_a)
         if best is None or found.half_width_pct < best.half_width_pct:
             best = found
     return best

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from pagelab.evidence.block_weights import PRECISION
-from pagelab.evidence.components import COMPONENTS_WORDS, LAG1_ALPHA
+from pagelab.evidence.components import COMPONENTS_WORDS, GROUP_A_WORDS, LAG1_ALPHA
 from pagelab.evidence.families import PRIMARY
 from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
 from pagelab.evidence.model import FLOOR_QUANTILE, MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
@@ -329,7 +329,7 @@ def _components_and_over_time(found, data) -> list[str]:
             f"{floor_text(s.between_f)}"
             if math.isfinite(s.between_f.value)
             else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}" for s in sizes)
-                     + ". " + COMPONENTS_WORDS)
+                     + ". " + COMPONENTS_WORDS + " " + GROUP_A_WORDS)
     if found.over_time:
         parts.append(over_time_block_sentences(data, found))
     return parts
@@ -340,7 +340,7 @@ def precision_sentences(found, data) -> str:
     (pagelab.evidence.block_weights), and how much the over-time block weighed in each TpmC pair."""
     from pagelab.evidence.model import pair_effect
 
-    within = {size.page_size: size.within_a for size in found.components.sizes}
+    within = {size.page_size: size for size in found.components.sizes}
     tpmc = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records") if not data.pairs.empty else []
     shares = []
     for row in tpmc:
@@ -451,7 +451,7 @@ def _floor_use(found, data) -> str:
     blocks and components as the verdicts (pagelab.evidence.model.pair_effect)."""
     from pagelab.evidence.model import pair_effect
 
-    within = {size.page_size: size.within_a for size in found.components.sizes}
+    within = {size.page_size: size for size in found.components.sizes}
     tpmc = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records") if not data.pairs.empty else []
     tpmc = [row for row in tpmc if str(row.get("method") or "").startswith(MODEL_METHOD)]
     used, not_used = [], []
