@@ -72,3 +72,19 @@ def test_the_reports_method_says_the_rule_and_drift_not_detected():
            "(+2.2%/min, p 0.061): all of it counts)" in text, text
     assert "16k-over-time counted 100 s of 1200 s (MSER-5 cut nothing; the rest drifts, drift detected " \
            "(−1.5%/min, p 0.021): only its first 100 s count" in text, text
+
+
+def test_stats_help_says_tpmcs_method_and_the_primary_first():
+    """`pagelab stats --help` read from the top: TpmC's two-level model is named before the ratio of
+    medians, and the primary-first order before any family adjustment, so a reader who stops halfway
+    has neither wrong."""
+    import subprocess
+    import sys
+
+    text = " ".join(subprocess.run([sys.executable, "-m", "pagelab", "stats", "--help"], capture_output=True,
+                                   text=True, check=True).stdout.split())
+    text = text.replace("- ", "-")  # argparse wraps at hyphens
+    model, medians = text.index("TpmC's pairs are judged by a two-level model"), text.index("ratio of medians")
+    primary, holm = text.index("is tested first, alone, at the full level"), text.index("Holm-adjusted")
+    assert model < medians and primary < holm, text
+    assert "The other metrics' pairs (and TpmC's without series) are a ratio of medians" in text, text
