@@ -92,8 +92,8 @@ def test_captured_runs_read_about_a_page_and_the_report_says_what_it_recorded(tm
     assert table.loc["16k", "innodb_read_kb"] == 16 and table.loc["16k", "read_ahead_pages"] == 0
     text = read_request_sentence(data)
     # 16k's requests: r/s of the 7 samples sum to 12,615.1, so 108,129 in 60 s, each 16 KiB as InnoDB's reads
-    assert ("At 16k read requests averaged 16.0 KiB: the block layer merged 0.0% of those it was given (unmerged, "
-            "they averaged 16.0 KiB); InnoDB read 0 of its 108,129 pages ahead (0.0%), and its own reads averaged "
+    assert ("At 16k read requests averaged 15.95 KiB: the block layer merged 0.0% of those it was given (unmerged, "
+            "they averaged 15.95 KiB); InnoDB read 0 of its 108,129 pages ahead (0.0%), and its own reads averaged "
             "16.0 KiB; the device read 1.00× the bytes InnoDB read.") in text, text
     assert text.endswith("Every page size's read requests were about one page."), text
 
@@ -104,7 +104,7 @@ def test_requests_of_two_pages_without_merges_or_read_ahead_are_not_put_on_eithe
     # 16k's real requests under an 8k run whose InnoDB read 8 KiB at a time: twice the page, nothing merged
     data = _load(tmp_path, [_run(tmp_path, "8k-r1", "8k", "16k", pages=AS_THE_DEVICE, page_reads_kb=8)])
     text = read_request_sentence(data)
-    assert "At 8k read requests averaged 16.0 KiB: the block layer merged 0.0% of those it was given" in text, text
+    assert "At 8k read requests averaged 15.95 KiB: the block layer merged 0.0% of those it was given" in text, text
     assert ("At 8k neither the block layer's merges nor InnoDB's read-ahead account for the larger requests, and "
             "InnoDB read one page at a time: what the device read beyond InnoDB's bytes was read beside InnoDB (another "
             "process on the same disk) or below it (the file system), which this bundle, recording no per-process "
@@ -119,7 +119,7 @@ def test_requests_of_two_pages_without_merges_or_read_ahead_are_not_put_on_eithe
     assert "; it is not within 10% of the page at 8k: " in claim.evidence, claim.evidence
     # one run: no interval, and the verdict says it rests on the one mean
     assert claim.verdict == DOES_NOT_HOLD and claim.evidence.endswith(
-        "(within 10% is 7.2–8.8 KiB); one run per page size, so no interval: the verdict rests on each page size's one "
+        "(within 10% is 7.20–8.80 KiB); one run per page size, so no interval: the verdict rests on each page size's one "
         "mean. At 8k neither the block layer's merges nor "
         "InnoDB's read-ahead account for the larger requests, and InnoDB read one page at a time: what the device read "
         "beyond InnoDB's bytes was read beside InnoDB (another process on the same disk) or below it (the file "
@@ -140,7 +140,7 @@ def test_read_ahead_and_merges_are_named_where_the_numbers_show_them(tmp_path):
                   "rareq_kb": [16.0, 16.0], "w_s": [0.0, 0.0], "wareq_kb": [math.nan] * 2}).to_csv(
         tmp_path / "m" / "8k-r1" / "iostat.csv", index=False)
     text = read_request_sentence(_load(tmp_path / "m", [json.loads(json.dumps(r)) for r in merged.record.runs]))
-    assert "the block layer merged 50.0% of those it was given (unmerged, they averaged 8.0 KiB)" in text, text
+    assert "the block layer merged 50.0% of those it was given (unmerged, they averaged 8.00 KiB)" in text, text
     assert "At 8k the block layer's merges account for the larger requests: unmerged, they were about a page" in text
 
 
@@ -181,7 +181,7 @@ def test_the_read_request_claim_has_an_interval_and_runs_across_the_line_do_not_
     [claim] = [c for c in claims(crossing) if c.key == "read_request"]
     assert claim.verdict == NOT_RESOLVED_HERE, claim.evidence
     assert "each run's own mean, per page size the median run with its order-statistic interval" in claim.evidence
-    assert "at 16k the interval crosses the 10% line (17.6 KiB)" in claim.evidence, claim.evidence
+    assert "at 16k the interval crosses the 10% line (17.60 KiB)" in claim.evidence, claim.evidence
     alike = _load(tmp_path / "alike", _rounds(tmp_path / "alike", "16k", ["16k", "16k", "16k"]))
     [claim] = [c for c in claims(alike) if c.key == "read_request"]
     assert claim.verdict == HOLDS, claim.evidence

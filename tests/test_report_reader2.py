@@ -215,7 +215,7 @@ def test_the_read_request_claim_names_the_page_size_that_fails_its_threshold_and
     text = failing_request_text(sizes, 0.10)
     above = pct_text(100 * (4.41 / 4 - 1))
     assert text == (f"it is not within 10% of the page at 4k: 4.41 KiB is {above} against its 4 KiB page (within "
-                    f"10% is {4 * 0.9:.1f}–{4 * 1.1:.1f} KiB)"), text
+                    f"10% is {4 * 0.9:.2f}–{4 * 1.1:.2f} KiB)"), text
     device = {"disk": "vda", "driver": "virtio_blk", "fstype": "ext4", "mount_point": "/"}
     assert data_device_text({"data_device": device}) == ("the data device, as the machine record has it: vda "
                                                          "(virtio_blk), ext4 mounted on /, the system disk")

@@ -88,3 +88,18 @@ def test_stats_help_says_tpmcs_method_and_the_primary_first():
     primary, holm = text.index("is tested first, alone, at the full level"), text.index("Holm-adjusted")
     assert model < medians and primary < holm, text
     assert "The other metrics' pairs (and TpmC's without series) are a ratio of medians" in text, text
+
+
+def test_the_read_request_claim_prints_the_digits_that_decide_it():
+    """A mean request near the 10% line is printed so the printed value and the printed line read as the
+    claim is judged: 4.44 KiB against 'within 10% is 3.60–4.40 KiB', never 4.4 against 4.4."""
+    import pandas as pd
+
+    from pagelab.report.claims import decisive_kb, failing_request_text
+
+    for value in (4.44, 4.404, 4.4004, 4.396, 3.596, 4.0):
+        shown = float(decisive_kb(value, 4.0, 0.10))
+        assert (shown > 4.4) == (value > 4.4) and (shown < 3.6) == (value < 3.6), (value, shown)
+    assert decisive_kb(4.44, 4.0, 0.10) == "4.44" and decisive_kb(4.404, 4.0, 0.10) == "4.404"
+    text = failing_request_text(pd.DataFrame([{"page_size": "4k", "page_kb": 4.0, "read_kb": 4.404}]), 0.10)
+    assert "4k: 4.404 KiB is" in text and "(within 10% is 3.60–4.40 KiB)" in text, text

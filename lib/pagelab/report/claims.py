@@ -156,7 +156,8 @@ def _read_request(data: ReportData) -> Claim:
         return Claim("read_request", statement, NOT_RESOLVED_HERE, "no iostat samples were taken", "Table 4")
     ratios = sizes["read_kb"] / sizes["page_kb"]
     within = (ratios - 1).abs() <= REQUEST_SIZE_TOLERANCE
-    text = ", ".join(f"{row.page_size}: {row.read_kb:.1f} KiB" for row in sizes.itertuples())
+    text = ", ".join(f"{row.page_size}: {decisive_kb(row.read_kb, row.page_kb, REQUEST_SIZE_TOLERANCE)} KiB"
+                     for row in sizes.itertuples())
     intervals = request_intervals(data)
     pages = dict(zip(sizes["page_size"], sizes["page_kb"]))
     if intervals and set(intervals) >= set(pages):
@@ -175,7 +176,7 @@ def _read_request(data: ReportData) -> Claim:
                        "wholly outside")
         if verdict == NOT_RESOLVED_HERE:
             uncertainty += (f"; at {', '.join(crossing)} the interval crosses the {REQUEST_SIZE_TOLERANCE:.0%} line "
-                            f"({', '.join(f'{high_line[s]:.1f} KiB' for s in crossing)}): some runs read about a page "
+                            f"({', '.join(f'{high_line[s]:.2f} KiB' for s in crossing)}): some runs read about a page "
                             "a request and some more, so the runs cannot decide")
         failing = failing_request_text(sizes, REQUEST_SIZE_TOLERANCE) if not within.all() else ""
     else:
@@ -195,15 +196,29 @@ def _read_request(data: ReportData) -> Claim:
                  + uncertainty + why + (f". Read from {device}" if device else ""), "Figure 4, Table 4")
 
 
+def decisive_kb(value: float, page_kb: float, tolerance: float) -> str:
+    """A mean request in KiB with the digits that decide it against its page's line (within `tolerance`
+    of `page_kb`): two decimals, more while the rounded value would sit on the other side of (or on) a
+    line printed with as many, so a reader comparing the printed figures reads the verdict the report gives
+    (4.44 against 4.40, 4.404 against 4.400, never 4.4 against 4.4)."""
+    lines = (page_kb * (1 - tolerance), page_kb * (1 + tolerance))
+    for decimals in range(2, 7):
+        shown = round(value, decimals)
+        if all((shown > round(line, decimals)) == (value > line) and (shown < round(line, decimals)) == (value < line)
+               for line in lines):
+            break
+    return f"{value:.{decimals}f}"
+
+
 def failing_request_text(sizes: pd.DataFrame, tolerance: float) -> str:
     """'it is not within 10% of the page at 4k: 4.41 KiB is +10% against its 4 KiB page (within 10% is
-    3.6–4.4 KiB)': each page size whose mean read request misses the claim's threshold, with two
+    3.60–4.40 KiB)': each page size whose mean read request misses the claim's threshold, with two
     decimals, as a request on the threshold's edge needs them; '' where none does."""
     from pagelab.evidence.wording import pct_text
 
-    parts = [f"{row.page_size}: {row.read_kb:.2f} KiB is {pct_text(100 * (row.read_kb / row.page_kb - 1))} against "
-             f"its {row.page_kb:g} KiB page (within {tolerance:.0%} is {row.page_kb * (1 - tolerance):.1f}–"
-             f"{row.page_kb * (1 + tolerance):.1f} KiB)"
+    parts = [f"{row.page_size}: {decisive_kb(row.read_kb, row.page_kb, tolerance)} KiB is {pct_text(100 * (row.read_kb / row.page_kb - 1))} against "
+             f"its {row.page_kb:g} KiB page (within {tolerance:.0%} is {row.page_kb * (1 - tolerance):.2f}–"
+             f"{row.page_kb * (1 + tolerance):.2f} KiB)"
              for row in sizes.itertuples() if not math.isnan(row.read_kb) and abs(row.read_kb / row.page_kb - 1) > tolerance]
     return f"it is not within {tolerance:.0%} of the page at " + "; at ".join(parts) if parts else ""
 

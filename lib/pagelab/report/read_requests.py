@@ -117,10 +117,10 @@ def _near(value: float, page_kb: float) -> bool:
 
 def _size_text(row: dict) -> str:
     """One page size's sentence: the request, the merges, InnoDB's reads and read-ahead, as recorded."""
-    text = f"At {row['page_size']} read requests averaged {row['read_kb']:.1f} KiB"
+    text = f"At {row['page_size']} read requests averaged {row['read_kb']:.2f} KiB"
     if not math.isnan(row["merged_pct"]):
         text += (f": the block layer merged {row['merged_pct']:.1f}% of those it was given (unmerged, they averaged "
-                 f"{row['unmerged_kb']:.1f} KiB)")
+                 f"{row['unmerged_kb']:.2f} KiB)")
     if not math.isnan(row["innodb_read_kb"]):
         text += (f"; InnoDB read {row['read_ahead_pages']:,.0f} of its {row['pages_read']:,.0f} pages ahead "
                  f"({row['read_ahead_pct']:.1f}%), and its own reads averaged {row['innodb_read_kb']:.1f} KiB")
