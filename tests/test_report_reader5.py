@@ -103,3 +103,20 @@ def test_the_read_request_claim_prints_the_digits_that_decide_it():
     assert decisive_kb(4.44, 4.0, 0.10) == "4.44" and decisive_kb(4.404, 4.0, 0.10) == "4.404"
     text = failing_request_text(pd.DataFrame([{"page_size": "4k", "page_kb": 4.0, "read_kb": 4.404}]), 0.10)
     assert "4k: 4.404 KiB is" in text and "(within 10% is 3.60–4.40 KiB)" in text, text
+
+
+def test_a_verdict_on_one_run_per_page_size_keeps_its_caveat_in_the_summary_and_conclusion(tmp_path):
+    """The seed's configuration (tests.test_claims: one run per page size) checked: its hit-ratio and
+    read-request verdicts rest on one run each, so the Summary and Conclusion (both
+    answer.conclusion_markdown) say so beside the claim, as the Discussion does."""
+    from pagelab.report.answer import conclusion_markdown
+    from pagelab.report.claims import ONE_RUN_CAVEAT, claims
+    from pagelab.report.lab_report import load
+    from tests.test_claims import SEED_CONFIGURATION, seed_bundle
+
+    data = load(seed_bundle(tmp_path / "seed", SEED_CONFIGURATION))
+    found = claims(data)
+    hit = next(c for c in found if c.key == "hit_ratio")
+    assert hit.caveat == ONE_RUN_CAVEAT, hit
+    text = conclusion_markdown(data, found)
+    assert f"\u201c{hit.statement.rstrip('.')}\u201d ({ONE_RUN_CAVEAT})" in text, text

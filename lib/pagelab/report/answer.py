@@ -117,7 +117,8 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
     unchecked = [c for c in found if c.verdict == NOT_CHECKED]
     text = [answer(data)]
     def listed(group: list[Claim]) -> str:
-        return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" for c in group)
+        return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" + (f" ({c.caveat})" if c.caveat else "")
+                         for c in group)
 
     parts = [f"{label} {listed(group)}" for label, group in
              (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_))

@@ -51,6 +51,13 @@ class Claim:
     # for a claim not checked here, why, as the Summary and Conclusion say it
     why_unchecked: str = ""
     runs: str = ""  # which runs it was checked on, as the Discussion says it
+    # what the Summary and Conclusion say beside the verdict where it rests on one run per page size
+    # (no interval), so a verdict quoted from them keeps its caveat
+    caveat: str = ""
+
+
+# The caveat of a claim's verdict resting on one run per page size, as the Summary and Conclusion give it.
+ONE_RUN_CAVEAT = "from one run per page size, with no interval: another run could read otherwise"
 
 
 def _over_time_set(data: ReportData) -> str:
@@ -188,12 +195,14 @@ def _read_request(data: ReportData) -> Claim:
     found = read_request_findings(data) if not within.all() else ""
     why = f". {found.rstrip('.')}" if found else ""
     device = data_device_text(data.record.document.get("machine") or {})
+    single = not (intervals and set(intervals) >= set(pages))
     return Claim("read_request", statement, verdict,
                  f"mean read request per page size, every verdict run's requests together (Table 4), {text} (the "
                  f"claim's line: within {REQUEST_SIZE_TOLERANCE:.0%} of the page size, pagelab's: the mean one request in ten "
                  "reading a second page would make)" + (f"; {failing}" if failing
                                                                                           else "")
-                 + uncertainty + why + (f". Read from {device}" if device else ""), "Figure 4, Table 4")
+                 + uncertainty + why + (f". Read from {device}" if device else ""), "Figure 4, Table 4",
+                 caveat=ONE_RUN_CAVEAT if single else "")
 
 
 def decisive_kb(value: float, page_kb: float, tolerance: float) -> str:
@@ -325,7 +334,7 @@ def _hit_ratio(data: ReportData) -> Claim:
                  f"first and last measured hit rate per 1000, {which}{when}: {'; '.join(parts)} "
                  f"(near = within {HIT_RATIO_NEAR:g} per 1000, pagelab's line: the lab's two figures are 3 apart, so a "
                  "wider line could not tell where the ratio starts from where it settles)"
-                 f"{single}", "Figure 5")
+                 f"{single}", "Figure 5", caveat=ONE_RUN_CAVEAT if runs == 1 else "")
 
 
 def _best_8k(data: ReportData) -> Claim:
