@@ -120,3 +120,23 @@ def test_a_verdict_on_one_run_per_page_size_keeps_its_caveat_in_the_summary_and_
     assert hit.caveat == ONE_RUN_CAVEAT, hit
     text = conclusion_markdown(data, found)
     assert f"\u201c{hit.statement.rstrip('.')}\u201d ({ONE_RUN_CAVEAT})" in text, text
+
+
+def test_a_noisy_page_size_is_said_to_widen_only_the_pairs_the_floor_set():
+    """The precision paragraph's sentence on a page size far noisier within its runs
+    (precision.noise_reach_text): a enters a pair's variance only through the floor
+    (pagelab.evidence.model), so where the floor set no pair's variance the intervals rest on the blocks'
+    own spread, and only the planner's figures carry that noise."""
+    from pagelab.report.precision import noise_reach_text
+
+    none = {("8k", "4k"): (False, 0.05), ("16k", "4k"): (False, 0.049), ("16k", "8k"): (True, 0.03)}
+    text = noise_reach_text("4k", none)
+    assert "the floor set the variance of no pair with 4k here" in text, text
+    assert "8k vs 4k and 16k vs 4k rest on the blocks' own spread, not on that noise" in text, text
+    assert "widen" not in text and "planner's figures" in text, text
+    some = {("8k", "4k"): (True, 0.05), ("16k", "4k"): (False, 0.049)}
+    text = noise_reach_text("4k", some)
+    assert "it widened 8k vs 4k; 16k vs 4k rests on the blocks' own spread" in text, text
+    troubleshooting = _plain(ROOT / "runbooks/troubleshooting.md")
+    assert "widens every pair" not in troubleshooting
+    assert "it widens a pair's interval only where the floor set that pair's variance" in troubleshooting

@@ -446,21 +446,30 @@ def floor_text(estimate) -> str:
     return f"√f = {100 * math.sqrt(estimate.value):.1f}%"
 
 
-def _floor_use(found, data) -> str:
-    """Whether the floor set the variance of each TpmC pair of this bundle, recomputed from the same
-    blocks and components as the verdicts (pagelab.evidence.model.pair_effect)."""
+def floored_pairs(found, data) -> dict[tuple[str, str], tuple[bool, float]]:
+    """Each TpmC pair the model judged, (a, b) -> (whether the floor set its variance, its standard error
+    of the mean log-ratio), recomputed from the same blocks and components as the verdicts
+    (pagelab.evidence.model.pair_effect): the Method and the precision paragraph say it from here."""
     from pagelab.evidence.model import pair_effect
 
     within = {size.page_size: size for size in found.components.sizes}
     tpmc = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records") if not data.pairs.empty else []
     tpmc = [row for row in tpmc if str(row.get("method") or "").startswith(MODEL_METHOD)]
-    used, not_used = [], []
+    found_pairs = {}
     for row in tpmc:
         a, b = found.by_size.get(row["a"]), found.by_size.get(row["b"])
         effect = pair_effect(a, b, within[row["a"]], within[row["b"]], found.weights) if a and b and row["a"] in within \
             and row["b"] in within else None
         if effect is not None:
-            (used if effect.floored else not_used).append((f"{row['a']} vs {row['b']}", effect.se))
+            found_pairs[(row["a"], row["b"])] = (bool(effect.floored), float(effect.se))
+    return found_pairs
+
+
+def _floor_use(found, data) -> str:
+    """Whether the floor set the variance of each TpmC pair of this bundle (`floored_pairs`)."""
+    used, not_used = [], []
+    for (a, b), (floored, se) in floored_pairs(found, data).items():
+        (used if floored else not_used).append((f"{a} vs {b}", se))
     if not used and not not_used:
         return "no pair here was judged by the model"
 

@@ -76,12 +76,38 @@ def rounds_needed(a: float, f: float, run_s: float, alpha: float, effect_log: fl
     return low
 
 
-def noisy_size_text(table, components) -> str:
+def noise_reach_text(size: str, floored: dict) -> str:
+    """What a page size's within-run noise did to this sweep's intervals: a enters a pair's variance only
+    through the floor (pagelab.evidence.model), so it widened the pairs whose variance the floor set and
+    no other; the planner's figures use a whatever the floor did. `floored`: (a, b) -> (floor set it, se),
+    as model_report.floored_pairs gives it."""
+    from pagelab.report.model_report import _listed
+
+    mine = {f"{a} vs {b}": used for (a, b), (used, _) in floored.items() if size in (a, b)}
+    widened = [name for name, used in mine.items() if used]
+    own = [name for name, used in mine.items() if not used]
+    planner_words = "that noise enters the planner's figures below (through a)"
+    if not mine:
+        return f"{planner_words}."
+    if not widened:
+        return (f"{planner_words}, but the floor set the variance of no pair with {size} here, so this sweep's "
+                f"intervals for {_listed(own)} rest on the blocks' own spread, not on that noise.")
+    rest = (f"; {_listed(own)} rest{'s' if len(own) == 1 else ''} on the blocks' own spread" if own else "")
+    return (f"{planner_words}, and through the floor, which set their variance, it widened {_listed(widened)}"
+            f"{rest}.")
+
+
+def noisy_size_text(data, components) -> str:
     """The page size whose within-run a is more than FAR_ABOVE times every other's, with the run of it
-    noisiest within itself (each run's own a, pagelab.evidence.components.within_component): where
-    one run's noise widened every pair of its page size, a reader is told which. '' when none is."""
+    noisiest within itself (each run's own a, pagelab.evidence.components.within_component), and
+    what that noise did (`noise_reach_text`): the planner's figures, and this sweep's intervals only
+    where the floor set them. '' when none is."""
     from pagelab.evidence.components import within_component
     from pagelab.evidence.model import counted_series
+    from pagelab.evidence.runs import model_data
+    from pagelab.report.model_report import floored_pairs
+
+    table = data.evidence
 
     within = {s.page_size: s.within_a.value for s in components.sizes if math.isfinite(s.within_a.value)}
     for size, a in within.items():
@@ -89,6 +115,8 @@ def noisy_size_text(table, components) -> str:
         if not others or a <= FAR_ABOVE * max(others.values()):
             continue
         listed = ", ".join(f"{1e4 * value:,.0f} at {other}" for other, value in others.items())
+        found = model_data(table)
+        floored = floored_pairs(found, data) if found is not None else {}
         counted, _ = counted_series(table.series)
         own = {run.run: within_component([run])[0].value for run in counted if run.page_size == size}
         own = {name: value for name, value in own.items() if math.isfinite(value)}
@@ -97,7 +125,7 @@ def noisy_size_text(table, components) -> str:
                 ("; the page size's a is that run's alone, and the Method's components say why" if
                  abs(own[worst] / a - 1) < 0.005 else "") + ")" if worst else "")
         return (f"{size}'s within-run a, {1e4 * a:,.0f} %²·s, is far above the other page sizes' ({listed}): its "
-                f"runs' TpmC varied most within themselves{most}; that noise widens every pair with {size}. (The test of "
+                f"runs' TpmC varied most within themselves{most}; {noise_reach_text(size, floored)} (The test of "
                 "runs far below their page size's others looks at each run's TpmC, not at its noise within, so it "
                 "need not name such a run.)")
     return ""
@@ -160,7 +188,7 @@ def precision_markdown(data: ReportData) -> str:
     text.append(f"The variance components this sweep measured for that pair, as `pagelab plan --from BUNDLE` reads "
                 f"them: within-run a = {1e4 * a:,.0f} %²·s and between-run floor {floor_text(pair.between_f)} "
                 f"(each page size's own are in the Method).")
-    noisy = noisy_size_text(data.evidence, components)
+    noisy = noisy_size_text(data, components)
     if noisy:
         text.append(noisy)
     profile = data.profile
