@@ -18,8 +18,11 @@ USER_TEXT = [*DOCUMENTS, *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.y
 # "seed 002", "seed-002", or "seed004" as a word (a flag, a label): the references are named by what
 # they are (week4_lab_tpmc.csv, tests/fixtures/sources/week4-lab-report.txt), never by a number.
 NUMBERING = re.compile(r"\bseeds? 00\d|\bseed-?00\d\b", re.IGNORECASE)
-# The headline, in the words of the one place that states it (README.md, "The headline finding").
-HEADLINE_INTERVAL = "−5.1% [−13.8%, +2.7%]"
+# The headline, in the words of the one place that states it (README.md, "The headline finding"; its figures
+# are checked against the bundle by tests/test_measured_figures.py), and the older analysis's, history, said
+# once in the TPC-C runbook's record and never in the README's headline.
+HEADLINE_INTERVAL = "−2.3% [−9.0%, +4.8%]"
+OLDER_INTERVAL = "−5.1% [−13.8%, +2.7%]"
 
 
 def _all_help(parser: argparse.ArgumentParser) -> str:
@@ -45,7 +48,15 @@ def test_no_reference_is_called_by_its_number():
 
 def test_the_headline_is_stated_once_and_linked_elsewhere():
     where = [path.name for path in DOCUMENTS for _ in range(path.read_text().count(HEADLINE_INTERVAL))]
-    assert where == ["README.md"], f"the 16k vs 4k interval is stated in {where or 'no document'}"
+    # the README states it in full once; the TPC-C runbook and course.yaml quote it with its date and command,
+    # each quote checked against the bundle (tests/test_measured_figures.py)
+    assert where.count("README.md") == 1, f"the 16k vs 4k interval is stated in {where or 'no document'}"
+    older = [path.name for path in DOCUMENTS for _ in range(path.read_text().count(OLDER_INTERVAL))]
+    assert older == ["tpcc-page-size.md"], f"the older analysis's interval is stated in {older or 'no document'}"
+    headline = (REPO_ROOT / "README.md").read_text().split("### The headline finding")[1].split("\n## ")[0]
+    assert "**The current finding" in headline and "**History: the older analysis.**" in headline
+    assert headline.index("**The current finding") < headline.index("**History")
+    assert "*faster*" not in headline and "*slower*" not in headline, "an older verdict tabled under the headline"
     runbook = (REPO_ROOT / "runbooks" / "tpcc-page-size.md").read_text()
     assert "../README.md#the-headline-finding" in runbook
 
