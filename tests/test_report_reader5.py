@@ -140,3 +140,14 @@ def test_a_noisy_page_size_is_said_to_widen_only_the_pairs_the_floor_set():
     troubleshooting = _plain(ROOT / "runbooks/troubleshooting.md")
     assert "widens every pair" not in troubleshooting
     assert "it widens a pair's interval only where the floor set that pair's variance" in troubleshooting
+
+
+def test_the_precision_paragraph_says_why_a_pairs_floor_is_below_its_page_sizes(tmp_path):
+    """A page size's √f (the Method) and the pair's (the precision paragraph) differ: the paragraph says
+    that what moved a whole round cancels in the pair."""
+    from pagelab.report.precision import PAIR_FLOOR_WORDS, precision_markdown
+    from tests.test_report_words import bundle, load
+
+    text = precision_markdown(load(bundle(tmp_path)))
+    assert "(each page size's own are in the Method). " + PAIR_FLOOR_WORDS in text, text
+    assert "cancels in the pair's round-by-round log-ratio" in PAIR_FLOOR_WORDS

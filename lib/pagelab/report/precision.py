@@ -26,6 +26,12 @@ from pagelab.report.model_report import floor_text
 EFFECT = 0.05
 # Past this many rounds the answer is "more than": no design on one machine comes near it.
 MOST_ROUNDS = 10_000
+# Why a pair's floor is not its page sizes' (said beside the pair's components): a page size's f is
+# how its runs' level moves from round to round, whatever moved the whole round included; a pair's f is
+# how the round-by-round log-ratio moves, in which what moved the whole round cancels.
+PAIR_FLOOR_WORDS = ("A page size's √f counts whatever moved a whole round (the machine's state that minute), which "
+                    "cancels in the pair's round-by-round log-ratio: the pair's √f can be far below either page "
+                    "size's.")
 # A page size's within-run a more than this many times every other's is named, with its noisiest run.
 FAR_ABOVE = 4.0
 
@@ -187,7 +193,7 @@ def precision_markdown(data: ReportData) -> str:
     a, f = pair.within_a.value, max(pair.between_f.value, 0.0)
     text.append(f"The variance components this sweep measured for that pair, as `pagelab plan --from BUNDLE` reads "
                 f"them: within-run a = {1e4 * a:,.0f} %²·s and between-run floor {floor_text(pair.between_f)} "
-                f"(each page size's own are in the Method).")
+                f"(each page size's own are in the Method). {PAIR_FLOOR_WORDS}")
     noisy = noisy_size_text(data, components)
     if noisy:
         text.append(noisy)
