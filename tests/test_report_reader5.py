@@ -151,3 +151,40 @@ def test_the_precision_paragraph_says_why_a_pairs_floor_is_below_its_page_sizes(
     text = precision_markdown(load(bundle(tmp_path)))
     assert "(each page size's own are in the Method). " + PAIR_FLOOR_WORDS in text, text
     assert "cancels in the pair's round-by-round log-ratio" in PAIR_FLOOR_WORDS
+
+
+def test_the_appendix_prints_the_full_commit_and_the_knobs_reasons_whole():
+    """The Appendix's versions and knob tables (the report notebook) are presented whole: a citation needs
+    the full commit, and a knob's reason cut at a cell's width reads as nothing."""
+    import json
+
+    import pandas as pd
+
+    from pagelab.report.lab_report import TEXT_CELL_CHARS, present
+
+    commit = "0.1.0+gf86a9d2 (commit " + "f86a9d2218b4806002a520fe6a319afc4c6eb395" + ")" + " x" * TEXT_CELL_CHARS
+    frame = pd.DataFrame({"Component": ["pagelab"], "Version": [commit]})
+    columns = {"Component": ("Component", None), "Version": ("Version", None)}
+    assert commit in present(frame, columns, whole=True).to_html()
+    assert commit not in present(frame, columns).to_html()
+    cells = json.loads((ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    lines = [line for cell in cells for line in "".join(cell["source"]).splitlines()]
+    for table in ("appendix.versions(data)", "appendix.report_versions()", "appendix.knob_table(data)"):
+        [call] = [line for line in lines if f"lab_report.present({table}" in line]
+        assert call.rstrip(")").endswith("whole=True"), table
+
+
+def test_every_source_the_report_cites_by_author_is_in_citation_cff_and_the_readme():
+    """The report's References (pagelab.report.references) and CITATION.cff's references agree on the
+    blog posts and reports it cites by author: Tkachenko 2016, cited by the Introduction, is in both."""
+    import yaml
+
+    from pagelab.report.references import REFERENCES
+
+    cited = yaml.safe_load((ROOT / "CITATION.cff").read_text())["references"]
+    readme = (ROOT / "README.md").read_text()
+    for family, url in (("Tkachenko", "small-innodb_page_size-performance-boost-ssd"),):
+        assert any(family in reference and url in reference for reference in REFERENCES), family
+        assert any(url in str(entry.get("url")) and any(a.get("family-names") == family for a in entry["authors"])
+                   for entry in cited), family
+        assert family in readme.split("### References")[1].split("\n## ")[0], family
