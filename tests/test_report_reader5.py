@@ -205,3 +205,15 @@ def test_the_rounds_needed_are_put_on_a_cluster_and_the_over_time_blocks_length_
     assert "the harmonic mean of the 100 and 1200 s its two runs counted" in harmonic_text(kept)
     slurm = _plain(ROOT / "runbooks/slurm.md")
     assert "rounds ≥ 2K" in slurm, "the rule the paragraph cites"
+
+
+def test_figure_1s_caption_says_its_dots_are_the_verdict_runs():
+    """Figure 1 draws data.tables' summary, the verdict runs only (the over-time runs are data.over_time):
+    its caption says so, as Figure 2's does."""
+    import json
+
+    cells = json.loads((ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    source = "".join("".join(cell["source"]) for cell in cells)
+    assert "figures.tpmc_by_page_size(summary, " in source
+    assert "each dot one verdict run of this sweep (the over-time runs are not drawn)" in source
+    assert "each dot one run of this sweep" not in source
