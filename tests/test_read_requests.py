@@ -234,6 +234,8 @@ def test_the_iops_claim_is_not_resolved_where_innodbs_own_reads_do_not_agree_wit
     assert "on InnoDB's own read requests a second" in claim.evidence, claim.evidence
     assert claim.verdict == NOT_RESOLVED_HERE, claim.evidence  # 3 runs a side: InnoDB's check cannot call it
     assert "the two counts disagree, so the runs cannot decide" in claim.evidence
+    # what the device's count alone would say, in the claim's words (read IOPS higher: it does not hold)
+    assert "though the device's count alone would say the claim does not hold" in claim.evidence, claim.evidence
     assert claim.verdict != DOES_NOT_HOLD
     # what family the check is in, and the rule, said where it is used (it is in no Method family)
     assert ("a check of this claim alone, not one of the Method's families: judged as read IOPS is, at the device "

@@ -188,3 +188,32 @@ def test_every_source_the_report_cites_by_author_is_in_citation_cff_and_the_read
         assert any(url in str(entry.get("url")) and any(a.get("family-names") == family for a in entry["authors"])
                    for entry in cited), family
         assert family in readme.split("### References")[1].split("\n## ")[0], family
+
+
+def test_the_rounds_needed_are_put_on_a_cluster_and_the_over_time_blocks_length_explained():
+    """The precision paragraph's rounds for a 5% effect: the `--set repeats` and `--slurm-max-running` they
+    mean (rounds ≥ 2 × the nodes at once, runbooks/slurm.md), and 'a block of T s on each side' as the
+    harmonic mean of what the two over-time runs counted (pagelab.evidence.runs.over_time_kept)."""
+    from types import SimpleNamespace
+
+    from pagelab.report.precision import cluster_text, harmonic_text
+
+    text = cluster_text(65, 1)
+    assert "65 verdict rounds and the over-time block" in text and "--set repeats=65 --slurm-max-running 32" in text
+    kept = SimpleNamespace(seconds=(100.0, 1200.0), length_s=2 / (1 / 100 + 1 / 1200))
+    assert round(kept.length_s) == 185
+    assert "the harmonic mean of the 100 and 1200 s its two runs counted" in harmonic_text(kept)
+    slurm = _plain(ROOT / "runbooks/slurm.md")
+    assert "rounds ≥ 2K" in slurm, "the rule the paragraph cites"
+
+
+def test_figure_1s_caption_says_its_dots_are_the_verdict_runs():
+    """Figure 1 draws data.tables' summary, the verdict runs only (the over-time runs are data.over_time):
+    its caption says so, as Figure 2's does."""
+    import json
+
+    cells = json.loads((ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    source = "".join("".join(cell["source"]) for cell in cells)
+    assert "figures.tpmc_by_page_size(summary, " in source
+    assert "each dot one verdict run of this sweep (the over-time runs are not drawn)" in source
+    assert "each dot one run of this sweep" not in source

@@ -259,9 +259,10 @@ def _iops_fall(data: ReportData) -> Claim:
     check, agrees = _innodb_reads_check(data, last, first, row)
     if not agrees and verdict != NOT_RESOLVED_HERE:
         # the device's count and InnoDB's own disagree: what else read the disk may have made the verdict
+        device_says = verdict
         verdict = NOT_RESOLVED_HERE
         check += ("; the two counts disagree, so the runs cannot decide: not resolved here, though the device's "
-                  "count alone would say otherwise")
+                  f"count alone would say the claim {'holds' if device_says == HOLDS else 'does not hold'}")
     return Claim("iops_fall", statement, verdict,
                  f"read IOPS {pair_text(listed_pair(data, 'read_iops', last, first))}, judged on read IOPS because "
                  "the claim rests on reads: a larger page holds more rows, so the same misses need fewer reads"

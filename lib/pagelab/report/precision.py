@@ -261,10 +261,33 @@ def precision_markdown(data: ReportData) -> str:
     text.append(f"With these components the planner (pagelab.evidence.planner) gives this design a power of "
                 f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
                 + (f" (with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
-                   f"side, {over_time_source})" if extra else "") + ".")
+                   f"side, {over_time_source}{harmonic_text(kept)})" if extra else "")
+                + (cluster_text(needed, extra) if needed else "") + ".")
     if not math.isnan(row["low_pct"]):
         text.append(which_figure(row, now))
     return " ".join(text)
+
+
+def cluster_text(needed: int, extra: int) -> str:
+    """Where rounds that many go (runbooks/slurm.md): verdict rounds, a round per node, at most half as
+    many nodes at once as rounds so each node has the 2 rounds its own interval needs."""
+    if needed <= 1:
+        return ""
+    block = " and the over-time block" if extra else ""
+    return (f": {needed} verdict rounds{block}; on a cluster, a round "
+            f"per node, `--set repeats={needed} --slurm-max-running {needed // 2}` at most (rounds ≥ 2 × the "
+            "nodes at once, runbooks/slurm.md)")
+
+
+def harmonic_text(kept) -> str:
+    """What 'as precise as a block of T s on each side' means: the block's within-run part a/T_A + a/T_B
+    is that of a round of T-second runs, T the harmonic mean of what of each side's over-time run
+    counted (pagelab.evidence.runs.over_time_kept)."""
+    if kept is None or kept.length_s is None:
+        return ""
+    first, second = kept.seconds
+    return (f": its within-run part a/T_A + a/T_B is a round's of runs that long, the harmonic mean of the "
+            f"{first:.0f} and {second:.0f} s its two runs counted")
 
 
 def which_figure(row: dict, now: planner.Design) -> str:
