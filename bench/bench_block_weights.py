@@ -36,7 +36,6 @@ import gc
 import math
 import sys
 import time
-from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 
@@ -47,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arguments import at_least_one  # noqa: E402
 from bench_evidence_model import EFFECTS, PRIMARY, binomial_ci  # noqa: E402
-from synthetic import SyntheticDesign, sweep, true_effect  # noqa: E402
+from synthetic import SyntheticDesign, meets_goals, sweep, true_effect  # noqa: E402
 
 from pagelab.evidence.block_weights import EQUAL, PRECISION  # noqa: E402
 from pagelab.evidence.components import variance_components  # noqa: E402
@@ -221,7 +220,7 @@ def main() -> int:
                     for weights, cell in found["weights"].items():
                         coverage = cell["covered"] / (3 * args.sweeps)
                         low, _ = binomial_ci(cell["false"], args.sweeps)
-                        ok = 0.93 <= coverage <= 0.97 and low <= 0.05
+                        ok = meets_goals(coverage, low)
                         failed |= weights == PRECISION and not ok
                         extra = ("" if weights == EQUAL else " | " + ", ".join(
                             f"{100 * covered / args.sweeps:.1f}% (called {100 * called / args.sweeps:.0f}%)"

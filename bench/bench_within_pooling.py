@@ -81,7 +81,7 @@ from pagelab.evidence.block_weights import EQUAL, PRECISION  # noqa: E402
 from pagelab.evidence.intervals import FASTER, SLOWER  # noqa: E402
 from bench_block_weights import PAIR_A, PAIRS, course_like, judged  # noqa: E402
 from bench_evidence_model import PRIMARY, binomial_ci  # noqa: E402
-from synthetic import true_effect  # noqa: E402
+from synthetic import meets_goals, true_effect  # noqa: E402
 
 STEADY = replace(COURSE, drift_pct_per_min=0.0, drifting_sizes=())
 DRIFTING = replace(COURSE, drift_pct_per_min=1.0, drift_after_s=0.0, drifting_sizes=("4k",))
@@ -192,7 +192,7 @@ def groups_check(sweeps: int, seed: int) -> bool:
         for (before, weights), cell in found["cells"].items():
             covered = cell["covered"] / (3 * sweeps)
             low = binomial_ci(cell["false"], sweeps)[0]
-            good = 0.93 <= covered <= 0.97 and low <= 0.05
+            good = meets_goals(covered, low)
             ok &= good or before
             print(f"{floor:g} | {weights} | {'before' if before else 'after'} | {rate(cell['covered'], 3 * sweeps)} | "
                   f"{rate(cell['false'], sweeps)} | {100 * cell['called'] / sweeps:.1f}% | "
@@ -255,7 +255,7 @@ def main() -> int:
                 checks = run(design, args.sweeps, np.random.default_rng(args.seed + 1))
             (p10, p50, p90, p99), above, dof, whole, whole_median = spread[before]
             low, high = checks["false_ci"]
-            ok = 0.93 <= checks["coverage"] <= 0.97 and low <= 0.05
+            ok = meets_goals(checks["coverage"], low)
             if not before:
                 ok = ok and above < 0.01
                 failed |= not ok

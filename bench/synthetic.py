@@ -126,6 +126,15 @@ def true_effect(design: SyntheticDesign, a: str, b: str) -> float:
     return design.effects[index[a]] - design.effects[index[b]]
 
 
+def meets_goals(coverage: float, false_low: float) -> bool:
+    """The goals the model's checks were set before any was run: 95% intervals that cover the true
+    effect 93-97% of the time, and a family false-call rate under no effect of at most 5%, judged
+    by its exact binomial interval's lower end (`false_low`): a rate measured above 5% passes
+    unless its whole interval lies above it, since a primary tested at 5% first makes 5% itself
+    the family's error."""
+    return 0.93 <= coverage <= 0.97 and false_low <= 0.05
+
+
 def write_bundle(runs: list[RunSeries], directory, page_sizes: tuple[str, ...] = ("4k", "8k", "16k"),
                  profile: dict | None = None, with_series: bool = True) -> None:
     """A bundle as a sweep leaves it for `pagelab stats`: sweep.json, and per run summary.json and

@@ -286,6 +286,8 @@ def test_the_self_checks_pair_halves_give_their_intervals(tmp_path):
         said = (f"{row['a']} vs {row['b']} {pct_text(row['difference_pts'], ' points')} "
                 f"[{pct_text(row['low_pts'], ' points')}, {pct_text(row['high_pts'], ' points')}]")
         assert said in text, (said, text)
+        dof = row["method"].split("Welch-Satterthwaite t on ")[1].split(" df")[0]  # and its df, as Welch's
+        assert float(dof) > 0 and f"{said} (t on {dof} df)" in text, (dof, text)
 
 
 def test_the_request_size_figure_draws_markers_only_between_the_page_sizes():

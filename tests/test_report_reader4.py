@@ -123,20 +123,6 @@ def test_the_request_size_table_shows_the_two_decimals_the_10_percent_line_is_ju
     assert '"read_kb": ("Read request (KiB)", 2)' in source and '"write_kb": ("Write request (KiB)", 2)' in source
 
 
-def test_the_odd_even_pair_effects_give_their_welch_satterthwaite_df(tmp_path):
-    from pagelab.evidence.self_checks import pair_halves_table
-    from pagelab.report.self_check import self_check_markdown
-
-    data = load(bundle(tmp_path))
-    text = self_check_markdown(data.evidence)
-    tested = pair_halves_table(data.evidence).dropna(subset=["low_pts"])
-    assert not tested.empty
-    for row in tested.to_dict("records"):
-        dof = row["method"].split("Welch-Satterthwaite t on ")[1].split(" df")[0]
-        assert float(dof) > 0
-        assert f"{row['a']} vs {row['b']} " in text and f"] (t on {dof} df)" in text, (dof, text)
-
-
 def test_the_db_size_row_counts_warehouses_in_the_plural(tmp_path):
     from pagelab.report.setup_tables import benchmark_setup
 
