@@ -217,3 +217,12 @@ def test_figure_1s_caption_says_its_dots_are_the_verdict_runs():
     assert "figures.tpmc_by_page_size(summary, " in source
     assert "each dot one verdict run of this sweep (the over-time runs are not drawn)" in source
     assert "each dot one run of this sweep" not in source
+
+
+def test_the_glossary_defines_the_terms_a_fifth_reader_found_unglossed():
+    glossary = (ROOT / "runbooks" / "glossary.md").read_text()
+    for term in ("drift test / drift not detected", "as precise as a block of T s on each side",
+                 "max-T permutation test", "Welch–Satterthwaite", "studentized residual"):
+        assert f"- **{term}**: " in glossary, term
+    # the harmonic mean the glossary gives, as pagelab.evidence.runs.over_time_kept computes it
+    assert round(2 / (1 / 100 + 1 / 1200)) == 185 and "(100 and 1200 s give 185 s)" in glossary
