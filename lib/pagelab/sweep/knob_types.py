@@ -67,8 +67,22 @@ def listed(raw: Any) -> Any:
 # --- value types ---------------------------------------------------------------------------------------
 
 
+class _SavedAsIs:
+    """A knob type whose parsed value is already what sweep.json keeps."""
+
+    def jsonable(self, value):
+        return value
+
+
+class _PlainNumber(_SavedAsIs):
+    """A knob type whose value is a plain number, said as Python's shortest form of it."""
+
+    def text(self, value: float) -> str:
+        return f"{value:g}"
+
+
 @dataclass(frozen=True)
-class Integer:
+class Integer(_SavedAsIs):
     minimum: int
     maximum: int | None = None
 
@@ -94,15 +108,12 @@ class Integer:
     def text(self, value: int) -> str:
         return str(value)
 
-    def jsonable(self, value: int) -> int:
-        return value
-
 
 AUTO = "auto"
 
 
 @dataclass(frozen=True)
-class SecondsOrAuto:
+class SecondsOrAuto(_SavedAsIs):
     """Whole seconds, or `auto`: let a stated rule decide, up to a cap set by another knob."""
 
     minimum: int
@@ -120,12 +131,9 @@ class SecondsOrAuto:
     def text(self, value: int | str) -> str:
         return str(value)
 
-    def jsonable(self, value: int | str) -> int | str:
-        return value
-
 
 @dataclass(frozen=True)
-class PageSizePair:
+class PageSizePair(_SavedAsIs):
     """Two page sizes to be compared, "16k vs 4k" (the first against the second), or empty for none;
     kept as text with the page sizes spelt as labels."""
 
@@ -152,9 +160,6 @@ class PageSizePair:
     def text(self, value: str) -> str:
         return value or "(none)"
 
-    def jsonable(self, value: str) -> str:
-        return value
-
 
 def _finite_number(raw: Any) -> float:
     """A knob's number as written (a trailing % allowed), refused when it is not one or not finite."""
@@ -170,7 +175,7 @@ def _finite_number(raw: Any) -> float:
 
 
 @dataclass(frozen=True)
-class Percent:
+class Percent(_PlainNumber):
     """A percentage above 0 and at most `maximum`."""
 
     maximum: float
@@ -185,15 +190,9 @@ class Percent:
             raise Rejected(f"{value:g} is out of range")
         return value
 
-    def text(self, value: float) -> str:
-        return f"{value:g}"
-
-    def jsonable(self, value: float) -> float:
-        return value
-
 
 @dataclass(frozen=True)
-class Number:
+class Number(_PlainNumber):
     """A number from `minimum` to `maximum` (0 allowed where `minimum` is 0: "none declared")."""
 
     minimum: float
@@ -207,12 +206,6 @@ class Number:
         value = _finite_number(raw)
         if not self.minimum <= value <= self.maximum:
             raise Rejected(f"{value:g} is out of range")
-        return value
-
-    def text(self, value: float) -> str:
-        return f"{value:g}"
-
-    def jsonable(self, value: float) -> float:
         return value
 
 
@@ -343,7 +336,7 @@ class BufferPoolSize:
 
 
 @dataclass(frozen=True)
-class Choice:
+class Choice(_SavedAsIs):
     options: tuple[str, ...]
 
     @property
@@ -360,12 +353,9 @@ class Choice:
     def text(self, value: str) -> str:
         return value
 
-    def jsonable(self, value: str) -> str:
-        return value
-
 
 @dataclass(frozen=True)
-class Boolean:
+class Boolean(_SavedAsIs):
     allowed: str = "true or false"
 
     def parse(self, raw: Any) -> bool:
@@ -380,9 +370,6 @@ class Boolean:
 
     def text(self, value: bool) -> str:
         return "true" if value else "false"
-
-    def jsonable(self, value: bool) -> bool:
-        return value
 
 
 @dataclass(frozen=True)
@@ -423,7 +410,7 @@ class ResponseLimits:
 
 
 @dataclass(frozen=True)
-class DriverModeChoice:
+class DriverModeChoice(_SavedAsIs):
     """One of the driver modes of pagelab.tpcc.modes; an alias reads as the mode it names."""
 
     allowed: str = " ".join(MODE_NAMES)
@@ -437,12 +424,9 @@ class DriverModeChoice:
     def text(self, value: str) -> str:
         return value
 
-    def jsonable(self, value: str) -> str:
-        return value
-
 
 @dataclass(frozen=True)
-class DirectoryOrEmpty:
+class DirectoryOrEmpty(_SavedAsIs):
     allowed: str = "a directory path, or empty"
 
     def parse(self, raw: Any) -> str:
@@ -455,9 +439,6 @@ class DirectoryOrEmpty:
 
     def text(self, value: str) -> str:
         return value or "(none)"
-
-    def jsonable(self, value: str) -> str:
-        return value
 
 
 @dataclass(frozen=True)
@@ -508,8 +489,6 @@ def _option_value_text(value: Any) -> str:
     if value is None:
         return ""
     return str(value)
-
-
 
 
 @dataclass(frozen=True)
