@@ -108,7 +108,9 @@ def test_requests_of_two_pages_without_merges_or_read_ahead_are_not_put_on_eithe
     assert ("At 8k neither the block layer's merges nor InnoDB's read-ahead account for the larger requests, and "
             "InnoDB read one page at a time: what the device read beyond InnoDB's bytes was read beside InnoDB (another "
             "process on the same disk) or below it (the file system), which this bundle, recording no per-process "
-            "I/O, cannot tell apart; InnoDB's own reads were a page each.") in text, text
+            "I/O, cannot tell apart (a sweep tells them apart with each process's I/O recorded beside it, `pidstat -d 10 > "
+            "pidstat.log`, or with a disk nothing else uses, `--out DIR` on a file system of its own disk); InnoDB's own "
+            "reads were a page each.") in text, text
     assert "its own reads averaged 8.0 KiB; the device read 1.99× the bytes InnoDB read." in text
     # the Discussion's check of the lab's claim says it too, after the sizes it found
     from pagelab.report.claims import DOES_NOT_HOLD, claims
@@ -123,8 +125,9 @@ def test_requests_of_two_pages_without_merges_or_read_ahead_are_not_put_on_eithe
         "mean. At 8k neither the block layer's merges nor "
         "InnoDB's read-ahead account for the larger requests, and InnoDB read one page at a time: what the device read "
         "beyond InnoDB's bytes was read beside InnoDB (another process on the same disk) or below it (the file "
-        "system), which this bundle, recording no per-process I/O, cannot tell apart; InnoDB's own reads were a page "
-        "each"), claim.evidence
+        "system), which this bundle, recording no per-process I/O, cannot tell apart (a sweep tells them apart with "
+        "each process's I/O recorded beside it, `pidstat -d 10 > pidstat.log`, or with a disk nothing else uses, "
+        "`--out DIR` on a file system of its own disk); InnoDB's own reads were a page each"), claim.evidence
 
 
 def test_read_ahead_and_merges_are_named_where_the_numbers_show_them(tmp_path):

@@ -149,11 +149,16 @@ def _finding(row: dict) -> str:
     if known:
         return f"at {size} the larger requests go with {' and '.join(known)}, which this bundle cannot apportion"
     extra = (": what the device read beyond InnoDB's bytes was read beside InnoDB (another process on the same disk) "
-             "or below it (the file system), which this bundle, recording no per-process I/O, cannot tell apart; "
-             "InnoDB's own reads were a page each" if row["device_per_innodb"] > 1 + PAGE_TOLERANCE
+             "or below it (the file system), which this bundle, recording no per-process I/O, cannot tell apart "
+             f"({TELL_APART}); InnoDB's own reads were a page each" if row["device_per_innodb"] > 1 + PAGE_TOLERANCE
              else "; this bundle does not record what did")
     return (f"at {size} neither the block layer's merges nor InnoDB's read-ahead account for the larger requests, "
             f"and InnoDB read one page at a time{extra}")
+
+
+# How a sweep can tell another process's reads from the file system's (runbooks/tpcc-page-size.md says more).
+TELL_APART = ("a sweep tells them apart with each process's I/O recorded beside it, `pidstat -d 10 > pidstat.log`, or "
+              "with a disk nothing else uses, `--out DIR` on a file system of its own disk")
 
 
 HEAD = ("A read request as iostat counts it (rareq-sz) is what the device was asked for after the block layer "
