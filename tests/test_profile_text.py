@@ -212,8 +212,9 @@ def test_the_readmes_lab_section_describes_course_and_quick():
     warehouses, pool_mb, measured = map(int, match.groups())
     assert (warehouses, f"{pool_mb}M", measured) == (
         quick["warehouses"], quick["buffer_pool"], quick["measure_s"]), match.group(0)
-    match = find(text, r"measured 2026-11-27, (\d+) rounds of (\d+) s", where)
-    assert tuple(map(int, match.groups())) == (course["repeats"], course["measure_s"]), match.group(0)
+    match = find(text, r"`course` with `--set over_time_s=0` \(its (\d+) rounds of (\d+) s without the three (\d+) s runs",
+                 where)  # the headline's measured sweep
+    assert tuple(map(int, match.groups())) == (course["repeats"], course["measure_s"], course["over_time_s"]), match.group(0)
     assert number(find(text, r"Write what the runs do say: \"With (\w+) rounds", where).group(1)) == course["repeats"]
 
 
