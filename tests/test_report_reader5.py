@@ -226,3 +226,16 @@ def test_the_glossary_defines_the_terms_a_fifth_reader_found_unglossed():
         assert f"- **{term}**: " in glossary, term
     # the harmonic mean the glossary gives, as pagelab.evidence.runs.over_time_kept computes it
     assert round(2 / (1 / 100 + 1 / 1200)) == 185 and "(100 and 1200 s give 185 s)" in glossary
+
+
+def test_pagelab_stats_says_drift_not_detected_too():
+    """`pagelab stats` prints the over-time runs' lines in the Method's words (wording.over_time_text)."""
+    from pagelab.evidence.model import OverTimeUse
+    from pagelab.evidence.wording import over_time_text
+
+    uses = [OverTimeUse("4k-over-time", "4k", 1200.0, 0.0, 1200.0, 2.2, 0.061, "from the model")]
+    lines = over_time_text(uses)
+    assert lines[1] == ("  4k-over-time: 1200 s of 1200 s counted (MSER-5 cut nothing; drift not detected over the rest "
+                        "(+2.2%/min, p 0.061): all of it counts)"), lines
+    source = (ROOT / "lib" / "pagelab" / "evidence" / "stats_text.py").read_text()
+    assert "over_time_text(data.over_time)" in source and "over_time_lines" not in source

@@ -9,11 +9,10 @@ from pagelab.evidence.components import components_lines
 from pagelab.evidence.hosts import host_lines
 from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT
 from pagelab.evidence.medians import page_size_table, page_size_text
-from pagelab.evidence.model import over_time_lines
 from pagelab.evidence.outliers import outlier_lines
 from pagelab.evidence.pairs import pairwise_table
 from pagelab.evidence.runs import METRICS, RunTable, model_data
-from pagelab.evidence.wording import family_text, floor_note, verdict_line
+from pagelab.evidence.wording import family_text, floor_note, over_time_text, verdict_line
 
 
 def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> str:
@@ -29,7 +28,7 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
         lines += [f"  note: {floor}"] if floor else []
         lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
     data = model_data(table)
-    lines += components_lines(data.components) + over_time_lines(data.over_time) if data else [
+    lines += components_lines(data.components) + over_time_text(data.over_time) if data else [
         "No interval series in this bundle's runs: no variance components; the rank tests judged every pair."]
     lines += host_lines(table)
     lines += outlier_lines(table.runs)

@@ -248,3 +248,12 @@ def over_time_why(use) -> str:
         return f"{warmup}; drift not detected over the rest ({slope}): all of it counts"
     return (f"{warmup}; the rest drifts, drift detected ({slope}): only its first {use.counted_s:g} s count, "
             "a verdict run's length")
+
+
+def over_time_text(uses) -> list[str]:
+    """`pagelab stats`' lines on how much of each over-time run counted, and why, in `over_time_why`'s
+    words (the report's Method says the same)."""
+    if not uses:
+        return []
+    return ["Over-time runs in the model (one more block):"] + [
+        f"  {use.run}: {use.counted_s:g} s of {use.measured_s:g} s counted ({over_time_why(use)})" for use in uses]
