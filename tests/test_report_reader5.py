@@ -239,3 +239,19 @@ def test_pagelab_stats_says_drift_not_detected_too():
                         "(+2.2%/min, p 0.061): all of it counts)"), lines
     source = (ROOT / "lib" / "pagelab" / "evidence" / "stats_text.py").read_text()
     assert "over_time_text(data.over_time)" in source and "over_time_lines" not in source
+
+
+def test_the_hit_ratio_claims_line_is_set_beside_the_pairs_margin(tmp_path):
+    """Two hit-ratio margins, contrasted where the narrower is used: the claim's 3 per 1000 and the pairs'
+    δ (the bundle's equivalence_pct), about ten times wider on a ratio near 1000."""
+    from pagelab.evidence.runs import equivalence_of
+    from pagelab.report.claims import claims
+    from pagelab.report.lab_report import load
+    from tests.test_claims import SEED_CONFIGURATION, seed_bundle
+
+    data = load(seed_bundle(tmp_path / "seed", SEED_CONFIGURATION))
+    delta = equivalence_of(data.evidence)
+    hit = next(c for c in claims(data) if c.key == "hit_ratio")
+    assert (f"near = within 3 per 1000" in hit.evidence
+            and f"not the pairs' margin δ, ±{delta:g}%, about ±{10 * delta:.0f} per 1000 on this ratio" in hit.evidence), \
+        hit.evidence
