@@ -65,7 +65,10 @@ def _margin_contrast(data: ReportData) -> str:
     ten times wider: two margins for two questions, said where the narrower is used."""
     from pagelab.evidence.runs import equivalence_of
 
-    delta = equivalence_of(data.evidence)
+    evidence = getattr(data, "evidence", None)  # a stand-in with the hit-ratio tables alone has no pairs
+    if evidence is None:
+        return ""
+    delta = equivalence_of(evidence)
     return (f"; not the pairs' margin δ, ±{delta:g}%, about ±{10 * delta:.0f} per 1000 on this ratio, which asks "
             "whether two page sizes differ, not where one page size's ratio lies")
 
