@@ -205,7 +205,7 @@ def test_an_over_time_runs_drift_prints_with_the_true_minus():
     rates = tuple(15_000 * np.exp(-0.005 * minutes))
     _, use = over_time_use(RunSeries("16k-over-time", "16k", "over-time", rates, (10.0,) * 120, "over_time"),
                            verdict_s=100)
-    assert f"the rest drifts ({_true_minus(100 * -0.005, 2)}%/min" in use.why, use.why
+    assert f"the rest drifts, drift detected ({_true_minus(100 * -0.005, 2)}%/min" in use.why, use.why
 
 
 # --- d. the bootstrap's resamples and seed are stated, and true ---------------------------------

@@ -35,20 +35,19 @@ def test_the_over_time_rule_is_the_models():
     import numpy as np
 
     from pagelab.evidence.model import RunSeries, over_time_use
-    from pagelab.evidence.wording import over_time_why
 
     seconds = (10.0,) * 120
     flat = RunSeries("4k-over-time", "4k", 8, tuple(1000.0 + 5 * np.cos(np.arange(120))), seconds, "over_time")
     part, use = over_time_use(flat, 100.0)
     assert part is not None and use.counted_s == use.measured_s - use.cut_s
-    assert over_time_why(use).endswith("all of it counts") and "drift not detected" in over_time_why(use)
-    assert "no drift" not in over_time_why(use)
+    assert use.why.endswith("all of it counts") and "drift not detected" in use.why
+    assert "no drift" not in use.why
     rising = RunSeries("16k-over-time", "16k", 8, tuple(1000.0 * np.exp(0.0005 * np.arange(120))), seconds,
                        "over_time")
     part, use = over_time_use(rising, 100.0)
     assert part is not None and use.counted_s == 100.0, use
-    assert over_time_why(use).startswith(f"MSER-5 cut") and "drift detected" in over_time_why(use)
-    assert "only its first 100 s count" in over_time_why(use)
+    assert use.why.startswith(f"MSER-5 cut") and "drift detected" in use.why
+    assert "only its first 100 s count" in use.why
 
 
 def test_the_reports_method_says_the_rule_and_drift_not_detected():
@@ -58,20 +57,32 @@ def test_the_reports_method_says_the_rule_and_drift_not_detected():
 
     import pandas as pd
 
-    from pagelab.evidence.model import OverTimeUse
     from pagelab.evidence.wording import OVER_TIME_RULE
     from pagelab.report.model_report import over_time_block_sentences
 
-    uses = [OverTimeUse("4k-over-time", "4k", 1200.0, 0.0, 1200.0, 2.2, 0.061, "from the model"),
-            OverTimeUse("16k-over-time", "16k", 1200.0, 0.0, 100.0, -1.5, 0.021, "from the model")]
+    uses = _judged_over_time_runs()
     data = SimpleNamespace(evidence=SimpleNamespace(runs=pd.DataFrame({"block": [1, 2, 3]})))
     text = over_time_block_sentences(data, SimpleNamespace(weights="equal", over_time=uses))
     assert OVER_TIME_RULE in text, text
     assert "no drift" not in text, text
-    assert "4k-over-time counted 1200 s of 1200 s (MSER-5 cut nothing; drift not detected over the rest " \
-           "(+2.2%/min, p 0.061): all of it counts)" in text, text
-    assert "16k-over-time counted 100 s of 1200 s (MSER-5 cut nothing; the rest drifts, drift detected " \
-           "(−1.5%/min, p 0.021): only its first 100 s count" in text, text
+    flat, rising = uses
+    assert f"4k-over-time counted {flat.counted_s:g} s of 1200 s (MSER-5 cut" in text and "drift not detected" in text
+    assert "16k-over-time counted 100 s of 1200 s (MSER-5 cut nothing; the rest drifts, drift detected (" in text, text
+    assert "only its first 100 s count" in text, text
+
+
+def _judged_over_time_runs():
+    """Two over-time runs as pagelab.evidence.model.over_time_use judges them: 4k's flat (drift not
+    detected), 16k's rising 0.3% a minute (drift detected, cut to a verdict run's 100 s)."""
+    import numpy as np
+
+    from pagelab.evidence.model import RunSeries, over_time_use
+
+    seconds = (10.0,) * 120
+    flat = RunSeries("4k-over-time", "4k", 8, tuple(1000.0 + 5 * np.cos(np.arange(120))), seconds, "over_time")
+    rising = RunSeries("16k-over-time", "16k", 8, tuple(1000.0 * np.exp(0.0005 * np.arange(120))), seconds,
+                       "over_time")
+    return [over_time_use(flat, 100.0)[1], over_time_use(rising, 100.0)[1]]
 
 
 def test_stats_help_says_tpmcs_method_and_the_primary_first():
@@ -230,13 +241,12 @@ def test_the_glossary_defines_the_terms_a_fifth_reader_found_unglossed():
 
 def test_pagelab_stats_says_drift_not_detected_too():
     """`pagelab stats` prints the over-time runs' lines in the Method's words (wording.over_time_text)."""
-    from pagelab.evidence.model import OverTimeUse
     from pagelab.evidence.wording import over_time_text
 
-    uses = [OverTimeUse("4k-over-time", "4k", 1200.0, 0.0, 1200.0, 2.2, 0.061, "from the model")]
-    lines = over_time_text(uses)
-    assert lines[1] == ("  4k-over-time: 1200 s of 1200 s counted (MSER-5 cut nothing; drift not detected over the rest "
-                        "(+2.2%/min, p 0.061): all of it counts)"), lines
+    flat, _ = _judged_over_time_runs()
+    lines = over_time_text([flat])
+    assert lines[1].startswith(f"  4k-over-time: {flat.counted_s:g} s of 1200 s counted (MSER-5 cut"), lines
+    assert "drift not detected over the rest (" in lines[1] and lines[1].endswith("all of it counts)"), lines
     source = (ROOT / "lib" / "pagelab" / "evidence" / "stats_text.py").read_text()
     assert "over_time_text(data.over_time)" in source and "over_time_lines" not in source
 

@@ -290,16 +290,18 @@ def over_time_use(run: RunSeries, verdict_s: float) -> tuple[RunSeries | None, O
     centres = np.cumsum(time) - time / 2
     fit = scipy.stats.linregress(centres / 60, np.log(work / time))
     drift, p = 100 * float(fit.slope), float(fit.pvalue)
+    # Said as the test found it: a slope it did not call is "drift not detected", never "no drift"
+    # (absence of evidence is not a finding); `pagelab stats` and the report print these words.
     warmup = f"MSER-5 cut {cut_s:g} s of warm-up" if cut_s else "MSER-5 cut nothing"
+    slope = f"{signed_text(drift)}%/min, p {p:.2g}"
     if p >= DRIFT_ALPHA:
         return rest, OverTimeUse(run.run, run.page_size, run.measured_s, cut_s, rest.measured_s, drift, p,
-                                 f"{warmup}; no drift over the rest ({signed_text(drift)}%/min, p {p:.2g}): all of it "
-                                 "counts")
+                                 f"{warmup}; drift not detected over the rest ({slope}): all of it counts")
     window = int(np.searchsorted(np.cumsum(seconds[cut:]), verdict_s - 1e-9)) + 1
     first = RunSeries(run.run, run.page_size, run.block, tuple(rates[cut:cut + window]),
                       tuple(seconds[cut:cut + window]), run.role)
     return first, OverTimeUse(run.run, run.page_size, run.measured_s, cut_s, first.measured_s, drift, p,
-                              f"{warmup}; the rest drifts ({signed_text(drift)}%/min, p {p:.2g}): only its first "
+                              f"{warmup}; the rest drifts, drift detected ({slope}): only its first "
                               f"{first.measured_s:g} s count, a verdict run's length")
 
 
@@ -316,13 +318,3 @@ def counted_series(series: Sequence[RunSeries]) -> tuple[list[RunSeries], list[O
             uses.append(use)
             counted += [part] if part is not None else []
     return counted, uses
-
-
-def over_time_lines(uses: Sequence[OverTimeUse]) -> list[str]:
-    """How much of each over-time run counted, and why."""
-    if not uses:
-        return []
-    lines = ["Over-time runs in the model (one more block):"]
-    for use in uses:
-        lines.append(f"  {use.run}: {use.counted_s:g} s of {use.measured_s:g} s counted ({use.why})")
-    return lines

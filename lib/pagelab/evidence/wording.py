@@ -234,26 +234,10 @@ OVER_TIME_RULE = ("the over-time runs always count as one more block; after MSER
                   "detects counts only its first window of the verdict runs' length")
 
 
-def over_time_why(use) -> str:
-    """Why this much of an over-time run counted (a pagelab.evidence.model.OverTimeUse), said as the test
-    found it: a slope the test did not call is 'drift not detected', never 'no drift' (absence of
-    evidence is not a finding)."""
-    if math.isnan(use.drift_p):
-        return use.why
-    warmup = f"MSER-5 cut {use.cut_s:g} s of warm-up" if use.cut_s else "MSER-5 cut nothing"
-    slope = f"{signed_text(use.drift_pct_per_min)}%/min, p {use.drift_p:.2g}"
-    from pagelab.evidence.model import DRIFT_ALPHA
-
-    if use.drift_p >= DRIFT_ALPHA:
-        return f"{warmup}; drift not detected over the rest ({slope}): all of it counts"
-    return (f"{warmup}; the rest drifts, drift detected ({slope}): only its first {use.counted_s:g} s count, "
-            "a verdict run's length")
-
-
 def over_time_text(uses) -> list[str]:
-    """`pagelab stats`' lines on how much of each over-time run counted, and why, in `over_time_why`'s
-    words (the report's Method says the same)."""
+    """`pagelab stats`' lines on how much of each over-time run counted, and why, in the words of
+    pagelab.evidence.model.over_time_use (the report's Method says the same)."""
     if not uses:
         return []
     return ["Over-time runs in the model (one more block):"] + [
-        f"  {use.run}: {use.counted_s:g} s of {use.measured_s:g} s counted ({over_time_why(use)})" for use in uses]
+        f"  {use.run}: {use.counted_s:g} s of {use.measured_s:g} s counted ({use.why})" for use in uses]

@@ -373,7 +373,7 @@ def over_time_block_sentences(data, found) -> str:
     (`over_time_use`, `pair_effect`), and what of each over-time run counted."""
     from pagelab.evidence.model import DRIFT_ALPHA
     from pagelab.evidence.steady import BATCHES
-    from pagelab.evidence.wording import OVER_TIME_RULE, over_time_why
+    from pagelab.evidence.wording import OVER_TIME_RULE
 
     runs = data.evidence.runs
     rounds = int(runs["block"].nunique()) if not runs.empty and "block" in runs else 0
@@ -392,7 +392,7 @@ def over_time_block_sentences(data, found) -> str:
             f"{BATCHES} batch means against time, its slope tested two-sided at {100 * DRIFT_ALPHA:g}% (the t-test of "
             f"a regression slope, on {BATCHES - 2} df, the batch means less 2, scipy.stats.linregress; Jain 1991, "
             f"ch. 14). So {OVER_TIME_RULE}; a slope the test does not call is said as drift not detected. "
-            + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({over_time_why(u)})"
+            + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
                         for u in found.over_time)
             + ".")
 
