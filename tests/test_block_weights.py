@@ -166,7 +166,7 @@ def test_the_planners_precision_variance_is_the_arithmetic():
 
 
 def test_the_reports_method_says_how_the_blocks_were_weighed_and_the_over_time_blocks_share(tmp_path):
-    from pagelab.report.model_report import model_sentences
+    from pagelab.report.model_details import model_sentences
     from tests.test_report_words import bundle, load
 
     design = SyntheticDesign(rounds=7, effects=(0.0, 0.0, math.log(0.95)), within_a=0.136, between_f=0.0,

@@ -162,7 +162,7 @@ def test_the_report_says_the_node_was_a_random_effect():
     from types import SimpleNamespace
 
     from pagelab.report.host_report import nodes_markdown
-    from pagelab.report.model_report import model_sentences
+    from pagelab.report.model_details import model_sentences
 
     scattered = SimpleNamespace(evidence=scattered_table(1.0))
     method = model_sentences(scattered)

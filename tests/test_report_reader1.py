@@ -112,7 +112,7 @@ def test_the_method_says_the_floor_is_pagelabs_whether_it_bound_each_pair_and_ci
     from scipy import stats
 
     from pagelab.evidence.runs import model_data
-    from pagelab.report.model_report import model_sentences
+    from pagelab.report.model_details import model_sentences
     from pagelab.report.references import references
 
     data = load(bundle(tmp_path))
@@ -191,7 +191,7 @@ def test_the_method_names_each_pair_whose_variance_the_floor_set_when_the_rounds
     for every pair, and the Method says it set each pair's variance."""
     import numpy as np
 
-    from pagelab.report.model_report import model_sentences
+    from pagelab.report.model_details import model_sentences
 
     directory = bundle(tmp_path)
     record = json.loads((directory / "sweep.json").read_text())

@@ -29,7 +29,8 @@ def _over_time_data(tmp_path):
 
 def test_the_blocks_are_counted_as_the_rounds_and_the_over_time_runs_block_wherever_they_are_counted(tmp_path):
     from pagelab.evidence.wording import unresolved_advice
-    from pagelab.report.model_report import methods_explained, model_sentences
+    from pagelab.report.model_details import model_sentences
+    from pagelab.report.model_report import methods_explained
 
     data = _over_time_data(tmp_path)
     rounds = OVER_TIME.rounds
@@ -65,7 +66,7 @@ def test_without_over_time_runs_the_blocks_are_the_rounds_as_before(tmp_path):
 
 def test_a_floor_at_its_lower_bound_is_said_to_be_one():
     from pagelab.evidence.components import Estimate
-    from pagelab.report.model_report import floor_text
+    from pagelab.report.model_details import floor_text
 
     assert floor_text(Estimate(0.0, 0.0, 0.004, 6)) == ("√f = 0.0% (the estimate at its lower bound, 0: the runs "
                                                          "varied no more than their within-run part explains)")
@@ -146,7 +147,8 @@ def test_the_references_give_the_reports_full_commit_and_which_to_cite():
 
 def test_the_drift_and_lag1_tests_are_named_and_cited_and_tosts_alpha_is_stated(tmp_path):
     from pagelab.evidence.steady import BATCHES
-    from pagelab.report.model_report import model_sentences, words_sentence
+    from pagelab.report.model_details import model_sentences
+    from pagelab.report.model_report import words_sentence
     from pagelab.report.references import references
 
     data = _over_time_data(tmp_path)

@@ -24,7 +24,7 @@ def test_each_page_sizes_within_run_a_says_its_batch_size_and_the_runs_it_rests_
 
     from pagelab.evidence.model import counted_series
     from pagelab.evidence.runs import model_data
-    from pagelab.report.model_report import model_sentences
+    from pagelab.report.model_details import model_sentences
 
     data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=OVER_TIME))
     text = model_sentences(data)
@@ -57,7 +57,7 @@ def test_each_page_sizes_within_run_a_says_its_batch_size_and_the_runs_it_rests_
 def test_each_tpmc_pair_gives_its_standard_error_and_whether_the_floor_set_it(tmp_path):
     from pagelab.evidence.model import pair_effect
     from pagelab.evidence.runs import model_data
-    from pagelab.report.model_report import model_sentences
+    from pagelab.report.model_details import model_sentences
 
     data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=OVER_TIME))
     text = model_sentences(data)

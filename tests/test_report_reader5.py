@@ -58,7 +58,7 @@ def test_the_reports_method_says_the_rule_and_drift_not_detected():
     import pandas as pd
 
     from pagelab.evidence.wording import OVER_TIME_RULE
-    from pagelab.report.model_report import over_time_block_sentences
+    from pagelab.report.model_details import over_time_block_sentences
 
     uses = _judged_over_time_runs()
     data = SimpleNamespace(evidence=SimpleNamespace(runs=pd.DataFrame({"block": [1, 2, 3]})))

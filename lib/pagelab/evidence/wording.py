@@ -27,6 +27,11 @@ BOOTSTRAP_WORDS = (f"a percentile bootstrap of {RESAMPLES:,} resamples from rand
                    "(scipy.stats.bootstrap)")
 
 
+
+def and_listed(words: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
 def number_text(value: float, decimals: int) -> str:
     """'26,705', '988.8', '—' for no value: a number as every table shows it."""
     if _missing(value):

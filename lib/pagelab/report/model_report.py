@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import math
 
-from pagelab.evidence.block_weights import PRECISION
-from pagelab.evidence.components import COMPONENTS_WORDS, GROUP_A_WORDS, LAG1_ALPHA
 from pagelab.evidence.families import PRIMARY
 from pagelab.evidence.intervals import CONFIDENCE, MIN_ROUNDS_FOR_PAIRED
-from pagelab.evidence.model import FLOOR_QUANTILE, MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
-from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_MODEL_METHOD, split_rounds
+from pagelab.evidence.model import MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
+from pagelab.evidence.node_model import NODE_BLOCKS_METHOD, NODE_MODEL_METHOD
 from pagelab.evidence.runs import METRICS, equivalence_of, model_data
-from pagelab.evidence.wording import BOOTSTRAP_WORDS, floor_note
+from pagelab.evidence.wording import BOOTSTRAP_WORDS, and_listed, floor_note
+from pagelab.report.model_details import model_sentences
 
 # How a pair was judged, from its row's `method` (what pagelab.evidence wrote when it judged it).
 MODEL, NODE, NODE_BLOCKS, SIGNED_RANK, RANK_SUM, NO_INTERVAL, NO_VALUES = (
@@ -53,10 +52,6 @@ def kind_of(row: dict) -> str:
     return NO_VALUES if change is None or (isinstance(change, float) and math.isnan(change)) else NO_INTERVAL
 
 
-def _listed(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def _metric_clause(metric: str, rows: list[dict]) -> tuple[str, str]:
     """(who, how): "3 pairs", "by the two-level model (t interval)"; pairs judged differently are named."""
     kinds = [kind_of(row) for row in rows]
@@ -66,7 +61,7 @@ def _metric_clause(metric: str, rows: list[dict]) -> tuple[str, str]:
     parts = []
     for kind in dict.fromkeys(kinds):
         pairs = [f"{row['a']} vs {row['b']}" for row, k in zip(rows, kinds) if k == kind]
-        parts.append(f"{_listed(pairs)} {KIND_WORDS[kind]}")
+        parts.append(f"{and_listed(pairs)} {KIND_WORDS[kind]}")
     return "pairs", ", ".join(parts)
 
 
@@ -90,13 +85,13 @@ def which_method_sentence(data) -> str:
         elif len(metrics) == 1:
             parts.append(f"{metrics[0]}'s {count} {how}")
         else:
-            parts.append(f"the {count} each of {_listed(metrics)} {how}")
+            parts.append(f"the {count} each of {and_listed(metrics)} {how}")
     if parts:  # the verb once, in the first clause
         first, _, how = parts[0].partition(" by ")
         parts[0] = f"{first} were judged by {how}" if how else parts[0]
     sentences = [f"In this bundle {'; '.join(parts)}."] if parts else []
     for kind, metrics in unjudged.items():
-        listed = _listed(metrics)
+        listed = and_listed(metrics)
         sentences.append(f"{listed[0].upper()}{listed[1:]} {'has' if len(metrics) == 1 else 'have'} "
                          f"{UNJUDGED_WORDS[kind]}.")
     return " ".join(sentences)
@@ -212,7 +207,7 @@ def bootstrap_end_sentence(pairs) -> str:
             ends.append(f"{row['a']} vs {row['b']} ({METRIC_WORDS.get(row['metric'], row['metric']).removeprefix('the ')})")
     if not ends:
         return ""
-    return (f" An interval may end at its estimate, as {_listed(ends)} does: with few rounds the resampled ratios "
+    return (f" An interval may end at its estimate, as {and_listed(ends)} does: with few rounds the resampled ratios "
             "take few distinct values (the resampling distribution is discrete), so a percentile can fall on the "
             "estimate itself; the interval is still the bootstrap's, not a sign of no spread.")
 
@@ -294,207 +289,6 @@ def looks_sentence(data) -> str:
             f"{100 * data.evidence.confidence:.4g}% here.")
 
 
-def model_sentences(data) -> str:
-    """The models' details where they judged: the rounds on more than one node, or the two-level
-    model's variance components and what of the over-time runs counted."""
-    split = split_rounds(data.evidence.runs)
-    if split:
-        return (f" Round{'s' if len(split) > 1 else ''} {', '.join(map(str, split))} ran on more than one node, so "
-                "no round pairs the runs alike: TpmC's pairs are judged from every run of the two page sizes, "
-                "unpaired, by a mixed model of log TpmC with the node as a random intercept (REML, statsmodels "
-                "MixedLM; Pinheiro & Bates 2000), its t interval on the runs less one per node less one.")
-    found = model_data(data.evidence)
-    if found is None:
-        return ""
-    if found.weights == PRECISION:
-        return "".join([precision_sentences(found, data), *_components_and_over_time(found, data)])
-    parts = [f" The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
-             f"rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval "
-             f"series) and f the between-run floor, and the variance of the mean log-ratio is floored by what the "
-             f"runs' own noise allows: where the rounds' sample variance of the log-ratio falls below the "
-             f"{100 * FLOOR_QUANTILE:g}% quantile it would have from the within-run part alone (f = 0), that quantile "
-             f"is used. This floor is pagelab's own rule, not a published method (bench/bench_evidence_model.py "
-             f"measures its coverage); {_floor_use(found, data)}. The t interval is on the blocks less one, the degrees "
-             f"of freedom Satterthwaite's approximation gives this contrast (Satterthwaite 1946)."]
-    return "".join([*parts, *_components_and_over_time(found, data)])
-
-
-def _components_and_over_time(found, data) -> list[str]:
-    parts = []
-    sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
-    if sizes:
-        pooled = _pooled_runs(data, sizes)
-        parts.append(f" Components ({LAG1_WORDS}; {POOL_WORDS}): " + "; ".join(
-            f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}, "
-            f"{floor_text(s.between_f)}"
-            if math.isfinite(s.between_f.value)
-            else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}" for s in sizes)
-                     + ". " + COMPONENTS_WORDS + " " + GROUP_A_WORDS)
-    if found.over_time:
-        parts.append(over_time_block_sentences(data, found))
-    return parts
-
-
-def precision_sentences(found, data) -> str:
-    """How the blocks were weighed when the sweep declared `block_weights: precision`
-    (pagelab.evidence.block_weights), and how much the over-time block weighed in each TpmC pair."""
-    from pagelab.evidence.model import pair_effect
-
-    within = {size.page_size: size for size in found.components.sizes}
-    tpmc = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records") if not data.pairs.empty else []
-    shares = []
-    for row in tpmc:
-        a, b = found.by_size.get(row["a"]), found.by_size.get(row["b"])
-        if not (a and b and row["a"] in within and row["b"] in within):
-            continue
-        effect = pair_effect(a, b, within[row["a"]], within[row["b"]], PRECISION)
-        if effect is not None and effect.over_time_share is not None:
-            shares.append(f"{row['a']} vs {row['b']} {100 * effect.over_time_share:.0f}% (1/{effect.blocks} would be "
-                          f"{100 / effect.blocks:.0f}%)")
-    weighed = (f" The over-time block's share of the weight: {'; '.join(shares)}." if shares else
-               " No over-time block counted here, so the blocks weighed alike as far as their runs' lengths did.")
-    return (f" The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
-            "rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval series) "
-            "and f the between-run floor. This sweep declared, before its runs, that TpmC's blocks are weighed by "
-            "their precision (`block_weights: precision`): the blocks' log-ratios d_b, each with its within-run "
-            "variance w_b = a_A/T_A + a_B/T_B, are combined as a random-effects meta-analysis (statsmodels "
-            "combine_effects), each block weighed by 1/(w_b + f_U), f_U the one-sided 95% upper confidence bound "
-            "of f from the Q-profile (Viechtbauer 2007), so a long block counts for more only as far as the rounds "
-            "can rule out a floor that would make it no better than a round; the variance of the weighted mean is "
-            "the Hartung-Knapp-Sidik-Jonkman estimate (Hartung & Knapp 2001; Sidik & Jonkman 2002), at least the "
-            f"{100 * FLOOR_QUANTILE:g}% quantile the within-run part alone would give, and the t interval is on the "
-            "blocks less one. With blocks alike this is the equal-weight model. Weighing by an upper bound of f is "
-            "pagelab's own rule, not a published method (bench/bench_block_weights.py measures its coverage)."
-            + weighed)
-
-
-def over_time_block_sentences(data, found) -> str:
-    """How the over-time runs' block is formed and weighted, as pagelab.evidence.model does it
-    (`over_time_use`, `pair_effect`), and what of each over-time run counted."""
-    from pagelab.evidence.model import DRIFT_ALPHA
-    from pagelab.evidence.steady import BATCHES
-    from pagelab.evidence.wording import OVER_TIME_RULE
-
-    runs = data.evidence.runs
-    rounds = int(runs["block"].nunique()) if not runs.empty and "block" in runs else 0
-    return (f" The over-time runs form one more block beside the {rounds} rounds: one run per page size after the "
-            "rounds, in an order drawn from the random seed as a round's is. In it each page size's log TpmC is that "
-            "of the part of its over-time run that counts (below), so the block's log-ratio may compare parts of "
-            "unequal length; "
-            + ("its weight is its precision's, as said above. " if found.weights == PRECISION else
-               "each block, this one included, counts once in the mean of the log-ratios (the effect) "
-               "and in their sample variance, and the parts' lengths enter only the block's within-run part "
-               "a_A/T_A + a_B/T_B, which sets the floor above (weighting the block by its smaller within-run variance "
-               "would let it dominate exactly when f is least known; a sweep may declare `block_weights: precision` "
-               "instead). ")
-            + "What of each over-time run counts: MSER-5 "
-            f"(White 1997) cuts its warm-up, then the drift test: a least-squares line through the log of its "
-            f"{BATCHES} batch means against time, its slope tested two-sided at {100 * DRIFT_ALPHA:g}% (the t-test of "
-            f"a regression slope, on {BATCHES - 2} df, the batch means less 2, scipy.stats.linregress; Jain 1991, "
-            f"ch. 14). So {OVER_TIME_RULE}; a slope the test does not call is said as drift not detected. "
-            + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
-                        for u in found.over_time)
-            + ".")
-
-
-# How a, the within-run part, is measured (pagelab.evidence.components.within_component, lag1_test).
-LAG1_WORDS = (f"a from batch means: each run's intervals grouped into batches of 1, 2, 4, ... intervals, the smallest "
-              f"size whose batch means pass a one-sided lag-1 autocorrelation test at {100 * LAG1_ALPHA:g}% (Law 2015, "
-              "ch. 9.5; the expected value of a centred series' autocorrelation after Marriott & Pope 1954, its "
-              "standard error 1/√N after Bartlett 1946, N the batch means tested at that size: the group's runs' "
-              "intervals over the batch size, the groups as below)")
-
-
-# How a page size's a is formed from its runs (pagelab.evidence.components.within_component).
-POOL_WORDS = ("a page size's a pools its runs in groups of alike runs, each with its own batch size: its verdict "
-              "runs together, and each over-time run's counted part on its own; within a group the batch means' "
-              "variance about each run's own mean is pooled over the runs with 2 or more batches, and the groups' a "
-              "are pooled by their degrees of freedom (each run's batches less one), so no one long run sets the "
-              "batch size for the rest")
-
-
-def _pooled_runs(data, sizes) -> dict[str, str]:
-    """{page size: ' (batches of 2 intervals, 20 s, from 7 verdict runs, 28 degrees of freedom; of 32
-    intervals, 320 s, from 4k-over-time, 2 degrees of freedom: 30 in all)'}: which runs a page size's a
-    rests on, as pagelab.evidence.components recorded its groups."""
-    def dof_text(dof: float) -> str:
-        return f"{dof:g} degree{'s' if dof != 1 else ''} of freedom"
-
-    said = {}
-    for size in sizes:
-        groups = [g for g in size.groups if g.batches]
-        if not groups:
-            continue
-        parts = []
-        for group in groups:
-            m = group.lag1.batch_intervals
-            whose = f"{len(group.runs)} verdict runs" if len(group.runs) > 1 else group.runs[0]
-            parts.append(f"{'batches' if not parts else ''} of {m} interval{'s' if m != 1 else ''}, "
-                         f"{group.lag1.batch_s:g} s, from {whose}, {dof_text(group.within_a.dof)}")
-        total = f": {size.within_a.dof:g} in all" if len(parts) > 1 else ""
-        said[size.page_size] = f" ({'; '.join(parts).strip()}{total})"
-    return said
-
-
-def floor_text(estimate) -> str:
-    """'√f = 5.0%', or, where the estimate was cut at 0 (the rounds varied no more than the within-run
-    part explains: pagelab.evidence.components.floor_component), '√f = 0.0% (the estimate at its lower
-    bound, ...)', so a reader does not take 0.0% for a measured spread of none."""
-    if estimate.value <= 0:
-        return ("√f = 0.0% (the estimate at its lower bound, 0: the runs varied no more than their within-run part "
-                "explains)")
-    return f"√f = {100 * math.sqrt(estimate.value):.1f}%"
-
-
-def floored_pairs(found, data) -> dict[tuple[str, str], tuple[bool, float]]:
-    """Each TpmC pair the model judged, (a, b) -> (whether the floor set its variance, its standard error
-    of the mean log-ratio), recomputed from the same blocks and components as the verdicts
-    (pagelab.evidence.model.pair_effect): the Method and the precision paragraph say it from here."""
-    from pagelab.evidence.model import pair_effect
-
-    within = {size.page_size: size for size in found.components.sizes}
-    tpmc = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records") if not data.pairs.empty else []
-    tpmc = [row for row in tpmc if str(row.get("method") or "").startswith(MODEL_METHOD)]
-    found_pairs = {}
-    for row in tpmc:
-        a, b = found.by_size.get(row["a"]), found.by_size.get(row["b"])
-        effect = pair_effect(a, b, within[row["a"]], within[row["b"]], found.weights) if a and b and row["a"] in within \
-            and row["b"] in within else None
-        if effect is not None:
-            found_pairs[(row["a"], row["b"])] = (bool(effect.floored), float(effect.se))
-    return found_pairs
-
-
-def _floor_use(found, data) -> str:
-    """Whether the floor set the variance of each TpmC pair of this bundle (`floored_pairs`)."""
-    used, not_used = [], []
-    for (a, b), (floored, se) in floored_pairs(found, data).items():
-        (used if floored else not_used).append((f"{a} vs {b}", se))
-    if not used and not not_used:
-        return "no pair here was judged by the model"
-
-    def named(pairs) -> str:
-        return _listed([name for name, _ in pairs])
-
-    def errors(pairs) -> str:
-        return " and ".join(f"{se:.4f}" for _, se in pairs)
-
-    # each pair's standard error of the mean log-ratio and where it came from, so pairs whose errors
-    # agree to three digits are not read as one figure copied (the floor's, or the blocks' own by chance)
-    own = (f"their standard error of the mean log-ratio {errors(not_used)}, from the blocks' own sample variance"
-           if len(not_used) > 1 else
-           f"its standard error of the mean log-ratio {errors(not_used)}, from its blocks' own sample variance")
-    if not used:
-        return f"in this bundle it set the variance of no pair (each pair's rounds varied more: {named(not_used)}; {own})"
-    floored = (f"{'their' if len(used) > 1 else 'its'} standard error of the mean log-ratio {errors(used)}, from "
-               "the floor")
-    near = ""
-    if not_used and all(abs(se / used[0][1] - 1) < 0.01 for _, se in not_used):
-        near = "; the two kinds agree within 1% here by chance, which is why the lines' half-widths nearly match"
-    return (f"in this bundle it set the variance of {named(used)} ({floored})"
-            + (f", not of {named(not_used)} ({own}{near})" if not_used else ""))
-
-
 def method_markdown(data) -> str:
     """The Method's paragraph on the evidence: which method judged which metric's pairs and what
     each does, the words, the primary and the levels, then the models' details."""
@@ -511,7 +305,7 @@ def method_markdown(data) -> str:
         kinds = list(dict.fromkeys(kind_of(row) for row in effect_table(data.evidence, factor).to_dict("records")))
         return (f"\n\n**How the pairs of page sizes were judged.** Within each level of the "
                 f"{FACTOR_WORDS.get(factor, factor)} the page sizes are judged as in a sweep of their own, TpmC's "
-                f"effect {_listed([KIND_WORDS[kind] for kind in kinds]) if kinds else 'not at all (no pairs)'}; the "
+                f"effect {and_listed([KIND_WORDS[kind] for kind in kinds]) if kinds else 'not at all (no pairs)'}; the "
                 f"Summary and the table of the effects at each level give each interval's level."
                 + (f" Each bootstrap interval is {BOOTSTRAP_WORDS}." if set(kinds) & {SIGNED_RANK, RANK_SUM} else "")
                 + f" {glossary}")

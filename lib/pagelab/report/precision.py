@@ -20,7 +20,7 @@ from pagelab.evidence.block_weights import EQUAL, PRECISION
 from pagelab.evidence.runs import components_of, over_time_kept, weights_of
 from pagelab.evidence.wording import interval_text
 from pagelab.report.lab_report import ReportData, pair_of, shipped_profile_values
-from pagelab.report.model_report import floor_text
+from pagelab.report.model_details import floor_text
 
 # The effect the paragraph asks about, as `pagelab plan --resolve` does by default, and the power.
 EFFECT = 0.05
@@ -86,8 +86,8 @@ def noise_reach_text(size: str, floored: dict) -> str:
     """What a page size's within-run noise did to this sweep's intervals: a enters a pair's variance only
     through the floor (pagelab.evidence.model), so it widened the pairs whose variance the floor set and
     no other; the planner's figures use a whatever the floor did. `floored`: (a, b) -> (floor set it, se),
-    as model_report.floored_pairs gives it."""
-    from pagelab.report.model_report import _listed
+    as model_details.floored_pairs gives it."""
+    from pagelab.evidence.wording import and_listed
 
     mine = {f"{a} vs {b}": used for (a, b), (used, _) in floored.items() if size in (a, b)}
     widened = [name for name, used in mine.items() if used]
@@ -97,9 +97,9 @@ def noise_reach_text(size: str, floored: dict) -> str:
         return f"{planner_words}."
     if not widened:
         return (f"{planner_words}, but the floor set the variance of no pair with {size} here, so this sweep's "
-                f"intervals for {_listed(own)} rest on the blocks' own spread, not on that noise.")
-    rest = (f"; {_listed(own)} rest{'s' if len(own) == 1 else ''} on the blocks' own spread" if own else "")
-    return (f"{planner_words}, and through the floor, which set their variance, it widened {_listed(widened)}"
+                f"intervals for {and_listed(own)} rest on the blocks' own spread, not on that noise.")
+    rest = (f"; {and_listed(own)} rest{'s' if len(own) == 1 else ''} on the blocks' own spread" if own else "")
+    return (f"{planner_words}, and through the floor, which set their variance, it widened {and_listed(widened)}"
             f"{rest}.")
 
 
@@ -111,7 +111,7 @@ def noisy_size_text(data, components) -> str:
     from pagelab.evidence.components import within_component
     from pagelab.evidence.model import counted_series
     from pagelab.evidence.runs import model_data
-    from pagelab.report.model_report import floored_pairs
+    from pagelab.report.model_details import floored_pairs
 
     table = data.evidence
 
