@@ -306,24 +306,20 @@ def device_against_innodb(data) -> pd.DataFrame:
                                        "extra_request_kb"])
 
 
-def _signed(value: float) -> str:
-    from pagelab.evidence.wording import pct_text
-
-    return pct_text(value)
-
-
 def foreign_io_sentence(data) -> str:
     """What iostat's counts can and cannot say about other processes on the disk, with how far the
     device's read requests and bytes exceeded InnoDB's own per page size, and the mean size of the
     requests beyond InnoDB's; '' without both records."""
+    from pagelab.evidence.wording import pct_text
+
     table = device_against_innodb(data)
     if table.empty:
         return ""
     parts = []
     for row in table.to_dict("records"):
-        text = (f"{row['page_size']} {_signed(100 * (row['device_r_s'] / row['innodb_r_s'] - 1))} read requests "
+        text = (f"{row['page_size']} {pct_text(100 * (row['device_r_s'] / row['innodb_r_s'] - 1))} read requests "
                 f"({row['device_r_s']:,.0f} against InnoDB's {row['innodb_r_s']:,.0f} a second) and "
-                f"{_signed(100 * (row['device_kb_s'] / row['innodb_kb_s'] - 1))} bytes")
+                f"{pct_text(100 * (row['device_kb_s'] / row['innodb_kb_s'] - 1))} bytes")
         if not math.isnan(row["extra_request_kb"]):
             text += f", the requests beyond InnoDB's averaging {row['extra_request_kb']:.0f} KiB"
         parts.append(text)
