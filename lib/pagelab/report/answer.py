@@ -127,5 +127,6 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
     reasons = dict.fromkeys(c.why_unchecked for c in unchecked)
     parts += [f"not checked here, as {why or 'this sweep did not run the lab configuration it is about'}: "
               f"{listed([c for c in unchecked if c.why_unchecked == why])}" for why in reasons]
-    text.append("Of the Week 4 lab's five observations, " + "; ".join(parts) + ".")
-    return " ".join(text)
+    # one item per verdict: the reasons carry semicolons of their own, so a sentence joined by
+    # semicolons read as if a claim not checked held
+    return " ".join(text) + "\n\nOf the Week 4 lab's five observations:\n\n" + "\n".join(f"- {part}." for part in parts)
