@@ -269,7 +269,7 @@ def test_the_method_states_the_bootstrap_and_explains_the_components_units(tmp_p
     assert ("Each bootstrap interval is a percentile bootstrap of 9,999 resamples from random seed 2026 "
             "(scipy.stats.bootstrap), the percentile interval of Efron & Tibshirani 1993, so the same bundle always gives the same "
             "interval.") in text, text
-    assert " Components (a from batch means: " in text and "%²·s" in text
+    assert "**Variance components.** " in text and "a comes from batch means. " in text and "%²·s" in text
     assert ("Here a is the within-run part: the variance of a T-second run's mean TpmC is a/T, in percent squared (%²), "
             "so a is in %²·s (percent squared × seconds)") in text, text
     assert "f is the between-run floor" in text and "√f, its square root, is in percent." in text

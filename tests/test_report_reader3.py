@@ -28,7 +28,7 @@ def test_each_page_sizes_within_run_a_says_its_batch_size_and_the_runs_it_rests_
 
     data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=OVER_TIME))
     text = model_sentences(data)
-    assert "a page size's a pools its runs in groups of alike runs, each with its own batch size" in text, text
+    assert "A page size's a pools its runs in groups of alike runs, each group with its own batch size" in text, text
     counted, _ = counted_series(data.evidence.series)
     for size in model_data(data.evidence).components.sizes:
         runs = [r for r in counted if r.page_size == size.page_size]

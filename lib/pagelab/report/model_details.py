@@ -21,7 +21,8 @@ def model_sentences(data) -> str:
     model's variance components and what of the over-time runs counted."""
     split = split_rounds(data.evidence.runs)
     if split:
-        return (f" Round{'s' if len(split) > 1 else ''} {', '.join(map(str, split))} ran on more than one node, so "
+        return (f"\n\n**The node model.** Round{'s' if len(split) > 1 else ''} {', '.join(map(str, split))} ran on "
+                "more than one node, so "
                 "no round pairs the runs alike: TpmC's pairs are judged from every run of the two page sizes, "
                 "unpaired, by a mixed model of log TpmC with the node as a random intercept (REML, statsmodels "
                 "MixedLM; Pinheiro & Bates 2000), its t interval on the runs less one per node less one.")
@@ -30,7 +31,7 @@ def model_sentences(data) -> str:
         return ""
     if found.weights == PRECISION:
         return "".join([precision_sentences(found, data), *_components_and_over_time(found, data)])
-    parts = [f" The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
+    parts = [f"\n\n**The two-level model's floor.** The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
              f"rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval "
              f"series) and f the between-run floor, and the variance of the mean log-ratio is floored by what the "
              f"runs' own noise allows: where the rounds' sample variance of the log-ratio falls below the "
@@ -46,12 +47,12 @@ def _components_and_over_time(found, data) -> list[str]:
     sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
     if sizes:
         pooled = _pooled_runs(data, sizes)
-        parts.append(f" Components ({LAG1_WORDS}; {POOL_WORDS}): " + "; ".join(
+        parts.append(f"\n\n**Variance components.** {COMPONENTS_WORDS} {LAG1_WORDS} {POOL_WORDS} Per page size: " + "; ".join(
             f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}, "
             f"{floor_text(s.between_f)}"
             if math.isfinite(s.between_f.value)
             else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}" for s in sizes)
-                     + ". " + COMPONENTS_WORDS + " " + GROUP_A_WORDS)
+                     + ". " + GROUP_A_WORDS)
     if found.over_time:
         parts.append(over_time_block_sentences(data, found))
     return parts
@@ -75,7 +76,8 @@ def precision_sentences(found, data) -> str:
                           f"{100 / effect.blocks:.0f}%)")
     weighed = (f" The over-time block's share of the weight: {'; '.join(shares)}." if shares else
                " No over-time block counted here, so the blocks weighed alike as far as their runs' lengths did.")
-    return (f" The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
+    return (f"\n\n**The two-level model, blocks weighed by precision.** The two-level model needs every run's "
+            f"interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
             "rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval series) "
             "and f the between-run floor. This sweep declared, before its runs, that TpmC's blocks are weighed by "
             "their precision (`block_weights: precision`): the blocks' log-ratios d_b, each with its within-run "
@@ -99,7 +101,7 @@ def over_time_block_sentences(data, found) -> str:
 
     runs = data.evidence.runs
     rounds = int(runs["block"].nunique()) if not runs.empty and "block" in runs else 0
-    return (f" The over-time runs form one more block beside the {rounds} rounds: one run per page size after the "
+    return (f"\n\n**The over-time block.** The over-time runs form one more block beside the {rounds} rounds: one run per page size after the "
             "rounds, in an order drawn from the random seed as a round's is. In it each page size's log TpmC is that "
             "of the part of its over-time run that counts (below), so the block's log-ratio may compare parts of "
             "unequal length; "
@@ -120,19 +122,20 @@ def over_time_block_sentences(data, found) -> str:
 
 
 # How a, the within-run part, is measured (pagelab.evidence.components.within_component, lag1_test).
-LAG1_WORDS = (f"a from batch means: each run's intervals grouped into batches of 1, 2, 4, ... intervals, the smallest "
-              f"size whose batch means pass a one-sided lag-1 autocorrelation test at {100 * LAG1_ALPHA:g}% (Law 2015, "
-              "ch. 9.5; the expected value of a centred series' autocorrelation after Marriott & Pope 1954, its "
-              "standard error 1/√N after Bartlett 1946, N the batch means tested at that size: the group's runs' "
-              "intervals over the batch size, the groups as below)")
+LAG1_WORDS = ("a comes from batch means. Each run's intervals are grouped into batches of 1, 2, 4, ... intervals, and "
+              "the batch size is the smallest whose batch means pass a one-sided lag-1 autocorrelation test at "
+              f"{100 * LAG1_ALPHA:g}% (Law 2015, ch. 9.5). The test sets the batch means' lag-1 autocorrelation against "
+              "its expected value for a series centred on its own mean (Marriott & Pope 1954), in units of its "
+              "standard error 1/√N (Bartlett 1946), where N is the number of batch means tested at that size: the "
+              "intervals of the group's runs (below) over the batch size.")
 
 
 # How a page size's a is formed from its runs (pagelab.evidence.components.within_component).
-POOL_WORDS = ("a page size's a pools its runs in groups of alike runs, each with its own batch size: its verdict "
-              "runs together, and each over-time run's counted part on its own; within a group the batch means' "
-              "variance about each run's own mean is pooled over the runs with 2 or more batches, and the groups' a "
-              "are pooled by their degrees of freedom (each run's batches less one), so no one long run sets the "
-              "batch size for the rest")
+POOL_WORDS = ("A page size's a pools its runs in groups of alike runs, each group with its own batch size: its verdict "
+              "runs together, and each over-time run's counted part on its own. Within a group the batch means' "
+              "variance about each run's own mean is pooled over the runs with 2 or more batches; the groups' a are "
+              "then pooled by their degrees of freedom (each run's batches less one), so no one long run sets the "
+              "batch size for the rest.")
 
 
 def _pooled_runs(data, sizes) -> dict[str, str]:

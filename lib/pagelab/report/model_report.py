@@ -109,18 +109,19 @@ def _tpmc_not_modelled_why(data) -> str:
 
 
 def methods_explained(data) -> str:
-    """What each method used in this bundle does, once each, with the rounds it had."""
+    """What each method used in this bundle does, once each, with the rounds it had: a paragraph for
+    the two-level model and one for the rank tests, each opening with its name in bold."""
     rows = data.pairs.to_dict("records")
     kinds = {kind_of(row) for row in rows}
-    parts = []
+    model, ranks = [], []
     if MODEL in kinds:
-        parts.append("The two-level model takes each block's log-ratio of the pair's TpmC (a block is a round, whose "
+        model.append("The two-level model takes each block's log-ratio of the pair's TpmC (a block is a round, whose "
                      "runs share the machine's minute, or the over-time runs' block, below); the effect is the mean of "
                      "those log-ratios, with a t interval on the blocks less one and the matching t-test: the two-stage "
                      "analysis of a mixed model (Giesbrecht & Burns 1985), which with blocks alike is the paired t of "
                      "Jain 1991, ch. 13.4, here with a floor from the within-run part.")
     if NODE_BLOCKS in kinds:  # the mixed model itself is described with the rounds that needed it, below
-        parts.append("Where the mixed model's fit was singular, the nodes were fixed blocks (least squares) "
+        model.append("Where the mixed model's fit was singular, the nodes were fixed blocks (least squares) "
                      "instead, as the line says.")
     if kinds & {SIGNED_RANK, RANK_SUM}:
         paired = sorted({int(row["runs_a"]) for row in rows if kind_of(row) == SIGNED_RANK})
@@ -133,7 +134,7 @@ def methods_explained(data) -> str:
         if RANK_SUM in kinds:
             ways.append(f"the Mann-Whitney test (Mann & Whitney 1947) compares run by run, where fewer than {MIN_ROUNDS_FOR_PAIRED} "
                         f"rounds were shared, and the bootstrap resamples each side's runs on their own")
-        parts.append("The ratio of medians is called faster or slower only if its rank test agrees; "
+        ranks.append("The ratio of medians is called faster or slower only if its rank test agrees; "
                      + "; ".join(ways) + f". Each bootstrap interval is {BOOTSTRAP_WORDS}, the percentile interval "
                      "of Efron & Tibshirani 1993, so the same bundle always gives the same interval."
                      + bootstrap_end_sentence(data.pairs) + " " + RANK_PRECISION_WORDS
@@ -143,8 +144,9 @@ def methods_explained(data) -> str:
     ranked = [kind in (SIGNED_RANK, RANK_SUM) for kind in tpmc]
     if any(ranked):
         which = "TpmC was" if all(ranked) else "TpmC's other pairs were"
-        parts.append(f"{which} not judged by the two-level model because {_tpmc_not_modelled_why(data)}.")
-    return " ".join(parts)
+        ranks.append(f"{which} not judged by the two-level model because {_tpmc_not_modelled_why(data)}.")
+    return "\n\n".join(f"**{lead}** " + " ".join(parts) for lead, parts in
+                       (("The two-level model.", model), ("The ratio of medians and the rank tests.", ranks)) if parts)
 
 
 # How a rank-tested line's "resolve effects of about ±R%" and "N rounds would show equivalence" are
@@ -309,10 +311,12 @@ def method_markdown(data) -> str:
                 f"Summary and the table of the effects at each level give each interval's level."
                 + (f" Each bootstrap interval is {BOOTSTRAP_WORDS}." if set(kinds) & {SIGNED_RANK, RANK_SUM} else "")
                 + f" {glossary}")
-    text = " ".join(part for part in (which_method_sentence(data), methods_explained(data), words_sentence(data))
-                    if part)
-    text += " " + family_sentence(data) + looks_sentence(data) + model_sentences(data)
-    return f"\n\n**How the pairs of page sizes were judged.** {text} {glossary}"
+    paragraphs = [f"**How the pairs of page sizes were judged.** {which_method_sentence(data)}",
+                  methods_explained(data),
+                  f"**The words on each line.** {words_sentence(data)}",
+                  f"**The order of the tests and their levels.** {family_sentence(data)}{looks_sentence(data)}"]
+    text = "\n\n".join(part for part in paragraphs if part)
+    return f"\n\n{text}{model_sentences(data)}\n\n{glossary}"
 
 
 def pair_lines_markdown(data, metrics: tuple[str, ...]) -> str:
