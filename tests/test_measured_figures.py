@@ -425,7 +425,7 @@ def test_courses_planned_components_are_the_planned_figures_and_the_report_plans
     floor = float(find(output, r"√f = (\d+\.\d+)%", "pagelab plan's components").group(1))
     shipped = yaml.safe_load(COURSE.read_text())
     assert shipped["planned_within_a"] == round(1e4 * a), (shipped["planned_within_a"], a)
-    assert shipped["planned_floor_pct"] == round(floor, 1), (shipped["planned_floor_pct"], floor)
+    assert shipped["planned_floor_pct"] == round(floor, 2), (shipped["planned_floor_pct"], floor)
     _, _, half, _, _ = _design(output, "now")
     # as pagelab.report.precision plans the design as run: 7 rounds of 100 s and the over-time block
     # counting all its over_time_s (planned before any over-time run, as plan assumes from this bundle,

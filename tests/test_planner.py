@@ -141,7 +141,8 @@ def _over_time_bundle(tmp_path, drift: float):
 def test_plan_prices_the_over_time_block_as_long_as_the_bundles_over_time_runs_kept(tmp_path, capsys, drift):
     """`pagelab plan` with equal weights: the over-time block's w is a / T_ot, T_ot what of the
     bundle's own over-time runs the model kept (MSER-5, then the drift check: a drifting 16k keeps a
-    verdict run's length), one length for the pair, 2 / (1/T_16k + 1/T_4k); V worked here from it."""
+    verdict run's length), with each side's own over-time a: w_ot = a_16k/T_16k + a_4k/T_4k, printed
+    as one length T for the pair, (a_16k + a_4k)/T = w_ot; V worked here from it."""
     from pagelab.bundle import read_runs
     from pagelab.evidence.model import counted_series
     from pagelab.evidence.runs import components_of
@@ -150,7 +151,10 @@ def test_plan_prices_the_over_time_block_as_long_as_the_bundles_over_time_runs_k
     kept = {use.page_size: use.counted_s for use in counted_series(runs)[1]}
     if drift:
         assert kept["16k"] < 600 / 2, kept  # the check cut the drifting run: the case this test is for
-    length = 2 / (1 / kept["16k"] + 1 / kept["4k"])
+    sides = components_of(read_runs(bundle))
+    side_a = {size: sides.size(size).role_a("over_time").value for size in ("16k", "4k")}
+    w_ot = side_a["16k"] / kept["16k"] + side_a["4k"] / kept["4k"]
+    length = (side_a["16k"] + side_a["4k"]) / w_ot
     capsys.readouterr()
     assert main(["plan", "--from", str(bundle), "--budget", "2h"]) == 0
     out = capsys.readouterr().out
@@ -160,9 +164,10 @@ def test_plan_prices_the_over_time_block_as_long_as_the_bundles_over_time_runs_k
     rounds, run_s = (int(x) for x in best.split(": ")[1].split(" s ")[0].split(" rounds × "))
     pair = components_of(read_runs(bundle)).pair("16k", "4k")
     # the rounds at the verdict runs' a, the over-time block at the over-time runs' own
-    a, f, a_ot = pair.within_a.value, pair.between_f.value, pair.over_time_a.value
+    a, f = pair.within_a.value, pair.between_f.value
+    assert math.isclose(pair.over_time_a.value, side_a["16k"] + side_a["4k"]), pair.over_time_a
     k = rounds + 1
-    variance = (rounds * (a / run_s + f) + a_ot / length + f) / k ** 2
+    variance = (rounds * (a / run_s + f) + w_ot + f) / k ** 2
     assert f"/{k}² = {variance:.3g};" in arithmetic, (arithmetic, variance)
     half = stats.t.isf(0.025, k - 1) * math.sqrt(variance)
     assert f"half-width ±{100 * math.expm1(half):.1f}% ({k - 1} degrees of freedom" in best, best

@@ -213,7 +213,8 @@ def test_the_rounds_needed_are_put_on_a_cluster_and_the_over_time_blocks_length_
     assert "65 verdict rounds and the over-time block" in text and "--set repeats=65 --slurm-max-running 32" in text
     kept = SimpleNamespace(seconds=(100.0, 1200.0), length_s=2 / (1 / 100 + 1 / 1200))
     assert round(kept.length_s) == 185
-    assert "the harmonic mean of the 100 and 1200 s its two runs counted" in harmonic_text(kept)
+    assert "the harmonic mean of the 100 and 1200 s its two runs counted weighed by the two sides' a" in \
+        harmonic_text(kept)
     slurm = _plain(ROOT / "runbooks/slurm.md")
     assert "rounds ≥ 2K" in slurm, "the rule the paragraph cites"
 
@@ -236,7 +237,7 @@ def test_the_glossary_defines_the_terms_a_fifth_reader_found_unglossed():
                  "max-T permutation test", "Welch–Satterthwaite", "studentized residual"):
         assert f"- **{term}**: " in glossary, term
     # the harmonic mean the glossary gives, as pagelab.evidence.runs.over_time_kept computes it
-    assert round(2 / (1 / 100 + 1 / 1200)) == 185 and "(100 and 1200 s give 185 s)" in glossary
+    assert round(2 / (1 / 100 + 1 / 1200)) == 185 and "(with equal a, 100 and 1200 s give 185 s)" in glossary
 
 
 def test_pagelab_stats_says_drift_not_detected_too():

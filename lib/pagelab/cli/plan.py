@@ -246,7 +246,8 @@ def _over_time_kept(table, first: str, second: str, over_time_s: float) -> tuple
     first_s, second_s = kept.seconds
     return kept.length_s, (f"over-time block: the bundle's over-time runs kept {said}; a design expects as much of "
                            f"each {over_time_s} s run to count, {first_s:.0f} and {second_s:.0f} s, as precise as "
-                           f"one block of {kept.length_s:.0f} s on each side")
+                           f"one block of {kept.length_s:.0f} s on each side (the harmonic mean of the two "
+                           "lengths weighed by each side's over-time a: a_A/T_A + a_B/T_B = (a_A + a_B)/T)")
 
 
 # What the report counts for a bundle made before sweep.json recorded the sweep's report step: the

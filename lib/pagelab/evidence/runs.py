@@ -221,7 +221,10 @@ def model_data(table: RunTable) -> ModelData | None:
 class OverTimeKept:
     """What of a pair's over-time runs a design of `over_time_s`-second runs expects to count: each
     side's seconds (its run's counted share of `over_time_s`), and the one length T with
-    a/T = (a/2)(1/T_A + 1/T_B) (the pair's a split evenly; None when a side kept nothing)."""
+    (a_A + a_B)/T = a_A/T_A + a_B/T_B, each side's a its over-time run's (`SizeComponents.role_a`),
+    so that the pair's over-time a over T is the block's within-run part: the harmonic mean of T_A
+    and T_B weighed by the sides' a (the plain harmonic mean when an a is unknown; None when a side
+    kept nothing)."""
 
     uses: tuple
     seconds: tuple[float, float]
@@ -237,7 +240,16 @@ def over_time_kept(table: RunTable, first: str, second: str, over_time_s: float)
     if first not in uses or second not in uses:
         return None
     seconds = tuple(uses[size].counted_s / uses[size].measured_s * over_time_s for size in (first, second))
-    length = 2 / (1 / seconds[0] + 1 / seconds[1]) if min(seconds) > 0 else None
+    # each side's a as the model takes it for its over-time run (SizeComponents.role_a), so that
+    # (a_A + a_B) / T = a_A / T_A + a_B / T_B, the block's within-run part the model has
+    sides = [data.components.size(size) for size in (first, second)]
+    a = [side.role_a("over_time").value if side is not None else math.nan for side in sides]
+    if min(seconds) <= 0:
+        length = None
+    elif all(math.isfinite(x) and x > 0 for x in a):
+        length = (a[0] + a[1]) / (a[0] / seconds[0] + a[1] / seconds[1])
+    else:
+        length = 2 / (1 / seconds[0] + 1 / seconds[1])
     return OverTimeKept((uses[first], uses[second]), seconds, length)
 
 

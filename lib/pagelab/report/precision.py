@@ -58,15 +58,16 @@ def _alpha(data: ReportData, declared: bool) -> float:
 
 def rounds_needed(a: float, f: float, run_s: float, alpha: float, effect_log: float, extra_blocks: int,
                   wanted: float = planner.DEFAULT_POWER, over_time_s: float | None = None,
-                  weights: str = EQUAL) -> int | None:
+                  weights: str = EQUAL, over_time_a: float | None = None) -> int | None:
     """The fewest rounds of `run_s`-second runs whose design has power `wanted` for `effect_log`
     (planner.design; power grows with the rounds, so a bisection finds them); None past MOST_ROUNDS.
-    `over_time_s`: the seconds the over-time block counts, weighed as `weights` says."""
+    `over_time_s`: the seconds the over-time block counts, its within-run part `over_time_a` over
+    them (a when None), weighed as `weights` says."""
     costs = planner.Costs(0.0, 0.0, 1)  # the rounds, not the time they take
 
     def enough(rounds: int) -> bool:
         found = planner.design(a, f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks, over_time_s,
-                               weights)
+                               weights, over_time_a)
         return found.power is not None and found.power >= wanted
 
     low = max(2 - extra_blocks, 1)
@@ -180,7 +181,8 @@ def precision_markdown(data: ReportData) -> str:
     if math.isnan(row["low_pct"]):
         text.append(f"{which} has no interval.")
     else:
-        width = row["high_pct"] - row["low_pct"]
+        # from the ends as printed (to 0.1), so a reader's subtraction gives the same figure
+        width = round(float(row["high_pct"]), 1) - round(float(row["low_pct"]), 1)
         text.append(f"{which} has the interval {interval_text(row['low_pct'], row['high_pct'], row.get('confidence_pct'))}"
                     f": {width:.1f} percentage points wide (the high end less the low), a half-width of about "
                     f"±{width / 2:.1f}%.")
@@ -248,8 +250,11 @@ def precision_markdown(data: ReportData) -> str:
     counted = kept.length_s if kept is not None else float(profile["over_time_s"]) if extra else None
     if extra and counted is None:  # a side's over-time run kept nothing: the model counted no over-time block
         extra = 0
-    now = planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra, counted, weights)
-    needed = rounds_needed(a, f, run_s, alpha, effect, extra, over_time_s=counted, weights=weights)
+    # the over-time block's within-run part from its runs' own a, as the model takes it
+    ot_a = pair.over_time_a.value if extra and pair.over_time_a is not None else None
+    now = planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra, counted, weights,
+                         ot_a)
+    needed = rounds_needed(a, f, run_s, alpha, effect, extra, over_time_s=counted, weights=weights, over_time_a=ot_a)
     over_time_weighed = "weighed by its precision, as this sweep declared, and " if weights == PRECISION else ""
     over_time_source = ("from what of its over-time runs counted" if kept is not None else
                         "all of each over-time run: they did not finish, so what would count is unknown")
@@ -286,8 +291,9 @@ def harmonic_text(kept) -> str:
     if kept is None or kept.length_s is None:
         return ""
     first, second = kept.seconds
-    return (f": its within-run part a/T_A + a/T_B is a round's of runs that long, the harmonic mean of the "
-            f"{first:.0f} and {second:.0f} s its two runs counted")
+    return (f": its within-run part a_A/T_A + a_B/T_B, each side's a its over-time run's, is that of a block of "
+            f"runs that long on each side, the harmonic mean of the {first:.0f} and {second:.0f} s its two runs "
+            "counted weighed by the two sides' a")
 
 
 def which_figure(row: dict, now: planner.Design) -> str:
