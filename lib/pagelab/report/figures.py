@@ -353,6 +353,14 @@ def checkpoint_run_header(data) -> str:
     return "Over-time run" if data.has_over_time_runs else "Round"
 
 
+def checkpoint_run_note(data) -> str:
+    """What the checkpoints table's run column counts, for its caption."""
+    if data.has_over_time_runs:
+        return ("The Over-time run column numbers each page size's over-time runs, from 1 (this profile runs one per "
+                "page size, after the rounds).")
+    return "The Round column is the round of the verdict run the row reads (this sweep ran no over-time runs)."
+
+
 def interval_text(summary: pd.DataFrame) -> str:
     """How long each report interval of the runs was, from their summary.json's interval_s: "10 s",
     or the distinct lengths where runs differ; "not recorded" for runs that kept none."""

@@ -119,7 +119,10 @@ def methods_explained(data) -> str:
                      "runs share the machine's minute, or the over-time runs' block, below); the effect is the mean of "
                      "those log-ratios, with a t interval on the blocks less one and the matching t-test: the two-stage "
                      "analysis of a mixed model (Giesbrecht & Burns 1985), which with blocks alike is the paired t of "
-                     "Jain 1991, ch. 13.4, here with a floor from the within-run part.")
+                     "Jain 1991, ch. 13.4, here with a floor from the within-run part. On its lines \"these N blocks "
+                     "resolve effects of about ±R%\" is the minimum detectable effect at 80% power (Bloom 1995): "
+                     "(t(1 − α/2) + t(0.8)) on the blocks less one, times the standard error of the mean log-ratio "
+                     "(the model's, below), made a %; t(p) is the p quantile of Student's t distribution.")
     if NODE_BLOCKS in kinds:  # the mixed model itself is described with the rounds that needed it, below
         model.append("Where the mixed model's fit was singular, the nodes were fixed blocks (least squares) "
                      "instead, as the line says.")
@@ -154,7 +157,8 @@ def methods_explained(data) -> str:
 # standard error to ask, so the figures are those of the t interval at the spread the runs showed.
 RANK_PRECISION_WORDS = (
     "On these lines \"resolve effects of about ±R%\" is the paired t's minimum detectable effect at the spread the "
-    "rounds showed (Bloom 1995): (t(1 − α/2) + t(0.8)) on the rounds less one, times the standard deviation of the "
+    "rounds showed (Bloom 1995): (t(1 − α/2) + t(0.8)) on the rounds less one (t(p) the p quantile of Student's t "
+    "distribution), times the standard deviation of the "
     "rounds' log-ratios over √(rounds), made a %; and \"N rounds would show equivalence\" is the fewest rounds whose "
     "t interval would lie inside ±δ with 80% power when the page sizes are alike (Chow, Shao & Wang 2008), counted "
     "up to 200 (\"more than 200\" past it). Both are figures for a mean: the medians' bootstrap interval resolves "
