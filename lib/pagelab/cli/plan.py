@@ -69,25 +69,39 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from pagelab.evidence.runs import components_of
     from pagelab.sweep.profiles import load_profile, profile_from_dict
 
-    record = SweepRecord.load(Path(args.source).resolve())
-    _refuse_other_machine(record)
-    table = read_runs(record)
-    components = components_of(table)
-    if components is None:
-        raise UsageError(f"{record.directory} kept no interval series of its runs (tpcc_intervals.csv), so it has no "
-                         "variance components: no design. Plan from a newer sweep of this machine")
+    paths = [Path(source).resolve() for source in args.sources]
+    twice = sorted({str(path) for path in paths if paths.count(path) > 1})
+    if twice:
+        raise UsageError(f"--from {', '.join(twice)} given more than once: a bundle's rounds would count twice. Give "
+                         "each bundle once")
+    records = [SweepRecord.load(path) for path in paths]
+    record = records[0]  # the costs, the over-time runs' share and a sweep's looks are the first bundle's
     made = profile_from_dict(record.document["profile"])
+    tables = []
+    for each in records:
+        _refuse_other_machine(each)
+        _refuse_other_setup(record, made, each)
+        tables.append(read_runs(each))
+    table = tables[0]
+    all_components = [components_of(each) for each in tables]
+    for each, found in zip(records, all_components):
+        if found is None:
+            raise UsageError(f"{each.directory} kept no interval series of its runs (tpcc_intervals.csv), so it has no "
+                             "variance components: no design. Plan from a newer sweep of this machine")
+    components = all_components[0]
     target = load_profile(args.profile) if args.profile else made
     order = table.page_order
     declared = target.values.get("primary")
     first, second = (_pair_named(args.pair, order) if args.pair else
                      _pair_named(str(declared), order) if declared else (order[-1], order[0]))
-    pair = components.pair(first, second) or components.pair(second, first)
-    if pair is None or pair.rounds < planner.MIN_ROUNDS:
-        rounds = 0 if pair is None else pair.rounds
-        raise UsageError(f"{record.directory} has {rounds} round(s) in which both {first} and {second} finished; a "
-                         f"design needs at least {planner.MIN_ROUNDS} to estimate the between-run floor: no design. "
-                         f"Plan from a sweep of {planner.MIN_ROUNDS} or more rounds")
+    for each, found in zip(records, all_components):
+        one = found.pair(first, second) or found.pair(second, first)
+        if one is None or one.rounds < planner.MIN_ROUNDS:
+            rounds = 0 if one is None else one.rounds
+            raise UsageError(f"{each.directory} has {rounds} round(s) in which both {first} and {second} finished; a "
+                             f"design needs at least {planner.MIN_ROUNDS} to estimate the between-run floor: no design. "
+                             f"Plan from a sweep of {planner.MIN_ROUNDS} or more rounds")
+    pair = _pooled(all_components, first, second)
     if not all(math.isfinite(x) for x in (pair.within_a.value, pair.between_f.value)):
         raise UsageError(f"{record.directory}: the components of {first} vs {second} could not be estimated: no design")
 
@@ -124,7 +138,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     differences = sorted(name for name in made.values if name not in DESIGN_KNOBS
                          and made.to_dict().get(name) != target.to_dict().get(name))
-    print(f"components of {first} vs {second} from {record.directory.name} ({pair.rounds} rounds of {pair.run_s:g} s): "
+    source = (f"from {record.directory.name} ({pair.rounds} rounds of {pair.run_s:g} s)" if len(records) == 1 else
+              "pooled from " + ", ".join(f"{each.directory.name} ({one.rounds} rounds of {one.run_s:g} s)" for each, one in
+                                         zip(records, (_pooled([c], first, second) for c in all_components)))
+              + f", the floor on {pair.between_f.dof:g} degrees of freedom (each bundle's rounds less one; "
+                "pagelab.evidence.pooled)")
+    print(f"components of {first} vs {second} {source}: "
           f"within-run a = {a:.4g} (log² × s; √a = {100 * math.sqrt(a):.1f}%·√s), between-run floor f = {f:.3g} "
           f"(√f = {100 * math.sqrt(f):.2f}%, 95% interval {100 * math.sqrt(pair.between_f.low):.2f}% to "
           f"{100 * math.sqrt(pair.between_f.high):.2f}%)")
@@ -198,7 +217,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                   f"{other.rounds} rounds × {other.run_s:g} s, {_minutes(other.total_s)}: " + _design_text(other))
     others = [(x, y) for x, y in combinations(order, 2) if {x, y} != {first, second}]
     for x, y in others:
-        other = components.pair(y, x) or components.pair(x, y)
+        other = _pooled(all_components, x, y)
         if other is None or not math.isfinite(other.within_a.value) or not math.isfinite(other.between_f.value):
             continue
         level = level_of(0.05 / max(m - 1, 1)) if declared else alpha
@@ -214,6 +233,39 @@ def cmd_plan(args: argparse.Namespace) -> int:
                                                         other.over_time_a.value if other.over_time_a else None))
                                  for label, chosen in shown)))
     return 0
+
+
+def _refuse_other_setup(record, made, other) -> None:
+    """A bundle pooled with the first must be of its set-up: every knob but the design's the same."""
+    from pagelab.sweep.profiles import profile_from_dict
+
+    if other is record:
+        return
+    other_made = profile_from_dict(other.document["profile"])
+    theirs, ours = other_made.to_dict(), made.to_dict()
+    differ = [f"{name} {ours.get(name)!r} against {theirs.get(name)!r}"
+              for name in sorted(set(made.values) | set(other_made.values))
+              if name not in DESIGN_KNOBS and ours.get(name) != theirs.get(name)]
+    if differ:
+        raise UsageError(f"{other.directory} was made with another set-up than {record.directory} ("
+                         f"{'; '.join(differ)}), so their components need not be the same: give --from only bundles "
+                         "that differ in the design's knobs (repeats, measure_s, over_time_s, random_seed)")
+
+
+def _pooled(all_components, x: str, y: str):
+    """The pair x, y's components from each bundle, pooled (pagelab.evidence.pooled); None if a
+    bundle lacks the pair."""
+    from pagelab.evidence.pooled import pooled_pair
+
+    first = all_components[0].pair(x, y) or all_components[0].pair(y, x)
+    found = [first] + [c.pair(first.a, first.b) for c in all_components[1:]] if first is not None else [None]
+    if any(one is None for one in found):
+        return None
+    try:
+        return pooled_pair(found)
+    except ValueError as error:
+        raise UsageError(f"the bundles' components of {x} vs {y} cannot be pooled: {error}; plan from one --from "
+                         "at a time") from None
 
 
 def _design_text(found) -> str:
@@ -299,7 +351,11 @@ def register(commands) -> None:
                     "look's group-sequential boundary (O'Brien-Fleming type, after Lan & DeMets), as it will be judged, "
                     "not at the fixed-sample level. Refused, with no design, for a bundle made on another machine or with fewer than 3 "
                     "rounds; a sweep on a cluster's nodes is planned from `pagelab stats` instead (runbooks/slurm.md).")
-    plan.add_argument("--from", dest="source", required=True, metavar="BUNDLE", help="a sweep's bundle on this machine")
+    plan.add_argument("--from", dest="sources", action="append", required=True, metavar="BUNDLE",
+                      help="a sweep's bundle on this machine; give --from more than once to pool the components of "
+                           "several sweeps of one set-up (the same knobs but for the design's: rounds, run length, "
+                           "over-time runs, seed), the floor f then on all their rounds; the costs and the over-time "
+                           "runs' share come from the first")
     plan.add_argument("--profile", help="the profile to design for (its page sizes, interval and over-time runs; "
                                         "default: the bundle's own)")
     plan.add_argument("--budget", type=duration_s, default=duration_s("2h"), metavar="TIME",

@@ -194,6 +194,11 @@ class PairComponents:
     within_a: Estimate
     between_f: Estimate
     over_time_a: Estimate | None = None
+    # what f was estimated from (`floor_component`): the blocks' sample variance of d, and the mean
+    # of their within parts a_A/T_A + a_B/T_B; kept so that several bundles' f can be pooled
+    # (pagelab.evidence.pooled), which the truncated f alone does not allow
+    d_variance: float = math.nan
+    d_within: float = math.nan
 
     def round_variance(self, run_s: float | None = None) -> float:
         """Var(d) of one round of `run_s`-second runs (this pair's own length by default)."""
@@ -455,7 +460,9 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
                        if within[second].has_role("over_time") or within[first].has_role("over_time") else None)
         run_s = float(np.median([a_runs[k].measured_s for k in blocks] + [b_runs[k].measured_s for k in blocks])) \
             if blocks else math.nan
-        pairs.append(PairComponents(second, first, len(blocks), run_s, pair_a, f, over_time_a))
+        pairs.append(PairComponents(second, first, len(blocks), run_s, pair_a, f, over_time_a,
+                                    float(np.var(d, ddof=1)) if len(d) > 1 else math.nan,
+                                    float(np.mean(w)) if w else math.nan))
     return VarianceComponents(tuple(sizes), tuple(pairs), confidence, tuple(notes))
 
 
