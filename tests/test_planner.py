@@ -47,12 +47,14 @@ def test_the_design_fits_the_budget_and_its_interval_is_the_arithmetic():
             assert stats.t.isf(0.025, rounds - 1) * math.sqrt((a / length + f) / rounds) >= half - 1e-12
 
 
-def _bundle(tmp_path, rounds: int = 5, hostname: str | None = None, with_series: bool = True):
-    design = SyntheticDesign(rounds=rounds, run_s=60, interval_s=10)
-    runs = sweep(design, np.random.default_rng(3))
-    bundle = tmp_path / "bundle"
+def _bundle(tmp_path, rounds: int = 5, hostname: str | None = None, with_series: bool = True, name: str = "bundle",
+            seed: int = 3, effects: tuple[float, ...] = (0.0, 0.0, 0.0), profile: dict | None = None,
+            between_f: float = SyntheticDesign.between_f):
+    design = SyntheticDesign(rounds=rounds, run_s=60, interval_s=10, effects=effects, between_f=between_f)
+    runs = sweep(design, np.random.default_rng(seed))
+    bundle = tmp_path / name
     write_bundle(runs, bundle, profile={"repeats": rounds, "measure_s": 60, "interval_s": 10,
-                                        "sample_interval_s": 10}, with_series=with_series)
+                                        "sample_interval_s": 10, **(profile or {})}, with_series=with_series)
     start = 1_800_000_000.0
     for run in runs:  # each run: 20 s of restore, restart and ramp-up, its 60 s, 5 s of record, then the next
         marks = [(start, "starting"), (start + 20, "ramp-up + measure"), (start + 80, "record"), (start + 85, "done")]
@@ -296,3 +298,55 @@ def assert_power_said(text: str, se: float) -> None:
 
     power = stats.nct.sf(stats.t.isf(0.025, 7), 7, -math.log(1 - EFFECT) / se)
     assert f"gives this design a power of {100 * power:.0f}% for a 5% effect" in text, text
+
+
+def _log_ratios_and_within(bundle, a: str, b: str) -> tuple[list[float], list[float]]:
+    """Each round's log-ratio a/b of the runs' mean rates, and its within part a_a/T_a + a_b/T_b, worked
+    here from the runs' series with numpy (the within-run a from the components of the bundle alone)."""
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.runs import components_of
+
+    table = read_runs(bundle)
+    sides = components_of(table)
+    runs = {(run.page_size, run.block): run for run in table.series if run.role == "verdict"}
+    blocks = sorted({block for size, block in runs if size == a} & {block for size, block in runs if size == b})
+
+    def log_mean(run) -> float:
+        rates, seconds = np.asarray(run.rates, float), np.asarray(run.seconds, float)
+        return math.log(float((rates * seconds).sum() / seconds.sum()))
+
+    d = [log_mean(runs[a, k]) - log_mean(runs[b, k]) for k in blocks]
+    w = [sides.size(a).role_a("verdict").value / runs[a, k].measured_s
+         + sides.size(b).role_a("verdict").value / runs[b, k].measured_s for k in blocks]
+    return d, w
+
+
+def test_plan_pools_the_floor_of_bundles_of_one_set_up_each_about_its_own_mean(tmp_path, capsys):
+    """Two sweeps of one set-up, the second with 16k 10% slower: f pooled over both bundles' rounds
+    (4 + 6 degrees of freedom), each bundle's log-ratios about their own mean, so the shift between
+    them is not taken for between-run noise (pagelab.evidence.pooled)."""
+    first = _bundle(tmp_path, rounds=5, name="first", seed=3, between_f=0.002)
+    second = _bundle(tmp_path, rounds=7, name="second", seed=4, effects=(0.0, 0.0, math.log(0.9)), between_f=0.002)
+    capsys.readouterr()
+    assert main(["plan", "--from", str(first), "--from", str(second), "--budget", "30min"]) == 0
+    out = capsys.readouterr().out
+    assert "pooled from first (5 rounds of 60 s), second (7 rounds of 60 s), the floor on 10 degrees of freedom" in out
+    moments = [_log_ratios_and_within(bundle, "16k", "4k") for bundle in (first, second)]
+    spread = sum((len(d) - 1) * np.var(d, ddof=1) for d, _ in moments) / 10
+    within = sum((len(d) - 1) * np.mean(w) for d, w in moments) / 10
+    f = max(spread - within, 0.0)
+    assert f > 0, "the synthetic floor should show"
+    assert f"between-run floor f = {f:.3g} (√f = {100 * math.sqrt(f):.2f}%" in out, (f, out)
+    # all rounds about one mean would take the 10% shift for noise
+    together = np.var([x for d, _ in moments for x in d], ddof=1) - within
+    assert f"f = {together:.3g} " not in out
+
+
+def test_plan_refuses_to_pool_bundles_of_another_set_up_or_one_bundle_twice(tmp_path, capsys):
+    first = _bundle(tmp_path, rounds=5, name="first")
+    other = _bundle(tmp_path, rounds=5, name="other", seed=4, profile={"warehouses": 7})
+    assert main(["plan", "--from", str(first), "--from", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert f"{other} was made with another set-up than {first} (warehouses " in err, err
+    assert main(["plan", "--from", str(first), "--from", str(first)]) == 2
+    assert "given more than once: a bundle's rounds would count twice" in capsys.readouterr().err
