@@ -31,14 +31,15 @@ def model_sentences(data) -> str:
         return ""
     if found.weights == PRECISION:
         return "".join([precision_sentences(found, data), *_components_and_over_time(found, data)])
-    parts = [f"\n\n**The two-level model's floor.** The two-level model needs every run's interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
-             f"rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval "
-             f"series) and f the between-run floor, and the variance of the mean log-ratio is floored by what the "
-             f"runs' own noise allows: where the rounds' sample variance of the log-ratio falls below the "
-             f"{100 * FLOOR_QUANTILE:g}% quantile it would have from the within-run part alone (f = 0), that quantile "
-             f"is used. This floor is pagelab's own rule, not a published method (bench/bench_evidence_model.py "
-             f"measures its coverage); {_floor_use(found, data)}. The t interval is on the blocks less one, the degrees "
-             f"of freedom Satterthwaite's approximation gives this contrast (Satterthwaite 1946)."]
+    parts = ["\n\n**The two-level model's floor.** The two-level model needs every run's interval series and "
+             f"{MIN_BLOCKS_FOR_MODEL} or more shared rounds: a run's log TpmC varies as a/T + f, a the within-run "
+             "part (batch means of its interval series) and f the between-run floor, and the variance of the mean "
+             "log-ratio is floored by what the runs' own noise allows: where the rounds' sample variance of the "
+             f"log-ratio falls below the {100 * FLOOR_QUANTILE:g}% quantile it would have from the within-run part "
+             "alone (f = 0), that quantile is used. This floor is pagelab's own rule, not a published method "
+             f"(bench/bench_evidence_model.py measures its coverage); {_floor_use(found, data)}. The t interval is on "
+             "the blocks less one, the degrees of freedom Satterthwaite's approximation gives this contrast "
+             "(Satterthwaite 1946)."]
     return "".join([*parts, *_components_and_over_time(found, data)])
 
 
@@ -47,12 +48,10 @@ def _components_and_over_time(found, data) -> list[str]:
     sizes = [s for s in found.components.sizes if s.batches and math.isfinite(s.within_a.value)]
     if sizes:
         pooled = _pooled_runs(data, sizes)
-        parts.append(f"\n\n**Variance components.** {COMPONENTS_WORDS} {LAG1_WORDS} {POOL_WORDS} Per page size: " + "; ".join(
-            f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}, "
-            f"{floor_text(s.between_f)}"
-            if math.isfinite(s.between_f.value)
-            else f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}" for s in sizes)
-                     + ". " + GROUP_A_WORDS)
+        each = [f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}"
+                + (f", {floor_text(s.between_f)}" if math.isfinite(s.between_f.value) else "") for s in sizes]
+        parts.append(f"\n\n**Variance components.** {COMPONENTS_WORDS} {LAG1_WORDS} {POOL_WORDS} Per page size: "
+                     + "; ".join(each) + ". " + GROUP_A_WORDS)
     if found.over_time:
         parts.append(over_time_block_sentences(data, found))
     return parts
@@ -101,10 +100,10 @@ def over_time_block_sentences(data, found) -> str:
 
     runs = data.evidence.runs
     rounds = int(runs["block"].nunique()) if not runs.empty and "block" in runs else 0
-    return (f"\n\n**The over-time block.** The over-time runs form one more block beside the {rounds} rounds: one run per page size after the "
-            "rounds, in an order drawn from the random seed as a round's is. In it each page size's log TpmC is that "
-            "of the part of its over-time run that counts (below), so the block's log-ratio may compare parts of "
-            "unequal length; "
+    return (f"\n\n**The over-time block.** The over-time runs form one more block beside the {rounds} rounds: one "
+            "run per page size after the rounds, in an order drawn from the random seed as a round's is. In it each "
+            "page size's log TpmC is that of the part of its over-time run that counts (below), so the block's "
+            "log-ratio may compare parts of unequal length; "
             + ("its weight is its precision's, as said above. " if found.weights == PRECISION else
                "each block, this one included, counts once in the mean of the log-ratios (the effect) "
                "and in their sample variance, and the parts' lengths enter only the block's within-run part "
