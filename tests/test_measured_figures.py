@@ -102,13 +102,46 @@ def test_the_measured_tables_pairs_are_the_bundles(table):
     pairs = pairwise_table(table, 5.0)
     pairs = pairs[pairs.metric == "tpmc"]
     text = headline(plain(README))
-    text = text[text.index("**The current finding, the measured figure**"):text.index("**The planned figure**")]
+    text = text[text.index("**The course design as shipped, measured**"):text.index("**The planned figure**")]
     rows = re.findall(rf"(\d+k) vs (\d+k)(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(([\d.]+)%\)", text)
     assert len(rows) == len(pairs), f"README.md's measured figure gives {len(rows)} pairs, the bundle has {len(pairs)}"
     for a, b, *stated in rows:
         row = pairs[(pairs.a == a) & (pairs.b == b)].iloc[0]
         source = [effect(row.change_pct), effect(row.low_pct), effect(row.high_pct), f"{row.confidence_pct:.4g}"]
         assert stated == source, f"README.md: {a} vs {b} {stated}; the bundle's pagelab stats {source}"
+
+
+FINDING = REPO_ROOT / "tests" / "fixtures" / "captured" / "course-2026-11-29"
+
+
+def test_the_findings_pairs_and_components_are_its_bundles():
+    """The headline's finding, the 12-round sweep of 2026-11-29 (tests/fixtures/captured/course-2026-11-29,
+    the files its analysis reads): each pair's effect, interval, level and verdict, and the primary
+    pair's components, as `pagelab stats` gives them from the bundle."""
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.pairs import pairwise_table
+    from pagelab.evidence.runs import components_of
+
+    found = read_runs(FINDING)
+    pairs = pairwise_table(found, 5.0)
+    pairs = pairs[pairs.metric == "tpmc"]
+    text = headline(plain(README))
+    text = text[text.index("**The finding: "):text.index("**The course design as shipped, measured**")]
+    rows = re.findall(rf"(\d+k) vs (\d+k)(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(([\d.]+)%\) \*([a-z ]+)\*",
+                      text)
+    assert len(rows) == len(pairs) == 3, rows
+    for a, b, *stated in rows:
+        row = pairs[(pairs.a == a) & (pairs.b == b)].iloc[0]
+        source = [effect(row.change_pct), effect(row.low_pct), effect(row.high_pct), f"{row.confidence_pct:.4g}",
+                  row.verdict]
+        assert stated == source, f"README.md: {a} vs {b} {stated}; the bundle's pagelab stats {source}"
+    pair = components_of(found).pair("16k", "4k")
+    source = (f"{1e4 * pair.within_a.value:,.0f}", one(100 * math.sqrt(pair.between_f.value)),
+              one(100 * math.sqrt(pair.between_f.low)), one(100 * math.sqrt(pair.between_f.high)),
+              str(pair.rounds - 1))
+    match = find(text, r"a = ([\d,]+) %²·s within runs and √f = (\d+\.\d)% between them \(95% interval "
+                       r"(\d+\.\d)–(\d+\.\d)%\), on (\d+) degrees of freedom", "README.md (The finding)")
+    assert match.groups() == source, f"README.md: {match.group(0)!r}; the bundle's components {source}"
 
 
 def test_the_components_are_the_bundles(table):

@@ -268,15 +268,16 @@ def test_the_reports_precision_paragraph_prices_equal_weights_with_the_over_time
     """The report's precision paragraph (pagelab.report.precision), for a sweep with the over-time runs
     and equal weights: the power of 7 rounds of 100 s and that block, V = sum (w_b + f) / k^2 with the
     block's w = a / T_ot from what of the sweep's own over-time runs counted, worked here."""
-    text, length, a, f = precision_paragraph_of_seven_rounds(tmp_path, {"over_time_s": 1200})
+    text, length, a, f, w_ot = precision_paragraph_of_seven_rounds(tmp_path, {"over_time_s": 1200})
     assert f"(with the over-time block as precise as a block of {length:.0f} s on each side, from what" in text, text
-    assert_power_said(text, math.sqrt((7 * (a / 100 + f) + a / length + f) / 8 ** 2))
+    assert_power_said(text, math.sqrt((7 * (a / 100 + f) + w_ot + f) / 8 ** 2))
 
 
-def precision_paragraph_of_seven_rounds(tmp_path, profile: dict) -> tuple[str, float, float, float]:
+def precision_paragraph_of_seven_rounds(tmp_path, profile: dict) -> tuple[str, float, float, float, float]:
     """The report's precision paragraph for a synthetic sweep of 7 rounds of 100 s and 1200 s
-    over-time runs (16k 5% behind), with `profile`'s knobs; the over-time block's length (the
-    harmonic mean of what the two sides' runs kept) and the 16k-vs-4k pair's a and f (f >= 0)."""
+    over-time runs (16k 5% behind), with `profile`'s knobs; the over-time block's length T (with
+    (a_16k + a_4k)/T = w_ot), the 16k-vs-4k pair's a and f (f >= 0), and the over-time block's
+    within part w_ot = a_16k/T_16k + a_4k/T_4k, each side's a its over-time run's, T its kept seconds."""
     from pagelab.evidence.model import counted_series
     from pagelab.evidence.runs import components_of
     from pagelab.report.precision import precision_markdown
@@ -287,9 +288,12 @@ def precision_paragraph_of_seven_rounds(tmp_path, profile: dict) -> tuple[str, f
     runs = sweep(design, np.random.default_rng(11))  # the runs tests.test_report_words.bundle writes
     data = load(bundle(tmp_path, profile=profile, design=design))
     kept = {use.page_size: use.counted_s for use in counted_series(runs)[1]}
-    pair = components_of(data.evidence).pair("16k", "4k")
-    return (precision_markdown(data), 2 / (1 / kept["16k"] + 1 / kept["4k"]), pair.within_a.value,
-            max(pair.between_f.value, 0.0))
+    components = components_of(data.evidence)
+    pair = components.pair("16k", "4k")
+    side_a = {size: components.size(size).role_a("over_time").value for size in ("16k", "4k")}
+    w_ot = side_a["16k"] / kept["16k"] + side_a["4k"] / kept["4k"]
+    return (precision_markdown(data), (side_a["16k"] + side_a["4k"]) / w_ot, pair.within_a.value,
+            max(pair.between_f.value, 0.0), w_ot)
 
 
 def assert_power_said(text: str, se: float) -> None:
@@ -325,8 +329,8 @@ def test_plan_pools_the_floor_of_bundles_of_one_set_up_each_about_its_own_mean(t
     """Two sweeps of one set-up, the second with 16k 10% slower: f pooled over both bundles' rounds
     (4 + 6 degrees of freedom), each bundle's log-ratios about their own mean, so the shift between
     them is not taken for between-run noise (pagelab.evidence.pooled)."""
-    first = _bundle(tmp_path, rounds=5, name="first", seed=3, between_f=0.002)
-    second = _bundle(tmp_path, rounds=7, name="second", seed=4, effects=(0.0, 0.0, math.log(0.9)), between_f=0.002)
+    first = _bundle(tmp_path, rounds=5, name="first", seed=3, between_f=0.02)
+    second = _bundle(tmp_path, rounds=7, name="second", seed=4, effects=(0.0, 0.0, math.log(0.9)), between_f=0.02)
     capsys.readouterr()
     assert main(["plan", "--from", str(first), "--from", str(second), "--budget", "30min"]) == 0
     out = capsys.readouterr().out
