@@ -42,10 +42,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arguments import at_least_one  # noqa: E402
+from bench_evidence_model import binomial_ci  # noqa: E402
 
 from pagelab.evidence.components import Estimate, PairComponents, floor_component  # noqa: E402
 from pagelab.evidence.pooled import pooled_pair  # noqa: E402
@@ -85,7 +85,7 @@ def main() -> int:
             pooled_widths.append(math.sqrt(pooled.high) - math.sqrt(pooled.low))
             together = max(float(np.var(np.concatenate([first, second]), ddof=1)) - WITHIN, 0.0)
             means += [sweeps[0].between_f.value, sweeps[1].between_f.value, pooled.value, together]
-        low, high = stats.binomtest(covered, args.pairs).proportion_ci(0.95, method="exact")
+        low, high = binomial_ci(covered, args.pairs)
         means /= args.pairs
         print(f"| {100 * math.sqrt(floor):.1f}% | {100 * covered / args.pairs:.1f}% [{100 * low:.1f}, {100 * high:.1f}] | "
               f"{100 * np.median(alone_widths):.1f} / {100 * np.median(pooled_widths):.1f} points | "
