@@ -159,9 +159,22 @@ def test_the_precision_paragraph_says_why_a_pairs_floor_is_below_its_page_sizes(
     from pagelab.report.precision import PAIR_FLOOR_WORDS, precision_markdown
     from tests.test_report_words import bundle, load
 
-    text = precision_markdown(load(bundle(tmp_path)))
-    assert "(each page size's own are in the Method). " + PAIR_FLOOR_WORDS in text, text
+    from pagelab.evidence.runs import components_of
+
+    data = load(bundle(tmp_path))
+    text = precision_markdown(data)
+    assert "is in the Method) and between-run floor " in text and ". " + PAIR_FLOOR_WORDS in text, text
     assert "cancels in the pair's round-by-round log-ratio" in PAIR_FLOOR_WORDS
+    # the pair's a said with its two parts, the page sizes' verdict runs' a, which add up to it (a reader
+    # of a 6th pass could not get the pair's a from the Method's pooled a per page size)
+    found = re.search(r"within-run a = ([\d,]+) %²·s \(the two page sizes' verdict runs' a, (\d+k) ([\d,]+) and "
+                      r"(\d+k) ([\d,]+);", text)
+    assert found, text
+    components = components_of(data.evidence)
+    for size, value in ((found.group(2), found.group(3)), (found.group(4), found.group(5))):
+        assert value == f"{1e4 * components.size(size).role_a('verdict').value:,.0f}", (size, value)
+    total = int(found.group(3).replace(",", "")) + int(found.group(5).replace(",", ""))
+    assert abs(total - int(found.group(1).replace(",", ""))) <= 1, found.group(0)
 
 
 def test_the_appendix_prints_the_full_commit_and_the_knobs_reasons_whole():

@@ -106,7 +106,8 @@ def test_the_report_gives_the_precision_achieved_and_what_the_planner_says_of_it
     assert f"{width:.1f} percentage points wide (the high end less the low), a half-width of about ±{width / 2:.1f}%" in text, text
     pair = components_of(data.evidence).pair("16k", "4k")
     a, f = pair.within_a.value, pair.between_f.value
-    assert f"within-run a = {1e4 * a:,.0f} %²·s and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
+    assert f"within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, " in text, text
+    assert f"is in the Method) and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
     planned, measured = 100 * math.sqrt(0.32 / 100 + (planned_floor_pct / 100) ** 2), 100 * math.sqrt(a / 100 + f)
     assert f"spread of {planned:.1f}% at 100 s" in text
     assert f"this sweep's components give a round's log-ratio spread of {measured:.1f}%" in text
@@ -378,7 +379,8 @@ def test_the_course_sweep_of_2026_11_28_reads_as_its_records_say(tmp_path):
                 if (p["a"], p["b"]) == ("16k", "4k"))
     a, f = pair["within_a"]["value"], pair["between_f"]["value"]
     text = precision_markdown(data)
-    assert f"within-run a = {1e4 * a:,.0f} %²·s and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
+    assert f"within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, " in text, text
+    assert f"is in the Method) and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
     assert f"a power of {100 * _power(a, f, 7, 100):.0f}% for a 5% effect" in text, text
     needed = next(n for n in range(2, 10_000) if _power(a, f, n, 100) >= 0.8)
     assert f"would need {needed} rounds × 100 s" in text, text

@@ -193,9 +193,14 @@ def precision_markdown(data: ReportData) -> str:
                     "too few rounds were shared), so the planner cannot be asked about it.")
         return " ".join(text)
     a, f = pair.within_a.value, max(pair.between_f.value, 0.0)
+    # the pair's a is its two verdict groups' (SizeComponents.role_a), which the Method's pooled a
+    # per page size need not add up to: said with its parts, so a reader can
+    sides = [(size, components.size(size)) for size in (pair.a, pair.b)]
+    parts = " and ".join(f"{size} {1e4 * side.role_a('verdict').value:,.0f}" for size, side in sides if side)
     text.append(f"The variance components this sweep measured for that pair, as `pagelab plan --from BUNDLE` reads "
-                f"them: within-run a = {1e4 * a:,.0f} %²·s and between-run floor {floor_text(pair.between_f)} "
-                f"(each page size's own are in the Method). {PAIR_FLOOR_WORDS}")
+                f"them: within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, {parts}; each page "
+                f"size's a over all its runs, the over-time run's part included, is in the Method) and between-run "
+                f"floor {floor_text(pair.between_f)}. {PAIR_FLOOR_WORDS}")
     noisy = noisy_size_text(data, components)
     if noisy:
         text.append(noisy)
