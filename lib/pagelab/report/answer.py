@@ -12,7 +12,7 @@ import math
 from pagelab.evidence.families import NOT_TESTED
 from pagelab.evidence.intervals import NOT_RESOLVED
 from pagelab.evidence.wording import pct_text, unresolved_advice
-from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, Claim
+from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_CHECKED, NOT_RESOLVED_HERE, ONE_RUN_CAVEAT, Claim
 from pagelab.report.grid_report import grid_answer, grid_factor
 from pagelab.report.lab_report import ReportData, listed_pair, pair_of, pair_text, tpmc_rows
 
@@ -111,17 +111,25 @@ def _primary_sentence(data: ReportData) -> str:
 
 
 def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
-    held = [c for c in found if c.verdict == HOLDS]
-    failed = [c for c in found if c.verdict == DOES_NOT_HOLD]
+    # a claim read from one run per page size has no interval: its verdict is listed apart, its
+    # label saying so, where a caveat after it read as firm as the verdicts with intervals
+    single = [c for c in found if c.caveat == ONE_RUN_CAVEAT]
+    held = [c for c in found if c.verdict == HOLDS and c not in single]
+    failed = [c for c in found if c.verdict == DOES_NOT_HOLD and c not in single]
     open_ = [c for c in found if c.verdict == NOT_RESOLVED_HERE]
     unchecked = [c for c in found if c.verdict == NOT_CHECKED]
+    held_once = [c for c in single if c.verdict == HOLDS]
+    failed_once = [c for c in single if c.verdict == DOES_NOT_HOLD]
     text = [answer(data)]
     def listed(group: list[Claim]) -> str:
-        return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" + (f" ({c.caveat})" if c.caveat else "")
-                         for c in group)
+        return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" + (f" ({c.caveat})" if c.caveat and c not in single
+                                                                         else "") for c in group)
 
+    once = "in this sweep's one run per page size, with no interval (another run could read otherwise):"
     parts = [f"{label} {listed(group)}" for label, group in
-             (("these hold here:", held), ("these do not hold here:", failed), ("these the runs cannot decide:", open_))
+             (("these hold here:", held), ("these do not hold here:", failed),
+              (f"these held {once}", held_once), (f"these did not hold {once}", failed_once),
+              ("these the runs cannot decide:", open_))
              if group]
     # not checked here, each reason once with its claims (the Discussion gives the whole of it)
     reasons = dict.fromkeys(c.why_unchecked for c in unchecked)

@@ -111,7 +111,10 @@ def over_time_block_sentences(data, found) -> str:
                "would let it dominate exactly when f is least known; a sweep may declare `block_weights: precision` "
                "instead). ")
             + "What of each over-time run counts: MSER-5 "
-            f"(White 1997) cuts its warm-up, then the drift test: a least-squares line through the log of its "
+            "(White 1997) cuts its warm-up: the start whose removal leaves the rest's mean the smallest standard "
+            "error, whatever made that start differ (the pool still filling, or a slow stretch after the ramp-up "
+            "ended, so the cut may reach past the ramp-up); then the drift test: a least-squares line through the "
+            "log of its "
             f"{BATCHES} batch means against time, its slope tested two-sided at {100 * DRIFT_ALPHA:g}% (the t-test of "
             f"a regression slope, on {BATCHES - 2} df, the batch means less 2, scipy.stats.linregress; Jain 1991, "
             f"ch. 14). So {OVER_TIME_RULE}; a slope the test does not call is said as drift not detected. "
