@@ -166,7 +166,7 @@ def test_the_report_says_the_node_was_a_random_effect():
 
     scattered = SimpleNamespace(evidence=scattered_table(1.0))
     method = model_sentences(scattered)
-    assert method.strip().startswith("Rounds 1, 2, 3, 4, 5, 6, 7, 8 ran on more than one node, so no round pairs the "
+    assert method.strip().startswith("**The node model.** Rounds 1, 2, 3, 4, 5, 6, 7, 8 ran on more than one node, so no round pairs the "
                                      "runs alike: TpmC's pairs are judged from every run of the two page sizes, "
                                      "unpaired, by a mixed model of log TpmC with the node as a random intercept"), method
     section = nodes_markdown(scattered)

@@ -234,6 +234,15 @@ class SweepRecord:
                 return entry
         raise KeyError(name)
 
+    def recorded_status(self, name: str) -> str:
+        """The run's status as sweep.json holds it now. A stop (a KeyboardInterrupt raised by the
+        signal handler) can land after update_run's write and before its copy into this record: the
+        file then says done while the record still says running, and only the file is the truth."""
+        for entry in _read_whole(self.path, "recorded_status")["runs"]:
+            if entry["name"] == name:
+                return entry["status"]
+        raise KeyError(name)
+
     def update_run(self, name: str, **changes) -> None:
         """Change one run's entry, leaving every other as other processes left it."""
         with held_lock(self.path.with_name(SWEEP_FILE_LOCK)):

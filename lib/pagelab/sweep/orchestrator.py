@@ -194,7 +194,9 @@ def _execute_runs(record: SweepRecord, fail_fast: bool, progress: bool, watch: R
         seen = isinstance(interrupt, ReadOnlySeen)
         watch.disarm()
         name = phase = None
-        if current is not None and record.run(current["name"])["status"] != "done":  # not if it just finished
+        # not if it just finished: sweep.json's word, as the stop may have landed after mark_done's write
+        # and before its copy into `record` (seen in the fault matrix: a done run re-marked interrupted)
+        if current is not None and record.recorded_status(current["name"]) != "done":
             name, phase = current["name"], read_phase(sweep_dir / current["name"])
             with suppress_storage_faults():  # a failing disk keeps it `running`, which is not done either
                 if seen:
