@@ -334,3 +334,21 @@ def test_every_other_bootstrap_the_evidence_prints_states_its_resamples_and_seed
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out
     assert f"bootstrap interval (each sweep's rounds resampled on their own, {stated}" in out, out
+
+
+def test_a_pair_not_tested_says_the_primary_was_not_called_in_its_metrics_words():
+    """Read IOPS (and the hit ratio, the p95) are called higher or lower, not faster or slower: the
+    line of a pair not tested says the primary was not called in those words (a reader's gap)."""
+    from pagelab.evidence.families import NOT_TESTED
+    from pagelab.evidence.intervals import NOT_RESOLVED
+    from pagelab.evidence.runs import METRICS_BY_NAME
+    from pagelab.evidence.wording import verdict_line
+
+    row = {"a": "8k", "b": "4k", "metric": "read_iops", "change_pct": -4.0, "low_pct": -9.0, "high_pct": 2.0,
+           "confidence_pct": 97.5, "verdict": NOT_RESOLVED, "equivalence_pct": 3.0, "role": NOT_TESTED,
+           "runs_a": 7, "runs_b": 7, "detectable_pct": 8.0, "runs_for_equivalence": 40, "paired": True,
+           "method": "exact Wilcoxon signed-rank, 7 rounds", "p_adjusted": 0.3, "family_size": 2}
+    line = verdict_line(row, METRICS_BY_NAME["read_iops"])
+    assert "not tested: the primary comparison was not called higher or lower" in line, line
+    line = verdict_line(dict(row, metric="tpmc"), METRICS_BY_NAME["tpmc"])
+    assert "not tested: the primary comparison was not called faster or slower" in line, line

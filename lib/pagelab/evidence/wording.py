@@ -116,8 +116,9 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
     interval = interval_text(row["low_pct"], row["high_pct"], row.get("confidence_pct"))
     text = f"{head} {pct_text(row['change_pct'])} {interval}, {word}"
     if row.get("role") == NOT_TESTED:
-        text += (" (not tested: the primary comparison was not called faster or slower, and the others are "
-                 f"tested only after it; {unresolved_advice(row)})")
+        # in the metric's own words: IOPS, the hit ratio and the p95 are called higher or lower
+        text += (f" (not tested: the primary comparison was not called {metric.higher} or {metric.lower}, and the "
+                 f"others are tested only after it; {unresolved_advice(row)})")
     elif row["verdict"] == NOT_RESOLVED:
         # the test's p too, so a line not resolved can be reported with its test as a called one is
         tested = "" if _missing(row.get("p_adjusted")) else (

@@ -38,8 +38,10 @@ def model_sentences(data) -> str:
              f"log-ratio falls below the {100 * FLOOR_QUANTILE:g}% quantile it would have from the within-run part "
              "alone (f = 0), that quantile is used. This floor is pagelab's own rule, not a published method "
              f"(bench/bench_evidence_model.py measures its coverage); {_floor_use(found, data)}. The t interval is on "
-             "the blocks less one, the degrees of freedom Satterthwaite's approximation gives this contrast "
-             "(Satterthwaite 1946)."]
+             "the blocks less one, a whole number: the effect is the mean of one log-ratio per block, and for that "
+             "contrast Satterthwaite's approximation (Satterthwaite 1946) gives exactly the blocks less one, as the "
+             "paired t does; the fractional degrees of freedom elsewhere in a report (the A/A check's "
+             "Welch–Satterthwaite) are those of another contrast, two halves' effects against each other."]
     return "".join([*parts, *_components_and_over_time(found, data)])
 
 
