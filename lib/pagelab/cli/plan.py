@@ -95,7 +95,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     first, second = (_pair_named(args.pair, order) if args.pair else
                      _pair_named(str(declared), order) if declared else (order[-1], order[0]))
     for each, found in zip(records, all_components):
-        one = found.pair(first, second) or found.pair(second, first)
+        one = _pair_of(found, first, second)
         if one is None or one.rounds < planner.MIN_ROUNDS:
             rounds = 0 if one is None else one.rounds
             raise UsageError(f"{each.directory} has {rounds} round(s) in which both {first} and {second} finished; a "
@@ -140,7 +140,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                          and made.to_dict().get(name) != target.to_dict().get(name))
     source = (f"from {record.directory.name} ({pair.rounds} rounds of {pair.run_s:g} s)" if len(records) == 1 else
               "pooled from " + ", ".join(f"{each.directory.name} ({one.rounds} rounds of {one.run_s:g} s)" for each, one in
-                                         zip(records, (_pooled([c], first, second) for c in all_components)))
+                                         zip(records, (_pair_of(c, first, second) for c in all_components)))
               + f", the floor on {pair.between_f.dof:g} degrees of freedom (each bundle's rounds less one; "
                 "pagelab.evidence.pooled)")
     print(f"components of {first} vs {second} {source}: "
@@ -252,13 +252,17 @@ def _refuse_other_setup(record, made, other) -> None:
                          "that differ in the design's knobs (repeats, measure_s, over_time_s, random_seed)")
 
 
+def _pair_of(components, x: str, y: str):
+    """A bundle's components of the pair x, y, whichever way round it holds them; None if it lacks them."""
+    return components.pair(x, y) or components.pair(y, x)
+
+
 def _pooled(all_components, x: str, y: str):
     """The pair x, y's components from each bundle, pooled (pagelab.evidence.pooled); None if a
     bundle lacks the pair."""
     from pagelab.evidence.pooled import pooled_pair
 
-    first = all_components[0].pair(x, y) or all_components[0].pair(y, x)
-    found = [first] + [c.pair(first.a, first.b) for c in all_components[1:]] if first is not None else [None]
+    found = [_pair_of(c, x, y) for c in all_components]
     if any(one is None for one in found):
         return None
     try:

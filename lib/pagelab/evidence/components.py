@@ -323,15 +323,21 @@ def within_groups(runs: Sequence[RunSeries]) -> list[list[RunSeries]]:
     return ([verdict] if verdict else []) + [[run] for run in runs if run.role != "verdict"]
 
 
-def pooled_groups(groups: Sequence[WithinGroup], confidence: float = CONFIDENCE) -> Estimate:
-    """The groups' a pooled by their degrees of freedom, with the chi-square interval on their sum."""
-    used = [g for g in groups if g.within_a.dof > 0 and math.isfinite(g.within_a.value)]
-    dof = sum(g.within_a.dof for g in used)
+def pooled_estimate(estimates: Sequence[Estimate], confidence: float = CONFIDENCE) -> Estimate:
+    """Variance estimates of one quantity pooled by their degrees of freedom (the pooled variance of
+    independent samples), with the chi-square interval on their sum; nan when none has any."""
+    used = [e for e in estimates if e.dof > 0 and math.isfinite(e.value)]
+    dof = sum(e.dof for e in used)
     if not dof:
         return Estimate(math.nan, math.nan, math.nan, 0, confidence)
-    a = sum(g.within_a.dof * g.within_a.value for g in used) / dof
-    low, high = chi2_interval(a, dof, confidence)
-    return Estimate(a, low, high, dof, confidence)
+    value = sum(e.dof * e.value for e in used) / dof
+    low, high = chi2_interval(value, dof, confidence)
+    return Estimate(value, low, high, dof, confidence)
+
+
+def pooled_groups(groups: Sequence[WithinGroup], confidence: float = CONFIDENCE) -> Estimate:
+    """The groups' a pooled by their degrees of freedom, with the chi-square interval on their sum."""
+    return pooled_estimate([g.within_a for g in groups], confidence)
 
 
 def groups_differ(groups: Sequence[WithinGroup]) -> float:
@@ -389,10 +395,16 @@ def floor_component(values: Sequence[float], within: Sequence[float], within_dof
     x = np.asarray(values, float)
     if x.size < 2:
         return Estimate(math.nan, math.nan, math.nan, 0, confidence)
-    total = float(x.var(ddof=1))
     known = float(np.mean(within)) if len(within) and math.isfinite(within_dof) else 0.0
-    low, high = chi2_interval(total, x.size - 1, confidence)
-    return Estimate(max(total - known, 0.0), max(low - known, 0.0), max(high - known, 0.0), x.size - 1, confidence)
+    return floor_from(float(x.var(ddof=1)), known, x.size - 1, confidence)
+
+
+def floor_from(spread: float, known: float, dof: float, confidence: float = CONFIDENCE) -> Estimate:
+    """f = max(0, spread - known) from a sample variance `spread` on `dof` degrees of freedom and the
+    within part `known` it holds, with the chi-square interval of the spread shifted by it and
+    truncated at 0 (the module comment); pagelab.evidence.pooled uses it for several bundles."""
+    low, high = chi2_interval(spread, dof, confidence)
+    return Estimate(max(spread - known, 0.0), max(low - known, 0.0), max(high - known, 0.0), dof, confidence)
 
 
 def _sum_estimate(first: Estimate, second: Estimate, confidence: float) -> Estimate:

@@ -29,20 +29,8 @@ import math
 from dataclasses import replace
 from typing import Sequence
 
-from pagelab.evidence.components import Estimate, PairComponents, chi2_interval
+from pagelab.evidence.components import PairComponents, floor_from, pooled_estimate
 from pagelab.evidence.intervals import CONFIDENCE
-
-
-def pooled_estimate(estimates: Sequence[Estimate], confidence: float = CONFIDENCE) -> Estimate:
-    """Variance estimates of one quantity pooled by their degrees of freedom, with the chi-square
-    interval on their sum; nan when none has degrees of freedom."""
-    used = [e for e in estimates if e.dof > 0 and math.isfinite(e.value)]
-    dof = sum(e.dof for e in used)
-    if not dof:
-        return Estimate(math.nan, math.nan, math.nan, 0, confidence)
-    value = sum(e.dof * e.value for e in used) / dof
-    low, high = chi2_interval(value, dof, confidence)
-    return Estimate(value, low, high, dof, confidence)
 
 
 def pooled_pair(pairs: Sequence[PairComponents], confidence: float = CONFIDENCE) -> PairComponents:
@@ -62,8 +50,7 @@ def pooled_pair(pairs: Sequence[PairComponents], confidence: float = CONFIDENCE)
     dof = sum(pair.rounds - 1 for pair in pairs)
     spread = sum((pair.rounds - 1) * pair.d_variance for pair in pairs) / dof
     within = sum((pair.rounds - 1) * pair.d_within for pair in pairs) / dof
-    low, high = chi2_interval(spread, dof, confidence)
-    floor = Estimate(max(spread - within, 0.0), max(low - within, 0.0), max(high - within, 0.0), dof, confidence)
+    floor = floor_from(spread, within, dof, confidence)
     over_time = [pair.over_time_a for pair in pairs if pair.over_time_a is not None]
     return replace(pairs[0], rounds=sum(pair.rounds for pair in pairs),
                    within_a=pooled_estimate([pair.within_a for pair in pairs], confidence), between_f=floor,
