@@ -163,9 +163,16 @@ def test_the_precision_paragraph_says_why_a_pairs_floor_is_below_its_page_sizes(
     from pagelab.report.precision import PAIR_FLOOR_WORDS, precision_markdown
     from tests.test_report_words import bundle, load
 
+    import math
+
+    from bench.synthetic import SyntheticDesign
     from pagelab.evidence.runs import components_of
 
-    data = load(bundle(tmp_path))
+    # over-time runs quieter within than the verdict runs, as course-full's were: a page size's a over
+    # all its runs then differs from its verdict runs' a, which the pair's a is made of
+    design = SyntheticDesign(rounds=7, effects=(0.0, 0.0, math.log(0.95)), within_a=0.32, between_f=0.0,
+                             over_time_s=1200, over_time_within_a=0.04)
+    data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=design))
     text = precision_markdown(data)
     assert "is in the Method) and between-run floor " in text and ". " + PAIR_FLOOR_WORDS in text, text
     assert "cancels in the pair's round-by-round log-ratio" in PAIR_FLOOR_WORDS
