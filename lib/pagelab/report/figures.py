@@ -130,7 +130,9 @@ def tpmc_by_run_order(summary: pd.DataFrame):
         for repeat, rows in ordered.groupby("repeat"):
             if int(repeat) % 2 == 0:
                 axis.axvspan(rows["position"].min() - 0.5, rows["position"].max() + 0.5, color="#eeeeee", zorder=1)
-        axis.legend(title="page size", loc="best", fontsize=8)
+        # beside the plot, not on it: a sweep of many rounds leaves no empty corner, and "best" put
+        # the legend over runs (seen on a 12-round course report)
+        axis.legend(title="page size", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     from matplotlib.ticker import MaxNLocator
 
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # runs are counted, not measured
