@@ -15,6 +15,7 @@ import math
 
 from pagelab.evidence import planner
 from pagelab.evidence.families import primary_pair
+from pagelab.evidence.intervals import NOT_RESOLVED
 from pagelab.evidence.sequential import planned_looks
 from pagelab.evidence.block_weights import EQUAL, PRECISION
 from pagelab.evidence.runs import components_of, over_time_kept, weights_of
@@ -161,9 +162,14 @@ def _which_component(a: float, f: float, planned_a: float, planned_f: float) -> 
     ': its floor √f was larger (9.4% against 1.6%); its within-run a was not (2,721 against 3,200 %²·s)'."""
     said = {"its floor √f": (f"{100 * math.sqrt(f):.1f}%", f"{100 * math.sqrt(planned_f):.1f}%", f > planned_f),
             "its within-run a": (f"{1e4 * a:,.0f}", f"{1e4 * planned_a:,.0f} %²·s", a > planned_a)}
-    larger = [f"{name} was larger ({now} against {then})" for name, (now, then, up) in said.items() if up]
-    smaller = [f"{name} was not ({now} against {then})" for name, (now, then, up) in said.items() if not up]
-    return ": " + "; ".join(larger + smaller)
+    # a difference the printed figures do not show is said as the same, not as larger ("5.6% against 5.6%")
+    same = [f"{name} was about the same ({now} against {then})" for name, (now, then, up) in said.items()
+            if now == then.removesuffix(" %²·s")]
+    larger = [f"{name} was larger ({now} against {then})" for name, (now, then, up) in said.items()
+              if up and now != then.removesuffix(" %²·s")]
+    smaller = [f"{name} was not ({now} against {then})" for name, (now, then, up) in said.items()
+               if not up and now != then.removesuffix(" %²·s")]
+    return ": " + "; ".join(larger + smaller + same)
 
 
 def precision_markdown(data: ReportData) -> str:
@@ -196,10 +202,12 @@ def precision_markdown(data: ReportData) -> str:
     # the pair's a is its two verdict groups' (SizeComponents.role_a), which the Method's pooled a
     # per page size need not add up to: said with its parts, so a reader can
     sides = [(size, components.size(size)) for size in (pair.a, pair.b)]
+    over_time_part = (", the over-time run's part included," if any(side and side.has_role("over_time")
+                                                                     for _, side in sides) else "")
     parts = " and ".join(f"{size} {1e4 * side.role_a('verdict').value:,.0f}" for size, side in sides if side)
     text.append(f"The variance components this sweep measured for that pair, as `pagelab plan --from BUNDLE` reads "
                 f"them: within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, {parts}; each page "
-                f"size's a over all its runs, the over-time run's part included, is in the Method) and between-run "
+                f"size's a over all its runs{over_time_part} is in the Method) and between-run "
                 f"floor {floor_text(pair.between_f)}. {PAIR_FLOOR_WORDS}")
     noisy = noisy_size_text(data, components)
     if noisy:
@@ -316,9 +324,14 @@ def which_figure(row: dict, now: planner.Design) -> str:
     if not (isinstance(row.get("detectable_pct"), float) and math.isnan(row["detectable_pct"])) \
             and row.get("detectable_pct") is not None:
         detectable = row["detectable_pct"]
-        said.append(f"±{detectable:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true effect "
-                    "that interval's standard error would call with 80% power, so it is wider than the half-width; "
-                    "it is the figure to quote.")
+        if row["verdict"] == NOT_RESOLVED:
+            said.append(f"±{detectable:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true "
+                        "effect that interval's standard error would call with 80% power, so it is wider than the "
+                        "half-width; it is the figure to quote.")
+        else:  # a called pair's line prints no "resolve effects of about": its interval is what to quote
+            said.append(f"±{detectable:.1f}% is the smallest true effect that interval's standard error would call "
+                        "with 80% power (what a line not resolved gives as \"resolve effects of about\"); this pair "
+                        "was called, so the figure to quote is its interval.")
     wider = now.half_width_pct > half
     said.append(f"±{now.half_width_pct:.1f}% and {now.detectable_pct:.1f}% are the planner's half-width and "
                 "80%-power detectable effect for the same design with these components, from the variance they "
