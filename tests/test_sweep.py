@@ -77,6 +77,18 @@ def test_every_run_records_where_its_server_and_driver_ran(smoke_sweep):
         assert placement == {"placement": "shared", "server_cpus": every_cpu, "driver_cpus": every_cpu}, placement
 
 
+def test_every_run_records_the_cpu_other_processes_used_while_it_measured(smoke_sweep):
+    """pagelab.machine.other_work: read at the measurement's start and end, over a window as long as
+    the measurement; the run's own CPU (server, driver, samplers) is part of the machine's busy time."""
+    out, _, _ = smoke_sweep
+    measure_s = json.loads((out / "sweep.json").read_text())["profile"]["measure_s"]
+    for run in ("4k-r1", "16k-r1"):
+        other = json.loads((out / run / "summary.json").read_text())["other_work"]
+        assert abs(other["window_s"] - measure_s) < 2.5, (other, measure_s)
+        assert 0 < other["run_cpu_s"] <= other["busy_cpu_s"] + 0.1 * other["window_s"], other
+        assert other["other_cores"] >= 0 and other["steal_cores"] >= 0, other
+
+
 def test_tidy_tables_have_rows_for_every_page_size(smoke_sweep):
     out, _, _ = smoke_sweep
     tables = load_tables(out)

@@ -395,13 +395,16 @@ def load_tables(bundle: "SweepRecord | str | os.PathLike") -> dict:
             summary = json.loads(summary_path.read_text())
             flat = {k: v for k, v in summary.items() if not isinstance(v, (dict, list))}
             # nested facts the Method reads: what ended an auto ramp-up and how far past its cap it could
-            # go, and that the kernel's pending writes were flushed before the server started (bundles
-            # from before either lack it)
+            # go, that the kernel's pending writes were flushed before the server started, and what else
+            # used the CPUs while it measured (bundles from before lack them)
             if isinstance(summary.get("rampup"), dict):
                 flat["rampup_ended_by"] = summary["rampup"].get("ended_by")
                 flat["rampup_ceiling_s"] = summary["rampup"].get("ceiling_s")
             if isinstance(summary.get("writeback_before_start"), dict):
                 flat["writeback_dirty_bytes"] = summary["writeback_before_start"].get("dirty_bytes_before")
+            if isinstance(summary.get("other_work"), dict):  # pagelab.machine.other_work; absent before
+                flat["other_cores"] = summary["other_work"].get("other_cores")
+                flat["steal_cores"] = summary["other_work"].get("steal_cores")
             summaries.append({**keys, **flat, **{f"run_{key}": value for key, value in extra.items()}})
     tables = {name: (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()) for name, parts in frames.items()}
     tables["summary"] = pd.DataFrame(summaries)

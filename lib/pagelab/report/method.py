@@ -62,12 +62,12 @@ def method_markdown(data: ReportData) -> str:
     # its absence for a quiet machine
     noise = (" The machine's own noise was not measured before the runs (`pagelab sweep --noise` measures it), so "
              "this report has no record of it beside the runs' own variance components.")
-    noise += load_record_sentence(data)
     if data.evidence.noise:
         from pagelab.evidence.stats_text import noise_lines
 
         noise = (" Before the runs the machine's own noise was measured (`pagelab sweep --noise`): "
                  + "; ".join(noise_lines(data.evidence.noise)) + ".")
+    noise += load_record_sentence(data)
     from pagelab.evidence.hosts import host_lines
 
     found_hosts = host_lines(data.evidence)
@@ -102,32 +102,37 @@ def method_markdown(data: ReportData) -> str:
 
 
 def load_record_sentence(data: ReportData) -> str:
-    """What the bundle recorded of other work on the machine during the runs: no load average is
-    recorded, so the report says so rather than let a reader take silence for an idle machine; where
+    """What the bundle recorded of other work on the machine during the runs: the CPU other
+    processes used while each run measured (pagelab.report.machine_load), or, in bundles from before
+    that record, that there is none, so a reader does not take silence for an idle machine; and where
     the data device completed more read requests than InnoDB issued (pagelab.report.read_requests),
-    that is the one trace of other work it keeps, and the sentence gives the largest excess."""
+    the largest excess, the trace other work leaves on the disk."""
+    from pagelab.report.machine_load import other_work_sentence
     from pagelab.report.read_requests import device_against_innodb
 
-    text = (" Nor does the bundle record a load average or anything else of what ran on the machine beside the "
-            "runs, so it cannot say whether the machine was otherwise idle")
+    cpu = other_work_sentence(data)
+    text = cpu or (" Nor does the bundle record a load average or anything else of what ran on the machine beside "
+                   "the runs (bundles from before pagelab recorded it), so it cannot say whether the machine was "
+                   "otherwise idle")
     table = device_against_innodb(data)
-    if not table.empty:
-        excess = 100 * (table["device_r_s"] / table["innodb_r_s"] - 1)
-        worst = table.loc[excess.idxmax()]
-        # the bytes too: a few more requests can carry many more bytes, which is what makes a page
-        # size's mean read request larger than its page (the Discussion's read-request claim)
-        more_bytes = 100 * (table["device_kb_s"] / table["innodb_kb_s"] - 1)
-        most_bytes = table.loc[more_bytes.idxmax()] if more_bytes.notna().any() else None
-        bytes_text = (f" and read up to {more_bytes.max():.1f}% more bytes than InnoDB read ({most_bytes['page_size']})"
-                      if most_bytes is not None and more_bytes.max() >= 1 else "")
-        if excess.max() >= 1:
-            text += (f"; the one trace of other work it keeps is on the data device, which completed up to "
-                     f"{excess.max():.1f}% more read requests than InnoDB issued ({worst['page_size']}){bytes_text} "
-                     "(Section 4.2)")
-        else:
-            text += ("; the data device completed no more read requests than InnoDB issued (within 1%; Section "
-                     "4.2): no other work read that disk much")
-    return text + "."
+    if table.empty:
+        return text if cpu else text + "."
+    excess = 100 * (table["device_r_s"] / table["innodb_r_s"] - 1)
+    worst = table.loc[excess.idxmax()]
+    # the bytes too: a few more requests can carry many more bytes, which is what makes a page
+    # size's mean read request larger than its page (the Discussion's read-request claim)
+    more_bytes = 100 * (table["device_kb_s"] / table["innodb_kb_s"] - 1)
+    most_bytes = table.loc[more_bytes.idxmax()] if more_bytes.notna().any() else None
+    bytes_text = (f" and read up to {more_bytes.max():.1f}% more bytes than InnoDB read ({most_bytes['page_size']})"
+                  if most_bytes is not None and more_bytes.max() >= 1 else "")
+    if excess.max() >= 1:
+        disk = (f"the data device completed up to {excess.max():.1f}% more read requests than InnoDB issued "
+                f"({worst['page_size']}){bytes_text} (Section 4.2)")
+        return text + (f" On the disk, {disk}." if cpu else f"; the one trace of other work it keeps is on the data "
+                                                             f"device, which {disk.removeprefix('the data device ')}.")
+    disk = ("the data device completed no more read requests than InnoDB issued (within 1%; Section 4.2): no other "
+            "work read that disk much")
+    return text + (f" On the disk, {disk}." if cpu else f"; {disk}.")
 
 
 def _rounds_shuffled(data: ReportData) -> bool:

@@ -14,7 +14,8 @@ one place (`run_plan`). The steps:
 4. run     monitors (iostat, InnoDB status, global status) around the TPC-C driver, on one clock,
            the server and this process placed on the CPUs as `cpu_placement` says
            (pagelab.machine.placement; the summary records where each ran);
-5. record  my.cnf, SHOW VARIABLES, this run's part of the error log, tidy tables, summary.json.
+5. record  my.cnf, SHOW VARIABLES, this run's part of the error log, tidy tables, summary.json,
+           with the CPU other processes used while the run measured (pagelab.machine.other_work).
 
 The server is stopped on every way out, including Ctrl-C and errors.
 
@@ -364,6 +365,7 @@ def _remove_own_instance(instance: Instance) -> None:
 def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, run_dir: Path,
              budget: dict | None) -> dict:
     """Steps 3 to 5 of the module comment, on a loaded and stopped instance."""
+    from pagelab.machine.other_work import OtherWork
     from pagelab.monitor import Monitor
     from pagelab.tpcc.driver import run
 
@@ -393,10 +395,16 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
             def progress(t_s, _row):
                 set_phase(run_dir, f"measure {t_s:.0f}/{plan.run_options.longest_measure_s} s")
 
+            other_work = OtherWork(instance.pid())
+
+            def measurement_started(measure_start):
+                monitor.mark_measurement_start(measure_start)
+                other_work.start()
+
             result = run(spec, plan.run_options, out_dir=run_dir, echo=None, on_interval=progress,
-                         on_start=lambda measure_start: monitor.mark_measurement_start(measure_start),
-                         local_socket=local_socket(instance),
+                         on_start=measurement_started, local_socket=local_socket(instance),
                          watch=DiskWatch(instance.paths.datadir.parent, instance.page_size_label).failure)
+            other_work.stop()
         set_phase(run_dir, "record")
         _write_variables(instance, run_dir / "variables.csv")
     _copy_log_part(instance.paths.error_log, log_offset, run_dir / "mysqld.err")
@@ -407,7 +415,8 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
                    cell=plan.cell, role=plan.role, **{f"level_{name}": level for name, level in plan.cell.items()},
                    memory_budget_reference_bytes=reference,
                    memory_budget_reference_page_size=budget["reference_page_size"] if budget else None,
-                   writeback_before_start=writeback, cpu_placement=placement)
+                   writeback_before_start=writeback, cpu_placement=placement,
+                   other_work=other_work.record())
     atomic_write_json(run_dir / "summary.json", summary)  # buffer_pool_bytes: what the server reported
     set_phase(run_dir, "done")
     return summary

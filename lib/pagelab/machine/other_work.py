@@ -1,0 +1,135 @@
+"""What else used this machine's CPUs while a run measured: the one record of load a bundle keeps.
+
+A sweep run beside other work reads slower and noisier, and without a record its report could
+only say it does not know. So each run reads the kernel's CPU accounting twice, when its
+measurement starts and when it ends, and keeps the difference:
+
+    /proc/stat, line "cpu"     user nice system idle iowait irq softirq steal guest guest_nice
+                               (clock ticks summed over all CPUs since boot; guest time is
+                               already inside user and nice, so it is not added again)
+    /proc/<pid>/stat           fields after the ")" that ends the command name: 2 state, 3 ppid,
+                               ..., 12 utime, 13 stime, 14 cutime, 15 cstime (ticks)
+
+    busy        user + nice + system + irq + softirq, over all CPUs
+    the run's   for every process of the run's own tree (this process and its descendants, the
+                server and its descendants, this process's ancestors up to but not including
+                pid 1): utime + stime, and for the tree's processes also cutime + cstime, which
+                hold children that already exited. A child that ends between the two reads moves
+                from its own line into its parent's cutime, so it is counted once either way.
+                The ancestors' cutime is left out: it would hold earlier runs' kernels.
+    other work  busy - the run's, in CPU-seconds, divided by the window: the mean number of cores
+                other processes kept busy (0.5 = half of one core all the time)
+    steal       the steal column over the window: cores the hypervisor gave to someone else
+                while this machine wanted them, which no process here can show
+
+Linux only; elsewhere, or when /proc cannot be read, the record says why instead of giving a
+number. A process that vanishes between listing /proc and reading its stat is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PROC = Path("/proc")
+# Other processes' mean load (cores) above which a run counts as measured beside other work:
+# a tenth of a core is about what an editor, a shell and a browser tab use together on this
+# kind of machine, and 5% of a 2-core machine's capacity.
+LOADED_CORES = 0.1
+
+
+@dataclass(frozen=True)
+class CpuReading:
+    monotonic: float
+    busy_ticks: int
+    steal_ticks: int
+    own_ticks: int
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2:].split()  # the command name may hold spaces and ")"
+
+
+def _processes() -> dict[int, list[str]]:
+    table = {}
+    for entry in os.scandir(PROC):
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields is not None:
+                table[int(entry.name)] = fields
+    return table
+
+
+def _own_ticks(table: dict[int, list[str]], roots: list[int]) -> int:
+    children: dict[int, list[int]] = {}
+    for pid, fields in table.items():
+        children.setdefault(int(fields[1]), []).append(pid)
+    tree, stack = set(), [pid for pid in roots if pid in table]
+    while stack:
+        pid = stack.pop()
+        if pid not in tree:
+            tree.add(pid)
+            stack.extend(children.get(pid, ()))
+    ticks = sum(int(table[pid][11]) + int(table[pid][12]) + int(table[pid][13]) + int(table[pid][14]) for pid in tree)
+    ancestor = int(table[os.getpid()][1]) if os.getpid() in table else 1
+    while ancestor > 1 and ancestor in table and ancestor not in tree:
+        ticks += int(table[ancestor][11]) + int(table[ancestor][12])
+        ancestor = int(table[ancestor][1])
+    return ticks
+
+
+def read_cpu(server_pid: int | None) -> CpuReading:
+    """One reading; raises OSError where /proc has no CPU accounting."""
+    with open(PROC / "stat") as handle:
+        first = handle.readline().split()
+    if first[:1] != ["cpu"] or len(first) < 9:
+        raise OSError("/proc/stat has no 'cpu' line with a steal column")
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(value) for value in first[1:9])
+    roots = [os.getpid()] + ([server_pid] if server_pid else [])
+    return CpuReading(time.monotonic(), user + nice + system + irq + softirq, steal, _own_ticks(_processes(), roots))
+
+
+class OtherWork:
+    """`start()` when the measurement starts, `stop()` when it ends; `record()` for summary.json."""
+
+    def __init__(self, server_pid: int | None):
+        self.server_pid = server_pid
+        self.first: CpuReading | None = None
+        self.last: CpuReading | None = None
+        self.problem: str | None = None
+
+    def _read(self) -> CpuReading | None:
+        try:
+            return read_cpu(self.server_pid)
+        except (OSError, ValueError, IndexError) as exc:
+            self.problem = f"no CPU accounting to read ({exc})"
+            return None
+
+    def start(self) -> None:
+        self.first = self._read()
+
+    def stop(self) -> None:
+        if self.first is not None and self.last is None:
+            self.last = self._read()
+
+    def record(self) -> dict:
+        if self.first is None or self.last is None:
+            return {"other_cores": None, "steal_cores": None, "window_s": None,
+                    "unrecorded": self.problem or "the measurement did not start"}
+        window = self.last.monotonic - self.first.monotonic
+        tick = os.sysconf("SC_CLK_TCK")
+        busy = (self.last.busy_ticks - self.first.busy_ticks) / tick
+        own = (self.last.own_ticks - self.first.own_ticks) / tick
+        steal = (self.last.steal_ticks - self.first.steal_ticks) / tick
+        return {"window_s": round(window, 3), "busy_cpu_s": round(busy, 2), "run_cpu_s": round(own, 2),
+                # ticks are counted per CPU and rounded at each read, so a quiet machine can show a
+                # few hundredths below zero: that is "none", not a negative load
+                "other_cores": round(max(0.0, busy - own) / window, 3) if window > 0 else None,
+                "steal_cores": round(steal / window, 3) if window > 0 else None,
+                "cpus": os.cpu_count()}

@@ -1,0 +1,65 @@
+"""What the report says about other work on the machine while the runs measured.
+
+Each run since pagelab recorded it keeps, in summary.json's `other_work`, the mean number of cores
+that processes other than the run's own (server, driver, samplers, pagelab) kept busy during its
+measurement, and the hypervisor's steal (pagelab.machine.other_work). The Method gives the median
+and the largest; page 1 warns when any verdict run measured beside more than LOADED_CORES, because
+a loaded run is slower and noisier and a reader deciding what to hand in needs to know it first.
+Bundles from before the record say that they have none.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pagelab.machine.other_work import LOADED_CORES
+from pagelab.report.lab_report import ReportData
+
+
+def _recorded(data: ReportData) -> pd.DataFrame:
+    summary = data.tables["summary"]
+    if summary.empty or "other_cores" not in summary:
+        return pd.DataFrame()
+    return summary.dropna(subset=["other_cores"])
+
+
+def _cores(value: float) -> str:
+    return f"{value:.2f} cores"
+
+
+def other_work_sentence(data: ReportData) -> str | None:
+    """The Method's sentence on the recorded load; None where no run recorded it."""
+    recorded = _recorded(data)
+    if recorded.empty:
+        return None
+    worst = recorded.loc[recorded["other_cores"].idxmax()]
+    loaded = recorded[recorded["other_cores"] > LOADED_CORES]
+    steal = recorded["steal_cores"].dropna() if "steal_cores" in recorded else pd.Series(dtype=float)
+    runs = len(data.tables["summary"])
+    text = (f" While each run measured, pagelab read the kernel's CPU accounting at its start and end: processes other "
+            f"than the run's own (its server, the driver, the samplers and pagelab) kept a median of "
+            f"{_cores(recorded['other_cores'].median())} busy over the {len(recorded)} runs that recorded it"
+            + (f" of {runs}" if len(recorded) < runs else "") +
+            f", {_cores(worst['other_cores'])} at most ({worst['run']})")
+    text += (f"; {len(loaded)} run{'s' if len(loaded) != 1 else ''} measured beside more than {LOADED_CORES:g} of a "
+             f"core of other work ({', '.join(loaded['run'])})" if not loaded.empty else
+             f"; no run measured beside more than {LOADED_CORES:g} of a core of other work")
+    if not steal.empty:
+        text += f", and the hypervisor took (steal) a median of {_cores(steal.median())}, at most {_cores(steal.max())}"
+    return text + "."
+
+
+def load_warning(data: ReportData) -> str:
+    """Page 1's warning when verdict runs measured beside other work; '' otherwise."""
+    recorded = _recorded(data)
+    if recorded.empty or "role" not in recorded:
+        return ""
+    loaded = recorded[(recorded["role"] == "verdict") & (recorded["other_cores"] > LOADED_CORES)]
+    if loaded.empty:
+        return ""
+    verdict_runs = int((data.tables["summary"]["role"] == "verdict").sum())
+    return (f"**Other work ran beside {len(loaded)} of the {verdict_runs} verdict runs** (more than {LOADED_CORES:g} "
+            f"of a core while they measured; most {_cores(loaded['other_cores'].max())}, in "
+            f"{loaded.loc[loaded['other_cores'].idxmax(), 'run']}; Method). Their TpmC is lower and the intervals wider "
+            "than on an idle machine. The verdicts stay honest for the spread the runs had; a rerun on an idle machine "
+            "is the README's advice, with the report to hand in chosen before the rerun starts.\n\n")
