@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from tests.test_report_words import bundle, load
@@ -54,8 +55,12 @@ def test_the_precision_paragraph_says_which_figure_is_which(tmp_path):
     assert "it is the figure to quote" in text, text
     assert (f"±{design.half_width_pct:.1f}% and {design.detectable_pct:.1f}% are the planner's half-width and "
             "80%-power detectable effect for the same design") in text, text
-    said = "wider here" if design.half_width_pct > half else "narrower here"
-    assert said in text, text
+    # compared on the ratio scale the planner uses: the log interval's half-width, back to a ratio
+    ratio_half = 100 * (np.exp((np.log(1 + row["high_pct"] / 100) - np.log(1 + row["low_pct"] / 100)) / 2) - 1)
+    said = ("about the same" if round(design.half_width_pct, 1) == round(ratio_half, 1) else
+            "wider here" if design.half_width_pct > ratio_half else "narrower here")
+    assert f"The planner's half-width is on the ratio scale (on that scale this sweep's interval is ±{ratio_half:.1f}%" in text, text
+    assert f"; it is {said}" in text, text
 
 
 def test_the_hit_ratio_claim_says_which_end_is_not_near_and_which_samples_it_read():

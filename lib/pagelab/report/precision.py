@@ -332,13 +332,26 @@ def which_figure(row: dict, now: planner.Design) -> str:
             said.append(f"±{detectable:.1f}% is the smallest true effect that interval's standard error would call "
                         "with 80% power (what a line not resolved gives as \"resolve effects of about\"); this pair "
                         "was called, so the figure to quote is its interval.")
-    wider = now.half_width_pct > half
+    # the planner's half-width is on the ratio scale, 100 (exp(t sqrt V) - 1); the printed ends' half
+    # difference is in percentage points, which shrinks with a fall and grows with a rise, so the two
+    # are compared on the ratio scale (a 7.2% fall's ±4.3% is ±3.9 points)
+    log_half = (math.log1p(row["high_pct"] / 100) - math.log1p(row["low_pct"] / 100)) / 2
+    ratio_half = 100 * math.expm1(log_half)
+    scale = ("" if round(ratio_half, 1) == round(half, 1) else
+             f" (on that scale this sweep's interval is ±{ratio_half:.1f}%: its ends are the effect's ratio multiplied "
+             f"and divided by {1 + ratio_half / 100:.3f}; the ±{half:.1f}% above is in percentage points, "
+             f"{'smaller' if half < ratio_half else 'larger'} because the effect is a {'fall' if row['change_pct'] < 0 else 'rise'})")
+    if round(now.half_width_pct, 1) == round(ratio_half, 1):
+        compared = ("about the same as this sweep's: its blocks varied about as much as the components give on "
+                    "average.")
+    elif now.half_width_pct > ratio_half:
+        compared = ("wider here because this sweep's blocks varied less than the components give on average (a "
+                    "sweep's variance may fall to the 5% quantile of what the within-run part alone gives, the "
+                    "Method's floor, before that floor binds).")
+    else:
+        compared = "narrower here because this sweep's blocks varied more than the components give on average."
     said.append(f"±{now.half_width_pct:.1f}% and {now.detectable_pct:.1f}% are the planner's half-width and "
                 "80%-power detectable effect for the same design with these components, from the variance they "
                 "give on average, not from the spread these blocks showed: they say what a repeat of this design "
-                "would give, and are "
-                + ("wider here because this sweep's blocks varied less than the components give on average (a "
-                   "sweep's variance may fall to the 5% quantile of what the within-run part alone gives, the "
-                   "Method's floor, before that floor binds)." if wider else
-                   "narrower here because this sweep's blocks varied more than the components give on average."))
+                f"would give. The planner's half-width is on the ratio scale{scale}; it is " + compared)
     return " ".join(said)
