@@ -234,7 +234,7 @@ def test_the_method_says_whether_max_rounds_was_declared(tmp_path):
     assert "`max_rounds` was declared as 7, the rounds it ran" in full, full
     room = looks_sentence(load(bundle(tmp_path / "room", profile={"max_rounds": 21},
                                       document={"looks": [{"look": 1, "rounds": 7, "time": "t1"}]})))
-    assert "at most 21 rounds (`max_rounds`)" in room and "look 1 after 7 rounds (t1)" in room, room
+    assert "at most 21 rounds (`max_rounds`)" in room and "look 1 after 7 rounds (declared t1)" in room, room
 
 
 # --- f. what --set changed, and how long the sweep took ---------------------------------------------------

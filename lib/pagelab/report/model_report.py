@@ -279,7 +279,8 @@ def looks_sentence(data) -> str:
     declared = int(data.profile.get("max_rounds") or 0)
     if not looks.sequential:
         look = looks.looks[-1]
-        when = f" ({look.time})" if look.time else ""
+        # a look's time is when it was declared (the sweep made, or rounds added), before its rounds ran
+        when = f" (declared {look.time}, before its rounds ran)" if look.time else ""
         room = (f"`max_rounds` was declared as {declared}, the rounds it ran, so no rounds can be added"
                 if declared else
                 "`max_rounds` was not declared for this sweep (0), so it was made to be analysed once and "
@@ -287,7 +288,7 @@ def looks_sentence(data) -> str:
         return (f" {room}: one look, after {look.rounds} round{'s' if look.rounds != 1 else ''}{when}, tested at the full "
                 f"{100 * looks.alpha:.2g}% (no group-sequential boundary; a sweep declared with room for more rounds "
                 "would be tested at one, Lan & DeMets 1983).")
-    each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' ({look.time})' if look.time else ''}, "
+    each = "; ".join(f"look {look.look} after {look.rounds} rounds{f' (declared {look.time})' if look.time else ''}, "
                      f"|z| ≥ {c:.3f}" for look, c in zip(looks.looks, looks.boundaries()))
     return (f" The sweep was made for at most {looks.max_rounds} rounds (`max_rounds`) and may be analysed after "
             f"each addition of rounds, so each look is tested at a Lan-DeMets O'Brien-Fleming-type boundary that "
