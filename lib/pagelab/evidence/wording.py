@@ -174,7 +174,7 @@ def family_note(frame: pd.DataFrame) -> str:
         rest = (f"; the other {m} pairs only after it, {level_of(others, m):.4g}% {interval}s, Bonferroni, "
                 f"{tests} Holm-adjusted (a fixed sequence)" if m > 1 else
                 "; the other pair only after it (a fixed sequence)" if m == 1 else "")
-        family = (f"the primary comparison {primary[0]['a']} vs {primary[0]['b']}, declared before the sweep, first, "
+        family = (f"the primary comparison {primary[0]['a']} vs {primary[0]['b']}, declared before the sweep, tested first, "
                   f"at {level_of(primary, 1):.4g}% {interval}{rest}")
     else:
         m = max(int(row["family_size"]) for row in rows)
