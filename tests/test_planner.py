@@ -80,6 +80,36 @@ def test_plan_prints_a_design_within_the_budget(tmp_path, capsys):
     assert "power" in best and "minimum detectable effect" in best
 
 
+def test_the_steady_state_line_bounds_the_run_length_from_below():
+    """Runs shorter than the report's steady-state line leave the lab's throughput claims unchecked:
+    with `shortest_s` the search starts there, and is the narrowest of the lengths at or past it."""
+    a, f, overhead, fixed, budget, k = 0.32, 0.003, 34.0, 3700.0, 2 * 3600.0, 3  # T* = sqrt(a o / f) = 60 s
+    free = best_design(a, f, Costs(overhead, fixed, k), budget, alpha=0.05, interval_s=10)
+    bound = best_design(a, f, Costs(overhead, fixed, k), budget, alpha=0.05, interval_s=10, shortest_s=90)
+    assert free.run_s < 90 <= bound.run_s
+    half = stats.t.isf(0.025, bound.rounds - 1) * math.sqrt((a / bound.run_s + f) / bound.rounds)
+    for length in range(90, 1210, 10):
+        rounds = math.floor((budget - fixed) / (k * (length + overhead)))
+        if rounds >= 3:
+            assert stats.t.isf(0.025, rounds - 1) * math.sqrt((a / length + f) / rounds) >= half - 1e-12
+
+
+def test_plan_names_the_best_design_whose_runs_keep_the_lab_claims_checked(tmp_path, capsys):
+    # a floor large enough that Kalibera & Jones's length is under a minute (T* = 39 s here)
+    short = _bundle(tmp_path, rounds=8, between_f=0.01, name="short")
+    assert main(["plan", "--from", str(short), "--budget", "2h", "--resolve", "5%"]) == 0
+    out = capsys.readouterr().out
+    best = next(line for line in out.splitlines() if "best within the budget" in line)
+    assert int(best.split(" rounds × ")[1].split(" s ")[0]) < 90, best
+    [steady] = [line for line in out.splitlines() if "best with runs of 90 s or more" in line]
+    rounds, steady_length = (int(x) for x in steady.split("or more: ")[1].split(" s ")[0].split(" rounds × "))
+    assert steady_length >= 90 and rounds * 3 * (steady_length + 26) <= 2 * 3600, steady
+    assert "the lab's throughput claims (they would read \"not checked here\")" in steady
+    # no floor measured: the longest runs are best, and nothing more is said
+    assert main(["plan", "--from", str(_bundle(tmp_path, rounds=5, between_f=0.004, name="long")), "--budget", "2h"]) == 0
+    assert "best with runs of 90 s or more" not in capsys.readouterr().out
+
+
 def test_no_design_from_another_machine(tmp_path, capsys):
     bundle = _bundle(tmp_path, hostname="node7")
     assert main(["plan", "--from", str(bundle)]) == 2

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pagelab.common.errors import UsageError
 from pagelab.evidence.block_weights import EQUAL, PRECISION
+from pagelab.report.seed_configuration import STEADY_MEASURE_S
 
 # Knobs a design chooses or that do not change what a run measures: the rest must match for a
 # bundle's components to stand for the planned sweep's.
@@ -190,6 +191,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 1
     print(f"  best within the budget: {best.rounds} rounds × {best.run_s:g} s (--set repeats={best.rounds} --set "
           f"measure_s={best.run_s:g}), {_minutes(best.total_s)}: " + _design_text(best))
+    if best.run_s < STEADY_MEASURE_S:
+        steady = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
+                                     extra_blocks=extra, over_time_s=kept_s, weights=weights, over_time_a=ot_a,
+                                     shortest_s=STEADY_MEASURE_S)
+        print(f"  its runs measure less than the {STEADY_MEASURE_S} s of steady state a report needs to check the "
+              "lab's throughput claims (they would read \"not checked here\"), and a run's first minute after the "
+              "ramp-up may run faster than the rest; "
+              + (f"best with runs of {STEADY_MEASURE_S} s or more: {steady.rounds} rounds × {steady.run_s:g} s "
+                 f"(--set repeats={steady.rounds} --set measure_s={steady.run_s:g}), {_minutes(steady.total_s)}: "
+                 + _design_text(steady) if steady else
+                 f"no design with runs of {STEADY_MEASURE_S} s or more fits the budget"))
     if precise:
         weighed = planner.precision_variance(a, f, best.rounds, best.run_s, kept_s, ot_a)
         print(f"  arithmetic: runs {best.rounds} × {k} × ({best.run_s:g} + {overhead:.1f}) s + fixed {costs.fixed_s:.0f} s "

@@ -238,13 +238,13 @@ def best_design(within_a: float, between_f: float, costs: Costs, budget_s: float
                 interval_s: float, effect_log: float | None = None, wanted: float = DEFAULT_POWER,
                 min_rounds: int = MIN_ROUNDS, longest_s: float = LONGEST_RUN_S, extra_blocks: int = 0,
                 over_time_s: float | None = None, weights: str = EQUAL,
-                over_time_a: float | None = None) -> Design | None:
-    """The rounds x run length (whole intervals of `interval_s`, at least two, at most `longest_s`)
-    within `budget_s` whose interval for the pair is narrowest; None if no design of `min_rounds`
-    rounds fits."""
+                over_time_a: float | None = None, shortest_s: float = 0.0) -> Design | None:
+    """The rounds x run length (whole intervals of `interval_s`, at least two and at least
+    `shortest_s`, at most `longest_s`) within `budget_s` whose interval for the pair is narrowest;
+    None if no design of `min_rounds` rounds fits."""
     best: Design | None = None
     steps = int(longest_s // interval_s)
-    for multiple in range(2, steps + 1):
+    for multiple in range(max(2, math.ceil(shortest_s / interval_s)), steps + 1):
         run_s = multiple * interval_s
         rounds = costs.rounds_within(budget_s, run_s)
         if rounds < min_rounds:
