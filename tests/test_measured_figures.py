@@ -166,16 +166,18 @@ def test_the_components_are_the_bundles(table):
         round(pair.within_a.value, 4), source[4], float(f"{pair.between_f.value:.3g}"), source[5]), match.group(0)
 
 
-def _plan(bundle: Path, monkeypatch, capsys) -> str:
-    """`pagelab plan` as a user runs it, on `bundle`. The sweep was made on the project's VM, and plan
-    refuses another machine's bundle; that guard (tests/test_planner.py tests it) is not what is
-    checked here, so it is set aside and the rest runs as it does for the user."""
+def _plan(bundle: Path, monkeypatch, capsys, *more: Path) -> str:
+    """`pagelab plan` as a user runs it, on `bundle` (and `more`, pooled with it). The sweeps were
+    made on the project's VM, and plan refuses another machine's bundle; that guard
+    (tests/test_planner.py tests it) is not what is checked here, so it is set aside and the rest
+    runs as it does for the user."""
     from pagelab.cli import main
     from pagelab.cli import plan
 
     monkeypatch.setattr(plan, "_refuse_other_machine", lambda record: None)
     capsys.readouterr()
-    assert main([*PLAN[:1], "--from", str(bundle), *PLAN[1:]]) == 0
+    sources = [argument for path in (bundle, *more) for argument in ("--from", str(path))]
+    assert main([*PLAN[:1], *sources, *PLAN[1:]]) == 0
     return re.sub(r"\s+", " ", capsys.readouterr().out)
 
 
@@ -290,7 +292,9 @@ def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
 
     from pagelab.evidence import planner
 
-    output = _plan(SWEEP, monkeypatch, capsys)
+    # the cluster's figure is planned from both quiet sweeps pooled, the docs' one figure for it
+    output = _plan(FINDING, monkeypatch, capsys, SWEEP)
+    assert "pooled from course-2026-11-29 (12 rounds of 100 s), course-2026-11-28 (7 rounds of 100 s)" in output, output
     a, f = (float(x) for x in find(output, r"within-run a = ([\d.]+) .*? floor f = ([\d.]+)", "plan's components").groups())
     effect_log = -math.log(0.95)
 
@@ -310,14 +314,21 @@ def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
     assert (stated[0], stated[2], stated[3], stated[4]) == source and stated[1] == stated[0], (stated, source)
     for path, pattern in ((COURSE, r"so `--set repeats=(\d+) --executor slurm"),
                           (RUNBOOK, r"--profile course --set repeats=(\d+) --executor slurm"),
-                          (SLURM, r"`course --set repeats=(\d+) --slurm-max-running 10`"),
-                          (SLURM, r"So: `--set repeats=(\d+) --slurm-max-running 10`"),
-                          (TROUBLESHOOTING, r"at 80% power at the 2026-11-28 spread, `--set repeats=(\d+)"),
-                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+) --slurm-max-running 10`"),
+                          (SLURM, r"`course --set repeats=(\d+) --slurm-max-running (\d+)`"),
+                          (SLURM, r"So: `--set repeats=(\d+) --slurm-max-running (\d+)`"),
+                          (TROUBLESHOOTING, r"at 80% power at the pooled spread, `--set repeats=(\d+) --executor slurm "
+                                            r"--scratch DIR --slurm-max-running (\d+)`"),
+                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+) --slurm-max-running (\d+)`"),
+                          (RUNBOOK, r"--out /project/me/course(\d+)"),
                           (README, r"(\d+) verdict rounds of 100 s \(`--set repeats=")):
-        assert find(plain(path), pattern, path.name).group(1) == str(needed), (path.name, pattern)
+        found = find(plain(path), pattern, path.name).groups()
+        assert found[0] == str(needed), (path.name, pattern, found)
+        if len(found) == 2:  # rounds >= 2K: a node takes 2 rounds, the fewest that give it an interval
+            assert 2 * int(found[1]) <= needed < 2 * (int(found[1]) + 1), (path.name, found)
+    nodes = find(plain(RUNBOOK), r"--slurm-max-running (\d+) --out /project/me/course", RUNBOOK.name).group(1)
+    assert 2 * int(nodes) <= needed < 2 * (int(nodes) + 1), nodes
     s_round = math.sqrt(a / 100 + f)
-    assert find(plain(README), r"spreads (\d+\.\d)%\.", README.name).group(1) == one(100 * s_round)
+    assert find(plain(README), r"round's log-ratio of 16k to 4k spreads (\d+\.\d)% at 100 s", README.name).group(1) == one(100 * s_round)
     halves = find(slurm, r"widens the blocked column to about ±(\d+\.\d)% at 7 rounds, ±(\d+\.\d)% at (\d+) and "
                          r"±(\d+\.\d)% at 38", SLURM.name).groups()
     assert halves[2] == str(needed)
@@ -355,14 +366,14 @@ NEAR = 700
 
 
 def test_the_quiet_sweeps_precision_is_said_to_be_a_quiet_machines(table, monkeypatch, capsys):
-    """The measured figure's "resolve about ±R%" and the rounds a 5% effect needs are the quiet
-    2026-11-28 sweep's: wherever the docs quote either, the same passage says the machine was quiet
-    (a busier one resolves less, and its own report's figure is the one to quote)."""
+    """The measured figure's "resolve about ±R%" (the quiet 2026-11-28 sweep's) and the rounds a 5%
+    effect needs (both quiet sweeps pooled): wherever the docs quote either, the same passage says
+    the machine was quiet (a busier one resolves less, and its own report's figure is the one to quote)."""
     from pagelab.evidence.pairs import pairwise_table
 
     pairs = pairwise_table(table, 5.0)
     row = pairs[(pairs.metric == "tpmc") & (pairs.a == "16k") & (pairs.b == "4k")].iloc[0]
-    needed = _rounds_needed(_plan(SWEEP, monkeypatch, capsys))
+    needed = _rounds_needed(_plan(FINDING, monkeypatch, capsys, SWEEP))
     quoted = re.compile(rf"±{re.escape(effect(row.detectable_pct, sign=False))}%|\b{needed} verdict rounds")
     seen = 0
     for path in docs():
