@@ -31,8 +31,9 @@ MOST_ROUNDS = 10_000
 # how its runs' level moves from round to round, whatever moved the whole round included; a pair's f is
 # how the round-by-round log-ratio moves, in which what moved the whole round cancels.
 PAIR_FLOOR_WORDS = ("A page size's √f counts whatever moved a whole round (the machine's state that minute), which "
-                    "cancels in the pair's round-by-round log-ratio: the pair's √f can be far below either page "
-                    "size's.")
+                    "cancels in the pair's round-by-round log-ratio, so the pair's √f can be far below either page "
+                    "size's; it can also be above them, where the two page sizes' runs moved apart from round to "
+                    "round (each page size's √f counts its own runs' spread, the pair's the spread of their ratio).")
 # A page size's within-run a more than this many times every other's is named, with its noisiest run.
 FAR_ABOVE = 4.0
 

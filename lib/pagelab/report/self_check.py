@@ -36,7 +36,8 @@ def self_check_markdown(table: RunTable) -> str:
     text = (f"**{SELF_CHECK_TITLE}.** Each page size's odd rounds against its even rounds (an A/A "
             f"test: the halves ran interleaved and differ only by chance), all {len(counted)} comparisons of "
             f"{counted['metric'].nunique()} metrics one family held at 5% for the sweep (a max-T permutation test over "
-            f"the {splits(table):,} splits of the rounds, with Bonferroni intervals): "
+            f"the {splits(table):,} splits of the rounds into two halves, every way of choosing which rounds form one half, "
+            f"with Bonferroni intervals): "
             f"{len(wrong)} false call{'s' if len(wrong) != 1 else ''}")
     if not tpmc.empty:
         text += (f"; the TpmC halves differ by {pct_text(tpmc['change_pct'].min())} to "
