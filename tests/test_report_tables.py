@@ -206,3 +206,21 @@ def test_the_appendix_says_which_variables_are_the_servers_own_and_what_they_mea
     for name in unset:
         assert f"- `{name}`: {SERVER_SETTING_MEANINGS[name]}." in text
     assert "innodb_buffer_pool_size`:" not in text and "`log_bin`" not in text
+
+
+def test_the_lab_table_says_how_far_the_level_is_from_the_labs_and_why():
+    """Table "the lab's TpmC and IOPS beside this sweep's": the ratios read off its own rows (here
+    3× and 4× the TpmC, 10× and 20× the reads), and the disk as the reason only where most of the
+    data is outside the pool."""
+    import pandas as pd
+
+    from pagelab.report.figures import level_note
+
+    table = pd.DataFrame({"page_size": ["4k", "16k"], "tpmc_seed": [1000.0, 2000.0], "tpmc_ours": [3000.0, 8000.0],
+                          "read_iops_seed": [100.0, 50.0], "read_iops_ours": [1000.0, 1000.0]})
+    disk = level_note(table, 36.0)
+    assert "TpmC is 3.0–4.0× the lab's, and its data device completed 10–20× the lab's read requests" in disk, disk
+    assert "with 64% of the data outside the pool, every page size waits on the disk" in disk, disk
+    memory = level_note(table.drop(columns=["read_iops_ours"]), 80.0)
+    assert "read requests" not in memory and "waits on the disk" not in memory and "the level is each machine's" in memory
+    assert level_note(table.drop(columns=["tpmc_seed"]), 36.0) == ""

@@ -446,3 +446,30 @@ def effect_across_levels(effects: pd.DataFrame, factor_words: str, level_labels:
              title=f"The page-size effect across the {factor_words}: median ratio and 95% interval")
     figure.tight_layout()
     return figure
+
+
+def level_note(table: pd.DataFrame, pool_share_pct: float | None) -> str:
+    """Why this sweep's TpmC is so far from the lab's (Table "the lab's TpmC and IOPS beside this
+    sweep's"): with most of the data on disk (`pool_share_pct` the pool's share of the data, under
+    50), throughput follows what the disk serves, and the two disks served very different request
+    rates. The ratios are read from the same table; '' where a side is missing."""
+    def ratio_range(ours: str, lab: str) -> tuple[float, float] | None:
+        if not {ours, lab} <= set(table.columns):
+            return None
+        ratio = (table[ours] / table[lab]).replace([float("inf")], float("nan")).dropna()
+        return (float(ratio.min()), float(ratio.max())) if not ratio.empty else None
+
+    def said(span: tuple[float, float], digits: int) -> str:
+        low, high = (f"{value:.{digits}f}" for value in span)
+        return f"{low}×" if low == high else f"{low}–{high}×"
+
+    tpmc = ratio_range("tpmc_ours", "tpmc_seed")
+    if tpmc is None:
+        return ""
+    reads = ratio_range("read_iops_ours", "read_iops_seed")
+    on_disk = pool_share_pct is not None and pool_share_pct < 50
+    return (f" This sweep's TpmC is {said(tpmc, 1)} the lab's"
+            + (f", and its data device completed {said(reads, 0)} the lab's read requests a second" if reads else "")
+            + (f": with {100 - pool_share_pct:.0f}% of the data outside the pool, every page size waits on the disk, so "
+               "the level is each machine's disk" if on_disk else ": the level is each machine's")
+            + ", and only the shape (which page size is ahead, and by how much) carries over.")
