@@ -252,6 +252,7 @@ def test_the_discussion_says_which_runs_each_claim_used_and_which_tolerances_the
                            ignore_index=True)
     iops = _iops_fall(data)
     assert "judged on read IOPS because the claim rests on reads" in iops.evidence, iops.evidence
+    assert "judged on the two ends of the trend the claim describes, the largest page size against the smallest" in iops.evidence
     assert "; write IOPS, which flushing and the redo log drive" in iops.evidence, iops.evidence
     assert checkpoint_run_header(data) == "Round"
     assert checkpoint_run_header(_over_time_data(tmp_path / "o")) == "Over-time run"

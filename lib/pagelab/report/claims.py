@@ -279,7 +279,9 @@ def _iops_fall(data: ReportData) -> Claim:
                   f"count alone would say the claim {'holds' if device_says == HOLDS else 'does not hold'}")
     return Claim("iops_fall", statement, verdict,
                  f"read IOPS {pair_text(listed_pair(data, 'read_iops', last, first))}, judged on read IOPS because "
-                 "the claim rests on reads: a larger page holds more rows, so the same misses need fewer reads"
+                 "the claim rests on reads: a larger page holds more rows, so the same misses need fewer reads; "
+                 f"judged on the two ends of the trend the claim describes, the largest page size against the "
+                 f"smallest ({last} vs {first}), the pairs between them given in Section 4.2 but not part of the rule"
                  f"{beside}{check}", "Figure 3")
 
 
