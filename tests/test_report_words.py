@@ -344,6 +344,20 @@ def test_every_server_setting_of_the_setup_table_has_its_meaning(tmp_path):
     assert all(len(line.split(": ", 1)[1]) > 20 for line in lines), text
 
 
+def test_the_setup_table_shows_the_setting_that_counts_pages_not_bytes(tmp_path):
+    """innodb_lru_scan_depth is not in the course guide, but it is a count of pages: the same default
+    keeps 6 MiB free at 4k and 24 MiB at 16k, so it is part of the page-size effect a fixed pool shows."""
+    from pagelab.report.setup_tables import benchmark_setup
+
+    made = bundle(tmp_path)
+    for run in (path for path in made.iterdir() if (path / "summary.json").exists()):
+        (run / "variables.csv").write_text("variable_name,value\ninnodb_lru_scan_depth,1536\n")
+    rows = benchmark_setup(load(made)).set_index("Setting")
+    assert rows.loc["innodb_lru_scan_depth", "This sweep"] == "1536 (server default)", rows
+    assert rows.loc["innodb_lru_scan_depth", "Week 4 lab"] == "not set by the course guide (its server's default)"
+    assert "innodb_lru_scan_depth" not in set(benchmark_setup(load(bundle(tmp_path / "none")))["Setting"])
+
+
 # --- the same words from a real bundle ------------------------------------------------------------------------
 
 

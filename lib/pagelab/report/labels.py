@@ -26,6 +26,9 @@ SERVER_SETTING_MEANINGS = {
     "innodb_log_file_size": "the redo log's size: a larger one lets more changes wait in the buffer pool before a "
                             "checkpoint must write dirty pages back",
     "innodb_log_buffer_size": "the memory that holds redo records until they are written to the redo log",
+    "innodb_lru_scan_depth": "how many pages InnoDB keeps free in the buffer pool (1,536, the default): a count of "
+                             "pages, not bytes, so the same setting keeps 6 MiB free at 4k and 24 MiB at 16k, which "
+                             "a small pool gives up to its data unevenly by page size",
     # Three the server sets itself (not in pagelab's my.cnf) whose value differs from what --help prints;
     # the report relies on none of them. Their meanings follow the server's own --help text.
     # (as observed on MariaDB 10.11.19: --help prints 0, and the running server reports
