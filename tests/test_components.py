@@ -61,7 +61,7 @@ def test_the_lag1_test_rejects_a_correlated_series_and_keeps_an_independent_one(
 
 def test_one_round_says_its_spread_needs_two_rounds_rather_than_nan():
     """With one round f has no estimate; `pagelab stats` says so in words, not 'nan%'."""
-    from pagelab.evidence.components import components_lines
+    from pagelab.evidence.components_text import components_lines
 
     design = SyntheticDesign(rounds=1, run_s=100, interval_s=10, within_a=0.32, between_f=0.0025, block_sd=0.15)
     lines = components_lines(variance_components(sweep(design, np.random.default_rng(5))))

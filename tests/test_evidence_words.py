@@ -183,8 +183,8 @@ def _true_minus(value: float, decimals: int) -> str:
 
 def test_the_components_lag1_prints_with_the_true_minus():
     """The course bundle's 8k printed "lag-1 -0.27" with a hyphen where every other number has −."""
-    from pagelab.evidence.components import (Estimate, Lag1, SizeComponents, VarianceComponents,
-                                             components_lines)
+    from pagelab.evidence.components import Estimate, Lag1, SizeComponents, VarianceComponents
+    from pagelab.evidence.components_text import components_lines
 
     lag1 = Lag1(batch_intervals=2, batch_s=20.0, autocorrelation=-0.27, expected=-0.03, p_value=0.04,
                 independent=False)
@@ -279,7 +279,7 @@ def test_the_method_states_the_bootstrap_and_explains_the_components_units(tmp_p
 
 
 def test_the_components_lines_explain_a_and_f_in_one_sentence(tmp_path):
-    from pagelab.evidence.components import components_lines
+    from pagelab.evidence.components_text import components_lines
     from pagelab.evidence.runs import model_data
 
     data = _bundle(tmp_path / "b")

@@ -9,7 +9,8 @@ import math
 import pytest
 from scipy import stats
 
-from pagelab.evidence.components import GROUP_A_WORDS, RunSeries, components_lines, variance_components
+from pagelab.evidence.components import RunSeries, variance_components
+from pagelab.evidence.components_text import GROUP_A_WORDS, components_lines
 from pagelab.evidence.model import pair_effect
 from pagelab.evidence.planner import Costs, design, equal_variance, precision_variance
 

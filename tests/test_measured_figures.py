@@ -443,7 +443,7 @@ def test_the_line_slurm_md_plans_from_is_one_pagelab_stats_prints(table):
     which it quotes with "…" for the figures and S for the spread: that line is printed for the
     bundle (pagelab.evidence.components.components_lines, as `pagelab stats` prints it), with the
     spread the README gives."""
-    from pagelab.evidence.components import components_lines
+    from pagelab.evidence.components_text import components_lines
     from pagelab.evidence.runs import components_of
 
     quoted = find(plain(SLURM), r"\(`(16k vs 4k: within a = …, between √f = … over 7 rounds of 100 s; a round's "

@@ -5,7 +5,7 @@ that order. Only the order and the headings live here; each part's words are its
 
 from __future__ import annotations
 
-from pagelab.evidence.components import components_lines
+from pagelab.evidence.components_text import components_lines
 from pagelab.evidence.hosts import host_lines
 from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT
 from pagelab.evidence.medians import page_size_table, page_size_text

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from pagelab.evidence.block_weights import PRECISION
-from pagelab.evidence.components import COMPONENTS_WORDS, GROUP_A_WORDS, LAG1_ALPHA
+from pagelab.evidence.components import LAG1_ALPHA
+from pagelab.evidence.components_text import COMPONENTS_WORDS, GROUP_A_WORDS
 from pagelab.evidence.model import FLOOR_QUANTILE, MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
 from pagelab.evidence.node_model import split_rounds
 from pagelab.evidence.runs import model_data
