@@ -318,7 +318,8 @@ def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
                           (SLURM, r"So: `--set repeats=(\d+) --slurm-max-running (\d+)`"),
                           (TROUBLESHOOTING, r"at 80% power at the pooled spread, `--set repeats=(\d+) --executor slurm "
                                             r"--scratch DIR --slurm-max-running (\d+)`"),
-                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+) --slurm-max-running (\d+)`"),
+                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+) --executor slurm --scratch DIR "
+                                   r"--slurm-max-running (\d+)`"),
                           (RUNBOOK, r"--out /project/me/course(\d+)"),
                           (README, r"(\d+) verdict rounds of 100 s \(`--set repeats=")):
         found = find(plain(path), pattern, path.name).groups()
