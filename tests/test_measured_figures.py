@@ -16,6 +16,7 @@ import datetime
 import json
 import math
 import re
+import sys
 import shutil
 from pathlib import Path
 
@@ -86,7 +87,7 @@ def test_the_measured_figure_is_the_bundles(table):
     source = (effect(row.change_pct), effect(row.low_pct), effect(row.high_pct), effect(row.detectable_pct, sign=False))
     stated = re.compile(rf"16k vs 4k(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(95%(?: CI)?\)"
                         rf"[^.]*?resolve (?:effects of )?about ±{UNSIGNED}%")
-    for path in (README, RUNBOOK, COURSE):  # each says it, with its date and command
+    for path in (README, RUNBOOK):  # each says it, with its date and command (course.yaml points to the README)
         find(plain(path), stated.pattern, path.name)
     for path in docs():
         for found in stated.finditer(plain(path)):
@@ -102,7 +103,7 @@ def test_the_measured_tables_pairs_are_the_bundles(table):
     pairs = pairwise_table(table, 5.0)
     pairs = pairs[pairs.metric == "tpmc"]
     text = headline(plain(README))
-    text = text[text.index("**The course design as shipped, measured**"):text.index("**The planned figure**")]
+    text = text[text.index("**The course design of 2026-11-28, measured**"):text.index("**The design `course` ships, planned**")]
     rows = re.findall(rf"(\d+k) vs (\d+k)(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(([\d.]+)%\)", text)
     assert len(rows) == len(pairs), f"README.md's measured figure gives {len(rows)} pairs, the bundle has {len(pairs)}"
     for a, b, *stated in rows:
@@ -126,7 +127,7 @@ def test_the_findings_pairs_and_components_are_its_bundles():
     pairs = pairwise_table(found, 5.0)
     pairs = pairs[pairs.metric == "tpmc"]
     text = headline(plain(README))
-    text = text[text.index("**The finding: "):text.index("**The course design as shipped, measured**")]
+    text = text[text.index("**The finding: "):text.index("**The course design of 2026-11-28, measured**")]
     rows = re.findall(rf"(\d+k) vs (\d+k)(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(([\d.]+)%\) \*([a-z ]+)\*",
                       text)
     assert len(rows) == len(pairs) == 3, rows
@@ -159,11 +160,6 @@ def test_the_components_are_the_bundles(table):
                  r"for the pair 16k vs 4k a = ([\d,]+) %²·s and √f = (\d+\.\d)% \(95% interval (\d+)–(\d+)%\), so a "
                  r"round's log-ratio of 16k to 4k spreads (\d+\.\d)%", "README.md (The headline finding)")
     assert match.groups() == source, f"README.md: {match.group(0)!r}; the bundle's components {source}"
-    # the profile's arithmetic uses the same components, on the log scale
-    match = find(plain(COURSE), r"components a = ([\d.]+) log\^2 s \(([\d,]+) %\^2 s as the report writes it\) and "
-                                r"floor f = ([\d.]+) \(sqrt f = (\d+\.\d)%\)", COURSE.name)
-    assert (float(match.group(1)), match.group(2), float(match.group(3)), match.group(4)) == (
-        round(pair.within_a.value, 4), source[4], float(f"{pair.between_f.value:.3g}"), source[5]), match.group(0)
 
 
 def _plan(bundle: Path, monkeypatch, capsys, *more: Path) -> str:
@@ -189,36 +185,67 @@ def _design(output: str, label: str) -> tuple[str, ...]:
                                   r"(\d+\.\d)%", f"pagelab plan's {label!r} line").groups()
 
 
+def _pooled_plan(monkeypatch, capsys) -> str:
+    """`pagelab plan` on the two quiet sweeps pooled, as course.yaml's design was chosen."""
+    return _plan(FINDING, monkeypatch, capsys, SWEEP)
+
+
 def test_the_planned_figure_is_the_planners(tmp_path, monkeypatch, capsys):
-    output = _plan(SWEEP, monkeypatch, capsys)
-    _, _, half, power, detectable = _design(output, "now")
+    """The design course ships, as `pagelab plan` gives it on both quiet sweeps pooled: its half-width,
+    power and detectable effect in the README, course.yaml and the runbook; its components in
+    course.yaml's arithmetic; and every other "N% power for a 5% effect" in the docs is this one."""
+    output = _pooled_plan(monkeypatch, capsys)
+    rounds, run_s, half, power, detectable = _design(output, "now")
     t_star = find(output, r"T\* = √\(a·o/f\) = (\d+) s", "pagelab plan's Kalibera & Jones line").group(1)
     readme, runbook, course = plain(README), plain(RUNBOOK), plain(COURSE)
+    assert find(readme, r"`course` as shipped, (\d+) rounds of (\d+) s and the three 1200 s runs",
+                README.name).groups() == (rounds, run_s)
     said = [find(readme, r"gives 16k vs 4k a half-width of ±(\d+\.\d)%, (\d+)% power for a 5% effect, and detects "
                          r"(\d+\.\d)% with 80% power", README.name).groups(),
-            find(course, r"gives 16k vs 4k a half-width of ±(\d+\.\d)%, (\d+)% power for a 5% effect, (\d+\.\d)% "
+            find(course, r"16k vs 4k gets a half-width of ±(\d+\.\d)%, (\d+)% power for a 5% effect, (\d+\.\d)% "
                          r"detectable with 80% power", COURSE.name).groups(),
             (half,) + find(runbook, r"`course` as shipped has (\d+)% power for a 5% effect and detects (\d+\.\d)% with "
                                     r"80% power", RUNBOOK.name).groups()]
     for stated in said:
         assert stated == (half, power, detectable), f"a planned figure {stated}; pagelab plan says {(half, power, detectable)}"
     assert find(readme, r"T\* = √\(a·o/f\) is (\d+) s", README.name).group(1) == t_star
-    # "N% power for a 5% effect" anywhere else is this figure too, but for the 2026-11-27 plan the
-    # headline keeps (with its date) as what the later sweep replaced
+    # the components of course.yaml's arithmetic are plan's, on the log scale and as the report writes a
+    a, f, root_f, low, high = find(
+        output, r"within-run a = ([\d.]+) .*? floor f = ([\d.]+) \(√f = ([\d.]+)%, 95% interval ([\d.]+)% to ([\d.]+)%\)",
+        "plan's components").groups()
+    assert find(course, r"within-run a = ([\d.]+) log\^2 s \(([\d,]+) %\^2 s as the report writes it\), floor f = "
+                        r"([\d.]+) \(sqrt f = ([\d.]+)%, 95% interval ([\d.]+)-([\d.]+)%\)", COURSE.name).groups() == (
+        a, f"{round(1e4 * float(a)):,}", f, root_f, low, high)
+    # "N% power for a 5% effect" anywhere else is this figure too
     for path in docs():
-        text = plain(path)
-        if path == README:
-            text = text.replace(find(text, r"What that sweep planned:.*?replace these\.", README.name).group(0), "")
-        for found in re.finditer(r"(\d+)% power for a 5% effect", text):
+        for found in re.finditer(r"(\d+)% power for a 5% effect", plain(path)):
             assert found.group(1) == power, f"{path.name}: {found.group(0)!r}; pagelab plan says {power}%"
 
-    # The best design depends on the report's time, which plan takes from the sweep's own report
-    # step (for this bundle, from before that record: the last run's end to the tidy-up after the
-    # report), never from the report's last writing: the README's design and report time are plan's,
-    # and stay so once the report is written again, an hour later.
-    match = find(readme, r"best 2-hour design it finds is (\d+) rounds of (\d+) s \(`--set repeats=\d+ --set "
-                         r"measure_s=\d+`\): (\d+)% power, (\d+\.\d)% detectable; .*? counts the report's (\d+) s, "
-                         r"from the last run's end to the sweep's tidy-up after its report", README.name)
+
+def test_the_older_plan_is_the_planners_on_its_bundle_for_the_design_course_had(tmp_path, monkeypatch, capsys):
+    """The README's history of the 2026-11-28 plan: `pagelab plan` on that bundle alone, for course as it
+    was then (7 rounds of 100 s). Its best design depends on the report's time, which plan takes from
+    the sweep's own report step (for this bundle, from before that record: the last run's end to the
+    tidy-up after the report), never from the report's last writing: the README's design and report
+    time are plan's, and stay so once the report is written again, an hour later."""
+    import yaml
+
+    then = yaml.safe_load(COURSE.read_text())
+    then.update(repeats=7, measure_s=100)
+    profile = tmp_path / "course.yaml"
+    profile.write_text(yaml.safe_dump(then))
+    monkeypatch.setattr(sys.modules[__name__], "PLAN", ["plan", "--profile", str(profile), *PLAN[3:]])
+    output = _plan(SWEEP, monkeypatch, capsys)
+    _, _, half, power, detectable = _design(output, "now")
+    readme = plain(README)
+    history = find(readme, r"\*\*History: the 2026-11-28 plan\*\*.*?replaces it\.", README.name).group(0)
+    assert find(history, r"that design had a half-width of ±(\d+\.\d)%, power (\d+)% at 5%, and (\d+\.\d)% detectable",
+                README.name).groups() == (half, power, detectable)
+    assert find(history, r"T\* was (\d+) s", README.name).group(1) == find(
+        output, r"T\* = √\(a·o/f\) = (\d+) s", "pagelab plan's Kalibera & Jones line").group(1)
+    match = find(history, r"best 2-hour design it found was (\d+) rounds of (\d+) s \(`--set repeats=\d+ --set "
+                          r"measure_s=\d+`\): power (\d+)% at 5%, (\d+\.\d)% detectable; .*? counts the report's (\d+) s, "
+                          r"from the last run's end to the sweep's tidy-up after its report", README.name)
     rounds, run_s, best_power, best_detectable, report_s = match.groups()
     best = _design(output, "best within the budget")
     assert (rounds, run_s, best_power, best_detectable) == (best[0], best[1], best[3], best[4]), (match.group(0), best)
@@ -237,13 +264,21 @@ def test_the_planned_figure_is_the_planners(tmp_path, monkeypatch, capsys):
 def test_the_profiles_arithmetic_is_the_planners_costs(monkeypatch, capsys):
     """course.yaml's arithmetic for the planned figure states the bundle's per-run cost and its init
     and load, as pagelab plan measures them."""
-    output = _plan(SWEEP, monkeypatch, capsys)
-    overhead, setup = find(output, r"costs on this machine \(from the bundle's timings\): ([\d.]+) s a run beyond .*?; "
-                                   r"(\d+) s of init and load", "pagelab plan's costs").groups()
-    match = find(plain(COURSE), r"([\d.]+) s a run besides the measurement and [\d,]+ s fixed \(init and load (\d+) s, "
-                                r"the report (\d+) s from the last run's end", COURSE.name)
-    assert match.group(1, 2) == (overhead, setup), match.group(0)
-    assert match.group(3) == find(plain(README), r"counts the report's (\d+) s", README.name).group(1)
+    output = _pooled_plan(monkeypatch, capsys)
+    overhead, setup, report = find(output, r"costs on this machine \(from the bundle's timings\): ([\d.]+) s a run "
+                                           r"beyond .*?; (\d+) s of init and load .*?; report (\d+) s",
+                                   "pagelab plan's costs").groups()
+    match = find(plain(COURSE), r"([\d.]+) s a run besides the measurement and ([\d,]+) s fixed \(init and load (\d+) s, "
+                                r"the report (\d+) s, over-time runs 3 x \(1200 \+ ([\d.]+)\) s\)", COURSE.name)
+    assert match.group(1, 3, 4, 5) == (overhead, setup, report, overhead), match.group(0)
+    fixed = int(setup) + int(report) + 3 * (1200 + float(overhead))
+    assert match.group(2) == f"{fixed:,.0f}", (match.group(0), fixed)
+    rounds, run_s, *_ = _design(output, "now")
+    total = find(plain(COURSE), r"(\d+) rounds x (\d+) s, ([\d.]+) h planned: \d+ rounds x \d+ s take (\d+) x 3 x "
+                                r"\((\d+) \+ ([\d.]+)\) \+ ([\d,]+) = ([\d,]+) s;", COURSE.name).groups()
+    seconds = int(rounds) * 3 * (int(run_s) + float(overhead)) + fixed
+    assert total == (rounds, run_s, f"{seconds / 3600:.2f}", rounds, run_s, overhead, f"{fixed:,.0f}",
+                     f"{seconds:,.0f}"), total
 
 
 def test_the_pool_and_the_ramp_ups_are_said_once(table):
@@ -284,10 +319,13 @@ TROUBLESHOOTING = REPO_ROOT / "runbooks" / "troubleshooting.md"
 
 
 def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
-    """The verdict rounds of 100 s that give 16k vs 4k 80% power for a 5% effect at the bundle's
-    components (the planner's noncentral t, the over-time runs not counted), the power at those
-    rounds and one fewer, and every `--set repeats=N` the docs recommend for it on Slurm; and
-    slurm.md's blocked half-widths at the bundle's s_round."""
+    """The verdict rounds of course's run length that give 16k vs 4k 80% power for a 5% effect at the
+    pooled components (the planner's noncentral t, the over-time runs not counted), the power at
+    those rounds and one fewer, and every `--set repeats=N` the docs recommend for it on Slurm; and
+    slurm.md's blocked half-widths at that s_round."""
+    import yaml
+
+    run_s = yaml.safe_load(COURSE.read_text())["measure_s"]
     from scipy import stats
 
     from pagelab.evidence import planner
@@ -299,17 +337,17 @@ def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
     effect_log = -math.log(0.95)
 
     def power(rounds: int) -> int:
-        se = math.sqrt(planner.variance_of_mean(a, f, rounds, 100))
+        se = math.sqrt(planner.variance_of_mean(a, f, rounds, run_s))
         return round(100 * planner.power(effect_log, se, rounds - 1, 0.05))
 
     needed = next(r for r in range(3, 100) if power(r) >= 80)
     source = (str(needed), str(power(needed)), str(needed - 1), str(power(needed - 1)))
     for path in (COURSE, RUNBOOK):
-        stated = find(plain(path), r"a 5% effect needs (\d+) verdict rounds of 100 s for 80% power \((\d+)%; (\d+) give "
+        stated = find(plain(path), rf"a 5% effect needs (\d+) verdict rounds of {run_s} s for 80% power \((\d+)%; (\d+) give "
                                    r"(\d+)%", path.name).groups()
         assert stated == source, f"{path.name}: {stated}; the planner's arithmetic gives {source}"
     slurm = plain(SLURM)
-    stated = find(slurm, r"\*\*(\d+) verdict rounds of 100 s\*\*: .*? gives (\d+) rounds (\d+)% power and (\d+) rounds "
+    stated = find(slurm, rf"\*\*(\d+) verdict rounds of {run_s} s\*\*: .*? gives (\d+) rounds (\d+)% power and (\d+) rounds "
                          r"(\d+)%", SLURM.name).groups()
     assert (stated[0], stated[2], stated[3], stated[4]) == source and stated[1] == stated[0], (stated, source)
     for path, pattern in ((COURSE, r"so `--set repeats=(\d+) --executor slurm"),
@@ -318,18 +356,18 @@ def test_the_rounds_a_5pct_effect_needs_are_the_planners(monkeypatch, capsys):
                           (SLURM, r"So: `--set repeats=(\d+) --slurm-max-running (\d+)`"),
                           (TROUBLESHOOTING, r"at 80% power at the pooled spread, `--set repeats=(\d+) --executor slurm "
                                             r"--scratch DIR --slurm-max-running (\d+)`"),
-                          (README, r"(?:\d+) verdict rounds of 100 s \(`--set repeats=(\d+) --executor slurm --scratch DIR "
+                          (README, rf"(?:\d+) verdict rounds of {run_s} s \(`--set repeats=(\d+) --executor slurm --scratch DIR "
                                    r"--slurm-max-running (\d+)`"),
                           (RUNBOOK, r"--out /project/me/course(\d+)"),
-                          (README, r"(\d+) verdict rounds of 100 s \(`--set repeats=")):
+                          (README, rf"(\d+) verdict rounds of {run_s} s \(`--set repeats=")):
         found = find(plain(path), pattern, path.name).groups()
         assert found[0] == str(needed), (path.name, pattern, found)
         if len(found) == 2:  # rounds >= 2K: a node takes 2 rounds, the fewest that give it an interval
             assert 2 * int(found[1]) <= needed < 2 * (int(found[1]) + 1), (path.name, found)
     nodes = find(plain(RUNBOOK), r"--slurm-max-running (\d+) --out /project/me/course", RUNBOOK.name).group(1)
     assert 2 * int(nodes) <= needed < 2 * (int(nodes) + 1), nodes
-    s_round = math.sqrt(a / 100 + f)
-    assert find(plain(README), r"round's log-ratio of 16k to 4k spreads (\d+\.\d)% at 100 s", README.name).group(1) == one(100 * s_round)
+    s_round = math.sqrt(a / run_s + f)
+    assert find(plain(README), rf"round's log-ratio of 16k to 4k spreads (\d+\.\d)% at {run_s} s", README.name).group(1) == one(100 * s_round)
     halves = find(slurm, r"widens the blocked column to about ±(\d+\.\d)% at 7 rounds, ±(\d+\.\d)% at (\d+) and "
                          r"±(\d+\.\d)% at 38", SLURM.name).groups()
     assert halves[2] == str(needed)
@@ -353,13 +391,18 @@ def test_the_first_round_figures_are_the_bundles(table):
 
 
 def _rounds_needed(output: str) -> int:
-    """The verdict rounds of 100 s that give 16k vs 4k 80% power for a 5% effect, from plan's components."""
+    """The verdict rounds of course's run length that give 16k vs 4k 80% power for a 5% effect, from
+    plan's components."""
+    import yaml
+
     from pagelab.evidence import planner
+
+    run_s = yaml.safe_load(COURSE.read_text())["measure_s"]
 
     a, f = (float(x) for x in find(output, r"within-run a = ([\d.]+) .*? floor f = ([\d.]+)", "plan's components").groups())
     effect_log = -math.log(0.95)
     return next(r for r in range(3, 100) if round(100 * planner.power(
-        effect_log, math.sqrt(planner.variance_of_mean(a, f, r, 100)), r - 1, 0.05)) >= 80)
+        effect_log, math.sqrt(planner.variance_of_mean(a, f, r, run_s)), r - 1, 0.05)) >= 80)
 
 
 # How far before a quoted figure the docs must have said whose it is (a paragraph, plain()'s one line).
@@ -459,20 +502,20 @@ def test_the_line_slurm_md_plans_from_is_one_pagelab_stats_prints(table):
 def test_courses_planned_components_are_the_planned_figures_and_the_report_plans_with_them(tmp_path, monkeypatch,
                                                                                           capsys):
     """course.yaml's planned_within_a and planned_floor_pct are the components `pagelab plan` prints for
-    the quiet sweep (the planned figure's), not an older plan's; and the report's precision paragraph,
+    the two quiet sweeps pooled (the planned figure's), not an older plan's; and the report's precision paragraph,
     planning with them as shipped, gives the planned figure's half-width, the README's."""
     import yaml
 
     from pagelab.evidence import planner
 
-    output = _plan(SWEEP, monkeypatch, capsys)
+    output = _pooled_plan(monkeypatch, capsys)
     a = float(find(output, r"within-run a = (\d+\.\d+) \(log² × s", "pagelab plan's components").group(1))
     floor = float(find(output, r"√f = (\d+\.\d+)%", "pagelab plan's components").group(1))
     shipped = yaml.safe_load(COURSE.read_text())
     assert shipped["planned_within_a"] == round(1e4 * a), (shipped["planned_within_a"], a)
     assert shipped["planned_floor_pct"] == round(floor, 2), (shipped["planned_floor_pct"], floor)
     _, _, half, _, _ = _design(output, "now")
-    # as pagelab.report.precision plans the design as run: 7 rounds of 100 s and the over-time block
+    # as pagelab.report.precision plans the design as run: its rounds of its run length and the over-time block
     # counting all its over_time_s (planned before any over-time run, as plan assumes from this bundle,
     # which ran none), the blocks weighed equally, at 5%
     assert "the bundle ran no over-time runs of 16k and 4k, so a design assumes all 1200 s" in output
@@ -490,5 +533,5 @@ def test_courses_planned_components_are_the_planned_figures_and_the_report_plans
     assert f"{shipped['repeats']} rounds × {shipped['measure_s']} s and the over-time runs' block" in text, text
     assert f"for an expected half-width of about ±{half}% (the planner's, from these planned components" in text, text
     readme = plain(README)
-    assert f"`course` sets the quiet 2026-11-28 sweep's for 16k vs 4k ({shipped['planned_within_a']:,} %²·s and " \
-           f"{shipped['planned_floor_pct']}%" in readme
+    assert f"`course` sets the two quiet sweeps' pooled components for 16k vs 4k ({shipped['planned_within_a']:,} %²·s " \
+           f"and {shipped['planned_floor_pct']}%" in readme

@@ -57,7 +57,7 @@ def test_the_headline_is_stated_once_and_linked_elsewhere():
     assert "**The finding: " in headline and "**History: the older analysis.**" in headline
     assert headline.index("**The finding: ") < headline.index("**History")
     # the finding's own verdicts are tabled first; an older analysis's verdicts are not tabled after it
-    older = headline[headline.index("**The course design as shipped, measured**"):]
+    older = headline[headline.index("**The course design of 2026-11-28, measured**"):]
     assert "*faster*" not in older and "*slower*" not in older, "an older verdict tabled under the headline"
     runbook = (REPO_ROOT / "runbooks" / "tpcc-page-size.md").read_text()
     assert "../README.md#the-headline-finding" in runbook

@@ -144,8 +144,8 @@ def tolerances_sentence(data: ReportData) -> str:
                      "pool is of the data loaded here)")
     if found.measured_s is not None:
         parts.append(f"{found.measured_s:.0f} s measured (the line: at least {STEADY_MEASURE_S} s of steady state, "
-                     "a little under the 100 s `course` measures after its ramp-up: shorter runs weigh the first, faster "
-                     "seconds after the ramp-up more)")
+                     "what `course` measures after its ramp-up: shorter runs weigh the first, faster seconds after the "
+                     "ramp-up more)")
     if data.has_over_time_runs:
         long_runs = recorded_configuration(data, True)
         if long_runs.measured_s is not None:

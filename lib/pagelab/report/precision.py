@@ -341,7 +341,7 @@ def which_figure(row: dict, now: planner.Design) -> str:
     scale = ("" if round(ratio_half, 1) == round(half, 1) else
              f" (on that scale this sweep's interval is ±{ratio_half:.1f}%: its ends are the effect's ratio multiplied "
              f"and divided by {1 + ratio_half / 100:.3f}; the ±{half:.1f}% above is in percentage points, "
-             f"{'smaller' if half < ratio_half else 'larger'} because the effect is a {'fall' if row['change_pct'] < 0 else 'rise'})")
+             f"{'smaller' if half < ratio_half else 'larger'} because the effect is a {'fall' if half < ratio_half else 'rise'})")
     if round(now.half_width_pct, 1) == round(ratio_half, 1):
         compared = ("about the same as this sweep's: its blocks varied about as much as the components give on "
                     "average.")
