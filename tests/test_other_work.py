@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -116,7 +117,7 @@ def _report_data(directory, other_cores: dict[str, float] | None):
         for path in directory.glob("*/summary.json"):
             summary = json.loads(path.read_text())
             summary["other_work"] = {"other_cores": other_cores.get(path.parent.name, 0.01), "steal_cores": 0.002,
-                                     "window_s": 100.0}
+                                     "kernel_cores": 0.3, "window_s": 100.0}
             path.write_text(json.dumps(summary))
     return load(directory)
 
@@ -134,6 +135,7 @@ def test_the_method_gives_the_median_and_the_largest_other_work_and_names_the_lo
     named = text.split("of other work (")[1].split(")")[0].split(", ")
     assert sorted(named) == ["4k-r5", "8k-r3"], text
     assert "steal) a median of 0.00 cores, at most 0.00 cores" in text and "Nor does the bundle" not in text
+    assert "kept a median of 0.30 cores busy; they are not counted as other work" in text, text
 
 
 def test_page_one_warns_when_verdict_runs_measured_beside_other_work_and_not_otherwise(tmp_path):
@@ -152,3 +154,17 @@ def test_a_bundle_from_before_the_record_says_it_has_none(tmp_path):
     data = _report_data(tmp_path / "old", None)
     assert "Nor does the bundle record a load average" in load_record_sentence(data)
     assert load_warning(data) == ""
+
+
+def test_the_kernels_threads_are_kept_apart_from_other_work():
+    """Writeback, the journal and block-layer workers serve the run's own I/O: they are the tree
+    under kthreadd (pid 2), found in this machine's real /proc, and never hold a user process."""
+    from pagelab.machine.other_work import KERNEL_THREADS, _processes, _tree
+
+    table = _processes()
+    kernel = _tree(table, [KERNEL_THREADS])
+    names = {Path(f"/proc/{pid}/comm").read_text().strip() for pid in kernel if Path(f"/proc/{pid}/comm").exists()}
+    assert any(name.startswith("kworker") for name in names), sorted(names)[:20]
+    assert os.getpid() not in kernel and 1 not in kernel
+    record = _measure(lambda: time.sleep(0.5))
+    assert record["kernel_cores"] >= 0 and "kernel_cores" in record, record

@@ -405,6 +405,7 @@ def load_tables(bundle: "SweepRecord | str | os.PathLike") -> dict:
             if isinstance(summary.get("other_work"), dict):  # pagelab.machine.other_work; absent before
                 flat["other_cores"] = summary["other_work"].get("other_cores")
                 flat["steal_cores"] = summary["other_work"].get("steal_cores")
+                flat["kernel_cores"] = summary["other_work"].get("kernel_cores")
             summaries.append({**keys, **flat, **{f"run_{key}": value for key, value in extra.items()}})
     tables = {name: (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()) for name, parts in frames.items()}
     tables["summary"] = pd.DataFrame(summaries)

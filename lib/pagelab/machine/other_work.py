@@ -10,15 +10,21 @@ measurement starts and when it ends, and keeps the difference:
     /proc/<pid>/stat           fields after the ")" that ends the command name: 2 state, 3 ppid,
                                ..., 12 utime, 13 stime, 14 cutime, 15 cstime (ticks)
 
-    busy        user + nice + system + irq + softirq, over all CPUs
+    busy        user + nice + system, over all CPUs
+    interrupts  irq + softirq: the kernel serving devices, most of it the run's own disk and
+                network traffic, which no process is charged with
     the run's   for every process of the run's own tree (this process and its descendants, the
                 server and its descendants, this process's ancestors up to but not including
                 pid 1): utime + stime, and for the tree's processes also cutime + cstime, which
                 hold children that already exited. A child that ends between the two reads moves
                 from its own line into its parent's cutime, so it is counted once either way.
                 The ancestors' cutime is left out: it would hold earlier runs' kernels.
-    other work  busy - the run's, in CPU-seconds, divided by the window: the mean number of cores
-                other processes kept busy (0.5 = half of one core all the time)
+    kernel      the kernel's own threads (kthreadd, pid 2, and its children: writeback, the
+                filesystem's journal, block-layer workers), which work for whoever wrote
+    other work  busy - the run's - the kernel's, in CPU-seconds, divided by the window: the mean
+                number of cores other user processes kept busy (0.5 = half of one core all the
+                time); the kernel's threads and the interrupts are kept apart, as `kernel_cores`,
+                because a run's own I/O makes most of them
     steal       the steal column over the window: cores the hypervisor gave to someone else
                 while this machine wanted them, which no process here can show
 
@@ -44,8 +50,10 @@ LOADED_CORES = 0.1
 class CpuReading:
     monotonic: float
     busy_ticks: int
+    interrupt_ticks: int
     steal_ticks: int
     own_ticks: int
+    kernel_ticks: int
 
 
 def _stat_fields(pid: int) -> list[str] | None:
@@ -66,7 +74,10 @@ def _processes() -> dict[int, list[str]]:
     return table
 
 
-def _own_ticks(table: dict[int, list[str]], roots: list[int]) -> int:
+KERNEL_THREADS = 2  # kthreadd, the parent of every kernel thread
+
+
+def _tree(table: dict[int, list[str]], roots: list[int]) -> set[int]:
     children: dict[int, list[int]] = {}
     for pid, fields in table.items():
         children.setdefault(int(fields[1]), []).append(pid)
@@ -76,7 +87,16 @@ def _own_ticks(table: dict[int, list[str]], roots: list[int]) -> int:
         if pid not in tree:
             tree.add(pid)
             stack.extend(children.get(pid, ()))
-    ticks = sum(int(table[pid][11]) + int(table[pid][12]) + int(table[pid][13]) + int(table[pid][14]) for pid in tree)
+    return tree
+
+
+def _ticks(table: dict[int, list[str]], tree: set[int]) -> int:
+    return sum(int(table[pid][11]) + int(table[pid][12]) + int(table[pid][13]) + int(table[pid][14]) for pid in tree)
+
+
+def _own_ticks(table: dict[int, list[str]], roots: list[int]) -> int:
+    tree = _tree(table, roots)
+    ticks = _ticks(table, tree)
     ancestor = int(table[os.getpid()][1]) if os.getpid() in table else 1
     while ancestor > 1 and ancestor in table and ancestor not in tree:
         ticks += int(table[ancestor][11]) + int(table[ancestor][12])
@@ -92,7 +112,9 @@ def read_cpu(server_pid: int | None) -> CpuReading:
         raise OSError("/proc/stat has no 'cpu' line with a steal column")
     user, nice, system, _idle, _iowait, irq, softirq, steal = (int(value) for value in first[1:9])
     roots = [os.getpid()] + ([server_pid] if server_pid else [])
-    return CpuReading(time.monotonic(), user + nice + system + irq + softirq, steal, _own_ticks(_processes(), roots))
+    table = _processes()
+    return CpuReading(time.monotonic(), user + nice + system, irq + softirq, steal, _own_ticks(table, roots),
+                      _ticks(table, _tree(table, [KERNEL_THREADS])))
 
 
 class OtherWork:
@@ -124,12 +146,16 @@ class OtherWork:
                     "unrecorded": self.problem or "the measurement did not start"}
         window = self.last.monotonic - self.first.monotonic
         tick = os.sysconf("SC_CLK_TCK")
-        busy = (self.last.busy_ticks - self.first.busy_ticks) / tick
-        own = (self.last.own_ticks - self.first.own_ticks) / tick
-        steal = (self.last.steal_ticks - self.first.steal_ticks) / tick
+        def seconds(field: str) -> float:
+            return (getattr(self.last, field) - getattr(self.first, field)) / tick
+
+        busy, own, kernel = seconds("busy_ticks"), seconds("own_ticks"), seconds("kernel_ticks")
+        interrupts, steal = seconds("interrupt_ticks"), seconds("steal_ticks")
+        if window <= 0:
+            return {"other_cores": None, "steal_cores": None, "window_s": window, "unrecorded": "an empty window"}
         return {"window_s": round(window, 3), "busy_cpu_s": round(busy, 2), "run_cpu_s": round(own, 2),
                 # ticks are counted per CPU and rounded at each read, so a quiet machine can show a
                 # few hundredths below zero: that is "none", not a negative load
-                "other_cores": round(max(0.0, busy - own) / window, 3) if window > 0 else None,
-                "steal_cores": round(steal / window, 3) if window > 0 else None,
-                "cpus": os.cpu_count()}
+                "other_cores": round(max(0.0, busy - own - kernel) / window, 3),
+                "kernel_cores": round((kernel + interrupts) / window, 3),
+                "steal_cores": round(steal / window, 3), "cpus": os.cpu_count()}

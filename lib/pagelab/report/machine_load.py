@@ -1,8 +1,9 @@
 """What the report says about other work on the machine while the runs measured.
 
 Each run since pagelab recorded it keeps, in summary.json's `other_work`, the mean number of cores
-that processes other than the run's own (server, driver, samplers, pagelab) kept busy during its
-measurement, and the hypervisor's steal (pagelab.machine.other_work). The Method gives the median
+that user processes other than the run's own (server, driver, samplers, pagelab) kept busy during
+its measurement, the kernel's threads and interrupts apart from them, and the hypervisor's steal
+(pagelab.machine.other_work). The Method gives the median
 and the largest; page 1 warns when any verdict run measured beside more than LOADED_CORES, because
 a loaded run is slower and noisier and a reader deciding what to hand in needs to know it first.
 Bundles from before the record say that they have none.
@@ -46,6 +47,10 @@ def other_work_sentence(data: ReportData) -> str | None:
              f"; no run measured beside more than {LOADED_CORES:g} of a core of other work")
     if not steal.empty:
         text += f", and the hypervisor took (steal) a median of {_cores(steal.median())}, at most {_cores(steal.max())}"
+    kernel = recorded["kernel_cores"].dropna() if "kernel_cores" in recorded else pd.Series(dtype=float)
+    if not kernel.empty:
+        text += (f". The kernel's own threads and interrupts, which mostly serve the runs' own disk and network "
+                 f"traffic, kept a median of {_cores(kernel.median())} busy; they are not counted as other work")
     return text + "."
 
 
