@@ -168,3 +168,15 @@ def test_the_kernels_threads_are_kept_apart_from_other_work():
     assert os.getpid() not in kernel and 1 not in kernel
     record = _measure(lambda: time.sleep(0.5))
     assert record["kernel_cores"] >= 0 and "kernel_cores" in record, record
+
+
+def test_pagelab_stats_says_what_the_runs_recorded_of_other_work(tmp_path):
+    from pagelab.evidence.stats_text import other_work_lines
+
+    data = _report_data(tmp_path / "b", {"8k-r3": 0.62, "4k-r5": 0.15})
+    [line] = other_work_lines(data.evidence.runs)
+    assert line.startswith("Other work on the machine while the runs measured (user processes besides the runs' own): "
+                           "median 0.01 cores over 21 runs, most 0.62 (8k-r3); 2 beside more than 0.1 of a core: "), line
+    assert sorted(line.split("of a core: ")[1].split(", ")) == ["4k-r5", "8k-r3"], line
+    [old] = other_work_lines(_report_data(tmp_path / "old", None).evidence.runs)
+    assert "not recorded" in old, old

@@ -76,6 +76,12 @@ class RunTable:
     host_noise: dict = field(default_factory=dict)  # {host: its noise.json}, each node's own (--noise on Slurm)
 
 
+# Other user processes' mean load (cores, summary.json's other_work) above which a run counts as
+# measured beside other work: a tenth of a core is about what an editor, a shell and a browser tab
+# use together on this kind of machine, and 5% of a 2-core machine's capacity.
+LOADED_CORES = 0.1
+
+
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
     if frame.empty or column not in frame:
         return math.nan
@@ -104,6 +110,9 @@ def run_values(run_dir: Path) -> dict[str, float]:
         "hit_ratio": hit,
         # The run's typical interval: the median of its per-interval 95th percentiles.
         "new_order_p95_ms": float(p95.median()) if not p95.empty else math.nan,
+        # not a metric: the cores other user processes kept busy while it measured
+        # (pagelab.machine.other_work), for `pagelab stats`'s line on the machine; NaN before the record
+        "other_cores": float((summary.get("other_work") or {}).get("other_cores") or math.nan),
     }
 
 

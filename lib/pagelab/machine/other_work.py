@@ -29,7 +29,8 @@ measurement starts and when it ends, and keeps the difference:
                 while this machine wanted them, which no process here can show
 
 Linux only; elsewhere, or when /proc cannot be read, the record says why instead of giving a
-number. A process that vanishes between listing /proc and reading its stat is skipped.
+number. A process that vanishes between listing /proc and reading its stat is skipped. Where a
+run counts as loaded is the evidence's call (pagelab.evidence.runs.LOADED_CORES).
 """
 
 from __future__ import annotations
@@ -40,10 +41,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROC = Path("/proc")
-# Other processes' mean load (cores) above which a run counts as measured beside other work:
-# a tenth of a core is about what an editor, a shell and a browser tab use together on this
-# kind of machine, and 5% of a 2-core machine's capacity.
-LOADED_CORES = 0.1
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pagelab.machine.other_work import LOADED_CORES
+from pagelab.evidence.runs import LOADED_CORES
 from pagelab.report.lab_report import ReportData
 
 
