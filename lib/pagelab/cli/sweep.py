@@ -204,7 +204,8 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
                        help="passed to sbatch for both jobs; give it with '=' since it starts with a dash, e.g. "
                             "--slurm-args='--partition=short --time=02:00:00 --account=db'")
     group.add_argument("--slurm-max-running", metavar="K", type=int,
-                       help="at most K rounds (nodes) at once (the array's %%K; default: all of them)")
+                       help="at most K rounds (nodes) at once (the array's %%K; default: all of them); a resumed sweep does "
+                            "not remember it, so give it again with --resume")
     group.add_argument("--scratch", metavar="DIR",
                        help="required with --executor slurm: where each unit's server lives on its node, a directory "
                             "on the node's local disk (not the shared filesystem, which would measure the network); "
