@@ -180,3 +180,18 @@ def test_pagelab_stats_says_what_the_runs_recorded_of_other_work(tmp_path):
     assert sorted(line.split("of a core: ")[1].split(", ")) == ["4k-r5", "8k-r3"], line
     [old] = other_work_lines(_report_data(tmp_path / "old", None).evidence.runs)
     assert "not recorded" in old, old
+
+
+def test_a_start_announced_ahead_is_read_when_it_comes():
+    """A fixed ramp-up makes the driver announce its measurement's start before it: the first
+    reading waits for that instant, so the window is the measurement's, not the ramp-up's."""
+    work = OtherWork(None)
+    asked = time.monotonic()
+    work.start_at(asked + 0.5)
+    assert work.first is None
+    time.sleep(1.0)
+    work.stop()
+    whole = time.monotonic() - asked
+    record = work.record()
+    # not from the call: from the announced instant, however late the sleep woke
+    assert 0 < record["window_s"] <= whole - 0.5 + 0.02, (record, whole)

@@ -85,7 +85,8 @@ def test_every_run_records_the_cpu_other_processes_used_while_it_measured(smoke_
     for run in ("4k-r1", "16k-r1"):
         other = json.loads((out / run / "summary.json").read_text())["other_work"]
         assert abs(other["window_s"] - measure_s) < 2.5, (other, measure_s)
-        assert 0 < other["run_cpu_s"] <= other["busy_cpu_s"] + 0.1 * other["window_s"], other
+        # the run's own CPU may hold interrupts the kernel charged to it (machine/other_work.py)
+        assert 0 < other["run_cpu_s"] <= other["busy_cpu_s"] + other["interrupt_cpu_s"] + 0.1 * other["window_s"], other
         assert other["other_cores"] >= 0 and other["steal_cores"] >= 0, other
 
 

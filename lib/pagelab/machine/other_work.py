@@ -36,6 +36,7 @@ run counts as loaded is the evidence's call (pagelab.evidence.runs.LOADED_CORES)
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,7 @@ class OtherWork:
         self.first: CpuReading | None = None
         self.last: CpuReading | None = None
         self.problem: str | None = None
+        self._timer: threading.Timer | None = None
 
     def _read(self) -> CpuReading | None:
         try:
@@ -133,7 +135,20 @@ class OtherWork:
     def start(self) -> None:
         self.first = self._read()
 
+    def start_at(self, monotonic_instant: float) -> None:
+        """start() at that time.monotonic() instant: now if it has passed, else from a timer (a
+        driver with a fixed ramp-up says when its measurement will start before it does)."""
+        delay = monotonic_instant - time.monotonic()
+        if delay <= 0:
+            self.start()
+        else:
+            self._timer = threading.Timer(delay, self.start)
+            self._timer.daemon = True
+            self._timer.start()
+
     def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
         if self.first is not None and self.last is None:
             self.last = self._read()
 
@@ -150,7 +165,11 @@ class OtherWork:
         interrupts, steal = seconds("interrupt_ticks"), seconds("steal_ticks")
         if window <= 0:
             return {"other_cores": None, "steal_cores": None, "window_s": window, "unrecorded": "an empty window"}
-        return {"window_s": round(window, 3), "busy_cpu_s": round(busy, 2), "run_cpu_s": round(own, 2),
+        # Where the kernel charges interrupts to the process they interrupted (tick-based
+        # accounting), the run's own CPU holds part of the interrupt column too, so it may exceed
+        # busy: other work is then read low by at most that part, never high.
+        return {"window_s": round(window, 3), "busy_cpu_s": round(busy, 2), "interrupt_cpu_s": round(interrupts, 2),
+                "run_cpu_s": round(own, 2),
                 # ticks are counted per CPU and rounded at each read, so a quiet machine can show a
                 # few hundredths below zero: that is "none", not a negative load
                 "other_cores": round(max(0.0, busy - own - kernel) / window, 3),

@@ -399,12 +399,15 @@ def _measure(instance: Instance, state: dict, plan: RunPlan, profile: Profile, r
 
             def measurement_started(measure_start):
                 monitor.mark_measurement_start(measure_start)
-                other_work.start()
+                # a fixed ramp-up announces its measurement's start ahead of it: read /proc then
+                other_work.start_at(measure_start)
 
-            result = run(spec, plan.run_options, out_dir=run_dir, echo=None, on_interval=progress,
-                         on_start=measurement_started, local_socket=local_socket(instance),
-                         watch=DiskWatch(instance.paths.datadir.parent, instance.page_size_label).failure)
-            other_work.stop()
+            try:
+                result = run(spec, plan.run_options, out_dir=run_dir, echo=None, on_interval=progress,
+                             on_start=measurement_started, local_socket=local_socket(instance),
+                             watch=DiskWatch(instance.paths.datadir.parent, instance.page_size_label).failure)
+            finally:
+                other_work.stop()
         set_phase(run_dir, "record")
         _write_variables(instance, run_dir / "variables.csv")
     _copy_log_part(instance.paths.error_log, log_offset, run_dir / "mysqld.err")
