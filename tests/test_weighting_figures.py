@@ -25,10 +25,13 @@ def _plan_with(profile, monkeypatch, capsys) -> str:
 
 
 def test_the_runbooks_equal_and_precision_figures_are_the_planners(tmp_path, monkeypatch, capsys):
+    # the paragraph plans course as it shipped then, 7 rounds of 100 s (8 of 90 s since 2026-11-29)
+    then = re.sub(r"(?m)^measure_s: 90 ", "measure_s: 100", re.sub(r"(?m)^repeats: 8 ", "repeats: 7 ", COURSE.read_text()))
+    assert "repeats: 7 " in then and "measure_s: 100" in then, "course.yaml's design lines moved: update this test"
     equal_profile = tmp_path / "course.yaml"
-    equal_profile.write_text(COURSE.read_text())
+    equal_profile.write_text(then)
     precise_profile = tmp_path / "course-precision.yaml"
-    precise_profile.write_text(COURSE.read_text() + "block_weights: precision\n")
+    precise_profile.write_text(then + "block_weights: precision\n")
     equal, precise = (_plan_with(path, monkeypatch, capsys) for path in (equal_profile, precise_profile))
     assert "the bundle ran no over-time runs of 16k and 4k, so a design assumes all 1200 s" in equal
     now_e, best_e = _design(equal, "now"), _design(equal, "best within the budget")
@@ -37,7 +40,7 @@ def test_the_runbooks_equal_and_precision_figures_are_the_planners(tmp_path, mon
     share = find(precise, r"the over-time block (\d+)% of the weight", "plan's precision arithmetic").group(1)
     source = (now_e[2], now_e[3], now_e[4], now_p[2], now_p[3], now_p[4], best_e[0], best_e[1],
               best_e[2], best_e[3], best_e[4], best_p[2], best_p[3], best_p[4], share)
-    stated = find(plain(RUNBOOK), r"course as shipped \(7 × 100 s\), equal ±(\d+\.\d)%, (\d+)% power, (\d+\.\d)% "
+    stated = find(plain(RUNBOOK), r"course as then shipped \(7 × 100 s\), equal ±(\d+\.\d)%, (\d+)% power, (\d+\.\d)% "
                                   r"detectable; precision ±(\d+\.\d)%, (\d+)%, (\d+\.\d)%\. Best in 2 h, (\d+) × (\d+) "
                                   r"s: equal ±(\d+\.\d)%, (\d+)%, (\d+\.\d)%; precision ±(\d+\.\d)%, (\d+)%, "
                                   r"(\d+\.\d)% \(the over-time block (\d+)% of the weight\)", RUNBOOK.name).groups()
@@ -45,7 +48,7 @@ def test_the_runbooks_equal_and_precision_figures_are_the_planners(tmp_path, mon
 
 
 # "| 7 × 100 s (course as shipped) | 0 | 72% / 71.0% [68.1, 73.8] | 75% / 74.1% [71.3, 76.8] |"
-ROW = (r"(\d+) × (\d+) s(?: \(course as shipped\))? (\d+) (\d+)% / (\d+\.\d)% \[(\d+\.\d), (\d+\.\d)\] "
+ROW = (r"(\d+) × (\d+) s(?: \(course as shipped(?: until [\d-]+)?\))? (\d+) (\d+)% / (\d+\.\d)% \[(\d+\.\d), (\d+\.\d)\] "
        r"(\d+)% / (\d+\.\d)% \[(\d+\.\d), (\d+\.\d)\]")
 # "    7 x 100 s (f 0)        72%, 71.0% [68.1, 73.8]     75%, 74.1% [71.3, 76.8]"
 COMMENT_ROW = (r"(\d+) x (\d+) s \(f (\d+)(?: %\^2)?\) (\d+)%, (\d+\.\d)% \[(\d+\.\d), (\d+\.\d)\] (\d+)%, (\d+\.\d)% "
