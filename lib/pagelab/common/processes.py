@@ -18,12 +18,19 @@ PROCESS_STATES = {"R": "running", "S": "sleeping", "D": "waiting on the disk", "
                   "t": "stopped by a tracer", "X": "dead", "I": "idle"}
 
 
-def process_state(pid: int) -> str | None:
-    """The state letter of /proc/PID/stat ("T": stopped), or None where it cannot be read."""
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (state, ppid, ..., utime at index 11),
+    or None where it cannot be read."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]  # the name in () may hold spaces
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # the name in () may hold spaces
     except (OSError, IndexError):
         return None
+
+
+def process_state(pid: int) -> str | None:
+    """The state letter of /proc/PID/stat ("T": stopped), or None where it cannot be read."""
+    fields = stat_fields(pid)
+    return fields[0] if fields else None
 
 
 def process_alive(pid: int) -> bool:

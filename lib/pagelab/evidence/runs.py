@@ -82,6 +82,28 @@ class RunTable:
 LOADED_CORES = 0.1
 
 
+@dataclass(frozen=True)
+class OtherWork:
+    """What a set of runs recorded of other user processes' CPU while they measured."""
+
+    runs: int  # that recorded it
+    median: float  # cores
+    most: float
+    most_run: str
+    loaded: tuple[str, ...]  # the runs beside more than LOADED_CORES
+
+
+def other_work_of(frame: pd.DataFrame) -> OtherWork | None:
+    """The summary of `frame`'s `other_cores` (one row per run, with its `run`); None where no run
+    recorded it (a bundle from before the record)."""
+    recorded = frame.dropna(subset=["other_cores"]) if "other_cores" in frame else frame.iloc[0:0]
+    if recorded.empty:
+        return None
+    worst = recorded.loc[recorded["other_cores"].idxmax()]
+    return OtherWork(len(recorded), float(recorded["other_cores"].median()), float(worst["other_cores"]),
+                     str(worst["run"]), tuple(recorded.loc[recorded["other_cores"] > LOADED_CORES, "run"]))
+
+
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
     if frame.empty or column not in frame:
         return math.nan

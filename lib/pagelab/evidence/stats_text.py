@@ -11,7 +11,7 @@ from pagelab.evidence.intervals import DEFAULT_RESOLVE_PCT
 from pagelab.evidence.medians import page_size_table, page_size_text
 from pagelab.evidence.outliers import outlier_lines
 from pagelab.evidence.pairs import pairwise_table
-from pagelab.evidence.runs import LOADED_CORES, METRICS, RunTable, model_data
+from pagelab.evidence.runs import LOADED_CORES, METRICS, RunTable, model_data, other_work_of
 from pagelab.evidence.wording import family_text, floor_note, over_time_text, verdict_line
 
 
@@ -45,17 +45,14 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
 def other_work_lines(runs) -> list[str]:
     """What the runs recorded of other user processes' CPU while they measured
     (pagelab.machine.other_work); a line saying there is no record for a bundle from before it."""
-    recorded = runs.dropna(subset=["other_cores"]) if "other_cores" in runs else runs.iloc[0:0]
-    if recorded.empty:
+    found = other_work_of(runs)
+    if found is None:
         return ["Other work on the machine while the runs measured: not recorded (a bundle from before pagelab "
                 "recorded it)"]
-    worst = recorded.loc[recorded["other_cores"].idxmax()]
-    loaded = recorded[recorded["other_cores"] > LOADED_CORES]
     return [f"Other work on the machine while the runs measured (user processes besides the runs' own): median "
-            f"{recorded['other_cores'].median():.2f} cores over {len(recorded)} runs, most {worst['other_cores']:.2f} "
-            f"({worst['run']}); " + (f"{len(loaded)} beside more than {LOADED_CORES:g} of a core: "
-                                     f"{', '.join(loaded['run'])}" if not loaded.empty else
-                                     f"none beside more than {LOADED_CORES:g} of a core")]
+            f"{found.median:.2f} cores over {found.runs} runs, most {found.most:.2f} ({found.most_run}); "
+            + (f"{len(found.loaded)} beside more than {LOADED_CORES:g} of a core: {', '.join(found.loaded)}"
+               if found.loaded else f"none beside more than {LOADED_CORES:g} of a core")]
 
 
 def noise_lines(noise: dict) -> list[str]:

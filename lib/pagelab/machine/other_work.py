@@ -41,6 +41,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from pagelab.common.processes import stat_fields
+
 PROC = Path("/proc")
 
 
@@ -54,19 +56,11 @@ class CpuReading:
     kernel_ticks: int
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    try:
-        text = (PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2:].split()  # the command name may hold spaces and ")"
-
-
 def _processes() -> dict[int, list[str]]:
     table = {}
     for entry in os.scandir(PROC):
         if entry.name.isdigit():
-            fields = _stat_fields(int(entry.name))
+            fields = stat_fields(int(entry.name))
             if fields is not None:
                 table[int(entry.name)] = fields
     return table

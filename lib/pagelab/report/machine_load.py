@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pagelab.evidence.runs import LOADED_CORES
+from pagelab.evidence.runs import LOADED_CORES, other_work_of
 from pagelab.report.lab_report import ReportData
 
 
@@ -31,19 +31,17 @@ def _cores(value: float) -> str:
 def other_work_sentence(data: ReportData) -> str | None:
     """The Method's sentence on the recorded load; None where no run recorded it."""
     recorded = _recorded(data)
-    if recorded.empty:
+    found = other_work_of(recorded)
+    if found is None:
         return None
-    worst = recorded.loc[recorded["other_cores"].idxmax()]
-    loaded = recorded[recorded["other_cores"] > LOADED_CORES]
     steal = recorded["steal_cores"].dropna() if "steal_cores" in recorded else pd.Series(dtype=float)
     runs = len(data.tables["summary"])
     text = (f" While each run measured, pagelab read the kernel's CPU accounting at its start and end: processes other "
             f"than the run's own (its server, the driver, the samplers and pagelab) kept a median of "
-            f"{_cores(recorded['other_cores'].median())} busy over the {len(recorded)} runs that recorded it"
-            + (f" of {runs}" if len(recorded) < runs else "") +
-            f", {_cores(worst['other_cores'])} at most ({worst['run']})")
-    text += (f"; {len(loaded)} run{'s' if len(loaded) != 1 else ''} measured beside more than {LOADED_CORES:g} of a "
-             f"core of other work ({', '.join(loaded['run'])})" if not loaded.empty else
+            f"{_cores(found.median)} busy over the {found.runs} runs that recorded it"
+            + (f" of {runs}" if found.runs < runs else "") + f", {_cores(found.most)} at most ({found.most_run})")
+    text += (f"; {len(found.loaded)} run{'s' if len(found.loaded) != 1 else ''} measured beside more than "
+             f"{LOADED_CORES:g} of a core of other work ({', '.join(found.loaded)})" if found.loaded else
              f"; no run measured beside more than {LOADED_CORES:g} of a core of other work")
     if not steal.empty:
         text += f", and the hypervisor took (steal) a median of {_cores(steal.median())}, at most {_cores(steal.max())}"
@@ -59,12 +57,11 @@ def load_warning(data: ReportData) -> str:
     recorded = _recorded(data)
     if recorded.empty or "role" not in recorded:
         return ""
-    loaded = recorded[(recorded["role"] == "verdict") & (recorded["other_cores"] > LOADED_CORES)]
-    if loaded.empty:
+    found = other_work_of(recorded[recorded["role"] == "verdict"])
+    if found is None or not found.loaded:
         return ""
     verdict_runs = int((data.tables["summary"]["role"] == "verdict").sum())
-    return (f"**Other work ran beside {len(loaded)} of the {verdict_runs} verdict runs** (more than {LOADED_CORES:g} "
-            f"of a core while they measured; most {_cores(loaded['other_cores'].max())}, in "
-            f"{loaded.loc[loaded['other_cores'].idxmax(), 'run']}; Method). Their TpmC is lower and the intervals wider "
-            "than on an idle machine. The verdicts stay honest for the spread the runs had; a rerun on an idle machine "
+    return (f"**Other work ran beside {len(found.loaded)} of the {verdict_runs} verdict runs** (more than "
+            f"{LOADED_CORES:g} of a core while they measured; most {_cores(found.most)}, in {found.most_run}; "
+            "Method). Their TpmC is lower and the intervals wider than on an idle machine. The verdicts stay honest for the spread the runs had; a rerun on an idle machine "
             "is the README's advice, with the report to hand in chosen before the rerun starts.\n\n")
