@@ -173,11 +173,16 @@ def test_the_kernels_threads_are_kept_apart_from_other_work():
 def test_pagelab_stats_says_what_the_runs_recorded_of_other_work(tmp_path):
     from pagelab.evidence.stats_text import other_work_lines
 
-    data = _report_data(tmp_path / "b", {"8k-r3": 0.62, "4k-r5": 0.15})
+    data = _report_data(tmp_path / "b", {"8k-r3": 0.62, "4k-r5": 0.15, "16k-r1": 0.0})
     [line] = other_work_lines(data.evidence.runs)
+    # a quiet run's 0.0 is a recorded figure, not a missing one: all 21 runs count
     assert line.startswith("Other work on the machine while the runs measured (user processes besides the runs' own): "
                            "median 0.01 cores over 21 runs, most 0.62 (8k-r3); 2 beside more than 0.1 of a core: "), line
     assert sorted(line.split("of a core: ")[1].split(", ")) == ["4k-r5", "8k-r3"], line
+    quiet = _report_data(tmp_path / "quiet", {name: 0.0 for name in (f"{s}-r{r}" for s in ("4k", "8k", "16k")
+                                                                      for r in range(1, 8))})
+    [line] = other_work_lines(quiet.evidence.runs)
+    assert "median 0.00 cores over 21 runs" in line and "none beside more than 0.1 of a core" in line, line
     [old] = other_work_lines(_report_data(tmp_path / "old", None).evidence.runs)
     assert "not recorded" in old, old
 

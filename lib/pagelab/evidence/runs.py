@@ -104,6 +104,11 @@ def other_work_of(frame: pd.DataFrame) -> OtherWork | None:
                      str(worst["run"]), tuple(recorded.loc[recorded["other_cores"] > LOADED_CORES, "run"]))
 
 
+def _number(value) -> float:
+    """A recorded figure, NaN where none was recorded (0 is a figure: a quiet run's other work)."""
+    return math.nan if value is None else float(value)
+
+
 def _mean_measured(frame: pd.DataFrame, column: str) -> float:
     if frame.empty or column not in frame:
         return math.nan
@@ -134,7 +139,7 @@ def run_values(run_dir: Path) -> dict[str, float]:
         "new_order_p95_ms": float(p95.median()) if not p95.empty else math.nan,
         # not a metric: the cores other user processes kept busy while it measured
         # (pagelab.machine.other_work), for `pagelab stats`'s line on the machine; NaN before the record
-        "other_cores": float((summary.get("other_work") or {}).get("other_cores") or math.nan),
+        "other_cores": _number((summary.get("other_work") or {}).get("other_cores")),
     }
 
 
