@@ -128,7 +128,7 @@ def test_the_method_says_the_floor_is_pagelabs_whether_it_bound_each_pair_and_ci
         floor = w.mean() * stats.chi2.ppf(0.05, n - 1) / (n - 1)
         (bound if d.var(ddof=1) < floor else free).append(f"{row['a']} vs {row['b']}")
     text = model_sentences(data)
-    assert "This floor is pagelab's own rule, not a published method" in text
+    assert "This lower bound is pagelab's own rule, not a published method" in text
     for name in bound:
         assert name in text.split("set the variance of ")[1].split(", not of")[0].split(" (each")[0], (name, text)
     if not bound:

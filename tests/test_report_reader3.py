@@ -67,7 +67,7 @@ def test_each_tpmc_pair_gives_its_standard_error_and_whether_the_floor_set_it(tm
         effect = pair_effect(found.by_size[row["a"]], found.by_size[row["b"]], within[row["a"]], within[row["b"]])
         assert f"{effect.se:.4f}" in text, (row["a"], row["b"], effect.se, text)
     assert "standard error of the mean log-ratio" in text and (
-        "from the floor" in text or "from the blocks' own sample variance" in text
+        "from the lower bound" in text or "from the blocks' own sample variance" in text
         or "from its blocks' own sample variance" in text), text
 
 

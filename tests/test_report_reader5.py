@@ -146,7 +146,7 @@ def test_a_noisy_page_size_is_said_to_widen_only_the_pairs_the_floor_set():
 
     none = {("8k", "4k"): (False, 0.05), ("16k", "4k"): (False, 0.049), ("16k", "8k"): (True, 0.03)}
     text = noise_reach_text("4k", none)
-    assert "the floor set the variance of no pair with 4k here" in text, text
+    assert "the lower bound set the variance of no pair with 4k here" in text, text
     assert "8k vs 4k and 16k vs 4k rest on the blocks' own spread, not on that noise" in text, text
     assert "widen" not in text and "planner's figures" in text, text
     some = {("8k", "4k"): (True, 0.05), ("16k", "4k"): (False, 0.049)}
@@ -154,7 +154,7 @@ def test_a_noisy_page_size_is_said_to_widen_only_the_pairs_the_floor_set():
     assert "it widened 8k vs 4k; 16k vs 4k rests on the blocks' own spread" in text, text
     troubleshooting = _plain(ROOT / "runbooks/troubleshooting.md")
     assert "widens every pair" not in troubleshooting
-    assert "it widens a pair's interval only where the floor set that pair's variance" in troubleshooting
+    assert "it widens a pair's interval only where the model's lower bound set that pair's variance" in troubleshooting
 
 
 def test_the_precision_paragraph_says_why_a_pairs_floor_is_below_its_page_sizes(tmp_path):

@@ -32,12 +32,12 @@ def model_sentences(data) -> str:
         return ""
     if found.weights == PRECISION:
         return "".join([precision_sentences(found, data), *_components_and_over_time(found, data)])
-    parts = ["\n\n**The two-level model's floor.** The two-level model needs every run's interval series and "
+    parts = ["\n\n**The two-level model's lower bound.** The two-level model needs every run's interval series and "
              f"{MIN_BLOCKS_FOR_MODEL} or more shared rounds: a run's log TpmC varies as a/T + f, a the within-run "
              "part (batch means of its interval series) and f the between-run floor, and the variance of the mean "
-             "log-ratio is floored by what the runs' own noise allows: where the rounds' sample variance of the "
+             "log-ratio is bounded below by what the runs' own noise allows: where the rounds' sample variance of the "
              f"log-ratio falls below the {100 * FLOOR_QUANTILE:g}% quantile it would have from the within-run part "
-             "alone (f = 0), that quantile is used. This floor is pagelab's own rule, not a published method "
+             "alone (f = 0), that quantile is used. This lower bound is pagelab's own rule, not a published method "
              f"(bench/bench_evidence_model.py measures its coverage); {_floor_use(found, data)}. The t interval is on "
              "the blocks less one, a whole number: the effect is the mean of one log-ratio per block, and for that "
              "contrast Satterthwaite's approximation (Satterthwaite 1946) gives exactly the blocks less one, as the "
@@ -86,7 +86,7 @@ def precision_sentences(found, data) -> str:
             "variance w_b = a_A/T_A + a_B/T_B, are combined as a random-effects meta-analysis (statsmodels "
             "combine_effects), each block weighed by 1/(w_b + f_U), f_U the one-sided 95% upper confidence bound "
             "of f from the Q-profile (Viechtbauer 2007), so a long block counts for more only as far as the rounds "
-            "can rule out a floor that would make it no better than a round; the variance of the weighted mean is "
+            "can rule out a between-run floor that would make it no better than a round; the variance of the weighted mean is "
             "the Hartung-Knapp-Sidik-Jonkman estimate (Hartung & Knapp 2001; Sidik & Jonkman 2002), at least the "
             f"{100 * FLOOR_QUANTILE:g}% quantile the within-run part alone would give, and the t interval is on the "
             "blocks less one. With blocks alike this is the equal-weight model. Weighing by an upper bound of f is "
@@ -110,7 +110,7 @@ def over_time_block_sentences(data, found) -> str:
             + ("its weight is its precision's, as said above. " if found.weights == PRECISION else
                "each block, this one included, counts once in the mean of the log-ratios (the effect) "
                "and in their sample variance, and the parts' lengths enter only the block's within-run part "
-               "a_A/T_A + a_B/T_B, which sets the floor above (weighting the block by its smaller within-run variance "
+               "a_A/T_A + a_B/T_B, which sets the lower bound above (weighting the block by its smaller within-run variance "
                "would let it dominate exactly when f is least known; a sweep may declare `block_weights: precision` "
                "instead). ")
             + "What of each over-time run counts: MSER-5 "
@@ -217,7 +217,7 @@ def _floor_use(found, data) -> str:
     if not used:
         return f"in this bundle it set the variance of no pair (each pair's rounds varied more: {named(not_used)}; {own})"
     floored = (f"{'their' if len(used) > 1 else 'its'} standard error of the mean log-ratio {errors(used)}, from "
-               "the floor")
+               "the lower bound")
     near = ""
     if not_used and all(abs(se / used[0][1] - 1) < 0.01 for _, se in not_used):
         near = "; the two kinds agree within 1% here by chance, which is why the lines' half-widths nearly match"

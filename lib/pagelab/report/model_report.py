@@ -119,7 +119,7 @@ def methods_explained(data) -> str:
                      "runs share the machine's minute, or the over-time runs' block, below); the effect is the mean of "
                      "those log-ratios, with a t interval on the blocks less one and the matching t-test: the two-stage "
                      "analysis of a mixed model (Giesbrecht & Burns 1985), which with blocks alike is the paired t of "
-                     "Jain 1991, ch. 13.4, here with a floor from the within-run part. On its lines \"these N blocks "
+                     "Jain 1991, ch. 13.4, here with a lower bound from the within-run part. On its lines \"these N blocks "
                      "resolve effects of about ±R%\" is the minimum detectable effect at 80% power (Bloom 1995): "
                      "(t(1 − α/2) + t(0.8)) on the blocks less one, times the standard error of the mean log-ratio "
                      "(the model's, below), made a %; t(p) is the p quantile of Student's t distribution.")

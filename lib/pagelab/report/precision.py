@@ -99,10 +99,10 @@ def noise_reach_text(size: str, floored: dict) -> str:
     if not mine:
         return f"{planner_words}."
     if not widened:
-        return (f"{planner_words}, but the floor set the variance of no pair with {size} here, so this sweep's "
+        return (f"{planner_words}, but the lower bound set the variance of no pair with {size} here, so this sweep's "
                 f"intervals for {and_listed(own)} rest on the blocks' own spread, not on that noise.")
     rest = (f"; {and_listed(own)} rest{'s' if len(own) == 1 else ''} on the blocks' own spread" if own else "")
-    return (f"{planner_words}, and through the floor, which set their variance, it widened {and_listed(widened)}"
+    return (f"{planner_words}, and through the lower bound, which set their variance, it widened {and_listed(widened)}"
             f"{rest}.")
 
 
@@ -320,7 +320,7 @@ def which_figure(row: dict, now: planner.Design) -> str:
     (pagelab.evidence.model.FLOOR_QUANTILE)."""
     half = (row["high_pct"] - row["low_pct"]) / 2
     said = [f"Which precision figure is which: ±{half:.1f}% is the half-width of this sweep's own interval, "
-            "from the spread its blocks happened to show (or the Method's floor, where that bound it: the Method "
+            "from the spread its blocks happened to show (or the Method's lower bound, where that set it: the Method "
             "says for which pairs)."]
     if not (isinstance(row.get("detectable_pct"), float) and math.isnan(row["detectable_pct"])) \
             and row.get("detectable_pct") is not None:
@@ -348,7 +348,7 @@ def which_figure(row: dict, now: planner.Design) -> str:
     elif now.half_width_pct > ratio_half:
         compared = ("wider here because this sweep's blocks varied less than the components give on average (a "
                     "sweep's variance may fall to the 5% quantile of what the within-run part alone gives, the "
-                    "Method's floor, before that floor binds).")
+                    "Method's lower bound, before that bound binds).")
     else:
         compared = "narrower here because this sweep's blocks varied more than the components give on average."
     said.append(f"±{now.half_width_pct:.1f}% and {now.detectable_pct:.1f}% are the planner's half-width and "

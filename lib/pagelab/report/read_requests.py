@@ -42,7 +42,7 @@ COLUMNS = ("page_size", "page_kb", "read_kb", "merged_pct", "unmerged_kb", "inno
            "pages_read", "read_ahead_pct", "device_per_innodb")
 
 
-def _counter_deltas(run_dir: Path, counters: tuple[str, ...] = READ_COUNTERS) -> dict | None:
+def counter_deltas(run_dir: Path, counters: tuple[str, ...] = READ_COUNTERS) -> dict | None:
     """{counter: its rise over the measurement, 'seconds': how long} from a run's global_status.csv
     (its first and last sample at t_s >= 0); None without the file or these counters."""
     path = run_dir / GLOBAL_STATUS_FILE
@@ -59,7 +59,7 @@ def _counter_deltas(run_dir: Path, counters: tuple[str, ...] = READ_COUNTERS) ->
             "seconds": float(last["t_s"] - first["t_s"])}
 
 
-def _measured_verdict_runs(data):
+def measured_verdict_runs(data):
     """The iostat samples of the measurement (t_s >= 0), the request sizes per page size from them,
     and the finished verdict runs by name: what both request tables start from."""
     from pagelab.report.figures import request_sizes
@@ -75,7 +75,7 @@ def read_request_table(data) -> pd.DataFrame:
     """Per page size of the report's verdict runs (a grid's cells' too), the columns of the module
     comment; nan where the bundle did not record what a column needs. read_kb is the report's own
     (pagelab.report.figures.request_sizes), so the two never disagree."""
-    iostat, sizes, done = _measured_verdict_runs(data)
+    iostat, sizes, done = measured_verdict_runs(data)
     rows = []
     for size in data.page_sizes:
         part = iostat[iostat["page_size"] == size] if not iostat.empty else iostat
@@ -88,7 +88,7 @@ def read_request_table(data) -> pd.DataFrame:
         reads = float(part["r_s"].fillna(0).sum()) if "r_s" in part else 0.0
         merged = float(part["rrqm_s"].sum()) if "rrqm_s" in part and part["rrqm_s"].notna().any() else math.nan
         given = reads + merged
-        deltas = [found for name in runs if (found := _counter_deltas(data.sweep_dir / name)) is not None]
+        deltas = [found for name in runs if (found := counter_deltas(data.sweep_dir / name)) is not None]
         counted = len(deltas) == len(runs) and deltas  # every run's counters, or none are claimed
         total = {key: sum(d[key] for d in deltas) for key in (*READ_COUNTERS, "seconds")} if counted else {}
         innodb_kb_s = total["Innodb_data_read"] / KIB / total["seconds"] if counted and total["seconds"] else math.nan
@@ -111,7 +111,7 @@ def read_request_table(data) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _near(value: float, page_kb: float) -> bool:
+def near_page(value: float, page_kb: float) -> bool:
     return abs(value / page_kb - 1) <= PAGE_TOLERANCE
 
 
@@ -132,7 +132,7 @@ def _size_text(row: dict) -> str:
 def _finding(row: dict) -> str:
     """What one larger-than-a-page size's numbers attribute, and only that."""
     page, size = row["page_kb"], row["page_size"]
-    merges = not math.isnan(row["merged_pct"]) and _near(row["unmerged_kb"], page)
+    merges = not math.isnan(row["merged_pct"]) and near_page(row["unmerged_kb"], page)
     ahead = not math.isnan(row["read_ahead_pct"]) and row["read_ahead_pct"] >= 100 * PAGE_TOLERANCE
     if merges:
         return (f"at {size} the block layer's merges account for the larger requests: unmerged, they were about a "
@@ -144,7 +144,7 @@ def _finding(row: dict) -> str:
         known.append(f"InnoDB's read-ahead ({row['read_ahead_pct']:.0f}% of the pages it read)")
     if row["merged_pct"] >= 1:
         known.append(f"the block layer's merges ({row['merged_pct']:.0f}% of the requests)")
-    if not _near(row["innodb_read_kb"], page):
+    if not near_page(row["innodb_read_kb"], page):
         known.append(f"InnoDB's own reads of {row['innodb_read_kb']:.1f} KiB")
     if known:
         return f"at {size} the larger requests go with {' and '.join(known)}, which this bundle cannot apportion"
@@ -202,68 +202,6 @@ def read_request_sentence(data) -> str:
     return " ".join([HEAD, *(_size_text(row) for row in rows), findings])
 
 
-# --- the write requests: what the bundle shows of their size, and nothing more --------------------------------
-
-WRITE_COUNTERS = ("Innodb_data_writes", "Innodb_data_written")
-
-
-def write_request_table(data) -> pd.DataFrame:
-    """Per page size of the verdict runs: the mean write request as the device got it (write_kb,
-    request_sizes' wareq-sz weighted by requests), the share of write requests the block layer merged
-    (sum wrqm/s over sum (w/s + wrqm/s)), and InnoDB's own mean write over all its files
-    (delta Innodb_data_written / delta Innodb_data_writes); nan where the bundle did not record one."""
-    iostat, sizes, done = _measured_verdict_runs(data)
-    rows = []
-    for size in data.page_sizes:
-        if size not in sizes.index:
-            continue
-        part = iostat[iostat["page_size"] == size]
-        runs = [name for name, entry in done.items() if entry["page_size"] == size]
-        page_kb = float(next((e["page_size_bytes"] for e in done.values() if e["page_size"] == size), math.nan)) / KIB
-        writes = float(part["w_s"].fillna(0).sum())
-        merged = float(part["wrqm_s"].sum()) if "wrqm_s" in part and part["wrqm_s"].notna().any() else math.nan
-        deltas = [d for name in runs if (d := _counter_deltas(data.sweep_dir / name, WRITE_COUNTERS)) is not None]
-        counted = runs and len(deltas) == len(runs)  # every run's counters, or none are claimed
-        count = sum(d["Innodb_data_writes"] for d in deltas) if counted else 0
-        rows.append({"page_size": size, "page_kb": page_kb, "write_kb": float(sizes.loc[size, "write_kb"]),
-                     "merged_pct": 100 * merged / (writes + merged) if writes + merged and not math.isnan(merged)
-                     else math.nan,
-                     "innodb_write_kb": sum(d["Innodb_data_written"] for d in deltas) / KIB / count if count
-                     else math.nan})
-    return pd.DataFrame(rows, columns=["page_size", "page_kb", "write_kb", "merged_pct", "innodb_write_kb"])
-
-
-def write_request_sentence(data) -> str:
-    """What the bundle shows of the write requests' size (iostat's wareq-sz, its merged writes, InnoDB's
-    own mean write), and that what made them larger than a page, among InnoDB's writes, is not measured
-    here; '' without iostat samples or when every page size wrote about a page a request."""
-    rows = [row for row in write_request_table(data).to_dict("records") if not math.isnan(row["write_kb"])]
-    larger = [row for row in rows if not math.isnan(row["page_kb"]) and row["write_kb"] > row["page_kb"] *
-              (1 + PAGE_TOLERANCE)]
-    if not larger:
-        return ""
-    parts = []
-    for row in larger:
-        text = f"at {row['page_size']} {row['write_kb']:.1f} KiB ({row['write_kb'] / row['page_kb']:.1f} pages)"
-        facts = []
-        if not math.isnan(row["merged_pct"]):
-            facts.append(f"the block layer merged {row['merged_pct']:.1f}% of the write requests it was given")
-        if not math.isnan(row["innodb_write_kb"]):
-            facts.append(f"InnoDB's own writes, all its files together, averaged {row['innodb_write_kb']:.1f} KiB")
-        parts.append(text + (f": {'; '.join(facts)}" if facts else ""))
-    merges_small = all(not math.isnan(r["merged_pct"]) and r["merged_pct"] < 100 * PAGE_TOLERANCE for r in larger)
-    innodb_large = all(not math.isnan(r["innodb_write_kb"]) and not _near(r["innodb_write_kb"], r["page_kb"])
-                       for r in larger)
-    what = ("So the larger writes come from InnoDB's own writes, not from the block layer's merges; which of them "
-            "(data pages, the doublewrite buffer, the redo log) made them larger is not measured here."
-            if merges_small and innodb_large else
-            "What made them larger than a page (the block layer's merges, or which of InnoDB's writes: data pages, "
-            "the doublewrite buffer, the redo log) this bundle does not show.")
-    return ("A write request as iostat counts it (wareq-sz) is what the device was asked to write after the block "
-            "layer merged adjacent requests. Write requests averaged more than a page: " + "; ".join(parts) + ". "
-            + what)
-
-
 # --- what else used the disk: iostat's counts against InnoDB's own ------------------------------------------
 
 # iostat reads the kernel's per-device counters (/proc/diskstats): every request the device completed,
@@ -285,13 +223,13 @@ def device_against_innodb(data) -> pd.DataFrame:
     if iostat.empty or not {"run", "r_s", "rkb_s", "t_s", "rareq_kb", "wareq_kb", "w_s"} <= set(iostat.columns):
         return pd.DataFrame(columns=["page_size", "device_r_s", "innodb_r_s", "device_kb_s", "innodb_kb_s",
                                      "extra_request_kb"])
-    iostat, _, done = _measured_verdict_runs(data)
+    iostat, _, done = measured_verdict_runs(data)
     rows = []
     for size in data.page_sizes:
         part = iostat[iostat["page_size"] == size] if not iostat.empty else iostat
         runs = [name for name, entry in done.items() if entry["page_size"] == size]
         samples = part.groupby(["run", "t_s"]).ngroups if not part.empty and {"run", "r_s", "rkb_s"} <= set(part) else 0
-        deltas = [found for name in runs if (found := _counter_deltas(data.sweep_dir / name)) is not None]
+        deltas = [found for name in runs if (found := counter_deltas(data.sweep_dir / name)) is not None]
         seconds = sum(d["seconds"] for d in deltas)
         if not samples or not runs or len(deltas) != len(runs) or not seconds:
             continue
@@ -345,10 +283,10 @@ def data_device_words(data) -> str:
 def innodb_read_rates(data) -> dict[str, dict[int, float]]:
     """{page size: {round: InnoDB's read requests a second over the run's measurement}} of the verdict
     runs (delta Innodb_data_reads / seconds): the read IOPS no other process adds to."""
-    _, _, done = _measured_verdict_runs(data)
+    _, _, done = measured_verdict_runs(data)
     rates: dict[str, dict[int, float]] = {}
     for name, entry in done.items():
-        found = _counter_deltas(data.sweep_dir / name)
+        found = counter_deltas(data.sweep_dir / name)
         if found and found["seconds"] > 0 and entry.get("round") is not None:
             rates.setdefault(entry["page_size"], {})[int(entry["round"])] = found["Innodb_data_reads"] / found["seconds"]
     return rates
@@ -360,7 +298,7 @@ def run_read_request_kb(data) -> dict[str, list[float]]:
     needed = {"run", "r_s", "rareq_kb", "wareq_kb", "w_s", "t_s"}
     if data.tables["iostat"].empty or not needed <= set(data.tables["iostat"].columns):
         return sizes
-    iostat, _, done = _measured_verdict_runs(data)
+    iostat, _, done = measured_verdict_runs(data)
     for name, group in iostat[iostat["run"].isin(list(done))].groupby("run"):
         reads = group["r_s"].fillna(0)
         if reads.sum():
