@@ -145,6 +145,41 @@ def test_the_findings_pairs_and_components_are_its_bundles():
     assert match.groups() == source, f"README.md: {match.group(0)!r}; the bundle's components {source}"
 
 
+SHIPPED = REPO_ROOT / "tests" / "fixtures" / "captured" / "course-2026-11-29-shipped"
+SHIPPED_MARK = "**The design `course` ships, measured**"
+
+
+def test_the_shipped_designs_sweep_is_its_bundles():
+    """`course` as shipped (8 rounds of 90 s and the three 1200 s runs), run once on 2026-11-29
+    (tests/fixtures/captured/course-2026-11-29-shipped, the files its analysis reads): each pair's
+    effect, interval, level and verdict, and the primary pair's components and round spread, as
+    `pagelab stats` gives them from the bundle."""
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.pairs import pairwise_table
+    from pagelab.evidence.runs import components_of
+
+    found = read_runs(SHIPPED)
+    pairs = pairwise_table(found, 5.0)
+    pairs = pairs[pairs.metric == "tpmc"]
+    text = plain(README)
+    start = text.index(SHIPPED_MARK)
+    text = text[start:text.index("**", start + len(SHIPPED_MARK))]
+    rows = re.findall(rf"(\d+k) vs (\d+k)(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(([\d.]+)%\) \*([a-z ]+)\*",
+                      text)
+    assert len(rows) == len(pairs) == 3, rows
+    for a, b, *stated in rows:
+        row = pairs[(pairs.a == a) & (pairs.b == b)].iloc[0]
+        source = [effect(row.change_pct), effect(row.low_pct), effect(row.high_pct), f"{row.confidence_pct:.4g}",
+                  "not tested" if row.role == "not tested" else row.verdict]
+        assert stated == source, f"README.md: {a} vs {b} {stated}; the bundle's pagelab stats {source}"
+    pair = components_of(found).pair("16k", "4k")
+    source = (f"{1e4 * pair.within_a.value:,.0f}", one(100 * math.sqrt(pair.between_f.value)),
+              one(100 * math.sqrt(pair.round_variance())))
+    match = find(text, r"for 16k vs 4k a = ([\d,]+) %²·s and √f = (\d+\.\d)%, so a round's log-ratio spreads "
+                       r"(\d+\.\d)%", f"README.md ({SHIPPED_MARK})")
+    assert match.groups() == source, f"README.md: {match.group(0)!r}; the bundle's components {source}"
+
+
 def test_the_components_are_the_bundles(table):
     from pagelab.evidence.runs import components_of
 
@@ -539,3 +574,23 @@ def test_courses_planned_components_are_the_planned_figures_and_the_report_plans
     readme = plain(README)
     assert f"`course` sets the two quiet sweeps' pooled components for 16k vs 4k ({shipped['planned_within_a']:,} %²·s " \
            f"and {shipped['planned_floor_pct']}%" in readme
+
+
+def test_the_levels_the_readme_gives_for_repeated_looks_are_the_boundaries():
+    """The README's example of the levels printed under repeated looks, from the group-sequential
+    plan the analysis uses (pagelab.evidence.sequential, whose boundaries tests/test_sequential.py
+    checks against published ones)."""
+    from pagelab.evidence.sequential import Look, SequentialPlan
+
+    text = plain(README)
+    match = find(text, r"a sweep made for up to (\d+) rounds prints its primary at ([\d.]+)% when looked at after "
+                       r"(\d+) rounds, and at ([\d.]+)% after all \d+ \(looked at after (\d+), (\d+) and (\d+): "
+                       r"([\d.]+)%, ([\d.]+)%, ([\d.]+)%\)", "README.md (Reading the verdicts)")
+    most, first_level, first, last_level, *three = match.groups()
+
+    def levels(rounds: list[int]) -> list[str]:
+        plan = SequentialPlan(tuple(Look(i + 1, n) for i, n in enumerate(rounds)), int(most), 0.05)
+        return [f"{100 * (1 - alpha):.4g}" for alpha in plan.nominal_alphas()]
+
+    assert [first_level, last_level] == levels([int(first), int(most)]), match.group(0)
+    assert three[3:] == levels([int(n) for n in three[:3]]), match.group(0)
