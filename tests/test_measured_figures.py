@@ -115,27 +115,34 @@ def test_the_measured_tables_pairs_are_the_bundles(table):
 FINDING = REPO_ROOT / "tests" / "fixtures" / "captured" / "course-2026-11-29"
 
 
-def test_the_findings_pairs_and_components_are_its_bundles():
-    """The headline's finding, the 12-round sweep of 2026-11-29 (tests/fixtures/captured/course-2026-11-29,
-    the files its analysis reads): each pair's effect, interval, level and verdict, and the primary
-    pair's components, as `pagelab stats` gives them from the bundle."""
-    from pagelab.bundle import read_runs
+def _assert_table_rows_are_the_bundles(text: str, found) -> None:
+    """Each "| a vs b | effect [low, high] (level) | *verdict* |" row of a README table in `text` is
+    the bundle's TpmC pair as `pagelab stats` gives it (a pair after an uncalled primary: *not tested*)."""
     from pagelab.evidence.pairs import pairwise_table
-    from pagelab.evidence.runs import components_of
 
-    found = read_runs(FINDING)
     pairs = pairwise_table(found, 5.0)
     pairs = pairs[pairs.metric == "tpmc"]
-    text = headline(plain(README))
-    text = text[text.index("**The finding: "):text.index("**The course design of 2026-11-28, measured**")]
     rows = re.findall(rf"(\d+k) vs (\d+k)(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(([\d.]+)%\) \*([a-z ]+)\*",
                       text)
     assert len(rows) == len(pairs) == 3, rows
     for a, b, *stated in rows:
         row = pairs[(pairs.a == a) & (pairs.b == b)].iloc[0]
         source = [effect(row.change_pct), effect(row.low_pct), effect(row.high_pct), f"{row.confidence_pct:.4g}",
-                  row.verdict]
+                  "not tested" if row.role == "not tested" else row.verdict]
         assert stated == source, f"README.md: {a} vs {b} {stated}; the bundle's pagelab stats {source}"
+
+
+def test_the_findings_pairs_and_components_are_its_bundles():
+    """The headline's finding, the 12-round sweep of 2026-11-29 (tests/fixtures/captured/course-2026-11-29,
+    the files its analysis reads): each pair's effect, interval, level and verdict, and the primary
+    pair's components, as `pagelab stats` gives them from the bundle."""
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.runs import components_of
+
+    found = read_runs(FINDING)
+    text = headline(plain(README))
+    text = text[text.index("**The finding: "):text.index("**The course design of 2026-11-28, measured**")]
+    _assert_table_rows_are_the_bundles(text, found)
     pair = components_of(found).pair("16k", "4k")
     source = (f"{1e4 * pair.within_a.value:,.0f}", one(100 * math.sqrt(pair.between_f.value)),
               one(100 * math.sqrt(pair.between_f.low)), one(100 * math.sqrt(pair.between_f.high)),
@@ -155,23 +162,13 @@ def test_the_shipped_designs_sweep_is_its_bundles():
     effect, interval, level and verdict, and the primary pair's components and round spread, as
     `pagelab stats` gives them from the bundle."""
     from pagelab.bundle import read_runs
-    from pagelab.evidence.pairs import pairwise_table
     from pagelab.evidence.runs import components_of
 
     found = read_runs(SHIPPED)
-    pairs = pairwise_table(found, 5.0)
-    pairs = pairs[pairs.metric == "tpmc"]
     text = plain(README)
     start = text.index(SHIPPED_MARK)
     text = text[start:text.index("**", start + len(SHIPPED_MARK))]
-    rows = re.findall(rf"(\d+k) vs (\d+k)(?: \(primary\))? {SIGNED}% \[{SIGNED}%, {SIGNED}%\] \(([\d.]+)%\) \*([a-z ]+)\*",
-                      text)
-    assert len(rows) == len(pairs) == 3, rows
-    for a, b, *stated in rows:
-        row = pairs[(pairs.a == a) & (pairs.b == b)].iloc[0]
-        source = [effect(row.change_pct), effect(row.low_pct), effect(row.high_pct), f"{row.confidence_pct:.4g}",
-                  "not tested" if row.role == "not tested" else row.verdict]
-        assert stated == source, f"README.md: {a} vs {b} {stated}; the bundle's pagelab stats {source}"
+    _assert_table_rows_are_the_bundles(text, found)
     pair = components_of(found).pair("16k", "4k")
     source = (f"{1e4 * pair.within_a.value:,.0f}", one(100 * math.sqrt(pair.between_f.value)),
               one(100 * math.sqrt(pair.round_variance())))
