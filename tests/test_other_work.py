@@ -130,12 +130,21 @@ def test_the_method_gives_the_median_and_the_largest_other_work_and_names_the_lo
     assert runs == 21
     text = load_record_sentence(data)
     # median of 18 runs at 0.01 and 0.08, 0.15, 0.62: 0.01
-    assert "kept a median of 0.01 cores busy over the 21 runs that recorded it, 0.62 cores at most (8k-r3)" in text, text
+    assert "kept a median of 0.01 cores busy over the 21 verdict runs that recorded it, 0.62 cores at most (8k-r3)" in text, text
     assert "2 runs measured beside more than 0.1 of a core of other work (" in text, text
     named = text.split("of other work (")[1].split(")")[0].split(", ")
     assert sorted(named) == ["4k-r5", "8k-r3"], text
     assert "steal) a median of 0.00 cores, at most 0.00 cores" in text and "Nor does the bundle" not in text
     assert "kept a median of 0.30 cores busy; they are not counted as other work" in text, text
+
+
+def test_a_quiet_sweeps_largest_other_work_names_no_run(tmp_path):
+    """Every run at 0.00 cores: the largest is every run's, so no run is singled out by name."""
+    from pagelab.report.method import load_record_sentence
+
+    data = _report_data(tmp_path / "quiet", {f"{size}-r{r}": 0.0 for size in ("4k", "8k", "16k") for r in range(1, 8)})
+    text = load_record_sentence(data)
+    assert "busy over the 21 verdict runs that recorded it, 0.00 cores at most;" in text, text
 
 
 def test_page_one_warns_when_verdict_runs_measured_beside_other_work_and_not_otherwise(tmp_path):

@@ -38,8 +38,10 @@ def other_work_sentence(data: ReportData) -> str | None:
     runs = len(data.tables["summary"])
     text = (f" While each run measured, pagelab read the kernel's CPU accounting at its start and end: processes other "
             f"than the run's own (its server, the driver, the samplers and pagelab) kept a median of "
-            f"{_cores(found.median)} busy over the {found.runs} runs that recorded it"
-            + (f" of {runs}" if found.runs < runs else "") + f", {_cores(found.most)} at most ({found.most_run})")
+            f"{_cores(found.median)} busy over the {found.runs} verdict runs that recorded it"
+            + (f" of {runs}" if found.runs < runs else "") + f", {_cores(found.most)} at most"
+            # a run is named only where its figure is not the quiet 0.00 every run shares
+            + (f" ({found.most_run})" if round(found.most, 2) > 0 else ""))
     text += (f"; {len(found.loaded)} run{'s' if len(found.loaded) != 1 else ''} measured beside more than "
              f"{LOADED_CORES:g} of a core of other work ({', '.join(found.loaded)})" if found.loaded else
              f"; no run measured beside more than {LOADED_CORES:g} of a core of other work")

@@ -102,7 +102,7 @@ def _accounted(row: dict) -> bool:
 
 
 def _account_text(row: dict) -> str:
-    return (f"at {row['page_size']} InnoDB wrote {row['page_writes_s']:,.0f} data pages a second "
+    return (f"at {row['page_size']} InnoDB wrote, each second, {row['page_writes_s']:,.0f} data pages "
             f"(Innodb_pages_written), {row['dblwr_pages_s']:,.0f} pages to the doublewrite buffer in batches of "
             f"{row['dblwr_batch_pages']:,.0f} (Innodb_dblwr_pages_written over Innodb_dblwr_writes), and "
             f"{row['log_kb_s'] / KIB:.1f} MiB of redo log in writes of {row['log_write_kb']:,.0f} KiB "
@@ -138,7 +138,9 @@ def write_request_sentence(data) -> str:
         calls = "; ".join(f"{r['data_writes']:,.0f} against {r['pages_written']:,.0f} at {r['page_size']}"
                           for r in larger)
         return (head + "InnoDB's counters account for it. Over the measurements, " +
-                "; ".join(_account_text(r) for r in larger) + ". So the mean is larger than a page because a few "
+                "; ".join(_account_text(r) for r in larger) + ". (The doublewrite buffer is a sequential area "
+                "InnoDB writes each batch of pages to before their own places, so that a page a crash tore can be "
+                "restored; a batch or a log write may reach the device as several requests.) So the mean is larger than a page because a few "
                 "large sequential writes, the doublewrite buffer's batches and the redo log's, are averaged in with "
                 "the data pages, which went one page a write. InnoDB's own mean write is not a request size either: "
                 "Innodb_data_written counts the doublewrite pages' bytes, while Innodb_data_writes rose by about the "
