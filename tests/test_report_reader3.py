@@ -176,7 +176,8 @@ CITED_AS = {"Week#4": "Week 4 lab", "tpcc-mysql": "tpcc-mysql", "Tkachenko": "Tk
             "Satterthwaite": "Satterthwaite 1946", "Giesbrecht": "Giesbrecht & Burns 1985",
             "Maurer": "Maurer, Hothorn & Lehmacher 1995", "Lan, D. L.": "Lan & DeMets 1983", "Jain": "Jain 1991",
             "Law,": "Law 2015", "Marriott": "Marriott & Pope 1954", "Bartlett": "Bartlett 1946",
-            "Cook": "Cook & Weisberg 1982", "Bloom": "Bloom 1995", "Chow": "Chow, Shao & Wang 2008"}
+            "Cook": "Cook & Weisberg 1982", "Bloom": "Bloom 1995", "Chow": "Chow, Shao & Wang 2008",
+            "Viechtbauer": "Viechtbauer 2007", "Hartung": "Hartung & Knapp 2001"}
 
 
 def test_every_work_in_the_references_is_cited_in_the_reports_text():

@@ -171,6 +171,6 @@ def test_the_docs_floor_quantile_and_power_are_the_codes():
     readme = re.sub(r"\s+", " ", (REPO_ROOT / "README.md").read_text())
     glossary = re.sub(r"\s+", " ", (REPO_ROOT / "runbooks" / "glossary.md").read_text())
     quote = readme[readme.index("**Which precision figure to quote.**"):readme.index("**Effect and medians can differ")]
-    assert f"floored only at the {100 * FLOOR_QUANTILE:g}% quantile" in quote, quote
+    assert f"bounded below only by the {100 * FLOOR_QUANTILE:g}% quantile" in quote, quote
     assert f"with {100 * planner.DEFAULT_POWER:.0f}% power" in quote, quote
     assert f"never below the {100 * FLOOR_QUANTILE:g}% quantile of what the runs' within-run noise" in glossary

@@ -133,7 +133,7 @@ def test_a_verdict_on_one_run_per_page_size_keeps_its_caveat_in_the_summary_and_
     # listed under a label that says it rests on one run per page size, not among the verdicts with
     # an interval (three readers read "these do not hold here" followed by the caveat as firm)
     item = next(line for line in text.splitlines() if f"\u201c{hit.statement.rstrip('.')}\u201d" in line)
-    assert "in this sweep's one run per page size, with no interval (another run could read otherwise):" in item, item
+    assert "on this sweep's one run per page size, with no interval (another run could read otherwise):" in item, item
     assert not item.startswith(("- these hold here:", "- these do not hold here:")), item
 
 

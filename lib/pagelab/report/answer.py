@@ -125,10 +125,11 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
         return ", ".join(f"\u201c{c.statement.rstrip('.')}\u201d" + (f" ({c.caveat})" if c.caveat and c not in single
                                                                          else "") for c in group)
 
-    once = "in this sweep's one run per page size, with no interval (another run could read otherwise):"
+    # the glossary's verdict words, with what they rest on, not a word of their own
+    once = "on this sweep's one run per page size, with no interval (another run could read otherwise):"
     parts = [f"{label} {listed(group)}" for label, group in
              (("these hold here:", held), ("these do not hold here:", failed),
-              (f"these held {once}", held_once), (f"these did not hold {once}", failed_once),
+              (f"these hold here {once}", held_once), (f"these do not hold here {once}", failed_once),
               ("these the runs cannot decide:", open_))
              if group]
     # not checked here, each reason once with its claims (the Discussion gives the whole of it)

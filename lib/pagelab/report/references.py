@@ -50,6 +50,11 @@ REFERENCES = [
     "F. G. Giesbrecht, J. C. Burns, \"Two-stage analysis based on a mixed model: large-sample asymptotic theory "
     "and small-sample simulation results\", Biometrics 41(2), 1985 (TpmC's two-level model: the rounds' mean "
     "log-ratio with a t interval on the rounds less one).",
+    "W. Viechtbauer, \"Confidence intervals for the amount of heterogeneity in meta-analysis\", Statistics in "
+    "Medicine 26, 2007 (the Q-profile bound of the between-run floor that precision weights use).",
+    "J. Hartung, G. Knapp, \"A refined method for the meta-analysis of controlled clinical trials with binary "
+    "outcome\", Statistics in Medicine 20, 2001; K. Sidik, J. N. Jonkman, \"A simple confidence interval for "
+    "meta-analysis\", Statistics in Medicine 21, 2002 (the variance of the precision-weighted mean, HKSJ).",
     "W. Maurer, L. A. Hothorn, W. Lehmacher, \"Multiple comparisons in drug clinical trials and preclinical "
     "assays: a-priori ordered hypotheses\", 1995; P. H. Westfall, A. Krishen, \"Optimally weighted, fixed "
     "sequence and gatekeeper multiple testing procedures\", Journal of Statistical Planning and Inference 99, "
