@@ -70,8 +70,9 @@ def write_request_table(data) -> pd.DataFrame:
         samples = part.groupby(["run", "t_s"]).ngroups if "run" in part.columns else len(part)
         write_kb = float(sizes.loc[size, "write_kb"])
         device_w_s = writes / samples if samples else math.nan
-        own = _summed(data, runs, WRITE_COUNTERS)
-        account = _summed(data, runs, ACCOUNT_COUNTERS)
+        # one read of each run's counters; a server without the accounting counters still has its own
+        account = _summed(data, runs, WRITE_COUNTERS + ACCOUNT_COUNTERS)
+        own = account or _summed(data, runs, WRITE_COUNTERS)
         row = {"page_size": size, "page_kb": page_kb, "write_kb": write_kb,
                "merged_pct": 100 * merged / (writes + merged) if writes + merged and not math.isnan(merged)
                else math.nan,
