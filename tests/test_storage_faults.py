@@ -279,10 +279,16 @@ def _unit_log(sweep_dir: Path) -> tuple[dict, Path]:
     return entry, log
 
 
-def test_a_server_killed_by_eio_is_found_in_its_log_even_when_the_run_began_a_new_log(tmp_path):
+# MariaDB 10.11's own crashes, captured with strace injecting EIO: into its pwrite64 (the redo log's
+# write fails first: 'pwrite("ib_logfile0") returned -1, operating system error 5'), and into its
+# fdatasync alone (the redo log's flush: "fdatasync() returned 5", which names no errno word).
+EIO_CRASHES = ("eio-crash.err", "eio-fdatasync-crash.err")
+
+
+@pytest.mark.parametrize("crash_log", EIO_CRASHES)
+def test_a_server_killed_by_eio_is_found_in_its_log_even_when_the_run_began_a_new_log(tmp_path, crash_log):
     """A run that begins its page size initialises the instance, and the init replaces the error
-    log by a new, shorter one: where the old log ended says nothing about the new. The crash is
-    MariaDB 10.11's own, captured with strace injecting EIO into its pwrite64."""
+    log by a new, shorter one: where the old log ended says nothing about the new."""
     from pagelab.sweep.run_unit import server_log_mark, server_storage_fault
 
     entry, log = _unit_log(tmp_path)
@@ -290,12 +296,33 @@ def test_a_server_killed_by_eio_is_found_in_its_log_even_when_the_run_began_a_ne
     log.write_text(older)
     mark = server_log_mark(tmp_path, entry)
     log.unlink()  # what init does (pagelab.mysql.datadir), before the new server writes its log
-    crash = (CAPTURED_LOGS / "eio-crash.err").read_text()
+    crash = (CAPTURED_LOGS / crash_log).read_text()
     assert len(crash) < len(older)
     log.write_text(crash)
     fault = server_storage_fault(tmp_path, entry, mark)
     assert fault is not None and fault.code == errno.EIO, fault
     assert fault.path == str(log.parent / "data"), fault  # the log names no path: the datadir is said
+
+
+def test_a_new_log_longer_than_the_old_on_the_old_ones_inode_is_read_whole(tmp_path):
+    """ext4 gives the next file made the inode just freed, so init's new log can have the old
+    log's inode, and grow past where the old one ended before the crash: the crash, early in the
+    new log, is still found."""
+    from pagelab.sweep.run_unit import server_log_mark, server_storage_fault
+
+    entry, log = _unit_log(tmp_path)
+    older = (CAPTURED_LOGS / "start-stop.err").read_text() * 3
+    log.write_text(older)
+    mark = server_log_mark(tmp_path, entry)
+    crash = (CAPTURED_LOGS / "eio-fdatasync-crash.err").read_text()
+    first_fatal = crash.index("[FATAL]")
+    assert first_fatal < mark[1], "the crash must lie before where the old log ended"
+    with open(log, "r+") as rewritten:  # the same inode, its bytes all new, and longer than before
+        rewritten.truncate(0)
+        rewritten.write(crash + older)
+    assert log.stat().st_ino == mark[0] and log.stat().st_size > mark[1]
+    fault = server_storage_fault(tmp_path, entry, mark)
+    assert fault is not None and fault.code == errno.EIO, fault
 
 
 def test_only_what_the_server_logged_after_the_mark_counts(tmp_path):

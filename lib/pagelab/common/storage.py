@@ -75,7 +75,7 @@ _TEXTS = {
     errno.EROFS: re.compile(r"read-only file ?system|\berrno:? 30\b|\[errno 30\]|system error (number )?30\b|"
                             r"errcode: 30\b|\berofs\b"),
     errno.EIO: re.compile(r"input/output error|\[errno 5\]|\berrno:? 5\b|system error (number )?5\b|errcode: 5\b|"
-                          r"\beio\b"),
+                          r"\beio\b|\bf(?:data)?sync\(\) returned 5\b"),  # InnoDB's fatal flush: "fdatasync() returned 5"
 }
 _QUOTED_PATH = re.compile(r"""['"](/[^'"\n]+)['"]""")
 

@@ -73,25 +73,34 @@ def _server_paths(sweep_dir: Path, entry: dict, scratch: Path | None) -> Instanc
     return InstancePaths(root, root / "mysqld.sock")  # (the socket is not used here)
 
 
-def server_log_mark(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> tuple[int, int]:
-    """Where the unit's part of its server's error log begins: the log's inode and how far it
-    reaches now. A run that begins its page size initialises the instance, which replaces the log
-    by a new, shorter file: its offset then no longer applies (`_read_since`)."""
+# How much of the log's end a mark keeps, to know the log again: a replaced log can have the old
+# one's inode (ext4 hands a freed inode to the next file made, as init's new log is) and be longer.
+_LOG_MARK_BYTES = 256
+
+
+def server_log_mark(sweep_dir: Path, entry: dict, scratch: Path | None = None) -> tuple[int, int, bytes]:
+    """Where the unit's part of its server's error log begins: the log's inode, how far it reaches
+    now, and its last bytes. A run that begins its page size initialises the instance, which
+    replaces the log by a new file: its offset then no longer applies (`_read_since`)."""
     try:
-        status = _server_paths(sweep_dir, entry, scratch).error_log.stat()
+        with open(_server_paths(sweep_dir, entry, scratch).error_log, "rb") as log:
+            status = os.fstat(log.fileno())
+            log.seek(max(0, status.st_size - _LOG_MARK_BYTES))
+            return (status.st_ino, status.st_size, log.read(_LOG_MARK_BYTES))
     except OSError:
-        return (0, 0)
-    return (status.st_ino, status.st_size)
+        return (0, 0, b"")
 
 
-def _read_since(path: Path, mark: tuple[int, int]) -> str:
+def _read_since(path: Path, mark: tuple[int, int, bytes]) -> str:
     """The log's text from `mark` on (server_log_mark), or all of it when it is another file than
-    the one marked."""
+    the one marked: another inode, shorter, or other bytes where the marked one ended."""
     with open(path, "rb") as log:
         status = os.fstat(log.fileno())
-        inode, offset = mark
+        inode, offset, ending = mark
         if status.st_ino == inode and status.st_size >= offset:
-            log.seek(offset)
+            log.seek(offset - len(ending))
+            if log.read(len(ending)) != ending:
+                log.seek(0)
         return log.read().decode(errors="replace")
 
 
