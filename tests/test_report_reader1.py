@@ -154,7 +154,7 @@ def test_the_precision_paragraph_gives_the_design_as_run_the_planners_half_width
     # planned a = 3,200 %²·s and √f = 1.0%: the bundle's floor (√0.0025 = 5%) is far above it
     data = load(bundle(tmp_path, profile={"planned_within_a": 3200, "planned_floor_pct": 1.0}))
     text = precision_markdown(data)
-    assert "The design as run, 7 rounds × 100 s without the over-time runs' block (over_time_s was 0)" in text, text
+    assert "**Against the plan:** the design as run, 7 rounds × 100 s without the over-time runs' block (over_time_s was 0)" in text, text
     assert "for an expected half-width of about ±" in text
     assert "(the planner's, from these planned components: not this sweep's achieved interval, given above)" in text
     pair = components_of(data.evidence).pair("16k", "4k")

@@ -297,14 +297,13 @@ def test_the_precision_paragraph_of_a_called_pair_says_to_quote_its_interval():
     call that figure the one to quote (seen on a 12-round course report, where 16k vs 4k was called);
     and a floor whose printed figure equals the planned one is 'about the same', not 'larger'."""
     from pagelab.evidence import planner
-    from pagelab.report.precision import _which_component, which_figure
+    from pagelab.report.precision import _which_component, quoted_figure
 
-    now = planner.design(0.1182, 0.00318, planner.Costs(0.0, 0.0, 1), 12, 100, 0.05, None)
     called = {"verdict": "slower", "low_pct": -11.0, "high_pct": -3.2, "detectable_pct": 6.0}
-    text = which_figure(called, now)
+    text = quoted_figure(called)
     assert "this pair was called, so the figure to quote is its interval" in text, text
     assert "it is the figure to quote" not in text, text
     open_ = dict(called, verdict="not resolved", low_pct=-9.0, high_pct=4.8)
-    assert "\"resolve effects of about\", is the smallest true effect" in which_figure(open_, now)
+    assert "\"resolve effects of about\", is the smallest true effect" in quoted_figure(open_)
     said = _which_component(0.1182, 0.00318, 0.2721, 0.056 ** 2)
     assert "its floor √f was about the same (5.6% against 5.6%)" in said and "was larger" not in said, said

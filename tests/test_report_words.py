@@ -102,12 +102,18 @@ def test_the_report_gives_the_precision_achieved_and_what_the_planner_says_of_it
     text = precision_markdown(data)
     row = data.pairs[(data.pairs["metric"] == "tpmc") & (data.pairs["a"] == "16k") & (data.pairs["b"] == "4k")].iloc[0]
     width = row["high_pct"] - row["low_pct"]
-    assert f"The primary comparison, 16k vs 4k, has the interval " in text, text
+    assert text.startswith("**Precision this sweep achieved**, for the primary comparison, 16k vs 4k: "), text
+    # one point a bullet, in the order a reader asks them
+    bullets = [line.split(":**")[0] for line in text.splitlines() if line.startswith("- **")]
+    assert bullets == ["- **This sweep's interval", "- **The components it measured", "- **Against the plan", "- **What a repeat would give"], bullets
     assert f"{width:.1f} percentage points wide (the high end less the low), a half-width of about ±{width / 2:.1f}%" in text, text
     pair = components_of(data.evidence).pair("16k", "4k")
     a, f = pair.within_a.value, pair.between_f.value
     assert f"within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, " in text, text
     assert f"is in the Method) and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
+    # the floor's interval, as `pagelab stats` prints it (its chi-square ends, as square roots)
+    ends = [f"{100 * math.sqrt(max(end, 0.0)):.1f}%" for end in (pair.between_f.low, pair.between_f.high)]
+    assert f"√f = {100 * math.sqrt(f):.1f}% [{ends[0]}, {ends[1]}] (95% interval, {pair.rounds} rounds)" in text, text
     planned, measured = 100 * math.sqrt(0.32 / 100 + (planned_floor_pct / 100) ** 2), 100 * math.sqrt(a / 100 + f)
     assert f"spread of {planned:.1f}% at 100 s" in text
     assert f"this sweep's components give a round's log-ratio spread of {measured:.1f}%" in text

@@ -182,23 +182,29 @@ def precision_markdown(data: ReportData) -> str:
     row = pair_of(data, "tpmc", first, second)
     if row is None or math.isnan(row["change_pct"]):
         return ""
-    which = (f"The primary comparison, {first} vs {second}," if declared else
+    which = (f"the primary comparison, {first} vs {second}" if declared else
              f"{first} vs {second} (no primary comparison was declared; this is the pair `pagelab plan` designs for)")
-    text = ["**Precision this sweep achieved.**"]
+    lead = (f"**Precision this sweep achieved**, for {which}: its interval, the variance components it measured, "
+            "the components the design was planned with, and what the planner says a repeat would give.")
+    items: list[str] = []  # the paragraph's points, one per bullet, each of its own figures
     if math.isnan(row["low_pct"]):
-        text.append(f"{which} has no interval.")
+        items.append("**This sweep's interval:** none.")
     else:
         # from the ends as printed (to 0.1), so a reader's subtraction gives the same figure
         width = round(float(row["high_pct"]), 1) - round(float(row["low_pct"]), 1)
-        text.append(f"{which} has the interval {interval_text(row['low_pct'], row['high_pct'], row.get('confidence_pct'))}"
-                    f": {width:.1f} percentage points wide (the high end less the low), a half-width of about "
-                    f"±{width / 2:.1f}%.")
+        items.append(f"**This sweep's interval:** {interval_text(row['low_pct'], row['high_pct'], row.get('confidence_pct'))}"
+                     f": {width:.1f} percentage points wide (the high end less the low), a half-width of about "
+                     f"±{width / 2:.1f}%. {quoted_figure(row)}")
+
+    def said() -> str:
+        return lead + "\n\n" + "\n".join(f"- {item}" for item in items)
+
     components = components_of(data.evidence)
     pair = (components.pair(first, second) or components.pair(second, first)) if components else None
     if pair is None or not (math.isfinite(pair.within_a.value) and math.isfinite(pair.between_f.value)):
-        text.append("This bundle has no variance components for the pair (its runs kept no interval series, or "
-                    "too few rounds were shared), so the planner cannot be asked about it.")
-        return " ".join(text)
+        items.append("**The components:** this bundle has none for the pair (its runs kept no interval series, or "
+                     "too few rounds were shared), so the planner cannot be asked about it.")
+        return said()
     a, f = pair.within_a.value, max(pair.between_f.value, 0.0)
     # the pair's a is its two verdict groups' (SizeComponents.role_a), which the Method's pooled a
     # per page size need not add up to: said with its parts, so a reader can
@@ -206,13 +212,12 @@ def precision_markdown(data: ReportData) -> str:
     over_time_part = (", the over-time run's part included," if any(side and side.has_role("over_time")
                                                                      for _, side in sides) else "")
     parts = " and ".join(f"{size} {1e4 * side.role_a('verdict').value:,.0f}" for size, side in sides if side)
-    text.append(f"The variance components this sweep measured for that pair, as `pagelab plan --from BUNDLE` reads "
-                f"them: within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, {parts}; each page "
-                f"size's a over all its runs{over_time_part} is in the Method) and between-run "
-                f"floor {floor_text(pair.between_f)}. {PAIR_FLOOR_WORDS}")
     noisy = noisy_size_text(data, components)
-    if noisy:
-        text.append(noisy)
+    items.append(f"**The components it measured:** for that pair, as `pagelab plan --from BUNDLE` reads them, "
+                 f"within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, {parts}; each page "
+                 f"size's a over all its runs{over_time_part} is in the Method) and between-run "
+                 f"floor {floor_text(pair.between_f)}{floor_interval_text(pair.between_f, pair.rounds)}. "
+                 f"{PAIR_FLOOR_WORDS}" + (f" {noisy}" if noisy else ""))
     profile = data.profile
     measure = profile.get("measure_s")
     run_s = float(measure) if isinstance(measure, (int, float)) and not isinstance(measure, bool) else pair.run_s
@@ -239,7 +244,7 @@ def precision_markdown(data: ReportData) -> str:
         if measured > planned:  # what the bundle recorded of why, and no more (the Method's sentence)
             verdict += ("; what the bundle recorded of other work on the machine is in the Method (the machine's "
                         "own noise, a load average, the disk)")
-        text.append(f"The design as run, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "
+        items.append(f"**Against the plan:** the design as run, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "
                     f"{100 * math.sqrt(planned_f):.1f}% (the profile's `planned_within_a` and `planned_floor_pct`"
                     f"{source}): "
                     f"a round's log-ratio spread of {planned:.1f}% at {run_s:g} s"
@@ -249,13 +254,13 @@ def precision_markdown(data: ReportData) -> str:
                     "(√(a/T + f), what `pagelab stats` prints as \"a round's log-ratio spreads\"), so "
                     f"{verdict}.")
     else:
-        text.append(f"The profile declared no components its design ({design}) was planned with "
-                    "(`planned_within_a`, `planned_floor_pct`), so this report cannot say whether the machine was "
-                    "noisier than the design assumed.")
+        items.append(f"**Against the plan:** the profile declared no components its design ({design}) was planned "
+                     "with (`planned_within_a`, `planned_floor_pct`), so this report cannot say whether the machine "
+                     "was noisier than the design assumed.")
     if pair.rounds < planner.MIN_ROUNDS or rounds + extra < 2:
-        text.append(f"The planner needs {planner.MIN_ROUNDS} or more shared rounds to rest a design on; this "
-                    f"bundle has {pair.rounds}.")
-        return " ".join(text)
+        items.append(f"**What a repeat would give:** the planner needs {planner.MIN_ROUNDS} or more shared rounds "
+                     f"to rest a design on; this bundle has {pair.rounds}.")
+        return said()
     costs = planner.Costs(0.0, 0.0, 1)
     # the over-time block as precise as what of it this sweep counted (all of over_time_s when its
     # over-time runs did not finish), weighed as the sweep declared (pagelab.evidence.planner)
@@ -277,14 +282,14 @@ def precision_markdown(data: ReportData) -> str:
             f"{100 * planner.DEFAULT_POWER:.0f}% power" if needed else
             f"no number of rounds up to {MOST_ROUNDS:,} × {run_s:g} s would find a {100 * EFFECT:g}% effect with "
             f"{100 * planner.DEFAULT_POWER:.0f}% power")
-    text.append(f"With these components the planner (pagelab.evidence.planner) gives this design a power of "
+    items.append(f"**What a repeat would give:** with these components the planner (pagelab.evidence.planner) "
+                 f"gives this design a power of "
                 f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
                 + (f" (with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
                    f"side, {over_time_source}{harmonic_text(kept)})" if extra else "")
-                + (cluster_text(needed, extra) if needed else "") + ".")
-    if not math.isnan(row["low_pct"]):
-        text.append(which_figure(row, now))
-    return " ".join(text)
+                 + (cluster_text(needed, extra) if needed else "") + "."
+                 + (f" {planner_figures(row, now)}" if not math.isnan(row["low_pct"]) else ""))
+    return said()
 
 
 def cluster_text(needed: int, extra: int) -> str:
@@ -310,38 +315,50 @@ def harmonic_text(kept) -> str:
             "counted weighed by the two sides' a")
 
 
-def which_figure(row: dict, now: planner.Design) -> str:
-    """The precision figures this report gives for the pair, one sentence each, so a reader can tell
-    which to quote: the achieved half-width, the verdict line's "resolve effects of about ±R%", and
-    the planner's half-width and detectable effect at this sweep's components. They differ because
-    they measure different things: R adds the 80%-power quantile to the interval's standard error,
-    and the planner uses the variance the components give on average, where the sweep's interval
-    uses its blocks' sample variance, floored only at the 5% quantile of the within-run part's
-    (pagelab.evidence.model.FLOOR_QUANTILE)."""
+def floor_interval_text(estimate, rounds: int) -> str:
+    """' [4.3%, 16.4%] (95% interval, 8 rounds)': the floor's interval as `pagelab stats` prints it, the
+    spread √ of each end (pagelab.evidence.components), or '' where it has none."""
+    if not (math.isfinite(estimate.low) and math.isfinite(estimate.high)):
+        return ""
+    ends = [f"{100 * math.sqrt(max(end, 0.0)):.1f}%" for end in (estimate.low, estimate.high)]
+    return f" [{ends[0]}, {ends[1]}] ({100 * estimate.confidence:g}% interval, {rounds} rounds)"
+
+
+def quoted_figure(row: dict) -> str:
+    """Which of this sweep's figures to quote: the interval's half-width is what its blocks happened to
+    show; the verdict line's "resolve effects of about ±R%" adds the 80%-power quantile to the interval's
+    standard error (pagelab.evidence.intervals), so R is wider."""
+    said = ["The half-width comes from the spread the blocks happened to show (or from the Method's lower bound, "
+            "where that set it: the Method says for which pairs)."]
+    detectable = row.get("detectable_pct")
+    if detectable is None or (isinstance(detectable, float) and math.isnan(detectable)):
+        return said[0]
+    if row["verdict"] == NOT_RESOLVED:
+        said.append(f"±{detectable:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true "
+                    "effect that interval's standard error would call with 80% power, so it is wider than the "
+                    "half-width; it is the figure to quote.")
+    else:  # a called pair's line prints no "resolve effects of about": its interval is what to quote
+        said.append(f"±{detectable:.1f}% is the smallest true effect that interval's standard error would call "
+                    "with 80% power (what a line not resolved gives as \"resolve effects of about\"); this pair "
+                    "was called, so the figure to quote is its interval.")
+    return " ".join(said)
+
+
+def planner_figures(row: dict, now: planner.Design) -> str:
+    """The planner's half-width and detectable effect at this sweep's components, and how they compare
+    with the sweep's own interval: the planner uses the variance the components give on average, the
+    sweep's interval its blocks' sample variance, bounded below only at the 5% quantile of the
+    within-run part's (pagelab.evidence.model.FLOOR_QUANTILE)."""
+    # the planner's half-width is on the ratio scale, 100 (exp(h) - 1) with h = t sqrt V; the printed
+    # ends' half difference in percentage points is 100 exp(c) sinh(h) for an effect exp(c), another
+    # figure, so the two are compared on the ratio scale (a 7.2% fall's ±4.3% is ±3.9 points)
     half = (row["high_pct"] - row["low_pct"]) / 2
-    said = [f"Which precision figure is which: ±{half:.1f}% is the half-width of this sweep's own interval, "
-            "from the spread its blocks happened to show (or the Method's lower bound, where that set it: the Method "
-            "says for which pairs)."]
-    if not (isinstance(row.get("detectable_pct"), float) and math.isnan(row["detectable_pct"])) \
-            and row.get("detectable_pct") is not None:
-        detectable = row["detectable_pct"]
-        if row["verdict"] == NOT_RESOLVED:
-            said.append(f"±{detectable:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true "
-                        "effect that interval's standard error would call with 80% power, so it is wider than the "
-                        "half-width; it is the figure to quote.")
-        else:  # a called pair's line prints no "resolve effects of about": its interval is what to quote
-            said.append(f"±{detectable:.1f}% is the smallest true effect that interval's standard error would call "
-                        "with 80% power (what a line not resolved gives as \"resolve effects of about\"); this pair "
-                        "was called, so the figure to quote is its interval.")
-    # the planner's half-width is on the ratio scale, 100 (exp(t sqrt V) - 1); the printed ends' half
-    # difference is in percentage points, which shrinks with a fall and grows with a rise, so the two
-    # are compared on the ratio scale (a 7.2% fall's ±4.3% is ±3.9 points)
     log_half = (math.log1p(row["high_pct"] / 100) - math.log1p(row["low_pct"] / 100)) / 2
     ratio_half = 100 * math.expm1(log_half)
     scale = ("" if round(ratio_half, 1) == round(half, 1) else
              f" (on that scale this sweep's interval is ±{ratio_half:.1f}%: its ends are the effect's ratio multiplied "
-             f"and divided by {1 + ratio_half / 100:.3f}; the ±{half:.1f}% above is in percentage points, "
-             f"{'smaller' if half < ratio_half else 'larger'} because the effect is a {'fall' if half < ratio_half else 'rise'})")
+             f"and divided by {1 + ratio_half / 100:.3f}; its ±{half:.1f}% half-width is in percentage points, half "
+             "the distance between the ends, which a ratio interval does not put equally far from its effect)")
     if round(now.half_width_pct, 1) == round(ratio_half, 1):
         compared = ("about the same as this sweep's: its blocks varied about as much as the components give on "
                     "average.")
@@ -351,8 +368,6 @@ def which_figure(row: dict, now: planner.Design) -> str:
                     "Method's lower bound, before that bound binds).")
     else:
         compared = "narrower here because this sweep's blocks varied more than the components give on average."
-    said.append(f"±{now.half_width_pct:.1f}% and {now.detectable_pct:.1f}% are the planner's half-width and "
-                "80%-power detectable effect for the same design with these components, from the variance they "
-                "give on average, not from the spread these blocks showed: they say what a repeat of this design "
-                f"would give. The planner's half-width is on the ratio scale{scale}; it is " + compared)
-    return " ".join(said)
+    return (f"For this design the planner's half-width is ±{now.half_width_pct:.1f}% and its 80%-power detectable "
+            f"effect {now.detectable_pct:.1f}%, from the variance the components give on average, not from the "
+            f"spread these blocks showed. Its half-width is on the ratio scale{scale}; it is " + compared)
