@@ -482,3 +482,33 @@ def test_a_verdict_needs_the_rank_test_to_point_the_way_the_interval_does():
     assert found.verdict == NOT_RESOLVED
     # swapped, the interval lies below 1 and the test points up: no "slower" either
     assert compare_rounds(dict(enumerate(b)), dict(enumerate(a))).verdict == NOT_RESOLVED
+    # and its line says why the test alone did not call it
+    assert found.test_alone == "direction", found
+    from pagelab.evidence.runs import METRICS_BY_NAME
+    from pagelab.evidence.pairs import comparison_row
+    from pagelab.evidence.wording import verdict_line
+
+    line = verdict_line(comparison_row(found, "16k", "4k", METRICS_BY_NAME["tpmc"]))
+    assert "the test alone would call it, but it points the other way from the interval" in line, line
+
+
+def test_a_line_whose_test_rejects_but_whose_interval_reaches_across_no_change_says_why_it_is_not_resolved():
+    """Read IOPS 8k vs 4k on the shipped course sweep: p 0.039 after Holm, below 5%, and the interval
+    [-16.7%, +0.77%]: not resolved, as a call needs both, and the line says so beside its p."""
+    from pagelab.evidence.intervals import judged
+    from pagelab.evidence.runs import METRICS_BY_NAME
+    from pagelab.evidence.pairs import comparison_row
+    from pagelab.evidence.wording import verdict_line
+
+    a, b = runs(95, 0.05, 8, 1), runs(100, 0.05, 8, 2)
+    measured = compare_rounds(dict(enumerate(a)), dict(enumerate(b)))
+    straddling = replace(measured, low=0.833, high=1.0077, direction=-1)
+    found = judged(straddling, 0.039, 0.95, 2)
+    assert found.verdict == NOT_RESOLVED and found.test_alone == "interval", found
+    line = verdict_line(comparison_row(found, "8k", "4k", METRICS_BY_NAME["read_iops"]))
+    assert "(p 0.039, Holm: the test alone would call it, but the interval reaches across no change, and a call " \
+           "needs both; " in line, line
+    # the same pair with its test above the level says nothing of the kind
+    assert judged(straddling, 0.06, 0.95, 2).test_alone == ""
+    # nor a called one
+    assert judged(replace(straddling, high=0.99), 0.039, 0.95, 2).test_alone == ""

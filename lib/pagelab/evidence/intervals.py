@@ -189,6 +189,9 @@ class Comparison:
     # In a family with a declared primary comparison (pagelab.evidence.families): "primary", the
     # pairs tested after it "after the primary", else "".
     role: str = ""
+    # Why a pair whose test rejected was still not called (`judged`): "interval" when its interval
+    # reaches across no change, "direction" when the test points the other way; else "".
+    test_alone: str = ""
 
     @property
     def change_pct(self) -> float:
@@ -427,7 +430,7 @@ def judged(comparison: Comparison, p_adjusted: float, family_confidence: float =
     +-equivalence_pct (and MIN_RUNS_FOR_VERDICT runs a side), else NOT_RESOLVED. One run on a side
     has no interval and is never more than NOT_RESOLVED: one run cannot separate an effect from noise."""
     c = comparison
-    verdict = NOT_RESOLVED
+    verdict, test_alone = NOT_RESOLVED, ""
     if not (math.isnan(c.low) or math.isnan(c.high)):
         separated = p_adjusted < 1 - family_confidence
         margin = c.equivalence_pct / 100
@@ -437,7 +440,9 @@ def judged(comparison: Comparison, p_adjusted: float, family_confidence: float =
             verdict = SLOWER
         elif min(c.n_a, c.n_b) >= MIN_RUNS_FOR_VERDICT and 1 - margin <= c.low and c.high <= 1 + margin:
             verdict = EQUIVALENT
-    return replace(c, verdict=verdict, p_adjusted=p_adjusted, family_size=family_size)
+        if verdict == NOT_RESOLVED and separated:  # the line says why the test alone did not call it
+            test_alone = "interval" if c.low <= 1 <= c.high else "direction"
+    return replace(c, verdict=verdict, p_adjusted=p_adjusted, family_size=family_size, test_alone=test_alone)
 
 
 def compare(a, b, spread: float | None = None, resolve_pct: float = DEFAULT_RESOLVE_PCT,

@@ -27,7 +27,7 @@ from pagelab.evidence.runs import METRICS, Metric, ModelData, RunTable, _values_
 # minimum detectable effect; runs_for_equivalence the runs a side equivalence_pct would need.
 PAIR_COLUMNS = ("metric", "a", "b", "runs_a", "runs_b", "change_pct", "low_pct", "high_pct", "confidence_pct",
                 "verdict", "p_value", "p_adjusted", "family_size", "equivalence_pct", "detectable_pct",
-                "runs_for_equivalence", "repeats_needed", "resolve_pct", "paired", "method", "role")
+                "runs_for_equivalence", "repeats_needed", "resolve_pct", "paired", "method", "role", "test_alone")
 
 
 def comparison_row(comparison: Comparison, label_a: str, label_b: str, metric: Metric) -> dict:
@@ -39,7 +39,7 @@ def comparison_row(comparison: Comparison, label_a: str, label_b: str, metric: M
             "equivalence_pct": comparison.equivalence_pct, "detectable_pct": comparison.detectable_pct,
             "runs_for_equivalence": comparison.runs_for_equivalence, "repeats_needed": comparison.repeats_needed,
             "resolve_pct": comparison.resolve_pct, "paired": comparison.paired, "method": comparison.method,
-            "role": comparison.role}
+            "role": comparison.role, "test_alone": comparison.test_alone}
 
 
 def primary_index(table: RunTable, pairs: Sequence[tuple[str, str]]) -> int | None:

@@ -100,6 +100,13 @@ def unresolved_advice(row: dict) -> str:
     return "; ".join(parts)
 
 
+# A test that rejected, on a line still not resolved: a call needs the interval and the test to agree.
+TEST_ALONE_WORDS = {"interval": ": the test alone would call it, but the interval reaches across no change, and a "
+                                "call needs both",
+                    "direction": ": the test alone would call it, but it points the other way from the interval, and a "
+                                 "call needs both to agree"}
+
+
 def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Holm") -> str:
     """'8k vs 4k: TpmC +9.5% [+4.1%, +15.0%] (98.33% CI), faster (p 0.004, Holm)': the effect and
     its interval with the interval's level first, then the word from the interval and the margin;
@@ -122,7 +129,8 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
     elif row["verdict"] == NOT_RESOLVED:
         # the test's p too, so a line not resolved can be reported with its test as a called one is
         tested = "" if _missing(row.get("p_adjusted")) else (
-            f"p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''}; ")
+            f"p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''}"
+            f"{TEST_ALONE_WORDS.get(row.get('test_alone') or '', '')}; ")
         text += f" ({tested}{unresolved_advice(row)})"
     elif row["verdict"] != EQUIVALENT and not _missing(row.get("p_adjusted")):
         text += f" (p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''})"
