@@ -188,25 +188,22 @@ def test_the_precision_paragraph_says_why_a_pairs_floor_is_below_its_page_sizes(
     assert abs(total - int(found.group(1).replace(",", ""))) <= 1, found.group(0)
 
 
-def test_the_appendix_prints_the_full_commit_and_the_knobs_reasons_whole():
-    """The Appendix's versions and knob tables (the report notebook) are presented whole: a citation needs
-    the full commit, and a knob's reason cut at a cell's width reads as nothing."""
-    import json
-
+def test_every_table_prints_its_text_cells_whole_wrapped_where_need_be():
+    """A citation needs the full commit, a knob's reason cut at a cell's width reads as nothing, and Table
+    2's "not set by the course guide (its server's default)" was cut to "not set by the course guide…":
+    every text cell is shown whole, wrapped anywhere if it must be, so that one long value with no space
+    (optimizer_switch) cannot shrink its table."""
     import pandas as pd
 
-    from pagelab.report.lab_report import TEXT_CELL_CHARS, present
+    from pagelab.report.lab_report import present
 
-    commit = "0.1.0+gf86a9d2 (commit " + "f86a9d2218b4806002a520fe6a319afc4c6eb395" + ")" + " x" * TEXT_CELL_CHARS
-    frame = pd.DataFrame({"Component": ["pagelab"], "Version": [commit]})
+    commit = "0.1.0+gf86a9d2 (commit " + "f86a9d2218b4806002a520fe6a319afc4c6eb395" + ")" + " x" * 60
+    switch = ",".join(f"flag_{n}=on" for n in range(40))  # no space to break at
+    frame = pd.DataFrame({"Component": ["pagelab", "optimizer_switch"], "Version": [commit, switch]})
     columns = {"Component": ("Component", None), "Version": ("Version", None)}
-    assert commit in present(frame, columns, whole=True).to_html()
-    assert commit not in present(frame, columns).to_html()
-    cells = json.loads((ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
-    lines = [line for cell in cells for line in "".join(cell["source"]).splitlines()]
-    for table in ("appendix.versions(data)", "appendix.report_versions()", "appendix.knob_table(data)"):
-        [call] = [line for line in lines if f"lab_report.present({table}" in line]
-        assert call.rstrip(")").endswith("whole=True"), table
+    html = present(frame, columns).to_html()
+    assert commit in html and switch in html
+    assert "overflow-wrap: anywhere" in html and "white-space: normal" in html, html
 
 
 def test_every_source_the_report_cites_by_author_is_in_citation_cff_and_the_readme():

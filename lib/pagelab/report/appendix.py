@@ -133,7 +133,7 @@ def server_version_rows(data: ReportData) -> list[tuple[str, str]]:
         return [("Server, as the runs recorded it", "not recorded by these runs"), where_made]
     rows = []
     for version, count, names in servers:
-        hosts = ", ".join(names) if len(names) <= 3 else f"{len(names)} hosts"  # a cell is cut at TEXT_CELL_CHARS
+        hosts = ", ".join(names) if len(names) <= 3 else f"{len(names)} hosts"  # a cell of a row, not a list
         rows.append((f"Server, {count} run{'s' if count != 1 else ''}" + (f" on {hosts}" if hosts else ""), version))
     return rows + [where_made]
 

@@ -26,10 +26,6 @@ from pagelab.evidence.medians import page_size_table
 from pagelab.evidence.pairs import pairwise_table
 from pagelab.evidence.wording import number_text
 
-# Text cells are cut here: one long value (optimizer_switch) would shrink a whole table to fit.
-TEXT_CELL_CHARS = 48
-
-
 @dataclass
 class ReportData:
     sweep_dir: Path
@@ -82,25 +78,21 @@ def _with_role(frame: pd.DataFrame, role: str) -> pd.DataFrame:
 # --- tables as a reader wants them --------------------------------------------------------------------
 
 
-def present(frame: pd.DataFrame, columns: dict[str, tuple[str, int | None]], caption: str | None = None,
-            whole: bool = False):
+def present(frame: pd.DataFrame, columns: dict[str, tuple[str, int | None]], caption: str | None = None):
     """`frame` with only `columns` ({name: (header with unit, decimals or None for text)}), no
     index, thousands separators, fixed decimals; a pandas Styler, which the notebook shows as HTML.
-    `whole`: text cells are never cut but wrapped, anywhere if need be (a full commit, which a citation
-    needs whole, or a knob's reason), for tables whose text a reader copies."""
+    Text cells are shown whole (a full commit, which a citation needs, a knob's reason, the course's
+    "not set by the course guide (its server's default)"), wrapped anywhere if need be: a value longer
+    than a line with no space in it (optimizer_switch) would otherwise shrink the whole table to fit."""
     shown = frame[[name for name in columns if name in frame]].rename(
         columns={name: header for name, (header, _) in columns.items()})
     texts = [header for name, (header, decimals) in columns.items() if decimals is None and name in frame]
-    for header in ([] if whole else texts):  # a value longer than a line (optimizer_switch) would shrink the table
-        shown[header] = shown[header].map(lambda v: v if not isinstance(v, str) or len(v) <= TEXT_CELL_CHARS
-                                          else v[:TEXT_CELL_CHARS - 1] + "…")
     formats = {header: partial(number_text, decimals=decimals) for name, (header, decimals) in columns.items()
                if decimals is not None and name in frame}
     styler = shown.style.hide(axis="index").format(formats, na_rep="—")
     if texts:
-        styler = styler.set_properties(subset=texts, **{"text-align": "left"})
-        if whole:
-            styler = styler.set_properties(subset=texts, **{"white-space": "normal", "overflow-wrap": "anywhere"})
+        styler = styler.set_properties(subset=texts, **{"text-align": "left", "white-space": "normal",
+                                                        "overflow-wrap": "anywhere"})
     if caption:
         styler = styler.set_caption(caption)
     return styler

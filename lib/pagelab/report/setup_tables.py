@@ -97,7 +97,7 @@ def system_setup_notes(data: ReportData) -> str:
     /proc/cpuinfo's "model name" (pagelab.machine.system.cpu_model), which on a virtual machine may
     name no model number; a data device whose driver is a virtual disk's
     (pagelab.machine.devices.VIRTUAL_DISK_DRIVERS) hides the storage behind it. '' when neither
-    applies. Said under the table, as a table's cell is cut at TEXT_CELL_CHARS."""
+    applies. Said under the table, where there is room for why."""
     from pagelab.machine.devices import VIRTUAL_DISK_DRIVERS
 
     machine = data.record.document["machine"]
