@@ -203,7 +203,9 @@ def test_every_table_prints_its_text_cells_whole_wrapped_where_need_be():
     columns = {"Component": ("Component", None), "Version": ("Version", None)}
     html = present(frame, columns).to_html()
     assert commit in html and switch in html
-    assert "overflow-wrap: anywhere" in html and "white-space: normal" in html, html
+    assert "white-space: normal" in html, html
+    # the long word alone may break anywhere: short settings keep their words whole
+    assert html.count("overflow-wrap: anywhere") == 1, html
 
 
 def test_every_source_the_report_cites_by_author_is_in_citation_cff_and_the_readme():

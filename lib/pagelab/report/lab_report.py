@@ -75,6 +75,11 @@ def _with_role(frame: pd.DataFrame, role: str) -> pd.DataFrame:
     return frame[frame["role"] == role].reset_index(drop=True)
 
 
+# A text cell's word longer than this (optimizer_switch, a full commit) may break anywhere, so that it
+# cannot widen its table past the page and shrink the whole table to fit.
+LONGEST_WORD = 40
+
+
 # --- tables as a reader wants them --------------------------------------------------------------------
 
 
@@ -91,8 +96,11 @@ def present(frame: pd.DataFrame, columns: dict[str, tuple[str, int | None]], cap
                if decimals is not None and name in frame}
     styler = shown.style.hide(axis="index").format(formats, na_rep="—")
     if texts:
-        styler = styler.set_properties(subset=texts, **{"text-align": "left", "white-space": "normal",
-                                                        "overflow-wrap": "anywhere"})
+        styler = styler.set_properties(subset=texts, **{"text-align": "left", "white-space": "normal"})
+        # only a cell with a word too long for a column breaks inside words: breaking anywhere in every
+        # cell lets the browser squeeze a column of short settings into broken words
+        styler = styler.map(lambda v: "overflow-wrap: anywhere" if isinstance(v, str) and
+                            max(map(len, v.split()), default=0) > LONGEST_WORD else "", subset=texts)
     if caption:
         styler = styler.set_caption(caption)
     return styler
