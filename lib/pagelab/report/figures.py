@@ -448,11 +448,12 @@ def effect_across_levels(effects: pd.DataFrame, factor_words: str, level_labels:
     return figure
 
 
-def level_note(table: pd.DataFrame, pool_share_pct: float | None) -> str:
+def level_note(table: pd.DataFrame, shares: pd.Series | None) -> str:
     """Why this sweep's TpmC is so far from the lab's (Table "the lab's TpmC and IOPS beside this
-    sweep's"): with most of the data on disk (`pool_share_pct` the pool's share of the data, under
-    50), throughput follows what the disk serves, and the two disks served very different request
-    rates. The ratios are read from the same table; '' where a side is missing."""
+    sweep's"): with most of the data on disk (`shares`, the pool's share of the data each page size
+    loaded, seed_configuration.pool_shares, all under 50%), throughput follows what the disk serves,
+    and the two disks served very different request rates. The ratios are read from the same table;
+    '' where a side is missing."""
     def ratio_range(ours: str, lab: str) -> tuple[float, float] | None:
         if not {ours, lab} <= set(table.columns):
             return None
@@ -467,9 +468,13 @@ def level_note(table: pd.DataFrame, pool_share_pct: float | None) -> str:
     if tpmc is None:
         return ""
     reads = ratio_range("read_iops_ours", "read_iops_seed")
-    on_disk = pool_share_pct is not None and pool_share_pct < 50
+    on_disk = shares is not None and not shares.empty and float(shares.max()) < 50
+    outside = ""
+    if on_disk:  # as the pool's shares are given (Table 2's 36-40%): one figure, or the page sizes' range
+        low, high = round(100 - float(shares.max())), round(100 - float(shares.min()))
+        outside = f"{low}%" if low == high else f"{low}–{high}%"
     return (f" This sweep's TpmC is {said(tpmc, 1)} the lab's"
             + (f", and its data device completed {said(reads, 0)} the lab's read requests a second" if reads else "")
-            + (f": with {100 - pool_share_pct:.0f}% of the data outside the pool, every page size waits on the disk, so "
+            + (f": with {outside} of the data outside the pool (by page size), every page size waits on the disk, so "
                "the level is each machine's disk" if on_disk else ": the level is each machine's")
             + ", and only the shape (which page size is ahead, and by how much) carries over.")

@@ -67,19 +67,29 @@ def pool_share_pct(pools: list, db: list) -> float | None:
     return 100 * max(pools) / max(db) if pools and db else None
 
 
-def pool_share_text(summary: pd.DataFrame) -> str | None:
-    """The buffer pool as the report gives it, everywhere in one way: its size and its share of the
-    data each page size loaded (a range where the page sizes differ), from the runs' own records
-    (summary.json's buffer_pool_bytes and db_bytes, each page size's median over its runs), e.g.
-    "256 MiB (36–40% of the data loaded)". None when the runs did not record both."""
+def pool_shares(summary: pd.DataFrame) -> pd.Series | None:
+    """The pool's share of the data each page size loaded, in % (summary.json's buffer_pool_bytes over
+    db_bytes, each page size's median over its runs), or None when the runs did not record both."""
     if summary.empty or not {"buffer_pool_bytes", "db_bytes", "page_size"} <= set(summary):
         return None
     recorded = summary.dropna(subset=["buffer_pool_bytes", "db_bytes"])
     if recorded.empty:
         return None
     per_size = recorded.groupby("page_size")[["buffer_pool_bytes", "db_bytes"]].median()
+    return 100 * per_size["buffer_pool_bytes"] / per_size["db_bytes"]
+
+
+def pool_share_text(summary: pd.DataFrame) -> str | None:
+    """The buffer pool as the report gives it, everywhere in one way: its size and its share of the
+    data each page size loaded (a range where the page sizes differ), from the runs' own records
+    (summary.json's buffer_pool_bytes and db_bytes, each page size's median over its runs), e.g.
+    "256 MiB (36–40% of the data loaded)". None when the runs did not record both."""
+    shares = pool_shares(summary)
+    if shares is None:
+        return None
+    per_size = summary.dropna(subset=["buffer_pool_bytes", "db_bytes"]).groupby("page_size")[
+        ["buffer_pool_bytes", "db_bytes"]].median()
     pools = sorted({size_text(value) for value in per_size["buffer_pool_bytes"]})
-    shares = 100 * per_size["buffer_pool_bytes"] / per_size["db_bytes"]
     low, high = round(shares.min()), round(shares.max())
     share = f"{low}%" if low == high else f"{low}–{high}%"
     pool = pools[0] if len(pools) == 1 else f"{size_text(per_size['buffer_pool_bytes'].min())}–" \
