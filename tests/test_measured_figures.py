@@ -591,3 +591,28 @@ def test_the_levels_the_readme_gives_for_repeated_looks_are_the_boundaries():
 
     assert [first_level, last_level] == levels([int(first), int(most)]), match.group(0)
     assert three[3:] == levels([int(n) for n in three[:3]]), match.group(0)
+
+
+def test_slurm_md_gives_a_courses_rounds_as_the_shipped_sweep_timed_them():
+    """runbooks/slurm.md's arithmetic of a round's minutes (which its time limits and cluster times rest
+    on) against the shipped course sweep's own record: each round's runs, start to finish, in sweep.json."""
+    record = json.loads((SHIPPED / "sweep.json").read_text())
+
+    def took(entry) -> float:
+        start, end = (datetime.datetime.fromisoformat(entry[key]) for key in ("started", "finished"))
+        return (end - start).total_seconds()
+
+    rounds: dict[int, float] = {}
+    for entry in record["runs"]:
+        rounds[entry["round"]] = rounds.get(entry["round"], 0.0) + took(entry)
+    over_time = max(rounds)  # the over-time round comes last
+    verdict = {number: seconds / 60 for number, seconds in rounds.items() if number not in (1, over_time)}
+    text = plain(SLURM)
+    match = find(text, r"verdict round is 3 runs of about 2 minutes \((\d+\.\d)–(\d+\.\d) min in the shipped `course` "
+                       r"sweep of 2026-11-29, (\d+\.\d) min for its first round, which loaded each page size\), and the "
+                       r"over-time round 3 runs of about 21 minutes \((\d+) min, on one node\)", "slurm.md")
+    low, high, first, over = (float(value) for value in match.groups())
+    assert (low, high) == (round(min(verdict.values()), 1), round(max(verdict.values()), 1)), verdict
+    assert first == round(rounds[1] / 60, 1)
+    assert over == round(rounds[over_time] / 60)
+    assert f"about 21 minutes, {round(rounds[over_time] / 60)} minutes, plus its loads" in text  # the time limit's
