@@ -241,6 +241,14 @@ def test_the_discussion_says_which_runs_each_claim_used_and_which_tolerances_the
     assert "100 s measured (the line: at least 90 s of steady state" in said, said
     # every line is said to be pagelab's, with its reason, not the lab's
     assert "are pagelab's, not the lab's" in said and "from the lab's stated 30%" in said, said
+    # and when they were drawn, the same words in the report and the runbook
+    from pagelab.report.claims import TOLERANCES_WHEN
+
+    assert TOLERANCES_WHEN in said and "not a pre-registration" in TOLERANCES_WHEN, said
+    from tests.conftest import REPO_ROOT
+
+    runbook = " ".join((REPO_ROOT / "runbooks" / "tpcc-page-size.md").read_text().split())
+    assert TOLERANCES_WHEN in runbook
     # the synthetic runs have no iostat: the IOPS pairs are TpmC's rows renamed, enough for the words
     import pandas as pd
 

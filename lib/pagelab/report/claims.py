@@ -38,6 +38,10 @@ VERDICT_WORDS = (HOLDS, DOES_NOT_HOLD, NOT_RESOLVED_HERE, NOT_CHECKED)
 REQUEST_SIZE_TOLERANCE = 0.10
 # The lab's hit ratio: "starts near 990, settles near 993" (per 1000); near = within this.
 HIT_RATIO_NEAR = 3.0
+# When the lines above and the configuration's were drawn, said wherever they are (the report, the runbook).
+TOLERANCES_WHEN = ("They were drawn while this project's own sweeps were run and read, not declared before any "
+                   "data, so they are not a pre-registration: to judge the lab's claims on lines fixed in advance, "
+                   "write your own down before your sweep.")
 SEED_HIT_START, SEED_HIT_END = 990.0, 993.0
 
 
@@ -159,7 +163,7 @@ def tolerances_sentence(data: ReportData) -> str:
     return (head + "; ".join(parts) + (f" (not met: {'; '.join(missed)})" if missed else "") + ". These lines, and "
             f"each claim's own below (a request within {REQUEST_SIZE_TOLERANCE:.0%} of the page, a hit ratio within "
             f"{HIT_RATIO_NEAR:g} per 1000), are pagelab's, not the lab's, which states none; each is given with its "
-            "reason.")
+            f"reason. {TOLERANCES_WHEN}")
 
 
 def _read_request(data: ReportData) -> Claim:
