@@ -349,6 +349,10 @@ def test_a_pair_not_tested_says_the_primary_was_not_called_in_its_metrics_words(
            "runs_a": 7, "runs_b": 7, "detectable_pct": 8.0, "runs_for_equivalence": 40, "paired": True,
            "method": "exact Wilcoxon signed-rank, 7 rounds", "p_adjusted": 0.3, "family_size": 2}
     line = verdict_line(row, METRICS_BY_NAME["read_iops"])
-    assert "not tested: the primary comparison was not called higher or lower" in line, line
+    assert "(97.5% CI), not tested (the primary comparison was not called higher or lower" in line, line
+    # one word on the line, as the Summary says it: not "not resolved (not tested ...)"
+    assert "not resolved" not in line, line
     line = verdict_line(dict(row, metric="tpmc"), METRICS_BY_NAME["tpmc"])
-    assert "not tested: the primary comparison was not called faster or slower" in line, line
+    assert "not tested (the primary comparison was not called faster or slower" in line, line
+    # an interval that excludes no change claims nothing here, and the line says so
+    assert "this line claims nothing even where its interval excludes no change" in line, line

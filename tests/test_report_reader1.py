@@ -100,6 +100,13 @@ def test_the_first_round_check_says_when_its_smallest_p_cannot_reach_5_percent(t
     rounds = 7  # the bundle's design; a rank over 7 rounds is at least 1/7
     assert f"the smallest p this check can give is 1/{rounds} = {1 / rounds:.2g}, above 5%" in text
     assert first_round_p(data.evidence) >= 1 / rounds
+    # how the page sizes' ranks make one p: the rounds' scores, and round 1's rank among them
+    from pagelab.evidence.self_checks import round_scores
+
+    scores = round_scores(data.evidence)
+    rank = int((scores <= scores.loc[1]).sum())
+    assert (f"round 1's score ranks {rank} of {rounds} from the lowest, and p is that rank over {rounds}" in text), text
+    assert "so that several sweeps' can be combined (Fisher's method" in text, text
     # with 20 rounds 1/20 = 0.05 is not above 5%: nothing said
     from bench.synthetic import SyntheticDesign
     many = load(bundle(tmp_path / "many", design=SyntheticDesign(rounds=20, effects=(0.0, 0.0, 0.0), within_a=0.30,
@@ -154,7 +161,7 @@ def test_the_precision_paragraph_gives_the_design_as_run_the_planners_half_width
     # planned a = 3,200 %²·s and √f = 1.0%: the bundle's floor (√0.0025 = 5%) is far above it
     data = load(bundle(tmp_path, profile={"planned_within_a": 3200, "planned_floor_pct": 1.0}))
     text = precision_markdown(data)
-    assert "**Against the plan:** the design as run, 7 rounds × 100 s without the over-time runs' block (over_time_s was 0)" in text, text
+    assert "**Against the plan** (planning figures): the design as run, 7 rounds × 100 s without the over-time runs' block (over_time_s was 0)" in text, text
     assert "for an expected half-width of about ±" in text
     assert "(the planner's, from these planned components: not this sweep's achieved interval, given above)" in text
     pair = components_of(data.evidence).pair("16k", "4k")
@@ -220,3 +227,18 @@ def test_the_method_names_each_pair_whose_variance_the_floor_set_when_the_rounds
     assert "no pair" not in said and ", not of" not in said, text
     for pair in pairs:
         assert pair in said, (pair, text)
+
+
+def test_a_shipped_profiles_primary_says_when_and_why_it_was_chosen(tmp_path):
+    """A reader citing one report learns that `course`'s 16k vs 4k was chosen after an earlier sweep left
+    it not resolved (the README's "The headline finding"); a bundle of no shipped profile says nothing of it."""
+    from pagelab.report.model_report import PRIMARY_CHOSEN, family_sentence
+    from tests.conftest import REPO_ROOT
+
+    shipped = load(REPO_ROOT / "tests" / "fixtures" / "captured" / "course-2026-11-29-shipped")
+    text = family_sentence(shipped)
+    assert PRIMARY_CHOSEN.format(profile="`course`") in text, text
+    assert "2026-11-27" in PRIMARY_CHOSEN and "not corrected for" in PRIMARY_CHOSEN
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    assert "16k vs 4k became the declared primary comparison on 2026-11-28, after the 2026-11-27 sweep" in readme
+    assert "chosen by pagelab's authors" not in family_sentence(load(bundle(tmp_path)))  # a profile of its own

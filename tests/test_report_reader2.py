@@ -277,8 +277,9 @@ def test_the_precision_paragraphs_measured_spread_has_its_label_and_unit(tmp_pat
     pair = components_of(data.evidence).pair("16k", "4k")
     measured = 100 * math.sqrt(pair.within_a.value / 100 + pair.between_f.value)
     text = precision_markdown(data)
-    assert (f"this sweep's components give a round's log-ratio spread of {measured:.1f}% at 100 s (√(a/T + f), what "
-            "`pagelab stats` prints as \"a round's log-ratio spreads\")") in text, text
+    assert (f"So a round's log-ratio spreads √(a/T + f) = {measured:.1f}% at T = 100 s (what `pagelab stats` prints as "
+            "\"a round's log-ratio spreads\")") in text, text
+    assert f"against this sweep's {measured:.1f}% (its components, above)" in text, text  # said once, pointed to
 
 
 # --- 12. minor ones ----------------------------------------------------------------------------------------------

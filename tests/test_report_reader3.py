@@ -66,6 +66,7 @@ def test_each_tpmc_pair_gives_its_standard_error_and_whether_the_floor_set_it(tm
     for row in data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records"):
         effect = pair_effect(found.by_size[row["a"]], found.by_size[row["b"]], within[row["a"]], within[row["b"]])
         assert f"{effect.se:.4f}" in text, (row["a"], row["b"], effect.se, text)
+    assert "(log scale: 0.01 is about 1%)" in text, text  # a bare 0.0284 has no unit
     assert "standard error of the mean log-ratio" in text and (
         "from the lower bound" in text or "from the blocks' own sample variance" in text
         or "from its blocks' own sample variance" in text), text

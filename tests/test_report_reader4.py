@@ -49,18 +49,20 @@ def test_the_precision_paragraph_says_which_figure_is_which(tmp_path):
     pair = components_of(data.evidence).pair("16k", "4k")
     design = planner.design(pair.within_a.value, max(pair.between_f.value, 0.0), planner.Costs(0.0, 0.0, 1), 7, 100.0,
                             0.05, -math.log(0.95))
-    assert f"a half-width of about ±{half:.1f}%. The half-width comes from the spread the blocks happened to show" in text, text
-    assert (f"±{row['detectable_pct']:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true "
-            "effect that interval's standard error would call with 80% power") in text, text
-    assert "it is the figure to quote" in text, text
+    assert f"a half-width of about ±{half:.1f}%, from the spread its blocks happened to show" in text, text
+    # the one figure to quote opens the paragraph, before every other figure
+    lead = text.split("\n")[0]
+    assert (f"**The figure to quote is ±{row['detectable_pct']:.1f}%**, the verdict line's \"resolve effects of "
+            f"about\": ±{row['detectable_pct']:.1f}% is the smallest true effect that interval's standard error would "
+            "call with 80% power") in lead, lead
     assert (f"For this design the planner's half-width is ±{design.half_width_pct:.1f}% and its 80%-power detectable "
             f"effect {design.detectable_pct:.1f}%, from the variance the components give on average") in text, text
     # compared on the ratio scale the planner uses: the log interval's half-width, back to a ratio
     ratio_half = 100 * (np.exp((np.log(1 + row["high_pct"] / 100) - np.log(1 + row["low_pct"] / 100)) / 2) - 1)
     said = ("about the same" if round(design.half_width_pct, 1) == round(ratio_half, 1) else
-            "wider here" if design.half_width_pct > ratio_half else "narrower here")
-    assert f"Its half-width is on the ratio scale (on that scale this sweep's interval is ±{ratio_half:.1f}%" in text, text
-    assert f"; it is {said}" in text, text
+            "wider than this sweep's" if design.half_width_pct > ratio_half else "narrower than this sweep's")
+    assert f"The planner's half-width is on the ratio scale (on that scale this sweep's interval is ±{ratio_half:.1f}%" in text, text
+    assert f"; the planner's half-width is {said}" in text, text
 
 
 def test_the_hit_ratio_claim_says_which_end_is_not_near_and_which_samples_it_read():

@@ -174,12 +174,12 @@ def test_the_precision_paragraph_says_why_a_pairs_floor_is_below_its_page_sizes(
                              over_time_s=1200, over_time_within_a=0.04)
     data = load(bundle(tmp_path, profile={"over_time_s": 1200}, design=design))
     text = precision_markdown(data)
-    assert "is in the Method) and between-run floor " in text and ". " + PAIR_FLOOR_WORDS in text, text
+    assert "is in the Method), and between-run floor " in text and ". " + PAIR_FLOOR_WORDS in text, text
     assert "cancels in the pair's round-by-round log-ratio" in PAIR_FLOOR_WORDS
     # the pair's a said with its two parts, the page sizes' verdict runs' a, which add up to it (a reader
     # of a 6th pass could not get the pair's a from the Method's pooled a per page size)
-    found = re.search(r"within-run a = ([\d,]+) %²·s \(the two page sizes' verdict runs' a, (\d+k) ([\d,]+) and "
-                      r"(\d+k) ([\d,]+);", text)
+    found = re.search(r"within-run a = ([\d,]+) %²·s, the sum of the two page sizes' verdict runs' a \((\d+k) ([\d,]+) "
+                      r"\+ (\d+k) ([\d,]+):", text)
     assert found, text
     components = components_of(data.evidence)
     for size, value in ((found.group(2), found.group(3)), (found.group(4), found.group(5))):
@@ -303,6 +303,24 @@ def test_the_precision_paragraph_of_a_called_pair_says_to_quote_its_interval():
     assert "this pair was called, so the figure to quote is its interval" in text, text
     assert "it is the figure to quote" not in text, text
     open_ = dict(called, verdict="not resolved", low_pct=-9.0, high_pct=4.8)
-    assert "\"resolve effects of about\", is the smallest true effect" in quoted_figure(open_)
+    assert "**The figure to quote is ±6.0%**, the verdict line's \"resolve effects of about\"" in quoted_figure(open_)
     said = _which_component(0.1182, 0.00318, 0.2721, 0.056 ** 2)
     assert "its floor √f was about the same (5.6% against 5.6%)" in said and "was larger" not in said, said
+
+
+def test_noisier_than_planned_is_said_only_where_a_planned_component_is_outside_the_sweeps_interval():
+    """The shipped sweep's floor, √f 7.5% [4.3%, 16.4%], holds the planned 5.6%: a larger spread than
+    planned is then no evidence that the machine was noisier, and the paragraph says it cannot say so."""
+    from types import SimpleNamespace
+
+    from pagelab.evidence.components import Estimate
+    from pagelab.report.precision import plan_verdict
+
+    pair = SimpleNamespace(rounds=8, between_f=Estimate(0.075 ** 2, 0.043 ** 2, 0.164 ** 2, 7),
+                           within_a=Estimate(0.1035, 0.06, 0.2, 100))
+    held = plan_verdict(True, pair, 0.1773, 0.056 ** 2)
+    assert "cannot say the machine was noisier than the design assumed" in held, held
+    assert "its floor's interval [4.3%, 16.4%] holds the planned 5.6%" in held, held
+    beyond = plan_verdict(True, pair, 0.1773, 0.03 ** 2)  # a plan of 3.0%, below the interval's 4.3%
+    assert beyond.startswith("the machine was noisier than the design assumed, beyond"), beyond
+    assert plan_verdict(False, pair, 0.1773, 0.03 ** 2) == "the machine was no noisier than the design assumed"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import re
 import statistics
 from pathlib import Path
 
@@ -102,22 +103,31 @@ def test_the_report_gives_the_precision_achieved_and_what_the_planner_says_of_it
     text = precision_markdown(data)
     row = data.pairs[(data.pairs["metric"] == "tpmc") & (data.pairs["a"] == "16k") & (data.pairs["b"] == "4k")].iloc[0]
     width = row["high_pct"] - row["low_pct"]
-    assert text.startswith("**Precision this sweep achieved**, for the primary comparison, 16k vs 4k: "), text
+    assert text.startswith("**Precision this sweep achieved**, for the primary comparison, 16k vs 4k. **The figure "
+                           "to quote is ±"), text
     # one point a bullet, in the order a reader asks them
-    bullets = [line.split(":**")[0] for line in text.splitlines() if line.startswith("- **")]
+    bullets = [line.split(":**")[0].split("** (")[0] for line in text.splitlines() if line.startswith("- **")]
     assert bullets == ["- **This sweep's interval", "- **The components it measured", "- **Against the plan", "- **What a repeat would give"], bullets
     assert f"{width:.1f} percentage points wide (the high end less the low), a half-width of about ±{width / 2:.1f}%" in text, text
     pair = components_of(data.evidence).pair("16k", "4k")
     a, f = pair.within_a.value, pair.between_f.value
-    assert f"within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, " in text, text
-    assert f"is in the Method) and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
+    assert f"within-run a = {1e4 * a:,.0f} %²·s, the sum of the two page sizes' verdict runs' a (" in text, text
+    parts = re.search(r"verdict runs' a \(16k ([\d,]+) \+ 4k ([\d,]+):", text)
+    assert parts and abs(sum(float(x.replace(",", "")) for x in parts.groups()) - 1e4 * a) <= 1.0, text
+    assert f"is in the Method), and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
     # the floor's interval, as `pagelab stats` prints it (its chi-square ends, as square roots)
     ends = [f"{100 * math.sqrt(max(end, 0.0)):.1f}%" for end in (pair.between_f.low, pair.between_f.high)]
     assert f"√f = {100 * math.sqrt(f):.1f}% [{ends[0]}, {ends[1]}] (95% interval, {pair.rounds} rounds)" in text, text
     planned, measured = 100 * math.sqrt(0.32 / 100 + (planned_floor_pct / 100) ** 2), 100 * math.sqrt(a / 100 + f)
     assert f"spread of {planned:.1f}% at 100 s" in text
-    assert f"this sweep's components give a round's log-ratio spread of {measured:.1f}%" in text
-    assert ("the machine was noisier than the design assumed" in text) == noisier, text
+    assert f"round's log-ratio spreads √(a/T + f) = {measured:.1f}% at T = 100 s" in text
+    # noisier only where a planned component lies outside this sweep's interval for it
+    planned_a_value, planned_f_value = 0.32, (planned_floor_pct / 100) ** 2
+    beyond = not (pair.between_f.low <= planned_f_value <= pair.between_f.high) or \
+        not (pair.within_a.low <= planned_a_value <= pair.within_a.high)
+    assert ("the machine was noisier than the design assumed, beyond this sweep's intervals" in text) == \
+        (noisier and beyond), text
+    assert ("cannot say the machine was noisier than the design assumed" in text) == (noisier and not beyond), text
     assert ("the machine was no noisier than the design assumed" in text) == (not noisier), text
     # the planner's word, one figure each: this design's power, and the rounds a 5% effect needs
     assert f"a power of {100 * _power(a, f, 7, 100):.0f}% for a 5% effect" in text, text
@@ -399,8 +409,8 @@ def test_the_course_sweep_of_2026_11_28_reads_as_its_records_say(tmp_path):
                 if (p["a"], p["b"]) == ("16k", "4k"))
     a, f = pair["within_a"]["value"], pair["between_f"]["value"]
     text = precision_markdown(data)
-    assert f"within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, " in text, text
-    assert f"is in the Method) and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
+    assert f"within-run a = {1e4 * a:,.0f} %²·s, the sum of the two page sizes' verdict runs' a (" in text, text
+    assert f"is in the Method), and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
     assert f"a power of {100 * _power(a, f, 7, 100):.0f}% for a 5% effect" in text, text
     needed = next(n for n in range(2, 10_000) if _power(a, f, n, 100) >= 0.8)
     assert f"would need {needed} rounds × 100 s" in text, text

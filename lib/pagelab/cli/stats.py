@@ -192,8 +192,9 @@ def register(commands) -> None:
     stats.add_argument("bundle", metavar="BUNDLE", help="a sweep directory (data/runs/<sweep-id>)")
     stats.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
     stats.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",
-                       help="the effect, in percent, for which a pair that is not resolved is told how many runs "
-                            "would resolve it (default 5)")
+                       help="the effect, in percent, for which a pair that is not resolved is told how many rounds "
+                            "(runs a side, where its runs were not compared round by round) would resolve it "
+                            "(default 5)")
     stats.add_argument("--checks", action="store_true",
                        help="also check the sweep against itself: each page size's odd rounds against its even "
                             "rounds, judged as page sizes are (an A/A test: any faster/slower there is a false "
@@ -220,5 +221,5 @@ def register(commands) -> None:
     compare.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json")
     compare.add_argument("--resolve", type=_resolve_pct, default=5.0, metavar="PCT",
                          help="the effect, in percent, for which a comparison that is not resolved is told how many "
-                              "runs would resolve it (default 5)")
+                              "rounds (runs a side, where not compared round by round) would resolve it (default 5)")
     compare.set_defaults(handler=cmd_compare)

@@ -121,12 +121,14 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
                else "some resampled medians are 0 (no ratio)")
         return f"{head} {pct_text(row['change_pct'])}, {why}, no interval: {word} ({unresolved_advice(row)})"
     interval = interval_text(row["low_pct"], row["high_pct"], row.get("confidence_pct"))
-    text = f"{head} {pct_text(row['change_pct'])} {interval}, {word}"
     if row.get("role") == NOT_TESTED:
-        # in the metric's own words: IOPS, the hit ratio and the p95 are called higher or lower
-        text += (f" (not tested: the primary comparison was not called {metric.higher} or {metric.lower}, and the "
-                 f"others are tested only after it; {unresolved_advice(row)})")
-    elif row["verdict"] == NOT_RESOLVED:
+        # one word for it, as the Summary says it; in the metric's own words: IOPS, the hit ratio and
+        # the p95 are called higher or lower
+        return (f"{head} {pct_text(row['change_pct'])} {interval}, not tested (the primary comparison was not called "
+                f"{metric.higher} or {metric.lower}, and the others are tested only after it, so this line claims "
+                f"nothing even where its interval excludes no change; {unresolved_advice(row)})" + _method_text(row))
+    text = f"{head} {pct_text(row['change_pct'])} {interval}, {word}"
+    if row["verdict"] == NOT_RESOLVED:
         # the test's p too, so a line not resolved can be reported with its test as a called one is
         tested = "" if _missing(row.get("p_adjusted")) else (
             f"p {row['p_adjusted']:.2g}{', ' + adjustment if row.get('family_size', 1) > 1 else ''}"

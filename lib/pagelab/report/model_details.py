@@ -206,8 +206,8 @@ def _floor_use(found, data) -> str:
     def named(pairs) -> str:
         return and_listed([name for name, _ in pairs])
 
-    def errors(pairs) -> str:
-        return " and ".join(f"{se:.4f}" for _, se in pairs)
+    def errors(pairs) -> str:  # on the log scale, as the model works; about a ratio's % for a small one
+        return " and ".join(f"{se:.4f}" for _, se in pairs) + " (log scale: 0.01 is about 1%)"
 
     # each pair's standard error of the mean log-ratio and where it came from, so pairs whose errors
     # agree to three digits are not read as one figure copied (the floor's, or the blocks' own by chance)

@@ -158,6 +158,23 @@ def _spread_pct(a: float, f: float, run_s: float) -> float:
     return 100 * math.sqrt(a / run_s + f)
 
 
+def plan_verdict(spread_larger: bool, pair, planned_a: float, planned_f: float) -> str:
+    """Whether the machine was noisier than the design assumed: said only where a planned component lies
+    outside this sweep's own interval for it (a larger spread that its intervals hold is no evidence)."""
+    if not spread_larger:
+        return "the machine was no noisier than the design assumed"
+
+    def beyond(estimate, planned: float) -> bool:
+        return math.isfinite(estimate.low) and math.isfinite(estimate.high) and not estimate.low <= planned <= estimate.high
+
+    if beyond(pair.between_f, planned_f) or beyond(pair.within_a, planned_a):
+        return "the machine was noisier than the design assumed, beyond this sweep's intervals for its components"
+    held = (f"its floor's interval{floor_interval_text(pair.between_f, pair.rounds).split(' (')[0]} holds the planned "
+            f"{100 * math.sqrt(planned_f):.1f}%")
+    return ("its components came out above the plan's, but within their intervals (" + held + "), so this sweep "
+            "cannot say the machine was noisier than the design assumed")
+
+
 def _which_component(a: float, f: float, planned_a: float, planned_f: float) -> str:
     """Which of the two components was larger than planned, and which not, in the paragraph's units:
     ': its floor √f was larger (9.4% against 1.6%); its within-run a was not (2,721 against 3,200 %²·s)'."""
@@ -184,8 +201,9 @@ def precision_markdown(data: ReportData) -> str:
         return ""
     which = (f"the primary comparison, {first} vs {second}" if declared else
              f"{first} vs {second} (no primary comparison was declared; this is the pair `pagelab plan` designs for)")
-    lead = (f"**Precision this sweep achieved**, for {which}: its interval, the variance components it measured, "
-            "the components the design was planned with, and what the planner says a repeat would give.")
+    lead = " ".join(part for part in (f"**Precision this sweep achieved**, for {which}.", quoted_figure(row),
+                                      "Below: how this sweep came to it (its interval, its components), then "
+                                      "planning figures (against the plan, what a repeat would give).") if part)
     items: list[str] = []  # the paragraph's points, one per bullet, each of its own figures
     if math.isnan(row["low_pct"]):
         items.append("**This sweep's interval:** none.")
@@ -194,7 +212,8 @@ def precision_markdown(data: ReportData) -> str:
         width = round(float(row["high_pct"]), 1) - round(float(row["low_pct"]), 1)
         items.append(f"**This sweep's interval:** {interval_text(row['low_pct'], row['high_pct'], row.get('confidence_pct'))}"
                      f": {width:.1f} percentage points wide (the high end less the low), a half-width of about "
-                     f"±{width / 2:.1f}%. {quoted_figure(row)}")
+                     f"±{width / 2:.1f}%, from the spread its blocks happened to show (or from the Method's lower bound, "
+                     "where that set it: the Method says for which pairs).")
 
     def said() -> str:
         return lead + "\n\n" + "\n".join(f"- {item}" for item in items)
@@ -211,16 +230,18 @@ def precision_markdown(data: ReportData) -> str:
     sides = [(size, components.size(size)) for size in (pair.a, pair.b)]
     over_time_part = (", the over-time run's part included," if any(side and side.has_role("over_time")
                                                                      for _, side in sides) else "")
-    parts = " and ".join(f"{size} {1e4 * side.role_a('verdict').value:,.0f}" for size, side in sides if side)
+    parts = " + ".join(f"{size} {1e4 * side.role_a('verdict').value:,.0f}" for size, side in sides if side)
     noisy = noisy_size_text(data, components)
-    items.append(f"**The components it measured:** for that pair, as `pagelab plan --from BUNDLE` reads them, "
-                 f"within-run a = {1e4 * a:,.0f} %²·s (the two page sizes' verdict runs' a, {parts}; each page "
-                 f"size's a over all its runs{over_time_part} is in the Method) and between-run "
-                 f"floor {floor_text(pair.between_f)}{floor_interval_text(pair.between_f, pair.rounds)}. "
-                 f"{PAIR_FLOOR_WORDS}" + (f" {noisy}" if noisy else ""))
     profile = data.profile
     measure = profile.get("measure_s")
     run_s = float(measure) if isinstance(measure, (int, float)) and not isinstance(measure, bool) else pair.run_s
+    items.append(f"**The components it measured:** for that pair, as `pagelab plan --from BUNDLE` reads them, "
+                 f"within-run a = {1e4 * a:,.0f} %²·s, the sum of the two page sizes' verdict runs' a ({parts}: a "
+                 f"round's log-ratio carries both runs' noise; each page size's a over all its runs{over_time_part} "
+                 f"is in the Method), and between-run floor {floor_text(pair.between_f)}"
+                 f"{floor_interval_text(pair.between_f, pair.rounds)}. So a round's log-ratio spreads "
+                 f"√(a/T + f) = {_spread_pct(a, f, run_s):.1f}% at T = {run_s:g} s (what `pagelab stats` prints as "
+                 f"\"a round's log-ratio spreads\"). {PAIR_FLOOR_WORDS}" + (f" {noisy}" if noisy else ""))
     looks = planned_looks(data.record.document, 0.05)
     rounds = looks.max_rounds if looks else int(profile.get("repeats", 1))
     extra = 1 if profile.get("over_time_s") else 0  # the over-time runs' block, as the planner counts it
@@ -239,26 +260,23 @@ def precision_markdown(data: ReportData) -> str:
         expected = planner.design(planned_a, planned_f, planner.Costs(0.0, 0.0, 1), rounds, run_s, alpha,
                                   None, planner.DEFAULT_POWER, extra, float(profile["over_time_s"]) if extra else None,
                                   weights_of(data.evidence)) if rounds + extra >= 2 else None
-        verdict = ("the machine was noisier than the design assumed" if measured > planned else
-                   "the machine was no noisier than the design assumed") + _which_component(a, f, planned_a, planned_f)
-        if measured > planned:  # what the bundle recorded of why, and no more (the Method's sentence)
-            verdict += ("; what the bundle recorded of other work on the machine is in the Method (the machine's "
-                        "own noise, a load average, the disk)")
-        items.append(f"**Against the plan:** the design as run, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "
+        verdict = plan_verdict(measured > planned, pair, planned_a, planned_f) + _which_component(a, f, planned_a,
+                                                                                                   planned_f)
+        if measured > planned:  # where the bundle's record of other work is, and no more
+            verdict += "; what the bundle recorded of other work during the runs is in the Method"
+        items.append(f"**Against the plan** (planning figures): the design as run, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "
                     f"{100 * math.sqrt(planned_f):.1f}% (the profile's `planned_within_a` and `planned_floor_pct`"
                     f"{source}): "
                     f"a round's log-ratio spread of {planned:.1f}% at {run_s:g} s"
                     + (f", for an expected half-width of about ±{expected.half_width_pct:.1f}% (the planner's, from "
                        "these planned components: not this sweep's achieved interval, given above)" if expected else "")
-                    + f"; this sweep's components give a round's log-ratio spread of {measured:.1f}% at {run_s:g} s "
-                    "(√(a/T + f), what `pagelab stats` prints as \"a round's log-ratio spreads\"), so "
-                    f"{verdict}.")
+                    + f"; against this sweep's {measured:.1f}% (its components, above), {verdict}.")
     else:
-        items.append(f"**Against the plan:** the profile declared no components its design ({design}) was planned "
+        items.append(f"**Against the plan** (planning figures): the profile declared no components its design ({design}) was planned "
                      "with (`planned_within_a`, `planned_floor_pct`), so this report cannot say whether the machine "
                      "was noisier than the design assumed.")
     if pair.rounds < planner.MIN_ROUNDS or rounds + extra < 2:
-        items.append(f"**What a repeat would give:** the planner needs {planner.MIN_ROUNDS} or more shared rounds "
+        items.append(f"**What a repeat would give** (planning figures): the planner needs {planner.MIN_ROUNDS} or more shared rounds "
                      f"to rest a design on; this bundle has {pair.rounds}.")
         return said()
     costs = planner.Costs(0.0, 0.0, 1)
@@ -282,7 +300,7 @@ def precision_markdown(data: ReportData) -> str:
             f"{100 * planner.DEFAULT_POWER:.0f}% power" if needed else
             f"no number of rounds up to {MOST_ROUNDS:,} × {run_s:g} s would find a {100 * EFFECT:g}% effect with "
             f"{100 * planner.DEFAULT_POWER:.0f}% power")
-    items.append(f"**What a repeat would give:** with these components the planner (pagelab.evidence.planner) "
+    items.append(f"**What a repeat would give** (planning figures): with these components the planner (pagelab.evidence.planner) "
                  f"gives this design a power of "
                 f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
                 + (f" (with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
@@ -325,23 +343,22 @@ def floor_interval_text(estimate, rounds: int) -> str:
 
 
 def quoted_figure(row: dict) -> str:
-    """Which of this sweep's figures to quote: the interval's half-width is what its blocks happened to
-    show; the verdict line's "resolve effects of about ±R%" adds the 80%-power quantile to the interval's
-    standard error (pagelab.evidence.intervals), so R is wider."""
-    said = ["The half-width comes from the spread the blocks happened to show (or from the Method's lower bound, "
-            "where that set it: the Method says for which pairs)."]
+    """The one figure to quote, said first: for a pair not resolved, the verdict line's "resolve effects
+    of about ±R%" (the interval's standard error with the 80%-power quantile added,
+    pagelab.evidence.intervals, so wider than the half-width); for a pair called, its interval (its line
+    prints no R). '' where the line has neither."""
     detectable = row.get("detectable_pct")
     if detectable is None or (isinstance(detectable, float) and math.isnan(detectable)):
-        return said[0]
+        return ""
+    scale = ("(± a ratio's distance from 1, as every ± figure here: the glossary's *effect size*)")
     if row["verdict"] == NOT_RESOLVED:
-        said.append(f"±{detectable:.1f}%, the verdict line's \"resolve effects of about\", is the smallest true "
-                    "effect that interval's standard error would call with 80% power, so it is wider than the "
-                    "half-width; it is the figure to quote.")
-    else:  # a called pair's line prints no "resolve effects of about": its interval is what to quote
-        said.append(f"±{detectable:.1f}% is the smallest true effect that interval's standard error would call "
-                    "with 80% power (what a line not resolved gives as \"resolve effects of about\"); this pair "
-                    "was called, so the figure to quote is its interval.")
-    return " ".join(said)
+        return (f"**The figure to quote is ±{detectable:.1f}%**, the verdict line's \"resolve effects of about\": "
+                f"±{detectable:.1f}% is the smallest true effect that interval's standard error would call with 80% "
+                f"power {scale}.")
+    # a called pair's line prints no "resolve effects of about": its interval is what to quote
+    return (f"**The figure to quote is the interval**: this pair was called, so the figure to quote is its interval. "
+            f"±{detectable:.1f}% is the smallest true effect that interval's standard error would call with 80% "
+            f"power (what a line not resolved gives as \"resolve effects of about\") {scale}.")
 
 
 def planner_figures(row: dict, now: planner.Design) -> str:
@@ -363,11 +380,14 @@ def planner_figures(row: dict, now: planner.Design) -> str:
         compared = ("about the same as this sweep's: its blocks varied about as much as the components give on "
                     "average.")
     elif now.half_width_pct > ratio_half:
-        compared = ("wider here because this sweep's blocks varied less than the components give on average (a "
-                    "sweep's variance may fall to the 5% quantile of what the within-run part alone gives, the "
-                    "Method's lower bound, before that bound binds).")
+        compared = ("wider than this sweep's because this sweep's blocks varied less than the components give on "
+                    "average (a sweep's variance may fall to the 5% quantile of what the within-run part alone gives, "
+                    "the Method's lower bound, before that bound binds).")
     else:
-        compared = "narrower here because this sweep's blocks varied more than the components give on average."
+        compared = ("narrower than this sweep's because this sweep's blocks varied more than the components give on "
+                    "average.")
     return (f"For this design the planner's half-width is ±{now.half_width_pct:.1f}% and its 80%-power detectable "
             f"effect {now.detectable_pct:.1f}%, from the variance the components give on average, not from the "
-            f"spread these blocks showed. Its half-width is on the ratio scale{scale}; it is " + compared)
+            f"spread these blocks showed (so this detectable effect is not the ±{row['detectable_pct']:.1f}% to "
+            f"quote). The planner's half-width is on the ratio scale{scale}; the planner's half-width is "
+            + compared)

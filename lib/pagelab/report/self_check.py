@@ -67,10 +67,14 @@ def _first_round_text(table: RunTable) -> str:
     rounds = len(round_scores(table))
     # the check's p is a rank over the rounds: the lowest rank gives 1/rounds, which may not reach 5%
     floor = (f"; with {rounds} rounds the smallest p this check can give is 1/{rounds} = {1 / rounds:.2g}, above "
-             f"5%, so it can never flag round 1, however low it is" if 1 / rounds > ALPHA else "")
+             f"5%, so it can never flag round 1 on its own, however low it is: its p is given so that several "
+             f"sweeps' can be combined (Fisher's method, as the runbook does)" if 1 / rounds > ALPHA else "")
+    p = first_round_p(table)
     return (f" Round 1, the first runs after the loads, against the median of the later rounds: {parts}; "
-            f"round 1 this low or lower by chance, p = {first_round_p(table):.2g} (its rank among the rounds, "
-            f"the round being the unit since its runs share the machine's minute){floor}. {KEPT_SENTENCE}")
+            f"round 1 this low or lower by chance, p = {p:.2g}: each round scored as the mean over the page sizes of "
+            f"log(its run / that page size's median), round 1's score ranks {round(p * rounds)} of {rounds} from the "
+            f"lowest, and p is that rank over {rounds} (the round is the unit since its runs share the machine's "
+            f"minute){floor}. {KEPT_SENTENCE}")
 
 
 def _dof_text(row: dict) -> str:
