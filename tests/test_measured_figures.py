@@ -648,3 +648,59 @@ def test_the_runbooks_account_of_an_over_time_runs_growth_is_the_shipped_sweeps(
     assert min(orders) > 2 * 7 * 10 * 3000  # "more than twice the 210,000 orders 7 warehouses load"
     assert f"InnoDB counted {round(min(created), -1):,.0f}-{round(max(created), -1):,.0f} MiB of pages created" in part, part
     assert f"beside the {round(min(loaded), -1):,.0f}-{round(max(loaded)):,.0f} MiB each page size loaded" in part, part
+
+
+FIDELITY = REPO_ROOT / "tests" / "fixtures" / "captured" / "fidelity-2026-11-29"
+
+
+def test_the_drivers_first_look_at_courses_shape_is_its_bundles():
+    """The runbook's tables and the README's sentence on statements against tpcc-mysql at 7 warehouses:
+    every figure recomputed from the two bundles' runs (tests/fixtures/captured/fidelity-2026-11-29, the
+    files `pagelab compare` reads), as `pagelab compare STMT MYSQL` gives them."""
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.numbers import signed_text
+    from pagelab.evidence.runs import equivalence_of
+    from pagelab.evidence.two_sweeps import compare_bundles, effect_table
+
+    stmt, mysql = read_runs(FIDELITY / "stmt"), read_runs(FIDELITY / "mysql")
+    assert stmt.profile["driver_mode"] == "statements" and mysql.profile["driver_mode"] == "tpcc-mysql"
+    assert stmt.profile["warehouses"] == mysql.profile["warehouses"] == 7
+    delta = equivalence_of(stmt)
+    effects = effect_table(stmt, mysql, delta)
+    effects = effects[effects["metric"] == "tpmc"].set_index(["a", "b"])
+    levels = compare_bundles(stmt, mysql, "stmt", "mysql", 5.0, delta)
+    levels = levels[levels["metric"] == "tpmc"]
+    runbook, readme = plain(RUNBOOK), plain(README)  # plain(): no table bars, "-" for the minus sign
+    part = runbook[runbook.index("**At `course`'s shape, a first look"):runbook.index("The earlier default")]
+
+    def ratio(pct: float) -> str:
+        return f"{1 + pct / 100:.3f}"
+
+    def signed(value: float) -> str:
+        return signed_text(value, 1).replace("−", "-")
+
+    cells = " ".join(f"{ratio(row['change_pct'])} [{ratio(row['low_pct'])}, {ratio(row['high_pct'])}]"
+                     for row in levels.to_dict("records"))
+    assert f"`statements` / `tpcc-mysql` (98.33%, 3 + 3 runs) {cells}" in part, (cells, part)
+    assert max(abs(row["change_pct"]) for row in levels.to_dict("records")) < 4  # "within 4%"
+    for (a, b), row in effects.iterrows():
+        said = (f"{a} vs {b} {signed(row['effect_a_pct'])}%")
+        assert said in part, (said, part)
+        difference = f"{signed(row['difference_pts'])} [{signed(row['low_pts'])}, {signed(row['high_pts'])}]"
+        assert difference in part, (difference, part)
+    primary = effects.loc[("16k", "4k")]
+    assert (f"16k vs 4k: {signed(primary['effect_a_pct'])}% under `statements`, {signed(primary['effect_b_pct'])}% "
+            f"under `tpcc-mysql`, {signed(primary['difference_pts'])} points [{signed(primary['low_pts'])}, "
+            f"{signed(primary['high_pts'])}]") in readme, readme
+
+
+def test_the_reports_method_says_what_is_known_of_the_driver_at_the_sweeps_shape():
+    """The Method's driver sentence (pagelab.report.method.driver_text): at 1 warehouse the agreement
+    measured there; at course's 7 the first look's words, as the runbook gives them; elsewhere, not checked."""
+    from pagelab.report.method import driver_text
+
+    one, seven, other = (driver_text({"driver_mode": "statements", "warehouses": n}) for n in (1, 7, 20))
+    assert "measured at 1 warehouse" in one and "first look" not in one and "not at this sweep's" not in one, one
+    assert "at 7 warehouses a first look of 3 rounds a mode found the level within 4%" in seven, seven
+    assert "about ±20 points" in seven and "about ±20 points" in plain(RUNBOOK).replace("+-", "±")
+    assert "not at this sweep's 20 warehouses" in other, other
