@@ -704,3 +704,15 @@ def test_the_reports_method_says_what_is_known_of_the_driver_at_the_sweeps_shape
     assert "at 7 warehouses a first look of 3 rounds a mode found the level within 4%" in seven, seven
     assert "about ±20 points" in seven and "about ±20 points" in plain(RUNBOOK).replace("+-", "±")
     assert "not at this sweep's 20 warehouses" in other, other
+
+
+def test_the_readme_quotes_what_the_shipped_sweeps_report_says_of_its_noise():
+    """The README says the shipped sweep's report "cannot say the machine was noisier than the design
+    assumed" (its floor's interval holds the plan's): that is what the report says of that bundle."""
+    from pagelab.report.lab_report import load
+    from pagelab.report.precision import precision_markdown
+
+    text = " ".join(precision_markdown(load(SHIPPED)).split())
+    assert "cannot say the machine was noisier than the design assumed" in text, text
+    assert "its floor's interval [4.3%, 16.4%] holds the planned 5.6%" in text, text
+    assert 'its report "cannot say the machine was noisier than the design assumed"' in " ".join(README.read_text().split())

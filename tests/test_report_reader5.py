@@ -323,4 +323,7 @@ def test_noisier_than_planned_is_said_only_where_a_planned_component_is_outside_
     assert "its floor's interval [4.3%, 16.4%] holds the planned 5.6%" in held, held
     beyond = plan_verdict(True, pair, 0.1773, 0.03 ** 2)  # a plan of 3.0%, below the interval's 4.3%
     assert beyond.startswith("the machine was noisier than the design assumed, beyond"), beyond
+    # the shipped sweep's a, 1,035 %²·s, has an interval below the planned 1,773: smaller, so no evidence of more noise
+    below = SimpleNamespace(rounds=8, between_f=pair.between_f, within_a=Estimate(0.1035, 0.08, 0.14, 100))
+    assert "cannot say" in plan_verdict(True, below, 0.1773, 0.056 ** 2)
     assert plan_verdict(False, pair, 0.1773, 0.03 ** 2) == "the machine was no noisier than the design assumed"

@@ -160,12 +160,13 @@ def _spread_pct(a: float, f: float, run_s: float) -> float:
 
 def plan_verdict(spread_larger: bool, pair, planned_a: float, planned_f: float) -> str:
     """Whether the machine was noisier than the design assumed: said only where a planned component lies
-    outside this sweep's own interval for it (a larger spread that its intervals hold is no evidence)."""
+    below this sweep's own interval for it (a larger spread that its intervals hold is no evidence; a
+    component below the plan's makes the machine no noisier)."""
     if not spread_larger:
         return "the machine was no noisier than the design assumed"
 
     def beyond(estimate, planned: float) -> bool:
-        return math.isfinite(estimate.low) and math.isfinite(estimate.high) and not estimate.low <= planned <= estimate.high
+        return math.isfinite(estimate.low) and estimate.low > planned
 
     if beyond(pair.between_f, planned_f) or beyond(pair.within_a, planned_a):
         return "the machine was noisier than the design assumed, beyond this sweep's intervals for its components"
