@@ -327,3 +327,22 @@ def test_noisier_than_planned_is_said_only_where_a_planned_component_is_outside_
     below = SimpleNamespace(rounds=8, between_f=pair.between_f, within_a=Estimate(0.1035, 0.08, 0.14, 100))
     assert "cannot say" in plan_verdict(True, below, 0.1773, 0.056 ** 2)
     assert plan_verdict(False, pair, 0.1773, 0.03 ** 2) == "the machine was no noisier than the design assumed"
+
+
+def test_the_over_time_blocks_length_can_be_recomputed_from_the_as_the_paragraph_gives():
+    """'as precise as a block of 964 s on each side' (the shipped sweep): the paragraph gives each side's
+    over-time a beside the seconds counted, so T = (a_A + a_B) / (a_A/T_A + a_B/T_B) can be recomputed."""
+    import re
+
+    from pagelab.report.lab_report import load
+    from pagelab.report.precision import precision_markdown
+
+    text = " ".join(precision_markdown(load(ROOT / "tests/fixtures/captured/course-2026-11-29-shipped")).split())
+    block = re.search(r"as precise as a block of (\d+) s on each side", text)
+    sides = re.search(r"each side's a its over-time run's \((\d+k) ([\d,]+) %²·s and (\d+k) ([\d,]+) %²·s\)", text)
+    seconds = re.search(r"the harmonic mean of the (\d+) and (\d+) s its two runs counted", text)
+    assert block and sides and seconds, text
+    a_first, a_second = (float(sides.group(i).replace(",", "")) for i in (2, 4))
+    t_first, t_second = (float(x) for x in seconds.groups())
+    length = (a_first + a_second) / (a_first / t_first + a_second / t_second)
+    assert abs(length - float(block.group(1))) <= 2, (length, block.group(0))  # the a's are printed to the unit

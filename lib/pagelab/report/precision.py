@@ -172,8 +172,8 @@ def plan_verdict(spread_larger: bool, pair, planned_a: float, planned_f: float) 
         return "the machine was noisier than the design assumed, beyond this sweep's intervals for its components"
     held = (f"its floor's interval{floor_interval_text(pair.between_f, pair.rounds).split(' (')[0]} holds the planned "
             f"{100 * math.sqrt(planned_f):.1f}%")
-    return ("its components came out above the plan's, but within their intervals (" + held + "), so this sweep "
-            "cannot say the machine was noisier than the design assumed")
+    return ("its spread came out above the plan's, but no component lies above the plan beyond its interval (" + held
+            + "), so this sweep cannot say the machine was noisier than the design assumed")
 
 
 def _which_component(a: float, f: float, planned_a: float, planned_f: float) -> str:
@@ -294,6 +294,7 @@ def precision_markdown(data: ReportData) -> str:
                          ot_a)
     needed = rounds_needed(a, f, run_s, alpha, effect, extra, over_time_s=counted, weights=weights, over_time_a=ot_a)
     over_time_weighed = "weighed by its precision, as this sweep declared, and " if weights == PRECISION else ""
+    over_time_sides = {size: side.role_a("over_time").value for size, side in sides if side is not None}
     over_time_source = ("from what of its over-time runs counted" if kept is not None else
                         "all of each over-time run: they did not finish, so what would count is unknown")
     level = f"at the {100 * alpha:.3g}% level it tests the pair at"
@@ -305,7 +306,7 @@ def precision_markdown(data: ReportData) -> str:
                  f"gives this design a power of "
                 f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
                 + (f" (with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
-                   f"side, {over_time_source}{harmonic_text(kept)})" if extra else "")
+                   f"side, {over_time_source}{harmonic_text(kept, over_time_sides)})" if extra else "")
                  + (cluster_text(needed, extra) if needed else "") + "."
                  + (f" {planner_figures(row, now)}" if not math.isnan(row["low_pct"]) else ""))
     return said()
@@ -322,15 +323,18 @@ def cluster_text(needed: int, extra: int) -> str:
             "nodes at once, runbooks/slurm.md)")
 
 
-def harmonic_text(kept) -> str:
+def harmonic_text(kept, sides: dict | None = None) -> str:
     """What 'as precise as a block of T s on each side' means: the block's within-run part a/T_A + a/T_B
     is that of a round of T-second runs, T the harmonic mean of what of each side's over-time run
-    counted (pagelab.evidence.runs.over_time_kept)."""
+    counted (pagelab.evidence.runs.over_time_kept), weighed by `sides` ({page size: its over-time
+    run's a}), said so that a reader can recompute T."""
     if kept is None or kept.length_s is None:
         return ""
     first, second = kept.seconds
-    return (f": its within-run part a_A/T_A + a_B/T_B, each side's a its over-time run's, is that of a block of "
-            f"runs that long on each side, the harmonic mean of the {first:.0f} and {second:.0f} s its two runs "
+    given = [f"{size} {1e4 * a:,.0f} %²·s" for size, a in (sides or {}).items() if math.isfinite(a)]
+    own = f" ({' and '.join(given)})" if len(given) == 2 else ""
+    return (f": its within-run part a_A/T_A + a_B/T_B, each side's a its over-time run's{own}, is that of a block "
+            f"of runs that long on each side, the harmonic mean of the {first:.0f} and {second:.0f} s its two runs "
             "counted weighed by the two sides' a")
 
 
