@@ -1,0 +1,140 @@
+"""Figures the docs quote from kept records other than the headline sweep's statistics, recomputed
+from the records: the shipped `course` sweep's round times and its over-time runs' growth
+(tests/fixtures/captured/course-2026-11-29-shipped), the driver against tpcc-mysql at `course`'s
+shape (tests/fixtures/captured/fidelity-2026-11-29), and what the shipped sweep's report says of
+its noise. Split from test_measured_figures.py, whose helpers it uses.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+from tests.conftest import REPO_ROOT
+from tests.test_measured_figures import README, RUNBOOK, SHIPPED, SLURM, find, plain
+
+
+
+def test_slurm_md_gives_a_courses_rounds_as_the_shipped_sweep_timed_them():
+    """runbooks/slurm.md's arithmetic of a round's minutes (which its time limits and cluster times rest
+    on) against the shipped course sweep's own record: each round's runs, start to finish, in sweep.json."""
+    record = json.loads((SHIPPED / "sweep.json").read_text())
+
+    def took(entry) -> float:
+        start, end = (datetime.datetime.fromisoformat(entry[key]) for key in ("started", "finished"))
+        return (end - start).total_seconds()
+
+    rounds: dict[int, float] = {}
+    for entry in record["runs"]:
+        rounds[entry["round"]] = rounds.get(entry["round"], 0.0) + took(entry)
+    over_time = max(rounds)  # the over-time round comes last
+    verdict = {number: seconds / 60 for number, seconds in rounds.items() if number not in (1, over_time)}
+    text = plain(SLURM)
+    match = find(text, r"verdict round is 3 runs of about 2 minutes \((\d+\.\d)–(\d+\.\d) min in the shipped `course` "
+                       r"sweep of 2026-11-29, (\d+\.\d) min for its first round, which loaded each page size\), and the "
+                       r"over-time round 3 runs of about 21 minutes \((\d+) min, on one node\)", "slurm.md")
+    low, high, first, over = (float(value) for value in match.groups())
+    assert (low, high) == (round(min(verdict.values()), 1), round(max(verdict.values()), 1)), verdict
+    assert first == round(rounds[1] / 60, 1)
+    assert over == round(rounds[over_time] / 60)
+    assert f"about 21 minutes, {round(rounds[over_time] / 60)} minutes, plus its loads" in text  # the time limit's
+
+
+def test_the_runbooks_account_of_an_over_time_runs_growth_is_the_shipped_sweeps():
+    """tpcc-page-size.md's "Why an over-time run's reads rise": each figure from the shipped course
+    sweep's over-time runs (innodb.csv's reads a second, hit rate and pages created at the measurement's
+    first and last samples; tpcc_intervals.csv's New-Orders; summary.json's loaded bytes)."""
+    import csv
+
+    reads, hits, created, loaded, orders = ([] for _ in range(5))
+    for size, page in (("4k", 4096), ("8k", 8192), ("16k", 16384)):
+        run = SHIPPED / f"{size}-over-time"
+        samples = [row for row in csv.DictReader(open(run / "innodb.csv")) if float(row["t_s"]) >= 0]
+        first, last = samples[0], samples[-1]
+        reads.append((float(first["reads_s"]), float(last["reads_s"])))
+        hits.append((int(first["hit_rate"]), int(last["hit_rate"])))
+        created.append((int(last["pages_created"]) - int(first["pages_created"])) * page / 2 ** 20)
+        loaded.append(json.loads((run / "summary.json").read_text())["db_bytes"] / 2 ** 20)
+        orders.append(sum(float(row["new_order"]) for row in csv.DictReader(open(run / "tpcc_intervals.csv"))))
+    text = plain(RUNBOOK)
+    part = text[text.index("#### Why an over-time run's reads rise"):text.index("## What to expect")]
+
+    def hundreds(value: float) -> str:
+        return f"{round(value, -2):,.0f}"
+
+    assert (f"read IOPS rose from {hundreds(min(r[0] for r in reads))}-{hundreds(max(r[0] for r in reads))} to "
+            f"{hundreds(min(r[1] for r in reads))}-{hundreds(max(r[1] for r in reads))} a second") in part, part
+    assert (f"the hit ratio fell from {min(h[0] for h in hits)}-{max(h[0] for h in hits)} to "
+            f"{min(h[1] for h in hits)}-{max(h[1] for h in hits)} per 1000") in part, part
+    assert f"completed {round(min(orders), -3):,.0f}-{round(max(orders), -3):,.0f} New-Orders each" in part, part
+    assert min(orders) > 2 * 7 * 10 * 3000  # "more than twice the 210,000 orders 7 warehouses load"
+    assert f"InnoDB counted {round(min(created), -1):,.0f}-{round(max(created), -1):,.0f} MiB of pages created" in part, part
+    assert f"beside the {round(min(loaded), -1):,.0f}-{round(max(loaded)):,.0f} MiB each page size loaded" in part, part
+
+
+FIDELITY = REPO_ROOT / "tests" / "fixtures" / "captured" / "fidelity-2026-11-29"
+
+
+def test_the_drivers_first_look_at_courses_shape_is_its_bundles():
+    """The runbook's tables and the README's sentence on statements against tpcc-mysql at 7 warehouses:
+    every figure recomputed from the two bundles' runs (tests/fixtures/captured/fidelity-2026-11-29, the
+    files `pagelab compare` reads), as `pagelab compare STMT MYSQL` gives them."""
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.numbers import signed_text
+    from pagelab.evidence.runs import equivalence_of
+    from pagelab.evidence.two_sweeps import compare_bundles, effect_table
+
+    stmt, mysql = read_runs(FIDELITY / "stmt"), read_runs(FIDELITY / "mysql")
+    assert stmt.profile["driver_mode"] == "statements" and mysql.profile["driver_mode"] == "tpcc-mysql"
+    assert stmt.profile["warehouses"] == mysql.profile["warehouses"] == 7
+    delta = equivalence_of(stmt)
+    effects = effect_table(stmt, mysql, delta)
+    effects = effects[effects["metric"] == "tpmc"].set_index(["a", "b"])
+    levels = compare_bundles(stmt, mysql, "stmt", "mysql", 5.0, delta)
+    levels = levels[levels["metric"] == "tpmc"]
+    runbook, readme = plain(RUNBOOK), plain(README)  # plain(): no table bars, "-" for the minus sign
+    part = runbook[runbook.index("**At `course`'s shape, a first look"):runbook.index("The earlier default")]
+
+    def ratio(pct: float) -> str:
+        return f"{1 + pct / 100:.3f}"
+
+    def signed(value: float) -> str:
+        return signed_text(value, 1).replace("−", "-")
+
+    cells = " ".join(f"{ratio(row['change_pct'])} [{ratio(row['low_pct'])}, {ratio(row['high_pct'])}]"
+                     for row in levels.to_dict("records"))
+    assert f"`statements` / `tpcc-mysql` (98.33%, 3 + 3 runs) {cells}" in part, (cells, part)
+    assert max(abs(row["change_pct"]) for row in levels.to_dict("records")) < 4  # "within 4%"
+    for (a, b), row in effects.iterrows():
+        said = (f"{a} vs {b} {signed(row['effect_a_pct'])}%")
+        assert said in part, (said, part)
+        difference = f"{signed(row['difference_pts'])} [{signed(row['low_pts'])}, {signed(row['high_pts'])}]"
+        assert difference in part, (difference, part)
+    primary = effects.loc[("16k", "4k")]
+    assert (f"16k vs 4k: {signed(primary['effect_a_pct'])}% under `statements`, {signed(primary['effect_b_pct'])}% "
+            f"under `tpcc-mysql`, {signed(primary['difference_pts'])} points [{signed(primary['low_pts'])}, "
+            f"{signed(primary['high_pts'])}]") in readme, readme
+
+
+def test_the_reports_method_says_what_is_known_of_the_driver_at_the_sweeps_shape():
+    """The Method's driver sentence (pagelab.report.method.driver_text): at 1 warehouse the agreement
+    measured there; at course's 7 the first look's words, as the runbook gives them; elsewhere, not checked."""
+    from pagelab.report.method import driver_text
+
+    one, seven, other = (driver_text({"driver_mode": "statements", "warehouses": n}) for n in (1, 7, 20))
+    assert "measured at 1 warehouse" in one and "first look" not in one and "not at this sweep's" not in one, one
+    assert "at 7 warehouses a first look of 3 rounds a mode found the level within 4%" in seven, seven
+    assert "about ±20 points" in seven and "about ±20 points" in plain(RUNBOOK).replace("+-", "±")
+    assert "not at this sweep's 20 warehouses" in other, other
+
+
+def test_the_readme_quotes_what_the_shipped_sweeps_report_says_of_its_noise():
+    """The README says the shipped sweep's report "cannot say the machine was noisier than the design
+    assumed" (its floor's interval holds the plan's): that is what the report says of that bundle."""
+    from pagelab.report.lab_report import load
+    from pagelab.report.precision import precision_markdown
+
+    text = " ".join(precision_markdown(load(SHIPPED)).split())
+    assert "cannot say the machine was noisier than the design assumed" in text, text
+    assert "its floor's interval [4.3%, 16.4%] holds the planned 5.6%" in text, text
+    assert 'its report "cannot say the machine was noisier than the design assumed"' in " ".join(README.read_text().split())
