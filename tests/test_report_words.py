@@ -117,7 +117,8 @@ def test_the_report_gives_the_precision_achieved_and_what_the_planner_says_of_it
     assert f"is in the Method), and between-run floor √f = {100 * math.sqrt(f):.1f}%" in text, text
     # the floor's interval, as `pagelab stats` prints it (its chi-square ends, as square roots)
     ends = [f"{100 * math.sqrt(max(end, 0.0)):.1f}%" for end in (pair.between_f.low, pair.between_f.high)]
-    assert f"√f = {100 * math.sqrt(f):.1f}% [{ends[0]}, {ends[1]}] (95% interval, {pair.rounds} rounds)" in text, text
+    assert f"√f = {100 * math.sqrt(f):.1f}% [{ends[0]}, {ends[1]}] (95% interval, {pair.rounds} rounds: " in text, text
+    assert f"the χ² interval of that variance on {pair.between_f.dof:.3g} degrees of freedom less a/T" in text, text
     planned, measured = 100 * math.sqrt(0.32 / 100 + (planned_floor_pct / 100) ** 2), 100 * math.sqrt(a / 100 + f)
     assert f"spread of {planned:.1f}% at 100 s" in text
     assert f"round's log-ratio spreads √(a/T + f) = {measured:.1f}% at T = 100 s" in text

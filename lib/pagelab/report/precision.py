@@ -344,7 +344,10 @@ def floor_interval_text(estimate, rounds: int) -> str:
     if not (math.isfinite(estimate.low) and math.isfinite(estimate.high)):
         return ""
     ends = [f"{100 * math.sqrt(max(end, 0.0)):.1f}%" for end in (estimate.low, estimate.high)]
-    return f" [{ends[0]}, {ends[1]}] ({100 * estimate.confidence:g}% interval, {rounds} rounds)"
+    return (f" [{ends[0]}, {ends[1]}] ({100 * estimate.confidence:g}% interval, {rounds} rounds: f is the "
+            f"rounds' sample variance of the log-ratio less a/T, and its ends the χ² interval of that variance on "
+            f"{estimate.dof:.3g} degrees of freedom less a/T, cut at 0; the over-time block, of another length, is "
+            "not one of the rounds)")
 
 
 def quoted_figure(row: dict) -> str:
