@@ -138,3 +138,22 @@ def test_the_readme_quotes_what_the_shipped_sweeps_report_says_of_its_noise():
     assert "cannot say the machine was noisier than the design assumed" in text, text
     assert "its floor's interval [4.3%, 16.4%] holds the planned 5.6%" in text, text
     assert 'its report "cannot say the machine was noisier than the design assumed"' in " ".join(README.read_text().split())
+
+
+def test_the_labs_runs_grew_their_data_far_less_as_the_runbook_says():
+    """"at its TpmC, a sixth to a seventh of this sweep's, a 1200 s run adds roughly 70,000 orders, a
+    third of what 7 warehouses load": from the lab's own interval lines (data/reference) against the
+    shipped sweep's over-time runs."""
+    import csv
+
+    lab = list(csv.DictReader(open(REPO_ROOT / "data" / "reference" / "week4_lab_intervals.csv")))
+    lab_tpmc = 6 * sum(float(row["new_order"]) for row in lab) / len(lab)  # New-Orders in 10 s, a minute's
+    ours = []
+    for size in ("4k", "8k", "16k"):
+        rows = list(csv.DictReader(open(SHIPPED / f"{size}-over-time" / "tpcc_intervals.csv")))
+        ours.append(6 * sum(float(row["new_order"]) for row in rows) / len(rows))
+    assert 6 <= min(ours) / lab_tpmc and max(ours) / lab_tpmc <= 7.5, (lab_tpmc, ours)
+    orders = 20 * lab_tpmc
+    assert 65_000 <= orders <= 80_000 and 0.3 <= orders / 210_000 <= 0.38, orders
+    assert "a sixth to a seventh of this sweep's, a 1200 s run adds roughly 70,000 orders, a third of what 7 " \
+           "warehouses load" in plain(RUNBOOK)
