@@ -45,7 +45,7 @@ def answer(data: ReportData) -> str:
     real = all(row is not None and row["verdict"] == "slower" for row in comparisons)
     runs = int(best["runs"])
     head = _primary_sentence(data) + (f"{best['page_size']} had the highest median TpmC ({best['median']:,.0f}, {runs} run"
-            f"{'s' if runs != 1 else ''} per page size); its pairs, as the pairs table gives them: {'; '.join(parts)}. ")
+            f"{'s' if runs != 1 else ''} per page size); its pairs, as the verdict lines under Figure 1 give them: {'; '.join(parts)}. ")
     head += sign_note(data, rows)
     if real:
         return head + f"The data support {best['page_size']} as the fastest page size on this machine."
