@@ -346,3 +346,36 @@ def test_the_over_time_blocks_length_can_be_recomputed_from_the_as_the_paragraph
     t_first, t_second = (float(x) for x in seconds.groups())
     length = (a_first + a_second) / (a_first / t_first + a_second / t_second)
     assert abs(length - float(block.group(1))) <= 2, (length, block.group(0))  # the a's are printed to the unit
+
+
+def test_the_primary_pairs_blocks_rebuild_its_effect_and_standard_error():
+    """The Appendix's table of the primary pair's blocks (the shipped sweep): the mean of its d_b is the
+    effect the verdict line prints, and √(max(s², lower bound)/n) from its d_b and w_b is the standard
+    error the Method gives (pagelab.report.model_details.floored_pairs, the model's own)."""
+    import json
+
+    import numpy as np
+    import scipy.stats
+
+    from pagelab.report.lab_report import load, pair_of
+    from pagelab.report.model_details import block_table, block_table_text, floored_pairs
+    from pagelab.evidence.runs import model_data
+
+    data = load(ROOT / "tests/fixtures/captured/course-2026-11-29-shipped")
+    table = block_table(data, "16k", "4k")
+    assert list(table["Block"]) == [f"round {k}" for k in range(1, 9)] + ["over-time"], table
+    d, w = table["d_b (log points)"].to_numpy() / 100, table["w_b (%²)"].to_numpy() / 1e4
+    row = pair_of(data, "tpmc", "16k", "4k")
+    assert abs(100 * np.expm1(d.mean()) - row["change_pct"]) < 0.01, (d.mean(), row["change_pct"])
+    n = len(d)
+    bound = w.mean() * scipy.stats.chi2.ppf(0.05, n - 1) / (n - 1)
+    se = np.sqrt(max(d.var(ddof=1), bound) / n)
+    _, model_se = floored_pairs(model_data(data.evidence), data)[("16k", "4k")]
+    assert abs(se - model_se) < 1e-9, (se, model_se)
+    # the over-time block's seconds are what of each run counted, as the precision part says
+    over = table.set_index("Block").loc["over-time"]
+    assert (over["16k s"], over["4k s"]) == (900.0, 1000.0)
+    text = block_table_text(table, "16k", "4k")
+    assert "the mean of the 9 blocks' d_b, −3.19 log points, that is −3.1%" in text, text
+    cells = json.loads((ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    assert any("model_details.block_table(data" in "".join(cell["source"]) for cell in cells)

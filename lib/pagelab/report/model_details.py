@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 from pagelab.evidence.block_weights import PRECISION
 from pagelab.evidence.components import LAG1_ALPHA
 from pagelab.evidence.components_text import COMPONENTS_WORDS, GROUP_A_WORDS
-from pagelab.evidence.model import FLOOR_QUANTILE, MIN_BLOCKS_FOR_MODEL, MODEL_METHOD
+from pagelab.evidence.model import FLOOR_QUANTILE, MIN_BLOCKS_FOR_MODEL, MODEL_METHOD, OVER_TIME_BLOCK
 from pagelab.evidence.node_model import split_rounds
 from pagelab.evidence.runs import model_data
 from pagelab.evidence.wording import and_listed
@@ -223,3 +225,59 @@ def _floor_use(found, data) -> str:
         near = "; the two kinds agree within 1% here by chance, which is why the lines' half-widths nearly match"
     return (f"in this bundle it set the variance of {named(used)} ({floored})"
             + (f", not of {named(not_used)} ({own}{near})" if not_used else ""))
+
+
+def block_table(data, first: str, second: str) -> pd.DataFrame:
+    """The two-level model's blocks for `first` vs `second` (TpmC), one row each, so that a reader can
+    rebuild the effect and its standard error: each side's mean TpmC over what of its run counted
+    (exp of the model's log mean rate) and seconds, the block's log-ratio d_b in log points (100 x),
+    and its within-run variance w_b = a_A/T_A + a_B/T_B in %² (pagelab.evidence.model.pair_effect).
+    Empty where the model did not judge the pair."""
+    import numpy as np
+
+    from pagelab.evidence.model import block_a
+    from pagelab.evidence.runs import model_data
+
+    found = model_data(data.evidence)
+    if found is None or first not in found.by_size or second not in found.by_size:
+        return pd.DataFrame()
+    within = {size.page_size: size for size in found.components.sizes}
+    a, b = found.by_size[first], found.by_size[second]
+    rows = []
+    def in_order(name: str) -> tuple:  # round 2 before round 10, the over-time block last
+        number = name.rsplit(" ", 1)[-1]
+        return (name == OVER_TIME_BLOCK, int(number) if number.isdigit() else 0, name)
+
+    for block in sorted(set(a) & set(b), key=in_order):
+        (y_a, t_a), (y_b, t_b) = a[block], b[block]
+        w = block_a(within[first], block).value / t_a + block_a(within[second], block).value / t_b
+        rows.append({"Block": block, f"{first} TpmC": float(np.exp(y_a)), f"{first} s": t_a,
+                     f"{second} TpmC": float(np.exp(y_b)), f"{second} s": t_b,
+                     "d_b (log points)": 100 * (y_a - y_b), "w_b (%²)": 1e4 * w})
+    return pd.DataFrame(rows)
+
+
+def block_table_text(frame: pd.DataFrame, first: str, second: str) -> str:
+    """The sentence under block_table: how the effect and its standard error come from its rows."""
+    if frame.empty:
+        return ""
+    import numpy as np
+
+    d = frame["d_b (log points)"].to_numpy()
+    n = len(d)
+    from pagelab.evidence.numbers import signed_text
+
+    return (f"The effect of {first} vs {second} is the mean of the {n} blocks' d_b, {signed_text(d.mean(), 2)} log "
+            f"points, that is {signed_text(100 * (np.exp(d.mean() / 100) - 1), 1)}%; its standard error is √(s²/{n}), s² the d_b's "
+            f"sample variance ({d.var(ddof=1):.1f} %²), unless the lower bound (the mean w_b × the "
+            f"{100 * FLOOR_QUANTILE:g}% quantile of χ² on {n - 1} degrees of freedom ÷ {n - 1}) is larger, as the "
+            "Method says. The TpmC columns are each side's mean over what of its run counted, so their printed "
+            "log-ratio matches d_b up to rounding. Where the sweep declared precision weights, the blocks are "
+            "weighed as the Method says, not alike.")
+
+
+def block_columns(first: str, second: str) -> dict[str, tuple[str, int | None]]:
+    """block_table's columns as lab_report.present shows them: header with unit, decimals."""
+    return {"Block": ("Block", None), f"{first} TpmC": (f"{first} TpmC", 0), f"{first} s": (f"{first} s counted", 0),
+            f"{second} TpmC": (f"{second} TpmC", 0), f"{second} s": (f"{second} s counted", 0),
+            "d_b (log points)": ("d_b (log points)", 2), "w_b (%²)": ("w_b (%²)", 2)}
