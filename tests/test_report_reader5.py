@@ -379,3 +379,19 @@ def test_the_primary_pairs_blocks_rebuild_its_effect_and_standard_error():
     assert "the mean of the 9 blocks' d_b, −3.19 log points, that is −3.1%" in text, text
     cells = json.loads((ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
     assert any("model_details.block_table(data" in "".join(cell["source"]) for cell in cells)
+
+
+def test_the_rounds_a_5pct_effect_needs_come_with_the_power_one_round_short():
+    """'22 rounds' could read as 21 from rounded components: the paragraph gives the power at both, the
+    planner's own, so that 80% visibly falls between them."""
+    import re
+
+    from pagelab.report.lab_report import load
+    from pagelab.report.precision import precision_markdown
+
+    text = " ".join(precision_markdown(load(ROOT / "tests/fixtures/captured/course-2026-11-29-shipped")).split())
+    found = re.search(r"would need (\d+) rounds × 90 s for 80% power \((\d+) give ([\d.]+)%, (\d+) give ([\d.]+)%;", text)
+    assert found, text
+    needed, short, short_power, again, power = found.groups()
+    assert int(short) == int(needed) - 1 and again == needed, found.group(0)
+    assert float(short_power) < 80 <= float(power), found.group(0)

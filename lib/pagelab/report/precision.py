@@ -298,15 +298,25 @@ def precision_markdown(data: ReportData) -> str:
     over_time_source = ("from what of its over-time runs counted" if kept is not None else
                         "all of each over-time run: they did not finish, so what would count is unknown")
     level = f"at the {100 * alpha:.3g}% level it tests the pair at"
+    def power_at(rounds: int) -> float | None:
+        return planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra, counted,
+                              weights, ot_a).power
+
+    asides = []  # said in one parenthesis after the rounds
+    if needed and needed - 1 + extra >= 2 and power_at(needed - 1) is not None:
+        # the power one round short, so that a reader recomputing from rounded components sees where 80% falls
+        asides.append(f"{needed - 1} give {100 * power_at(needed - 1):.1f}%, {needed} give "
+                      f"{100 * power_at(needed):.1f}%")
+    if extra:
+        asides.append(f"with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
+                      f"side, {over_time_source}{harmonic_text(kept, over_time_sides)}")
     need = (f"a {100 * EFFECT:g}% effect would need {needed} rounds × {run_s:g} s for "
             f"{100 * planner.DEFAULT_POWER:.0f}% power" if needed else
             f"no number of rounds up to {MOST_ROUNDS:,} × {run_s:g} s would find a {100 * EFFECT:g}% effect with "
             f"{100 * planner.DEFAULT_POWER:.0f}% power")
-    items.append(f"**What a repeat would give** (planning figures): with these components the planner (pagelab.evidence.planner) "
-                 f"gives this design a power of "
-                f"{100 * now.power:.0f}% for a {100 * EFFECT:g}% effect, {level}; {need}"
-                + (f" (with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
-                   f"side, {over_time_source}{harmonic_text(kept, over_time_sides)})" if extra else "")
+    items.append(f"**What a repeat would give** (planning figures): with these components the planner "
+                 f"(pagelab.evidence.planner) gives this design a power of {100 * now.power:.0f}% for a "
+                 f"{100 * EFFECT:g}% effect, {level}; {need}" + (f" ({'; '.join(asides)})" if asides else "")
                  + (cluster_text(needed, extra) if needed else "") + "."
                  + (f" {planner_figures(row, now)}" if not math.isnan(row["low_pct"]) else ""))
     return said()
