@@ -395,3 +395,21 @@ def test_the_rounds_a_5pct_effect_needs_come_with_the_power_one_round_short():
     needed, short, short_power, again, power = found.groups()
     assert int(short) == int(needed) - 1 and again == needed, found.group(0)
     assert float(short_power) < 80 <= float(power), found.group(0)
+
+
+def test_each_page_sizes_components_give_each_groups_own_a():
+    """The Method and `pagelab stats` give each page size's pooled a; a block takes its group's a, not the
+    pooled one, so each group's a is printed beside its batches (reader 14 could get the verdict runs' a
+    only by back-solving)."""
+    from pagelab.evidence.components_text import components_lines
+    from pagelab.evidence.runs import components_of
+    from pagelab.report.lab_report import load
+
+    data = load(ROOT / "tests/fixtures/captured/course-2026-11-29-shipped")
+    components = components_of(data.evidence)
+    lines = "\n".join(components_lines(components))
+    for size in ("4k", "8k", "16k"):
+        side = components.size(size)
+        verdict, over_time = (1e4 * side.role_a(role).value for role in ("verdict", "over_time"))
+        assert f"from 8 verdict runs, a = {verdict:,.0f}, lag-1" in lines, (size, lines)
+        assert f"from {size}-over-time, a = {over_time:,.0f}, lag-1" in lines, (size, lines)

@@ -30,8 +30,10 @@ def _groups_text(size: SizeComponents) -> str:
         if not group.batches:
             continue
         whose = f"{len(group.runs)} verdict runs" if len(group.runs) > 1 else group.runs[0]
-        said.append(f"{group.batches}{' batch means' if not said else ''} of {group.lag1.batch_s:g} s from {whose}, "
-                    f"lag-1 {signed_text(group.lag1.autocorrelation, 2)}")
+        # each group's own a, which a block of its runs takes (GROUP_A_WORDS): the pooled a is not it
+        own = f", a = {1e4 * group.within_a.value:,.0f}" if math.isfinite(group.within_a.value) else ""
+        said.append(f"{group.batches}{' batch means' if not said else ''} of {group.lag1.batch_s:g} s from {whose}"
+                    f"{own}, lag-1 {signed_text(group.lag1.autocorrelation, 2)}")
     return "; ".join(said)
 
 
