@@ -230,8 +230,8 @@ def _floor_use(found, data) -> str:
 def block_table(data, first: str, second: str) -> pd.DataFrame:
     """The two-level model's blocks for `first` vs `second` (TpmC), one row each, so that a reader can
     rebuild the effect and its standard error: each side's mean TpmC over what of its run counted
-    (exp of the model's log mean rate) and seconds, the block's log-ratio d_b in log points (100 x),
-    and its within-run variance w_b = a_A/T_A + a_B/T_B in %² (pagelab.evidence.model.pair_effect).
+    (exp of the model's log mean rate) and seconds, the block's log-ratio d in log points (100 x),
+    and its within-run variance w = a_A/T_A + a_B/T_B in %² (pagelab.evidence.model.pair_effect).
     Empty where the model did not judge the pair."""
     import numpy as np
 
@@ -267,9 +267,9 @@ def block_table_text(frame: pd.DataFrame, first: str, second: str) -> str:
     n = len(d)
     from pagelab.evidence.numbers import signed_text
 
-    return (f"The effect of {first} vs {second} is the mean of the {n} blocks' d_b, {signed_text(d.mean(), 2)} log "
-            f"points, that is {signed_text(100 * (np.exp(d.mean() / 100) - 1), 1)}%; its standard error is √(s²/{n}), s² the d_b's "
-            f"sample variance ({d.var(ddof=1):.1f} %²), unless the lower bound (the mean w_b × the "
+    return (f"The effect of {first} vs {second} is the mean of the {n} blocks' log-ratios d_b (the table's log-ratio column), {signed_text(d.mean(), 2)} "
+            f"log points, that is {signed_text(100 * (np.exp(d.mean() / 100) - 1), 1)}%; its standard error is √(s²/{n}), "
+            f"s² the log-ratios' sample variance ({d.var(ddof=1):.1f} %²), unless the lower bound (the mean w_b, the table's within-run variance, × the "
             f"{100 * FLOOR_QUANTILE:g}% quantile of χ² on {n - 1} degrees of freedom ÷ {n - 1}) is larger, as the "
             "Method says. The TpmC columns are each side's mean over what of its run counted, so their printed "
             "log-ratio matches d_b up to rounding. Where the sweep declared precision weights, the blocks are "
@@ -280,4 +280,4 @@ def block_columns(first: str, second: str) -> dict[str, tuple[str, int | None]]:
     """block_table's columns as lab_report.present shows them: header with unit, decimals."""
     return {"Block": ("Block", None), f"{first} TpmC": (f"{first} TpmC", 0), f"{first} s": (f"{first} s counted", 0),
             f"{second} TpmC": (f"{second} TpmC", 0), f"{second} s": (f"{second} s counted", 0),
-            "d_b (log points)": ("d_b (log points)", 2), "w_b (%²)": ("w_b (%²)", 2)}
+            "d_b (log points)": ("Log-ratio (log points)", 2), "w_b (%²)": ("Within-run variance (%²)", 2)}
