@@ -341,6 +341,22 @@ def test_a_kernel_log_is_kept_only_when_it_says_more_than_the_shutdown(captured,
     assert log.exists() == kept
 
 
+def test_libzmqs_assertion_at_shutdown_is_noise_only_after_every_cell_ran(tmp_path):
+    """libzmq's "Assertion failed: pfd.revents & POLLIN (src/signaler.cpp:…)", captured from a smoke sweep's
+    report kernel in CI after its notebook had finished: noise then, and kept when the notebook did not finish
+    (the kernel's death would be what stopped it)."""
+    from pagelab.report.execute import remove_if_only_shutdown_noise
+
+    log = tmp_path / "report.kernel.log"
+    captured = (CAPTURED_KERNEL_LOGS / "zmq-assertion-at-shutdown.kernel.log").read_bytes()
+    assert captured.startswith(b"Assertion failed: pfd.revents & POLLIN")
+    log.write_bytes(captured)
+    remove_if_only_shutdown_noise(log, completed=False)
+    assert log.exists()
+    remove_if_only_shutdown_noise(log, completed=True)
+    assert not log.exists()
+
+
 def test_an_empty_kernel_log_is_removed_and_a_missing_one_is_no_error(tmp_path):
     from pagelab.report.execute import remove_if_only_shutdown_noise
 

@@ -50,12 +50,15 @@ def execute_notebook(source: str | os.PathLike, output: str | os.PathLike, *,
 
     kernel_log = kernel_log_path(output)
     hooks = {"on_cell_start": between_cells} if between_cells is not None else {}
+    completed = False  # every cell ran: what the kernel says while it shuts down is then about no cell
     try:
-        return papermill.execute_notebook(
+        executed = papermill.execute_notebook(
             str(source), str(output), parameters=dict(parameters or {}), kernel_name=kernel_name, progress_bar=False,
             cwd=None if cwd is None else str(cwd), execution_timeout=execution_timeout, config=kernel_manager_config(),
             kernel_manager_class=_kernel_manager_logging_to(kernel_log), **hooks,
         )
+        completed = True
+        return executed
     except KeyboardInterrupt:
         _quiet_interrupted_loop()
         raise
@@ -67,21 +70,27 @@ def execute_notebook(source: str | os.PathLike, output: str | os.PathLike, *,
         raise
     finally:
         try:
-            remove_if_only_shutdown_noise(kernel_log)
+            remove_if_only_shutdown_noise(kernel_log, completed)
         except OSError:  # a read-only or failing disk: whatever stopped the notebook is what gets said
             pass
 
 
 # What ipykernel's dispatch_shell logs when the interrupt that precedes every shutdown lands in a handler.
 SHUTDOWN_INTERRUPT_LINE = "[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel."
+# What libzmq prints when it aborts closing its context and poll() reports the socket hung up rather
+# than readable (a known assertion of zmq's signaler, libzmq issue 1307); seen in CI once, in a kernel
+# whose notebook had finished: only then is it shutdown noise, as the notebook's work was all done.
+ZMQ_SHUTDOWN_ASSERTION = "Assertion failed: pfd.revents & POLLIN (src/signaler.cpp:"
 
 
-def remove_if_only_shutdown_noise(kernel_log: Path) -> None:
-    """Delete the kernel's log when it holds nothing, or nothing but the shutdown's interrupt line."""
+def remove_if_only_shutdown_noise(kernel_log: Path, completed: bool = False) -> None:
+    """Delete the kernel's log when it holds nothing, or nothing but the shutdown's interrupt line (and,
+    for a notebook whose every cell ran, `completed`, libzmq's assertion as its context closes)."""
     if not kernel_log.exists():
         return
     lines = [line.strip() for line in kernel_log.read_text(errors="replace").splitlines() if line.strip()]
-    if all(line == SHUTDOWN_INTERRUPT_LINE for line in lines):
+    if all(line == SHUTDOWN_INTERRUPT_LINE or (completed and line.startswith(ZMQ_SHUTDOWN_ASSERTION))
+           for line in lines):
         kernel_log.unlink()
 
 
