@@ -157,3 +157,26 @@ def test_the_labs_runs_grew_their_data_far_less_as_the_runbook_says():
     assert 65_000 <= orders <= 80_000 and 0.3 <= orders / 210_000 <= 0.38, orders
     assert "a sixth to a seventh of this sweep's, a 1200 s run adds roughly 70,000 orders, a third of what 7 " \
            "warehouses load" in plain(RUNBOOK)
+
+
+def test_slurm_mds_formula_and_the_planner_are_said_to_differ_by_a_round_as_they_do():
+    """slurm.md: "at the shipped `course` sweep's own 8.2% the formula gives 23 verdict rounds and its
+    report's planner 22": the formula (t(0.975, R-1) + t(0.8, R-1)) s / √R <= log(1/0.95) on the shipped
+    sweep's round spread, and the precision part's own rounds."""
+    import math
+    import re
+
+    import scipy.stats
+
+    from pagelab.evidence.runs import components_of
+    from pagelab.report.lab_report import load
+    from pagelab.report.precision import precision_markdown
+
+    data = load(SHIPPED)
+    pair = components_of(data.evidence).pair("16k", "4k")
+    spread = math.sqrt(pair.within_a.value / 90 + pair.between_f.value)
+    formula = next(r for r in range(3, 200) if (scipy.stats.t.ppf(0.975, r - 1) + scipy.stats.t.ppf(0.8, r - 1))
+                   * spread / math.sqrt(r) <= math.log(1 / 0.95))
+    planner = int(re.search(r"would need (\d+) rounds × 90 s", precision_markdown(data)).group(1))
+    assert (f"at the shipped `course` sweep's own {100 * spread:.1f}% the formula gives {formula} verdict rounds and "
+            f"its report's planner {planner}") in plain(SLURM)
