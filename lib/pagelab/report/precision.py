@@ -170,7 +170,7 @@ def plan_verdict(spread_larger: bool, pair, planned_a: float, planned_f: float) 
 
     if beyond(pair.between_f, planned_f) or beyond(pair.within_a, planned_a):
         return "the machine was noisier than the design assumed, beyond this sweep's intervals for its components"
-    held = (f"its floor's interval{floor_interval_text(pair.between_f, pair.rounds).split(' (')[0]} holds the planned "
+    held = (f"its floor's interval {floor_ends_text(pair.between_f)} holds the planned "
             f"{100 * math.sqrt(planned_f):.1f}%")
     return ("its spread came out above the plan's, but no component lies above the plan beyond its interval (" + held
             + "), so this sweep cannot say the machine was noisier than the design assumed")
@@ -348,13 +348,18 @@ def harmonic_text(kept, sides: dict | None = None) -> str:
             "counted weighed by the two sides' a")
 
 
+def floor_ends_text(estimate) -> str:
+    """'[4.3%, 16.4%]': the floor's interval as spreads, the √ of each end."""
+    low, high = (f"{100 * math.sqrt(max(end, 0.0)):.1f}%" for end in (estimate.low, estimate.high))
+    return f"[{low}, {high}]"
+
+
 def floor_interval_text(estimate, rounds: int) -> str:
     """' [4.3%, 16.4%] (95% interval, 8 rounds)': the floor's interval as `pagelab stats` prints it, the
     spread √ of each end (pagelab.evidence.components), or '' where it has none."""
     if not (math.isfinite(estimate.low) and math.isfinite(estimate.high)):
         return ""
-    ends = [f"{100 * math.sqrt(max(end, 0.0)):.1f}%" for end in (estimate.low, estimate.high)]
-    return (f" [{ends[0]}, {ends[1]}] ({100 * estimate.confidence:g}% interval, {rounds} rounds: f is the "
+    return (f" {floor_ends_text(estimate)} ({100 * estimate.confidence:g}% interval, {rounds} rounds: f is the "
             f"rounds' sample variance of the log-ratio less a/T, and its ends the χ² interval of that variance on "
             f"{estimate.dof:.3g} degrees of freedom less a/T, cut at 0; the over-time block, of another length, is "
             "not one of the rounds)")

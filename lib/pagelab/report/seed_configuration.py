@@ -67,16 +67,22 @@ def pool_share_pct(pools: list, db: list) -> float | None:
     return 100 * max(pools) / max(db) if pools and db else None
 
 
-def pool_shares(summary: pd.DataFrame) -> pd.Series | None:
-    """The pool's share of the data each page size loaded, in % (summary.json's buffer_pool_bytes over
-    db_bytes, each page size's median over its runs), or None when the runs did not record both."""
+def _pool_and_data(summary: pd.DataFrame) -> pd.DataFrame | None:
+    """Each page size's median buffer_pool_bytes and db_bytes over its runs (summary.json), or None
+    when the runs did not record both."""
     if summary.empty or not {"buffer_pool_bytes", "db_bytes", "page_size"} <= set(summary):
         return None
     recorded = summary.dropna(subset=["buffer_pool_bytes", "db_bytes"])
     if recorded.empty:
         return None
-    per_size = recorded.groupby("page_size")[["buffer_pool_bytes", "db_bytes"]].median()
-    return 100 * per_size["buffer_pool_bytes"] / per_size["db_bytes"]
+    return recorded.groupby("page_size")[["buffer_pool_bytes", "db_bytes"]].median()
+
+
+def pool_shares(summary: pd.DataFrame) -> pd.Series | None:
+    """The pool's share of the data each page size loaded, in % (each page size's medians over its
+    runs), or None when the runs did not record both."""
+    per_size = _pool_and_data(summary)
+    return None if per_size is None else 100 * per_size["buffer_pool_bytes"] / per_size["db_bytes"]
 
 
 def pool_share_text(summary: pd.DataFrame) -> str | None:
@@ -84,11 +90,10 @@ def pool_share_text(summary: pd.DataFrame) -> str | None:
     data each page size loaded (a range where the page sizes differ), from the runs' own records
     (summary.json's buffer_pool_bytes and db_bytes, each page size's median over its runs), e.g.
     "256 MiB (36–40% of the data loaded)". None when the runs did not record both."""
-    shares = pool_shares(summary)
-    if shares is None:
+    per_size = _pool_and_data(summary)
+    if per_size is None:
         return None
-    per_size = summary.dropna(subset=["buffer_pool_bytes", "db_bytes"]).groupby("page_size")[
-        ["buffer_pool_bytes", "db_bytes"]].median()
+    shares = 100 * per_size["buffer_pool_bytes"] / per_size["db_bytes"]
     pools = sorted({size_text(value) for value in per_size["buffer_pool_bytes"]})
     low, high = round(shares.min()), round(shares.max())
     share = f"{low}%" if low == high else f"{low}–{high}%"
