@@ -155,6 +155,15 @@ def block_a(within: Estimate | SizeComponents, block: str) -> Estimate:
     return within.role_a("over_time" if block == OVER_TIME_BLOCK else "verdict")
 
 
+def block_terms(a: dict, b: dict, within_a: Estimate | SizeComponents, within_b: Estimate | SizeComponents,
+                blocks: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each block's log-ratio d_b = y_a - y_b and within-run variance w_b = a_A/T_A + a_B/T_B, in
+    `blocks`' order (`pair_effect`; the report's table of a pair's blocks shows them)."""
+    d = np.array([a[k][0] - b[k][0] for k in blocks])
+    w = np.array([block_a(within_a, k).value / a[k][1] + block_a(within_b, k).value / b[k][1] for k in blocks])
+    return d, w
+
+
 def pair_effect(a: dict, b: dict, within_a: Estimate | SizeComponents, within_b: Estimate | SizeComponents,
                 weights: str = EQUAL) -> PairEffect | None:
     """The model's estimate of a against b: `a` and `b` are {block: (y, T)} of each side's runs
@@ -166,8 +175,7 @@ def pair_effect(a: dict, b: dict, within_a: Estimate | SizeComponents, within_b:
     blocks = sorted(block for block in a if block in b)
     if len(blocks) < MIN_BLOCKS_FOR_MODEL or not (block_a(within_a, "").dof > 0 and block_a(within_b, "").dof > 0):
         return None
-    d = np.array([a[k][0] - b[k][0] for k in blocks])
-    w = np.array([block_a(within_a, k).value / a[k][1] + block_a(within_b, k).value / b[k][1] for k in blocks])
+    d, w = block_terms(a, b, within_a, within_b, blocks)
     n = len(blocks)
     total = float(d.var(ddof=1))
     f = max(total - float(w.mean()), 0.0)

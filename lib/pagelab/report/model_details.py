@@ -235,7 +235,7 @@ def block_table(data, first: str, second: str) -> pd.DataFrame:
     Empty where the model did not judge the pair."""
     import numpy as np
 
-    from pagelab.evidence.model import block_a
+    from pagelab.evidence.model import block_terms
     from pagelab.evidence.runs import model_data
 
     found = model_data(data.evidence)
@@ -243,17 +243,16 @@ def block_table(data, first: str, second: str) -> pd.DataFrame:
         return pd.DataFrame()
     within = {size.page_size: size for size in found.components.sizes}
     a, b = found.by_size[first], found.by_size[second]
-    rows = []
+
     def in_order(name: str) -> tuple:  # round 2 before round 10, the over-time block last
         number = name.rsplit(" ", 1)[-1]
         return (name == OVER_TIME_BLOCK, int(number) if number.isdigit() else 0, name)
 
-    for block in sorted(set(a) & set(b), key=in_order):
-        (y_a, t_a), (y_b, t_b) = a[block], b[block]
-        w = block_a(within[first], block).value / t_a + block_a(within[second], block).value / t_b
-        rows.append({"Block": block, f"{first} TpmC": float(np.exp(y_a)), f"{first} s": t_a,
-                     f"{second} TpmC": float(np.exp(y_b)), f"{second} s": t_b,
-                     "d_b (log points)": 100 * (y_a - y_b), "w_b (%²)": 1e4 * w})
+    blocks = sorted(set(a) & set(b), key=in_order)
+    d, w = block_terms(a, b, within[first], within[second], blocks)  # the model's own terms
+    rows = [{"Block": block, f"{first} TpmC": float(np.exp(a[block][0])), f"{first} s": a[block][1],
+             f"{second} TpmC": float(np.exp(b[block][0])), f"{second} s": b[block][1],
+             "d_b (log points)": 100 * d_b, "w_b (%²)": 1e4 * w_b} for block, d_b, w_b in zip(blocks, d, w)]
     return pd.DataFrame(rows)
 
 
