@@ -418,3 +418,16 @@ def test_each_page_sizes_components_give_each_groups_own_a():
         verdict, over_time = (1e4 * side.role_a(role).value for role in ("verdict", "over_time"))
         assert f"from 8 verdict runs, a = {verdict:,.0f}, lag-1" in lines, (size, lines)
         assert f"from {size}-over-time, a = {over_time:,.0f}, lag-1" in lines, (size, lines)
+
+
+def test_no_blocks_table_where_the_model_did_not_judge_the_pair(tmp_path):
+    """A smoke sweep's one run a side has no model verdict: its Appendix printed a one-row blocks table with
+    a sample variance of nan on 0 degrees of freedom. Where the model did not judge the pair, no table."""
+    from bench.synthetic import SyntheticDesign
+    from pagelab.report.model_details import block_table
+    from tests.test_report_words import bundle, load
+
+    one = load(bundle(tmp_path, design=SyntheticDesign(rounds=1, effects=(0.0, 0.0, 0.0), within_a=0.3,
+                                                       between_f=0.0025)))
+    assert block_table(one, "16k", "4k").empty
+    assert not block_table(load(bundle(tmp_path / "seven")), "16k", "4k").empty

@@ -232,7 +232,7 @@ def block_table(data, first: str, second: str) -> pd.DataFrame:
     rebuild the effect and its standard error: each side's mean TpmC over what of its run counted
     (exp of the model's log mean rate) and seconds, the block's log-ratio d in log points (100 x),
     and its within-run variance w = a_A/T_A + a_B/T_B in %² (pagelab.evidence.model.pair_effect).
-    Empty where the model did not judge the pair."""
+    Empty where the model did not judge the pair (too few blocks, or a verdict line by another method)."""
     import numpy as np
 
     from pagelab.evidence.model import block_terms
@@ -249,6 +249,11 @@ def block_table(data, first: str, second: str) -> pd.DataFrame:
         return (name == OVER_TIME_BLOCK, int(number) if number.isdigit() else 0, name)
 
     blocks = sorted(set(a) & set(b), key=in_order)
+    tpmc = data.pairs[data.pairs["metric"] == "tpmc"] if not data.pairs.empty else data.pairs
+    judged = [row for row in tpmc.to_dict("records") if {row["a"], row["b"]} == {first, second}
+              and str(row.get("method") or "").startswith(MODEL_METHOD)]
+    if len(blocks) < MIN_BLOCKS_FOR_MODEL or not judged:
+        return pd.DataFrame()
     d, w = block_terms(a, b, within[first], within[second], blocks)  # the model's own terms
     rows = [{"Block": block, f"{first} TpmC": float(np.exp(a[block][0])), f"{first} s": a[block][1],
              f"{second} TpmC": float(np.exp(b[block][0])), f"{second} s": b[block][1],
