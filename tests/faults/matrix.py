@@ -29,7 +29,7 @@ import pytest
 
 from pagelab.common.paths import CACHE_DIR
 from tests.bundles import assert_complete_bundle
-from tests.faults import harness, storage_cells
+from tests.faults import after_fault, harness, injection, storage_cells
 from tests.faults.failing_disk import LoopExt4
 
 # The run's faults that make the run fail rather than stop the sweep: their resumes are given
@@ -237,35 +237,35 @@ def _record_result(fault: str, phase: str, outcome: str, seconds: dict) -> None:
 
 
 def run_cell(chain: Chain, fault: str, phase: str) -> dict:
-    before = harness.done_runs(chain.bundle)
+    before = after_fault.done_runs(chain.bundle)
     statuses_before = {e["name"]: e["status"] for e in (harness.read_record(chain.bundle) or {"runs": []})["runs"]}
     # Filling gigabytes takes seconds, longer than a snapshot's copy or the PDF last: all but
     # what the next run needs is filled before the sweep starts, the rest at the phase.
-    filler = harness.fill_disk(chain.bundle, leave_bytes=_room_to_leave(chain)) if fault == "disk-full" else None
+    filler = injection.fill_disk(chain.bundle, leave_bytes=_room_to_leave(chain)) if fault == "disk-full" else None
     sweep = chain.start_sweep(fail_fast=fault in RUN_FAILURES)
-    taken_ports: list[harness.TakenPort] = []
+    taken_ports: list[injection.TakenPort] = []
     tracers: list = []
-    holds: list = []  # the tracer holding a phase open (harness.wait_for_held)
+    holds: list = []  # the tracer holding a phase open (injection.wait_for_held)
     seconds: list[harness.Sweep] = []
     injected: float | None = None  # when the fault was injected, if not when its call returned
     try:
-        # Held open rather than raced (see harness.HELD_WRITES): a snapshot's copy lasts a fraction of
+        # Held open rather than raced (see injection.HELD_WRITES): a snapshot's copy lasts a fraction of
         # a second, and a poll on a loaded machine misses it, the sweep then finishing.
         held = phase == "record" or (phase == "snapshot" and fault in {*SWEEP_SIGNALS, "kill-kernel", "disk-full"})
-        if fault == "port-taken":  # from the run's start on (harness.take_port), not from the phase
-            where, what = harness.take_port(sweep, phase, taken_ports)
+        if fault == "port-taken":  # from the run's start on (injection.take_port), not from the phase
+            where, what = injection.take_port(sweep, phase, taken_ports)
         else:
-            where = harness.wait_for_held(sweep, phase, holds) if held else harness.wait_for_phase(sweep, phase)
+            where = injection.wait_for_held(sweep, phase, holds) if held else harness.wait_for_phase(sweep, phase)
         if phase == "load" and not (chain.cache / harness.CACHE_MANIFEST).exists():  # into the cache's generation
             harness.wait_for(sweep, lambda: _generation_under_way(chain), "the TPC-C cache's generation")
         if fault in SWEEP_SIGNALS:
-            what = harness.send(sweep, SWEEP_SIGNALS[fault])
+            what = injection.send(sweep, SWEEP_SIGNALS[fault])
         elif fault == "kill-mysqld":
-            what = harness.kill_server(sweep, where)
+            what = injection.kill_server(sweep, where)
         elif fault == "kill-kernel":
-            what = harness.kill_kernel(sweep, where)
+            what = injection.kill_kernel(sweep, where)
         elif fault == "kill-terminal":
-            what = harness.kill_terminal(sweep, where)
+            what = injection.kill_terminal(sweep, where)
         elif fault == "port-taken":
             pass  # taken above
         elif fault == "torn-write":
@@ -284,12 +284,12 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
                 assert second_code == 2, f"a second sweep into a bundle in use was not refused:\n{second.tail()}"
                 assert f"pid {sweep.pid}" in second.text(), f"the refusal does not name the holder:\n{second.tail()}"
                 assert sweep.alive(), f"the first sweep did not survive the second:\n{sweep.tail()}"
-                harness.send(sweep, signal.SIGINT)
+                injection.send(sweep, signal.SIGINT)
             finally:
                 os.kill(sweep.pid, signal.SIGCONT)
             what = f"a second pagelab sweep --resume (exit {second_code})"
         elif fault == "disk-full":
-            filler = harness.fill_disk(chain.bundle)
+            filler = injection.fill_disk(chain.bundle)
             what = "the bundle's filesystem filled"
         else:
             raise ValueError(fault)
@@ -301,14 +301,14 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         # stake: the kernel, still held, is killed once the sweep has ended.
         held_kernel = harness.kernel_pid(sweep) if held and phase == "snapshot" and fault in SWEEP_SIGNALS else None
         if held_kernel is None:
-            harness.stop_tracers(holds)  # the fault is in: the held phase goes on
+            injection.stop_tracers(holds)  # the fault is in: the held phase goes on
         # (a held record phase has its line in phases.csv still to come)
         landed = harness.phase_at(chain.bundle / where, injected) if phase in harness.RUN_PHASES and phase != "record" else phase
         if fault == "port-taken":
             # the server gets another port and the run goes on; once it serves there, the sweep is
             # stopped with SIGINT (a fault of its own cells) so that the next cell has runs left.
             # Not at the run's end: the next run would be under way by the time the SIGINT comes.
-            moved_to = harness.wait_for(sweep, lambda: harness.serving_elsewhere(taken_ports[-1]),
+            moved_to = harness.wait_for(sweep, lambda: injection.serving_elsewhere(taken_ports[-1]),
                                         "the server serving on another port")
             what += f"; the server came up on port {moved_to} (+{time.time() - sweep.started:.1f} s)"
         elif fault == "torn-write":
@@ -319,10 +319,10 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
                 _until(sweep, lambda: _status(chain.bundle, where) != "running", f"{where} to be recorded")
             else:
                 _until(sweep, lambda: not harness.phase_now(sweep, phase), f"the end of {phase}")
-            harness.stop_tracers(tracers)
+            injection.stop_tracers(tracers)
         if fault in ("port-taken", "torn-write"):
             if sweep.alive():
-                harness.send(sweep, signal.SIGINT)
+                injection.send(sweep, signal.SIGINT)
                 what += f"; SIGINT at +{time.time() - sweep.started:.1f} s"
             else:
                 what += "; the sweep had ended before the SIGINT"
@@ -331,11 +331,11 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
         if held_kernel is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(held_kernel, signal.SIGKILL)
-            harness.stop_tracers(holds)
+            injection.stop_tracers(holds)
         if filler is not None:
             filler.unlink()
             filler = None
-        record = harness.check_after(chain.bundle, sweep, before, chain.cache)
+        record = after_fault.check_after(chain.bundle, sweep, before, chain.cache)
         status = {e["name"]: e["status"] for e in record["runs"]}.get(where, "-")
         outcome = f"{what} (landed in: {landed}); exit {code}; {where}: {status}"
         try:
@@ -347,7 +347,7 @@ def run_cell(chain: Chain, fault: str, phase: str) -> dict:
                                                 "checks_s": round(time.time() - exited, 1)})
         return record
     finally:
-        harness.stop_tracers(holds + tracers)
+        injection.stop_tracers(holds + tracers)
         for taken in taken_ports:
             taken.holder.close()
         if filler is not None:
@@ -367,8 +367,8 @@ TORN_FILES = {"record": ("sweep", "sweep.json"), "start": ("kernel", "instance.j
 def _tear(chain: Chain, sweep: harness.Sweep, phase: str, where: str, tracers: list) -> str:
     who, name = TORN_FILES[phase]
     if who == "sweep":
-        return harness.tear_writes(sweep.pid, [chain.bundle / name], tracers)
-    return harness.tear_writes(harness.kernel_pid(sweep), [harness.instance_dir(chain.bundle, where) / name], tracers)
+        return injection.tear_writes(sweep.pid, [chain.bundle / name], tracers)
+    return injection.tear_writes(harness.kernel_pid(sweep), [harness.instance_dir(chain.bundle, where) / name], tracers)
 
 
 def _until(sweep: harness.Sweep, condition, what: str) -> None:
@@ -436,11 +436,11 @@ def run(chain: Chain, fault: str, phase: str) -> None:
 @contextlib.contextmanager
 def _loads_checked(chain: Chain):
     """After the cell's own checks: a completed load that the bundle held before the cell was kept
-    rather than loaded again, and a load cut short was loaded again (harness.check_loads)."""
-    to_keep = harness.loads_to_keep(chain.bundle)
+    rather than loaded again, and a load cut short was loaded again (after_fault.check_loads)."""
+    to_keep = after_fault.loads_to_keep(chain.bundle)
     since, first = time.time(), len(chain.sweeps)
     yield
-    harness.check_loads(chain.bundle, to_keep, since, "\n".join(sweep.text() for sweep in chain.sweeps[first:]))
+    after_fault.check_loads(chain.bundle, to_keep, since, "\n".join(sweep.text() for sweep in chain.sweeps[first:]))
 
 
 def resume_to_the_end(chain: Chain) -> None:
@@ -450,12 +450,12 @@ def resume_to_the_end(chain: Chain) -> None:
 
 
 def _resume_to_the_end(chain: Chain) -> None:
-    before = harness.done_runs(chain.bundle)
+    before = after_fault.done_runs(chain.bundle)
     sweep = chain.start_sweep()
     code = sweep.wait(600)
     assert code == 0, sweep.tail()
-    harness.check_after(chain.bundle, sweep, before, chain.cache)
-    assert_complete_bundle(chain.bundle, assert_run=harness.assert_run_whole)
+    after_fault.check_after(chain.bundle, sweep, before, chain.cache)
+    assert_complete_bundle(chain.bundle, assert_run=after_fault.assert_run_whole)
 
 
 def resume_until_a_run_is_done(chain: Chain) -> None:
@@ -467,15 +467,15 @@ def resume_until_a_run_is_done(chain: Chain) -> None:
 
 
 def _resume_until_a_run_is_done(chain: Chain) -> None:
-    before = harness.done_runs(chain.bundle)
+    before = after_fault.done_runs(chain.bundle)
     sweep = chain.start_sweep()
     try:
-        newly_done = harness.wait_for(sweep, lambda: set(harness.done_runs(chain.bundle)) - set(before),
+        newly_done = harness.wait_for(sweep, lambda: set(after_fault.done_runs(chain.bundle)) - set(before),
                                       "a run done", timeout=harness.PHASE_TIMEOUT_S * 2)
-        harness.send(sweep, signal.SIGINT)
+        injection.send(sweep, signal.SIGINT)
         code = sweep.wait(EXIT_TIMEOUT_S)
         assert code in (0, 130, -signal.SIGINT), sweep.tail()
-        record = harness.check_after(chain.bundle, sweep, before, chain.cache)
+        record = after_fault.check_after(chain.bundle, sweep, before, chain.cache)
         statuses = {entry["name"]: entry["status"] for entry in record["runs"]}
         assert all(statuses[name] == "done" for name in newly_done), statuses
     finally:

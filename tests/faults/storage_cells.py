@@ -39,7 +39,7 @@ from pathlib import Path
 from pagelab.cli.exits import EXIT_STORAGE
 from pagelab.common.storage import traceback_directory
 from tests.conftest import servers_under
-from tests.faults import harness
+from tests.faults import after_fault, harness, injection
 from tests.faults.failing_disk import check_strace_injection, tamper, untamper
 
 SLOW_DISK_MS = 500
@@ -86,7 +86,7 @@ def _record_phase_began(run_dir: Path, attached: float) -> float:
 def _hold_rename_of_record(sweep: harness.Sweep, tracers: list) -> None:
     """Hold the sweep at the end of its next rename into sweep.json: after the report, the save that
     records it, just before the tidy-up begins."""
-    tracers.append(tamper(sweep.pid, "rename,renameat,renameat2", f"delay_exit={harness.HOLD_S}s:when=1",
+    tracers.append(tamper(sweep.pid, "rename,renameat,renameat2", f"delay_exit={injection.HOLD_S}s:when=1",
                           paths=[sweep.bundle / "sweep.json"]))
 
 
@@ -97,7 +97,7 @@ def _report_recorded(bundle: Path) -> bool:
 def run_cell(chain, fault: str, phase: str) -> None:
     """One storage cell on the matrix's `chain` (matrix.Chain: its bundle on chain.disk)."""
     started = time.time()
-    before = harness.done_runs(chain.bundle)
+    before = after_fault.done_runs(chain.bundle)
     if fault != "read-only":
         check_strace_injection()
     sweep = chain.start_sweep()
@@ -109,9 +109,9 @@ def run_cell(chain, fault: str, phase: str) -> None:
             # write into phases.csv is the record phase's line
             where = harness.wait_for_phase(sweep, "measurement")
         elif phase == "record":
-            where = harness.wait_for_held(sweep, "record", holds)  # held at its line in phases.csv
+            where = injection.wait_for_held(sweep, "record", holds)  # held at its line in phases.csv
         elif phase == "snapshot":
-            where = harness.wait_for_held(sweep, "snapshot", holds)  # held with the copy done, no marker yet
+            where = injection.wait_for_held(sweep, "snapshot", holds)  # held with the copy done, no marker yet
         elif phase == "tidy-up":
             harness.wait_for_phase(sweep, "report")
             _hold_rename_of_record(sweep, holds)  # let go as soon as the disk has failed
@@ -139,7 +139,7 @@ def run_cell(chain, fault: str, phase: str) -> None:
             what = f"{SLOW_DISK_MS} ms into each of mysqld's {SERVER_IO}"
         else:
             raise ValueError(fault)
-        harness.stop_tracers(holds)  # the fault is in: the held phase goes on
+        injection.stop_tracers(holds)  # the fault is in: the held phase goes on
         if fault == "slow-disk":
             tpmc = _slow_disk_outcome(chain, sweep, where, before, tracers)
             cost = time.time() - started
@@ -157,7 +157,7 @@ def run_cell(chain, fault: str, phase: str) -> None:
         if fault == "read-only":
             assert chain.disk.read_only(), "the filesystem was writable again before the repair"
             chain.disk.repair()
-        record = harness.check_after(chain.bundle, sweep, before, chain.cache)
+        record = after_fault.check_after(chain.bundle, sweep, before, chain.cache)
         statuses = {e["name"]: e["status"] for e in record["runs"]}
         if phase not in ("report", "tidy-up"):
             assert statuses[where] != "done", f"{where} is recorded done after a {fault} in its {phase}"
@@ -166,7 +166,7 @@ def run_cell(chain, fault: str, phase: str) -> None:
                         "fault_to_message_s": round(to_message, 2), "cell_s": round(cost, 1)})
         print(f"{fault} in {phase} ({where}): message {to_message:.1f} s after the fault; cell {cost:.0f} s")
     finally:
-        harness.stop_tracers(holds)
+        injection.stop_tracers(holds)
         for tracer in tracers:
             untamper(tracer)
         if sweep.alive():
@@ -212,10 +212,10 @@ def _slow_disk_outcome(chain, sweep: harness.Sweep, where: str, before: dict, tr
     harness.wait_for(sweep, lambda: _status(chain.bundle, where) not in ("running", None), f"{where} to end",
                      timeout=harness.PHASE_TIMEOUT_S)
     if sweep.alive():
-        harness.send(sweep, signal.SIGINT)
+        injection.send(sweep, signal.SIGINT)
     code = sweep.wait(EXIT_TIMEOUT_S)
     assert code in (130, -signal.SIGINT, 0), sweep.tail()
-    record = harness.check_after(chain.bundle, sweep, before, chain.cache)
+    record = after_fault.check_after(chain.bundle, sweep, before, chain.cache)
     entry = next(e for e in record["runs"] if e["name"] == where)
     assert entry["status"] == "done", f"{where} on a slow disk: {entry}"
     assert "storage fault" not in sweep.text(), sweep.tail()
