@@ -17,7 +17,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from pagelab.report import pdf
+from pagelab.report import browser as chromium
+from pagelab.report import pdf, pdf_pages, print_html
 from pagelab.report.execute import execute_notebook
 
 
@@ -50,7 +51,7 @@ def main() -> None:
     parser.add_argument("--kernel", default="python3")
     args = parser.parse_args()
 
-    print(f"browser: {pdf.browser_version() or 'none found'}")
+    print(f"browser: {chromium.browser_version() or 'none found'}")
     with tempfile.TemporaryDirectory(prefix="pagelab-bench-report-") as scratch:
         work = Path(scratch)
         nbformat.write(build(args.figures), work / "in.ipynb")
@@ -61,7 +62,7 @@ def main() -> None:
         print(f"{'repeat':>6} {'html s':>7} {'pdf s':>7} {'pages':>5} {'render s':>8} {'KB':>6}")
         for repeat in range(1, args.repeats + 1):
             started = time.perf_counter()
-            pdf.notebook_to_html(work / "out.ipynb", title="Bench", title_rows=[("Profile", "bench")])
+            print_html.notebook_to_html(work / "out.ipynb", title="Bench", title_rows=[("Profile", "bench")])
             html_s = time.perf_counter() - started
             started = time.perf_counter()
             written = pdf.notebook_to_pdf(
@@ -69,8 +70,8 @@ def main() -> None:
             )
             pdf_s = time.perf_counter() - started  # includes its own HTML export
             started = time.perf_counter()
-            pages = pdf.pdf_page_images(written, work / f"pages{repeat}")
-            blank = sum(pdf.is_blank(p) for p in pages)
+            pages = pdf_pages.pdf_page_images(written, work / f"pages{repeat}")
+            blank = sum(pdf_pages.is_blank(p) for p in pages)
             render_s = time.perf_counter() - started
             print(
                 f"{repeat:>6} {html_s:7.2f} {pdf_s:7.2f} {len(pages):>5} {render_s:8.2f} "

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pagelab.report import pdf
+from pagelab.report import browser as chromium
+from pagelab.report import pdf, pdf_pages, print_html
 from pagelab.common.errors import MissingDependencyError, PagelabError, UsageError
 from pagelab.report.execute import execute_notebook
 
@@ -64,7 +65,7 @@ def _kernel_name() -> str:
 
 def _require_tools() -> None:
     missing = [name for name in ("pdftoppm", "pdftotext") if shutil.which(name) is None]
-    if pdf.find_browser() is None:
+    if chromium.find_browser() is None:
         missing.append("chromium")
     if missing:
         pytest.fail(f"the report tests need {', '.join(missing)}: run `make setup` (apt: chromium poppler-utils)")
@@ -72,7 +73,7 @@ def _require_tools() -> None:
 
 def _pages_text(pdf_path: Path) -> list[str]:
     """The text of each page (pdftotext separates pages with a form feed)."""
-    pages = pdf.pdf_text(pdf_path).split("\f")
+    pages = pdf_pages.pdf_text(pdf_path).split("\f")
     return pages[:-1] if pages and not pages[-1].strip() else pages
 
 
@@ -134,10 +135,10 @@ def test_export_writes_a_pdf_in_place_and_nothing_else(report_pdf):
 
 
 def test_pages_render_to_non_blank_images(report_pdf, tmp_path):
-    pages = pdf.pdf_page_images(report_pdf, tmp_path / "pages", dpi=50)
+    pages = pdf_pages.pdf_page_images(report_pdf, tmp_path / "pages", dpi=50)
     assert len(pages) >= 2  # the title page, then the report
     assert [p.name for p in pages] == sorted((p.name for p in pages), key=lambda n: int(re.findall(r"\d+", n)[0]))
-    blank = [p.name for p in pages if pdf.is_blank(p)]
+    blank = [p.name for p in pages if pdf_pages.is_blank(p)]
     assert blank == []
 
 
@@ -151,7 +152,7 @@ def test_pages_are_a4(report_pdf):
 
 
 def test_pdf_has_the_markdown_and_the_table_but_no_code(report_pdf):
-    text = pdf.pdf_text(report_pdf)
+    text = pdf_pages.pdf_text(report_pdf)
     assert MARKDOWN_TITLE in text
     assert "TpmC per page size" in text
     assert TABLE_VALUE in text
@@ -162,7 +163,7 @@ def test_pdf_has_the_markdown_and_the_table_but_no_code(report_pdf):
 
 
 def test_stderr_and_cells_tagged_remove_are_left_out(report_pdf):
-    text = pdf.pdf_text(report_pdf)
+    text = pdf_pages.pdf_text(report_pdf)
     assert HIDDEN_MARKER not in text
     assert STDERR_MARKER not in text
 
@@ -178,13 +179,13 @@ def test_title_page_stands_alone_with_its_rows(report_pdf):
 
 
 def test_the_figure_page_carries_more_ink_than_text_alone(report_pdf, tmp_path):
-    pages = pdf.pdf_page_images(report_pdf, tmp_path / "pages", dpi=50)
+    pages = pdf_pages.pdf_page_images(report_pdf, tmp_path / "pages", dpi=50)
     # The title page holds two lines and a small table; the next holds a table and a bar chart.
-    assert pdf.ink_fraction(pages[1]) > 2 * pdf.ink_fraction(pages[0])
+    assert pdf_pages.ink_fraction(pages[1]) > 2 * pdf_pages.ink_fraction(pages[0])
 
 
 def test_html_has_no_code_and_no_network_needed(executed_notebook):
-    page = pdf.notebook_to_html(executed_notebook)
+    page = print_html.notebook_to_html(executed_notebook)
     for code in CODE_SNIPPETS:
         assert code not in page
     assert "data:image/png;base64," in page  # the figure is embedded, not linked
@@ -195,9 +196,9 @@ def test_missing_browser_names_the_fix(executed_notebook, tmp_path, monkeypatch)
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-    monkeypatch.setenv(pdf.BROWSER_ENV, str(tmp_path / "no-such-chromium"))
-    assert pdf.find_browser() is None
-    assert pdf.browser_version() is None
+    monkeypatch.setenv(chromium.BROWSER_ENV, str(tmp_path / "no-such-chromium"))
+    assert chromium.find_browser() is None
+    assert chromium.browser_version() is None
     out = tmp_path / "out.pdf"
     with pytest.raises(MissingDependencyError) as err:
         pdf.notebook_to_pdf(executed_notebook, out)
@@ -205,7 +206,7 @@ def test_missing_browser_names_the_fix(executed_notebook, tmp_path, monkeypatch)
     assert "apt-get install chromium" in str(err.value)
     assert not out.exists()
 
-    monkeypatch.delenv(pdf.BROWSER_ENV)
+    monkeypatch.delenv(chromium.BROWSER_ENV)
     with pytest.raises(MissingDependencyError, match=r"no Chromium found.*sudo apt-get install chromium"):
         pdf.notebook_to_pdf(executed_notebook, out)
     assert not out.exists()
@@ -246,7 +247,7 @@ def test_browser_failure_reports_its_stderr(executed_notebook, tmp_path, monkeyp
         "echo '[1:1:ERROR:bus.cc] Failed to connect to the bus' >&2\n"
         "echo 'FATAL: cannot open shared object libnss3.so' >&2\nexit 3\n",
     )
-    monkeypatch.setenv(pdf.BROWSER_ENV, str(browser))
+    monkeypatch.setenv(chromium.BROWSER_ENV, str(browser))
     out = tmp_path / "out" / "r.pdf"
     with pytest.raises(PagelabError) as err:
         pdf.notebook_to_pdf(executed_notebook, out)
@@ -263,7 +264,7 @@ def test_a_non_pdf_output_is_refused(executed_notebook, tmp_path, monkeypatch):
         tmp_path,
         'for a in "$@"; do case "$a" in --print-to-pdf=*) printf "<html>oops" > "${a#--print-to-pdf=}";; esac; done\n',
     )
-    monkeypatch.setenv(pdf.BROWSER_ENV, str(browser))
+    monkeypatch.setenv(chromium.BROWSER_ENV, str(browser))
     out = tmp_path / "r.pdf"
     with pytest.raises(PagelabError, match="non-PDF"):
         pdf.notebook_to_pdf(executed_notebook, out)
@@ -278,9 +279,9 @@ def test_missing_notebook_is_a_usage_error(tmp_path):
 
 def test_browser_is_found_and_reports_its_version():
     _require_tools()
-    browser = pdf.find_browser()
+    browser = chromium.find_browser()
     assert browser is not None and os.access(browser, os.X_OK)
-    version = pdf.browser_version(browser)
+    version = chromium.browser_version(browser)
     assert version and re.search(r"(Chromium|Chrome)\D*\d+\.\d+", version), version
 
 
@@ -295,9 +296,9 @@ def test_is_blank_tells_a_white_page_from_one_with_text(tmp_path):
     heading = white.copy()
     ImageDraw.Draw(heading).rectangle((30, 40, 330, 60), fill="black")  # a heading's worth of ink
     heading.save(tmp_path / "heading.png")
-    assert pdf.is_blank(tmp_path / "white.png")
-    assert pdf.is_blank(tmp_path / "numbered.png")
-    assert not pdf.is_blank(tmp_path / "heading.png")
+    assert pdf_pages.is_blank(tmp_path / "white.png")
+    assert pdf_pages.is_blank(tmp_path / "numbered.png")
+    assert not pdf_pages.is_blank(tmp_path / "heading.png")
 
 
 # --- `pagelab report NOTEBOOK`: any of the project's notebooks as a PDF --------------------------
@@ -312,7 +313,7 @@ def test_any_notebook_becomes_a_pdf_that_opens_with_its_findings(tmp_path):
                         "-p", "items_per_transaction", "20", "-p", "sqlite", "false", "--pdf", target)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "random_write_cost.ipynb").is_file()
-    text = " ".join(pdf.pdf_text(target).split())
+    text = " ".join(pdf_pages.pdf_text(target).split())
     assert "Findings" in text and "pages per transaction with sequential keys" in text
     assert text.index("Findings") < text.index("The prototype: the Voron post's workload"), "findings come first"
     assert "import pandas" not in text and "run_random_write_cost" not in text  # no code
@@ -393,8 +394,8 @@ def test_no_page_is_left_nearly_blank_by_a_figure_and_its_long_caption(tmp_path)
     # report's pages 10 and 12). Every page but the last must be filled at least 60% of the way down.
     _require_tools()
     out = pdf.notebook_to_pdf(_figure_then_long_text_notebook(tmp_path / "nb.ipynb"), tmp_path / "r.pdf")
-    pages = pdf.pdf_page_images(out, tmp_path / "pages", dpi=40)
-    filled = [round(pdf.filled_height(page), 2) for page in pages]
+    pages = pdf_pages.pdf_page_images(out, tmp_path / "pages", dpi=40)
+    filled = [round(pdf_pages.filled_height(page), 2) for page in pages]
     assert len(filled) >= 2, filled
     assert all(height >= 0.6 for height in filled[:-1]), filled
     # the figure keeps its caption: "Figure 1." is on the figure's page

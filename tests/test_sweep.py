@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pagelab.report.pdf import is_blank, pdf_page_images
+from pagelab.report.pdf_pages import is_blank, pdf_page_images
 from pagelab.bundle import SweepRecord, load_tables
 from tests.bundles import FIGURES, assert_complete_bundle
 from tests.conftest import PAGELAB, READS_FILE, REPO_ROOT, pagelab_here, servers_under

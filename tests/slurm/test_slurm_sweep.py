@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pagelab.evidence.node_model import NODE_METHODS
-from pagelab.report.pdf import pdf_page_images
+from pagelab.report.pdf_pages import pdf_page_images
 from pagelab.sweep.run_unit import STOPPED_BY_SIGTERM, SUPERSEDED
 from tests.conftest import pagelab_here, servers_under
 from tests.conftest import pagelab as run_pagelab

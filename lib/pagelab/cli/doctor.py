@@ -12,7 +12,7 @@ def browser_check():
     """The PDF step's browser, as a warning: without one a sweep still runs and gives its verdicts,
     and only its last step, the PDF, fails. Checked here, above the report layer that prints."""
     from pagelab.machine.doctor import Check
-    from pagelab.report.pdf import BROWSER_ENV, BROWSER_FIX, BROWSER_NAMES, browser_version, find_browser
+    from pagelab.report.browser import BROWSER_ENV, BROWSER_FIX, BROWSER_NAMES, browser_version, find_browser
 
     browser = find_browser()
     if browser is None:
