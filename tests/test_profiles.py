@@ -459,7 +459,8 @@ TWO_ITEMS = {"page_sizes": ("4k", "16k"), "warehouses": ("1", "2"), "buffer_pool
 
 
 def test_every_list_knob_takes_both_forms():
-    from pagelab.sweep.knob_types import Levels, PageSizeList
+    from pagelab.sweep.knob_types import Levels
+    from pagelab.sweep.server_knob_types import PageSizeList
 
     list_knobs = {knob.name for knob in KNOBS if isinstance(knob.kind, (Levels, PageSizeList))}
     assert list_knobs == set(TWO_ITEMS), "give every list knob a two-item value in TWO_ITEMS"

@@ -8,7 +8,7 @@ import pytest
 from golden_cases import FIXTURES_DIR, SAMPLES_DIR, seed_text, seed_tpcc_texts
 from pagelab.common.errors import ParseError
 from pagelab.parse import parse_tpcc_log
-from pagelab.parse.tpcc_log import COLUMNS, OLD_FORMAT
+from pagelab.parse.tpcc_log_intervals import COLUMNS, OLD_FORMAT
 
 RUNS = ("4k-w1-c4", "16k-w1-c4", "64k-w1-c4")
 

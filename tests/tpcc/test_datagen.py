@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 import pytest
 from pagelab.common.errors import UsageError
 from pagelab.tpcc import datagen, population, rowfiles, schema
-from pagelab.tpcc.inputs import is_valid_c_last_delta, last_name
+from pagelab.tpcc.random_primitives import is_valid_c_last_delta, last_name
 from tests.conftest import repr_in_another_process
 
 SEED = 7

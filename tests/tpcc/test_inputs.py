@@ -7,18 +7,20 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
+from pagelab.common.transactions import TransactionKind
 from pagelab.tpcc import inputs
+from pagelab.tpcc.deck import DECK, TransactionDeck
 from pagelab.tpcc.inputs import (
-    DECK,
     DeliveryInput,
     InputGenerator,
     NewOrderInput,
-    NURandConstants,
     OrderStatusInput,
     PaymentInput,
     StockLevelInput,
-    TransactionDeck,
-    TransactionKind,
+)
+from pagelab.tpcc.random_primitives import (
+    ITEMS,
+    NURandConstants,
     derived_random,
     is_valid_c_last_delta,
     last_name,
@@ -157,7 +159,7 @@ def test_same_seed_and_terminal_give_the_same_inputs():
         return list(itertools.islice(TransactionDeck(5, seed, terminal, CONSTANTS), 300))
 
     assert repr(first(9, 1)) == repr_in_another_process(
-        "import itertools\nfrom pagelab.tpcc.inputs import TransactionDeck\nfrom tests.tpcc.test_inputs import CONSTANTS",
+        "import itertools\nfrom pagelab.tpcc.deck import TransactionDeck\nfrom tests.tpcc.test_inputs import CONSTANTS",
         "list(itertools.islice(TransactionDeck(5, 9, 1, CONSTANTS), 300))")
     assert first(9, 1) != first(9, 2)
     assert first(9, 1) != first(10, 1)
@@ -185,7 +187,7 @@ def test_new_order_ranges_and_local_lines_with_one_warehouse():
         assert 1 <= order.customer_id <= 3000
         assert order.all_local
         for line in order.lines:
-            assert 1 <= line.item_id <= inputs.ITEMS or line.item_id == inputs.UNUSED_ITEM_ID
+            assert 1 <= line.item_id <= ITEMS or line.item_id == inputs.UNUSED_ITEM_ID
             assert 1 <= line.quantity <= 10
             assert line.supply_warehouse_id == 1
 
@@ -298,7 +300,7 @@ def test_a_shared_deck_deals_the_mix_to_the_whole_run_as_tpcc_mysql_does():
     import threading
     from collections import Counter
 
-    from pagelab.tpcc.inputs import shared_deck
+    from pagelab.tpcc.deck import shared_deck
 
     deck = shared_deck(5)
     dealt: list[list[TransactionKind]] = [[] for _ in range(4)]

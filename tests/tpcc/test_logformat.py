@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from pagelab.common.transactions import TransactionKind
 from pagelab.parse import parse_tpcc_log
 from pagelab.tpcc import logformat
-from pagelab.tpcc.inputs import TransactionKind
 from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS, IntervalSample, measurement_totals, tpmc
 
 INTERVAL_S, MEASURE_S = 10, 60

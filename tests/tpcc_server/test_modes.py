@@ -12,8 +12,9 @@ from pagelab.mysql.client import ConnectionSpec
 from pagelab.tpcc.driver import prepare_database, run
 from pagelab.tpcc.outputs import RunOptions
 from pagelab.tpcc.executors import ProceduresExecutor, StatementsExecutor
-from pagelab.tpcc.inputs import InputGenerator, NURandConstants
+from pagelab.tpcc.inputs import InputGenerator
 from pagelab.tpcc.loader import load
+from pagelab.tpcc.random_primitives import NURandConstants
 from pagelab.tpcc.statements import STATEMENT_TEXTS
 from tests.conftest import pagelab_here
 

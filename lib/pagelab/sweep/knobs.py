@@ -6,7 +6,8 @@ allowed values, unit and help text. Everything else is generated from those decl
 parsing of YAML values and of `--set knob=value` strings, the error messages (which name the knob
 and what it allows), the knob table in `pagelab sweep --help`, and the set-up table on a report's
 title page. Adding a knob means adding one `Knob(...)` entry, nothing more. The value types live in
-`knob_types.py`; a profile, the knobs' values read from YAML, in `profiles.py`.
+`knob_types.py` (the server's in `server_knob_types.py`, the TPC-C driver's in `tpcc_knob_types.py`);
+a profile, the knobs' values read from YAML, in `profiles.py`.
 """
 
 from __future__ import annotations
@@ -30,22 +31,17 @@ from pagelab.machine.placement import PLACEMENTS, SHARED, SPLIT, split_problem
 from pagelab.sweep.knob_types import (
     AUTO,
     Boolean,
-    BufferPoolSize,
-    ByteSize,
     Choice,
     DirectoryOrEmpty,
-    DriverModeChoice,
     Integer,
     Levels,
     Number,
-    PageSizeList,
-    PageSizePair,
     Percent,
     Rejected,
-    ResponseLimits,
     SecondsOrAuto,
-    ServerOptionMap,
 )
+from pagelab.sweep.server_knob_types import BufferPoolSize, ByteSize, PageSizeList, PageSizePair, ServerOptionMap
+from pagelab.sweep.tpcc_knob_types import DriverModeChoice, ResponseLimits
 from pagelab.tpcc.outputs import TRANSPORTS, RunOptions
 from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.modes import DEFAULT_MODE, LOADERS, PAGELAB_LOADER, mode_named, runs_tpcc_mysql

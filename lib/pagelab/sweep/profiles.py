@@ -21,11 +21,11 @@ import yaml
 
 from pagelab.common.errors import UsageError
 from pagelab.common.paths import PROFILES_DIR
+from pagelab.common.transactions import TransactionKind
 from pagelab.common.units import page_size_label, size_text
 from pagelab.mysql.config import ServerSettings
 from pagelab.sweep.knob_types import AUTO, LIST_SYNTAX
 from pagelab.sweep.knobs import GRID_FACTORS, KNOBS, KNOBS_BY_NAME, RENAMED_KNOBS, RULES, known_knobs_text
-from pagelab.tpcc.inputs import TransactionKind
 from pagelab.tpcc.modes import MODES_BY_NAME, TPCC_MYSQL_LOADER, mode_named, runs_tpcc_mysql
 from pagelab.tpcc.outputs import RunOptions
 

@@ -39,7 +39,7 @@ from pagelab.common.paths import CACHE_DIR
 from pagelab.common.processes import process_alive
 from pagelab.common.errors import PagelabError, UsageError
 from pagelab.tpcc import schema
-from pagelab.tpcc.inputs import NURandConstants, load_constants, run_constants
+from pagelab.tpcc.random_primitives import NURandConstants, load_constants, run_constants
 from pagelab.tpcc.rowfiles import DataFile, plan_tasks, run_tasks
 from pagelab.tpcc.population import GENERATOR_VERSION, NULL, Context, load_timestamp
 

@@ -34,9 +34,10 @@ from typing import TextIO
 
 from pagelab.common.atomic import atomic_write_csv
 from pagelab.common.errors import UsageError
+from pagelab.common.transactions import TransactionKind
 from pagelab.mysql.client import ConnectionSpec
 from pagelab.tpcc import logformat
-from pagelab.tpcc.inputs import NURandConstants, TransactionKind, load_constants, run_constants, shared_deck
+from pagelab.tpcc.deck import shared_deck
 from pagelab.tpcc.loader import loaded_info
 from pagelab.tpcc.outputs import (
     WATCH_S,
@@ -49,6 +50,7 @@ from pagelab.tpcc.outputs import (
     summary_record,
     write_outputs,
 )
+from pagelab.tpcc.random_primitives import NURandConstants, load_constants, run_constants
 from pagelab.tpcc.schedule import (
     WARMUP_SAMPLE_S,
     PrecisionWatch,

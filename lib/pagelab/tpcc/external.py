@@ -39,10 +39,10 @@ from pathlib import Path
 
 from pagelab.common.errors import MissingDependencyError, UsageError
 from pagelab.common.processes import die_with_parent, stop_process
+from pagelab.common.transactions import TransactionKind
 from pagelab.mysql.client import ConnectionSpec, recreate_database
 from pagelab.mysql.program_account import ProgramIdentity, program_account, tcp_program_account
 from pagelab.tpcc import schema
-from pagelab.tpcc.inputs import TransactionKind
 from pagelab.tpcc.outputs import (
     WATCH_S,
     RunOptions,

@@ -1,20 +1,10 @@
-"""TPC-C random primitives and the run-time inputs of the five transactions.
+"""The run-time inputs of TPC-C's five transactions: what a terminal submits.
 
-Two halves:
-
-- The primitives shared with the data generator: seeded random streams (`derived_random`),
-  uniform integers, NURand (clause 2.1.6) and its constants, customer last names (clause 4.3.2.3).
-- What a terminal submits: one frozen dataclass per transaction, an `InputGenerator` that draws
-  them with tpcc-mysql's distributions, and a `TransactionDeck` that picks which transaction comes
-  next from a shuffled deck of 23 cards (clause 5.2.4.2), as tpcc-mysql's ``seq_init``/``seq_get``
-  do: 10 New-Order, 10 Payment, 1 Order-Status, 1 Delivery, 1 Stock-Level.
+One frozen dataclass per transaction, and an `InputGenerator` that draws them with tpcc-mysql's
+distributions from one of pagelab.tpcc.random_primitives' seeded streams (whose rule on drawing
+keeps the inputs the same on any machine). Which transaction comes next is pagelab.tpcc.deck's.
 
 No database here: the driver executes what these objects describe.
-
-Determinism. Every stream is a ``random.Random`` seeded from a SHA-256 of its labels (never the
-salted ``hash()``), and draws only through ``random()`` and ``getrandbits()``: those two are plain
-functions of the Mersenne Twister state, whereas ``randrange``/``shuffle``/``sample`` are Python
-code whose algorithms are free to change between versions. Same seed, same inputs, any machine.
 
 Where tpcc-mysql and the specification differ, the choice is noted at the spot:
 
@@ -26,31 +16,25 @@ Where tpcc-mysql and the specification differ, the choice is noted at the spot:
 
 from __future__ import annotations
 
-import hashlib
 import random
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import ClassVar
 
 from pagelab.common.transactions import TransactionKind
+from pagelab.tpcc.random_primitives import (
+    DISTRICT_CUSTOMERS,
+    ITEMS,
+    WAREHOUSE_DISTRICTS,
+    NURandConstants,
+    last_name,
+    nurand,
+    uniform_int,
+)
 
 __all__ = [
-    "WAREHOUSE_DISTRICTS",
-    "DISTRICT_CUSTOMERS",
-    "ITEMS",
     "UNUSED_ITEM_ID",
-    "LAST_NAME_SYLLABLES",
-    "NURandConstants",
-    "derived_random",
-    "uniform_int",
-    "nurand",
-    "last_name",
-    "load_constants",
-    "run_constants",
-    "is_valid_c_last_delta",
-    "TransactionKind",
     "OrderLineInput",
     "NewOrderInput",
     "PaymentInput",
@@ -60,117 +44,10 @@ __all__ = [
     "TransactionInput",
     "InputGenerator",
     "NURAND_MODELS",
-    "TransactionDeck",
-    "Deck",
-    "shared_deck",
-    "DECK",
-    "terminal_random",
 ]
 
-# Cardinalities of clause 1.2 / 4.3.3.1 (tpcc-mysql's DIST_PER_WARE, CUST_PER_DIST, MAXITEMS).
-WAREHOUSE_DISTRICTS = 10
-DISTRICT_CUSTOMERS = 3000
-ITEMS = 100_000
 # Clause 2.4.1.5: a rolled-back New-Order asks for an item id that does not exist.
 UNUSED_ITEM_ID = ITEMS + 1
-
-# Clause 4.3.2.3: a last name is three syllables picked by the three digits of a number 0..999.
-LAST_NAME_SYLLABLES = ("BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING")
-
-_STREAM_NAMESPACE = "pagelab.tpcc"
-
-
-def derived_random(seed: int, *labels: object) -> random.Random:
-    """An independent, reproducible stream for (seed, labels), e.g. (42, "stock", 3).
-
-    The labels are hashed with SHA-256, so streams for different tables or warehouses do not
-    overlap in any practical sense, and can be generated in separate processes in any order.
-    """
-    key = "\x1f".join([_STREAM_NAMESPACE, str(int(seed)), *map(str, labels)])
-    return random.Random(int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest(), "big"))
-
-
-def uniform_int(rng: random.Random, low: int, high: int) -> int:
-    """A uniform integer in [low, high] (clause 2.1.5's "random within [x .. y]").
-
-    Built on ``random()`` alone (see the module docstring); with 53-bit floats the bias for the
-    spans used here (at most 10^6) is below 10^-10.
-    """
-    return low + int(rng.random() * (high - low + 1))
-
-
-def nurand(rng: random.Random, a: int, low: int, high: int, c: int) -> int:
-    """NURand(A, x, y) of clause 2.1.6: (((rand(0,A) | rand(x,y)) + C) % (y-x+1)) + x."""
-    return (((uniform_int(rng, 0, a) | uniform_int(rng, low, high)) + c) % (high - low + 1)) + low
-
-
-_LAST_NAMES = tuple(
-    LAST_NAME_SYLLABLES[n // 100] + LAST_NAME_SYLLABLES[(n // 10) % 10] + LAST_NAME_SYLLABLES[n % 10]
-    for n in range(1000)
-)
-
-
-def last_name(number: int) -> str:
-    """The customer last name for 0 <= number <= 999 (clause 4.3.2.3), e.g. 371 -> PRICALLYOUGHT."""
-    if not 0 <= number <= 999:
-        raise ValueError(f"last-name number must be within 0..999, got {number}")
-    return _LAST_NAMES[number]
-
-
-@dataclass(frozen=True)
-class NURandConstants:
-    """The C of NURand for each of its three uses (clause 2.1.6): A=255, A=1023, A=8191."""
-
-    c_last: int  # NURand(255, 0, 999): customer last names
-    c_id: int  # NURand(1023, 1, 3000): customer ids
-    ol_i_id: int  # NURand(8191, 1, 100000): item ids of order lines
-
-    def __post_init__(self) -> None:
-        for name, a in (("c_last", 255), ("c_id", 1023), ("ol_i_id", 8191)):
-            value = getattr(self, name)
-            if not 0 <= value <= a:
-                raise ValueError(f"NURand constant {name} must be within 0..{a}, got {value}")
-
-    def to_dict(self) -> dict[str, int]:
-        return {"c_last": self.c_last, "c_id": self.c_id, "ol_i_id": self.ol_i_id}
-
-    @classmethod
-    def from_dict(cls, values: dict[str, int]) -> NURandConstants:
-        return cls(c_last=int(values["c_last"]), c_id=int(values["c_id"]), ol_i_id=int(values["ol_i_id"]))
-
-
-def load_constants(seed: int) -> NURandConstants:
-    """The constants the initial population uses (C-Load of clause 2.1.6.1), drawn once per seed."""
-    rng = derived_random(seed, "nurand", "load")
-    return NURandConstants(
-        c_last=uniform_int(rng, 0, 255),
-        c_id=uniform_int(rng, 0, 1023),
-        ol_i_id=uniform_int(rng, 0, 8191),
-    )
-
-
-def is_valid_c_last_delta(c_load: int, c_run: int) -> bool:
-    """Clause 2.1.6.1: |C-Run - C-Load| for C_LAST is within 65..119 and neither 96 nor 112.
-
-    The rule keeps the run's popular last names different from the load's, without drifting so
-    far that by-name lookups stop finding customers.
-    """
-    delta = abs(c_run - c_load)
-    return 65 <= delta <= 119 and delta not in (96, 112)
-
-
-def run_constants(load: NURandConstants, seed: int) -> NURandConstants:
-    """The constants for the measurement run, given the load's.
-
-    C_LAST is drawn uniformly among the values that satisfy the delta rule of clause 2.1.6.1
-    (there always are some: at least one side of any C-Load in 0..255 has room for 65..119).
-    C_ID and OL_I_ID are not used by the population (o_c_id is a permutation and ol_i_id uniform,
-    clause 4.3.3.1), so the run keeps the load's values, which the clause permits.
-    """
-    candidates = [c for c in range(256) if is_valid_c_last_delta(load.c_last, c)]
-    rng = derived_random(seed, "nurand", "run")
-    c_last = candidates[uniform_int(rng, 0, len(candidates) - 1)]
-    return NURandConstants(c_last=c_last, c_id=load.c_id, ol_i_id=load.ol_i_id)
 
 
 @dataclass(frozen=True)
@@ -326,7 +203,7 @@ class InputGenerator:
 
     def _customer_last(self, warehouse_id: int) -> str:
         c = warehouse_id if self._as_tpcc_mysql else self.constants.c_last
-        return _LAST_NAMES[nurand(self.rng, 255, 0, 999, c)]
+        return last_name(nurand(self.rng, 255, 0, 999, c))
 
     def _item_id(self, previous_quantity: int | None) -> int:
         if self._as_tpcc_mysql:
@@ -415,90 +292,3 @@ class InputGenerator:
         TransactionKind.DELIVERY: delivery,
         TransactionKind.STOCK_LEVEL: stock_level,
     }
-
-
-# Clause 5.2.4.2 allows a deck; this one gives 43.5% New-Order, 43.5% Payment and 4.3% of each
-# of the rest, above the minimum mix of clause 5.2.3 (43% Payment, 4% each for the other three).
-DECK: tuple[TransactionKind, ...] = (
-    (TransactionKind.NEW_ORDER,) * 10
-    + (TransactionKind.PAYMENT,) * 10
-    + (TransactionKind.ORDER_STATUS, TransactionKind.DELIVERY, TransactionKind.STOCK_LEVEL)
-)
-
-
-def terminal_random(seed: int, terminal: int) -> random.Random:
-    """The random stream of one terminal: independent of every other terminal and of the load."""
-    return derived_random(seed, "terminal", terminal)
-
-
-class Deck:
-    """A shuffled deck of 23 cards (`DECK`), dealt in order and shuffled anew when it runs out, so
-    every 23 consecutive cards from a deck boundary are exactly 10:10:1:1:1.
-
-    `shared=True` makes it safe to deal from several threads at once. tpcc-mysql deals one deck to
-    all its threads (its sequence.c, under a mutex): a Delivery or Stock-Level comes once per 23
-    transactions of the whole run, wherever it lands, instead of once per 23 of each terminal, so
-    the heavy transactions rarely run at the same time. The order of the cards is fixed by the
-    seed; which terminal gets which card depends on timing, as in tpcc-mysql.
-    """
-
-    def __init__(self, rng: random.Random, shared: bool = False):
-        self.rng = rng
-        self._cards: list[TransactionKind] = []
-        self._lock = threading.Lock() if shared else None
-
-    def _shuffled(self) -> list[TransactionKind]:
-        cards = list(DECK)
-        for i in range(len(cards) - 1, 0, -1):  # Fisher-Yates, on random() only
-            j = uniform_int(self.rng, 0, i)
-            cards[i], cards[j] = cards[j], cards[i]
-        cards.reverse()  # dealt from the end of the list, in shuffled order
-        return cards
-
-    def deal(self) -> TransactionKind:
-        if self._lock is None:
-            return self._deal()
-        with self._lock:
-            return self._deal()
-
-    def _deal(self) -> TransactionKind:
-        if not self._cards:
-            self._cards = self._shuffled()
-        return self._cards.pop()
-
-
-def shared_deck(seed: int) -> Deck:
-    """The one deck all terminals of a run deal from, as tpcc-mysql's threads do."""
-    return Deck(derived_random(seed, "deck"), shared=True)
-
-
-class TransactionDeck:
-    """An endless iterator of transaction inputs for one terminal.
-
-    The kinds come from `deck` (a run's `shared_deck`, as tpcc-mysql deals them) or, without one,
-    from the terminal's own deck; the inputs always come from the terminal's own stream.
-    """
-
-    def __init__(
-        self,
-        warehouses: int,
-        seed: int,
-        terminal: int,
-        constants: NURandConstants,
-        home_warehouse: int | None = None,
-        nurand_model: str = "spec",
-        deck: Deck | None = None,
-    ):
-        self.terminal = terminal
-        self.rng = terminal_random(seed, terminal)
-        self.inputs = InputGenerator(warehouses, constants, self.rng, home_warehouse, nurand_model)
-        self.deck = deck if deck is not None else Deck(self.rng)
-
-    def next_kind(self) -> TransactionKind:
-        return self.deck.deal()
-
-    def __iter__(self) -> Iterator[TransactionInput]:
-        return self
-
-    def __next__(self) -> TransactionInput:
-        return self.inputs.draw(self.next_kind())

@@ -29,7 +29,7 @@ prints `option p` and `[pass]`, we leave both lines out.
 
 from __future__ import annotations
 
-from pagelab.tpcc.inputs import TransactionKind
+from pagelab.common.transactions import TransactionKind
 from pagelab.tpcc.stats import IntervalSample, KindTotals
 
 BANNER = (

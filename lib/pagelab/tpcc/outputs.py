@@ -20,10 +20,12 @@ from pathlib import Path
 from pagelab.common.atomic import atomic_write_csv, atomic_write_json, atomic_write_text
 from pagelab.common.errors import PagelabError, UsageError
 from pagelab.common.processes import PROCESS_STATES, process_state
+from pagelab.common.transactions import TransactionKind
 from pagelab.mysql.client import database_bytes
-from pagelab.tpcc.inputs import NURAND_MODELS, NURandConstants, TransactionKind
+from pagelab.tpcc.inputs import NURAND_MODELS
 from pagelab.tpcc.loader import DEFAULT_DATABASE
 from pagelab.tpcc.modes import DEFAULT_MODE, DriverMode, mode_named
+from pagelab.tpcc.random_primitives import NURandConstants
 from pagelab.tpcc.schedule import FILLING_CEILING
 from pagelab.tpcc.stats import DEFAULT_RESPONSE_LIMITS_MS, KindTotals
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pagelab.tpcc import schema
-from pagelab.tpcc.inputs import (
+from pagelab.tpcc.random_primitives import (
     DISTRICT_CUSTOMERS,
     ITEMS,
     WAREHOUSE_DISTRICTS,

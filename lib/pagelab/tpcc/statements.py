@@ -44,7 +44,6 @@ from decimal import Decimal
 
 from pagelab.tpcc import _tpccclient
 from pagelab.tpcc.inputs import (
-    ITEMS,
     DeliveryInput,
     NewOrderInput,
     OrderLineInput,
@@ -52,6 +51,7 @@ from pagelab.tpcc.inputs import (
     PaymentInput,
     StockLevelInput,
 )
+from pagelab.tpcc.random_primitives import ITEMS
 
 # (name, text) of tpcc-mysql's 35 statements, in its order; declared once, beside the C that
 # runs them (tpcc_transactions.c).

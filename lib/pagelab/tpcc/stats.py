@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from pagelab.tpcc.inputs import TransactionKind
+from pagelab.common.transactions import TransactionKind
 
 KINDS = tuple(TransactionKind)
 # Clause 5.2.5.3: 90% of each type must complete within these limits. tpcc-mysql meant the same

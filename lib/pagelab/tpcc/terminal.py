@@ -4,7 +4,7 @@ The loop here is the same for every built-in mode; what differs is the executor,
 connection the mode needs and runs one transaction (pagelab.tpcc.executors). The loop owns:
 
 - the inputs (pagelab.tpcc.inputs), drawn from the terminal's seeded stream, for the kinds dealt
-  from the run's one shared deck, as tpcc-mysql deals them to its threads;
+  from the run's one shared deck (pagelab.tpcc.deck), as tpcc-mysql deals them to its threads;
 - optional spec pacing (keying and think times of clause 5.2.5.7; off by default, as in tpcc-mysql);
 - the response time, from before the first try to the end of the successful one, retries included;
 - which interval a finished transaction belongs to (-1 is the ramp-up);
@@ -34,8 +34,10 @@ import time
 import traceback
 from dataclasses import dataclass
 
+from pagelab.common.transactions import TransactionKind
+from pagelab.tpcc.deck import Deck, TransactionDeck
 from pagelab.tpcc.executors import ErrorKind, classify, connect_errors
-from pagelab.tpcc.inputs import Deck, NURandConstants, TransactionDeck, TransactionKind
+from pagelab.tpcc.random_primitives import NURandConstants
 from pagelab.tpcc.schedule import Schedule
 from pagelab.tpcc.statements import TIMESTAMP_FORMAT
 from pagelab.tpcc.stats import IntervalSample
