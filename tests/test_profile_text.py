@@ -507,3 +507,18 @@ def test_every_documented_cluster_layout_keeps_the_rounds_per_node_rule():
             assert most, f"{path.name}: {text[match.start():match.end() + 160]!r} gives a cluster's rounds without K"
             assert int(match.group(1)) >= 2 * int(most.group(1)), (path.name, match.group(0), most.group(0))
     assert found >= 4, found
+
+
+def test_every_documented_resume_on_slurm_gives_its_rounds_at_once_again():
+    """A resume does not remember `--slurm-max-running K` (`pagelab sweep --help`), so every resume on
+    Slurm the docs show as a command to run (in a shell block) gives it again: without it the resumed
+    rounds may all start at once, one to a node, and break slurm.md's rounds ≥ 2K."""
+    paths = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "runbooks").glob("*.md"))]
+    found = 0
+    for path in paths:
+        for block in re.findall(r"```sh\n(.*?)```", path.read_text(), re.S):
+            for command in block.replace("\\\n", " ").splitlines():
+                if "--resume" in command and "--executor slurm" in command:
+                    found += 1
+                    assert "--slurm-max-running" in command, f"{path.name}: {command.strip()!r} drops --slurm-max-running"
+    assert found >= 3, found
