@@ -522,3 +522,18 @@ def test_every_documented_resume_on_slurm_gives_its_rounds_at_once_again():
                     found += 1
                     assert "--slurm-max-running" in command, f"{path.name}: {command.strip()!r} drops --slurm-max-running"
     assert found >= 3, found
+
+
+def test_the_readmes_example_of_a_tpmc_line_is_courses():
+    """"Reading the verdicts" quotes the method TpmC's lines end with for `course` as shipped and with
+    `--set over_time_s=0`, as the model writes it (pagelab.evidence.model): course's rounds and the
+    over-time runs' block, on the blocks less one degrees of freedom."""
+    from pagelab.evidence.model import MODEL_METHOD, blocks_text
+
+    text = flat(REPO_ROOT / "README.md")
+    rounds = profile("course")["repeats"]
+    assert profile("course")["over_time_s"] > 0
+    shipped = f'for TpmC in `course`, "{MODEL_METHOD}, {blocks_text(rounds + 1, True)}, t on {rounds} df": {rounds} rounds,'
+    assert shipped in text, f"README.md (Reading the verdicts) no longer says {shipped!r}"
+    without = f'`--set over_time_s=0` reads "{blocks_text(rounds, False)}, t on {rounds - 1} df"'
+    assert without in text, f"README.md (Reading the verdicts) no longer says {without!r}"
