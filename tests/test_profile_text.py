@@ -537,3 +537,17 @@ def test_the_readmes_example_of_a_tpmc_line_is_courses():
     assert shipped in text, f"README.md (Reading the verdicts) no longer says {shipped!r}"
     without = f'`--set over_time_s=0` reads "{blocks_text(rounds, False)}, t on {rounds - 1} df"'
     assert without in text, f"README.md (Reading the verdicts) no longer says {without!r}"
+
+
+def test_the_readme_counts_courses_runs_as_the_profile_lays_them_out():
+    """"What it needs" counts course's runs as the report's title page does (every run of the plan)
+    and its verdict runs apart, from the profile's own plan of units (pagelab.sweep.profiles)."""
+    text, where = flat(REPO_ROOT / "README.md"), "README.md (What it needs)"
+    units = load_profile("course").units()
+    roles = [unit["role"] for unit in units]
+    match = find(text, r"for `course`'s (\d+) runs \(its (\d+) verdict runs, (\d+) rounds of (\d+) page sizes, and its "
+                       r"(\d+) over-time runs; the report's title page counts all (\d+)\)", where)
+    course = profile("course")
+    assert tuple(map(int, match.groups())) == (
+        len(units), roles.count("verdict"), course["repeats"], len(course["page_sizes"]), roles.count("over_time"),
+        len(units)), match.group(0)
