@@ -551,3 +551,44 @@ def test_the_readme_counts_courses_runs_as_the_profile_lays_them_out():
     assert tuple(map(int, match.groups())) == (
         len(units), roles.count("verdict"), course["repeats"], len(course["page_sizes"]), roles.count("over_time"),
         len(units)), match.group(0)
+
+
+OVER_TIME_COUNTS = ("after MSER-5 cuts each one's warm-up, all of the rest where the drift test detects no drift, "
+                    "else only its first")
+
+
+def test_where_the_verdicts_come_from_is_said_alike_and_as_the_model_counts():
+    """`pagelab sweep --help` (over_time_s), course.yaml, the TPC-C runbook and the README say that the
+    medians and the other metrics' verdicts come from the rounds while TpmC's counts the over-time
+    runs as one more block, and what of each counts; no doc says course's verdicts come from the
+    rounds alone. What of an over-time run counts is checked against the model itself
+    (pagelab.evidence.model.counted_series): a level run counts whole after its warm-up, a drifting
+    one only its first window of a verdict run's length."""
+    import numpy as np
+
+    from pagelab.evidence.components import RunSeries
+    from pagelab.evidence.model import counted_series
+    from pagelab.sweep.knobs import KNOBS
+
+    help_text = re.sub(r"\s+", " ", next(k for k in KNOBS if k.name == "over_time_s").help)
+    texts = {"sweep --help (over_time_s)": help_text,
+             "course.yaml": re.sub(r"\s*\n#\s*", " ", (REPO_ROOT / "runbooks" / "profiles" / "course.yaml").read_text()),
+             "runbooks/tpcc-page-size.md": flat(RUNBOOK), "README.md": flat(REPO_ROOT / "README.md")}
+    for where, text in texts.items():
+        assert OVER_TIME_COUNTS in text, f"{where} no longer says what of an over-time run TpmC's model counts"
+        assert re.search(r"verdicts of every metric but TpmC|other metrics' verdicts and the medians|the verdicts and "
+                         r"intervals of every metric but TpmC", text), where
+    for where, text in texts.items():
+        for wrong in ("the verdicts come from the other runs", "the verdicts, medians and intervals come from these",
+                      "the verdicts come from the rounds,"):
+            assert wrong not in text, f"{where} says {wrong!r}"
+    rng = np.random.default_rng(1)
+    seconds = (10.0,) * 120
+    verdict = [RunSeries(f"4k-r{i}", "4k", f"round {i}", tuple(1000 + rng.normal(0, 10, 9)), (10.0,) * 9) for i in (1, 2)]
+    level = RunSeries("4k-over-time", "4k", "over-time", tuple(1000 + rng.normal(0, 10, 120)), seconds, "over_time")
+    drifting = RunSeries("8k-over-time", "8k", "over-time", tuple(1000 - 3 * np.arange(120) + rng.normal(0, 10, 120)),
+                         seconds, "over_time")
+    _, uses = counted_series([*verdict, level, drifting])
+    by_size = {use.page_size: use for use in uses}
+    assert by_size["4k"].counted_s == by_size["4k"].measured_s - by_size["4k"].cut_s, by_size["4k"]
+    assert by_size["8k"].drift_p < 0.05 and by_size["8k"].counted_s == 90, by_size["8k"]
