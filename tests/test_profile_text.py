@@ -592,3 +592,16 @@ def test_where_the_verdicts_come_from_is_said_alike_and_as_the_model_counts():
     by_size = {use.page_size: use for use in uses}
     assert by_size["4k"].counted_s == by_size["4k"].measured_s - by_size["4k"].cut_s, by_size["4k"]
     assert by_size["8k"].drift_p < 0.05 and by_size["8k"].counted_s == 90, by_size["8k"]
+
+
+def test_the_docs_say_what_a_round_shares_and_an_interval_excludes_in_plain_words():
+    """A round's runs do not share a minute (a `course` round takes about 6.5 minutes), and "excludes no
+    change" is a double negative: the README and runbooks say "run back to back on one machine,
+    within minutes of each other" and "lies wholly on one side of no change" instead."""
+    paths = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "runbooks").glob("*.md")),
+             *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.yaml"))]
+    for path in paths:
+        text = re.sub(r"\s*#\s*", " ", path.read_text()) if path.suffix == ".yaml" else path.read_text()
+        text = " ".join(text.split())
+        for phrase in ("machine's minute", "shared minute", "minute's shared", "excludes no change"):
+            assert phrase not in text, f"{path.relative_to(REPO_ROOT)} says {phrase!r}"
