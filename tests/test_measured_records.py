@@ -180,3 +180,71 @@ def test_slurm_mds_formula_and_the_planner_are_said_to_differ_by_a_round_as_they
     planner = int(re.search(r"would need (\d+) rounds × 90 s", precision_markdown(data)).group(1))
     assert (f"at the shipped `course` sweep's own {100 * spread:.1f}% the formula gives {formula} verdict rounds and "
             f"its report's planner {planner}") in plain(SLURM)
+
+
+def _sweeps_table() -> list[list[str]]:
+    """The rows of the TPC-C runbook's table of the sweeps it names (name, what, date and commit, where)."""
+    text = RUNBOOK.read_text()
+    start = text.index("| name here | what it was | date, commit | where |")
+    rows = []
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_the_runbooks_table_of_sweeps_is_the_kept_records():
+    """Every sweep in the runbook's table that is kept in the repository is named, dated and committed
+    as its own sweep.json records it (sweep_id, created, machine.git_sha), and its `--set`s are the
+    ones it was given (profile.overrides); the shipped design's sweep and the 15x40 one are listed."""
+    import re
+
+    rows = _sweeps_table()
+    names = [row[0] for row in rows]
+    assert {"course-8x90", "course-15x40", "course-12", "course-bundle", "course-full", "`c7`"} <= set(names), names
+    checked = 0
+    for name, what, when, where in rows:
+        fixture = re.search(r"`tests/fixtures/captured/([\w-]+)`", where)
+        if not fixture:
+            assert "not kept" in where or "record below" in where, (name, where)
+            continue
+        folder = REPO_ROOT / "tests" / "fixtures" / "captured" / fixture.group(1)
+        records = ([folder / "sweep.json"] if (folder / "sweep.json").exists()
+                   else sorted(folder.glob("*/sweep.json")))
+        assert records, folder
+        for path in records:
+            record = json.loads(path.read_text())
+            assert record["sweep_id"] in name, (name, record["sweep_id"])
+            date, commit = (part.strip() for part in when.split(","))
+            assert (record["created"][:10], record["machine"]["git_sha"][:7]) == (date, commit), (name, when)
+            for knob in re.findall(r"--set (\w+=\w+)", what):
+                assert knob in record["profile"]["overrides"], (name, knob, record["profile"]["overrides"])
+            checked += 1
+    assert checked >= 5, checked
+
+
+def test_what_each_kept_sweep_holds_is_what_the_runbook_says():
+    """The runbook says per fixture what it keeps: the TpmC inputs and no iostat or InnoDB samples of
+    the verdict runs, the shipped sweep's over-time runs' innodb.csv besides, and the write-size
+    fixture's iostat and global status samples."""
+    text = plain(RUNBOOK)
+    assert "`course-2026-11-29-shipped` also keeps each over-time run's InnoDB samples (`innodb.csv`)" in text
+    captured = REPO_ROOT / "tests" / "fixtures" / "captured"
+    tpmc_inputs = {"summary.json", "tpcc_intervals.csv", "host.json", "phases.csv"}
+    for name in ("course-2026-11-28", "course-2026-11-29", "course-2026-11-29-shipped"):
+        assert f"`{name}`" in text, name
+        runs = [run for run in (captured / name).iterdir() if run.is_dir()]
+        assert runs, name
+        for run in runs:
+            files = {path.name for path in run.iterdir()}
+            assert tpmc_inputs <= files, (run, files)
+            assert "iostat.csv" not in files and "global_status.csv" not in files, (run, files)
+            over_time = run.name.endswith("over-time")
+            assert ("innodb.csv" in files) == (over_time and name == "course-2026-11-29-shipped"), (run, files)
+    assert "`course-2026-11-29-writes` keeps round 5 of course-12 with its iostat and global status samples" in text
+    for run in (captured / "course-2026-11-29-writes").iterdir():
+        assert run.name.endswith("-r5") and {"iostat.csv", "global_status.csv"} <= {p.name for p in run.iterdir()}, run
+    writes = json.loads((captured / "course-2026-11-29" / "sweep.json").read_text())
+    assert writes["sweep_id"] == "course-12"
+
