@@ -248,3 +248,50 @@ def test_what_each_kept_sweep_holds_is_what_the_runbook_says():
     writes = json.loads((captured / "course-2026-11-29" / "sweep.json").read_text())
     assert writes["sweep_id"] == "course-12"
 
+
+def test_the_shipped_sweeps_own_commit_judges_its_tpmc_pairs_as_the_readme_says(tmp_path):
+    """README: the shipped sweep's TpmC lines are what `pagelab stats` gives at this commit, "and the
+    sweep's own commit, 66f0a95, gives the same TpmC figures and verdicts in its older words". That
+    commit's library (from this repository's history, `git archive`) runs `pagelab stats` on the kept
+    bundle: its three TpmC pair lines carry the same numbers, in order, and the same verdict words as
+    the ones this checkout prints (only the wording around them changed)."""
+    import io
+    import re
+    import subprocess
+    import sys
+    import tarfile
+    from contextlib import redirect_stdout
+
+    from pagelab.cli import main
+
+    commit = json.loads((SHIPPED / "sweep.json").read_text())["machine"]["git_sha"]
+    assert commit.startswith("66f0a95")
+    assert f"the sweep's own commit, {commit[:7]}, gives the same TpmC figures and verdicts" in plain(README)
+    archive = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", commit, "lib"], capture_output=True)
+    assert archive.returncode == 0, f"this clone lacks commit {commit} (a shallow clone?): {archive.stderr!r}"
+    tarfile.open(fileobj=io.BytesIO(archive.stdout)).extractall(tmp_path)
+    code = "import sys; from pagelab.cli import main; sys.exit(main(['stats', sys.argv[1]]))"
+    then = subprocess.run([sys.executable, "-c", code, str(SHIPPED)], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(tmp_path / "lib"), "PATH": "/usr/bin:/bin"}, cwd=tmp_path)
+    assert then.returncode == 0, then.stderr[-2000:]
+    now = io.StringIO()
+    with redirect_stdout(now):
+        assert main(["stats", str(SHIPPED)]) == 0
+
+    def pair_lines(output: str) -> list[str]:
+        return [line.strip() for line in output.splitlines() if line.strip().startswith(("8k vs 4k: TpmC",
+                                                                                          "16k vs 4k: TpmC",
+                                                                                          "16k vs 8k: TpmC"))]
+
+    def numbers(line: str) -> list[str]:
+        return re.findall(r"[−+]?\d[\d,]*\.?\d*", line)
+
+    def verdict(line: str) -> str:
+        return "not tested" if "not tested" in line else re.search(r"\), (\w+(?: \w+)?) \(", line).group(1)
+
+    current, older = pair_lines(now.getvalue()), pair_lines(then.stdout)
+    assert len(current) == 3 and len(older) == 3, (now.getvalue(), then.stdout)
+    for new_line, old_line in zip(current, older):
+        assert numbers(new_line) == numbers(old_line), (new_line, old_line)
+        assert verdict(new_line) == verdict(old_line), (new_line, old_line)
+    assert [verdict(line) for line in current] == ["not tested", "not resolved", "not tested"], current
