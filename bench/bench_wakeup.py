@@ -52,7 +52,7 @@ from pathlib import Path
 
 from pagelab.common.errors import UsageError
 from pagelab.common.paths import RUNS_DIR
-from pagelab.storage import Database, btree, slotted
+from pagelab.storage import Database, btree, nodes, slotted
 from pagelab.storage._cellsearch import interior_child, leaf_find
 from pagelab.storage import pagefile as pagefile_module
 from pagelab.storage.pagefile import check_page_size
@@ -156,7 +156,7 @@ def page_object_reads(path: Path, page_size: int, reads: int, direct: bool, slee
         recent: dict[int, slotted.TreePage] = {}
         picker = random.Random(seed)
         idle = Idle(sleep_s)
-        read_page, decode = pagefile.read_page, slotted.decode_tree_page
+        read_page, decode = pagefile.read_page, nodes.decode_tree_page
         made = 0
         started = time.perf_counter()
         while made < reads:

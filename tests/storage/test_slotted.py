@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagelab.storage import InteriorPage, LeafPage, max_key_bytes, max_value_bytes
-from pagelab.storage.slotted import HEADER_SIZE, decode_tree_page, decode_tree_page_in_python
+from pagelab.storage.nodes import decode_tree_page, decode_tree_page_in_python
+from pagelab.storage.slotted import HEADER_SIZE
 
 
 @pytest.mark.parametrize(
@@ -132,7 +133,7 @@ def test_lookups_on_a_page_read_back_from_its_image_agree_with_the_decoded_page(
 def test_a_decoded_page_has_every_field_a_new_page_has(decode_tree_page):
     """Both decodes set a tree page's own fields themselves (not through TreePage.__init__), so
     a field added to TreePage must be added there too; this catches one that is not."""
-    from pagelab.storage.bufferpool import Frame
+    from pagelab.storage.frames import Frame
 
     leaf = LeafPage(3, 4096)
     leaf.insert_at(0, b"k", b"v")

@@ -52,7 +52,7 @@
  * `offsets` is the page's slot array as it is in memory (array('H'), or any buffer of u16 such
  * as a memoryview cast to 'H'; native byte order): the offset of each cell in key order. Keys compare as bytes do in Python (memcmp, then length).
  * A slot that points a cell past the end of the page means a damaged file: ValueError, which
- * slotted.py turns into a StorageError naming the page.
+ * slotted.py and nodes.py turn into a StorageError naming the page.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -729,11 +729,11 @@ done:
     return result;
 }
 
-/* -- decoding a page image (slotted.decode_tree_page) ------------------------------------------
+/* -- decoding a page image (nodes.decode_tree_page) ---------------------------------------------
  *
  * Every page a cold lookup reads becomes a page object in the pool, and that decoding ran in
  * Python right after the read, with the caches cold. Here it is one C call that sets exactly the
- * fields slotted's Python decode sets (a test holds the two to the same fields), and hands every
+ * fields nodes.py's Python decode sets (a test holds the two to the same fields), and hands every
  * page it does not take, with its page number and image, to that Python decode (`fallback`): a
  * special page (the database's header page), an impossible header, an unknown page type, an image
  * that is neither bytes nor bytearray. So the Python decode stays the one that names damage. */
@@ -821,7 +821,7 @@ static PyObject *decode_page(PyObject *Py_UNUSED(module), PyObject *const *args,
 /* -- the buffer pool's bookkeeping after a descent (BufferPool.replay) --------------------------
  *
  * After a cold lookup's last read, the pool counts the pages met and caches the ones read, with
- * InnoDB's midpoint insertion and eviction (bufferpool.py draws the lists). In Python that was
+ * InnoDB's midpoint insertion and eviction (lru.py draws the lists). In Python that was
  * ~40 us per lookup at 4 KiB pages right after the read, against ~12 us warm: a tenth of the
  * lookup. This is the same sequence of steps as BufferPool.fetch for a page found, and as
  * _make_room, the page file's count_read, the pool's decode and _admit for a page read, written

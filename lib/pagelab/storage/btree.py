@@ -54,16 +54,9 @@ from operator import add
 from pagelab.storage.bufferpool import BufferPool
 from pagelab.storage.errors import BufferPoolFullError, EntryTooLargeError, StorageError
 from pagelab.storage.header import TreeMeta
+from pagelab.storage.nodes import InteriorPage, LeafPage
 from pagelab.storage.pagefile import PAGE_SIZE_LABELS
-from pagelab.storage.slotted import (
-    SLOT_SIZE,
-    InteriorPage,
-    LeafPage,
-    TreePage,
-    max_key_bytes,
-    max_value_bytes,
-    usable_bytes,
-)
+from pagelab.storage.slotted import SLOT_SIZE, TreePage, max_key_bytes, max_value_bytes, usable_bytes
 from pagelab.storage._cellsearch import descend, insert_in_gap, replay  # after bufferpool, whose import says how to build it if missing
 
 INTERIOR_CELL_OVERHEAD = SLOT_SIZE + 6  # slot + child page + key length

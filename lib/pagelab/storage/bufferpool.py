@@ -1,37 +1,14 @@
 """The buffer pool: a fixed budget of page frames in memory, replaced the way InnoDB replaces them.
 
 The budget is in bytes, so the same budget holds four times fewer 16 KiB pages than 4 KiB ones;
-that trade is what a page-size experiment is about. The replacement list is InnoDB's LRU with
-midpoint insertion:
+that trade is what a page-size experiment is about. This module is the pool's bookkeeping: which
+pages are resident, fetching and pinning them, writing and removing the page the policy evicts,
+and the pages of the open transaction. Beside it:
 
-       head                        midpoint                               tail
-        |                             |                                     |
-        v      young sublist (63%)    v       old sublist (37%)             v
-      +----+----+----+----+----+----+----+----+----+----+----+----+----+----+
-      |    |    |    |    |    |    | new|    |    |    |    |    |    | out|
-      +----+----+----+----+----+----+----+----+----+----+----+----+----+----+
-        ^                             ^                                   |
-        | made young: an old page     | a page read from the file          +-> evicted (written
-        | touched again, at least     | enters here, just behind the head      first if dirty)
-        | old_blocks_time after its   | of the old sublist (InnoDB's
-        | first access                | LRU_old), not at the head of the list
-
-A page read once (a scan) enters at the midpoint and leaves from the tail without ever passing
-the pages in the young sublist, so a scan cannot flush the hot set out of the cache. A page is
-moved to the young head only if it is touched again after `old_blocks_time_ms` (InnoDB's
-innodb_old_blocks_time, default 1000 ms): the second touch of a scan, within milliseconds of the
-first, does not count as a sign of heat. Touches that leave a page old are counted "not young",
-moves "made young", exactly the figures InnoDB prints. Two more InnoDB rules are kept because
-they shape those figures: nothing is moved or counted until the first eviction (a pool still
-filling up has nothing to protect; the pages read while it fills mostly end up young as the
-midpoint moves past them), and a young page is moved back to the head only when it has
-drifted into the older quarter of the young sublist (measured, as InnoDB does, by evictions since
-it was last put at the head), so hits on the hottest pages cost no list surgery.
-
-Page objects carry the pool's bookkeeping themselves (`Frame`): there is no separate frame table
-to look up, which keeps a cache hit to one dict lookup and a few attribute reads. `decode`
-turns a page image read from the file into the caller's page object (the B-tree's slotted pages);
-without one, pages are `RawPage`s holding a bytearray.
+    frames.py       the page objects, each carrying its own frame fields (Frame, RawPage)
+    lru.py          the replacement policy, InnoDB's LRU with midpoint insertion (drawn there),
+                    mixed into BufferPool
+    poolfigures.py  the counters and InnoDB's BUFFER POOL AND MEMORY printout, mixed in too
 
 Dirty pages and transactions. With `no_steal=True` (the Database's setting) the pool never writes
 a page changed by the open transaction to the page file: those pages stay in memory until the
@@ -44,24 +21,19 @@ committed: eviction may write them in place, because the journal already holds t
 
 Interrupts. Ctrl-C raises KeyboardInterrupt wherever Python next looks for signals: on entering
 a Python function and after a builtin call returns (such as an OrderedDict's popitem), never
-between two plain stores. So each change to the lists below is written as stores between such
-points (a page is taken out of one list and put in the other with `del` and `[]=`, not with
-popitem), and a new page is listed in the transaction before it becomes resident: an interrupted
-put leaves lists that agree and pages that the rollback finds (tests/storage/test_interrupt.py
-interrupts a transaction at every such point).
+between two plain stores. So each change to the lists (here and in lru.py) is written as stores
+between such points (a page is taken out of one list and put in the other with `del` and `[]=`,
+not with popitem), and a new page is listed in the transaction before it becomes resident: an
+interrupted put leaves lists that agree and pages that the rollback finds
+(tests/storage/test_interrupt.py interrupts a transaction at every such point).
 
-Two copies of the replacement rules. After a cold lookup's last read the pool's steps for the
-pages it met (fetch's for a page found; _make_room, _admit, _insert_at_midpoint, _rebalance,
-_evict and _remove for a page read) run in C, in _cellsearch.replay, which acts on this pool's
-own lists and fields: the Python here was a tenth of a cold lookup (_cellsearch.c says how that
-was measured). A change to those rules must be made in both; tests/storage/test_descend.py
-compares lookups through the C steps with the same lookups fetched page by page here, counts,
-evictions, written pages and list order.
+A cold lookup's steps here (fetch's for a page found, _remove's for a page evicted) and lru.py's
+also run in C, in _cellsearch.replay: a change to them must be made in both (lru.py, "Two copies
+of the replacement rules").
 """
 
 from __future__ import annotations
 
-import datetime
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -69,6 +41,9 @@ from typing import Protocol
 
 from pagelab.common.errors import UsageError
 from pagelab.storage.errors import BufferPoolFullError
+from pagelab.storage.frames import Frame, RawPage
+from pagelab.storage.lru import OLD_BLOCKS_PCT, OLD_BLOCKS_TIME_MS, YOUNG_REFRESH_FRACTION, MidpointLRU
+from pagelab.storage.poolfigures import PoolFigures
 
 try:
     from pagelab.storage._cellsearch import replay
@@ -79,9 +54,6 @@ except ImportError as missing:  # pragma: no cover - only on a checkout that was
     ) from None
 
 MIN_FRAMES = 8  # a root-to-leaf path plus the pages one split creates, with room for the LRU to work
-OLD_BLOCKS_PCT = 37  # innodb_old_blocks_pct's default: the old sublist is 3/8 of the LRU
-OLD_BLOCKS_TIME_MS = 1000  # innodb_old_blocks_time's default since MySQL 5.6 / MariaDB 10.0
-YOUNG_REFRESH_FRACTION = 4  # InnoDB re-heads a young page once it is in the older 1/4 of the young sublist
 
 
 class PageFileLike(Protocol):
@@ -94,66 +66,8 @@ class PageFileLike(Protocol):
     def counters(self) -> dict[str, int]: ...
 
 
-class Frame:
-    """A page in the pool. Subclasses add the page's contents and `image()`.
-
-    page_no      where the page lives in the page file
-    pins         callers holding it in memory (never evicted while > 0)
-    dirty        differs from the page file's copy
-    in_txn       changed by the open transaction (never written in place, never evicted)
-    old          in the old sublist
-    accessed_at  clock time of its first access since it entered the pool (when it entered)
-    young_clock  the pool's eviction count when it was last put at the young head
-    before       while in_txn: what rollback restores (snapshot()), or None when the page file's
-                 copy is the committed one (or the page is new)
-    """
-
-    __slots__ = ("page_no", "pins", "dirty", "in_txn", "old", "accessed_at", "young_clock", "before")
-
-    def __init__(self, page_no: int):
-        self.page_no = page_no
-        self.pins = 0
-        self.dirty = False
-        self.in_txn = False
-        self.old = True
-        self.accessed_at = 0.0
-        self.young_clock = 0
-        self.before: object = None
-
-    def image(self) -> bytes:
-        """The page as it is to be written to the file: exactly page_size bytes."""
-        raise NotImplementedError
-
-    def snapshot(self) -> object:
-        """What a rollback needs to put the page back as it is now. By default its image, which
-        rollback decodes into a new frame; a page type can keep something cheaper (see
-        TreePage.snapshot) and restore it in place with restore()."""
-        return self.image()
-
-    def restore(self, snapshot: object) -> bool:
-        """Put the page back as snapshot() saw it, in place; False if this page type cannot (the
-        pool then decodes the snapshot as an image)."""
-        return False
-
-    def release_snapshot(self) -> None:
-        """The transaction that took a snapshot has ended: it will not be restored."""
-
-
-class RawPage(Frame):
-    """A page as plain bytes: what the pool holds when no decoder is given."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, page_no: int, data: bytes):
-        super().__init__(page_no)
-        self.data = bytearray(data)
-
-    def image(self) -> bytes:
-        return bytes(self.data)
-
-
-class BufferPool:
-    """`cache_bytes // page_size` frames over a page file, with InnoDB's midpoint LRU (see module doc).
+class BufferPool(MidpointLRU, PoolFigures):
+    """`cache_bytes // page_size` frames over a page file, with InnoDB's midpoint LRU (lru.py).
 
     fetch(page_no)      the page, read from the file on a miss (one counted get; not pinned)
     pin / unpin         keep a page in memory across other fetches
@@ -230,7 +144,8 @@ class BufferPool:
         frame = self._resident.get(page_no)
         if frame is None:
             return self._read_in(page_no)
-        if self.evictions:  # before the first eviction a hit moves nothing (InnoDB's rule, above)
+        # lru.py's rules for a hit, written out here because a hit is the hot path of every lookup
+        if self.evictions:  # before the first eviction a hit moves nothing (InnoDB's rule, lru.py)
             if frame.old:
                 self._touch_old(frame)
             elif self.evictions - frame.young_clock >= self._young_refresh_after:
@@ -285,87 +200,7 @@ class BufferPool:
         self._make_room()
         return self._admit(self._decode(page_no, self.pagefile.read_page(page_no)))
 
-    def _admit(self, frame: Frame) -> Frame:
-        """A page just read from the file (a miss) into the room made for it."""
-        self.misses += 1
-        self._insert_at_midpoint(frame)
-        if self.evictions:
-            self.not_young += 1  # InnoDB counts the access that read the page: too soon to make it young
-        return frame
-
-    def _touch_old(self, frame: Frame) -> None:
-        if self._clock() - frame.accessed_at >= self.old_blocks_time_s:
-            self._make_young(frame)
-        else:
-            self.not_young += 1
-
-    def _make_young(self, frame: Frame) -> None:
-        del self._old[frame.page_no]
-        frame.old = False
-        frame.young_clock = self.evictions
-        self._young[frame.page_no] = frame
-        self.made_young += 1
-        self._rebalance()
-
-    def _insert_at_midpoint(self, frame: Frame) -> None:
-        page_no = frame.page_no
-        frame.old = True
-        frame.young_clock = self.evictions
-        frame.accessed_at = self._clock()  # every page enters the pool because it is being accessed
-        resident = self._resident
-        old = self._old
-        old_target = (len(resident) + 1) * self.old_blocks_pct // 100  # with the page entering
-        if old and len(old) >= old_target:
-            # InnoDB inserts a new page just behind the old head; when that makes the old
-            # sublist too long, the midpoint moves past the former head, which turns young.
-            # The new page itself stays old, as it must for a scan to pass through unpromoted.
-            self._old_head_to_young_tail()
-        resident[page_no] = frame
-        old[page_no] = frame
-        if len(old) != old_target:
-            self._rebalance()
-
-    def _rebalance(self) -> None:
-        """Move the midpoint so the old sublist is old_blocks_pct of the LRU (InnoDB's LRU_old_len)."""
-        target = len(self._resident) * self.old_blocks_pct // 100
-        old, young = self._old, self._young
-        while len(old) > target:
-            self._old_head_to_young_tail()
-        while len(old) < target and young:  # the young tail becomes the old head
-            page_no = next(iter(young))
-            frame = young[page_no]
-            del young[page_no]  # from here to the end of the step, no interrupt can land (module doc)
-            frame.old = True
-            old[page_no] = frame
-
-    def _old_head_to_young_tail(self) -> None:
-        """Move the midpoint one page toward the tail: the old head becomes the young tail."""
-        old, young = self._old, self._young
-        page_no = next(reversed(old))
-        frame = old[page_no]
-        del old[page_no]  # from here to the end, no interrupt can land (module doc)
-        frame.old = False
-        young[page_no] = frame
-        young.move_to_end(page_no, last=False)
-
-    # -- eviction ---------------------------------------------------------------------------------
-
-    def _make_room(self) -> None:
-        if len(self._resident) >= self.capacity:
-            self._evict()
-
-    def _evict(self) -> None:
-        """Evict the page nearest the tail that is neither pinned nor changed by the open
-        transaction (the common case is the old tail itself, found in one step)."""
-        for sublist in (self._old, self._young):
-            for frame in sublist.values():  # tail first
-                if not frame.pins and not frame.in_txn:
-                    if frame.dirty:
-                        self._write(frame)
-                    self._remove(frame)  # the loop ends here, so changing the list is safe
-                    self.evictions += 1
-                    return
-        raise self._pool_full_error()
+    # -- eviction (lru.py chooses the page) -------------------------------------------------------
 
     def _pool_full_error(self) -> BufferPoolFullError:
         pinned = sum(1 for frame in self._resident.values() if frame.pins)
@@ -466,88 +301,3 @@ class BufferPool:
     def dirty_pages(self) -> int:
         return len(self._dirty)
 
-    # -- counters and InnoDB's printout ----------------------------------------------------------
-
-    def _snapshot(self) -> dict[str, float]:
-        return {
-            "time": self._clock(),
-            "gets": self.gets,
-            "misses": self.misses,
-            "made_young": self.made_young,
-            "not_young": self.not_young,
-            "pages_created": self.pages_created,
-            "pages_written": self.pages_written,
-        }
-
-    def counters(self) -> dict[str, float]:
-        """Totals since the pool was made, plus its current shape."""
-        return {
-            "pages": self.capacity,
-            "free_pages": self.capacity - len(self._resident),
-            "database_pages": len(self._resident),
-            "old_pages": len(self._old),
-            "dirty_pages": len(self._dirty),
-            "gets": self.gets,
-            "misses": self.misses,
-            "hit_ratio": 1 - self.misses / self.gets if self.gets else None,
-            "made_young": self.made_young,
-            "not_young": self.not_young,
-            "evictions": self.evictions,
-            "pages_created": self.pages_created,
-            "pages_written": self.pages_written,
-        }
-
-    def innodb_status_text(self) -> str:
-        """The pool's state as InnoDB prints its BUFFER POOL AND MEMORY section, framed like a
-        whole `SHOW ENGINE INNODB STATUS` so pagelab's parser reads it unchanged.
-
-        Rates are over the time since the previous call (as InnoDB's are since its previous
-        printout), and the call starts a new interval."""
-        now = self._snapshot()
-        last, self._last_printout = self._last_printout, now
-        elapsed = 0.001 + (now["time"] - last["time"])  # InnoDB adds 1 ms so the rate never divides by zero
-        delta = {name: now[name] - last[name] for name in now}
-        lru_len = len(self._resident)
-        free = self.capacity - lru_len
-        lines = [
-            "=====================================",
-            f"{datetime.datetime.now():%Y-%m-%d %H:%M:%S} 0x0 INNODB MONITOR OUTPUT",
-            "=====================================",
-            f"Per second averages calculated from the last {max(1, round(elapsed))} seconds",
-            "----------------------",
-            "BUFFER POOL AND MEMORY",
-            "----------------------",
-            f"Total large memory allocated {self.capacity * self.page_size}",
-            "Dictionary memory allocated 0",
-            f"Buffer pool size   {self.capacity}",
-            f"Free buffers       {free}",
-            f"Database pages     {lru_len}",
-            f"Old database pages {len(self._old)}",
-            f"Modified db pages  {len(self._dirty)}",
-            f"Percent of dirty pages(LRU & free pages): {100 * len(self._dirty) / self.capacity:.3f}",
-            "Pending reads 0",
-            "Pending writes: LRU 0, flush list 0",
-            f"Pages made young {self.made_young}, not young {self.not_young}",
-            f"{delta['made_young'] / elapsed:.2f} youngs/s, {delta['not_young'] / elapsed:.2f} non-youngs/s",
-            f"Pages read {self.misses}, created {self.pages_created}, written {self.pages_written}",
-            f"{delta['misses'] / elapsed:.2f} reads/s, {delta['pages_created'] / elapsed:.2f} creates/s, "
-            f"{delta['pages_written'] / elapsed:.2f} writes/s",
-        ]
-        gets = delta["gets"]
-        if gets:
-            miss_ratio = min(1.0, delta["misses"] / gets)
-            lines.append(
-                f"Buffer pool hit rate {int(1000 * (1 - miss_ratio))} / 1000, "
-                f"young-making rate {int(1000 * delta['made_young'] / gets)} / 1000 "
-                f"not {int(1000 * delta['not_young'] / gets)} / 1000"
-            )
-        else:
-            lines.append("No buffer pool page gets since the last printout")
-        lines += [
-            "Pages read ahead 0.00/s, evicted without access 0.00/s, Random read ahead 0.00/s",
-            f"LRU len: {lru_len}, unzip_LRU len: 0",
-            "----------------------------",
-            "END OF INNODB MONITOR OUTPUT",
-            "============================",
-        ]
-        return "\n".join(lines) + "\n"

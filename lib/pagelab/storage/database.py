@@ -29,52 +29,46 @@ finished (see _commit), so what this process saw committed is what a crash recov
 
 In memory (`path=None` or `in_memory=True`) the page file is a dict and the journal only
 counts: the same page reads, writes and journal figures, without a disk, for simulations.
+
+This module is the API: opening, the key-value operations and transactions. Beside it:
+dbfiles.py (what a new database's files hold, created whole or not at all, the length check
+after recovery, the pool's page decoder), heldsignals.py (Ctrl-C held during a commit) and
+dbfigures.py (stats, counters and the InnoDB printout, mixed into Database).
 """
 
 from __future__ import annotations
 
-import _signal  # signal's C functions: see _HELD_SIGNALS
 import os
-import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pagelab.common.errors import UsageError
 from pagelab.common.units import MIB, parse_size
 from pagelab.storage.btree import BTree
-from pagelab.storage.bufferpool import OLD_BLOCKS_PCT, OLD_BLOCKS_TIME_MS, BufferPool, Frame
+from pagelab.storage.bufferpool import BufferPool
+from pagelab.storage.dbfigures import DatabaseFigures
+from pagelab.storage.dbfiles import (
+    FIRST_ROOT_PAGE,
+    JOURNAL_SUFFIX,
+    check_file_length,
+    create_file,
+    decode_database_page,
+    new_meta,
+)
 from pagelab.storage.errors import EntryTooLargeError, JournalSyncError, StorageError
 from pagelab.storage.header import HEADER_BYTES, HEADER_PAGE_NO, MAGIC, HeaderPage, TreeMeta, read_header
+from pagelab.storage.heldsignals import signals_held
 from pagelab.storage.journal import Journal, RecoveryReport
+from pagelab.storage.lru import OLD_BLOCKS_PCT, OLD_BLOCKS_TIME_MS
 from pagelab.storage.pagefile import MemoryPageFile, PageFile, check_page_size
-from pagelab.storage.slotted import InteriorPage, LeafPage, decode_tree_page_in_python
-from pagelab.storage._cellsearch import decode_page  # after bufferpool, whose import says how to build it if missing
 
 DEFAULT_PAGE_SIZE = 8192  # SQLite's and PostgreSQL's choice, between InnoDB's 16k and LMDB's 4k
 DEFAULT_CACHE_BYTES = 8 * MIB  # 8 MiB: InnoDB's smallest buffer pool is 5 MiB, SQLite's default cache ~2 MiB
 DEFAULT_CHECKPOINT_PAGES = 1000  # SQLite's wal_autocheckpoint default
-JOURNAL_SUFFIX = "-journal"
 _CLOSED = "the database is closed; open it again with Database.open"
-# Held during a durable commit (see _commit). Through `_signal`, the C module behind `signal`: the
-# public signal.signal/getsignal turn every handler into an enum member and back, ~12 µs a call
-# here against 0.6, which doubled the time of a small commit with synchronous=False.
-_HELD_SIGNALS = (signal.SIGINT.value, signal.SIGTERM.value)
-FIRST_ROOT_PAGE = 1
-
-
-def _decode_header_or_damaged_page(page_no: int, image: bytes) -> Frame:
-    if page_no == HEADER_PAGE_NO:
-        return HeaderPage.from_image(image)
-    return decode_tree_page_in_python(page_no, image)  # names what is wrong with the page
-
-
-# The pool's decode: tree pages in C, the header page and whatever C does not take in Python.
-_decode_page = partial(decode_page, LeafPage, InteriorPage, _decode_header_or_damaged_page, HEADER_PAGE_NO)
 
 
 def _as_bytes(value: Any, what: str) -> bytes:
@@ -83,7 +77,7 @@ def _as_bytes(value: Any, what: str) -> bytes:
     raise UsageError(f"{what} must be bytes, got {type(value).__name__}" + (" (encode it, e.g. s.encode())" if isinstance(value, str) else ""))
 
 
-class Database:
+class Database(DatabaseFigures):
     """A key-value store of byte strings; open one with Database.open (see the module docstring)."""
 
     def __init__(self, *, pagefile, journal: Journal, pool: BufferPool, meta: TreeMeta, cache_bytes: int,
@@ -133,7 +127,7 @@ class Database:
         synchronous   fsync the journal at commit; False survives a killed process (the OS keeps
                       the written bytes) but not a power cut, like SQLite's synchronous=OFF
         checkpoint_pages  checkpoint when the journal holds this many pages (on disk only)
-        old_blocks_pct, old_blocks_time_ms, clock   the buffer pool's LRU settings (bufferpool.py)
+        old_blocks_pct, old_blocks_time_ms, clock   the buffer pool's LRU settings (lru.py)
         """
         # Every setting is checked before any file is created or opened.
         if isinstance(checkpoint_pages, bool) or not isinstance(checkpoint_pages, int) or checkpoint_pages < 1:
@@ -156,7 +150,7 @@ class Database:
         if not path.exists() or path.stat().st_size == 0:
             page_size = page_size or DEFAULT_PAGE_SIZE
             BufferPool.check_settings(page_size, cache_bytes, old_blocks_pct, old_blocks_time_ms)
-            _create_file(path, journal_path, page_size)
+            create_file(path, journal_path, page_size)
         with open(path, "rb") as handle:
             head = handle.read(HEADER_BYTES)
         try:
@@ -180,9 +174,9 @@ class Database:
         try:
             journal = Journal(journal_path, file_page_size, synchronous=synchronous)
             recovery = journal.recover(pagefile)
-            pool = BufferPool(pagefile, cache_bytes, decode=_decode_page, no_steal=True, **pool_options)
+            pool = BufferPool(pagefile, cache_bytes, decode=decode_database_page, no_steal=True, **pool_options)
             meta = pool.fetch(HEADER_PAGE_NO).meta.copy()
-            _check_file_length(path, file_page_size, meta)
+            check_file_length(path, file_page_size, meta)
         except BaseException:
             if journal is not None:
                 journal.close()
@@ -194,10 +188,10 @@ class Database:
     @classmethod
     def _open_in_memory(cls, page_size: int, cache_bytes: int, checkpoint_pages: int, pool_options: dict) -> Database:
         pagefile = MemoryPageFile(page_size)
-        meta = _new_meta()
+        meta = new_meta()
         pagefile.write_page(HEADER_PAGE_NO, HeaderPage(page_size, meta.copy()).image())
         pagefile.write_page(FIRST_ROOT_PAGE, BTree.create_root(page_size, FIRST_ROOT_PAGE).image())
-        pool = BufferPool(pagefile, cache_bytes, decode=_decode_page, no_steal=True, **pool_options)
+        pool = BufferPool(pagefile, cache_bytes, decode=decode_database_page, no_steal=True, **pool_options)
         return cls(pagefile=pagefile, journal=Journal(None, page_size), pool=pool, meta=meta, cache_bytes=cache_bytes,
                    checkpoint_pages=checkpoint_pages, recovery=RecoveryReport(), path=None)
 
@@ -332,7 +326,7 @@ class Database:
         # the commit must finish in memory too: rolled back here, the next commit would reuse its
         # transaction id and recovery, which stops at an id that does not go up, would drop every
         # commit after it. So Ctrl-C (or SIGTERM) during a commit takes effect when it has finished.
-        with _signals_held() if self._journal.durable else nullcontext():
+        with signals_held() if self._journal.durable else nullcontext():
             if pool.transaction_pages():
                 meta = self._meta
                 meta.last_txn_id += 1
@@ -352,7 +346,7 @@ class Database:
             self.checkpoint()
 
     def _rollback(self) -> None:
-        with _signals_held():  # a second Ctrl-C must not leave the pool half restored
+        with signals_held():  # a second Ctrl-C must not leave the pool half restored
             self._pool.rollback()
             committed = self._committed_meta
             meta = self._meta  # the tree holds this object: restore it in place
@@ -399,115 +393,3 @@ class Database:
         where = self.path or "memory"
         return f"<Database {where} page_size={self.page_size} keys={self._meta.key_count} depth={self._meta.depth}>"
 
-    # -- figures ----------------------------------------------------------------------------------
-
-    def stats(self) -> dict:
-        """The tree's shape: depth, pages per level, fill (see BTree.stats)."""
-        self._check_open()
-        return self._tree.stats()
-
-    def check(self) -> None:
-        """Verify the tree's invariants; StorageError naming the first broken one."""
-        self._check_open()
-        self._tree.check()
-
-    def counters(self) -> dict[str, Any]:
-        """Every count in one flat dict: page file, buffer pool, journal, tree."""
-        out: dict[str, Any] = {
-            "page_size_bytes": self.page_size,
-            "cache_bytes": self.cache_bytes,
-            "backend": "memory" if self.path is None else ("file+O_DIRECT" if self._pagefile.direct_io else "file"),
-        }
-        out.update({f"file_{name}": value for name, value in self._pagefile.counters().items()})
-        out.update({f"pool_{name}": value for name, value in self._pool.counters().items()})
-        out.update({f"journal_{name}": value for name, value in self._journal.counters().items()})
-        out.update({
-            "checkpoints": self._checkpoints,
-            "recovered_transactions": self.recovery.transactions,
-            "tree_depth": self._meta.depth,
-            "tree_keys": self._meta.key_count,
-            "tree_pages_allocated": self._meta.page_count,
-            "last_txn_id": self._meta.last_txn_id,
-        })
-        return out
-
-    def counters_frame(self):
-        """counters() as a one-row pandas DataFrame (rows from several databases concat cleanly)."""
-        import pandas as pd
-
-        return pd.DataFrame([self.counters()])
-
-    def transaction_log_frame(self):
-        """One row per committed transaction: txn_id, pages and bytes written to the journal."""
-        import pandas as pd
-
-        log = self._journal.transaction_log()
-        return pd.DataFrame({name: list(column) for name, column in log.items()}, columns=["txn_id", "pages", "bytes"])
-
-    def innodb_status_text(self) -> str:
-        """The buffer pool as InnoDB's BUFFER POOL AND MEMORY section (BufferPool.innodb_status_text)."""
-        return self._pool.innodb_status_text()
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGINT, and SIGTERM when Python handles it, until the block ends; then hand each one
-    received to the handler it was meant for (for SIGINT, usually: raise KeyboardInterrupt)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # Python runs signal handlers in the main thread only: nothing to hold here
-        return
-    received: list[tuple[int, Any]] = []
-    handlers = {}
-    for signum in _HELD_SIGNALS:
-        handler = _signal.getsignal(signum)
-        if callable(handler):
-            handlers[signum] = handler
-            _signal.signal(signum, lambda number, frame: received.append((number, frame)))
-    try:
-        yield
-    finally:
-        for signum, handler in handlers.items():
-            _signal.signal(signum, handler)
-        for signum, frame in received:
-            handlers[signum](signum, frame)
-
-
-def _check_file_length(path: Path, page_size: int, meta: TreeMeta) -> None:
-    """After recovery every page the header counts is whole in the file: each was written by a
-    checkpoint (which syncs before the journal starts over) or replayed from the journal. A
-    shorter file lost its end after it was written (a partial copy, a full disk while copying)."""
-    expected = meta.page_count * page_size
-    actual = path.stat().st_size
-    if actual < expected:
-        raise StorageError(
-            f"{path} is {actual} bytes but its header counts {meta.page_count} pages of {page_size} bytes "
-            f"({expected} bytes): the file has lost its end (a partial copy?); restore it from where it came from"
-        )
-
-
-def _new_meta() -> TreeMeta:
-    return TreeMeta(page_count=FIRST_ROOT_PAGE + 1, root=FIRST_ROOT_PAGE, depth=1, key_count=0, last_txn_id=0)
-
-
-def _create_file(path: Path, journal_path: Path, page_size: int) -> None:
-    """Write a new database (header page and an empty root leaf) so it appears whole or not at all:
-    into a temporary file, synced, then renamed over `path`. A journal left from an older
-    database of that name is removed first, or the next open would replay it into this one."""
-    if not path.parent.is_dir():
-        raise UsageError(f"cannot create {path}: the directory {path.parent} does not exist")
-    journal_path.unlink(missing_ok=True)
-    temporary = path.with_name(path.name + ".creating")
-    meta = _new_meta()
-    with open(temporary, "wb") as handle:
-        handle.write(HeaderPage(page_size, meta).image())
-        handle.write(BTree.create_root(page_size, FIRST_ROOT_PAGE).image())
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-    if not path.exists():
-        raise StorageError(f"{path} vanished right after it was created")

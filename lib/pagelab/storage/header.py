@@ -30,8 +30,8 @@ import struct
 import zlib
 from dataclasses import dataclass
 
-from pagelab.storage.bufferpool import Frame
 from pagelab.storage.errors import StorageError
+from pagelab.storage.frames import Frame
 
 MAGIC = b"pagelab\x00"
 FORMAT_VERSION = 1

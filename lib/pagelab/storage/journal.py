@@ -50,8 +50,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pagelab.storage.bufferpool import Frame
 from pagelab.storage.errors import JournalSyncError, StorageError
+from pagelab.storage.frames import Frame
 
 JOURNAL_MAGIC = b"pljrnl\x00\x00"
 JOURNAL_VERSION = 1

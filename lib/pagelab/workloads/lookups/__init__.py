@@ -47,7 +47,7 @@ worth locating:
 - `pread_iops`: random O_DIRECT preads of whole pages from the same file, from Python, right
   before the lookups: the device as it is at that moment, through the same system call.
 - `decode_us_per_page`: the CPU time to turn one page image into the prototype's page object
-  (`slotted.decode_tree_page`), averaged over pages of the file. Only the header and the slot
+  (`nodes.decode_tree_page`), averaged over pages of the file. Only the header and the slot
   array are unpacked (keys are decoded lazily), so this hardly grows with the page size.
 
 And one optional check (`fio_beside_s`), which bench/bench_lookups.py uses: fio itself reading

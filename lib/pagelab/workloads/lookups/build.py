@@ -25,7 +25,7 @@ from pagelab.common.units import MIB, page_size_label
 from pagelab.models.blocksize import DEFAULT_VALUE_BYTES, SEED_KEY_BYTES
 from pagelab.storage import Database
 from pagelab.storage.bufferpool import MIN_FRAMES
-from pagelab.storage.database import JOURNAL_SUFFIX
+from pagelab.storage.dbfiles import JOURNAL_SUFFIX
 from pagelab.storage.slotted import (
     INTERIOR_CELL_HEADER,
     LEAF_CELL_HEADER,

@@ -31,7 +31,7 @@ from pagelab.models.blocksize import (
 )
 from pagelab.storage import Database
 from pagelab.storage.bufferpool import MIN_FRAMES
-from pagelab.storage.slotted import decode_tree_page
+from pagelab.storage.nodes import decode_tree_page
 from pagelab.workloads.lookups.build import BuiltTree, build_tree, key_for, load_sidecar, prototype_capacity
 
 # The issue's goal: measured cold lookups/s >= 0.8 x (fio QD1 IOPS / hops).
@@ -302,7 +302,7 @@ def raw_read_iops(path: str | os.PathLike, page_size: int, n_reads: int = PREAD_
 
 
 def decode_cost_us(path: str | os.PathLike, page_size: int, n_pages: int = DECODE_SAMPLE_PAGES, seed: int = 4) -> float:
-    """Microseconds of CPU to decode one page image (`slotted.decode_tree_page`), over a random
+    """Microseconds of CPU to decode one page image (`nodes.decode_tree_page`), over a random
     sample of the file's tree pages (read through the OS cache: only the decode is timed)."""
     picker = random.Random(seed)
     with open(path, "rb", buffering=0) as handle:

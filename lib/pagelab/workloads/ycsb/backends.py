@@ -278,7 +278,7 @@ def open_prototype(path: Path, page_size: int, cache_bytes: int, direct_io: bool
 
 
 def prototype_files(path: Path) -> list[Path]:
-    from pagelab.storage.database import JOURNAL_SUFFIX
+    from pagelab.storage.dbfiles import JOURNAL_SUFFIX
 
     return [path, path.with_name(path.name + JOURNAL_SUFFIX)]
 
