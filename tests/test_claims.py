@@ -96,7 +96,7 @@ def test_the_conclusion_names_what_was_not_checked(tmp_path):
             "(69% of the data loaded) against the lab's 30%; 4 connections against 8; 9 s measured against at least "
             "90 s): \u201cIOPS falls slightly") in text
     # it rests on one run per page size, so it is listed apart from verdicts with an interval
-    once = "these hold here on this sweep's one run per page size, with no interval (another run could read otherwise): "
+    once = "this holds here on this sweep's one run per page size, with no interval (another run could read otherwise): "
     assert once + "\u201cThe average read request equals the page size\u201d" in text, text
     # each verdict an item of its own: the reasons' semicolons must not run a claim not checked
     # into the ones that hold
@@ -120,7 +120,7 @@ def test_the_setup_table_puts_the_course_guides_settings_beside_the_sweeps(tmp_p
     assert table.loc["innodb_log_file_size", "This sweep"] == "200M (one file)"
     course = load_profile("course")
     runtime = table.loc["Runtime", "This sweep"]
-    assert f"{course.repeats} run(s)" in runtime and "1200 s" in runtime
+    assert f"{course.repeats} runs per page size" in runtime and "1200 s" in runtime
 
 
 def test_a_claim_over_time_needs_a_run_long_enough_to_show_time(tmp_path):

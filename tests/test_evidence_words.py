@@ -354,5 +354,5 @@ def test_a_pair_not_tested_says_the_primary_was_not_called_in_its_metrics_words(
     assert "not resolved" not in line, line
     line = verdict_line(dict(row, metric="tpmc"), METRICS_BY_NAME["tpmc"])
     assert "not tested (the primary comparison was not called faster or slower" in line, line
-    # an interval that excludes no change claims nothing here, and the line says so
-    assert "this line claims nothing even where its interval excludes no change" in line, line
+    # an interval that leaves out 0% claims nothing here, and the line says so
+    assert "this line claims nothing even where its interval leaves out 0%" in line, line

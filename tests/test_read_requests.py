@@ -249,3 +249,23 @@ def test_the_iops_claim_is_not_resolved_where_innodbs_own_reads_do_not_agree_wit
     # what family the check is in, and the rule, said where it is used (it is in no Method family)
     assert ("a check of this claim alone, not one of the Method's families: judged as read IOPS is, at the device "
             "line's level, with no correction of its own") in claim.evidence, claim.evidence
+
+
+def test_innodbs_reads_are_counted_over_the_seconds_iostat_counts_on_real_runs():
+    """Round 5 of the 12-round course sweep of 2026-11-29 (tests/fixtures/captured/course-2026-11-29-writes),
+    as the monitor wrote it: InnoDB's read rate (counter_deltas) against the device's, iostat's r/s
+    over the measurement's samples (t_s >= 0), computed here from the raw column. With O_DIRECT and
+    the block layer merging no reads, the two count the same requests; taken over windows a sample
+    apart they parted by up to 0.8%, which the report read as the disk completing fewer reads."""
+    from pagelab.report.read_requests import counter_deltas
+
+    runs = FIXTURES / "course-2026-11-29-writes"
+    for run in sorted(runs.iterdir()):
+        iostat = pd.read_csv(run / "iostat.csv")
+        device_r_s = float(iostat.loc[iostat["t_s"] >= 0, "r_s"].mean())
+        measured = iostat[iostat["t_s"] >= 0]
+        assert measured["rrqm_s"].sum() < 1e-4 * measured["r_s"].sum(), run.name  # next to nothing merged
+        deltas = counter_deltas(run)
+        assert math.isclose(device_r_s, deltas["Innodb_data_reads"] / deltas["seconds"], rel_tol=5e-4), run.name
+        # iostat's samples cover 10 s each, the first ending about 10 s into the measurement
+        assert math.isclose(deltas["seconds"], 10 * int((iostat["t_s"] >= 0).sum()), rel_tol=0.01), run.name

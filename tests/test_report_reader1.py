@@ -98,7 +98,7 @@ def test_the_first_round_check_says_when_its_smallest_p_cannot_reach_5_percent(t
     data = load(bundle(tmp_path))
     text = self_check_markdown(data.evidence)
     rounds = 7  # the bundle's design; a rank over 7 rounds is at least 1/7
-    assert f"the smallest p this check can give is 1/{rounds} = {1 / rounds:.2g}, above 5%" in text
+    assert f"the smallest p this check can give is 1/{rounds} = {1 / rounds:.3g}, above 5%" in text
     assert first_round_p(data.evidence) >= 1 / rounds
     # how the page sizes' ranks make one p: the rounds' scores, and round 1's rank among them
     from pagelab.evidence.self_checks import round_scores

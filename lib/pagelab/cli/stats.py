@@ -183,7 +183,7 @@ def register(commands) -> None:
                     "primary comparison (the knob primary) is tested first, alone, at the full level; the other "
                     "pairs only after it was called faster or slower, as one family (p-values Holm-adjusted, "
                     "intervals at the Bonferroni-adjusted level); without a primary all the pairs of a metric are "
-                    "that one family. The verdict: faster/slower only when the interval excludes no change and the "
+                    "that one family. The verdict: faster/slower only when the interval lies wholly on one side of 0% and the "
                     "test agrees; 'equivalent within ±δ' when the interval lies inside ±δ (the bundle's "
                     "equivalence_pct); else 'not resolved', with the smallest effect these runs resolve and the runs "
                     "δ would need. A sweep grown with `pagelab sweep --resume BUNDLE "

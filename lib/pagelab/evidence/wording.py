@@ -126,7 +126,7 @@ def verdict_line(row: dict, metric: Metric | None = None, adjustment: str = "Hol
         # the p95 are called higher or lower
         return (f"{head} {pct_text(row['change_pct'])} {interval}, not tested (the primary comparison was not called "
                 f"{metric.higher} or {metric.lower}, and the others are tested only after it, so this line claims "
-                f"nothing even where its interval excludes no change; {unresolved_advice(row)})" + _method_text(row))
+                f"nothing even where its interval leaves out 0%; {unresolved_advice(row)})" + _method_text(row))
     text = f"{head} {pct_text(row['change_pct'])} {interval}, {word}"
     if row["verdict"] == NOT_RESOLVED:
         # the test's p too, so a line not resolved can be reported with its test as a called one is

@@ -127,10 +127,15 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
 
     # the glossary's verdict words, with what they rest on, not a word of their own
     once = "on this sweep's one run per page size, with no interval (another run could read otherwise):"
+    def these(group: list[Claim], plural: str, single: str) -> str:
+        return plural if len(group) > 1 else single
+
     parts = [f"{label} {listed(group)}" for label, group in
-             (("these hold here:", held), ("these do not hold here:", failed),
-              (f"these hold here {once}", held_once), (f"these do not hold here {once}", failed_once),
-              ("these the runs cannot decide:", open_))
+             ((these(held, "these hold here:", "this holds here:"), held),
+              (these(failed, "these do not hold here:", "this does not hold here:"), failed),
+              (these(held_once, f"these hold here {once}", f"this holds here {once}"), held_once),
+              (these(failed_once, f"these do not hold here {once}", f"this does not hold here {once}"), failed_once),
+              (these(open_, "these the runs cannot decide:", "this the runs cannot decide:"), open_))
              if group]
     # not checked here, each reason once with its claims (the Discussion gives the whole of it)
     reasons = dict.fromkeys(c.why_unchecked for c in unchecked)

@@ -140,6 +140,15 @@ def listed_pair(data: ReportData, metric: str, x: str, y: str) -> dict | None:
     return None
 
 
+def over_time_block_counted(data: ReportData) -> bool:
+    """Whether TpmC's lines counted the over-time runs as one block more (the two-level model does
+    where their windows passed MSER-5 and the drift test): their method says so."""
+    from pagelab.evidence.model import OVER_TIME_BLOCK_WORDS
+
+    tpmc = data.pairs[data.pairs["metric"] == "tpmc"] if "metric" in data.pairs else data.pairs
+    return any(OVER_TIME_BLOCK_WORDS in str(method) for method in tpmc.get("method", []))
+
+
 def pair_text(row: dict, names: bool = True) -> str:
     """'16k vs 8k −6.2% [−12.3%, +0.39%] (97.5% CI), not tested': a pair as its verdict line gives it
     (without `names`, from the effect on)."""

@@ -80,7 +80,7 @@ def method_markdown(data: ReportData) -> str:
     random_seed = profile.get("random_seed", profile.get("seed"))  # `seed` in bundles before its rename
     return (
         f"Each page size ({sizes}) got its own MariaDB instance, initialised with that `innodb_page_size` and "
-        f"loaded with {profile.get('warehouses')} TPC-C warehouse(s) from random seed {random_seed}, so every page "
+        f"loaded with {profile.get('warehouses')} TPC-C warehouse{'s' if profile.get('warehouses') != 1 else ''} from random seed {random_seed}, so every page "
         f"size holds the same rows. After the load the datadir was snapshotted. {restored}restarted the server "
         f"with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "

@@ -116,7 +116,7 @@ def methods_explained(data) -> str:
     model, ranks = [], []
     if MODEL in kinds:
         model.append("The two-level model takes each block's log-ratio of the pair's TpmC (a block is a round, whose "
-                     "runs share the machine's minute, or the over-time runs' block, below); the effect is the mean of "
+                     "runs ran back to back on one machine, within minutes of each other, or the over-time runs' block, below); the effect is the mean of "
                      "those log-ratios, with a t interval on the blocks less one and the matching t-test: the two-stage "
                      "analysis of a mixed model (Giesbrecht & Burns 1985), which with blocks alike is the paired t of "
                      "Jain 1991, ch. 13.4, here with a lower bound from the within-run part. On its lines \"these N blocks "
@@ -133,7 +133,7 @@ def methods_explained(data) -> str:
             rounds = f"{paired[0]}" if len(paired) == 1 else f"{paired[0]}-{paired[-1]}"
             ways.append(f"the signed-rank test (Wilcoxon 1945) compares round by round, over the {rounds} rounds both "
                         f"page sizes finished, and the bootstrap resamples the rounds whole, as the runs of a round "
-                        f"share the machine's minute")
+                        f"ran back to back on one machine, within minutes of each other")
         if RANK_SUM in kinds:
             ways.append(f"the Mann-Whitney test (Mann & Whitney 1947) compares run by run, where fewer than {MIN_ROUNDS_FOR_PAIRED} "
                         f"rounds were shared, and the bootstrap resamples each side's runs on their own")

@@ -175,10 +175,23 @@ def over_time_sentence(data) -> str:
         return ""
     long_runs = data.over_time["summary"]
     seconds = sorted({round(v) for v in long_runs["measure_s"].dropna()}) if "measure_s" in long_runs else []
-    return (f"\n\nTwo kinds of runs. The verdicts, medians and intervals come from the runs in rounds above; the "
-            f"figures over time (IOPS, hit ratio, New-Order response time) and the lab's checkpoints come from "
-            f"{len(long_runs)} over-time run(s), one per page size after the rounds, each measuring "
-            f"{', '.join(f'{v} s' for v in seconds) or 'longer'}, as the lab's did.")
+    count = len(long_runs)
+    runs = f"{count} over-time run{'s' if count != 1 else ''}"
+    return (f"\n\nTwo kinds of runs. {_verdicts_from(data, runs)} The figures over time (IOPS, hit ratio, New-Order "
+            f"response time) and the lab's checkpoints come from the {runs}, one per page size after the rounds, each "
+            f"measuring {', '.join(f'{v} s' for v in seconds) or 'longer'}, as the lab's did.")
+
+
+def _verdicts_from(data, runs: str) -> str:
+    """Which runs the verdicts rest on: the rounds, and for TpmC's pairs the over-time runs' block where
+    the two-level model counted it (their windows that passed MSER-5 and the drift test)."""
+    from pagelab.report.lab_report import over_time_block_counted
+
+    if not over_time_block_counted(data):
+        return (f"The verdicts, medians and intervals come from the runs in rounds above, not from the {runs}.")
+    return ("The medians and intervals of each page size, and every other metric's verdicts, come from the runs in "
+            f"rounds above; TpmC's verdicts count the {runs} too, as one block more, with what of each run passed "
+            "MSER-5 and the drift test (the two-level model, below).")
 
 
 def memory_budget_sentence(data) -> str:
@@ -189,7 +202,7 @@ def memory_budget_sentence(data) -> str:
     parts = []
     for warehouses, budget in sorted(budgets.items(), key=lambda item: int(item[0])):
         loaded = "; ".join(f"{size} {size_text(n)}" for size, n in budget["loaded_db_bytes"].items())
-        parts.append(f"at {warehouses} warehouse(s) the loaded databases were {loaded}, so the reference was "
+        parts.append(f"at {warehouses} warehouse{'s' if warehouses != 1 else ''} the loaded databases were {loaded}, so the reference was "
                      f"{budget['reference_page_size']}'s {size_text(budget['reference_db_bytes'])}")
     seed = sorted({size_text(n) for _, n in seed_pool_pages().values()})
     had = (f" (as the lab's server had: its status output shows {seed[0]} at every page size)"
@@ -245,5 +258,5 @@ def not_applicable_sentence() -> str:
     notes = [f"`{row.key}={row.value}`: {row.note}" for row in guide.itertuples() if row.note]
     if not notes:
         return ""
-    return (" Of the course guide's server settings (Table: Benchmark setup), these do not carry over to MariaDB "
+    return (" Of the course guide's server settings (its table \"Benchmark setup\"), these do not carry over to MariaDB "
             "as written: " + "; ".join(notes) + ".")

@@ -66,9 +66,9 @@ def _first_round_text(table: RunTable) -> str:
                       for row in first.to_dict("records"))
     rounds = len(round_scores(table))
     # the check's p is a rank over the rounds: the lowest rank gives 1/rounds, which may not reach 5%
-    floor = (f"; with {rounds} rounds the smallest p this check can give is 1/{rounds} = {1 / rounds:.2g}, above "
+    floor = (f"; with {rounds} rounds the smallest p this check can give is 1/{rounds} = {1 / rounds:.3g}, above "
              f"5%, so it can never flag round 1 on its own, however low it is: its p is given so that several "
-             f"sweeps' can be combined (Fisher's method, as the runbook does)" if 1 / rounds > ALPHA else "")
+             f"sweeps' can be combined (Fisher's method, as the TPC-C runbook's \"Checking a sweep against itself\" does for six)" if 1 / rounds > ALPHA else "")
     p = first_round_p(table)
     return (f" Round 1, the first runs after the loads, against the median of the later rounds: {parts}; "
             f"round 1 this low or lower by chance, p = {p:.2g}: each round scored as the mean over the page sizes of "

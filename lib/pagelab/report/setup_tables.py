@@ -29,7 +29,7 @@ def benchmark_setup(data: ReportData) -> pd.DataFrame:
                              else levels_text(profile.get("buffer_pool"), pool_level_labels(data))),
         "Benchmark Tool": f"pagelab, driver mode {profile.get('driver_mode')}",
         "Runtime": (f"{profile.get('measure_s')} s" if profile.get("measure_s") != "auto" else "auto") +
-                   f" × {profile.get('repeats')} run(s) per page size" +
+                   f" × {profile.get('repeats')} run{'s' if profile.get('repeats') != 1 else ''} per page size" +
                    (f", then {profile.get('over_time_s')} s once" if profile.get("over_time_s") else ""),  # fits a cell
         "Connections": str(profile.get("connections")),
     }

@@ -1,0 +1,108 @@
+"""A fifteenth fresh reader's gaps in a course report, each closed where the words are made: which
+runs the verdicts rest on (TpmC's count the over-time runs as one block more; the other metrics' and
+the medians do not), where to read why a long run's hit ratio falls, one word for one item, and the
+terms the glossary lacked. Expected words come from the shipped course sweep's own lines
+(tests/fixtures/captured/course-2026-11-29-shipped) or from the code the glossary describes."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import REPO_ROOT
+from tests.test_measured_figures import SHIPPED
+
+GLOSSARY = REPO_ROOT / "runbooks" / "glossary.md"
+
+
+def plain(text: str) -> str:
+    """Markdown's words on one line: line breaks and runs of spaces as one space."""
+    return re.sub(r"\s+", " ", text)
+
+
+def _shipped():
+    from pagelab.report.lab_report import load
+
+    return load(SHIPPED)
+
+
+def test_the_report_says_tpmcs_verdicts_count_the_over_time_runs_where_its_lines_do():
+    from pagelab.evidence.model import OVER_TIME_BLOCK_WORDS
+    from pagelab.report.seed_configuration import over_time_sentence
+
+    data = _shipped()
+    tpmc = data.pairs[data.pairs["metric"] == "tpmc"]
+    # the shipped sweep's TpmC lines say their blocks are the rounds and the over-time runs' block
+    assert all(OVER_TIME_BLOCK_WORDS in method for method in tpmc["method"]), list(tpmc["method"])
+    text = plain(over_time_sentence(data))
+    assert "TpmC's verdicts count the 3 over-time runs too, as one block more" in text, text
+    assert "every other metric's verdicts, come from the runs in rounds above" in text, text
+    assert "The verdicts, medians and intervals come from the runs in rounds above" not in text, text
+    assert "(s)" not in text, text
+    # lines that did not count the block (older bundles, a drifting run): the sentence says the rounds alone
+    data.pairs["method"] = [str(m).replace(OVER_TIME_BLOCK_WORDS, ")") for m in data.pairs["method"]]
+    text = plain(over_time_sentence(data))
+    assert "come from the runs in rounds above, not from the 3 over-time runs" in text, text
+
+
+def test_the_claims_on_tpmc_name_the_over_time_block_they_rest_on():
+    from pagelab.report.claims import TPMC_CLAIMS, claims
+
+    found = {claim.key: claim for claim in claims(_shipped())}
+    for key in TPMC_CLAIMS:
+        assert found[key].runs.endswith("and the 3 over-time runs, one block more"), found[key].runs
+    # the hit ratio over time rests on the over-time runs alone, as before
+    assert found["hit_ratio"].runs == "checked on the 3 over-time runs, one per page size", found["hit_ratio"].runs
+
+
+def test_a_hit_ratio_that_fell_points_to_the_runbooks_account_of_why():
+    from pagelab.report.claims import HIT_RATIO_FALL_SECTION, claims
+
+    assert f"#### {HIT_RATIO_FALL_SECTION}" in (REPO_ROOT / "runbooks" / "tpcc-page-size.md").read_text()
+    hit = {claim.key: claim for claim in claims(_shipped())}["hit_ratio"]
+    # the shipped runs' first and last samples, read here from the claim's own figures: each fell
+    falls = re.findall(r"(\d+k): (\d+) → (\d+)", hit.evidence)
+    assert len(falls) == 3 and all(int(start) > int(end) + 3 for _, start, end in falls), hit.evidence
+    assert f"the ratio fell over the run at 4k, 8k, 16k" in hit.evidence, hit.evidence
+    assert HIT_RATIO_FALL_SECTION in hit.evidence, hit.evidence
+
+
+def test_one_observation_is_this_not_these():
+    from dataclasses import replace
+
+    from pagelab.report.answer import conclusion_markdown
+    from pagelab.report.claims import DOES_NOT_HOLD, HOLDS, NOT_RESOLVED_HERE, claims
+
+    data = _shipped()
+    found = [replace(claim, verdict=NOT_RESOLVED_HERE, caveat="") for claim in claims(data)]
+    one = [replace(found[0], verdict=HOLDS), replace(found[1], verdict=DOES_NOT_HOLD)] + found[2:]
+    text = plain(conclusion_markdown(data, one))
+    assert "this holds here:" in text and "this does not hold here:" in text, text
+    assert "these hold here:" not in text and "these do not hold here:" not in text, text
+    two = [replace(claim, verdict=HOLDS) for claim in found[:2]] + found[2:]
+    text = plain(conclusion_markdown(data, two))
+    assert "these hold here:" in text and "this holds here:" not in text, text
+
+
+def test_the_reports_words_a_reader_could_not_parse_are_gone():
+    from pagelab.report.method import method_markdown
+    from pagelab.report.model_report import methods_explained
+
+    data = _shipped()
+    text = plain(method_markdown(data) + methods_explained(data))
+    for unclear in ("machine's minute", "excludes no change", "warehouse(s)", "run(s)", "as the runbook does"):
+        assert unclear not in text, unclear
+
+
+def test_the_glossary_defines_what_the_fifteenth_reader_found_unglossed():
+    from pagelab.machine.system import version_naming
+
+    text = GLOSSARY.read_text()
+    for term in ("**p-value**", "**power**", "**Bonferroni**", "**percentile bootstrap**",
+                 "**the floor's χ² interval, cut at 0**", "**steal**", "**version**"):
+        assert re.search(r"^- " + re.escape(term), text, re.M), term
+    # the version's form as the glossary gives it, against what pagelab prints
+    sha = "66f0a959" + "0" * 32
+    assert version_naming(sha, False).endswith("+g66f0a95"), version_naming(sha, False)
+    assert version_naming(sha, True).endswith("+g66f0a95.dirty"), version_naming(sha, True)
+    assert "`0.1.0+g66f0a95`" in text and "`.dirty`" in text
+    assert "not resolved or not tested, or two counts of one thing disagree" in text
