@@ -283,8 +283,14 @@ def test_the_shipped_sweeps_own_commit_judges_its_tpmc_pairs_as_the_readme_says(
                                                                                           "16k vs 4k: TpmC",
                                                                                           "16k vs 8k: TpmC"))]
 
-    def numbers(line: str) -> list[str]:
-        return re.findall(r"[−+]?\d[\d,]*\.?\d*", line)
+    def numbers(line: str) -> tuple:
+        """The line's figures: effect, interval, level, p (the primary's), the effect its blocks
+        resolve and the rounds equivalence would need; the words around them may change."""
+        interval = re.search(r"TpmC ([−+]?[\d.]+)% \[([−+]?[\d.]+)%, ([−+]?[\d.]+)%\] \(([\d.]+)% CI\)", line).groups()
+        p = re.search(r"\(p ([\d.]+);", line)
+        resolve = re.search(r"resolve effects of about ±([\d.]+)%", line).group(1)
+        equivalence = re.search(r"(about|more than) (\d+) rounds would show equivalence", line).groups()
+        return interval, p and p.group(1), resolve, equivalence
 
     def verdict(line: str) -> str:
         return "not tested" if "not tested" in line else re.search(r"\), (\w+(?: \w+)?) \(", line).group(1)
