@@ -301,3 +301,41 @@ def test_the_shipped_sweeps_own_commit_judges_its_tpmc_pairs_as_the_readme_says(
         assert numbers(new_line) == numbers(old_line), (new_line, old_line)
         assert verdict(new_line) == verdict(old_line), (new_line, old_line)
     assert [verdict(line) for line in current] == ["not tested", "not resolved", "not tested"], current
+
+
+def test_the_looks_at_the_headline_pair_are_counted_from_the_runbooks_table(capsys):
+    """README's headline finding counts the sweeps that looked at 16k vs 4k at course's configuration
+    as the TPC-C runbook's table lists them (in the order they ran; a row of two bundles counts two):
+    how many came before the finding, and all of them; and its Bonferroni products are the
+    finding's own p (`pagelab stats --format csv`, p_value) times those counts."""
+    import csv
+    import io
+    import re
+
+    from pagelab.cli import main
+    from tests.test_measured_figures import FINDING
+
+    rows = _sweeps_table()
+    dates = [row[2].split(",")[0] for row in rows]
+    assert dates == sorted(dates), dates  # the table is in the order the sweeps ran
+    sizes = [len(row[0].split(", ")) for row in rows]
+    finding = next(i for i, row in enumerate(rows) if row[0] == "course-12")
+    up_to, every = sum(sizes[:finding + 1]), sum(sizes)
+    words = {5: "fifth", 9: "nine"}
+    capsys.readouterr()
+    assert main(["stats", str(FINDING), "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    pairs = out[out.index("# page sizes compared"):].splitlines()[1:]
+    row = next(r for r in csv.DictReader(io.StringIO("\n".join(pairs))) if (r["metric"], r["a"], r["b"]) == ("tpmc", "16k", "4k"))
+    p = float(row["p_value"])
+    text = plain(README)
+    assert f"it is the {words[up_to]} sweep at this configuration on this machine to look at 16k vs 4k, after " \
+           f"{['', 'one', 'two', 'three', 'four'][up_to - 1]} that left the pair not resolved" in text, (up_to, every)
+    assert f"lists all {words[every]}" in text, every
+    assert f"{['None', 'One', 'Two', 'Three', 'Four', 'Five'][every - up_to]} more looked at the pair after it" in text
+    match = re.search(r"counts the (\w+) up to this one as looks at one question can multiply its p by (\d+) "
+                      r"\(Bonferroni\), ([\d.]+); one who counts all (\w+), by (\d+), ([\d.]+)", text)
+    assert match, "README.md no longer gives the Bonferroni products of the headline's p"
+    assert (int(match.group(2)), int(match.group(5))) == (up_to, every), match.group(0)
+    assert (float(match.group(3)), float(match.group(6))) == (round(up_to * p, 3), round(every * p, 3)), (p, match.group(0))
+    assert every * p < 0.05
