@@ -592,3 +592,72 @@ def test_the_levels_the_readme_gives_for_repeated_looks_are_the_boundaries():
     assert [first_level, last_level] == levels([int(first), int(most)]), match.group(0)
     assert three[3:] == levels([int(n) for n in three[:3]]), match.group(0)
 
+
+
+def test_the_one_cluster_figure_and_how_the_others_relate_are_the_planners(monkeypatch, capsys):
+    """README "More rounds, on a cluster": the one figure (the two quiet sweeps pooled, course's planned
+    components) and how the others relate: the three quiet sweeps pooled (`pagelab plan --from` all
+    three: components, spread, rounds and the power at them and one fewer, and the rounds at the ends
+    of the pooled floor's 95% interval), each report's own figure (pagelab.report.precision, with its
+    over-time block) and the same sweep counted without it, and slurm.md's formula on each spread."""
+    import yaml
+    from scipy import stats
+
+    from pagelab.evidence import planner
+    from pagelab.evidence.runs import components_of
+    from pagelab.report.lab_report import load
+    from pagelab.report.precision import precision_markdown
+
+    run_s = yaml.safe_load(COURSE.read_text())["measure_s"]
+    effect_log = -math.log(0.95)
+
+    def needed(a: float, f: float, run_s: float = run_s) -> tuple[int, float, float]:
+        def power(rounds: int) -> float:
+            return planner.power(effect_log, math.sqrt(planner.variance_of_mean(a, f, rounds, run_s)), rounds - 1, 0.05)
+        rounds = next(r for r in range(3, 300) if power(r) >= 0.8)
+        return rounds, power(rounds), power(rounds - 1)
+
+    def formula(a: float, f: float) -> int:
+        spread = math.sqrt(a / run_s + f)
+        return next(r for r in range(3, 300) if (stats.t.ppf(0.975, r - 1) + stats.t.ppf(0.8, r - 1)) * spread
+                    / math.sqrt(r) <= effect_log)
+
+    def components(output: str) -> tuple[float, float, float, float]:
+        return tuple(float(x) for x in find(output, r"within-run a = ([\d.]+) .*? floor f = ([\d.]+) \(√f = [\d.]+%, "
+                                                    r"95% interval ([\d.]+)% to ([\d.]+)%\)", "plan's components").groups())
+
+    text = plain(README)
+    text = text[text.index("**More rounds, on a cluster.**"):text.index("These are the docs' figures")]
+    a2, f2, _, _ = components(_plan(FINDING, monkeypatch, capsys, SWEEP))
+    two = needed(a2, f2)[0]
+    assert f"**The one figure to plan a cluster sweep by on machines like this VM is {two} verdict rounds of {run_s} s.**" in text
+    assert f"the formula and the planner agree on {formula(a2, f2)})" in text and formula(a2, f2) == two
+    a3, f3, low, high = components(_plan(FINDING, monkeypatch, capsys, SWEEP, SHIPPED))
+    three, at, short = needed(a3, f3)
+    said = find(text, r"a = ([\d,]+) %²·s, √f = (\d+\.\d)%, a round's log-ratio spreading (\d+\.\d)% at \d+ s\) give (\d+) "
+                      r"verdict rounds \((\d+\.\d)%; (\d+) give (\d+\.\d)%\)", "README.md (More rounds)").groups()
+    assert said == (f"{1e4 * a3:,.0f}", one(100 * math.sqrt(f3)), one(100 * math.sqrt(a3 / run_s + f3)), str(three),
+                    one(100 * at), str(three - 1), one(100 * short)), said
+    ends = find(text, r"95% interval \((\d+\.\d)% and (\d+\.\d)%\) the same arithmetic gives (\d+) and (\d+) rounds",
+                "README.md (More rounds)").groups()
+    assert ends == (one(low), one(high), str(needed(a3, (low / 100) ** 2)[0]), str(needed(a3, (high / 100) ** 2)[0])), ends
+    # each report's own figure, and the shipped sweep's counted without its over-time block
+    reports = {}
+    for bundle in (FINDING, SHIPPED):
+        data = load(bundle)
+        markdown = " ".join(precision_markdown(data).split())
+        pair = components_of(data.evidence).pair("16k", "4k")
+        length = int(find(markdown, r"would need \d+ rounds × (\d+) s", bundle.name).group(1))
+        reports[bundle.name] = (int(find(markdown, r"would need (\d+) rounds × \d+ s", bundle.name).group(1)),
+                                one(100 * math.sqrt(pair.within_a.value / length + pair.between_f.value)), length,
+                                needed(pair.within_a.value, pair.between_f.value, length)[0],
+                                pair.within_a.value, pair.between_f.value)
+    twelve, shipped = reports[FINDING.name], reports[SHIPPED.name]
+    assert (f"the 12-round sweep's report, at its own {twelve[1]}% at {twelve[2]} s (no over-time runs), says "
+            f"{twelve[0]}") in text, twelve
+    assert (f"at its own {shipped[1]}% at {shipped[2]} s, says {shipped[0]} ({math.ceil(shipped[0] / 2)} nodes), which "
+            f"counted without the over-time block, as here, is {shipped[3]}") in text, shipped
+    assert (f"{formula(a2, f2)} at the two sweeps' {one(100 * math.sqrt(a2 / run_s + f2))}%, {formula(a3, f3)} at the "
+            f"three's {one(100 * math.sqrt(a3 / run_s + f3))}%, {formula(shipped[4], shipped[5])} at the shipped "
+            f"sweep's own {shipped[1]}%") in text
+    assert (formula(a3, f3), formula(shipped[4], shipped[5])) == (three, shipped[3])  # "gives the same as the planner"
