@@ -80,8 +80,8 @@ def test_pagelab_version_prints_this_checkouts_commit():
     assert shown == f"pagelab {__version__}+g{head}{'.dirty' if dirty else ''}\n"
 
 
-def test_without_git_metadata_the_version_is_the_release(tmp_path):
-    """An sdist or an installed copy has no .git: the version is the release alone."""
+def test_without_git_metadata_the_version_is_the_version_number_alone(tmp_path):
+    """An sdist or an installed copy has no .git: the version is pyproject's version number alone."""
     assert git_revision(tmp_path) == (None, None)
     assert version_naming(*git_revision(tmp_path)) == __version__
 
@@ -116,3 +116,15 @@ def test_citation_cff_references_every_source_the_readme_asks_to_cite():
     missing = [title for title in asked + ["tpcc-mysql"] if title not in titles]
     assert not missing, missing
     assert any(title.startswith("TPC Benchmark C Standard Specification") for title in titles), titles
+
+
+def test_citation_cff_and_the_readme_agree_that_no_release_has_been_made():
+    """README's Citing says no release has been made and the version names the commit; CITATION.cff's
+    message must not call the version number a release."""
+    citation = yaml.safe_load(CITATION.read_text())
+    message = re.sub(r"\s+", " ", citation["message"])
+    readme = re.sub(r"\s+", " ", (REPO_ROOT / "README.md").read_text())
+    citing = readme[readme.index("## Citing"):readme.index("## Architecture")]
+    assert "(no release has been made)" in citing and "no release tag" in citing
+    assert "no release has been made" in message and "no release tag" in message, message
+    assert "the release" not in message.replace("no release has been made", ""), message

@@ -180,3 +180,124 @@ def test_slurm_mds_formula_and_the_planner_are_said_to_differ_by_a_round_as_they
     planner = int(re.search(r"would need (\d+) rounds × 90 s", precision_markdown(data)).group(1))
     assert (f"at the shipped `course` sweep's own {100 * spread:.1f}% the formula gives {formula} verdict rounds and "
             f"its report's planner {planner}") in plain(SLURM)
+
+
+def _sweeps_table() -> list[list[str]]:
+    """The rows of the TPC-C runbook's table of the sweeps it names (name, what, date and commit, where)."""
+    text = RUNBOOK.read_text()
+    start = text.index("| name here | what it was | date, commit | where |")
+    rows = []
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_the_runbooks_table_of_sweeps_is_the_kept_records():
+    """Every sweep in the runbook's table that is kept in the repository is named, dated and committed
+    as its own sweep.json records it (sweep_id, created, machine.git_sha), and its `--set`s are the
+    ones it was given (profile.overrides); the shipped design's sweep and the 15x40 one are listed."""
+    import re
+
+    rows = _sweeps_table()
+    names = [row[0] for row in rows]
+    assert {"course-8x90", "course-15x40", "course-12", "course-bundle", "course-full", "`c7`"} <= set(names), names
+    checked = 0
+    for name, what, when, where in rows:
+        fixture = re.search(r"`tests/fixtures/captured/([\w-]+)`", where)
+        if not fixture:
+            assert "not kept" in where or "record below" in where, (name, where)
+            continue
+        folder = REPO_ROOT / "tests" / "fixtures" / "captured" / fixture.group(1)
+        records = ([folder / "sweep.json"] if (folder / "sweep.json").exists()
+                   else sorted(folder.glob("*/sweep.json")))
+        assert records, folder
+        for path in records:
+            record = json.loads(path.read_text())
+            assert record["sweep_id"] in name, (name, record["sweep_id"])
+            date, commit = (part.strip() for part in when.split(","))
+            assert (record["created"][:10], record["machine"]["git_sha"][:7]) == (date, commit), (name, when)
+            for knob in re.findall(r"--set (\w+=\w+)", what):
+                assert knob in record["profile"]["overrides"], (name, knob, record["profile"]["overrides"])
+            checked += 1
+    assert checked >= 5, checked
+
+
+def test_what_each_kept_sweep_holds_is_what_the_runbook_says():
+    """The runbook says per fixture what it keeps: the TpmC inputs and no iostat or InnoDB samples of
+    the verdict runs, the shipped sweep's over-time runs' innodb.csv besides, and the write-size
+    fixture's iostat and global status samples."""
+    text = plain(RUNBOOK)
+    assert "`course-2026-11-29-shipped` also keeps each over-time run's InnoDB samples (`innodb.csv`)" in text
+    captured = REPO_ROOT / "tests" / "fixtures" / "captured"
+    tpmc_inputs = {"summary.json", "tpcc_intervals.csv", "host.json", "phases.csv"}
+    for name in ("course-2026-11-28", "course-2026-11-29", "course-2026-11-29-shipped"):
+        assert f"`{name}`" in text, name
+        runs = [run for run in (captured / name).iterdir() if run.is_dir()]
+        assert runs, name
+        for run in runs:
+            files = {path.name for path in run.iterdir()}
+            assert tpmc_inputs <= files, (run, files)
+            assert "iostat.csv" not in files and "global_status.csv" not in files, (run, files)
+            over_time = run.name.endswith("over-time")
+            assert ("innodb.csv" in files) == (over_time and name == "course-2026-11-29-shipped"), (run, files)
+    assert "`course-2026-11-29-writes` keeps round 5 of course-12 with its iostat and global status samples" in text
+    for run in (captured / "course-2026-11-29-writes").iterdir():
+        assert run.name.endswith("-r5") and {"iostat.csv", "global_status.csv"} <= {p.name for p in run.iterdir()}, run
+    writes = json.loads((captured / "course-2026-11-29" / "sweep.json").read_text())
+    assert writes["sweep_id"] == "course-12"
+
+
+def test_the_shipped_sweeps_own_commit_judges_its_tpmc_pairs_as_the_readme_says(tmp_path):
+    """README: the shipped sweep's TpmC lines are what `pagelab stats` gives at this commit, "and the
+    sweep's own commit, 66f0a95, gives the same TpmC figures and verdicts in its older words". That
+    commit's library (from this repository's history, `git archive`) runs `pagelab stats` on the kept
+    bundle: its three TpmC pair lines carry the same numbers, in order, and the same verdict words as
+    the ones this checkout prints (only the wording around them changed)."""
+    import io
+    import re
+    import subprocess
+    import sys
+    import tarfile
+    from contextlib import redirect_stdout
+
+    from pagelab.cli import main
+
+    commit = json.loads((SHIPPED / "sweep.json").read_text())["machine"]["git_sha"]
+    assert commit.startswith("66f0a95")
+    assert f"the sweep's own commit, {commit[:7]}, gives the same TpmC figures and verdicts" in plain(README)
+    archive = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", commit, "lib"], capture_output=True)
+    assert archive.returncode == 0, f"this clone lacks commit {commit} (a shallow clone?): {archive.stderr!r}"
+    tarfile.open(fileobj=io.BytesIO(archive.stdout)).extractall(tmp_path)
+    code = "import sys; from pagelab.cli import main; sys.exit(main(['stats', sys.argv[1]]))"
+    then = subprocess.run([sys.executable, "-c", code, str(SHIPPED)], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(tmp_path / "lib"), "PATH": "/usr/bin:/bin"}, cwd=tmp_path)
+    assert then.returncode == 0, then.stderr[-2000:]
+    now = io.StringIO()
+    with redirect_stdout(now):
+        assert main(["stats", str(SHIPPED)]) == 0
+
+    def pair_lines(output: str) -> list[str]:
+        return [line.strip() for line in output.splitlines() if line.strip().startswith(("8k vs 4k: TpmC",
+                                                                                          "16k vs 4k: TpmC",
+                                                                                          "16k vs 8k: TpmC"))]
+
+    def numbers(line: str) -> tuple:
+        """The line's figures: effect, interval, level, p (the primary's), the effect its blocks
+        resolve and the rounds equivalence would need; the words around them may change."""
+        interval = re.search(r"TpmC ([−+]?[\d.]+)% \[([−+]?[\d.]+)%, ([−+]?[\d.]+)%\] \(([\d.]+)% CI\)", line).groups()
+        p = re.search(r"\(p ([\d.]+);", line)
+        resolve = re.search(r"resolve effects of about ±([\d.]+)%", line).group(1)
+        equivalence = re.search(r"(about|more than) (\d+) rounds would show equivalence", line).groups()
+        return interval, p and p.group(1), resolve, equivalence
+
+    def verdict(line: str) -> str:
+        return "not tested" if "not tested" in line else re.search(r"\), (\w+(?: \w+)?) \(", line).group(1)
+
+    current, older = pair_lines(now.getvalue()), pair_lines(then.stdout)
+    assert len(current) == 3 and len(older) == 3, (now.getvalue(), then.stdout)
+    for new_line, old_line in zip(current, older):
+        assert numbers(new_line) == numbers(old_line), (new_line, old_line)
+        assert verdict(new_line) == verdict(old_line), (new_line, old_line)
+    assert [verdict(line) for line in current] == ["not tested", "not resolved", "not tested"], current

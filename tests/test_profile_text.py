@@ -507,3 +507,101 @@ def test_every_documented_cluster_layout_keeps_the_rounds_per_node_rule():
             assert most, f"{path.name}: {text[match.start():match.end() + 160]!r} gives a cluster's rounds without K"
             assert int(match.group(1)) >= 2 * int(most.group(1)), (path.name, match.group(0), most.group(0))
     assert found >= 4, found
+
+
+def test_every_documented_resume_on_slurm_gives_its_rounds_at_once_again():
+    """A resume does not remember `--slurm-max-running K` (`pagelab sweep --help`), so every resume on
+    Slurm the docs show as a command to run (in a shell block) gives it again: without it the resumed
+    rounds may all start at once, one to a node, and break slurm.md's rounds ≥ 2K."""
+    paths = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "runbooks").glob("*.md"))]
+    found = 0
+    for path in paths:
+        for block in re.findall(r"```sh\n(.*?)```", path.read_text(), re.S):
+            for command in block.replace("\\\n", " ").splitlines():
+                if "--resume" in command and "--executor slurm" in command:
+                    found += 1
+                    assert "--slurm-max-running" in command, f"{path.name}: {command.strip()!r} drops --slurm-max-running"
+    assert found >= 3, found
+
+
+def test_the_readmes_example_of_a_tpmc_line_is_courses():
+    """"Reading the verdicts" quotes the method TpmC's lines end with for `course` as shipped and with
+    `--set over_time_s=0`, as the model writes it (pagelab.evidence.model): course's rounds and the
+    over-time runs' block, on the blocks less one degrees of freedom."""
+    from pagelab.evidence.model import MODEL_METHOD, blocks_text
+
+    text = flat(REPO_ROOT / "README.md")
+    rounds = profile("course")["repeats"]
+    assert profile("course")["over_time_s"] > 0
+    shipped = f'for TpmC in `course`, "{MODEL_METHOD}, {blocks_text(rounds + 1, True)}, t on {rounds} df": {rounds} rounds,'
+    assert shipped in text, f"README.md (Reading the verdicts) no longer says {shipped!r}"
+    without = f'`--set over_time_s=0` reads "{blocks_text(rounds, False)}, t on {rounds - 1} df"'
+    assert without in text, f"README.md (Reading the verdicts) no longer says {without!r}"
+
+
+def test_the_readme_counts_courses_runs_as_the_profile_lays_them_out():
+    """"What it needs" counts course's runs as the report's title page does (every run of the plan)
+    and its verdict runs apart, from the profile's own plan of units (pagelab.sweep.profiles)."""
+    text, where = flat(REPO_ROOT / "README.md"), "README.md (What it needs)"
+    units = load_profile("course").units()
+    roles = [unit["role"] for unit in units]
+    match = find(text, r"for `course`'s (\d+) runs \(its (\d+) verdict runs, (\d+) rounds of (\d+) page sizes, and its "
+                       r"(\d+) over-time runs; the report's title page counts all (\d+)\)", where)
+    course = profile("course")
+    assert tuple(map(int, match.groups())) == (
+        len(units), roles.count("verdict"), course["repeats"], len(course["page_sizes"]), roles.count("over_time"),
+        len(units)), match.group(0)
+
+
+OVER_TIME_COUNTS = ("after MSER-5 cuts each one's warm-up, all of the rest where the drift test detects no drift, "
+                    "else only its first")
+
+
+def test_where_the_verdicts_come_from_is_said_alike_and_as_the_model_counts():
+    """`pagelab sweep --help` (over_time_s), course.yaml, the TPC-C runbook and the README say that the
+    medians and the other metrics' verdicts come from the rounds while TpmC's counts the over-time
+    runs as one more block, and what of each counts; no doc says course's verdicts come from the
+    rounds alone. What of an over-time run counts is checked against the model itself
+    (pagelab.evidence.model.counted_series): a level run counts whole after its warm-up, a drifting
+    one only its first window of a verdict run's length."""
+    import numpy as np
+
+    from pagelab.evidence.components import RunSeries
+    from pagelab.evidence.model import counted_series
+    from pagelab.sweep.knobs import KNOBS
+
+    help_text = re.sub(r"\s+", " ", next(k for k in KNOBS if k.name == "over_time_s").help)
+    texts = {"sweep --help (over_time_s)": help_text,
+             "course.yaml": re.sub(r"\s*\n#\s*", " ", (REPO_ROOT / "runbooks" / "profiles" / "course.yaml").read_text()),
+             "runbooks/tpcc-page-size.md": flat(RUNBOOK), "README.md": flat(REPO_ROOT / "README.md")}
+    for where, text in texts.items():
+        assert OVER_TIME_COUNTS in text, f"{where} no longer says what of an over-time run TpmC's model counts"
+        assert re.search(r"verdicts of every metric but TpmC|other metrics' verdicts and the medians|the verdicts and "
+                         r"intervals of every metric but TpmC", text), where
+    for where, text in texts.items():
+        for wrong in ("the verdicts come from the other runs", "the verdicts, medians and intervals come from these",
+                      "the verdicts come from the rounds,"):
+            assert wrong not in text, f"{where} says {wrong!r}"
+    rng = np.random.default_rng(1)
+    seconds = (10.0,) * 120
+    verdict = [RunSeries(f"4k-r{i}", "4k", f"round {i}", tuple(1000 + rng.normal(0, 10, 9)), (10.0,) * 9) for i in (1, 2)]
+    level = RunSeries("4k-over-time", "4k", "over-time", tuple(1000 + rng.normal(0, 10, 120)), seconds, "over_time")
+    drifting = RunSeries("8k-over-time", "8k", "over-time", tuple(1000 - 3 * np.arange(120) + rng.normal(0, 10, 120)),
+                         seconds, "over_time")
+    _, uses = counted_series([*verdict, level, drifting])
+    by_size = {use.page_size: use for use in uses}
+    assert by_size["4k"].counted_s == by_size["4k"].measured_s - by_size["4k"].cut_s, by_size["4k"]
+    assert by_size["8k"].drift_p < 0.05 and by_size["8k"].counted_s == 90, by_size["8k"]
+
+
+def test_the_docs_say_what_a_round_shares_and_an_interval_excludes_in_plain_words():
+    """A round's runs do not share a minute (a `course` round takes about 6.5 minutes), and "excludes no
+    change" is a double negative: the README and runbooks say "run back to back on one machine,
+    within minutes of each other" and "lies wholly on one side of no change" instead."""
+    paths = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "runbooks").glob("*.md")),
+             *sorted((REPO_ROOT / "runbooks" / "profiles").glob("*.yaml"))]
+    for path in paths:
+        text = re.sub(r"\s*#\s*", " ", path.read_text()) if path.suffix == ".yaml" else path.read_text()
+        text = " ".join(text.split())
+        for phrase in ("machine's minute", "shared minute", "minute's shared", "excludes no change"):
+            assert phrase not in text, f"{path.relative_to(REPO_ROOT)} says {phrase!r}"

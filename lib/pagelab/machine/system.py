@@ -219,7 +219,7 @@ def git_revision(directory: str | os.PathLike | None = None) -> tuple[str | None
 
 def version_naming(sha: str | None, dirty: bool | None) -> str:
     """pagelab's version naming a commit, in PEP 440's local-version form: `0.1.0+g1234abc`, with
-    `.dirty` when tracked files differed from it; the release alone (`0.1.0`) where no commit is known
+    `.dirty` when tracked files differed from it; the version number alone (`0.1.0`) where no commit is known
     (no git, an sdist or an installed copy, a bundle that did not record one)."""
     from pagelab import __version__
 

@@ -138,8 +138,11 @@ KNOBS: tuple[Knob, ...] = (
          "The longest an auto measurement may take (the Week 4 lab measured 1200 s)."),
     Knob("over_time_s", "Over-time run", Integer(0), 0, "s",
          "0: none. Else one more run per page size after the rounds, measuring this long, for the figures "
-         "over time and the lab's checkpoints (the Week 4 lab: 1200 s, read at 100, 400, 800 and 1100 s); "
-         "the verdicts come from the other runs, which measure measure_s."),
+         "over time and the lab's checkpoints (the Week 4 lab: 1200 s, read at 100, 400, 800 and 1100 s). "
+         "The medians, and the verdicts of every metric but TpmC, come from the rounds' runs, which measure "
+         "measure_s; TpmC's verdict (its two-level model) counts the over-time runs as one more block: after "
+         "MSER-5 cuts each one's warm-up, all of the rest where the drift test detects no drift, else only its "
+         "first window of a verdict run's length."),
     Knob("target_ci_pct", "Target precision", Percent(50), RUN_DEFAULTS.target_ci_pct, "%",
          "With measure_s auto: stop once the 95% interval of TpmC within the run is this close, in percent."),
     Knob("interval_s", "Report interval", Integer(1), RUN_DEFAULTS.interval_s, "s",
