@@ -106,3 +106,23 @@ def test_the_glossary_defines_what_the_fifteenth_reader_found_unglossed():
     assert version_naming(sha, True).endswith("+g66f0a95.dirty"), version_naming(sha, True)
     assert "`0.1.0+g66f0a95`" in text and "`.dirty`" in text
     assert "not resolved or not tested, or two counts of one thing disagree" in text
+
+
+def test_the_references_mark_the_methods_this_bundle_did_not_use():
+    from pagelab.report.model_report import RANK_SUM, kind_of
+    from pagelab.report.references import METHOD_REFERENCES, methods_used, references
+
+    data = _shipped()
+    # the shipped sweep: every pair paired (no Mann-Whitney), blocks weighed alike: neither method used
+    assert not any(kind_of(row) == RANK_SUM for row in data.pairs.to_dict("records"))
+    assert str(data.profile.get("block_weights") or "equal") != "precision"
+    listed = references({}, used=methods_used(data))
+    marked = [text for text in listed if "this report's verdicts did not use it" in text]
+    assert len(marked) == sum(len(texts) for texts in METHOD_REFERENCES.values()) == 3, marked
+    assert any(text.startswith("H. B. Mann") for text in marked) and any("Viechtbauer" in text for text in marked)
+    # a bundle that declared precision weights uses them: those two are not marked
+    data.profile["block_weights"] = "precision"
+    listed = references({}, used=methods_used(data))
+    assert not any("Viechtbauer" in text and "did not use it" in text for text in listed), listed
+    # Maurer, Hothorn & Lehmacher's chapter has its book
+    assert any("Maurer" in text and "Biometrie in der chemisch-pharmazeutischen Industrie 6" in text for text in listed)

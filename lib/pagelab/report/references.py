@@ -26,8 +26,6 @@ REFERENCES = [
     "Simulation 69(6), 1997 (MSER).",
     "B. Efron, R. J. Tibshirani, \"An Introduction to the Bootstrap\", Chapman & Hall, 1993 (the percentile "
     "interval of a ratio of medians).",
-    "H. B. Mann, D. R. Whitney, \"On a test of whether one of two random variables is stochastically larger "
-    "than the other\", Annals of Mathematical Statistics 18(1), 1947 (runs compared one by one).",
     "F. Wilcoxon, \"Individual comparisons by ranking methods\", Biometrics Bulletin 1(6), 1945 (the "
     "signed-rank test: rounds compared pair by pair).",
     "S. Holm, \"A simple sequentially rejective multiple test procedure\", Scandinavian Journal of Statistics "
@@ -50,13 +48,9 @@ REFERENCES = [
     "F. G. Giesbrecht, J. C. Burns, \"Two-stage analysis based on a mixed model: large-sample asymptotic theory "
     "and small-sample simulation results\", Biometrics 41(2), 1985 (TpmC's two-level model: the rounds' mean "
     "log-ratio with a t interval on the rounds less one).",
-    "W. Viechtbauer, \"Confidence intervals for the amount of heterogeneity in meta-analysis\", Statistics in "
-    "Medicine 26, 2007 (the Q-profile bound of the between-run floor that precision weights use).",
-    "J. Hartung, G. Knapp, \"A refined method for the meta-analysis of controlled clinical trials with binary "
-    "outcome\", Statistics in Medicine 20, 2001; K. Sidik, J. N. Jonkman, \"A simple confidence interval for "
-    "meta-analysis\", Statistics in Medicine 21, 2002 (the variance of the precision-weighted mean, HKSJ).",
     "W. Maurer, L. A. Hothorn, W. Lehmacher, \"Multiple comparisons in drug clinical trials and preclinical "
-    "assays: a-priori ordered hypotheses\", 1995; P. H. Westfall, A. Krishen, \"Optimally weighted, fixed "
+    "assays: a-priori ordered hypotheses\", in J. Vollmar (ed.), Biometrie in der chemisch-pharmazeutischen "
+    "Industrie 6, Gustav Fischer, Stuttgart, 1995, pp. 3-18; P. H. Westfall, A. Krishen, \"Optimally weighted, fixed "
     "sequence and gatekeeper multiple testing procedures\", Journal of Statistical Planning and Inference 99, "
     "2001 (the declared primary comparison tested first, the other pairs only after it).",
     "K. K. G. Lan, D. L. DeMets, \"Discrete sequential boundaries for clinical trials\", Biometrika 70(3), 1983 "
@@ -78,6 +72,35 @@ REFERENCES = [
     "2008, sec. 3.2 (the rounds an equivalence within the margin would need).",
 ]
 
+
+# Works whose method only some bundles use: the runs compared one by one (fewer rounds shared than a
+# paired test needs) and precision weights (declared by `block_weights: precision`). The glossary the
+# report prints cites them either way, so they stay in the list, marked where this bundle did not use them.
+METHOD_REFERENCES = {
+    "rank_sum": (
+        "H. B. Mann, D. R. Whitney, \"On a test of whether one of two random variables is stochastically larger "
+        "than the other\", Annals of Mathematical Statistics 18(1), 1947 (runs compared one by one).",
+    ),
+    "precision_weights": (
+        "W. Viechtbauer, \"Confidence intervals for the amount of heterogeneity in meta-analysis\", Statistics in "
+        "Medicine 26, 2007 (the Q-profile bound of the between-run floor that precision weights use).",
+        "J. Hartung, G. Knapp, \"A refined method for the meta-analysis of controlled clinical trials with binary "
+        "outcome\", Statistics in Medicine 20, 2001; K. Sidik, J. N. Jonkman, \"A simple confidence interval for "
+        "meta-analysis\", Statistics in Medicine 21, 2002 (the variance of the precision-weighted mean, HKSJ).",
+    ),
+}
+
+
+def methods_used(data) -> set[str]:
+    """Which of METHOD_REFERENCES' methods the bundle's report used."""
+    from pagelab.report.model_report import RANK_SUM, kind_of
+
+    used = set()
+    if any(kind_of(row) == RANK_SUM for row in data.pairs.to_dict("records")):
+        used.add("rank_sum")
+    if str(data.profile.get("block_weights") or "") == "precision":
+        used.add("precision_weights")
+    return used
 
 def recorded_version(machine: dict) -> str:
     """The pagelab version a bundle was made with, from the commit its machine record names."""
@@ -102,10 +125,12 @@ def glossary_markdown() -> str:
             "defines them:\n\n" + re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", entries))
 
 
-def references(machine: dict, rendering: tuple[str | None, bool | None] | None = None) -> list[str]:
-    """The report's References: the works it reproduces and relies on, and the pagelab that ran the
-    sweep, with the one that made the report where that is another commit (`rendering`: its sha and
-    dirty flag; by default the running pagelab's)."""
+def references(machine: dict, rendering: tuple[str | None, bool | None] | None = None,
+               used: set[str] | None = None) -> list[str]:
+    """The report's References: the works it reproduces and relies on, those of the methods only some
+    bundles use (METHOD_REFERENCES), marked where not in `used` (methods_used; None: unmarked), and the pagelab that ran the sweep, with the one that
+    made the report where that is another commit (`rendering`: its sha and dirty flag; by default the
+    running pagelab's)."""
     from pagelab.machine.system import git_revision, version_naming
 
     ran = recorded_version(machine)
@@ -119,6 +144,10 @@ def references(machine: dict, rendering: tuple[str | None, bool | None] | None =
                   "for what ran (the runs and their records) and the report's for what judged (the verdicts, "
                   "intervals and words of this report): another commit may judge the same runs differently, and "
                   "`pagelab report` run from the sweep's commit gives that commit's judgement.")
-    return [*REFERENCES, f"pagelab {ran}: reproducible experiments on how a database's page "
+    cited = [text if used is None or key in used else
+             text[:-2] + "; named in the glossary: this report's verdicts did not use it)." if text.endswith(").")
+             else text + " (Named in the glossary: this report's verdicts did not use it.)"
+             for key, texts in METHOD_REFERENCES.items() for text in texts]
+    return [*REFERENCES, *cited, f"pagelab {ran}: reproducible experiments on how a database's page "
                          "size changes its performance, MIT License. No public release, DOI or repository address: the "
                          f"commit identifies the code; its CITATION.cff says how to cite it.{report}"]
