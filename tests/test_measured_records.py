@@ -347,3 +347,63 @@ def test_the_looks_at_the_headline_pair_are_counted_from_the_runbooks_table(caps
     assert (int(match.group(2)), int(match.group(5))) == (up_to, every), match.group(0)
     assert (float(match.group(3)), float(match.group(6))) == (round(up_to * p, 3), round(every * p, 3)), (p, match.group(0))
     assert every * p < 0.05
+
+
+def test_the_floor_the_two_hour_goal_needs_is_the_planners(monkeypatch, capsys):
+    """The runbook's "What floor the 2-hour goal needs": the largest floor √f at which the planner's best
+    2-hour design gives 16k vs 4k 80% power for a 5% effect, at this machine's cost a run (runs of any
+    length, and of 90 s or more), and at the least cost an auto ramp-up allows; the most a run may cost
+    at the measured floor. Each found here by bisection on pagelab.evidence.planner.best_design, from
+    the components and costs `pagelab plan` reads from the three quiet sweeps pooled."""
+    import math
+    import re
+
+    from pagelab.evidence import planner
+    from pagelab.evidence.steady import MIN_MSER_BATCHES, MSER_BATCH
+    from pagelab.tpcc.schedule import WARMUP_SAMPLE_S
+    from tests.test_measured_figures import FINDING, SWEEP, _plan
+
+    output = _plan(SHIPPED, monkeypatch, capsys, FINDING, SWEEP)
+    a, f, root_f, low, high = (float(x) for x in find(
+        output, r"within-run a = ([\d.]+) .*? floor f = ([\d.]+) \(√f = ([\d.]+)%, 95% interval ([\d.]+)% to ([\d.]+)%\)",
+        "plan's pooled components").groups())
+    a_ot = float(find(output, r"over-time runs' a = ([\d.]+)", "plan's over-time a").group(1))
+    per_run, load, report = (float(x) for x in find(
+        output, r"([\d.]+) s a run beyond what it measures .*?; (\d+) s of init and load .*?; report (\d+) s", "plan's costs").groups())
+    over_time_runs, over_time_s = (int(x) for x in find(output, r"over-time runs (\d+) × \((\d+) \+", "plan's over-time runs").groups())
+    fixed = load + report + over_time_runs * (over_time_s + per_run)
+    assert f"fixed {fixed:.0f} s" in output, output  # the planner's own fixed part
+    counted = float(find(output, r"as precise as one block of (\d+) s", "plan's over-time block").group(1))
+    effect = -math.log(0.95)
+
+    def powerful(root: float, cost: float, shortest: float = 0.0) -> bool:
+        best = planner.best_design(a, (root / 100) ** 2, planner.Costs(cost, fixed, 3), 7200, 0.05, 10, effect,
+                                   extra_blocks=1, over_time_s=counted, over_time_a=a_ot, shortest_s=shortest)
+        return best is not None and best.power >= 0.8
+
+    def largest(works, high_end: float) -> float:
+        low_end = 0.0
+        for _ in range(50):
+            middle = (low_end + high_end) / 2
+            low_end, high_end = (middle, high_end) if works(middle) else (low_end, middle)
+        return low_end
+
+    least_ramp_up = MSER_BATCH * MIN_MSER_BATCHES * WARMUP_SAMPLE_S  # an auto ramp-up's shortest
+    warm_cost = least_ramp_up + 3  # restore, flush, start and record: 2-3 s (the runbook)
+    figures = {
+        "now_any": largest(lambda r: powerful(r, per_run), 20), "now_90": largest(lambda r: powerful(r, per_run, 90), 20),
+        "warm_any": largest(lambda r: powerful(r, warm_cost), 20), "warm_90": largest(lambda r: powerful(r, warm_cost, 90), 20),
+        "cost_any": largest(lambda c: powerful(root_f, c), per_run)}
+    assert not powerful(root_f, 0.0, 90)  # at the measured floor no cost is low enough with runs of 90 s or more
+    text = plain(RUNBOOK)
+    part = find(text, r"#### What floor the 2-hour goal needs (.*?)####", RUNBOOK.name).group(1)
+    stated = find(part, r"at the (\d+) s a run costs beyond its measurement today, a floor √f of at most (\d\.\d\d)% \(runs of "
+                        r"any length; (\d\.\d\d)% with runs of 90 s or more", RUNBOOK.name).groups()
+    assert stated == (f"{per_run:.0f}", f"{figures['now_any']:.2f}", f"{figures['now_90']:.2f}"), (stated, figures)
+    assert f"√f {root_f:.2f}%, 95% interval {low:.2f}-{high:.2f}%" in part, part
+    assert low > figures["now_any"] > figures["now_90"]  # "the whole interval lies above both"
+    assert f"a run may cost at most {figures['cost_any']:.1f} s beyond its measurement" in part, part
+    assert f"at least {least_ramp_up:.0f} s ({MIN_MSER_BATCHES} batches of {MSER_BATCH} one-second samples before MSER-5" in part, part
+    assert (f"at {warm_cost:.0f} s a run, 80% needs √f of at most {figures['warm_any']:.2f}% "
+            f"({figures['warm_90']:.2f}% with runs of 90 s or more)") in part, part
+    assert figures["warm_90"] < low < figures["warm_any"]  # "all but the bottom of the interval"
