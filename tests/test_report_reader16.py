@@ -126,3 +126,22 @@ def test_the_primary_comparison_is_listed_first_where_the_lines_are():
     assert lines[0].startswith("- 16k vs 4k"), lines
     printed = [line.strip() for line in evidence_text(data.evidence).splitlines() if line.strip().startswith(("8k vs", "16k vs"))]
     assert printed[0].startswith("16k vs 4k: TpmC"), printed
+
+
+def test_the_runbooks_median_interval_levels_are_the_binomials():
+    """The order-statistic interval's levels the TPC-C runbook lists, 6 to 9 runs (8 is course's),
+    from the binomial distribution (Conover 1999, ch. 3): x(k)..x(n+1-k) holds the median with
+    1 - 2 P(Bin(n, 1/2) <= k - 1)."""
+    from scipy import stats
+
+    from pagelab.evidence.intervals import median_ranks
+
+    text = plain(REPO_ROOT / "runbooks" / "tpcc-page-size.md")
+
+    def level(n: int, k: int) -> str:
+        return f"{100 * (1 - 2 * stats.binom.cdf(k - 1, n, 0.5)):.1f}%"
+
+    assert f"{level(6, 1)} for 6 runs, {level(7, 1)} for 7" in text
+    assert f"the 2nd to the 6th reach only {level(7, 2)}), {level(8, 1)} for 8" in text
+    assert f"the 2nd to the 7th reach only {level(8, 2)}" in text and f"{level(9, 2)} for 9" in text
+    assert median_ranks(8)[:2] == (1, 8) and median_ranks(9)[:2] == (2, 8)  # the ranks the report uses

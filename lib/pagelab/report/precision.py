@@ -317,20 +317,21 @@ def precision_markdown(data: ReportData) -> str:
     items.append(f"**What a repeat would give** (planning figures): with these components the planner "
                  f"(pagelab.evidence.planner) gives this design a power of {100 * now.power:.0f}% for a "
                  f"{100 * EFFECT:g}% effect, {level}; {need}" + (f" ({'; '.join(asides)})" if asides else "")
-                 + (cluster_text(needed, extra) if needed else "") + "."
+                 + (cluster_text(needed, extra, data.record.document.get("profile_name") or "PROFILE") if needed else "") + "."
                  + (f" {planner_figures(row, now)}" if not math.isnan(row["low_pct"]) else ""))
     return said()
 
 
-def cluster_text(needed: int, extra: int) -> str:
+def cluster_text(needed: int, extra: int, profile_name: str = "PROFILE") -> str:
     """Where rounds that many go (runbooks/slurm.md): verdict rounds, a round per node, at most half as
     many nodes at once as rounds so each node has the 2 rounds its own interval needs."""
     if needed <= 1:
         return ""
     block = " and the over-time block" if extra else ""
-    return (f": {needed} verdict rounds{block}; on a cluster, a round "
-            f"per node, `--set repeats={needed} --slurm-max-running {needed // 2}` at most (rounds ≥ 2 × the "
-            "nodes at once, runbooks/slurm.md)")
+    return (f": {needed} verdict rounds{block}; on a cluster, a round per node, `pagelab sweep --profile {profile_name} "
+            f"--set repeats={needed} --executor slurm --scratch DIR --slurm-max-running {needed // 2}` (at most "
+            f"{needed // 2} nodes at once, so each runs at least 2 rounds; runbooks/slurm.md gives the --slurm-args "
+            "and the time limit)")
 
 
 def harmonic_text(kept, sides: dict | None = None) -> str:
