@@ -126,3 +126,23 @@ def test_the_references_mark_the_methods_this_bundle_did_not_use():
     assert not any("Viechtbauer" in text and "did not use it" in text for text in listed), listed
     # Maurer, Hothorn & Lehmacher's chapter has its book
     assert any("Maurer" in text and "Biometrie in der chemisch-pharmazeutischen Industrie 6" in text for text in listed)
+
+
+def test_a_count_that_repeats_at_two_checkpoints_is_said_to_be_two_intervals():
+    """The shipped sweep's 16k over-time run counted 3,131 New-Orders in its intervals ending at 800 s
+    and at 1,100 s (its tpcc_intervals.csv, read here): Table 9's TpmC repeats, and two readers took it
+    for one sample read twice. The caption says they are two intervals, with their p95s."""
+    import pandas as pd
+
+    from pagelab.report.figures import checkpoint_table, same_count_note
+
+    raw = pd.read_csv(SHIPPED / "16k-over-time" / "tpcc_intervals.csv").set_index("t_s")
+    assert raw.loc[800, "new_order"] == raw.loc[1100, "new_order"] == 3131
+    assert raw.loc[800, "new_order_p95_ms"] != raw.loc[1100, "new_order_p95_ms"]
+    table = checkpoint_table(_shipped().over_time["tpcc_intervals"])
+    note = same_count_note(table)
+    assert (f"16k's intervals at 800 s and 1,100 s counted the same 3,131 New-Orders, so the same TpmC: they are "
+            f"different intervals, as their New-Order p95 shows ({raw.loc[800, 'new_order_p95_ms']:.1f} and "
+            f"{raw.loc[1100, 'new_order_p95_ms']:.1f} ms)") in note, note
+    assert "4k" not in note and "8k" not in note, note  # their counts do not repeat
+    assert same_count_note(table[table["page_size"] != "16k"]) == ""

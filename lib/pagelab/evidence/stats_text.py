@@ -12,7 +12,7 @@ from pagelab.evidence.medians import page_size_table, page_size_text
 from pagelab.evidence.outliers import outlier_lines
 from pagelab.evidence.pairs import pairwise_table
 from pagelab.evidence.runs import LOADED_CORES, METRICS, RunTable, model_data, other_work_of
-from pagelab.evidence.wording import family_text, floor_note, over_time_text, verdict_line
+from pagelab.evidence.wording import family_text, floor_note, over_time_text, primary_first, verdict_line
 
 
 def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> str:
@@ -26,7 +26,7 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
         lines.append(family_text(part, f"{metric.label}, page sizes compared"))
         floor = floor_note(part)
         lines += [f"  note: {floor}"] if floor else []
-        lines += [f"  {verdict_line(row, metric)}" for row in part.to_dict("records")]
+        lines += [f"  {verdict_line(row, metric)}" for row in primary_first(part)]
     data = model_data(table)
     lines += components_lines(data.components) + over_time_text(data.over_time) if data else [
         "No interval series in this bundle's runs: no variance components; the rank tests judged every pair."]

@@ -236,9 +236,16 @@ def family_text(frame: pd.DataFrame, what: str = "page sizes compared") -> str:
     return f"{what} ({family_note(frame)}):" if not frame.empty else f"{what}:"
 
 
+def primary_first(rows: pd.DataFrame) -> list[dict]:
+    """A family's pair rows as its lines list them: the declared primary comparison first (it is tested
+    first, and the others' lines depend on it), the rest in the table's order."""
+    records = rows.to_dict("records")
+    return sorted(records, key=lambda row: row.get("role") != PRIMARY)
+
+
 def verdict_lines(table: RunTable, metric: str = "tpmc", resolve_pct: float = DEFAULT_RESOLVE_PCT) -> list[str]:
     pairs = pairwise_table(table, resolve_pct)
-    return [verdict_line(row) for row in pairs[pairs["metric"] == metric].to_dict("records")]
+    return [verdict_line(row) for row in primary_first(pairs[pairs["metric"] == metric])]
 
 
 # What of an over-time run TpmC's model counts (pagelab.evidence.model.over_time_use), said in these

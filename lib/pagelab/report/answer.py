@@ -143,4 +143,7 @@ def conclusion_markdown(data: ReportData, found: list[Claim]) -> str:
               f"{listed([c for c in unchecked if c.why_unchecked == why])}" for why in reasons]
     # one item per verdict: the reasons carry semicolons of their own, so a sentence joined by
     # semicolons read as if a claim not checked held
-    return " ".join(text) + "\n\nOf the Week 4 lab's five observations:\n\n" + "\n".join(f"- {part}." for part in parts)
+    from pagelab.report.method import driver_caveat
+
+    text.append(driver_caveat(data.profile).strip())
+    return " ".join(t for t in text if t) + "\n\nOf the Week 4 lab's five observations:\n\n" + "\n".join(f"- {part}." for part in parts)

@@ -24,6 +24,7 @@ import pandas as pd
 from pagelab.evidence.intervals import EQUIVALENT, NOT_RESOLVED
 from pagelab.evidence.runs import equivalence_of
 from pagelab.report.lab_report import ReportData, listed_pair, over_time_block_counted, pair_of, pair_text
+from pagelab.report.figures import SEED_CHECKPOINTS_S as LAB_CHECKPOINTS_S
 from pagelab.report.read_requests import read_request_findings
 from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, OVER_TIME_MEASURE_S,
                                                POOL_SHARE_TOLERANCE_PCT, SEED_CONNECTIONS, SEED_MEASURE_S,
@@ -338,10 +339,12 @@ def _hit_ratio(data: ReportData) -> Claim:
         series = measured[measured["page_size"] == size].sort_values("t_s")
         if series.empty:
             continue
-        start = series.groupby("repeat")["hit_rate"].first().median()
-        end = series.groupby("repeat")["hit_rate"].last().median()
+        # read where the lab read it: the samples nearest its first and last checkpoints (100 s, 1100 s)
+        first = series.groupby("repeat").apply(lambda run: run.iloc[(run["t_s"] - LAB_CHECKPOINTS_S[0]).abs().argmin()])
+        last = series.groupby("repeat").apply(lambda run: run.iloc[(run["t_s"] - LAB_CHECKPOINTS_S[-1]).abs().argmin()])
+        start, end = first["hit_rate"].median(), last["hit_rate"].median()
         runs = max(runs, int(series["repeat"].nunique()))
-        times.append((series["t_s"].iloc[0], series["t_s"].iloc[-1]))
+        times.append((first["t_s"].median(), last["t_s"].median()))
         close = abs(start - SEED_HIT_START) <= HIT_RATIO_NEAR and abs(end - SEED_HIT_END) <= HIT_RATIO_NEAR
         far = [name for name, gap in (("start", start - SEED_HIT_START), ("end", end - SEED_HIT_END))
                if abs(gap) > HIT_RATIO_NEAR]
@@ -352,24 +355,39 @@ def _hit_ratio(data: ReportData) -> Claim:
     verdict = HOLDS if near else DOES_NOT_HOLD
     which = "of each page size's one run" if runs == 1 else "median over each page size's runs"
     # one run per page size has no interval: said, so "does not hold" is not read as a tested verdict
-    single = ("; one run per page size, so there is no interval: each figure is one run's first and last "
-              "sample, and another run could read otherwise" if runs == 1 else "")
-    # which measure and which samples, and that the whole measurement counts here: the lab read the ratio
-    # from its start, so MSER-5's warm-up cut (which only the TpmC model uses) is not applied
+    single = ("; one run per page size, so there is no interval: each figure is one run's sample at a checkpoint, "
+              "and another run could read otherwise" if runs == 1 else "")
+    # which measure and which samples: the lab's checkpoints, and MSER-5's warm-up cut (which only the
+    # TpmC model uses) not applied, as the lab read the ratio from its first checkpoint
     def seconds(values) -> str:
         low, high = f"{min(values):.0f}", f"{max(values):.0f}"
         return low if low == high else f"{low}–{high}"
 
-    when = (f" (SHOW ENGINE INNODB STATUS's \"Buffer pool hit rate\", the first sample at "
-            f"{seconds([t for t, _ in times])} s of the measurement and the last at {seconds([t for _, t in times])} s; the whole measurement, the warm-up MSER-5 cut "
-            "from TpmC included, as the lab read the ratio from the start)") if times else ""
+    when = (f" (SHOW ENGINE INNODB STATUS's \"Buffer pool hit rate\", read where the lab read it: the samples "
+            f"nearest its first and last checkpoints, {LAB_CHECKPOINTS_S[0]} s and {LAB_CHECKPOINTS_S[-1]:,} s, here at "
+            f"{seconds([t for t, _ in times])} s and {seconds([t for _, t in times])} s of the measurement; {_lab_hit_readings()}; the "
+            "warm-up MSER-5 cut from TpmC is not applied, as the lab read the ratio from its first checkpoint)") if times else ""
     return Claim("hit_ratio", statement, verdict,
-                 f"first and last measured hit rate per 1000, {which}{when}: {'; '.join(parts)} "
+                 f"hit rate per 1000 at the lab's first and last checkpoints, {which}{when}: {'; '.join(parts)} "
                  f"(near = within {HIT_RATIO_NEAR:g} per 1000, pagelab's line: the lab's two figures are 3 apart, so a "
                  "wider line could not tell where the ratio starts from where it settles"
                  f"{_margin_contrast(data)})"
                  f"{single}{_why_it_fell(fell)}", "Figure 5", caveat=ONE_RUN_CAVEAT if runs == 1 else "")
 
+
+
+def _lab_hit_readings() -> str:
+    """The lab's own hit rates at its checkpoints, from its status excerpts (data/reference/week4_lab_innodb.csv)."""
+    from pagelab.report.figures import read_reference
+
+    status = read_reference("week4_lab_innodb.csv")
+    if status.empty:
+        return "the lab's own readings not at hand"
+    status = status.dropna(subset=["hit_rate"])
+    times = "/".join(f"{t:.0f}" for t in sorted(status["t_s"].unique()))
+    each = "; ".join(f"{size} " + ", ".join(f"{v:.0f}" for v in group.sort_values("t_s")["hit_rate"])
+                     for size, group in status.groupby("page_size", sort=False))
+    return f"the lab's own readings at {times} s: {each}"
 
 # The runbook's section on why a long run's hit ratio falls (tests check that the title is there).
 HIT_RATIO_FALL_SECTION = "Why an over-time run's reads rise and its hit ratio falls"

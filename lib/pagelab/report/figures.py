@@ -349,6 +349,23 @@ def checkpoint_monitors(intervals: pd.DataFrame, iostat: pd.DataFrame, innodb: p
     return pd.DataFrame(rows)
 
 
+
+def same_count_note(table: pd.DataFrame) -> str:
+    """Where checkpoints of one run read the same New-Order count (and so the same TpmC), that they are
+    different intervals, as their response times show: two readers took such a pair for one sample
+    read twice. '' where no count repeats."""
+    parts = []
+    if table.empty:
+        return ""
+    for (label, _), group in table.groupby(["page_size", "repeat"], sort=False):
+        for count, same in group.groupby("new_order", sort=False):
+            if len(same) > 1:
+                times = " and ".join(f"{t:,.0f} s" for t in same["t_s"])
+                p95 = " and ".join(f"{v:.1f}" for v in same["new_order_p95_ms"])
+                parts.append(f"{label}'s intervals at {times} counted the same {count:,.0f} New-Orders, so the same "
+                             f"TpmC: they are different intervals, as their New-Order p95 shows ({p95} ms)")
+    return (" " + "; ".join(parts) + ".") if parts else ""
+
 def checkpoint_run_header(data) -> str:
     """The checkpoints table's run column, named for what it counts: the over-time run of each page size
     where the sweep ran them (each is its page size's one), else the verdict runs' round."""

@@ -161,6 +161,18 @@ def driver_text(profile: dict) -> str:
             + "; README, \"Driver modes\", gives the figures)")
 
 
+
+def driver_caveat(profile: dict) -> str:
+    """For the Summary and Conclusion, where pagelab's own `statements` driver ran at a shape its
+    page-size effects were not shown to match tpcc-mysql's at (only 1 warehouse was): a sentence saying
+    so, as a claim citing the verdicts depends on it; '' otherwise."""
+    if profile.get("driver_mode") != "statements" or profile.get("warehouses") == 1:
+        return ""
+    return (f" These runs used pagelab's own driver (`statements`: tpcc-mysql's statements, not its binary); its "
+            f"page-size effects match a real tpcc-mysql's at 1 warehouse, and at this sweep's "
+            f"{profile.get('warehouses')} warehouses that is not yet settled (the Method's driver paragraph; "
+            "`--mode tpcc-mysql` runs the real binary).")
+
 def transport_text(profile: dict) -> str:
     """How the driver reached the server, for the Method; a bundle from before the knob says so."""
     transport = profile.get("transport")

@@ -346,7 +346,7 @@ def pair_lines_markdown(data, metrics: tuple[str, ...]) -> str:
     """Each of `metrics`' families of page-size pairs as `pagelab stats` prints them: the family's
     note, then a verdict line per pair (empty for a metric with no pairs, as in a grid)."""
     from pagelab.evidence.runs import METRICS_BY_NAME
-    from pagelab.evidence.wording import family_note, verdict_line
+    from pagelab.evidence.wording import family_note, primary_first, verdict_line
 
     parts = []
     for name in metrics:
@@ -355,5 +355,5 @@ def pair_lines_markdown(data, metrics: tuple[str, ...]) -> str:
             continue
         metric = METRICS_BY_NAME[name]
         parts.append(f"{metric.label}, each pair of page sizes ({family_note(rows)}):\n\n"
-                     + "\n".join(f"- {verdict_line(row, metric)}" for row in rows.to_dict("records")))
+                     + "\n".join(f"- {verdict_line(row, metric)}" for row in primary_first(rows)))
     return "\n\n".join(parts)

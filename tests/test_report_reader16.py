@@ -1,0 +1,128 @@
+"""A sixteenth fresh reader's gaps, each closed where the words are made: the lab's hit-ratio claim
+is read where the lab read it (the samples nearest its first and last checkpoints, 100 s and
+1100 s, not a run's first and last samples), and the README quotes what the report's check gives.
+Expected figures come from the shipped course sweep's over-time runs' innodb.csv, read here
+(tests/fixtures/captured/course-2026-11-29-shipped), and from the lab's own status excerpts
+(data/reference/week4_lab_innodb.csv)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from tests.conftest import REPO_ROOT
+from tests.test_measured_figures import README, SHIPPED, plain
+
+
+def _nearest(run: str, seconds: float) -> float:
+    samples = pd.read_csv(SHIPPED / run / "innodb.csv").dropna(subset=["hit_rate"])
+    samples = samples[samples["t_s"] >= 0]
+    return float(samples.iloc[(samples["t_s"] - seconds).abs().argmin()]["hit_rate"])
+
+
+def test_the_hit_ratio_claim_reads_the_lab_checkpoints_and_the_readme_quotes_it():
+    from pagelab.report.claims import claims
+    from pagelab.report.lab_report import load
+
+    lab = pd.read_csv(REPO_ROOT / "data" / "reference" / "week4_lab_innodb.csv")
+    first, last = int(lab["t_s"].min()), int(lab["t_s"].max())
+    assert (first, last) == (100, 1100)
+    hit = {claim.key: claim for claim in claims(load(SHIPPED))}["hit_ratio"]
+    readings = {size: (_nearest(f"{size}-over-time", first), _nearest(f"{size}-over-time", last))
+                for size in ("4k", "8k", "16k")}
+    said = " ".join(f"{size}: {start:.0f} → {end:.0f}" for size, (start, end) in readings.items())
+    found = " ".join(re.findall(r"\d+k: \d+ → \d+", hit.evidence))
+    assert found == said, (found, said)
+    # the first samples (about 10 s in) read otherwise for at least one page size: the rule is what decides
+    early = {size: _nearest(f"{size}-over-time", 0) for size in readings}
+    assert any(round(early[size]) != round(start) for size, (start, _) in readings.items()), early
+    # the lab's own readings, as the claim quotes them
+    lab_4k = ", ".join(f"{v:.0f}" for v in lab[lab["page_size"] == "4k"].sort_values("t_s")["hit_rate"])
+    assert f"4k {lab_4k}" in hit.evidence, hit.evidence
+    # the README's account of the shipped sweep gives the same figures
+    readme = plain(README)
+    quoted = ", ".join(f"{size} {start:.0f} → {end:.0f}" for size, (start, end) in readings.items())
+    assert f"({quoted};" in readme, quoted
+    below = round(990 - readings["16k"][0])
+    assert f"16k started {below} below 990" in readme
+
+
+def test_the_one_run_caveat_reads_as_one_sentence():
+    from pagelab.report.claims import claims
+    from pagelab.report.lab_report import load
+
+    hit = {claim.key: claim for claim in claims(load(SHIPPED))}["hit_ratio"]
+    assert ("one run per page size, so there is no interval: each figure is one run's sample at a checkpoint, and "
+            "another run could read otherwise") in hit.evidence, hit.evidence
+    assert "checkpoint, sample," not in hit.evidence
+
+
+def test_a_report_of_a_sweep_stopped_in_its_over_time_runs_is_what_the_readme_says(tmp_path):
+    """README "The deadline comes before the sweep ends?": the shipped sweep stopped after 4k's
+    over-time run (8k's and 16k's not run): its title page counts 25 runs of 27, no TpmC pair counts
+    an over-time block (none has one on both sides), and the hit ratio is read from 4k's run alone."""
+    import json
+    import shutil
+
+    from pagelab.bundle import SweepRecord
+    from pagelab.evidence.model import OVER_TIME_BLOCK_WORDS
+    from pagelab.report.claims import claims
+    from pagelab.report.lab_report import load
+    from pagelab.sweep.report_step import title_rows
+
+    bundle = tmp_path / "course-8x90"
+    shutil.copytree(SHIPPED, bundle)
+    record = json.loads((bundle / "sweep.json").read_text())
+    for entry in record["runs"]:
+        if entry["name"] in ("8k-over-time", "16k-over-time"):
+            entry["status"] = "pending"
+            shutil.rmtree(bundle / entry["name"])
+    (bundle / "sweep.json").write_text(json.dumps(record))
+    readme = plain(README)
+    assert 'its title page says how many ("Runs finished 25 of 27")' in readme
+    rows = dict(title_rows(SweepRecord.load(bundle)))
+    assert rows["Runs finished"] == "25 of 27", rows
+    data = load(bundle)
+    tpmc = data.pairs[data.pairs["metric"] == "tpmc"]
+    assert not any(OVER_TIME_BLOCK_WORDS in str(method) for method in tpmc["method"]), list(tpmc["method"])
+    hit = {claim.key: claim for claim in claims(data)}["hit_ratio"]
+    assert re.findall(r"\d+k: \d+ → \d+", hit.evidence) == [f"4k: {_nearest('4k-over-time', 100):.0f} → "
+                                                            f"{_nearest('4k-over-time', 1100):.0f}"], hit.evidence
+    assert hit.runs == "checked on the 1 over-time run, one per page size", hit.runs
+
+
+def test_the_summary_says_the_driver_was_not_checked_at_this_shape():
+    from pagelab.report.answer import conclusion_markdown
+    from pagelab.report.claims import claims
+    from pagelab.report.lab_report import load
+    from pagelab.report.method import driver_caveat
+
+    data = load(SHIPPED)
+    assert data.profile["driver_mode"] == "statements" and data.profile["warehouses"] == 7
+    text = conclusion_markdown(data, claims(data))
+    assert "at this sweep's 7 warehouses that is not yet settled" in text.split("Of the Week 4 lab's")[0], text
+    # the method's own account says the same of 7 warehouses
+    from pagelab.report.method import driver_text
+
+    assert "could not tell the effects apart" in driver_text(data.profile)
+    assert driver_caveat({**data.profile, "warehouses": 1}) == ""
+    assert driver_caveat({**data.profile, "driver_mode": "tpcc-mysql"}) == ""
+
+
+def test_the_primary_comparison_is_listed_first_where_the_lines_are():
+    """Its line was printed second, so a reader met a "not tested" line before the one it depends on."""
+    from pagelab.evidence.stats_text import evidence_text
+    from pagelab.evidence.wording import verdict_lines
+    from pagelab.report.lab_report import load
+    from pagelab.report.model_report import pair_lines_markdown
+
+    data = load(SHIPPED)
+    assert data.profile["primary"] == "16k vs 4k"
+    tpmc = data.pairs[data.pairs["metric"] == "tpmc"]
+    assert list(tpmc["a"] + " vs " + tpmc["b"])[0] != "16k vs 4k"  # the table's own order puts it second
+    assert verdict_lines(data.evidence, "tpmc")[0].startswith("16k vs 4k"), verdict_lines(data.evidence, "tpmc")
+    lines = [line.strip() for line in pair_lines_markdown(data, ("read_iops",)).splitlines() if line.startswith("- ")]
+    assert lines[0].startswith("- 16k vs 4k"), lines
+    printed = [line.strip() for line in evidence_text(data.evidence).splitlines() if line.strip().startswith(("8k vs", "16k vs"))]
+    assert printed[0].startswith("16k vs 4k: TpmC"), printed
