@@ -1,4 +1,12 @@
-"""The statistics behind every verdict, on synthetic series whose answer is known."""
+"""Two sides compared (pagelab.evidence.intervals): compare's and compare_rounds' verdicts,
+intervals and equivalence margins, the rank test that must point the way the interval does, and
+what too few runs can and cannot say. The series are synthetic, seeded log-normal runs around set
+medians (runs, rounds_with_slow_minutes, _steady_table below, which the other evidence tests
+share), so the answer is known; the exact tests' p-values and the median interval's confidence
+quoted in the comments are worked by hand.
+
+Elsewhere: steady state within a run (test_steady_state.py), families of pairs and their floors
+(test_evidence_families.py), two sweeps side by side (test_two_sweeps.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +28,6 @@ from pagelab.evidence.intervals import (
     repeats_needed,
     rounds_needed,
 )
-from pagelab.evidence.steady import batch_means, mser5
 
 
 def runs(median: float, spread: float, n: int, seed: int) -> list[float]:
@@ -138,44 +145,6 @@ def test_log_spread_pools_groups_around_their_own_centres():
     assert log_spread([[1.0], [2.0]]) is None
 
 
-def test_mser5_cuts_a_warm_up_and_calls_what_follows_level():
-    rng = np.random.default_rng(7)
-    warming = np.linspace(200, 1000, 30) + rng.normal(0, 10, 30)
-    level = 1000 + rng.normal(0, 10, 90)
-    cut = mser5(np.concatenate([warming, level]))
-    assert cut.level
-    assert 20 <= cut.cut <= 40
-
-
-def test_mser5_does_not_call_a_rising_series_level():
-    rng = np.random.default_rng(8)
-    assert not mser5(np.linspace(200, 1000, 60) + rng.normal(0, 10, 60)).level
-
-
-def test_mser5_leaves_a_stationary_series_almost_whole():
-    cut = mser5(1000 + np.random.default_rng(9).normal(0, 20, 100))
-    assert cut.level
-    assert cut.cut <= 25
-
-
-def test_batch_means_cover_the_true_mean_about_95_times_in_100():
-    rng = np.random.default_rng(10)
-    covered = 0
-    for _ in range(400):
-        interval = batch_means(500 + rng.normal(0, 50, 200))
-        covered += abs(interval.mean - 500) <= interval.half_width
-        assert 0 < interval.half_width_pct < 10
-    assert 0.90 <= covered / 400 <= 0.99
-
-
-def test_batch_means_widen_for_correlated_intervals_and_need_enough_values():
-    rng = np.random.default_rng(11)
-    noise = rng.normal(0, 50, 200)
-    correlated = 500 + np.convolve(noise, np.ones(10) / 10, mode="same") * 3  # neighbours move together
-    assert batch_means(correlated).half_width > batch_means(500 + noise).half_width
-    assert batch_means(noise[:9]) is None
-
-
 def _bundle_table(medians: dict[str, float], seed: int, n: int = 6):
     """A RunTable of n runs per page size around the given medians (3% log-normal spread)."""
     import pandas as pd
@@ -200,7 +169,7 @@ def test_a_side_with_a_zero_median_gives_an_infinite_ratio_without_warnings():
     assert comparison.ratio == math.inf and comparison.verdict == NOT_RESOLVED
 
 
-# --- equivalence, families, and the difference of two effects (known answers) ---------------------
+# --- equivalence (known answers) -----------------------------------------------------------------
 
 
 def test_equal_sides_are_equivalent_with_many_runs_and_not_resolved_with_few():
@@ -227,52 +196,6 @@ def test_a_wider_margin_turns_not_resolved_into_equivalent():
     assert narrow.verdict == NOT_RESOLVED and wide.verdict == EQUIVALENT
 
 
-def test_holm_against_a_hand_worked_example():
-    from pagelab.evidence import holm
-
-    # Sorted, 0.005, 0.01, 0.03, 0.04 are multiplied by 4, 3, 2, 1: 0.02, 0.03, 0.06, 0.04; each may not
-    # fall below the one before it (step-down), so the last is raised to 0.06.
-    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
-    assert holm([0.5, math.nan, 0.01]) == pytest.approx([0.5, math.nan, 0.02], nan_ok=True)
-
-
-def test_a_family_widens_the_intervals_and_raises_the_p_values():
-    from pagelab.evidence import compare_family
-
-    sides = [(runs(10_400, 0.03, 9, 30 + k), runs(10_000, 0.03, 9, 40 + k)) for k in range(4)]
-    alone = [compare(a, b) for a, b in sides]
-    family = compare_family(sides)
-    for single, judged in zip(alone, family):
-        assert judged.family_size == 4 and judged.confidence == pytest.approx(1 - 0.05 / 4)
-        assert judged.high - judged.low > single.high - single.low
-        assert judged.p_adjusted >= judged.p_value == pytest.approx(single.p_value)
-
-
-def test_an_effect_difference_of_twenty_points_is_found_and_equal_effects_agree():
-    from pagelab.evidence import AGREE, DIFFER, effect_difference
-
-    base = runs(10_000, 0.01, 10, 50)
-    equal = effect_difference((runs(9_000, 0.01, 10, 51), base), (runs(10_800, 0.01, 10, 52), runs(12_000, 0.01, 10, 53)))
-    assert equal.word == AGREE and -3 <= equal.low <= equal.high <= 3
-    assert equal.first_pct == pytest.approx(-10, abs=2) and equal.second_pct == pytest.approx(-10, abs=2)
-    moved = effect_difference((runs(9_000, 0.01, 10, 54), base), (runs(7_000, 0.01, 10, 55), runs(10_000, 0.01, 10, 56)))
-    assert moved.word == DIFFER and moved.low > 0  # -10% against -30%: log(0.9 / 0.7) = +25 log points
-    assert moved.low < 100 * math.log(0.9 / 0.7) < moved.high
-    one_run = effect_difference(([9_000.0], [10_000.0]), (runs(7_000, 0.01, 10, 57), base))
-    assert one_run.word == NOT_RESOLVED and math.isnan(one_run.low)
-
-
-def test_an_effect_difference_resamples_rounds_where_a_setting_has_them():
-    from pagelab.evidence import effect_difference
-
-    a, b = rounds_with_slow_minutes(0.94, seed=7)
-    c, d = rounds_with_slow_minutes(0.94, seed=9)
-    by_round = effect_difference((a, b), (c, d))
-    unpaired = effect_difference((list(a.values()), list(b.values())), (list(c.values()), list(d.values())))
-    assert by_round.paired_first and by_round.paired_second and not unpaired.paired_first
-    assert by_round.high - by_round.low < unpaired.high - unpaired.low, "the slow rounds cancel only when paired"
-
-
 def _steady_table(medians: dict[str, float], seed: int, n: int = 10, spread: float = 0.01):
     """A RunTable of n runs per page size around the given medians, 1% log-normal spread."""
     import pandas as pd
@@ -284,61 +207,6 @@ def _steady_table(medians: dict[str, float], seed: int, n: int = 10, spread: flo
             for k, (size, median) in enumerate(medians.items())
             for i, value in enumerate(runs(median, spread, n, seed * 10 + k))]
     return RunTable(pd.DataFrame(rows), [], {"equivalence_pct": 3.0}, list(medians))
-
-
-def test_two_sweeps_whose_levels_differ_by_20_percent_and_effects_agree_are_a_uniform_shift():
-    from pagelab.evidence.two_sweeps import compare_bundles, effect_lines, effect_table, shift_lines
-
-    slow = _steady_table({"4k": 10_000, "16k": 9_000}, seed=1)  # 16k 10% below 4k in both
-    fast = _steady_table({"4k": 12_000, "16k": 10_800}, seed=2)  # every page size 20% higher
-    effects = effect_table(slow, fast)
-    tpmc = effects[effects["metric"] == "tpmc"]
-    assert list(tpmc["word"]) == ["agree"]
-    [line] = effect_lines(effects, "slow", "fast")
-    assert line.startswith("16k vs 4k: ") and "] (95% CI), effects agree within ±3 points" in line, line
-    text = "\n".join(shift_lines(compare_bundles(slow, fast, "slow", "fast"), effects, "slow", "fast"))
-    assert "uniform shift" in text and "slow 4k vs fast 4k: TpmC −16." in text, text
-
-
-def test_each_verdict_line_says_its_own_intervals_level():
-    """A line read alone gives its level: a family's pairs at the Bonferroni level, a declared
-    primary at the full 95% and the pairs after it at the Bonferroni level of the two left."""
-    from pagelab.evidence.pairs import pairwise_table
-    from pagelab.evidence.wording import verdict_line
-    from pagelab.evidence.stats_text import evidence_text
-
-    table = _steady_table({"4k": 10_000, "8k": 10_500, "16k": 9_000}, seed=3)
-    lines = [verdict_line(row) for row in pairwise_table(table).query("metric == 'tpmc'").to_dict("records")]
-    assert len(lines) == 3 and all("] (98.33% CI), " in line for line in lines), lines
-    table.profile["primary"] = "16k vs 4k"
-    table.runs["host"] = "one machine"
-    found = {line.split(":")[0]: line for line in evidence_text(table).splitlines() if ": TpmC " in line}
-    assert "] (95% CI), " in found["  16k vs 4k"] and "primary, declared before the sweep" in found["  16k vs 4k"]
-    assert "] (97.5% CI), " in found["  8k vs 4k"] and "] (97.5% CI), " in found["  16k vs 8k"], found
-
-
-def test_two_sweeps_whose_16k_effect_differs_by_20_points_are_an_interaction_not_a_shift():
-    from pagelab.evidence.two_sweeps import compare_bundles, effect_lines, effect_table, shift_lines
-
-    a = _steady_table({"4k": 10_000, "16k": 9_000}, seed=3)  # 16k -10%
-    b = _steady_table({"4k": 12_000, "16k": 8_400}, seed=4)  # 16k -30%
-    effects = effect_table(a, b)
-    [line] = effect_lines(effects, "a", "b")
-    assert "effects differ" in line and "agree" not in line, line
-    text = "\n".join(shift_lines(compare_bundles(a, b, "a", "b"), effects, "a", "b"))
-    assert "uniform shift" not in text and "interacts" in text, text
-
-
-def test_a_sweep_of_many_alike_page_sizes_calls_no_false_difference():
-    """A/A: five labels of one condition, 10 pairs in the family; no pair may be called faster or slower."""
-    from pagelab.evidence.pairs import pairwise_table
-
-    table = _steady_table({size: 10_000 for size in ("4k", "8k", "16k", "32k", "64k")}, seed=5, n=9, spread=0.06)
-    pairs = pairwise_table(table)
-    tpmc = pairs[pairs["metric"] == "tpmc"]
-    assert len(tpmc) == 10 and set(tpmc["family_size"]) == {10}
-    assert set(tpmc["verdict"]) <= {"equivalent", "not resolved"}
-    assert list(tpmc["confidence_pct"]) == pytest.approx([99.5] * 10)
 
 
 def test_stats_json_carries_the_estimate_interval_adjusted_p_word_and_margin(tmp_path):
@@ -374,77 +242,6 @@ def test_equivalence_pct_zero_or_negative_is_refused():
     for bad in ("0", "-2"):
         with pytest.raises(UsageError, match=f"equivalence_pct: {bad} is out of range; allowed: a number above 0"):
             load_profile("smoke", [f"equivalence_pct={bad}"])
-
-
-def test_two_sweeps_over_different_transports_are_told_apart():
-    """The socket alone moves TpmC by 6-23% on 2 cores: compare must say when the transports differ,
-    and need not say so for the stall limit, which changes no run that finishes."""
-    from pagelab.evidence.two_sweeps import knob_differences
-
-    a = {"transport": "tcp", "stall_s": 30, "driver_mode": "statements"}
-    b = {"transport": "socket", "stall_s": 60, "driver_mode": "statements"}
-    assert knob_differences(a, b) == ["transport: 'tcp' vs 'socket'"]
-
-
-@pytest.mark.parametrize("sizes, n, says", [
-    # 5 page sizes 20% apart: 10 pairs, whose exact tests over 5 runs a side cannot go below
-    # 2/252 x 10 = 0.079 (worked by hand) -- the floor, not the data, leaves them unresolved
-    (("4k", "8k", "16k", "32k", "64k"), 5, True),
-    (("4k", "8k", "16k", "32k", "64k"), 9, False),  # 2/512 x 10 = 0.039: room
-    (("4k", "8k", "16k"), 6, True),  # round by round: 2/64 x 3 = 0.094
-    (("4k", "8k", "16k"), 7, False),  # 2/128 x 3 = 0.047
-])
-def test_stats_say_when_a_family_has_no_room_for_a_verdict(sizes, n, says):
-    from pagelab.evidence.pairs import pairwise_table
-    from pagelab.evidence.wording import floor_note
-    from pagelab.evidence.stats_text import evidence_text
-
-    table = _steady_table({size: 10_000 * 1.2 ** k for k, size in enumerate(sizes)}, seed=7, n=n)
-    table.runs["host"] = "one machine"
-    tpmc = pairwise_table(table)
-    tpmc = tpmc[tpmc["metric"] == "tpmc"]
-    assert (floor_note(tpmc) is not None) == says
-    called = set(tpmc["verdict"]) & {"faster", "slower"}
-    assert bool(called) != says, tpmc[["a", "b", "verdict", "p_adjusted"]]  # every effect is 20% or more
-    text = evidence_text(table)
-    assert ("no pair here can be called faster or slower" in text) == says
-    from types import SimpleNamespace
-
-    from pagelab.report.model_report import family_sentence
-
-    method = family_sentence(SimpleNamespace(pairs=pairwise_table(table)))  # the report's Method says it too
-    assert ("no pair here can be called faster or slower" in method) == says, method
-
-
-def test_after_failed_runs_the_floor_is_that_of_the_runs_each_pair_had():
-    """Unequal sides have a lower floor than equal ones, and a pair keeps its pairing by the rounds
-    both sides finished. 7 rounds, 3 page sizes 20% apart; 4k lost rounds 1 and 2, 8k round 3: two
-    pairs drop to run by run (5 vs 6: 2/462, 5 vs 7: 2/792, by hand), 16k vs 8k keeps 6 rounds
-    (2/64). 3 x 2/792 = 0.0076: there is room, and the pairs are called."""
-    from pagelab.evidence.pairs import pairwise_table
-    from pagelab.evidence.wording import floor_note
-
-    table = _steady_table({"4k": 10_000, "8k": 12_000, "16k": 14_400}, seed=8, n=7)
-    lost = {("4k", 1), ("4k", 2), ("8k", 3)}
-    kept = [(size, repeat) not in lost for size, repeat in zip(table.runs["page_size"], table.runs["repeat"])]
-    table = replace(table, runs=table.runs[kept])
-    tpmc = pairwise_table(table)
-    tpmc = tpmc[tpmc["metric"] == "tpmc"]
-    assert sorted(zip(tpmc["runs_a"], tpmc["runs_b"])) == [(6, 5), (6, 6), (7, 5)]
-    assert set(tpmc["verdict"]) == {"faster"}, tpmc[["a", "b", "verdict", "p_adjusted"]]
-    assert floor_note(tpmc) is None
-
-
-def test_one_pair_of_three_runs_against_five_has_room():
-    """3 runs against 5: the rank-sum floor is 2/56 = 0.036 (by hand), under 0.05."""
-    from pagelab.evidence.pairs import pairwise_table
-    from pagelab.evidence.wording import floor_note
-
-    table = _steady_table({"4k": 10_000, "16k": 12_000}, seed=9, n=5)
-    table = replace(table, runs=table.runs[~((table.runs["page_size"] == "4k") & (table.runs["repeat"] > 3))])
-    tpmc = pairwise_table(table)
-    tpmc = tpmc[tpmc["metric"] == "tpmc"]
-    assert list(tpmc["verdict"]) == ["faster"] and floor_note(tpmc) is None
 
 
 def test_runs_with_a_zero_give_no_interval_rather_than_a_point_that_reads_equivalent():
