@@ -12,6 +12,16 @@ from tests.conftest import loaded_instance, restored_instance
 
 SETTINGS = dict(buffer_pool_bytes="64M", redo_log_bytes="64M", max_connections=50)
 
+# summary.json's keys, the same for every driver mode; written out here, not taken from the code
+# that writes them, so that a key lost or renamed in one mode fails the test.
+SUMMARY_KEYS = {
+    "tpmc", "page_size_bytes", "buffer_pool_bytes", "server", "db_bytes", "warehouses", "connections",
+    "rampup_s", "measure_s", "rampup", "measurement", "interval_s", "seed", "nurand_model", "driver",
+    "driver_mode", "spec_pacing", "response_limits_ms", "nurand_run_constants", "load_info",
+    "rampup_transactions", "transactions", "new_order_rollbacks", "started_at", "measurement_started_at",
+    "parse_warnings", "transport",
+}
+
 
 @pytest.fixture(scope="session")
 def dataset(tpcc_dataset):
