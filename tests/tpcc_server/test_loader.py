@@ -22,15 +22,13 @@ from pagelab.tpcc.loader import consistency_violations, table_row_counts
 pytestmark = pytest.mark.server
 
 
-# The counts below are the freshly loaded server's: this file must run before any test that runs
-# transactions on the folder's shared server (test_pagelab_driver.py's runs add orders). pytest
-# takes a folder's files in name order, and xdist keeps this folder on one worker in that order
-# (tests/conftest.py, XDIST_GROUPS); test_auto_schedule.py, the one file named before this, runs
-# only on instances restored from the snapshot.
-def test_load_gives_exact_counts_and_consistency(loaded, dataset):
+# The counts are read from an instance restored from the snapshot taken right after the load, not
+# from the folder's shared server, which other files' tests run transactions on (they add orders):
+# so they hold whatever order pytest and xdist run the files in.
+def test_load_gives_exact_counts_and_consistency(loaded, spare_loaded_instance, dataset):
     instance, report, _ = loaded
     assert report.row_counts == dataset.row_counts
-    with instance.connect("tpcc") as connection:
+    with spare_loaded_instance.connect("tpcc") as connection:
         cursor = connection.cursor()
         counts = table_row_counts(cursor)
         assert counts["item"] == 100_000 and counts["stock"] == 100_000
@@ -42,6 +40,9 @@ def test_load_gives_exact_counts_and_consistency(loaded, dataset):
         cursor.execute("SELECT COUNT(*) FROM information_schema.referential_constraints "
                        "WHERE constraint_schema='tpcc'")
         assert cursor.fetchone()[0] == 10
+    # the loader's own server, as the load left it: its flush setting put back
+    with instance.connect("tpcc") as connection:
+        cursor = connection.cursor()
         cursor.execute("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")
         assert cursor.fetchone()[0] == 1, "the load-time flush setting was not restored"
 
