@@ -146,3 +146,61 @@ def test_courses_planned_components_are_the_planned_figures_and_the_report_plans
     readme = plain(README)
     assert f"`course` sets the two quiet sweeps' pooled components for 16k vs 4k ({shipped['planned_within_a']:,} %²·s " \
            f"and {shipped['planned_floor_pct']}%" in readme
+
+
+QUICK_SWEEPS = [measured_figures.REPO_ROOT / "tests" / "fixtures" / "captured" / f"quick-2026-11-29-c{n}" for n in (1, 2, 3)]
+
+
+def test_quicks_design_is_the_planners_on_its_three_sweeps(monkeypatch, capsys):
+    """quick.yaml's arithmetic and figures, from its three sweeps of 2026-11-29 (their runs kept in
+    tests/fixtures/captured/quick-2026-11-29-c1..c3): the components and costs `pagelab plan --from`
+    all three pools, each pair's detectable effect and the primary's power at the profile's design,
+    what 14 rounds would give (pagelab.evidence.planner), each sweep's 16k vs 4k as `pagelab stats`
+    prints it, and each sweep's time from its creation to its report in sweep.json."""
+    import io
+    import math
+    from contextlib import redirect_stdout
+
+    import yaml
+
+    from pagelab.cli import main
+    from pagelab.evidence import planner
+    from tests.test_measured_figures import _plan
+
+    quick_path = measured_figures.REPO_ROOT / "runbooks" / "profiles" / "quick.yaml"
+    text = plain(quick_path)
+    profile = yaml.safe_load(quick_path.read_text())
+    monkeypatch.setattr("tests.test_measured_figures.PLAN", ["plan", "--budget", "10min", "--resolve", "5%"])
+    output = _plan(QUICK_SWEEPS[0], monkeypatch, capsys, *QUICK_SWEEPS[1:])
+    a, f, root_f, low, high = find(
+        output, r"within-run a = ([\d.]+) .*? floor f = ([\d.]+) \(√f = ([\d.]+)%, 95% interval ([\d.]+)% to ([\d.]+)%\)",
+        "plan's pooled components").groups()
+    per_run = find(output, r"([\d.]+) s a run beyond what it measures", "plan's cost a run").group(1)
+    assert (f"a = {a} log^2 s, f = {f} (sqrt f = {root_f}%, 95% interval {low}% to {high}%), {per_run} s a run "
+            f"beyond its {profile['measure_s']} s measured") in text, text
+    rounds, run_s, half, power, detectable = find(
+        output, r"now \(quick: (\d+) rounds × (\d+) s[^)]*\): half-width ±([\d.]+)% \([^)]*\), power (\d+)%, minimum "
+                r"detectable effect ([\d.]+)%", "plan's now line").groups()
+    assert (int(rounds), int(run_s)) == (profile["repeats"], profile["measure_s"])
+    others = {pair: find(output, rf"{pair}: now minimum detectable effect ([\d.]+)%", pair).group(1)
+              for pair in ("8k vs 4k", "16k vs 8k")}
+    assert (f"±{half}%: 16k vs 4k {detectable}% detectable with 80% power (power {power}% at 5%), 8k vs 4k "
+            f"{others['8k vs 4k']}%, 16k vs 8k {others['16k vs 8k']}%") in text, text
+    fewer = planner.design(float(a), float(f), planner.Costs(float(per_run), 23, 3), int(rounds) - 1, int(run_s), 0.05,
+                           -math.log(0.95))
+    assert f"{int(rounds) - 1} rounds would give {fewer.detectable_pct:.1f}%" in text
+    effects, times = [], []
+    for sweep in QUICK_SWEEPS:
+        printed = io.StringIO()
+        with redirect_stdout(printed):
+            assert main(["stats", str(sweep)]) == 0
+        effect = find(printed.getvalue(), r"16k vs 4k: TpmC ([−+]?[\d.]+%) \[([−+]?[\d.]+%), ([−+]?[\d.]+%)\] \(95% CI\), "
+                                          r"slower", f"{sweep.name}'s primary line").groups()
+        effects.append("{} [{}, {}]".format(*(e.replace("−", "-") for e in effect)))
+        record = json.loads((sweep / "sweep.json").read_text())
+        made = datetime.datetime.strptime(record["created"], "%Y-%m-%dT%H:%M:%S%z")
+        written = datetime.datetime.strptime(record["report"]["written"], "%Y-%m-%dT%H:%M:%S%z")
+        seconds = int((written - made).total_seconds())
+        times.append(f"{seconds // 60} min {seconds % 60} s")
+    assert f"{effects[0]}, {effects[1]} and {effects[2]} (95% CI" in text, (effects, text)
+    assert f"{times[0]}, {times[1]} and {times[2]} from the bundle's creation to its report" in text, times

@@ -32,7 +32,7 @@ LOAD_S_PER_WAREHOUSE = 25  # init and load from the cache, at most (smoke.yaml: 
 REPORT_S = 30  # the report notebook and the PDF
 MINUTES_SLACK = (0.8, 1.5)  # a stated time may be this far below the lower bound / above the upper one
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-         "ten": 10}
+         "ten": 10, "fifteen": 15}
 
 
 def profile(name: str) -> dict:
