@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,23 @@ def stand_in_directory(fixtures_dir: Path) -> tuple[Path, Path, str]:
     shutil.copy(real_log, bin_dir / "tpcc_start.log")
     (bin_dir / "tpcc_start.log").chmod(0o644)
     return bin_dir, outbox, shutil.which("mariadb")
+
+
+class BackgroundWatch:
+    """A check that runs over and over in a thread of its own while a `with` block runs
+    (`_watch`, which returns once `_stop` is set): what two tests watch while a driver runs."""
+
+    def __init__(self):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=10)

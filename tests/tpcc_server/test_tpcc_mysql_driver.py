@@ -16,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from pagelab.mysql.client import ConnectionSpec
 from pagelab.tpcc.driver import run
 from pagelab.tpcc.outputs import RunOptions, TpccRunError
 from pagelab.tpcc.external import run_tpcc_mysql, scrub
-from tests.tpcc_server.conftest import SUMMARY_KEYS, stand_in_directory
+from tests.tpcc_server.conftest import SUMMARY_KEYS, BackgroundWatch, stand_in_directory
 
 pytestmark = pytest.mark.server
 
@@ -168,7 +167,7 @@ def stand_in_tpcc_mysql(fixtures_dir):
     shutil.rmtree(bin_dir, ignore_errors=True)
 
 
-class ProcessScanner:
+class ProcessScanner(BackgroundWatch):
     """Reads every process's command line and environment, over and over, while a block runs, and
     keeps the pids whose text holds `secret` (and whether `marker` was ever seen, so the scan is
     known to have caught the program it is meant to watch)."""
@@ -177,10 +176,9 @@ class ProcessScanner:
         self.secret, self.marker = secret.encode(), marker.encode()
         self.hits: list[str] = []
         self.saw_marker = False
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._scan, daemon=True)
+        super().__init__()
 
-    def _scan(self) -> None:
+    def _watch(self) -> None:
         while not self._stop.is_set():
             for proc in Path("/proc").glob("[0-9]*"):
                 for part in ("cmdline", "environ"):
@@ -192,14 +190,6 @@ class ProcessScanner:
                     if self.secret in text:
                         self.hits.append(f"{proc.name}/{part}")
             self._stop.wait(0.05)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join(timeout=10)
 
 
 def test_external_driver_plumbing(loaded, tmp_path, stand_in_tpcc_mysql):

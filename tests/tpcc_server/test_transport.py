@@ -25,7 +25,7 @@ from pagelab.mysql.client import ConnectionSpec
 from pagelab.mysql.program_account import TCP_ACCOUNT
 from pagelab.tpcc.driver import run
 from pagelab.tpcc.outputs import RunOptions, TpccRunError
-from tests.tpcc_server.conftest import stand_in_directory
+from tests.tpcc_server.conftest import BackgroundWatch, stand_in_directory
 
 pytestmark = pytest.mark.server
 
@@ -34,15 +34,14 @@ def spec_for(instance, transport: str) -> ConnectionSpec:
     return ConnectionSpec.for_instance(instance, tcp=transport == "tcp")
 
 
-class HostWatch:
+class HostWatch(BackgroundWatch):
     """information_schema.PROCESSLIST.HOST of every connection to `database` but its own, read
     over the socket every 50 ms while a block runs."""
 
     def __init__(self, instance, database: str = "tpcc"):
         self.instance, self.database = instance, database
         self.hosts: set[str] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
+        super().__init__()
 
     def _watch(self) -> None:
         with self.instance.connect() as link:
@@ -53,14 +52,6 @@ class HostWatch:
                                "AND id <> CONNECTION_ID()", (self.database,))
                 self.hosts.update(row[0] for row in cursor.fetchall())
                 self._stop.wait(0.05)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join(timeout=10)
 
 
 def assert_over(hosts: set[str], transport: str) -> None:
