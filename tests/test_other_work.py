@@ -209,3 +209,26 @@ def test_a_start_announced_ahead_is_read_when_it_comes():
     record = work.record()
     # not from the call: from the announced instant, however late the sleep woke
     assert 0 < record["window_s"] <= whole - 0.5 + 0.02, (record, whole)
+
+
+def test_a_kernel_thread_that_exits_in_the_window_does_not_make_other_work():
+    """A kworker with hours of CPU behind it that exits between the two reads: summed over the tree, its
+    ticks left the end's sum and the kernel's CPU came out negative (-16.7 cores in a suite on
+    2026-11-29), other work as much too high. Each thread is compared with itself, by pid and start
+    time: one started within the window counts whole, a pid given again to a new thread counts as new."""
+    from pagelab.machine.other_work import CpuReading, OtherWork, kernel_ticks_between
+
+    tick = os.sysconf("SC_CLK_TCK")
+    old_worker, steady, reused_pid = (10, 5), (11, 7), (12, 9)
+    first = {old_worker: 900 * tick, steady: 10 * tick, reused_pid: 50 * tick}
+    # the old worker exits; the steady one works 0.2 s; pid 12 now a new thread (started at 400) with 0.1 s;
+    # a thread born in the window (pid 13) works 0.1 s
+    last = {steady: 10 * tick + tick // 5, (12, 400): tick // 10, (13, 401): tick // 10}
+    assert kernel_ticks_between(first, last) == tick // 5 + tick // 10 + tick // 10
+    work = OtherWork(None)
+    work.first = CpuReading(100.0, 0, 0, 0, 0, first)
+    work.last = CpuReading(101.0, tick, 0, 0, 0, last)  # one core busy for the second
+    record = work.record()
+    kernel = (tick // 5 + 2 * (tick // 10)) / tick
+    assert record["kernel_cores"] == round(kernel, 3), record
+    assert record["other_cores"] == round(1.0 - kernel, 3), record

@@ -79,3 +79,8 @@ def test_the_levels_the_readme_gives_for_repeated_looks_are_the_boundaries():
 
     assert [first_level, last_level] == levels([int(first), int(most)]), match.group(0)
     assert three[3:] == levels([int(n) for n in three[:3]]), match.group(0)
+    # the spending function the README names, at half the rounds, is the first look's level
+    from pagelab.evidence.sequential import obrien_fleming_spending
+
+    spent = obrien_fleming_spending(int(first) / int(most), 0.05)
+    assert f"half-way it spends {100 * spent:.2f}%, so {100 * (1 - spent):.2f}%" in text, spent

@@ -235,7 +235,7 @@ def test_the_rounds_needed_are_put_on_a_cluster_and_the_over_time_blocks_length_
     text = cluster_text(65, 1)
     assert "65 verdict rounds and the over-time block" in text
     assert "--set repeats=65 --executor slurm --scratch DIR --slurm-max-running 32" in text, text
-    assert "at most 32 nodes at once, so each runs at least 2 rounds" in text, text
+    assert "at most 32 nodes at once, so the rounds outnumber them two to one: a node takes 2 on average" in text, text
     kept = SimpleNamespace(seconds=(100.0, 1200.0), length_s=2 / (1 / 100 + 1 / 1200))
     assert round(kept.length_s) == 185
     assert "the harmonic mean of the 100 and 1200 s its two runs counted weighed by the two sides' a" in \

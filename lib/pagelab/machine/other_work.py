@@ -20,7 +20,8 @@ measurement starts and when it ends, and keeps the difference:
                 from its own line into its parent's cutime, so it is counted once either way.
                 The ancestors' cutime is left out: it would hold earlier runs' kernels.
     kernel      the kernel's own threads (kthreadd, pid 2, and its children: writeback, the
-                filesystem's journal, block-layer workers), which work for whoever wrote
+                filesystem's journal, block-layer workers), each thread against itself (one
+                that exits within the window is not counted), which work for whoever wrote
     other work  busy - the run's - the kernel's, in CPU-seconds, divided by the window: the mean
                 number of cores other user processes kept busy (0.5 = half of one core all the
                 time); the kernel's threads and the interrupts are kept apart, as `kernel_cores`,
@@ -53,7 +54,8 @@ class CpuReading:
     interrupt_ticks: int
     steal_ticks: int
     own_ticks: int
-    kernel_ticks: int
+    # each kernel thread's utime + stime, by (pid, start time): a thread is only compared with itself
+    kernel_threads: dict[tuple[int, int], int]
 
 
 def _processes() -> dict[int, list[str]]:
@@ -86,6 +88,22 @@ def _ticks(table: dict[int, list[str]], tree: set[int]) -> int:
     return sum(int(table[pid][11]) + int(table[pid][12]) + int(table[pid][13]) + int(table[pid][14]) for pid in tree)
 
 
+def _thread_ticks(table: dict[int, list[str]], tree: set[int]) -> dict[tuple[int, int], int]:
+    """utime + stime of each of `tree`'s processes, keyed by (pid, start time), so that a pid the
+    kernel gave again to a new thread is not compared with the one before."""
+    return {(pid, int(table[pid][19])): int(table[pid][11]) + int(table[pid][12]) for pid in tree}
+
+
+def kernel_ticks_between(first: dict[tuple[int, int], int], last: dict[tuple[int, int], int]) -> int:
+    """The kernel's threads' CPU over a window: each thread alive at its end, less what it had at the
+    start (all of it for a thread started within the window). A thread that exited within the window
+    takes its ticks with it: summed over the tree instead, a long-lived kworker's exit once read as
+    -16.7 cores of kernel work in a test suite's half-second window, and so as that much more other
+    work. Its part of the window is not counted; other work is then read high by at most that part, which a thread that
+    lived for the window alone can have."""
+    return sum(ticks - first.get(key, 0) for key, ticks in last.items())
+
+
 def _own_ticks(table: dict[int, list[str]], roots: list[int]) -> int:
     tree = _tree(table, roots)
     ticks = _ticks(table, tree)
@@ -106,7 +124,7 @@ def read_cpu(server_pid: int | None) -> CpuReading:
     roots = [os.getpid()] + ([server_pid] if server_pid else [])
     table = _processes()
     return CpuReading(time.monotonic(), user + nice + system, irq + softirq, steal, _own_ticks(table, roots),
-                      _ticks(table, _tree(table, [KERNEL_THREADS])))
+                      _thread_ticks(table, _tree(table, [KERNEL_THREADS])))
 
 
 class OtherWork:
@@ -155,7 +173,8 @@ class OtherWork:
         def seconds(field: str) -> float:
             return (getattr(self.last, field) - getattr(self.first, field)) / tick
 
-        busy, own, kernel = seconds("busy_ticks"), seconds("own_ticks"), seconds("kernel_ticks")
+        busy, own = seconds("busy_ticks"), seconds("own_ticks")
+        kernel = kernel_ticks_between(self.first.kernel_threads, self.last.kernel_threads) / tick
         interrupts, steal = seconds("interrupt_ticks"), seconds("steal_ticks")
         if window <= 0:
             return {"other_cores": None, "steal_cores": None, "window_s": window, "unrecorded": "an empty window"}

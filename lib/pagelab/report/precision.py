@@ -330,8 +330,9 @@ def cluster_text(needed: int, extra: int, profile_name: str = "PROFILE") -> str:
     block = " and the over-time block" if extra else ""
     return (f": {needed} verdict rounds{block}; on a cluster, a round per node, `pagelab sweep --profile {profile_name} "
             f"--set repeats={needed} --executor slurm --scratch DIR --slurm-max-running {needed // 2}` (at most "
-            f"{needed // 2} nodes at once, so each runs at least 2 rounds; runbooks/slurm.md gives the --slurm-args "
-            "and the time limit)")
+            f"{needed // 2} nodes at once, so the rounds outnumber them two to one: a node takes 2 on average, some 1 "
+            "or 3; runbooks/slurm.md gives the --slurm-args, with --constraint or --reservation to keep the sweep on "
+            "nodes of one kind, and the time limit)")
 
 
 def harmonic_text(kept, sides: dict | None = None) -> str:
