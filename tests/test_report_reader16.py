@@ -145,3 +145,40 @@ def test_the_runbooks_median_interval_levels_are_the_binomials():
     assert f"the 2nd to the 6th reach only {level(7, 2)}), {level(8, 1)} for 8" in text
     assert f"the 2nd to the 7th reach only {level(8, 2)}" in text and f"{level(9, 2)} for 9" in text
     assert median_ranks(8)[:2] == (1, 8) and median_ranks(9)[:2] == (2, 8)  # the ranks the report uses
+
+
+
+def test_a_sweep_stopped_before_any_over_time_run_says_so_not_that_it_had_none(tmp_path):
+    """Stopped before its over-time runs (the README's deadline advice), the hit-ratio claim is not
+    checked here because none finished, not "over_time_s was 0": the profile planned them."""
+    import json
+    import shutil
+
+    from pagelab.report.claims import NOT_CHECKED, claims
+    from pagelab.report.lab_report import load
+
+    bundle = tmp_path / "course-8x90"
+    shutil.copytree(SHIPPED, bundle)
+    record = json.loads((bundle / "sweep.json").read_text())
+    for entry in record["runs"]:
+        if entry["name"].endswith("-over-time"):
+            entry["status"] = "pending"
+            shutil.rmtree(bundle / entry["name"])
+    (bundle / "sweep.json").write_text(json.dumps(record))
+    hit = {claim.key: claim for claim in claims(load(bundle))}["hit_ratio"]
+    assert hit.verdict == NOT_CHECKED
+    planned = record["profile"]["over_time_s"]
+    assert hit.why_unchecked.startswith(f"none of the over-time runs finished (the sweep planned {planned} s runs"), hit
+    assert "over_time_s was 0" not in hit.evidence and not hit.evidence.endswith(" "), hit.evidence
+
+
+
+def test_the_title_page_gives_the_reports_full_commit_as_the_sweeps():
+    """The glossary's "version" entry: the title page gives the full commit; it did for the sweep's
+    pagelab only, the report's in the References alone."""
+    from pagelab.bundle import SweepRecord
+    from pagelab.sweep.report_step import title_rows
+
+    rows = dict(title_rows(SweepRecord.load(SHIPPED), rendering=("c" * 40, False)))
+    assert rows["pagelab (report)"].startswith("0.1.0+gccccccc (commit " + "c" * 40 + ": the code that computed"), rows
+    assert "66f0a959f33963470d6ebf12794a7862546657d3" in rows["pagelab (sweep)"], rows

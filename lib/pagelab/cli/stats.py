@@ -176,7 +176,7 @@ def register(commands) -> None:
                     "line. TpmC's pairs are judged by a two-level model (the mean log-ratio over blocks: the rounds, "
                     "and a sweep's over-time runs as one block more; a t interval "
                     f"on the blocks less one) where every run kept its interval series and {MIN_BLOCKS_FOR_MODEL} or "
-                    "more rounds are shared. The other metrics' pairs (and TpmC's without series) are a ratio of "
+                    "more blocks are shared (the over-time runs' block counts where both page sizes have one). The other metrics' pairs (and TpmC's without series) are a ratio of "
                     f"medians with a bootstrap interval: with {MIN_ROUNDS_FOR_PAIRED} or more rounds (repeats) "
                     "finished by both page sizes compared round by round (the rounds resampled together, the "
                     "Wilcoxon signed-rank test), since the runs of a round run back to back on one machine, within "

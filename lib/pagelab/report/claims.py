@@ -94,12 +94,18 @@ def _not_checked(statement_claim: Claim, differences: list[str], data: ReportDat
         # the verdict runs are the lab's configuration; only the over-time runs, which watch it, are missing
         measured = recorded_configuration(data).measured_s
         knob = _over_time_set(data)
-        why = ("the over-time runs were not run" + (f": {knob}" if knob else " (over_time_s was 0)"))
+        planned = int(data.profile.get("over_time_s") or 0)
+        # a sweep that planned them but was stopped before they ran (the README's deadline advice) is not
+        # one that turned them off
+        why = (f"none of the over-time runs finished (the sweep planned {planned} s runs; `pagelab sweep --resume` "
+               "runs them)" if planned else
+               "the over-time runs were not run" + (f": {knob}" if knob else " (over_time_s was 0)"))
         evidence = (f"{why}. The claim is about the lab's {SEED_MEASURE_S} s runs watched "
                     f"to {OVER_TIME_MEASURE_S} s, which only the over-time runs measure; the verdict runs measure "
                     f"{measured:.0f} s of steady state, too short to show it. "
-                    + (f"The `{CHECKING_PROFILE}` profile as shipped runs them and checks it" if knob else
-                       "A sweep with over_time_s set to the lab's 1200 s checks it"))
+                    + ("" if planned else
+                       f"The `{CHECKING_PROFILE}` profile as shipped runs them and checks it" if knob else
+                       "A sweep with over_time_s set to the lab's 1200 s checks it")).rstrip()
         return Claim(statement_claim.key, statement_claim.statement, NOT_CHECKED, evidence, statement_claim.where, why)
     why = f"this sweep's configuration differs from the lab's ({'; '.join(differences)})"
     return Claim(statement_claim.key, statement_claim.statement, NOT_CHECKED,

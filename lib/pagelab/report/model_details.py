@@ -35,7 +35,7 @@ def model_sentences(data) -> str:
     if found.weights == PRECISION:
         return "".join([precision_sentences(found, data), *_components_and_over_time(found, data)])
     parts = ["\n\n**The two-level model's lower bound.** The two-level model needs every run's interval series and "
-             f"{MIN_BLOCKS_FOR_MODEL} or more shared rounds: a run's log TpmC varies as a/T + f, a the within-run "
+             f"{MIN_BLOCKS_FOR_MODEL} or more blocks shared (the rounds, and the over-time runs' block where both page sizes have one): a run's log TpmC varies as a/T + f, a the within-run "
              "part (batch means of its interval series) and f the between-run floor, and the variance of the mean "
              "log-ratio is bounded below by what the runs' own noise allows: where the rounds' sample variance of the "
              f"log-ratio falls below the {100 * FLOOR_QUANTILE:g}% quantile it would have from the within-run part "
@@ -81,8 +81,7 @@ def precision_sentences(found, data) -> str:
     weighed = (f" The over-time block's share of the weight: {'; '.join(shares)}." if shares else
                " No over-time block counted here, so the blocks weighed alike as far as their runs' lengths did.")
     return (f"\n\n**The two-level model, blocks weighed by precision.** The two-level model needs every run's "
-            f"interval series and {MIN_BLOCKS_FOR_MODEL} or more shared "
-            "rounds: a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval series) "
+            f"interval series and {MIN_BLOCKS_FOR_MODEL} or more blocks shared (the rounds, and the over-time runs' block where both page sizes have one): a run's log TpmC varies as a/T + f, a the within-run part (batch means of its interval series) "
             "and f the between-run floor. This sweep declared, before its runs, that TpmC's blocks are weighed by "
             "their precision (`block_weights: precision`): the blocks' log-ratios d_b, each with its within-run "
             "variance w_b = a_A/T_A + a_B/T_B, are combined as a random-effects meta-analysis (statsmodels "

@@ -99,13 +99,13 @@ def which_method_sentence(data) -> str:
 
 def _tpmc_not_modelled_why(data) -> str:
     """Why TpmC's pairs, or some, fell to the rank tests (the two-level model needs every run's
-    interval series and MIN_BLOCKS_FOR_MODEL shared rounds)."""
+    interval series and MIN_BLOCKS_FOR_MODEL shared blocks)."""
     found = model_data(data.evidence)
     if found is None:
         return "this bundle's runs kept no interval series"
     if any(value is None for value in found.by_size.values()):
         return "a run kept no interval series"
-    return f"fewer than {MIN_BLOCKS_FOR_MODEL} rounds were shared"
+    return f"fewer than {MIN_BLOCKS_FOR_MODEL} blocks were shared (the rounds, and the over-time runs' block)"
 
 
 def methods_explained(data) -> str:

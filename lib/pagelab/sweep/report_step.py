@@ -110,7 +110,8 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "",
     name = record.document.get("profile_name") or profile.name
     shown = (f"{name}, with {', '.join(overrides)} (set for this sweep)" if overrides else
              f"{name}" + (f" ({first_line})" if first_line else ""))
-    made = version_naming(*(rendering if rendering is not None else git_revision()))
+    sha, dirty = rendering if rendering is not None else git_revision()
+    made = version_naming(sha, dirty)
     ran = recorded_version(machine)
     rows = [("Author", author), ("Affiliation", affiliation),
             ("Sweep ran", sweep_dates(record)),
@@ -120,7 +121,7 @@ def title_rows(record: SweepRecord, author: str = "", affiliation: str = "",
             ("Runs finished", f"{sum(e['status'] == 'done' for e in record.runs)} of {len(record.runs)}"),
             ("pagelab (sweep)" if not ran.startswith(made + " ") else "pagelab", ran),
             ("pagelab (report)", "" if ran.startswith(made + " ") else
-             f"{made} (the code that computed this report's verdicts and words)"),
+             f"{made} ({f'commit {sha}: ' if sha else ''}the code that computed this report's verdicts and words)"),
             ("Bundle", bundle_name(record))]
     return [(key, value) for key, value in rows if value]
 
