@@ -196,7 +196,7 @@ def _unrecorded_knobs(data: ReportData) -> list[tuple[str, str]]:
     if "block_weights" in missing:
         rows.append(("block_weights", f"{weights_of(data.evidence)} ({before}; the report weighed the blocks so)"))
     planned = [name for name in missing if name != "block_weights"]
-    name = data.record.document.get("profile_name") or data.profile.get("profile") or ""
+    name = data.profile_name
     shipped = shipped_profile_values(str(name), planned) if planned else None
     for knob in planned:
         value = (shipped or {}).get(knob)

@@ -47,6 +47,12 @@ class ReportData:
         return self.record.document["profile"]
 
     @property
+    def profile_name(self) -> str:
+        """The profile the sweep was made from (sweep.json's profile_name; older bundles kept it in the
+        profile), '' when neither says."""
+        return str(self.record.document.get("profile_name") or self.profile.get("profile") or "")
+
+    @property
     def page_sizes(self) -> list[str]:
         return self.evidence.page_order
 

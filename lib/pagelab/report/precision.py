@@ -146,7 +146,7 @@ def _planned(data: ReportData) -> tuple[dict, str]:
     knobs = ["planned_within_a", "planned_floor_pct"]
     if any(knob in data.profile for knob in knobs):
         return data.profile, ""
-    name = data.record.document.get("profile_name") or data.profile.get("profile") or ""
+    name = data.profile_name
     shipped = shipped_profile_values(str(name), knobs)
     if not shipped:
         return {}, ""
@@ -317,7 +317,7 @@ def precision_markdown(data: ReportData) -> str:
     items.append(f"**What a repeat would give** (planning figures): with these components the planner "
                  f"(pagelab.evidence.planner) gives this design a power of {100 * now.power:.0f}% for a "
                  f"{100 * EFFECT:g}% effect, {level}; {need}" + (f" ({'; '.join(asides)})" if asides else "")
-                 + (cluster_text(needed, extra, data.record.document.get("profile_name") or "PROFILE") if needed else "") + "."
+                 + (cluster_text(needed, extra, data.profile_name or "PROFILE") if needed else "") + "."
                  + (f" {planner_figures(row, now)}" if not math.isnan(row["low_pct"]) else ""))
     return said()
 

@@ -152,7 +152,7 @@ def changed_settings_markdown(data: ReportData) -> str:
     the profile and the value used), and the sweep's wall-clock duration from its records."""
     document = data.record.document
     profile = data.profile
-    name = document.get("profile_name") or profile.get("profile") or ""
+    name = data.profile_name
     overrides = list(profile.get("overrides") or [])
     recorded = document.get("changed_knobs")
     source = ""
