@@ -212,8 +212,9 @@ def precision_markdown(data: ReportData) -> str:
         # from the ends as printed (to 0.1), so a reader's subtraction gives the same figure
         width = round(float(row["high_pct"]), 1) - round(float(row["low_pct"]), 1)
         items.append(f"**This sweep's interval:** {interval_text(row['low_pct'], row['high_pct'], row.get('confidence_pct'))}"
-                     f": {width:.1f} percentage points wide (the high end less the low), a half-width of about "
-                     f"±{width / 2:.1f}%, from the spread its blocks happened to show (or from the Method's lower bound, "
+                     f": {width:.1f} percentage points wide (the high end less the low), half of that "
+                     f"{width / 2:.1f} points (points, not a ratio's distance: the ends of a ratio's interval are not "
+                     "equally far from its effect), from the spread its blocks happened to show (or from the Method's lower bound, "
                      "where that set it: the Method says for which pairs).")
 
     def said() -> str:
@@ -332,7 +333,9 @@ def cluster_text(needed: int, extra: int, profile_name: str = "PROFILE") -> str:
             f"--set repeats={needed} --executor slurm --scratch DIR --slurm-max-running {needed // 2}` (at most "
             f"{needed // 2} nodes at once, so the rounds outnumber them two to one: a node takes 2 on average, some 1 "
             "or 3; runbooks/slurm.md gives the --slurm-args, with --constraint or --reservation to keep the sweep on "
-            "nodes of one kind, and the time limit)")
+            "nodes of one kind, and the time limit). This figure rests on this one sweep's components; to plan a "
+            "cluster, pool several sweeps' (`pagelab plan --from BUNDLE BUNDLE ...`), or on another machine run a "
+            "short pilot there first (runbooks/slurm.md)")
 
 
 def harmonic_text(kept, sides: dict | None = None) -> str:
@@ -399,8 +402,8 @@ def planner_figures(row: dict, now: planner.Design) -> str:
     ratio_half = 100 * math.expm1(log_half)
     scale = ("" if round(ratio_half, 1) == round(half, 1) else
              f" (on that scale this sweep's interval is ±{ratio_half:.1f}%: its ends are the effect's ratio multiplied "
-             f"and divided by {1 + ratio_half / 100:.3f}; its ±{half:.1f}% half-width is in percentage points, half "
-             "the distance between the ends, which a ratio interval does not put equally far from its effect)")
+             f"and divided by {1 + ratio_half / 100:.3f}; half the distance between its ends, {half:.1f} percentage "
+             "points, is another figure, as a ratio interval does not put its ends equally far from its effect)")
     if round(now.half_width_pct, 1) == round(ratio_half, 1):
         compared = ("about the same as this sweep's: its blocks varied about as much as the components give on "
                     "average.")
