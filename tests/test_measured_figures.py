@@ -333,7 +333,7 @@ def test_the_line_slurm_md_plans_from_is_one_pagelab_stats_prints(table):
     from pagelab.evidence.runs import components_of
 
     quoted = find(plain(SLURM), r"\(`(16k vs 4k: within a = …, between √f = … over 7 rounds of 100 s; a round's "
-                                r"log-ratio spreads S%; 80% power for a 5% effect at the 5% level: R verdict rounds "
+                                r"log-ratio spreads S%; a 5% effect at 80% power and the 5% level needs R verdict rounds "
                                 r"of T s …)`\)", SLURM.name).group(1)
     pattern = (re.escape(quoted).replace("…", ".+?").replace("S%", r"(\d+\.\d)%")
                .replace(re.escape("R verdict rounds of T s"), r"\d+\ verdict\ rounds\ of\ \d+\ s"))

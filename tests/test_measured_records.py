@@ -207,10 +207,10 @@ def test_stats_prints_the_rounds_a_pilot_plans_a_cluster_by(capsys):
     spread = float(find(line, r"a round's log-ratio spreads (\d+\.\d)%", "stats' 16k vs 4k line").group(1)) / 100
     formula = next(r for r in range(3, 200) if (scipy.stats.t.ppf(0.975, r - 1) + scipy.stats.t.ppf(0.8, r - 1))
                    * spread / math.sqrt(r) <= math.log(1 / 0.95))
-    assert f"80% power for a 5% effect at the 5% level: {formula} verdict rounds of 90 s" in line, line
+    assert f"a 5% effect at 80% power and the 5% level needs {formula} verdict rounds of 90 s" in line, line
     said = re.search(r"the formula gives (\d+) verdict rounds", plain(SLURM))
     assert said and int(said.group(1)) == formula, "slurm.md's figure is the one stats prints"
-    assert ("80% power for a 5% effect at the 5% level: R verdict rounds of T s" in plain(SLURM)), \
+    assert ("a 5% effect at 80% power and the 5% level needs R verdict rounds of T s" in plain(SLURM)), \
         "slurm.md tells a pilot's reader where stats prints the rounds"
 
 

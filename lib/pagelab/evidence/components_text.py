@@ -42,7 +42,7 @@ def _groups_text(size: SizeComponents) -> str:
 
 
 def _rounds_for_text(pair) -> str:
-    """'; 80% power for a 5% effect at the 5% level: 23 verdict rounds of 90 s': the planner's rounds at this
+    """'; a 5% effect at 80% power and the 5% level needs 23 verdict rounds of 90 s': the planner's rounds at this
     spread, verdict rounds alone (no over-time block), so a pilot on other machines, which `pagelab plan`
     refuses (its runs are on several hosts), still gives the rounds to plan by (runbooks/slurm.md); '' with
     no spread."""
@@ -53,11 +53,11 @@ def _rounds_for_text(pair) -> str:
         return ""
     effect = -math.log(1 - PLAN_EFFECT)
     needed = planner.rounds_for_power(a, max(f, 0.0), pair.run_s, PLAN_ALPHA, effect)
-    at = (f"{100 * planner.DEFAULT_POWER:.0f}% power for a {100 * PLAN_EFFECT:g}% effect at the "
-          f"{100 * PLAN_ALPHA:g}% level")
+    at = (f"a {100 * PLAN_EFFECT:g}% effect at {100 * planner.DEFAULT_POWER:.0f}% power and the "
+          f"{100 * PLAN_ALPHA:g}% level needs")
     if needed is None:
-        return f"; {at}: more than {planner.MOST_ROUNDS:,} rounds of {pair.run_s:g} s"
-    return f"; {at}: {needed} verdict rounds of {pair.run_s:g} s (the planner's, without an over-time block)"
+        return f"; {at} more than {planner.MOST_ROUNDS:,} rounds of {pair.run_s:g} s"
+    return f"; {at} {needed} verdict rounds of {pair.run_s:g} s (the planner's, without an over-time block)"
 
 
 def components_lines(components: VarianceComponents) -> list[str]:
