@@ -96,9 +96,10 @@ def _blocks(bundle, a: str, b: str):
     def a_of(size: str, block: str) -> float:
         return sizes[size].role_a("over_time" if block == "over-time" else "verdict").value
 
-    blocks = sorted(k for k in data.by_size[a] if k in data.by_size[b])
-    d = [data.by_size[a][k][0] - data.by_size[b][k][0] for k in blocks]
-    w = [a_of(a, k) / data.by_size[a][k][1] + a_of(b, k) / data.by_size[b][k][1] for k in blocks]
+    first, second = data.sides(a, b)  # the over-time block over the seconds both runs counted
+    blocks = sorted(k for k in first if k in second)
+    d = [first[k][0] - second[k][0] for k in blocks]
+    w = [a_of(a, k) / first[k][1] + a_of(b, k) / second[k][1] for k in blocks]
     return blocks, d, w
 
 

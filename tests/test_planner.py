@@ -180,9 +180,10 @@ def test_plan_prices_the_over_time_block_as_long_as_the_bundles_over_time_runs_k
     from pagelab.evidence.runs import components_of
 
     bundle, runs = _over_time_bundle(tmp_path, drift)
-    kept = {use.page_size: use.counted_s for use in counted_series(runs)[1]}
+    uses = {use.page_size: use for use in counted_series(runs)[1]}
     if drift:
-        assert kept["16k"] < 600 / 2, kept  # the check cut the drifting run: the case this test is for
+        assert uses["16k"].counted_s < 600 / 2, uses  # the check cut the drifting run: the case this test is for
+    kept = dict.fromkeys(("16k", "4k"), shared_seconds([uses["16k"], uses["4k"]]))
     sides = components_of(read_runs(bundle))
     side_a = {size: sides.size(size).role_a("over_time").value for size in ("16k", "4k")}
     w_ot = side_a["16k"] / kept["16k"] + side_a["4k"] / kept["4k"]
@@ -303,6 +304,13 @@ def test_the_reports_precision_paragraph_prices_equal_weights_with_the_over_time
     assert_power_said(text, math.sqrt((7 * (a / 100 + f) + w_ot + f) / 8 ** 2))
 
 
+def shared_seconds(uses) -> float:
+    """The seconds both over-time runs kept, worked here from what each kept: a pair compares its two
+    runs over the same seconds (from the later warm-up cut to the earlier end), each side's T alike."""
+    uses = list(uses)
+    return min(use.cut_s + use.counted_s for use in uses) - max(use.cut_s for use in uses)
+
+
 def precision_paragraph_of_seven_rounds(tmp_path, profile: dict) -> tuple[str, float, float, float, float]:
     """The report's precision paragraph for a synthetic sweep of 7 rounds of 100 s and 1200 s
     over-time runs (16k 5% behind), with `profile`'s knobs; the over-time block's length T (with
@@ -317,7 +325,8 @@ def precision_paragraph_of_seven_rounds(tmp_path, profile: dict) -> tuple[str, f
                              over_time_s=1200)
     runs = sweep(design, np.random.default_rng(11))  # the runs tests.test_report_words.bundle writes
     data = load(bundle(tmp_path, profile=profile, design=design))
-    kept = {use.page_size: use.counted_s for use in counted_series(runs)[1]}
+    kept = dict.fromkeys(("16k", "4k"), shared_seconds(use for use in counted_series(runs)[1]
+                                                       if use.page_size in ("16k", "4k")))
     components = components_of(data.evidence)
     pair = components.pair("16k", "4k")
     side_a = {size: components.size(size).role_a("over_time").value for size in ("16k", "4k")}

@@ -62,7 +62,8 @@ def test_the_reports_method_says_the_rule_and_drift_not_detected():
 
     uses = _judged_over_time_runs()
     data = SimpleNamespace(evidence=SimpleNamespace(runs=pd.DataFrame({"block": [1, 2, 3]})))
-    text = over_time_block_sentences(data, SimpleNamespace(weights="equal", over_time=uses))
+    data.page_sizes = ["4k", "16k"]
+    text = over_time_block_sentences(data, SimpleNamespace(weights="equal", over_time=uses, long_runs=None))
     assert OVER_TIME_RULE in text, text
     assert "no drift" not in text, text
     flat, rising = uses
@@ -277,7 +278,7 @@ def test_pagelab_stats_says_drift_not_detected_too():
     assert lines[1].startswith(f"  4k-over-time: {flat.counted_s:g} s of 1200 s counted (MSER-5 cut"), lines
     assert "drift not detected over the rest (" in lines[1] and lines[1].endswith("all of it counts)"), lines
     source = (ROOT / "lib" / "pagelab" / "evidence" / "stats_text.py").read_text()
-    assert "over_time_text(data.over_time)" in source and "over_time_lines" not in source
+    assert "over_time_text(data.over_time, data.long_runs, table.page_order)" in source and "over_time_lines" not in source
 
 
 def test_the_hit_ratio_claims_line_is_set_beside_the_pairs_margin(tmp_path):
@@ -377,11 +378,12 @@ def test_the_primary_pairs_blocks_rebuild_its_effect_and_standard_error():
     se = np.sqrt(max(d.var(ddof=1), bound) / n)
     _, model_se = floored_pairs(model_data(data.evidence), data)[("16k", "4k")]
     assert abs(se - model_se) < 1e-9, (se, model_se)
-    # the over-time block's seconds are what of each run counted, as the precision part says
+    # the over-time block's seconds are those both runs counted: 16k cut 300 s of warm-up, 4k 200 s, so
+    # 300-1200 s of each (the stats lines of the fixture say so too)
     over = table.set_index("Block").loc["over-time"]
-    assert (over["16k s"], over["4k s"]) == (900.0, 1000.0)
+    assert (over["16k s"], over["4k s"]) == (900.0, 900.0)
     text = block_table_text(table, "16k", "4k")
-    assert "the mean of the 9 blocks' log-ratios d_b (the table's log-ratio column), −3.19 log points, that is −3.1%" in text, text
+    assert "the mean of the 9 blocks' log-ratios d_b (the table's log-ratio column), −3.16 log points, that is −3.1%" in text, text
     # shown under words a reader knows, no internal names (tests/notebook_checks.internal_labels)
     from pagelab.report.model_details import block_columns
     from tests.notebook_checks import internal_labels

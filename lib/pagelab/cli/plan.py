@@ -308,11 +308,15 @@ def _over_time_kept(table, first: str, second: str, over_time_s: float) -> tuple
         return float(over_time_s), (f"over-time block: the bundle ran no over-time runs of {first} and {second}, so "
                                     f"a design assumes all {over_time_s} s of each count (no warm-up cut, no drift); "
                                     "a drift would leave a verdict run's length")
-    said = "; ".join(f"{use.page_size} {use.counted_s:g} of {use.measured_s:g} s" for use in kept.uses)
+    said = "; ".join(f"{use.page_size} {use.cut_s:g}-{use.cut_s + use.counted_s:g} s of {use.measured_s:g}"
+                     for use in kept.uses)
     if kept.length_s is None:
-        return None, f"over-time block: the bundle's over-time runs kept {said}: a design counts no over-time block"
+        return None, (f"over-time block: the bundle's over-time runs kept {said}, less than a verdict run's length "
+                      "in common (a pair compares its two runs over the seconds both kept): a design counts no "
+                      "over-time block")
     first_s, second_s = kept.seconds
-    return kept.length_s, (f"over-time block: the bundle's over-time runs kept {said}; a design expects as much of "
+    return kept.length_s, (f"over-time block: the bundle's over-time runs kept {said}, compared over the seconds "
+                           f"both kept; a design expects as much of "
                            f"each {over_time_s} s run to count, {first_s:.0f} and {second_s:.0f} s, as precise as "
                            f"one block of {kept.length_s:.0f} s on each side (the harmonic mean of the two "
                            "lengths weighed by each side's over-time a: a_A/T_A + a_B/T_B = (a_A + a_B)/T)")

@@ -218,12 +218,14 @@ def model_effects(series: Sequence[RunSeries], page_order: Sequence[str],
     far as `counted_series` lets them count; the components from these runs too), None where a
     page size has too few blocks. Every run of a page size is taken to have kept its series: the
     caller leaves out a page size one of whose runs did not."""
-    counted, _ = counted_series(series)
+    counted, uses = counted_series(series)
     components = variance_components(counted, page_order)
     within = {size.page_size: size for size in components.sizes}
     by_size = {size: {run.block: (run.log_mean, run.measured_s) for run in counted if run.page_size == size}
                for size in page_order}
-    return [pair_effect(by_size[a], by_size[b], within[a], within[b], weights) for a, b in pairs]
+    long_runs = over_time_runs(series, uses)
+    return [pair_effect(*long_runs.sides(a, b, by_size[a], by_size[b]), within[a], within[b], weights)
+            for a, b in pairs]
 
 
 @dataclass(frozen=True)
@@ -313,12 +315,17 @@ def over_time_use(run: RunSeries, verdict_s: float) -> tuple[RunSeries | None, O
                               f"{first.measured_s:g} s count, a verdict run's length")
 
 
+def verdict_length(series: Sequence[RunSeries]) -> float:
+    """The verdict runs' median measured seconds (0 without any): what an over-time run is judged against."""
+    lengths = [run.measured_s for run in series if run.role != "over_time"]
+    return float(np.median(lengths)) if lengths else 0.0
+
+
 def counted_series(series: Sequence[RunSeries]) -> tuple[list[RunSeries], list[OverTimeUse]]:
     """The series that enter the model: every verdict run whole, and of each over-time run what
     `over_time_use` lets count (judged against the verdict runs' median length)."""
     verdict = [run for run in series if run.role != "over_time"]
-    lengths = [run.measured_s for run in verdict]
-    verdict_s = float(np.median(lengths)) if lengths else 0.0
+    verdict_s = verdict_length(series)
     counted, uses = list(verdict), []
     for run in series:
         if run.role == "over_time":
@@ -326,3 +333,68 @@ def counted_series(series: Sequence[RunSeries]) -> tuple[list[RunSeries], list[O
             uses.append(use)
             counted += [part] if part is not None else []
     return counted, uses
+
+
+# --- a pair's over-time block: its two runs over the same seconds ---------------------------------
+#
+# Each over-time run counts its own window of the measurement: after its own warm-up cut, and only
+# its first verdict-run length where it drifted (`over_time_use`). Two such windows can lie far
+# apart (one run's first 90 s, the other's 200-1200 s), and over a long run the database grows and
+# the rate falls, so a log-ratio of unequal windows measures when as much as which page size. A
+# pair's over-time block therefore compares its two runs over the seconds both counted, and a pair
+# whose runs share less than a verdict run's length has no over-time block: its blocks are its rounds.
+
+
+def shared_window(first: OverTimeUse, second: OverTimeUse, verdict_s: float) -> tuple[float, float] | None:
+    """The seconds of the measurement both runs counted, (start, end); None when they share less than
+    a verdict run's `verdict_s` (or nothing)."""
+    start = max(first.cut_s, second.cut_s)
+    end = min(first.cut_s + first.counted_s, second.cut_s + second.counted_s)
+    if end <= start or end - start < verdict_s - 1e-6:
+        return None
+    return start, end
+
+
+def window_part(run: RunSeries, start: float, end: float) -> RunSeries:
+    """The intervals of `run` that lie wholly within [start, end) of its measured seconds."""
+    seconds = np.asarray(run.seconds, float)
+    ends = np.cumsum(seconds)
+    keep = (ends - seconds >= start - 1e-6) & (ends <= end + 1e-6)
+    return RunSeries(run.run, run.page_size, run.block, tuple(np.asarray(run.rates, float)[keep]),
+                     tuple(seconds[keep]), run.role)
+
+
+@dataclass(frozen=True)
+class OverTimeRuns:
+    """The over-time runs as the pairs take them: each page size's whole series and what of it
+    counted, and the verdict runs' length a shared window must reach."""
+
+    series: dict  # {page size: its over-time RunSeries, whole}
+    uses: dict  # {page size: OverTimeUse}
+    verdict_s: float
+
+    def window(self, a: str, b: str) -> tuple[float, float] | None:
+        """The seconds pair a, b compares its over-time runs over; None without a shared window."""
+        if a not in self.uses or b not in self.uses or a not in self.series or b not in self.series:
+            return None
+        return shared_window(self.uses[a], self.uses[b], self.verdict_s)
+
+    def sides(self, a: str, b: str, a_blocks: dict, b_blocks: dict) -> tuple[dict, dict]:
+        """{block: (y, T)} of each side for pair a, b: the rounds as they are, and the over-time block
+        over the shared window, or left out of both sides without one."""
+        a_blocks, b_blocks = dict(a_blocks), dict(b_blocks)
+        window = self.window(a, b)
+        if window is None:
+            a_blocks.pop(OVER_TIME_BLOCK, None)
+            b_blocks.pop(OVER_TIME_BLOCK, None)
+            return a_blocks, b_blocks
+        for blocks, size in ((a_blocks, a), (b_blocks, b)):
+            part = window_part(self.series[size], *window)
+            blocks[OVER_TIME_BLOCK] = (part.log_mean, part.measured_s)
+        return a_blocks, b_blocks
+
+
+def over_time_runs(series: Sequence[RunSeries], uses: Sequence[OverTimeUse]) -> OverTimeRuns:
+    """`OverTimeRuns` of `series`, with the `uses` counted_series decided."""
+    whole = {run.page_size: run for run in series if run.role == "over_time"}
+    return OverTimeRuns(whole, {use.page_size: use for use in uses if use.counted_s > 0}, verdict_length(series))

@@ -90,7 +90,8 @@ def _tpmc_model(table: RunTable, data: ModelData | None, split: list[int], a: st
 def model_effect(data: ModelData | None, a: str, b: str):
     """The two-level model's estimate of a against b, or None where the rank tests judge: no
     series, a run without one, or too few blocks."""
-    if data is None or data.by_size.get(a) is None or data.by_size.get(b) is None:
+    sides = data.sides(a, b) if data is not None else None
+    if sides is None:
         return None
     within = {size.page_size: size for size in data.components.sizes}
-    return pair_effect(data.by_size[a], data.by_size[b], within[a], within[b], data.weights)
+    return pair_effect(*sides, within[a], within[b], data.weights)

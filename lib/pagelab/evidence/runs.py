@@ -27,7 +27,7 @@ import pandas as pd
 from pagelab.evidence.components import RunSeries, VarianceComponents, variance_components
 from pagelab.evidence.intervals import CONFIDENCE, DEFAULT_EQUIVALENCE_PCT
 from pagelab.evidence.block_weights import EQUAL
-from pagelab.evidence.model import OVER_TIME_BLOCK, counted_series
+from pagelab.evidence.model import OVER_TIME_BLOCK, OverTimeRuns, counted_series, over_time_runs
 from pagelab.evidence.sequential import SequentialPlan, plan_of
 from pagelab.common.units import page_size_label
 
@@ -235,6 +235,16 @@ class ModelData:
     by_size: dict
     over_time: list
     weights: str = EQUAL  # the bundle's declared block_weights (pagelab.evidence.block_weights)
+    long_runs: OverTimeRuns | None = None  # the over-time runs whole, for each pair's shared window
+
+    def sides(self, a: str, b: str) -> tuple[dict, dict] | None:
+        """{block: (y, T)} of a and of b as the pair compares them (its over-time block over the seconds
+        both runs counted, pagelab.evidence.model.OverTimeRuns); None where a side has no model."""
+        if self.by_size.get(a) is None or self.by_size.get(b) is None:
+            return None
+        if self.long_runs is None:
+            return self.by_size[a], self.by_size[b]
+        return self.long_runs.sides(a, b, self.by_size[a], self.by_size[b])
 
 
 def model_data(table: RunTable) -> ModelData | None:
@@ -250,7 +260,7 @@ def model_data(table: RunTable) -> ModelData | None:
         rows = int((table.runs["page_size"] == size).sum()) if not table.runs.empty else 0
         complete = sum(run.role != "over_time" for run in runs) >= rows
         by_size[size] = {run.block: (run.log_mean, run.measured_s) for run in runs} if complete else None
-    return ModelData(components, by_size, uses, weights_of(table))
+    return ModelData(components, by_size, uses, weights_of(table), over_time_runs(table.series, uses))
 
 
 @dataclass(frozen=True)
@@ -268,14 +278,18 @@ class OverTimeKept:
 
 
 def over_time_kept(table: RunTable, first: str, second: str, over_time_s: float) -> OverTimeKept | None:
-    """`OverTimeKept` from the share of each over-time run of the pair that the bundle's own drift
-    check let count (pagelab.evidence.model.over_time_use); None when the bundle ran none of them
+    """`OverTimeKept` from the share of each over-time run of the pair that the bundle's own warm-up
+    cut and drift check let count and both runs share (pagelab.evidence.model.over_time_use,
+    shared_window; length None where they share too little); None when the bundle ran none of them
     (pagelab plan and the report's precision paragraph, with precision weights)."""
     data = model_data(table)
     uses = {use.page_size: use for use in (data.over_time if data else [])}
     if first not in uses or second not in uses:
         return None
-    seconds = tuple(uses[size].counted_s / uses[size].measured_s * over_time_s for size in (first, second))
+    # the pair compares its two runs over the seconds both counted (pagelab.evidence.model.shared_window)
+    window = data.long_runs.window(first, second) if data.long_runs else None
+    shared = window[1] - window[0] if window else 0.0
+    seconds = tuple(shared / uses[size].measured_s * over_time_s for size in (first, second))
     # each side's a as the model takes it for its over-time run (SizeComponents.role_a), so that
     # (a_A + a_B) / T = a_A / T_A + a_B / T_B, the block's within-run part the model has
     sides = [data.components.size(size) for size in (first, second)]

@@ -28,7 +28,7 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
         lines += [f"  note: {floor}"] if floor else []
         lines += [f"  {verdict_line(row, metric)}" for row in primary_first(part)]
     data = model_data(table)
-    lines += components_lines(data.components) + over_time_text(data.over_time) if data else [
+    lines += components_lines(data.components) + over_time_text(data.over_time, data.long_runs, table.page_order) if data else [
         "No interval series in this bundle's runs: no variance components; the rank tests judged every pair."]
     lines += host_lines(table)
     lines += outlier_lines(table.runs)

@@ -6,6 +6,8 @@ pagelab.evidence.pairs and pagelab.evidence.medians.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import math
 
 import pandas as pd
@@ -162,7 +164,8 @@ def family_note(frame: pd.DataFrame) -> str:
                 else "the blocks' log-ratios weighed by their precision, as a % (a weighted geometric mean of the "
                      "blocks' ratios; each line gives the over-time block's share of the weight)"
                 if any(PRECISION_WORDS in str(row["method"]) for row in rows)
-                else "mean of the rounds' log-ratios, as a % (the geometric mean of the blocks' ratios)")
+                else "mean of the blocks' log-ratios (the rounds' and, where a pair has one, the over-time block's), "
+                     "as a % (the geometric mean of the blocks' ratios)")
         if any(str(row["method"]).startswith(NODE_BLOCKS_METHOD) for row in rows):
             what += " (where its fit was singular, the nodes as fixed blocks: each line says which)"
         interval, tests = "t interval", "t-test p-values"
@@ -257,10 +260,39 @@ OVER_TIME_RULE = ("the over-time runs always count as one more block; after MSER
                   "detects counts only its first window of the verdict runs' length")
 
 
-def over_time_text(uses) -> list[str]:
+def over_time_text(uses, long_runs=None, page_order=()) -> list[str]:
     """`pagelab stats`' lines on how much of each over-time run counted, and why, in the words of
-    pagelab.evidence.model.over_time_use (the report's Method says the same)."""
+    pagelab.evidence.model.over_time_use, then over which seconds each pair compares them
+    (`shared_window_words`; the report's Method says the same)."""
     if not uses:
         return []
-    return ["Over-time runs in the model (one more block):"] + [
+    lines = ["Over-time runs in the model (one more block):"] + [
         f"  {use.run}: {use.counted_s:g} s of {use.measured_s:g} s counted ({use.why})" for use in uses]
+    said = [shared_window_words(long_runs, later, earlier) for earlier, later in combinations(page_order, 2)]
+    said = [words for words in said if words]
+    if said:
+        lines.append(f"  {SHARED_WINDOW_RULE[0].upper()}{SHARED_WINDOW_RULE[1:]}:")
+        lines += [f"    {words}" for words in said]
+    return lines
+
+
+# How a pair takes the over-time runs (pagelab.evidence.model.shared_window), said wherever their
+# counted parts are: the stats lines above and the report's Method.
+SHARED_WINDOW_RULE = ("each pair compares its two over-time runs over the seconds both counted, so that its block's "
+                      "log-ratio is of the same seconds on both sides (a long run's rate falls as the database grows); "
+                      "a pair whose runs share less than a verdict run's length has no over-time block, and its blocks "
+                      "are its rounds")
+
+
+def shared_window_words(long_runs, a: str, b: str) -> str:
+    """'16k vs 4k: 300-1200 s of each (900 s)', or why the pair has no over-time block; '' where a side
+    ran no over-time run that counted (pagelab.evidence.model.OverTimeRuns)."""
+    if long_runs is None or a not in long_runs.uses or b not in long_runs.uses:
+        return ""
+    window = long_runs.window(a, b)
+    if window is not None:
+        return f"{a} vs {b}: {window[0]:g}-{window[1]:g} s of each ({window[1] - window[0]:g} s)"
+    kept = " and ".join(f"{size} {long_runs.uses[size].cut_s:g}-{long_runs.uses[size].cut_s + long_runs.uses[size].counted_s:g} s"
+                        for size in (a, b))
+    return (f"{a} vs {b}: no over-time block (they counted {kept}, less than a verdict run's "
+            f"{long_runs.verdict_s:g} s in common)")

@@ -23,7 +23,8 @@ import pandas as pd
 
 from pagelab.evidence.intervals import EQUIVALENT, NOT_RESOLVED
 from pagelab.evidence.runs import equivalence_of
-from pagelab.report.lab_report import ReportData, listed_pair, over_time_block_counted, pair_of, pair_text
+from pagelab.evidence.wording import and_listed
+from pagelab.report.lab_report import ReportData, listed_pair, over_time_block_pairs, pair_of, pair_text
 from pagelab.report.figures import SEED_CHECKPOINTS_S as LAB_CHECKPOINTS_S
 from pagelab.report.read_requests import read_request_findings
 from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, OVER_TIME_MEASURE_S,
@@ -141,8 +142,12 @@ def _runs_checked(data: ReportData, over_time: bool, on_tpmc: bool = False) -> s
     if runs.empty:
         return ""
     rounds = int(runs["block"].nunique()) if "block" in runs else 0
-    if on_tpmc and data.has_over_time_runs and over_time_block_counted(data):
+    counted, pairs = over_time_block_pairs(data)
+    if on_tpmc and data.has_over_time_runs and counted:
         count = len(data.over_time["summary"])
+        if len(counted) < pairs:  # some pairs' runs shared too few seconds (pagelab.evidence.model.shared_window)
+            return (f"checked on the {len(runs)} verdict runs ({rounds} rounds) and, for {and_listed(counted)}, the "
+                    "over-time runs' block")
         return (f"checked on the {len(runs)} verdict runs ({rounds} rounds) and the {count} over-time "
                 f"run{'s' if count != 1 else ''}, one block more")
     return f"checked on the {len(runs)} verdict runs ({rounds} rounds)"

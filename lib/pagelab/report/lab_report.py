@@ -146,13 +146,24 @@ def listed_pair(data: ReportData, metric: str, x: str, y: str) -> dict | None:
     return None
 
 
-def over_time_block_counted(data: ReportData) -> bool:
-    """Whether TpmC's lines counted the over-time runs as one block more (the two-level model does
-    where their windows passed MSER-5 and the drift test): their method says so."""
+def over_time_block_pairs(data: ReportData) -> tuple[list[str], int]:
+    """The TpmC pairs whose lines counted the over-time runs as one block more ('16k vs 4k'; the
+    two-level model does where the pair's two runs share a verdict run's length of what passed MSER-5
+    and the drift test), primary first, and how many TpmC pairs there are: their methods say so."""
     from pagelab.evidence.model import OVER_TIME_BLOCK_WORDS
 
     tpmc = data.pairs[data.pairs["metric"] == "tpmc"] if "metric" in data.pairs else data.pairs
-    return any(OVER_TIME_BLOCK_WORDS in str(method) for method in tpmc.get("method", []))
+    if tpmc.empty:
+        return [], 0
+    from pagelab.evidence.wording import primary_first
+
+    rows = primary_first(tpmc)
+    return [f"{row['a']} vs {row['b']}" for row in rows if OVER_TIME_BLOCK_WORDS in str(row.get("method"))], len(rows)
+
+
+def over_time_block_counted(data: ReportData) -> bool:
+    """Whether any of TpmC's lines counted the over-time runs as one block more (`over_time_block_pairs`)."""
+    return bool(over_time_block_pairs(data)[0])
 
 
 def pair_text(row: dict, names: bool = True) -> str:

@@ -71,10 +71,10 @@ def precision_sentences(found, data) -> str:
     tpmc = data.pairs[data.pairs["metric"] == "tpmc"].to_dict("records") if not data.pairs.empty else []
     shares = []
     for row in tpmc:
-        a, b = found.by_size.get(row["a"]), found.by_size.get(row["b"])
-        if not (a and b and row["a"] in within and row["b"] in within):
+        sides = found.sides(row["a"], row["b"])
+        if not (sides and all(sides) and row["a"] in within and row["b"] in within):
             continue
-        effect = pair_effect(a, b, within[row["a"]], within[row["b"]], PRECISION)
+        effect = pair_effect(*sides, within[row["a"]], within[row["b"]], PRECISION)
         if effect is not None and effect.over_time_share is not None:
             shares.append(f"{row['a']} vs {row['b']} {100 * effect.over_time_share:.0f}% (1/{effect.blocks} would be "
                           f"{100 / effect.blocks:.0f}%)")
@@ -100,14 +100,17 @@ def over_time_block_sentences(data, found) -> str:
     (`over_time_use`, `pair_effect`), and what of each over-time run counted."""
     from pagelab.evidence.model import DRIFT_ALPHA
     from pagelab.evidence.steady import BATCHES
-    from pagelab.evidence.wording import OVER_TIME_RULE
+    from pagelab.evidence.wording import OVER_TIME_RULE, SHARED_WINDOW_RULE, shared_window_words
 
     runs = data.evidence.runs
     rounds = int(runs["block"].nunique()) if not runs.empty and "block" in runs else 0
+    sizes = list(data.page_sizes)
+    windows = [words for i, earlier in enumerate(sizes) for later in sizes[i + 1:]
+               if (words := shared_window_words(found.long_runs, later, earlier))]
     return (f"\n\n**The over-time block.** The over-time runs form one more block beside the {rounds} rounds: one "
             "run per page size after the rounds, in an order drawn from the random seed as a round's is. In it each "
-            "page size's log TpmC is that of the part of its over-time run that counts (below), so the block's "
-            "log-ratio may compare parts of unequal length; "
+            "page size's log TpmC is that of the part of its over-time run that counts (below), and "
+            f"{SHARED_WINDOW_RULE}; "
             + ("its weight is its precision's, as said above. " if found.weights == PRECISION else
                "each block, this one included, counts once in the mean of the log-ratios (the effect) "
                "and in their sample variance, and the parts' lengths enter only the block's within-run part "
@@ -124,6 +127,7 @@ def over_time_block_sentences(data, found) -> str:
             f"ch. 14). So {OVER_TIME_RULE}; a slope the test does not call is said as drift not detected. "
             + "; ".join(f"{u.run} counted {u.counted_s:g} s of {u.measured_s:g} s ({u.why})"
                         for u in found.over_time)
+            + (". Over the seconds both counted: " + "; ".join(windows) if windows else "")
             + ".")
 
 
@@ -188,9 +192,9 @@ def floored_pairs(found, data) -> dict[tuple[str, str], tuple[bool, float]]:
     tpmc = [row for row in tpmc if str(row.get("method") or "").startswith(MODEL_METHOD)]
     found_pairs = {}
     for row in tpmc:
-        a, b = found.by_size.get(row["a"]), found.by_size.get(row["b"])
-        effect = pair_effect(a, b, within[row["a"]], within[row["b"]], found.weights) if a and b and row["a"] in within \
-            and row["b"] in within else None
+        sides = found.sides(row["a"], row["b"])
+        effect = pair_effect(*sides, within[row["a"]], within[row["b"]], found.weights) if sides and all(sides) \
+            and row["a"] in within and row["b"] in within else None
         if effect is not None:
             found_pairs[(row["a"], row["b"])] = (bool(effect.floored), float(effect.se))
     return found_pairs
@@ -238,10 +242,11 @@ def block_table(data, first: str, second: str) -> pd.DataFrame:
     from pagelab.evidence.runs import model_data
 
     found = model_data(data.evidence)
-    if found is None or first not in found.by_size or second not in found.by_size:
+    sides = found.sides(first, second) if found is not None else None
+    if not (sides and all(sides)):
         return pd.DataFrame()
     within = {size.page_size: size for size in found.components.sizes}
-    a, b = found.by_size[first], found.by_size[second]
+    a, b = sides  # the over-time block over the seconds both runs counted, as the model takes it
 
     def in_order(name: str) -> tuple:  # round 2 before round 10, the over-time block last
         number = name.rsplit(" ", 1)[-1]
@@ -274,7 +279,8 @@ def block_table_text(frame: pd.DataFrame, first: str, second: str) -> str:
             f"log points, that is {signed_text(100 * (np.exp(d.mean() / 100) - 1), 1)}%; its standard error is √(s²/{n}), "
             f"s² the log-ratios' sample variance ({d.var(ddof=1):.1f} %²), unless the lower bound (the mean w_b, the table's within-run variance, × the "
             f"{100 * FLOOR_QUANTILE:g}% quantile of χ² on {n - 1} degrees of freedom ÷ {n - 1}) is larger, as the "
-            "Method says. The TpmC columns are each side's mean over what of its run counted, so their printed "
+            "Method says. The TpmC columns are each side's mean over what of its run counted (in the over-time block, the seconds "
+            "both runs counted), so their printed "
             "log-ratio matches d_b up to rounding. Where the sweep declared precision weights, the blocks are "
             "weighed as the Method says, not alike.")
 

@@ -185,13 +185,21 @@ def over_time_sentence(data) -> str:
 def _verdicts_from(data, runs: str) -> str:
     """Which runs the verdicts rest on: the rounds, and for TpmC's pairs the over-time runs' block where
     the two-level model counted it (their windows that passed MSER-5 and the drift test)."""
-    from pagelab.report.lab_report import over_time_block_counted
+    from pagelab.evidence.wording import and_listed
+    from pagelab.report.lab_report import over_time_block_pairs
 
-    if not over_time_block_counted(data):
+    counted, pairs = over_time_block_pairs(data)
+    if not counted:
         return (f"The verdicts, medians and intervals come from the runs in rounds above, not from the {runs}.")
-    return ("The medians and intervals of each page size, and every other metric's verdicts, come from the runs in "
-            f"rounds above; TpmC's verdicts count the {runs} too, as one block more, with what of each run passed "
-            "MSER-5 and the drift test (the two-level model, below).")
+    rest = ("The medians and intervals of each page size, and every other metric's verdicts, come from the runs in "
+            "rounds above; ")
+    how = ("with what of each run passed MSER-5 and the drift test, each pair's two runs over the seconds both "
+           "counted (the two-level model, below)")
+    if len(counted) == pairs:
+        return rest + f"TpmC's verdicts count the {runs} too, as one block more, {how}."
+    return (rest + f"TpmC's verdict{'s' if len(counted) > 1 else ''} of {and_listed(counted)} count{'' if len(counted) > 1 else 's'} "
+            f"their over-time runs too, as one block more, {how}; in the other pairs the two runs shared less than "
+            "a verdict run's length of what counted, so their verdicts rest on the rounds.")
 
 
 def memory_budget_sentence(data) -> str:
