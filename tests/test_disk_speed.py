@@ -79,3 +79,23 @@ def test_without_fio_or_with_the_knob_off_the_report_says_not_measured(tmp_path,
     off, _ = _started(tmp_path, "off")  # the smoke profile turns it off
     assert not (off / "hosts").exists()
     assert "The data disk's random reads were not measured (disk_profile off)." in system_setup_notes(load(off))
+
+
+def test_a_sweep_over_several_hosts_gives_each_hosts_disk(tmp_path, fixtures_dir):
+    """On Slurm each node records its own disk: the report gives each, by host name, measured or not.
+    The records are written as the nodes write them, one from real fio outputs (the shared fixtures:
+    QD1 direct random reads on a virtio disk), one saying fio was missing."""
+    sweep_dir = create_sweep(load_profile("smoke", ["disk_profile=true"]), tmp_path / "nodes", "smoke")
+    texts = [(fixtures_dir / "fio" / f"randread_qd1_{size}.json").read_text() for size in ("4k", "16k")]
+    measured = DeviceProfile.from_fio_outputs(texts)
+    for host, record in (("node1", measured.to_dict()),
+                         ("node2", {"not_measured": disk_speed.FIO_MISSING, "host": "node2"})):
+        path = disk_speed.record_path(sweep_dir, host)
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(record))
+    text = system_setup_notes(load(sweep_dir))
+    figures = ", ".join(f"{r.block_size_bytes // 1024} KiB {r.iops:,.0f} IOPS (mean {r.lat_mean_us:,.0f} µs)"
+                        for r in measured.results)
+    assert (f"Each host's data disk, as that host measured it before its first run: node1: random reads, one at a "
+            f"time ({measured.disk}; fio {measured.fio_version}: ") in text
+    assert f"): {figures}; node2: not measured: fio is not installed (apt-get install fio)." in text
