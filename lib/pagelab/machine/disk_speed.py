@@ -38,7 +38,9 @@ from pagelab.machine.fio import DEFAULT_RUNTIME_S, DEFAULT_SIZE
 DISK_PROFILE_FILE = "disk_profile.json"
 HOSTS_DIR = "hosts"  # as pagelab.machine.hosts keeps each host's noise.json
 KNOB = "disk_profile"
-# The settings `pagelab advise` measures with, so either reuses the other's cached profile.
+# The settings `pagelab advise` measures with, so either reuses the other's cached profile. Timed on the
+# 2-core VM (virtio disk): a 256 MiB layout took 0.57 s and each 1 s size 1.27-1.29 s, so these settings
+# cost about 2.3 s to lay out 1 GiB and 5.3 s per size, ~18 s for three page sizes (the estimate printed).
 RUNTIME_S = DEFAULT_RUNTIME_S
 SIZE = DEFAULT_SIZE
 FIO_MISSING = "fio is not installed (apt-get install fio)"
@@ -62,8 +64,9 @@ def host_disk_profile(sweep_dir: Path, data_dir: Path, page_sizes: Sequence[int]
         if path.exists():
             return json.loads(path.read_text())
         sizes = ", ".join(page_size_label(size) for size in sorted(page_sizes))
+        seconds = len(page_sizes) * (RUNTIME_S + 0.3) + 3
         print(f"pagelab: the data disk's random reads at {sizes} (fio, QD1; from data/cache if measured here in the "
-              f"last 30 days, else measured now: about {len(page_sizes) * RUNTIME_S + 15:.0f} s)", file=sys.stderr)
+              f"last 30 days, else measured now: about {seconds:.0f} s)", file=sys.stderr)
         record = measure(data_dir, page_sizes, host, CACHE_DIR if cache_dir is None else cache_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_json(path, record)

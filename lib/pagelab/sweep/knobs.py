@@ -202,7 +202,7 @@ KNOBS: tuple[Knob, ...] = (
          "--set server_options.NAME=VALUE adds or replaces one."),
     Knob("disk_profile", "Disk read speed", Boolean(), True, "",
          "Before the first run on each host, take the data disk's random reads at the sweep's page sizes, one "
-         "at a time (fio: psync, O_DIRECT, QD1, 5 s per size on a 1 GiB file, about 30 s; kept 30 days in "
+         "at a time (fio: psync, O_DIRECT, QD1, 5 s per size on a 1 GiB file, about 20 s for 3 sizes; kept 30 days in "
          "data/cache, so a machine measures once a month), record them in BUNDLE/hosts/<host>/disk_profile.json "
          "and give them in the report's Setup: what the disk does, where its kind cannot be seen (a virtual "
          "disk). Without fio the sweep runs and the report says it was not measured; false: not measured."),
