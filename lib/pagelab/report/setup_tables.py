@@ -162,3 +162,146 @@ def _reads_text(record: dict, page_sizes: list[int]) -> str:
     missing = [f"{size // 1024} KiB not measured" for size in page_sizes if profile.result_for(size) is None]
     return (f"random reads, one at a time ({profile.disk}; fio {profile.fio_version or '?'}: {', '.join(settings)}"
             f"{when}): " + ", ".join(figures + missing) + ".")
+
+
+def server_text(data: ReportData, where_made: str) -> str:
+    """The server the runs measured, from their own records (pagelab.report.appendix.run_servers),
+    not the one where the sweep was made (`where_made`, sweep.json's machine record), which on Slurm
+    is the login node's: the one version all runs recorded, else how many and where the Versions
+    table lists them by host; `where_made`, said so, when no run recorded one."""
+    from pagelab.report.appendix import run_servers
+
+    versions = [version for version, _, _ in run_servers(data)]
+    if not versions:
+        return f"{where_made} (where the sweep was made)"
+    return versions[0] if len(versions) == 1 else f"{len(versions)} versions: see Versions"
+
+
+def _knob_value_text(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return "(empty)" if value in ("", None) else str(value)
+
+
+def _changes(profile_values: dict, used: dict) -> list[str]:
+    """'`over_time_s`: 1200 in the profile, 0 used', one per knob (per option of server_options)."""
+    parts = []
+    for name in profile_values:
+        before, after = profile_values[name], used.get(name)
+        if isinstance(before, dict) and isinstance(after, dict):
+            parts += [f"`{name}.{option}`: {_knob_value_text(before.get(option, '(unset)'))} in the profile, "
+                      f"{_knob_value_text(after.get(option, '(unset)'))} used"
+                      for option in dict.fromkeys([*before, *after]) if before.get(option) != after.get(option)]
+        elif before != after:
+            parts.append(f"`{name}`: {_knob_value_text(before)} in the profile, {_knob_value_text(after)} used")
+    return parts
+
+
+def changed_settings_markdown(data: ReportData) -> str:
+    """Which knobs the sweep ran with other values than its profile's (each `--set`: its value in
+    the profile and the value used), and the sweep's wall-clock duration from its records."""
+    document = data.record.document
+    profile = data.profile
+    name = data.profile_name
+    overrides = list(profile.get("overrides") or [])
+    recorded = document.get("changed_knobs")
+    source = ""
+    if recorded is not None:
+        parts = _changes({k: v["profile"] for k, v in recorded.items()}, {k: v["used"] for k, v in recorded.items()})
+    elif overrides:
+        knobs = list(dict.fromkeys(o.split("=", 1)[0].partition(".")[0].strip() for o in overrides))
+        shipped = shipped_profile_values(name, knobs)
+        parts = _changes(shipped, profile) if shipped is not None else []
+        source = (" (the profile's values as this pagelab ships it: this bundle predates recording them)"
+                  if shipped is not None else "")
+        if shipped is None:
+            parts = [f"`{o}`" for o in overrides]
+            source = " (the profile's own values were not recorded)"
+    else:
+        parts = []
+    sets = " ".join(f"`--set {o}`" for o in overrides)
+    if recorded is None and not overrides:  # no record of the changed knobs: say how "none" was found
+        return _compared_with_shipped(str(name), profile) + duration_sentence(data)
+    name = f"`{name}` profile" if name else "profile"  # a bundle made from a dict has no profile name
+    if parts:
+        text = (f"**Settings changed for this sweep.** It ran the {name} with {sets}, so these knobs "
+                f"differ from the profile{source}: " + "; ".join(parts) + ".")
+    elif overrides:
+        text = f"**Settings changed for this sweep.** It ran the {name} with {sets}, each the profile's own value."
+    else:
+        text = f"**Settings changed for this sweep.** None: it ran the {name} as its file gives it (no `--set`)."
+    return text + duration_sentence(data)
+
+
+# Recorded profile entries that are no knob a run uses: what the profile says of itself, and the design's
+# planned components (they change no run).
+NOT_RUN_KNOBS = ("description", "planned_within_a", "planned_floor_pct")
+
+
+def _compared_with_shipped(name: str, profile: dict) -> str:
+    """For a bundle from before sweep.json recorded `changed_knobs` and given no `--set`: the knobs it
+    recorded compared with the profile file of its name as this pagelab ships it, so "None" says how
+    it was found, and a knob whose shipped value differs is named rather than hidden."""
+    import yaml
+
+    from pagelab.common.paths import PROFILES_DIR
+
+    head = "**Settings changed for this sweep.**"
+    predates = "this bundle predates recording the changed knobs; no `--set` was given"
+    path = PROFILES_DIR / f"{name}.yaml"
+    if not name or not path.is_file():
+        return (f"{head} None recorded ({predates}), and this pagelab ships no `{name or '?'}` profile to compare "
+                "the knobs sweep.json recorded with.")
+    shipped = yaml.safe_load(path.read_text()) or {}
+    knobs = [knob for knob in shipped if knob in profile and knob not in NOT_RUN_KNOBS]
+    differ = [knob for knob in knobs if not _same(shipped[knob], profile[knob], knob)]
+    if not differ:
+        return (f"{head} None found by comparing the knobs sweep.json recorded with the `{name}` profile as this "
+                f"pagelab ships it ({predates}).")
+    return (f"{head} These knobs sweep.json recorded differ from the `{name}` profile as this pagelab ships it ("
+            f"{predates}, so the file may have changed since the sweep): "
+            + "; ".join(_changes({k: shipped[k] for k in differ}, profile)) + ".")
+
+
+def _same(written, recorded, knob: str) -> bool:
+    """Whether a knob's value in a profile file (YAML: '4k', 0, '256M') is the one sweep.json recorded
+    (JSON: 4096, '0'): page sizes by their bytes, numbers by value, the rest as text."""
+    from pagelab.mysql.pagesize import parse_page_size
+
+    if isinstance(written, dict) and isinstance(recorded, dict):
+        return written.keys() == recorded.keys() and all(_same(written[k], recorded[k], k) for k in written)
+    if isinstance(written, list) and isinstance(recorded, list):
+        return len(written) == len(recorded) and all(_same(a, b, knob) for a, b in zip(written, recorded))
+    if knob == "page_sizes":
+        try:
+            return parse_page_size(str(written)) == parse_page_size(str(recorded))
+        except ValueError:  # a value that is no page size (UsageError) differs from one that is
+            return False
+    try:
+        return float(written) == float(recorded)
+    except (TypeError, ValueError):
+        return str(written) == str(recorded)
+
+
+def duration_sentence(data: ReportData) -> str:
+    """' The sweep took 48 min 24 s of wall-clock time, ...' from sweep.json's creation to its last
+    run's end (both recorded); '' when either is missing."""
+    import datetime
+
+    def parsed(text):
+        try:
+            return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z")
+        except (TypeError, ValueError):
+            return None
+
+    created = parsed(data.record.document.get("created"))
+    ends = [t for t in (parsed(e.get("finished")) for e in data.record.runs) if t is not None]
+    if created is None or not ends:
+        return ""
+    seconds = int(round((max(ends) - created).total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    took = (f"{hours} h {minutes} min" if hours else f"{minutes} min {secs} s")
+    return (f" The sweep took {took} of wall-clock time, from its creation ({data.record.document['created']}) to its "
+            f"last run's end ({max(ends).strftime('%Y-%m-%dT%H:%M:%S%z')}), as sweep.json records them; the report "
+            "was made after.")
