@@ -333,8 +333,10 @@ def test_the_line_slurm_md_plans_from_is_one_pagelab_stats_prints(table):
     from pagelab.evidence.runs import components_of
 
     quoted = find(plain(SLURM), r"\(`(16k vs 4k: within a = …, between √f = … over 7 rounds of 100 s; a round's "
-                                r"log-ratio spreads S%)`\)", SLURM.name).group(1)
-    pattern = re.escape(quoted).replace("…", ".+?").replace("S%", r"(\d+\.\d)%")
+                                r"log-ratio spreads S%; a 5% effect at 80% power and the 5% level needs R verdict rounds "
+                                r"of T s …)`\)", SLURM.name).group(1)
+    pattern = (re.escape(quoted).replace("…", ".+?").replace("S%", r"(\d+\.\d)%")
+               .replace(re.escape("R verdict rounds of T s"), r"\d+\ verdict\ rounds\ of\ \d+\ s"))
     printed = [re.fullmatch(pattern, line.strip()) for line in components_lines(components_of(table))]
     spread = [match.group(1) for match in printed if match]
     assert spread, f"pagelab stats prints no line like slurm.md's {quoted!r}"

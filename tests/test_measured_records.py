@@ -190,6 +190,30 @@ def test_slurm_mds_formula_and_the_planner_are_said_to_differ_by_a_round_as_they
             f"the planner does without that block, and its report's planner {planner}") in plain(SLURM)
 
 
+def test_stats_prints_the_rounds_a_pilot_plans_a_cluster_by(capsys):
+    """A cluster pilot's bundle is refused by `pagelab plan` (its runs are on several hosts), so slurm.md
+    sends the reader to `pagelab stats`: the primary pair's line gives the verdict rounds 80% power for a
+    5% effect needs at its spread. On the shipped sweep that is slurm.md's formula figure (23 at 8.2%),
+    recomputed here with scipy's t quantiles, not by the planner."""
+    import math
+    import re
+
+    import scipy.stats
+
+    from pagelab.cli import main
+
+    assert main(["stats", str(SHIPPED)]) == 0
+    line = next(text for text in capsys.readouterr().out.splitlines() if text.strip().startswith("16k vs 4k: within"))
+    spread = float(find(line, r"a round's log-ratio spreads (\d+\.\d)%", "stats' 16k vs 4k line").group(1)) / 100
+    formula = next(r for r in range(3, 200) if (scipy.stats.t.ppf(0.975, r - 1) + scipy.stats.t.ppf(0.8, r - 1))
+                   * spread / math.sqrt(r) <= math.log(1 / 0.95))
+    assert f"a 5% effect at 80% power and the 5% level needs {formula} verdict rounds of 90 s" in line, line
+    said = re.search(r"the formula gives (\d+) verdict rounds", plain(SLURM))
+    assert said and int(said.group(1)) == formula, "slurm.md's figure is the one stats prints"
+    assert ("a 5% effect at 80% power and the 5% level needs R verdict rounds of T s" in plain(SLURM)), \
+        "slurm.md tells a pilot's reader where stats prints the rounds"
+
+
 def _sweeps_table() -> list[list[str]]:
     """The rows of the TPC-C runbook's table of the sweeps it names (name, what, date and commit, where)."""
     text = RUNBOOK.read_text()

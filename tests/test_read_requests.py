@@ -95,7 +95,11 @@ def test_captured_runs_read_about_a_page_and_the_report_says_what_it_recorded(tm
     assert ("At 16k read requests averaged 15.95 KiB: the block layer merged 0.0% of those it was given (unmerged, "
             "they averaged 15.95 KiB); InnoDB read 0 of its 108,129 pages ahead (0.0%), and its own reads averaged "
             "16.0 KiB; the device read 1.00× the bytes InnoDB read.") in text, text
-    assert text.endswith("Every page size's read requests were about one page."), text
+    # a reader asks why reads can be larger than a page: with none larger, the report says so, and where to read why
+    assert text.endswith("Every page size's read requests were about one page, so nothing here made a read larger "
+                         "than a page; where a sweep's reads are larger, the block layer's merges, InnoDB's read-ahead "
+                         "or another process on the same disk made them, and this paragraph then says which "
+                         "(runbooks/tpcc-page-size.md, \"Request size against page size\")."), text
 
 
 def test_requests_of_two_pages_without_merges_or_read_ahead_are_not_put_on_either(tmp_path):

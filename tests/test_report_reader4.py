@@ -49,7 +49,8 @@ def test_the_precision_paragraph_says_which_figure_is_which(tmp_path):
     pair = components_of(data.evidence).pair("16k", "4k")
     design = planner.design(pair.within_a.value, max(pair.between_f.value, 0.0), planner.Costs(0.0, 0.0, 1), 7, 100.0,
                             0.05, -math.log(0.95))
-    assert f"a half-width of about ±{half:.1f}%, from the spread its blocks happened to show" in text, text
+    # half the ends' distance is in points, never a ± (every ± in the paragraph is a ratio's distance from 1)
+    assert f"half of that {half:.1f} points (points, not a ratio's distance" in text, text
     # the one figure to quote opens the paragraph, before every other figure
     lead = text.split("\n")[0]
     assert (f"**The figure to quote is ±{row['detectable_pct']:.1f}%**, the verdict line's \"resolve effects of "
@@ -63,6 +64,8 @@ def test_the_precision_paragraph_says_which_figure_is_which(tmp_path):
             "wider than this sweep's" if design.half_width_pct > ratio_half else "narrower than this sweep's")
     assert f"The planner's half-width is on the ratio scale (on that scale this sweep's interval is ±{ratio_half:.1f}%" in text, text
     assert f"; the planner's half-width is {said}" in text, text
+    # every ± of the paragraph is a ratio's distance from 1: the points figure is never written with one
+    assert f"±{half:.1f}%" not in text or round(half, 1) == round(ratio_half, 1), text
 
 
 def test_the_hit_ratio_claim_says_which_end_is_not_near_and_which_samples_it_read():

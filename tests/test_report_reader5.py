@@ -236,6 +236,9 @@ def test_the_rounds_needed_are_put_on_a_cluster_and_the_over_time_blocks_length_
     assert "65 verdict rounds and the over-time block" in text
     assert "--set repeats=65 --executor slurm --scratch DIR --slurm-max-running 32" in text, text
     assert "at most 32 nodes at once, so the rounds outnumber them two to one: a node takes 2 on average" in text, text
+    # a reader found the report's figure and the README's pooled one differ: the report says what its figure rests on
+    assert ("This figure rests on this one sweep's components; to plan a cluster, pool several sweeps' (`pagelab plan "
+            "--from BUNDLE BUNDLE ...`), or on another machine run a short pilot there first") in text, text
     kept = SimpleNamespace(seconds=(100.0, 1200.0), length_s=2 / (1 / 100 + 1 / 1200))
     assert round(kept.length_s) == 185
     assert "the harmonic mean of the 100 and 1200 s its two runs counted weighed by the two sides' a" in \

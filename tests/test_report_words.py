@@ -108,7 +108,7 @@ def test_the_report_gives_the_precision_achieved_and_what_the_planner_says_of_it
     # one point a bullet, in the order a reader asks them
     bullets = [line.split(":**")[0].split("** (")[0] for line in text.splitlines() if line.startswith("- **")]
     assert bullets == ["- **This sweep's interval", "- **The components it measured", "- **Against the plan", "- **What a repeat would give"], bullets
-    assert f"{width:.1f} percentage points wide (the high end less the low), a half-width of about ±{width / 2:.1f}%" in text, text
+    assert f"{width:.1f} percentage points wide (the high end less the low), half of that {width / 2:.1f} points" in text, text
     pair = components_of(data.evidence).pair("16k", "4k")
     a, f = pair.within_a.value, pair.between_f.value
     assert f"within-run a = {1e4 * a:,.0f} %²·s, the sum of the two page sizes' verdict runs' a (" in text, text

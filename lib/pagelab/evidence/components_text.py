@@ -15,6 +15,10 @@ COMPONENTS_WORDS = ("Here a is the within-run part: the variance of a T-second r
                     "squared (%²), so a is in %²·s (percent squared × seconds) and a longer run averages it down; f "
                     "is the between-run floor, the variance a restart adds whatever the run's length, and √f, its "
                     "square root, is in percent.")
+# The question the pair lines answer in rounds, as the report's precision paragraph and `pagelab plan` ask it:
+# a 5% effect (a 5% fall, -log 0.95 on the log scale), two-sided at 5%, 80% power.
+PLAN_EFFECT = 0.05
+PLAN_ALPHA = 0.05
 # What a block's within variance takes, said wherever the pooled a is printed (SizeComponents.role_a)
 GROUP_A_WORDS = ("Each block's within variance w_b takes the a of its runs' group, not the pooled a: a round's the "
                  "verdict runs' a, the over-time block's the over-time runs' own.")
@@ -35,6 +39,25 @@ def _groups_text(size: SizeComponents) -> str:
         said.append(f"{group.batches}{' batch means' if not said else ''} of {group.lag1.batch_s:g} s from {whose}"
                     f"{own}, lag-1 {signed_text(group.lag1.autocorrelation, 2)}")
     return "; ".join(said)
+
+
+def _rounds_for_text(pair) -> str:
+    """'; a 5% effect at 80% power and the 5% level needs 23 verdict rounds of 90 s': the planner's rounds at this
+    spread, verdict rounds alone (no over-time block), so a pilot on other machines, which `pagelab plan`
+    refuses (its runs are on several hosts), still gives the rounds to plan by (runbooks/slurm.md); '' with
+    no spread."""
+    from pagelab.evidence import planner
+
+    a, f = pair.within_a.value, pair.between_f.value
+    if not (math.isfinite(a) and math.isfinite(f)):
+        return ""
+    effect = -math.log(1 - PLAN_EFFECT)
+    needed = planner.rounds_for_power(a, max(f, 0.0), pair.run_s, PLAN_ALPHA, effect)
+    at = (f"a {100 * PLAN_EFFECT:g}% effect at {100 * planner.DEFAULT_POWER:.0f}% power and the "
+          f"{100 * PLAN_ALPHA:g}% level needs")
+    if needed is None:
+        return f"; {at} more than {planner.MOST_ROUNDS:,} rounds of {pair.run_s:g} s"
+    return f"; {at} {needed} verdict rounds of {pair.run_s:g} s (the planner's, without an over-time block)"
 
 
 def components_lines(components: VarianceComponents) -> list[str]:
@@ -67,7 +90,7 @@ def components_lines(components: VarianceComponents) -> list[str]:
         spread_text = (f"{100 * math.sqrt(spread):.1f}%" if math.isfinite(spread) and spread >= 0
                        else "— (two rounds needed)")
         lines.append(f"  {p.a} vs {p.b}: within {within(p.within_a)} (the verdict runs' a, as its rounds' w), between {floor(p.between_f)} over {p.rounds} "
-                     f"rounds of {p.run_s:g} s; a round's log-ratio spreads {spread_text}")
+                     f"rounds of {p.run_s:g} s; a round's log-ratio spreads {spread_text}{_rounds_for_text(p)}")
     lines += [f"  {GROUP_A_WORDS}"] if any(p.rounds for p in components.pairs) else []
     lines += [f"  note: {note}" for note in components.notes]
     return lines

@@ -87,6 +87,8 @@ from pagelab.evidence.block_weights import EQUAL, PRECISION
 
 MIN_ROUNDS = 3  # fewer rounds estimate no floor: a design from them would rest on nothing
 DEFAULT_POWER = 0.8
+# Past this many rounds the answer is "more than": no design on one machine comes near it.
+MOST_ROUNDS = 10_000
 # The longest run a design considers: as long as the longest over-time run any profile has (1200 s).
 LONGEST_RUN_S = 1200
 
@@ -224,6 +226,33 @@ def design(within_a: float, between_f: float, costs: Costs, rounds: int, run_s: 
     return Design(rounds, float(run_s), blocks, costs.total_s(rounds, run_s), variance, dof, alpha, percent(half),
                   power(effect_log, se, dof, alpha) if effect_log is not None else None,
                   percent(detectable_log(se, dof, alpha, wanted)))
+
+
+def rounds_for_power(a: float, f: float, run_s: float, alpha: float, effect_log: float, extra_blocks: int = 0,
+                     wanted: float = DEFAULT_POWER, over_time_s: float | None = None,
+                     weights: str = EQUAL, over_time_a: float | None = None) -> int | None:
+    """The fewest rounds of `run_s`-second runs whose design has power `wanted` for `effect_log`
+    (`design`; power grows with the rounds, so a bisection finds them); None past MOST_ROUNDS.
+    `over_time_s`: the seconds the over-time block counts, its within-run part `over_time_a` over
+    them (a when None), weighed as `weights` says."""
+    costs = Costs(0.0, 0.0, 1)  # the rounds, not the time they take
+
+    def enough(rounds: int) -> bool:
+        found = design(a, f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks, over_time_s,
+                       weights, over_time_a)
+        return found.power is not None and found.power >= wanted
+
+    low = max(2 - extra_blocks, 1)
+    if not enough(MOST_ROUNDS):
+        return None
+    high = MOST_ROUNDS
+    while low < high:
+        middle = (low + high) // 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def kalibera_jones_length(within_a: float, between_f: float, per_run_s: float) -> float:

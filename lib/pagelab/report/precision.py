@@ -25,8 +25,6 @@ from pagelab.report.model_details import floor_text
 
 # The effect the paragraph asks about, as `pagelab plan --resolve` does by default, and the power.
 EFFECT = 0.05
-# Past this many rounds the answer is "more than": no design on one machine comes near it.
-MOST_ROUNDS = 10_000
 # Why a pair's floor is not its page sizes' (said beside the pair's components): a page size's f is
 # how its runs' level moves from round to round, whatever moved the whole round included; a pair's f is
 # how the round-by-round log-ratio moves, in which what moved the whole round cancels.
@@ -56,33 +54,6 @@ def _alpha(data: ReportData, declared: bool) -> float:
     alpha = 0.05 if declared or pairs == 1 else 0.05 / pairs
     looks = planned_looks(data.record.document, 0.05)
     return looks.level_at(alpha) if looks else alpha
-
-
-def rounds_needed(a: float, f: float, run_s: float, alpha: float, effect_log: float, extra_blocks: int,
-                  wanted: float = planner.DEFAULT_POWER, over_time_s: float | None = None,
-                  weights: str = EQUAL, over_time_a: float | None = None) -> int | None:
-    """The fewest rounds of `run_s`-second runs whose design has power `wanted` for `effect_log`
-    (planner.design; power grows with the rounds, so a bisection finds them); None past MOST_ROUNDS.
-    `over_time_s`: the seconds the over-time block counts, its within-run part `over_time_a` over
-    them (a when None), weighed as `weights` says."""
-    costs = planner.Costs(0.0, 0.0, 1)  # the rounds, not the time they take
-
-    def enough(rounds: int) -> bool:
-        found = planner.design(a, f, costs, rounds, run_s, alpha, effect_log, wanted, extra_blocks, over_time_s,
-                               weights, over_time_a)
-        return found.power is not None and found.power >= wanted
-
-    low = max(2 - extra_blocks, 1)
-    if not enough(MOST_ROUNDS):
-        return None
-    high = MOST_ROUNDS
-    while low < high:
-        middle = (low + high) // 2
-        if enough(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
 
 
 def noise_reach_text(size: str, floored: dict) -> str:
@@ -212,8 +183,9 @@ def precision_markdown(data: ReportData) -> str:
         # from the ends as printed (to 0.1), so a reader's subtraction gives the same figure
         width = round(float(row["high_pct"]), 1) - round(float(row["low_pct"]), 1)
         items.append(f"**This sweep's interval:** {interval_text(row['low_pct'], row['high_pct'], row.get('confidence_pct'))}"
-                     f": {width:.1f} percentage points wide (the high end less the low), a half-width of about "
-                     f"±{width / 2:.1f}%, from the spread its blocks happened to show (or from the Method's lower bound, "
+                     f": {width:.1f} percentage points wide (the high end less the low), half of that "
+                     f"{width / 2:.1f} points (points, not a ratio's distance: the ends of a ratio's interval are not "
+                     "equally far from its effect), from the spread its blocks happened to show (or from the Method's lower bound, "
                      "where that set it: the Method says for which pairs).")
 
     def said() -> str:
@@ -292,7 +264,7 @@ def precision_markdown(data: ReportData) -> str:
     ot_a = pair.over_time_a.value if extra and pair.over_time_a is not None else None
     now = planner.design(a, f, costs, rounds, run_s, alpha, effect, planner.DEFAULT_POWER, extra, counted, weights,
                          ot_a)
-    needed = rounds_needed(a, f, run_s, alpha, effect, extra, over_time_s=counted, weights=weights, over_time_a=ot_a)
+    needed = planner.rounds_for_power(a, f, run_s, alpha, effect, extra, over_time_s=counted, weights=weights, over_time_a=ot_a)
     over_time_weighed = "weighed by its precision, as this sweep declared, and " if weights == PRECISION else ""
     over_time_sides = {size: side.role_a("over_time").value for size, side in sides if side is not None}
     over_time_source = ("from what of its over-time runs counted" if kept is not None else
@@ -312,7 +284,7 @@ def precision_markdown(data: ReportData) -> str:
                       f"side, {over_time_source}{harmonic_text(kept, over_time_sides)}")
     need = (f"a {100 * EFFECT:g}% effect would need {needed} rounds × {run_s:g} s for "
             f"{100 * planner.DEFAULT_POWER:.0f}% power" if needed else
-            f"no number of rounds up to {MOST_ROUNDS:,} × {run_s:g} s would find a {100 * EFFECT:g}% effect with "
+            f"no number of rounds up to {planner.MOST_ROUNDS:,} × {run_s:g} s would find a {100 * EFFECT:g}% effect with "
             f"{100 * planner.DEFAULT_POWER:.0f}% power")
     items.append(f"**What a repeat would give** (planning figures): with these components the planner "
                  f"(pagelab.evidence.planner) gives this design a power of {100 * now.power:.0f}% for a "
@@ -332,7 +304,9 @@ def cluster_text(needed: int, extra: int, profile_name: str = "PROFILE") -> str:
             f"--set repeats={needed} --executor slurm --scratch DIR --slurm-max-running {needed // 2}` (at most "
             f"{needed // 2} nodes at once, so the rounds outnumber them two to one: a node takes 2 on average, some 1 "
             "or 3; runbooks/slurm.md gives the --slurm-args, with --constraint or --reservation to keep the sweep on "
-            "nodes of one kind, and the time limit)")
+            "nodes of one kind, and the time limit). This figure rests on this one sweep's components; to plan a "
+            "cluster, pool several sweeps' (`pagelab plan --from BUNDLE BUNDLE ...`), or on another machine run a "
+            "short pilot there first (runbooks/slurm.md)")
 
 
 def harmonic_text(kept, sides: dict | None = None) -> str:
@@ -399,8 +373,8 @@ def planner_figures(row: dict, now: planner.Design) -> str:
     ratio_half = 100 * math.expm1(log_half)
     scale = ("" if round(ratio_half, 1) == round(half, 1) else
              f" (on that scale this sweep's interval is ±{ratio_half:.1f}%: its ends are the effect's ratio multiplied "
-             f"and divided by {1 + ratio_half / 100:.3f}; its ±{half:.1f}% half-width is in percentage points, half "
-             "the distance between the ends, which a ratio interval does not put equally far from its effect)")
+             f"and divided by {1 + ratio_half / 100:.3f}; half the distance between its ends, {half:.1f} percentage "
+             "points, is another figure, as a ratio interval does not put its ends equally far from its effect)")
     if round(now.half_width_pct, 1) == round(ratio_half, 1):
         compared = ("about the same as this sweep's: its blocks varied about as much as the components give on "
                     "average.")

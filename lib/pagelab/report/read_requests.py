@@ -197,7 +197,10 @@ def read_request_findings(data) -> str:
     larger = [row for row in rows if not math.isnan(row["page_kb"]) and row["read_kb"] > row["page_kb"] *
               (1 + PAGE_TOLERANCE)]
     if not larger:
-        return "Every page size's read requests were about one page."
+        return ("Every page size's read requests were about one page, so nothing here made a read larger than a "
+                "page; where a sweep's reads are larger, the block layer's merges, InnoDB's read-ahead or another "
+                "process on the same disk made them, and this paragraph then says which (runbooks/tpcc-page-size.md, "
+                "\"Request size against page size\").")
     text = "; ".join(_finding(row) for row in larger)
     return text[0].upper() + text[1:] + "."
 
