@@ -230,3 +230,5 @@ def test_a_sweep_that_can_give_no_verdict_says_so_before_it_starts(tmp_path):
     assert "no pair can be called faster or slower" in done.stderr and "--set repeats=7" in done.stderr
     quiet = pagelab_here("sweep", "--profile", "quick", "--plan-only", "--out", tmp_path / "c")
     assert quiet.returncode == 0 and "faster or slower" not in quiet.stderr
+    # quick measures its disk (knob disk_profile), but at a unit's start: a plan runs no fio
+    assert not (tmp_path / "c" / "hosts").exists() and not list((tmp_path / "c").rglob("pagelab-fio.dat"))

@@ -60,6 +60,8 @@ NOT_CHECKED = {
     "conda": "the optional conda environment; environment.yml is checked by tests/test_components.py",
     "pytest": "runs tests: the suite itself",
     "tail": "follows a log file a detached sweep writes",
+    "cp": "shell: the README's copy of the shipped sweep's fixture is run, with its pagelab lines, by "
+          "tests/test_shipped_bundle.py",
 }
 # Programs that only start the command after them, which is checked in their place.
 LAUNCHERS = {"setsid"}

@@ -257,23 +257,22 @@ def test_the_runbooks_table_of_sweeps_is_the_kept_records():
 
 
 def test_what_each_kept_sweep_holds_is_what_the_runbook_says():
-    """The runbook says per fixture what it keeps: the TpmC inputs and no iostat or InnoDB samples of
-    the verdict runs, the shipped sweep's over-time runs' innodb.csv besides, and the write-size
-    fixture's iostat and global status samples."""
+    """The runbook says per fixture what it keeps: the TpmC inputs and no iostat or InnoDB samples in
+    the two sweeps before the shipped one, and the write-size fixture's iostat and global status
+    samples (the shipped sweep's files: tests/test_shipped_bundle.py)."""
     text = plain(RUNBOOK)
-    assert "`course-2026-11-29-shipped` also keeps each over-time run's InnoDB samples (`innodb.csv`)" in text
+    assert "`course-2026-11-28` and `course-2026-11-29` hold what the TpmC analysis reads of each run" in text
+    assert "no iostat or InnoDB samples, to keep them small" in text
     captured = REPO_ROOT / "tests" / "fixtures" / "captured"
     tpmc_inputs = {"summary.json", "tpcc_intervals.csv", "host.json", "phases.csv"}
-    for name in ("course-2026-11-28", "course-2026-11-29", "course-2026-11-29-shipped"):
+    for name in ("course-2026-11-28", "course-2026-11-29"):
         assert f"`{name}`" in text, name
         runs = [run for run in (captured / name).iterdir() if run.is_dir()]
         assert runs, name
         for run in runs:
             files = {path.name for path in run.iterdir()}
             assert tpmc_inputs <= files, (run, files)
-            assert "iostat.csv" not in files and "global_status.csv" not in files, (run, files)
-            over_time = run.name.endswith("over-time")
-            assert ("innodb.csv" in files) == (over_time and name == "course-2026-11-29-shipped"), (run, files)
+            assert not files & {"iostat.csv", "global_status.csv", "innodb.csv", "hit_ratio.csv"}, (run, files)
     assert "`course-2026-11-29-writes` keeps round 5 of course-12 with its iostat and global status samples" in text
     for run in (captured / "course-2026-11-29-writes").iterdir():
         assert run.name.endswith("-r5") and {"iostat.csv", "global_status.csv"} <= {p.name for p in run.iterdir()}, run

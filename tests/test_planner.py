@@ -391,5 +391,8 @@ def test_plan_refuses_to_pool_bundles_of_another_set_up_or_one_bundle_twice(tmp_
     assert main(["plan", "--from", str(first), "--from", str(other)]) == 2
     err = capsys.readouterr().err
     assert f"{other} was made with another set-up than {first} (warehouses " in err, err
+    # whether a sweep recorded its disk's read speed changes no run (knob disk_profile): the same set-up
+    unmeasured = _bundle(tmp_path, rounds=5, name="unmeasured", seed=5, profile={"disk_profile": False})
+    assert main(["plan", "--from", str(first), "--from", str(unmeasured), "--budget", "30min"]) == 0, capsys.readouterr().err
     assert main(["plan", "--from", str(first), "--from", str(first)]) == 2
     assert "given more than once: a bundle's rounds would count twice" in capsys.readouterr().err

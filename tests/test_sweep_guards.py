@@ -162,6 +162,7 @@ def test_out_into_a_folder_of_ones_own_is_refused(tmp_path):
     (["--set", "equivalence_pct=0"], "equivalence_pct: 0 is out of range; allowed: a number above 0"),
     (["--set", "equivalence_pct=-2"], "equivalence_pct: -2 is out of range; allowed: a number above 0"),
     (["--set", "no_such_knob=1"], "no_such_knob"),
+    (["--set", "disk_profile=maybe"], "disk_profile: 'maybe' is not true or false; allowed: true or false"),
     (["--pdf", "/proc/self/no/report.pdf"], "--pdf's directory /proc/self/no cannot be created"),
 ])
 def test_bad_profile_input_is_refused_before_anything_starts(tmp_path, args, message):

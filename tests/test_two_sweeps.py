@@ -67,9 +67,10 @@ def test_two_sweeps_whose_16k_effect_differs_by_20_points_are_an_interaction_not
 
 def test_two_sweeps_over_different_transports_are_told_apart():
     """The socket alone moves TpmC by 6-23% on 2 cores: compare must say when the transports differ,
-    and need not say so for the stall limit, which changes no run that finishes."""
+    and need not say so for the stall limit, which changes no run that finishes, nor for the disk's
+    read speed, recorded or not (knob disk_profile), which changes no run."""
     from pagelab.evidence.two_sweeps import knob_differences
 
-    a = {"transport": "tcp", "stall_s": 30, "driver_mode": "statements"}
-    b = {"transport": "socket", "stall_s": 60, "driver_mode": "statements"}
+    a = {"transport": "tcp", "stall_s": 30, "driver_mode": "statements", "disk_profile": True}
+    b = {"transport": "socket", "stall_s": 60, "driver_mode": "statements"}  # made before the knob disk_profile
     assert knob_differences(a, b) == ["transport: 'tcp' vs 'socket'"]

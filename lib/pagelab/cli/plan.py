@@ -13,11 +13,13 @@ from pathlib import Path
 from pagelab.common.errors import UsageError
 from pagelab.evidence.block_weights import EQUAL, PRECISION
 from pagelab.report.seed_configuration import STEADY_MEASURE_S
+from pagelab.sweep.knobs import RECORD_KNOBS
 
 # Knobs a design chooses or that do not change what a run measures: the rest must match for a
 # bundle's components to stand for the planned sweep's.
 DESIGN_KNOBS = ("repeats", "measure_s", "over_time_s", "max_rounds", "max_measure_s", "equivalence_pct", "primary",
-                "sample_interval_s", "random_seed", "seed", "planned_within_a", "planned_floor_pct", "block_weights")
+                "sample_interval_s", "random_seed", "seed", "planned_within_a", "planned_floor_pct", "block_weights",
+                *RECORD_KNOBS)
 UNITS_S = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
 
 

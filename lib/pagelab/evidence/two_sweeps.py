@@ -28,7 +28,8 @@ from pagelab.evidence.wording import interval_text, pct_text, verdict_line
 
 # Knobs that differ between two bundles without changing what is measured.
 NEUTRAL_KNOBS = {"repeats", "tpcc_mysql_dir", "description", "profile", "source", "overrides", "equivalence_pct",
-                 "stall_s"}  # stall_s: when a hung run is given up, not what a run measures
+                 "stall_s",  # stall_s: when a hung run is given up, not what a run measures
+                 "disk_profile"}  # a record of the disk beside the runs (pagelab.sweep.knobs.RECORD_KNOBS)
 
 
 def knob_differences(a: dict, b: dict) -> list[str]:

@@ -214,13 +214,15 @@ def check_iostat(sbin_fallback: bool) -> list[Check]:
 
 
 def check_fio(sbin_fallback: bool) -> Check:
-    # fio measures the raw device's IOPS per block size; the TPC-C sweep runs without it.
+    # fio measures the raw device's IOPS per block size; the TPC-C sweep runs without it, but its
+    # report then says the disk's read speed was not measured (knob disk_profile), so it is said here.
     binary = system.find_program("fio", sbin_fallback)
     if binary is None:
         return Check(
             "fio",
             False,
-            f"not found {_where(sbin_fallback)}; only the raw device IOPS experiment needs it",
+            f"not found {_where(sbin_fallback)}; a sweep runs without it, but its report cannot give the data "
+            "disk's read speed (knob disk_profile), and the raw device IOPS experiment needs it",
             f"sudo apt-get install -y {FIO_PACKAGE}",
             required=False,
             package=FIO_PACKAGE,

@@ -13,7 +13,7 @@ the References and Glossary (`references`), the notes and appendix (`appendix`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -37,6 +37,9 @@ class ReportData:
     # The tables the figures over time are drawn from: the over-time runs' (knob over_time_s), or,
     # in a sweep without them, the verdict runs' own.
     over_time: dict | None = None
+    # {host: its data disk's random-read record} (pagelab.machine.disk_speed, knob disk_profile);
+    # {} for a bundle made without it.
+    disk_profiles: dict = field(default_factory=dict)
 
     @property
     def has_over_time_runs(self) -> bool:
@@ -61,6 +64,7 @@ def load(sweep_dir: str | Path) -> ReportData:
     """Everything the report shows, from sweep.json read once."""
     from pagelab.evidence.grid import grid_factors
     from pagelab.evidence.pairs import PAIR_COLUMNS
+    from pagelab.machine.disk_speed import read_records
 
     record = SweepRecord.load(sweep_dir)
     evidence = read_runs(record)
@@ -71,7 +75,8 @@ def load(sweep_dir: str | Path) -> ReportData:
     tables = {name: _with_role(frame, "verdict") for name, frame in every.items()}
     long_runs = {name: _with_role(frame, "over_time") for name, frame in every.items()}
     over_time = long_runs if not long_runs["summary"].empty else tables
-    return ReportData(Path(sweep_dir), record, tables, evidence, page_size_table(evidence), pairs, over_time)
+    return ReportData(Path(sweep_dir), record, tables, evidence, page_size_table(evidence), pairs, over_time,
+                      disk_profiles=read_records(sweep_dir))
 
 
 def _with_role(frame: pd.DataFrame, role: str) -> pd.DataFrame:

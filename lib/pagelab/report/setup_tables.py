@@ -96,8 +96,9 @@ def system_setup_notes(data: ReportData) -> str:
     """What Table 1's CPU and disk rows can and cannot say, from the machine record: its cpu_model is
     /proc/cpuinfo's "model name" (pagelab.machine.system.cpu_model), which on a virtual machine may
     name no model number; a data device whose driver is a virtual disk's
-    (pagelab.machine.devices.VIRTUAL_DISK_DRIVERS) hides the storage behind it. '' when neither
-    applies. Said under the table, where there is room for why."""
+    (pagelab.machine.devices.VIRTUAL_DISK_DRIVERS) hides the storage behind it, so the disk is known by
+    what it does: its random reads as the sweep measured them (`disk_speed_text`), or why they were not.
+    '' when none of these applies. Said under the table, where there is room for why."""
     from pagelab.machine.devices import VIRTUAL_DISK_DRIVERS
 
     machine = data.record.document["machine"]
@@ -107,11 +108,60 @@ def system_setup_notes(data: ReportData) -> str:
         notes.append(f"The CPU is named as this machine's /proc/cpuinfo names it, \u201c{model}\u201d, whole: "
                      "the machine gives no model number.")
     device = machine.get("data_device") or {}
+    speed, its = disk_speed_text(data)
     if device.get("driver") in VIRTUAL_DISK_DRIVERS:
         name = device.get("disk") or device.get("device") or "the data device"
+        # what it does is what a reader can know of it: said next, when the sweep measured it
         notes.append(f"The data device, {name} ({device['driver']}), is a virtual disk; the storage behind it is "
-                     "not visible to the guest, so this report cannot say what kind of disk it is.")
-    return " ".join(notes)
+                     "not visible to the guest, so this report cannot say what kind of disk it is"
+                     + (", only what it does." if its else "."))
+        speed = f"Its {speed}" if its else speed
+    elif its:
+        speed = f"The data disk's {speed}"
+    return " ".join(notes + [speed] if speed else notes)
+
+
+def disk_speed_text(data: ReportData) -> tuple[str, bool]:
+    """The data disk's random reads at the sweep's page sizes as the bundle recorded them
+    (pagelab.machine.disk_speed, knob disk_profile), and whether the text is one disk's figures,
+    to follow "Its" or "The data disk's": ('random reads, one at a time (...): 4 KiB 5,210 IOPS (mean
+    190 µs), ...', True). Several hosts: each host's; none measured: why, in a sentence. ('', False)
+    for a bundle made before the knob, whose report reads as it did."""
+    records = data.disk_profiles
+    knob = data.profile.get("disk_profile")
+    if not records:
+        if knob is None:
+            return "", False
+        if not knob:
+            return "The data disk's random reads were not measured (disk_profile off).", False
+        return ("The data disk's random reads were not measured: no run of this sweep has started yet (the first "
+                "run on each host measures them)."), False
+    sizes = [int(size) for size in data.profile.get("page_sizes") or []]
+    if len(records) == 1:
+        (record,) = records.values()
+        if "not_measured" in record:
+            return f"The data disk's random reads were not measured: {record['not_measured']}.", False
+        return _reads_text(record, sizes), True
+    each = [f"{host}: " + (f"not measured: {record['not_measured']}" if "not_measured" in record
+                           else _reads_text(record, sizes).rstrip(".")) for host, record in records.items()]
+    return "Each host's data disk, as that host measured it before its first run: " + "; ".join(each) + ".", False
+
+
+def _reads_text(record: dict, page_sizes: list[int]) -> str:
+    """'random reads, one at a time (vda; fio 3.33: psync, O_DIRECT, QD1, 5 s per size, measured ... UTC):
+    4 KiB 5,210 IOPS (mean 190 µs), ...' from a measured record."""
+    from pagelab.machine.disk_speed import profile_of
+
+    profile = profile_of(record)
+    settings = [profile.ioengine or "?", "O_DIRECT" if profile.direct else "buffered", f"QD{profile.iodepth or '?'}"]
+    if profile.runtime_s:
+        settings.append(f"{profile.runtime_s:g} s per size")
+    when = f", measured {profile.measured_at[:16].replace('T', ' ')} UTC" if profile.measured_at else ""
+    figures = [f"{result.block_size_bytes // 1024} KiB {result.iops:,.0f} IOPS"
+               + (f" (mean {result.lat_mean_us:,.0f} µs)" if result.lat_mean_us else "") for result in profile.results]
+    missing = [f"{size // 1024} KiB not measured" for size in page_sizes if profile.result_for(size) is None]
+    return (f"random reads, one at a time ({profile.disk}; fio {profile.fio_version or '?'}: {', '.join(settings)}"
+            f"{when}): " + ", ".join(figures + missing) + ".")
 
 
 def server_text(data: ReportData, where_made: str) -> str:

@@ -79,7 +79,7 @@ def extension_problems(record: SweepRecord, profile: Profile, count: int, check_
 def _profile_differences(record: SweepRecord, profile: Profile) -> list[str]:
     """The knobs whose values the profile's file (with the bundle's --set overrides) now gives
     otherwise than the bundle was made with."""
-    from pagelab.sweep.knobs import PLANNING_KNOBS
+    from pagelab.sweep.knobs import PLANNING_KNOBS, RECORD_KNOBS
     from pagelab.sweep.profiles import load_profile
 
     source = Path(profile.source) if profile.source else None
@@ -91,7 +91,7 @@ def _profile_differences(record: SweepRecord, profile: Profile) -> list[str]:
         return [f"its profile {source} no longer reads ({problem}); put it back as it was, or start a new sweep"]
     made = record.document["profile"]
     changed = [f"{name} {made.get(name)!r} then, {value!r} now" for name, value in now.items()
-               if name not in ("source", "description", *PLANNING_KNOBS) and made.get(name) != value]
+               if name not in ("source", "description", *PLANNING_KNOBS, *RECORD_KNOBS) and made.get(name) != value]
     if not changed:
         return []
     return [f"its profile {source} has changed since the sweep was made ({'; '.join(changed)}), so the added rounds "

@@ -200,6 +200,12 @@ KNOBS: tuple[Knob, ...] = (
     Knob("server_options", "Server options", ServerOptionMap(), {}, "",
          "Extra my.cnf options for every run, e.g. {innodb_io_capacity: 2000}; "
          "--set server_options.NAME=VALUE adds or replaces one."),
+    Knob("disk_profile", "Disk read speed", Boolean(), True, "",
+         "Before the first run on each host, take the data disk's random reads at the sweep's page sizes, one "
+         "at a time (fio: psync, O_DIRECT, QD1, 5 s per size on a 1 GiB file, about 20 s for 3 sizes; kept 30 days in "
+         "data/cache, so a machine measures once a month), record them in BUNDLE/hosts/<host>/disk_profile.json "
+         "and give them in the report's Setup: what the disk does, where its kind cannot be seen (a virtual "
+         "disk). Without fio the sweep runs and the report says it was not measured; false: not measured."),
     Knob("equivalence_pct", "Equivalence margin", Percent(50), DEFAULT_EQUIVALENCE_PCT, "%",
          "The margin δ of the verdicts: two page sizes are \"equivalent within ±δ\" when the interval of "
          "their ratio lies inside ±δ; pagelab stats and compare read it from the bundle."),
@@ -227,6 +233,8 @@ KNOBS_BY_NAME: Mapping[str, Knob] = MappingProxyType({knob.name: knob for knob i
 # Knobs that say what the design assumed, not how a run is made: a bundle made before them, or with
 # other values, is still the same experiment (pagelab.sweep.extend, pagelab plan).
 PLANNING_KNOBS = ("planned_within_a", "planned_floor_pct")
+# Knobs that add a record to the bundle and change no run: likewise the same experiment either way.
+RECORD_KNOBS = ("disk_profile",)
 # Knobs that had another name: a profile, a `--set` or an older bundle's sweep.json that gives the
 # old name is read as the new one, with a note saying so (pagelab.sweep.profiles).
 RENAMED_KNOBS: Mapping[str, str] = MappingProxyType({"seed": "random_seed"})

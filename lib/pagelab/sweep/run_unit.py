@@ -33,6 +33,7 @@ from pagelab.common.disk import disk_nearly_full
 from pagelab.common.errors import PagelabError, UsageError
 from pagelab.common.storage import STORAGE_ERRNOS, StorageFaultKind, storage_fault_in, sync_tree, unwritable
 from pagelab.mysql.config import InstancePaths
+from pagelab.machine import disk_speed
 from pagelab.machine.hosts import host_noise, host_record, hostname, write_host_record
 from pagelab.common.locks import BUNDLE_LOCKS_DIR, LockBusy, held_lock, wait_for_writers
 from pagelab.common.paths import CACHE_DIR, NOTEBOOKS_DIR, PROJECT_ROOT
@@ -206,6 +207,9 @@ def begin(record: SweepRecord, entry: dict, scratch: Path | None = None, measure
     data_dir = unit_instance_dir(sweep_dir, entry, scratch).parent
     data_dir.mkdir(parents=True, exist_ok=True)
     host = host_record(data_dir, host_noise(sweep_dir, measure_noise, data_dir))
+    profile = record.document["profile"]
+    if disk_speed.wanted(profile):  # the first unit on this host measures, before its server starts
+        disk_speed.host_disk_profile(sweep_dir, data_dir, profile["page_sizes"], host["hostname"])
     write_host_record(run_dir, host)
     record.update_run(entry["name"], status="running", started=now_iso(), finished=None, error=None,
                       notebook=f"{entry['name']}/run.ipynb", host=host["hostname"], slurm_job=slurm_task())
