@@ -219,3 +219,38 @@ def test_a_pool_grid_reads_as_its_levels_with_their_share_of_the_data_in_the_set
     assert pool_level_labels(data) == {"40M": "40M (19%)", "80M": "80M (38%)", "160M": "160M (76%)"}
     table = benchmark_setup(data).set_index("Setting")
     assert table.loc["Buffer Pool Size", "This sweep"] == "40M (19%), 80M (38%), 160M (76%)"
+
+
+def test_a_pairs_over_time_block_compares_the_seconds_both_runs_counted():
+    """Two over-time runs that counted different seconds (one cut 100 s of warm-up, one 300 s) are
+    compared over 300-1200 s, each side's y its mean rate there, worked here with numpy; a run that
+    drifted and so counted only its first 90 s shares less than a verdict run's 90 s with a run that
+    cut 100 s, and that pair has no over-time block (its rounds stay)."""
+    import math
+
+    import numpy as np
+
+    from pagelab.evidence.model import OVER_TIME_BLOCK, OverTimeUse, RunSeries, over_time_runs
+
+    seconds = (10.0,) * 120
+    falling = tuple(1000.0 - 2 * i for i in range(120))  # a long run's rate falling as its data grows
+    runs = [RunSeries("4k-over-time", "4k", OVER_TIME_BLOCK, falling, seconds, "over_time"),
+            RunSeries("16k-over-time", "16k", OVER_TIME_BLOCK, tuple(0.9 * r for r in falling), seconds, "over_time"),
+            RunSeries("8k-over-time", "8k", OVER_TIME_BLOCK, falling, seconds, "over_time"),
+            RunSeries("4k-r1", "4k", "round 1", (900.0,) * 9, (10.0,) * 9)]
+    uses = [OverTimeUse("4k-over-time", "4k", 1200.0, 100.0, 1100.0, 0.0, 0.5, ""),
+            OverTimeUse("16k-over-time", "16k", 1200.0, 300.0, 900.0, 0.0, 0.5, ""),
+            OverTimeUse("8k-over-time", "8k", 1200.0, 0.0, 90.0, -1.0, 0.01, "")]
+    long_runs = over_time_runs(runs, uses)
+    rounds = {"round 1": (math.log(900.0), 90.0)}
+    unequal = {**rounds, OVER_TIME_BLOCK: (0.0, 0.0)}  # what each run counted alone: replaced or dropped
+    sixteen, four = long_runs.sides("16k", "4k", unequal, unequal)
+    shared = np.arange(30, 120)  # the intervals ending after 300 s: 300-1200 s
+    assert four[OVER_TIME_BLOCK] == pytest.approx((math.log(np.mean(np.asarray(falling)[shared])), 900.0))
+    assert sixteen[OVER_TIME_BLOCK] == pytest.approx((math.log(0.9 * np.mean(np.asarray(falling)[shared])), 900.0))
+    # so the block's log-ratio is the 16k run's 10% shortfall, not when each run was counted
+    assert sixteen[OVER_TIME_BLOCK][0] - four[OVER_TIME_BLOCK][0] == pytest.approx(math.log(0.9))
+    eight, four = long_runs.sides("8k", "4k", unequal, unequal)
+    assert OVER_TIME_BLOCK not in eight and OVER_TIME_BLOCK not in four
+    assert eight["round 1"] == four["round 1"] == rounds["round 1"]
+    assert long_runs.window("8k", "4k") is None and long_runs.window("16k", "4k") == (300.0, 1200.0)

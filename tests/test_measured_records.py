@@ -281,11 +281,12 @@ def test_what_each_kept_sweep_holds_is_what_the_runbook_says():
 
 
 def test_the_shipped_sweeps_own_commit_judges_its_tpmc_pairs_as_the_readme_says(tmp_path):
-    """README: the shipped sweep's TpmC lines are what `pagelab stats` gives at this commit, "and the
-    sweep's own commit, 66f0a95, gives the same TpmC figures and verdicts in its older words". That
+    """README: the shipped sweep's TpmC lines are what `pagelab stats` gives at this commit; "the sweep's
+    own commit, 66f0a95, gave the same verdicts, and the same primary line but for its low end", and
+    the 8k pairs' older figures, which set 8k's first 90 s against the other runs' later seconds. That
     commit's library (from this repository's history, `git archive`) runs `pagelab stats` on the kept
-    bundle: its three TpmC pair lines carry the same numbers, in order, and the same verdict words as
-    the ones this checkout prints (only the wording around them changed)."""
+    bundle: its verdict words are this checkout's, its primary line's figures this checkout's but the
+    low end, and its 8k pairs' effects and intervals those the README quotes."""
     import io
     import re
     import subprocess
@@ -297,7 +298,8 @@ def test_the_shipped_sweeps_own_commit_judges_its_tpmc_pairs_as_the_readme_says(
 
     commit = json.loads((SHIPPED / "sweep.json").read_text())["machine"]["git_sha"]
     assert commit.startswith("66f0a95")
-    assert f"the sweep's own commit, {commit[:7]}, gives the same TpmC figures and verdicts" in plain(README)
+    text = plain(README)
+    assert f"The sweep's own commit, {commit[:7]}, gave the same verdicts, and the same primary line but for its low end" in text
     archive = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", commit, "lib"], capture_output=True)
     assert archive.returncode == 0, f"this clone lacks commit {commit} (a shallow clone?): {archive.stderr!r}"
     tarfile.open(fileobj=io.BytesIO(archive.stdout)).extractall(tmp_path)
@@ -331,8 +333,15 @@ def test_the_shipped_sweeps_own_commit_judges_its_tpmc_pairs_as_the_readme_says(
     older = {line.split(":")[0]: line for line in pair_lines(then.stdout)}
     assert len(current) == 3 and current.keys() == older.keys(), (now.getvalue(), then.stdout)
     for pair, new_line in current.items():
-        assert numbers(new_line) == numbers(older[pair]), (new_line, older[pair])
         assert verdict(new_line) == verdict(older[pair]), (new_line, older[pair])
+    (effect, low, high, level), p, resolve, _ = numbers(current["16k vs 4k"])
+    (effect_then, low_then, high_then, level_then), p_then, resolve_then, _ = numbers(older["16k vs 4k"])
+    assert (effect, high, level, p, resolve) == (effect_then, high_then, level_then, p_then, resolve_then)
+    assert low != low_then and f"but for its low end ({low_then.replace('-', '−')}%)" in text.replace("-", "−"), (low, low_then)
+    quoted = re.search(r"its 8k pairs read ([−+\d.%\[\], ]+) and ([−+\d.%\[\], ]+), as 8k's", text.replace("-", "−"))
+    then_8k = [f"{numbers(older[pair])[0][0]}% [{numbers(older[pair])[0][1]}%, {numbers(older[pair])[0][2]}%]"
+               for pair in ("8k vs 4k", "16k vs 8k")]
+    assert quoted and [part.strip() for part in quoted.groups()] == [t.replace("-", "−") for t in then_8k], (quoted, then_8k)
     assert list(current) == ["16k vs 4k", "8k vs 4k", "16k vs 8k"], list(current)
     assert [verdict(line) for line in current.values()] == ["not resolved", "not tested", "not tested"], current
 

@@ -53,7 +53,9 @@ slope of its batch means over time (`scipy.stats.linregress`, two-sided at DRIFT
 steady.BATCHES batch means; a batch size chosen by the lag-1 test would grow with the drift and
 hide it). Without drift the whole
 rest counts; with drift only its first window of the verdict runs' length (the drift has least
-effect there, and that window is like a round's run); the report says which and why.
+effect there, and that window is like a round's run); the report says which and why. A pair then
+compares its two over-time runs over the seconds both counted (`shared_window`, at the end of this
+file), or, where they share less than a verdict run's length, has no over-time block.
 """
 
 from __future__ import annotations
