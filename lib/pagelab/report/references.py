@@ -74,8 +74,11 @@ REFERENCES = [
 
 
 # Works whose method only some bundles use: the runs compared one by one (fewer rounds shared than a
-# paired test needs) and precision weights (declared by `block_weights: precision`). The glossary the
-# report prints cites them either way, so they stay in the list, marked where this bundle did not use them.
+# paired test needs) and precision weights (declared by `block_weights: precision`); and two the glossary
+# names that no report's verdicts use: Paule-Mandel (block_weights' documented alternative to its own rule)
+# and Fisher's method (self_checks.combined_first_round_p: several sweeps' round-1 checks, as the runbook
+# combines them). The glossary the report prints cites them all, so they stay in the list, marked where
+# this bundle did not use them.
 METHOD_REFERENCES = {
     "rank_sum": (
         "H. B. Mann, D. R. Whitney, \"On a test of whether one of two random variables is stochastically larger "
@@ -87,6 +90,16 @@ METHOD_REFERENCES = {
         "J. Hartung, G. Knapp, \"A refined method for the meta-analysis of controlled clinical trials with binary "
         "outcome\", Statistics in Medicine 20, 2001; K. Sidik, J. N. Jonkman, \"A simple confidence interval for "
         "meta-analysis\", Statistics in Medicine 21, 2002 (the variance of the precision-weighted mean, HKSJ).",
+    ),
+    "paule_mandel": (
+        "R. C. Paule, J. Mandel, \"Consensus values and weighting factors\", Journal of Research of the National "
+        "Bureau of Standards 87(5), 1982, pp. 377-385 (an estimate of the variance between blocks, the alternative "
+        "the runbook sets beside precision weights' bound).",
+    ),
+    "fisher": (
+        "R. A. Fisher, \"Statistical Methods for Research Workers\", 4th ed., Oliver and Boyd, Edinburgh, 1932, "
+        "sec. 21.1 (independent tests' p-values combined into one, -2 Σ ln p on χ²: several sweeps' round-1 checks, "
+        "with scipy's combine_pvalues).",
     ),
 }
 
