@@ -46,3 +46,19 @@ def test_every_work_the_glossary_names_is_in_the_references_marked_where_unused(
     listed = references({}, used=methods_used(data))
     assert all(UNUSED in ref for ref in listed if ref.startswith(("R. A. Fisher", "R. C. Paule"))), listed
     assert not any("Viechtbauer" in ref and UNUSED in ref for ref in listed)
+
+
+def test_table_1_says_the_kernel_and_cpu_are_as_the_machine_reports_them():
+    import json
+
+    from pagelab.report.setup_tables import system_setup_notes
+
+    # the shipped sweep's host record: uname's release and /proc/cpuinfo's model name, as recorded
+    host = json.loads((SHIPPED / "4k-r1" / "host.json").read_text())
+    assert (host["kernel"], host["cpu_model"]) == ("6.18.44-fc-v657", "AMD EPYC"), host
+    text = system_setup_notes(_shipped())
+    assert ("The kernel is named by its release string as the machine reports it (uname -r), \u201c6.18.44-fc-v657\u201d: "
+            "Linux 6.18.44, with \u201c-fc-v657\u201d the label its builder gave it, which the machine does not "
+            "explain.") in text, text
+    assert ("The CPU is named as this machine's /proc/cpuinfo names it (its \u201cmodel name\u201d), \u201cAMD EPYC\u201d, "
+            "whole: the machine gives no model number.") in text, text

@@ -226,8 +226,8 @@ def test_table_1s_notes_say_the_cpu_name_is_whole_and_a_virtual_disk_hides_its_s
     machine = {"server": {"version": "10.11.19"}, "cpu_model": "AMD EPYC", "cores": 2,
                "data_device": {"path": "/", "disk": "vda", "device": "vda", "driver": "virtio_blk"}}
     text = system_setup_notes(load(bundle(tmp_path / "vm", document={"machine": machine})))
-    assert text == ("The CPU is named as this machine's /proc/cpuinfo names it, \u201cAMD EPYC\u201d, whole: the machine "
-                    "gives no model number. The data device, vda (virtio_blk), is a virtual disk; the storage behind it "
+    assert text == ("The CPU is named as this machine's /proc/cpuinfo names it (its \u201cmodel name\u201d), "
+                    "\u201cAMD EPYC\u201d, whole: the machine gives no model number. The data device, vda (virtio_blk), is a virtual disk; the storage behind it "
                     "is not visible to the guest, so this report cannot say what kind of disk it is.")
     metal = {**machine, "cpu_model": "Intel(R) Core(TM) i3-9100F CPU @ 3.60GHz",
              "data_device": {"path": "/", "disk": "nvme0n1", "driver": "nvme"}}

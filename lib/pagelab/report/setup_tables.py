@@ -7,6 +7,8 @@ row by row, and change when the lab's rows or the course guide's settings do.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from pagelab.report.grid_report import levels_text, pool_level_labels
@@ -93,7 +95,8 @@ def system_setup(data: ReportData) -> pd.DataFrame:
 
 
 def system_setup_notes(data: ReportData) -> str:
-    """What Table 1's CPU and disk rows can and cannot say, from the machine record: its cpu_model is
+    """What Table 1's kernel, CPU and disk rows can and cannot say, from the machine record: its kernel is
+    uname's release string (pagelab.machine.system.machine_info), a version and its builder's label; its cpu_model is
     /proc/cpuinfo's "model name" (pagelab.machine.system.cpu_model), which on a virtual machine may
     name no model number; a data device whose driver is a virtual disk's
     (pagelab.machine.devices.VIRTUAL_DISK_DRIVERS) hides the storage behind it, so the disk is known by
@@ -103,10 +106,19 @@ def system_setup_notes(data: ReportData) -> str:
 
     machine = data.record.document["machine"]
     notes = []
+    kernel = str(machine.get("kernel") or "")
+    if kernel:
+        # machine_info records platform.release(), uname's release string: a version, then whatever label
+        # the kernel's builder appended, which the guest does not explain ("6.18.44-fc-v657")
+        version = re.match(r"\d+(?:\.\d+)+", kernel)
+        label = kernel[version.end():] if version else ""
+        notes.append(f"The kernel is named by its release string as the machine reports it (uname -r), "
+                     f"\u201c{kernel}\u201d" + (f": Linux {version.group(0)}, with \u201c{label}\u201d the label its "
+                                             "builder gave it, which the machine does not explain." if label else "."))
     model = machine.get("cpu_model")
     if model and not any(character.isdigit() for character in model):
-        notes.append(f"The CPU is named as this machine's /proc/cpuinfo names it, \u201c{model}\u201d, whole: "
-                     "the machine gives no model number.")
+        notes.append(f"The CPU is named as this machine's /proc/cpuinfo names it (its \u201cmodel name\u201d), "
+                     f"\u201c{model}\u201d, whole: the machine gives no model number.")
     device = machine.get("data_device") or {}
     speed, its = disk_speed_text(data)
     if device.get("driver") in VIRTUAL_DISK_DRIVERS:
