@@ -16,14 +16,19 @@ def _iostat() -> pd.DataFrame:
                           "rareq_kb": float(kb), "wareq_kb": kb * 1.8} for kb in (4, 8, 16)])
 
 
-def test_the_page_size_reference_line_is_drawn_across_the_axis_above_the_reads():
+def test_the_page_size_reference_line_is_straight_over_the_page_sizes_on_log_axes_above_the_reads():
     figure = figures.request_size_vs_page_size(_iostat())
     axis = figure.axes[0]
     lines = {line.get_label(): line for line in axis.get_lines()}
     reference, reads = lines["= page size"], lines["read request (rareq-sz)"]
     x = list(reference.get_xdata())
     assert list(reference.get_ydata()) == x  # y = x: the request equals the page
-    assert min(x) < 4 and max(x) > 16, "it reaches past the measured page sizes, where no read line covers it"
+    # over exactly the page sizes run (4k to 16k): a reader saw it run on to about 24 KiB
+    assert x == [4.0, 16.0], x
+    # straight: both axes log, base 2, so y = x is a line (on a linear y it curved), and the labels say so
+    assert (axis.get_xscale(), axis.get_yscale()) == ("log", "log")
+    assert axis.xaxis.get_transform().base == axis.yaxis.get_transform().base == 2
+    assert "log scale, base 2" in axis.get_xlabel() and "log scale, base 2" in axis.get_ylabel()
     assert reference.get_zorder() > reads.get_zorder(), "drawn on top of reads that lie on it"
     assert "= page size" in [text.get_text() for text in axis.get_legend().get_texts()]
 

@@ -264,7 +264,7 @@ def test_the_lab_table_says_how_far_the_level_is_from_the_labs_and_why():
     data is outside the pool."""
     import pandas as pd
 
-    from pagelab.report.figures import level_note
+    from pagelab.report.seed_configuration import level_note
 
     table = pd.DataFrame({"page_size": ["4k", "16k"], "tpmc_seed": [1000.0, 2000.0], "tpmc_ours": [3000.0, 8000.0],
                           "read_iops_seed": [100.0, 50.0], "read_iops_ours": [1000.0, 1000.0]})

@@ -7,6 +7,7 @@ drawn from any bundle, including one made with tpcc-mysql.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -159,6 +160,9 @@ def iops_over_time(iostat: pd.DataFrame):
     return figure
 
 
+LOG2_SCALE_WORDS = "log scale, base 2"  # in both axis labels: a reader could not tell the x axis was log
+
+
 def request_size_vs_page_size(iostat: pd.DataFrame):
     """Average read and write request size against the page size: reads track the page size."""
     _style()
@@ -167,22 +171,27 @@ def request_size_vs_page_size(iostat: pd.DataFrame):
     data = iostat[(iostat["t_s"] >= 0)] if not iostat.empty else iostat
     means = request_sizes(data)
     figure, axis = plt.subplots(figsize=(6, 4))
+    axis.set_xscale("log", base=2)
+    axis.set_yscale("log", base=2)
     if not means.empty:
         # markers only: the page sizes are categories, and a line between them would claim sizes not run
         axis.plot(means["page_kb"], means["read_kb"], marker="o", linestyle="none", label="read request (rareq-sz)",
                   zorder=2)
         axis.plot(means["page_kb"], means["write_kb"], marker="s", linestyle="none", label="write request (wareq-sz)",
                   zorder=2)
-        # The reference line spans the axis beyond the page sizes and is drawn on top: reads that
-        # match the page size lie on it, and a line of only the measured points hid under theirs.
-        lowest, highest = means["page_kb"].min() / 1.5, means["page_kb"].max() * 1.5
-        reference = [lowest * (highest / lowest) ** (step / 50) for step in range(51)]
-        axis.plot(reference, reference, linestyle=(0, (4, 3)), color="black", linewidth=1.2, zorder=3,
-                  label="= page size")
-        axis.set_xscale("log", base=2)
-        axis.set_xlim(lowest, highest)
-        axis.set_xticks(means["page_kb"], [f"{int(v)}k" for v in means["page_kb"]])
-    axis.set(xlabel="innodb_page_size", ylabel="average request size (KiB)", title="I/O request size")
+        # Both axes log, base 2 (the page sizes double): the reference y = x is then the straight diagonal it
+        # is (on a linear y it curved), over exactly the page sizes run, on top of reads that lie on it.
+        sizes = sorted(means["page_kb"])
+        axis.plot([sizes[0], sizes[-1]], [sizes[0], sizes[-1]], linestyle=(0, (4, 3)), color="black",
+                  linewidth=1.2, zorder=3, label="= page size")
+        axis.set_xlim(sizes[0] / 1.4, sizes[-1] * 1.4)
+        axis.set_xticks(sizes, [f"{int(v)}k" for v in sizes])
+        shown = [v for v in (*means["read_kb"], *means["write_kb"], *sizes) if v > 0]
+        powers = range(math.floor(math.log2(min(shown))), math.ceil(math.log2(max(shown))) + 1)
+        axis.set_yticks([2.0 ** p for p in powers], [f"{2 ** p:g}" for p in powers], minor=False)
+        axis.minorticks_off()
+    axis.set(xlabel=f"innodb_page_size ({LOG2_SCALE_WORDS})", ylabel=f"average request size (KiB, {LOG2_SCALE_WORDS})",
+             title="I/O request size")
     axis.legend()
     figure.tight_layout()
     return figure
@@ -463,35 +472,3 @@ def effect_across_levels(effects: pd.DataFrame, factor_words: str, level_labels:
              title=f"The page-size effect across the {factor_words}: median ratio and 95% interval")
     figure.tight_layout()
     return figure
-
-
-def level_note(table: pd.DataFrame, shares: pd.Series | None) -> str:
-    """Why this sweep's TpmC is so far from the lab's (Table "the lab's TpmC and IOPS beside this
-    sweep's"): with most of the data on disk (`shares`, the pool's share of the data each page size
-    loaded, seed_configuration.pool_shares, all under 50%), throughput follows what the disk serves,
-    and the two disks served very different request rates. The ratios are read from the same table;
-    '' where a side is missing."""
-    def ratio_range(ours: str, lab: str) -> tuple[float, float] | None:
-        if not {ours, lab} <= set(table.columns):
-            return None
-        ratio = (table[ours] / table[lab]).replace([float("inf")], float("nan")).dropna()
-        return (float(ratio.min()), float(ratio.max())) if not ratio.empty else None
-
-    def said(span: tuple[float, float], digits: int) -> str:
-        low, high = (f"{value:.{digits}f}" for value in span)
-        return f"{low}×" if low == high else f"{low}–{high}×"
-
-    tpmc = ratio_range("tpmc_ours", "tpmc_seed")
-    if tpmc is None:
-        return ""
-    reads = ratio_range("read_iops_ours", "read_iops_seed")
-    on_disk = shares is not None and not shares.empty and float(shares.max()) < 50
-    outside = ""
-    if on_disk:  # as the pool's shares are given (Table 2's 36-40%): one figure, or the page sizes' range
-        low, high = round(100 - float(shares.max())), round(100 - float(shares.min()))
-        outside = f"{low}%" if low == high else f"{low}–{high}%"
-    return (f" This sweep's TpmC is {said(tpmc, 1)} the lab's"
-            + (f", and its data device completed {said(reads, 0)} the lab's read requests a second" if reads else "")
-            + (f": with {outside} of the data outside the pool (by page size), every page size waits on the disk, so "
-               "the level is each machine's disk" if on_disk else ": the level is each machine's")
-            + ", and only the shape (which page size is ahead, and by how much) carries over.")

@@ -5,7 +5,8 @@
   the lab's claims depend on it (pagelab.report.claims.claims checks a claim only there).
 - The course guide's my.cnf (data/reference/course_server_settings.csv) beside the sweep's own,
   and the settings that do not carry over to MariaDB.
-- The sentences of the Method about the memory budget and about over-time runs.
+- The sentences of the Method about the memory budget and about over-time runs, and why this
+  sweep's TpmC level is so far from the lab's (`level_note`: the pool's share of the data decides it).
 
 Each function takes the report's `ReportData` (pagelab.report.lab_report.load).
 """
@@ -268,3 +269,36 @@ def not_applicable_sentence() -> str:
         return ""
     return (" Of the course guide's server settings (its table \"Benchmark setup\"), these do not carry over to MariaDB "
             "as written: " + "; ".join(notes) + ".")
+
+
+
+def level_note(table: pd.DataFrame, shares: pd.Series | None) -> str:
+    """Why this sweep's TpmC is so far from the lab's (Table "the lab's TpmC and IOPS beside this
+    sweep's"): with most of the data on disk (`shares`, the pool's share of the data each page size
+    loaded, seed_configuration.pool_shares, all under 50%), throughput follows what the disk serves,
+    and the two disks served very different request rates. The ratios are read from the same table;
+    '' where a side is missing."""
+    def ratio_range(ours: str, lab: str) -> tuple[float, float] | None:
+        if not {ours, lab} <= set(table.columns):
+            return None
+        ratio = (table[ours] / table[lab]).replace([float("inf")], float("nan")).dropna()
+        return (float(ratio.min()), float(ratio.max())) if not ratio.empty else None
+
+    def said(span: tuple[float, float], digits: int) -> str:
+        low, high = (f"{value:.{digits}f}" for value in span)
+        return f"{low}×" if low == high else f"{low}–{high}×"
+
+    tpmc = ratio_range("tpmc_ours", "tpmc_seed")
+    if tpmc is None:
+        return ""
+    reads = ratio_range("read_iops_ours", "read_iops_seed")
+    on_disk = shares is not None and not shares.empty and float(shares.max()) < 50
+    outside = ""
+    if on_disk:  # as the pool's shares are given (Table 2's 36-40%): one figure, or the page sizes' range
+        low, high = round(100 - float(shares.max())), round(100 - float(shares.min()))
+        outside = f"{low}%" if low == high else f"{low}–{high}%"
+    return (f" This sweep's TpmC is {said(tpmc, 1)} the lab's"
+            + (f", and its data device completed {said(reads, 0)} the lab's read requests a second" if reads else "")
+            + (f": with {outside} of the data outside the pool (by page size), every page size waits on the disk, so "
+               "the level is each machine's disk" if on_disk else ": the level is each machine's")
+            + ", and only the shape (which page size is ahead, and by how much) carries over.")
