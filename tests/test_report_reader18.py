@@ -62,3 +62,61 @@ def test_table_1_says_the_kernel_and_cpu_are_as_the_machine_reports_them():
             "explain.") in text, text
     assert ("The CPU is named as this machine's /proc/cpuinfo names it (its \u201cmodel name\u201d), \u201cAMD EPYC\u201d, "
             "whole: the machine gives no model number.") in text, text
+
+
+# The 21 variables the reader found under "Not set by pagelab" in the shipped sweep's Appendix.
+UNSET = ("aria_checkpoint_interval aria_log_dir_path aria_recover_options back_log ft_stopword_file host_cache_size "
+         "innodb_buffer_pool_size_auto_min innodb_io_capacity_max innodb_log_file_mmap innodb_log_group_home_dir "
+         "innodb_log_write_ahead_size innodb_open_files innodb_undo_directory optimizer_switch optimizer_trace "
+         "report_port server_uid slave_load_tmpdir slave_parallel_mode thread_cache_size wsrep_data_home_dir").split()
+
+
+def test_each_appendix_variable_says_where_its_value_comes_from():
+    import pandas as pd
+
+    from pagelab.report.appendix import my_cnf_names
+    from pagelab.report.variable_sources import MY_CNF, SOURCE_COLUMN, UNATTRIBUTED, with_sources
+
+    values = pd.read_csv(SHIPPED / "4k-r1" / "variables.csv", dtype=str).set_index("variable_name")["value"]
+    set_here = my_cnf_names(_shipped())
+    # the run's my.cnf, read here: what pagelab set
+    assert {"datadir", "tmpdir", "port", "max_connections", "innodb_page_size"} <= set_here
+    assert not set_here & set(UNSET), set_here & set(UNSET)
+    table = pd.DataFrame({"Variable": UNSET + ["max_connections", "datadir", "some_future_variable"]})
+    source = with_sources(table, set_here).set_index("Variable")[SOURCE_COLUMN]
+    assert source["max_connections"] == source["datadir"] == MY_CNF
+    assert source["some_future_variable"] == UNATTRIBUTED == "not set by pagelab; the server's or the package's"
+    # every one of the 21 is attributed, none to pagelab's my.cnf
+    assert not [name for name in UNSET if source[name] in (MY_CNF, UNATTRIBUTED)], source[UNSET]
+    # those that follow a setting my.cnf makes name it; the formulas agree with the run's own numbers
+    for name, setting in (("aria_log_dir_path", "datadir"), ("wsrep_data_home_dir", "datadir"),
+                          ("slave_load_tmpdir", "tmpdir"), ("report_port", "port"), ("server_uid", "port"),
+                          ("back_log", "max_connections"), ("host_cache_size", "max_connections"),
+                          ("thread_cache_size", "max_connections")):
+        assert source[name].startswith(f"the server, from pagelab's my.cnf's {setting}:"), (name, source[name])
+    connections = int(values["max_connections"])
+    assert connections == 200
+    assert "50 + max_connections / 5" in source["back_log"] and int(values["back_log"]) == 50 + connections // 5 == 90
+    assert "128 + max_connections" in source["host_cache_size"] and int(values["host_cache_size"]) == 128 + 200
+    assert "twice it, at least 2000" in source["innodb_io_capacity_max"]
+    assert int(values["innodb_io_capacity_max"]) == max(2000, 2 * int(values["innodb_io_capacity"])) == 2000
+    assert source["innodb_open_files"].startswith("the server, from table_open_cache, not set by pagelab")
+    assert values["innodb_open_files"] == values["table_open_cache"] == "2000"
+    assert values["report_port"] == values["port"]
+    # the redo log's write size is the storage's, not the page size's (4096 at a 4k page here, and at 16k)
+    assert values["innodb_log_write_ahead_size"] == "4096" and "not from the page size" in source["innodb_log_write_ahead_size"]
+
+
+def test_the_appendix_says_no_value_comes_from_the_packages_option_files():
+    import pandas as pd
+
+    from pagelab.report.appendix import unset_variables_markdown
+
+    data = _shipped()
+    table = pd.DataFrame({"Variable": ["back_log", "max_connections"], "Value": ["90", "200"],
+                          "Server default": ["80", "151"]})
+    text = unset_variables_markdown(data, table)
+    assert "The column \"Where it comes from\" says which" in text, text
+    assert "pagelab starts the server with `--defaults-file=` its my.cnf, which makes it read no other option file" in text
+    # as pagelab.mysql.instance starts it
+    assert 'f"--defaults-file={self.paths.my_cnf}"]' in (REPO_ROOT / "lib/pagelab/mysql/instance.py").read_text()

@@ -40,7 +40,10 @@ def _same(value: str, default: str) -> bool:
 
 
 def non_default_variables(data: ReportData) -> pd.DataFrame:
-    """Server variables of the first finished run that differ from the server's defaults."""
+    """Server variables of the first finished run that differ from the server's defaults, each with
+    where its value came from (variable_sources.with_sources)."""
+    from pagelab.report.variable_sources import with_sources
+
     runs = [e for e in data.record.runs if e["status"] == "done"]
     if not runs:
         return pd.DataFrame()
@@ -52,7 +55,7 @@ def non_default_variables(data: ReportData) -> pd.DataFrame:
     rows = [{"Variable": row.variable_name, "Value": row.value, "Server default": defaults[row.variable_name]}
             for row in variables.itertuples() if row.variable_name in defaults
             and not _same(row.value, defaults[row.variable_name])]
-    return pd.DataFrame(rows)
+    return with_sources(pd.DataFrame(rows), my_cnf_names(data))
 
 
 def my_cnf_names(data: ReportData) -> set[str]:
@@ -89,7 +92,10 @@ def unset_variables_markdown(data: ReportData, table: pd.DataFrame | None = None
             + ". Their values are the server's own as it reported them at run time (SHOW VARIABLES): its defaults, "
             "some worked out only when it starts, from the machine or from what my.cnf does set (a path under "
             "datadir); the \"Server default\" column is what `mariadbd --no-defaults --help --verbose` prints before "
-            "that, so the two can differ with nothing set.")
+            "that, so the two can differ with nothing set. The column \"Where it comes from\" says which, as checked "
+            "on this project's VM with MariaDB 10.11.19. None comes from the package's option files (Debian's "
+            "/etc/mysql/mariadb.conf.d/50-server.cnf): pagelab starts the server with `--defaults-file=` its my.cnf, "
+            "which makes it read no other option file.")
     meant = [name for name in unset if name in SERVER_SETTING_MEANINGS]
     if meant:
         text += "\n\n" + "\n".join(f"- `{name}`: {SERVER_SETTING_MEANINGS[name]}." for name in meant)
