@@ -120,3 +120,24 @@ def test_the_appendix_says_no_value_comes_from_the_packages_option_files():
     assert "pagelab starts the server with `--defaults-file=` its my.cnf, which makes it read no other option file" in text
     # as pagelab.mysql.instance starts it
     assert 'f"--defaults-file={self.paths.my_cnf}"]' in (REPO_ROOT / "lib/pagelab/mysql/instance.py").read_text()
+
+
+def test_the_runbooks_over_time_figures_are_table_9s():
+    """The runbook's "Why an over-time run's reads rise" gives the over-time runs' read IOPS and hit
+    ratio at 100 s and 1,100 s, as the report's Table 9 reads them (a reader found the runbook's first
+    and last samples disagreeing with the table): the table's extremes at those checkpoints, for the
+    shipped sweep, are the runbook's figures, written here as Table 9 printed them."""
+    import re as regex
+
+    from pagelab.report.figures import checkpoint_monitors
+
+    over_time = _shipped().over_time
+    table = checkpoint_monitors(over_time["tpcc_intervals"], over_time["iostat"], over_time["innodb"])
+    at = {seconds: table[table["t_s"].round(-2) == seconds] for seconds in (100, 1100)}
+    spans = [f"{round(at[s]['read_iops'].min()):,}-{round(at[s]['read_iops'].max()):,}" for s in (100, 1100)]
+    hits = [f"{at[s]['hit_rate'].min():.0f}-{at[s]['hit_rate'].max():.0f}" for s in (100, 1100)]
+    assert spans == ["3,063-3,715", "5,087-5,618"] and hits == ["983-988", "971-978"], (spans, hits)
+    runbook = regex.sub(r"\s+", " ", (REPO_ROOT / "runbooks" / "tpcc-page-size.md").read_text())
+    part = runbook[runbook.index("#### Why an over-time run's reads rise"):]
+    assert (f"read IOPS rose from {spans[0]} to {spans[1]} a second and the hit ratio fell from {hits[0]} to "
+            f"{hits[1]} per 1000") in part, part[:400]
