@@ -220,7 +220,7 @@ def test_the_reports_precision_paragraph_plans_with_the_weights_the_sweep_declar
 
     text, length, a, f, w_ot = precision_paragraph_of_seven_rounds(tmp_path, {"over_time_s": 1200,
                                                                            "block_weights": PRECISION})
-    assert f"weighed by its precision, as this sweep declared, and as precise as a block of {length:.0f} s" in text, text
+    assert f"weighed by its precision, as this sweep declared, and counting {length:.0f} s of each of its two runs" in text, text
     # the power, worked here: 7 rounds of 100 s and that block, weighed at f's planning bound
     w = np.array([a / 100] * 7 + [w_ot])
     bound = max((a / 100 + f) * 7 / stats.chi2.ppf(0.05, 7) - a / 100, 0.0)

@@ -300,7 +300,7 @@ def test_the_reports_precision_paragraph_prices_equal_weights_with_the_over_time
     and equal weights: the power of 7 rounds of 100 s and that block, V = sum (w_b + f) / k^2 with the
     block's w = a / T_ot from what of the sweep's own over-time runs counted, worked here."""
     text, length, a, f, w_ot = precision_paragraph_of_seven_rounds(tmp_path, {"over_time_s": 1200})
-    assert f"with the over-time block as precise as a block of {length:.0f} s on each side, from what" in text, text
+    assert f"with the over-time block counting {length:.0f} s of each of its two runs, the seconds both counted" in text, text
     assert_power_said(text, math.sqrt((7 * (a / 100 + f) + w_ot + f) / 8 ** 2))
 
 

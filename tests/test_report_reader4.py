@@ -73,13 +73,16 @@ def test_the_hit_ratio_claim_says_which_end_is_not_near_and_which_samples_it_rea
 
     from pagelab.report.claims import DOES_NOT_HOLD, _hit_ratio
 
-    # one run per page size: 4k starts near 990 and ends far from 993; 16k is far at both ends
+    # one run per page size: 4k starts near the lab's 990 and ends far from its 993; 16k is far from the
+    # lab's 16k run (993, 993) at both ends
     samples = [("4k", 10.0, 989.0), ("4k", 1200.0, 981.0), ("16k", 9.0, 985.0), ("16k", 1199.0, 974.0)]
     innodb = pd.DataFrame([{"page_size": size, "repeat": 1, "t_s": t, "hit_rate": rate} for size, t, rate in samples])
-    data = SimpleNamespace(over_time={"innodb": innodb}, tables={"innodb": innodb}, page_sizes=["4k", "16k"])
+    data = SimpleNamespace(over_time={"innodb": innodb}, tables={"innodb": innodb}, page_sizes=["4k", "16k"],
+                           has_over_time_runs=False)
     claim = _hit_ratio(data)
     assert claim.verdict == DOES_NOT_HOLD
-    assert "4k: 989 → 981 (end not near); 16k: 985 → 974 (start and end not near)" in claim.evidence, claim.evidence
+    assert ("4k: 989 → 981 against the lab's 990 → 993 (end not near); 16k: 985 → 974 against the lab's 993 → 993 "
+            "(start and end not near)") in claim.evidence, claim.evidence
     # read where the lab read it: the samples nearest 100 s and 1100 s (here the only ones, at 9-10 and 1199-1200 s)
     assert ("the samples nearest its first and last checkpoints, 100 s and 1,100 s, here at 9–10 s and 1199–1200 s of "
             "the measurement") in claim.evidence, claim.evidence

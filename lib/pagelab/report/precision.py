@@ -279,7 +279,11 @@ def precision_markdown(data: ReportData) -> str:
         # the power one round short, so that a reader recomputing from rounded components sees where 80% falls
         asides.append(f"{needed - 1} give {100 * power_at(needed - 1):.1f}%, {needed} give "
                       f"{100 * power_at(needed):.1f}%")
-    if extra:
+    if extra and kept is not None and kept.length_s is not None and abs(kept.seconds[0] - kept.seconds[1]) < 0.5:
+        # a pair compares its over-time runs over the seconds both counted, so both sides count as long
+        asides.append(f"with the over-time block {over_time_weighed}counting {counted:.0f} s of each of its two runs, "
+                      "the seconds both counted")
+    elif extra:
         asides.append(f"with the over-time block {over_time_weighed}as precise as a block of {counted:.0f} s on each "
                       f"side, {over_time_source}{harmonic_text(kept, over_time_sides)}")
     need = (f"a {100 * EFFECT:g}% effect would need {needed} rounds × {run_s:g} s for "
@@ -304,9 +308,9 @@ def cluster_text(needed: int, extra: int, profile_name: str = "PROFILE") -> str:
             f"--set repeats={needed} --executor slurm --scratch DIR --slurm-max-running {needed // 2}` (at most "
             f"{needed // 2} nodes at once, so the rounds outnumber them two to one: a node takes 2 on average, some 1 "
             "or 3; runbooks/slurm.md gives the --slurm-args, with --constraint or --reservation to keep the sweep on "
-            "nodes of one kind, and the time limit). This figure rests on this one sweep's components; to plan a "
-            "cluster, pool several sweeps' (`pagelab plan --from BUNDLE BUNDLE ...`), or on another machine run a "
-            "short pilot there first (runbooks/slurm.md)")
+            "nodes of one kind, and the time limit). This figure rests on this one sweep's components: on this machine "
+            "several sweeps' pooled (`pagelab plan --from A --from B`) give a steadier one; on a cluster, run a short "
+            "pilot there first and read the rounds from its `pagelab stats` (runbooks/slurm.md)")
 
 
 def harmonic_text(kept, sides: dict | None = None) -> str:
