@@ -128,3 +128,19 @@ def test_citation_cff_and_the_readme_agree_that_no_release_has_been_made():
     assert "(no release has been made)" in citing and "no release tag" in citing
     assert "no release has been made" in message and "no release tag" in message, message
     assert "the release" not in message.replace("no release has been made", ""), message
+
+
+def test_the_abstract_and_the_readme_claim_intervals_only_for_comparisons_over_rounds():
+    """The hit ratio over time is checked from one run per page size, with no interval (the report's
+    claims.ONE_RUN_CAVEAT): CITATION.cff's abstract and the README's opening promise an interval and a
+    verdict for each comparison of page sizes over the rounds, not "for every difference"."""
+    from pagelab.report.claims import ONE_RUN_CAVEAT
+
+    abstract = re.sub(r"\s+", " ", yaml.safe_load(CITATION.read_text())["abstract"])
+    readme = re.sub(r"\s+", " ", (REPO_ROOT / "README.md").read_text())
+    opening = readme[:readme.index("## Two commands")]
+    for text in (abstract, opening):
+        assert "every difference" not in text
+        assert "an interval and a verdict for every comparison of two page sizes over" in text
+    assert "one run per page size, with no interval" in ONE_RUN_CAVEAT
+    assert "read from one long run per page size, with no interval" in opening

@@ -356,3 +356,23 @@ def test_a_pair_not_tested_says_the_primary_was_not_called_in_its_metrics_words(
     assert "not tested (the primary comparison was not called faster or slower" in line, line
     # an interval that leaves out 0% claims nothing here, and the line says so
     assert "this line claims nothing even where its interval leaves out 0%" in line, line
+
+
+def test_the_glossary_says_tpmc_counts_new_orders_as_pagelab_computes_it():
+    """glossary.md's TpmC says first that it counts New-Order transactions a minute, as
+    pagelab.tpcc.stats.tpmc computes it (the other four kinds do not count), and no doc calls TpmC's
+    effect the mean of the rounds' log-ratios: it is the blocks' (rounds and the over-time block)."""
+    from pagelab.common.transactions import TransactionKind
+    from pagelab.tpcc.stats import KindTotals, tpmc
+
+    totals = {int(kind): KindTotals(success=600) for kind in TransactionKind}
+    totals[int(TransactionKind.NEW_ORDER)] = KindTotals(success=40, late=5)
+    assert tpmc(totals, 90.0) == 30.0  # (40 + 5) × 60 / 90: the New-Orders alone
+    lines = (REPO_ROOT / "runbooks" / "glossary.md").read_text().splitlines()
+    [line] = [text for text in lines if text.startswith("- **TpmC**")]
+    assert line.startswith("- **TpmC**: New-Order transactions completed per minute, as tpcc-mysql reports it")
+    assert "which TpmC does not count" in line and "× 60 / its seconds" in line
+    for path in (REPO_ROOT / "runbooks" / "glossary.md", REPO_ROOT / "README.md"):
+        text = " ".join(path.read_text().split())
+        assert "mean of the rounds' log-ratios" not in text and "rounds' (blocks')" not in text, path
+        assert "mean of the blocks' log-ratios" in text or path.name == "README.md", path

@@ -222,6 +222,24 @@ def test_stats_prints_the_rounds_a_pilot_plans_a_cluster_by(capsys):
         "slurm.md tells a pilot's reader where stats prints the rounds"
 
 
+def test_the_runbook_sends_a_reader_on_another_machine_to_stats_for_the_kept_fixtures(capsys):
+    """tpcc-page-size.md's "What the kept ones hold": `plan --from` takes the kept course fixtures only
+    on the machine that made them, and elsewhere `pagelab stats` prints, on each pair's line, the phrase
+    the runbook quotes (with N and T filled in)."""
+    import re
+
+    from pagelab.cli import main
+
+    part = plain(RUNBOOK)
+    part = part[part.index("What the kept ones hold"):part.index("`course-2026-11-29-shipped` (course-8x90)")]
+    assert "`pagelab plan --from` plans from either only on the machine that made them" in part
+    quoted = find(part, r'"(a 5% effect at 80% power and the 5% level needs N verdict rounds of T s)"', "the runbook")
+    pattern = re.escape(quoted.group(1)).replace("N", r"\d+").replace("T", r"\d+")
+    assert main(["stats", str(REPO_ROOT / "tests" / "fixtures" / "captured" / "course-2026-11-28")]) == 0
+    lines = [text for text in capsys.readouterr().out.splitlines() if " vs " in text and "within a =" in text]
+    assert len(lines) == 3 and all(re.search(pattern, text) for text in lines), lines
+
+
 def _sweeps_table() -> list[list[str]]:
     """The rows of the TPC-C runbook's table of the sweeps it names (name, what, date and commit, where)."""
     text = RUNBOOK.read_text()

@@ -113,6 +113,21 @@ def test_every_reference_csv_is_tested_and_documented():
     assert "by hand" in readme
 
 
+def test_the_docs_say_the_lab_reports_copy_is_kept_as_these_tests_input():
+    """The README's References and data/reference/README.md name the lab report's copy and say it is
+    kept because these tests check the transcribed figures against it; the copy they name is the one
+    read here, and neither doc claims a licence or an address it does not have."""
+    kept = f"tests/fixtures/sources/{SEED_002}"
+    assert (SOURCES / SEED_002).is_file()
+    for path in (REPO_ROOT / "README.md", REFERENCE / "README.md"):
+        text = re.sub(r"\s+", " ", path.read_text())
+        assert f"`{kept}`" in text, path
+        assert "no public address that we know of" in text and "no licence or permission" in text, path
+        assert "pagelab's MIT licence" in text and "does not extend to it" in text, path
+        assert "Cite the lab report itself" in text, path
+    assert "`tests/test_reference.py` reads it again" in re.sub(r"\s+", " ", (REFERENCE / "README.md").read_text())
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED_COLUMNS))
 def test_csv_loads_with_the_expected_columns(name):
     frame = reference(name)
