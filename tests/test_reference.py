@@ -382,3 +382,15 @@ def test_voron_random_writes_match_the_text():
         assert same(frame.loc[statistic, "sequential_pages"], sequential), statistic
         assert same(frame.loc[statistic, "random_pages"], random_), statistic
     assert "5,000 transactions of 100 items" in text
+
+
+def test_the_kept_lab_report_carries_no_student_number():
+    """The lab report's text is kept as given but for its author's student number (data/reference/README.md
+    says so): no line of the title block (above its first section) is a number, the form it had there."""
+    import re
+
+    text = source_text("week4-lab-report.txt")
+    title = text[:text.index("1. INTRODUCTION")]
+    assert not re.search(r"^\s*\d{6,}\s*$", title, re.MULTILINE), title
+    assert "[student number removed]" in text
+    assert "[student number removed]" in (REPO_ROOT / "data" / "reference" / "README.md").read_text()
