@@ -26,6 +26,8 @@ from pagelab.evidence.runs import equivalence_of
 from pagelab.evidence.wording import and_listed
 from pagelab.report.lab_report import ReportData, listed_pair, over_time_block_pairs, pair_of, pair_text
 from pagelab.report.figures import SEED_CHECKPOINTS_S as LAB_CHECKPOINTS_S
+from pagelab.report.lab_hit_ratio import (HIT_RATIO_FALL_SECTION, growth_against_lab, lab_hit_checkpoints,
+                                          lab_hit_readings, why_it_fell)
 from pagelab.report.read_requests import read_request_findings
 from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, OVER_TIME_MEASURE_S,
                                                POOL_SHARE_TOLERANCE_PCT, SEED_CONNECTIONS, SEED_MEASURE_S,
@@ -345,7 +347,7 @@ def _hit_ratio(data: ReportData) -> Claim:
         return Claim("hit_ratio", statement, NOT_RESOLVED_HERE, "no InnoDB status samples with a hit rate", "Figure 5")
     measured = innodb.dropna(subset=["hit_rate"])
     measured = measured[measured["t_s"] >= 0]
-    lab = _lab_hit_checkpoints()
+    lab = lab_hit_checkpoints()
     parts, near, runs, times, fell = [], True, 0, [], []
     for size in data.page_sizes:
         series = measured[measured["page_size"] == size].sort_values("t_s")
@@ -381,82 +383,16 @@ def _hit_ratio(data: ReportData) -> Claim:
 
     when = (f" (SHOW ENGINE INNODB STATUS's \"Buffer pool hit rate\", read where the lab read it: the samples "
             f"nearest its first and last checkpoints, {LAB_CHECKPOINTS_S[0]} s and {LAB_CHECKPOINTS_S[-1]:,} s, here at "
-            f"{seconds([t for t, _ in times])} s and {seconds([t for _, t in times])} s of the measurement; {_lab_hit_readings()}; the "
+            f"{seconds([t for t, _ in times])} s and {seconds([t for _, t in times])} s of the measurement; {lab_hit_readings()}; the "
             "warm-up MSER-5 cut from TpmC is not applied, as the lab read the ratio from its first checkpoint)") if times else ""
     return Claim("hit_ratio", statement, verdict,
                  f"hit rate per 1000 at the lab's first and last checkpoints, {which}{when}: {'; '.join(parts)} "
                  f"(near = within {HIT_RATIO_NEAR:g} per 1000, pagelab's line: the lab's two figures are 3 apart, so a "
                  "wider line could not tell where the ratio starts from where it settles"
                  f"{_margin_contrast(data)})"
-                 f"{single}{_why_it_fell(fell)}{_growth_against_lab(data)}", "Figure 5",
+                 f"{single}{why_it_fell(fell)}{growth_against_lab(data)}", "Figure 5",
                  caveat=ONE_RUN_CAVEAT if runs == 1 else "")
 
-
-
-def _lab_hit_readings() -> str:
-    """The lab's own hit rates at its checkpoints, from its status excerpts (data/reference/week4_lab_innodb.csv)."""
-    from pagelab.report.figures import read_reference
-
-    status = read_reference("week4_lab_innodb.csv")
-    if status.empty:
-        return "the lab's own readings not at hand"
-    status = status.dropna(subset=["hit_rate"])
-    times = "/".join(f"{t:.0f}" for t in sorted(status["t_s"].unique()))
-    each = "; ".join(f"{size} " + ", ".join(f"{v:.0f}" for v in group.sort_values("t_s")["hit_rate"])
-                     for size, group in status.groupby("page_size", sort=False))
-    return f"the lab's own readings at {times} s: {each}"
-
-def _lab_hit_checkpoints() -> dict[str, tuple[float, float]]:
-    """{page size: (the lab's hit rate at its first checkpoint, at its last)} from its status excerpts
-    (data/reference/week4_lab_innodb.csv); {} without them."""
-    from pagelab.report.figures import read_reference
-
-    status = read_reference("week4_lab_innodb.csv")
-    if status.empty:
-        return {}
-    status = status.dropna(subset=["hit_rate"])
-    return {str(size): (float(group.sort_values("t_s")["hit_rate"].iloc[0]),
-                        float(group.sort_values("t_s")["hit_rate"].iloc[-1]))
-            for size, group in status.groupby("page_size", sort=False)}
-
-
-def _growth_against_lab(data: ReportData) -> str:
-    """How much faster than the lab's this sweep's over-time runs grew their data: TPC-C's New-Orders
-    insert rows, so a run's growth by a checkpoint goes with its TpmC; the hit-ratio claim is read at
-    the lab's seconds, which here saw that many times the lab's growth. '' without both records."""
-    from pagelab.report.figures import read_reference
-
-    lab = read_reference("week4_lab_tpmc.csv")
-    summary = data.over_time["summary"] if data.has_over_time_runs else None
-    if lab.empty or summary is None or "tpmc" not in summary:
-        return ""
-    lab_tpmc = dict(zip(lab["page_size"].astype(str), lab["tpmc"].astype(float)))
-    ours = summary.groupby("page_size")["tpmc"].median()
-    ratios = {size: float(ours[size]) / lab_tpmc[size] for size in data.page_sizes
-              if size in ours.index and size in lab_tpmc and lab_tpmc[size] > 0}
-    if not ratios:
-        return ""
-    each = "; ".join(f"{size} {float(ours[size]):,.0f} against {lab_tpmc[size]:,.0f}" for size in ratios)
-    low, high = min(ratios.values()), max(ratios.values())
-    times = f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f}-{high:.1f}"
-    return (f"; the over-time runs made {times} times the lab's New-Orders a minute (TpmC {each}), and each "
-            "New-Order adds rows, so by each checkpoint their data had grown that many times as much as the lab's: "
-            "the claim is read at the lab's seconds, not at its growth, and where the two differ this much the "
-            "verdict says what this machine's runs did by then, not that the lab's runs read otherwise")
-
-
-# The runbook's section on why a long run's hit ratio falls (tests check that the title is there).
-HIT_RATIO_FALL_SECTION = "Why an over-time run's reads rise and its hit ratio falls"
-
-
-def _why_it_fell(fell: list[str]) -> str:
-    """Where the ratio fell over the run, where to read why: TPC-C's inserts grow the database during a
-    long run, so less of it fits the pool as the run goes on (the TPC-C runbook measures it)."""
-    if not fell:
-        return ""
-    return (f"; the ratio fell over the run at {', '.join(fell)}: TPC-C's inserts grow the database as a run goes "
-            "on, so less of it fits the pool, the more so at a higher TpmC than the lab's (runbooks/tpcc-page-size.md, "
-            f"\"{HIT_RATIO_FALL_SECTION}\")")
 
 
 def _best_8k(data: ReportData) -> Claim:
