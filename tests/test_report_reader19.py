@@ -51,3 +51,45 @@ def test_a_bundle_made_before_the_disk_knob_says_why_its_disk_was_not_measured_a
     values = dict(zip(*(knob_table(data)[column] for column in ("Knob", "Value"))))
     assert values["disk_profile"] == ("not recorded: this bundle predates the knob; its data disk's read speed was not "
                                       "measured, as the Setup says under Table 1"), values
+
+
+# --- 3 and 4. the components' notes in the Method, where "−0.25" comes from, and a lower bound against the plan --
+
+
+CAPTURED_NOTES = json.loads((SHIPPED / "components.json").read_text())["notes"]  # what the sweep's stats noted
+
+
+def test_the_lag1_note_says_where_its_value_without_correlation_comes_from():
+    from pagelab.bundle import read_runs
+    from pagelab.evidence.runs import components_of
+
+    # 90 s verdict runs in 10 s intervals, batches of 2 intervals: 4 whole batch means a run, so -1/4
+    profile = json.loads((SHIPPED / "sweep.json").read_text())["profile"]
+    assert profile["measure_s"] // (2 * profile["interval_s"]) == 4
+    assert "lag-1 +0.11 against \u22120.25 without correlation, p 0.022" in CAPTURED_NOTES[0]  # the figure it explains
+    notes = components_of(read_runs(SHIPPED)).notes
+    assert notes[0] == ("4k: its verdict runs' batch means of up to 2 intervals stay correlated (lag-1 +0.11 against "
+                        "\u22120.25 without correlation: uncorrelated batch means centred on their own run's mean have "
+                        "lag-1 \u22121/k, k a run's batch means, here \u22121/4 (Marriott & Pope 1954); p 0.022) and "
+                        "the runs are too short for longer batches: their part of the within-run a is a lower bound")
+
+
+def test_the_methods_components_carry_the_notes_stats_prints_and_the_plan_comparison_says_a_is_a_lower_bound():
+    from pagelab.report.model_details import model_sentences
+    from pagelab.report.precision import precision_markdown
+
+    data = _shipped()
+    method = model_sentences(data)
+    components = method[method.index("**Variance components.**"):method.index("**The over-time block.**")]
+    assert "What `pagelab stats` notes under these components:" in components, components
+    # the two Bartlett notes word for word as the sweep's own stats wrote them, the lag-1 note in its new words
+    for note in CAPTURED_NOTES[1:]:
+        assert f"- {note}." in components, note
+    assert "here \u22121/4 (Marriott & Pope 1954); p 0.022)" in components
+    assert "their part of the within-run a is a lower bound." in components
+    # the precision paragraph's a (16k 457 + 4k 578) against the profile's planned 1,773: not above it, and a lower
+    # bound because 4k's verdict runs' a is one
+    precision = _flat(precision_markdown(data))
+    assert ("its within-run a was not (1,035 against 1,773 %²·s), and 1,035 is a lower bound (4k's verdict runs' "
+            "batch means stay correlated: the Method's notes on the components), so the runs' true a may be "
+            "larger") in precision, precision
