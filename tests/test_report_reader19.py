@@ -106,3 +106,29 @@ def test_the_method_says_the_device_completed_about_as_many_reads_as_innodb_with
     assert ("the data device completed about as many read requests as InnoDB issued (within 1% either way: "
             "4k \u22120.15%, 8k \u22120.062%, 16k +0.090%; Section 4.2)") in text, text
     assert "no more read requests" not in text
+
+
+# --- 6. no run number where a page size has one over-time run ------------------------------------------------------
+
+
+def test_the_checkpoint_tables_number_no_run_where_each_page_size_has_one_over_time_run():
+    import pandas as pd
+
+    from pagelab.report.figures import checkpoint_run_column, checkpoint_run_note
+    from tests.conftest import REPO_ROOT
+
+    roles = [(run["page_size"], run.get("role")) for run in json.loads((SHIPPED / "sweep.json").read_text())["runs"]]
+    assert sorted(size for size, role in roles if role == "over_time") == ["16k", "4k", "8k"]  # one each
+    data = _shipped()
+    assert checkpoint_run_column(data) == {}
+    assert checkpoint_run_note(data) == "Each page size's rows read its one over-time run, run after the rounds."
+    # the report's two checkpoint tables take their run column from there, and name none of their own
+    cells = json.loads((REPO_ROOT / "notebooks" / "tpcc_page_size_report.ipynb").read_text())["cells"]
+    [source] = ["".join(c["source"]) for c in cells if "figures.checkpoint_table(" in "".join(c["source"])]
+    assert source.count("**figures.checkpoint_run_column(data)") == 2 and '"repeat"' not in source, source
+    # a page size with a second over-time run: the column is back, numbered
+    intervals = data.over_time["tpcc_intervals"]
+    second = intervals[intervals["page_size"] == "4k"].assign(repeat=intervals["repeat"].max() + 1)
+    data.over_time = {**data.over_time, "tpcc_intervals": pd.concat([intervals, second], ignore_index=True)}
+    assert checkpoint_run_column(data) == {"repeat": ("Over-time run", 0)}
+    assert checkpoint_run_note(data).startswith("The Over-time run column numbers each page size's over-time runs")
