@@ -127,13 +127,14 @@ def test_a_moved_bundles_title_page_gives_its_sweep_id_and_the_directory_it_was_
 def test_the_appendix_lists_every_knob_and_the_reports_own_versions(tmp_path):
     """Gap: the report had no full knob table, and its Versions named only the sweep's environment,
     without statsmodels, which computes Holm and the outlier test."""
-    from pagelab.report.appendix import ANALYSIS_KNOBS, NOT_KNOBS, knob_table, report_versions
+    from pagelab.report.appendix import ANALYSIS_KNOBS, NOT_KNOBS, RECORD_KNOB_MISSING, knob_table, report_versions
 
     data = load(bundle(tmp_path))
     table = knob_table(data)
     shown = set(table["Knob"].str.split(":").str[0])
     # the recorded knobs, and the analysis's knobs a bundle predates with the values the report used
-    assert shown == {name for name in data.profile if name not in NOT_KNOBS} | set(ANALYSIS_KNOBS), shown
+    assert shown == ({name for name in data.profile if name not in NOT_KNOBS} | set(ANALYSIS_KNOBS)
+                     | {name for name in RECORD_KNOB_MISSING if name not in data.profile}), shown
     for name, value in data.profile.items():
         if isinstance(value, dict):
             for key in value:

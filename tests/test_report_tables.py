@@ -225,13 +225,17 @@ def test_table_1s_notes_say_the_cpu_name_is_whole_and_a_virtual_disk_hides_its_s
 
     machine = {"server": {"version": "10.11.19"}, "cpu_model": "AMD EPYC", "cores": 2,
                "data_device": {"path": "/", "disk": "vda", "device": "vda", "driver": "virtio_blk"}}
+    # the synthetic bundle records no disk_profile knob: its disk's speed was not measured, said after the notes
+    # (tests/test_report_reader19.py checks that sentence)
+    from pagelab.report.setup_tables import BEFORE_THE_KNOB
+
     text = system_setup_notes(load(bundle(tmp_path / "vm", document={"machine": machine})))
     assert text == ("The CPU is named as this machine's /proc/cpuinfo names it (its \u201cmodel name\u201d), "
                     "\u201cAMD EPYC\u201d, whole: the machine gives no model number. The data device, vda (virtio_blk), is a virtual disk; the storage behind it "
-                    "is not visible to the guest, so this report cannot say what kind of disk it is.")
+                    "is not visible to the guest, so this report cannot say what kind of disk it is. " + BEFORE_THE_KNOB)
     metal = {**machine, "cpu_model": "Intel(R) Core(TM) i3-9100F CPU @ 3.60GHz",
              "data_device": {"path": "/", "disk": "nvme0n1", "driver": "nvme"}}
-    assert system_setup_notes(load(bundle(tmp_path / "metal", document={"machine": metal}))) == ""
+    assert system_setup_notes(load(bundle(tmp_path / "metal", document={"machine": metal}))) == BEFORE_THE_KNOB
 
 
 # --- 24. the appendix's server variables that pagelab did not set ---------------------------------------------------

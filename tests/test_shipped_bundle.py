@@ -155,7 +155,8 @@ def test_the_report_renders_from_a_copy_with_the_readmes_figures(copied):
     sizes = _stated_sizes()
     for size, read_kb, write_kb in zip(("4k", "8k", "16k"), sizes["read_kb"], sizes["write_kb"]):
         assert re.search(rf"{size} {re.escape(read_kb)} {re.escape(write_kb)}", shown), (size, read_kb, write_kb)
-    over_time = find(plain(README), r"\(4k (\d+) → (\d+), 8k (\d+) → (\d+), 16k (\d+) → (\d+);", "README.md")
+    over_time = find(plain(README), r"\(4k (\d+) → (\d+) against the lab's \d+ → \d+, 8k (\d+) → (\d+) against \d+ → \d+, "
+                                    r"16k (\d+) → (\d+) against \d+ → \d+;", "README.md")
     said = over_time.groups()
     for index, size in enumerate(("4k", "8k", "16k")):
         assert f"{size}: {said[2 * index]} → {said[2 * index + 1]}" in shown, size

@@ -138,6 +138,12 @@ class WithinGroup:
     lag1: Lag1
     role: str = "verdict"  # the runs' role: "verdict", or "over_time" (one over-time run)
 
+    @property
+    def lower_bound(self) -> bool:
+        """Whether this group's a is a lower bound: no batch size its runs allow passed the lag-1 test, so
+        its batch means stay correlated and their variance understates a (the components' notes say so)."""
+        return bool(self.batches) and not self.lag1.independent
+
 
 @dataclass(frozen=True)
 class SizeComponents:
@@ -249,6 +255,17 @@ def lag1_test(batches: Sequence[np.ndarray]) -> tuple[float, float, float]:
     expected = bias / (count - sum(1 for z in batches if z.size >= 3))
     r1 = products / squares
     return r1, expected, float(scipy.stats.norm.sf((r1 - expected) * math.sqrt(count)))
+
+
+def _uncorrelated_words(group: WithinGroup) -> str:
+    """Where the lag-1 test's value without correlation comes from (`lag1_test`): batch means centred on
+    their own run's mean, k of them, have a lag-1 autocorrelation of -1/k when uncorrelated; runs of
+    unlike k enter weighted by k - 1."""
+    k = group.batches / len(group.runs) if group.runs else math.nan
+    words = "uncorrelated batch means centred on their own run's mean have lag-1 −1/k, k a run's batch means"
+    if k.is_integer() and math.isclose(group.lag1.expected, -1 / k):
+        return f"{words}, here −1/{k:g} (Marriott & Pope 1954)"
+    return f"{words}, averaged over the runs weighted by k − 1 (Marriott & Pope 1954)"
 
 
 def _pooled_variance(batches: Sequence[np.ndarray]) -> tuple[float, int]:
@@ -425,13 +442,13 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
         a, lag1, batches = _summary(parts, confidence)
         verdict = [run for run in runs if run.role == "verdict"]
         for part in parts:
-            if part.batches and not part.lag1.independent:
+            if part.lower_bound:
                 whose = "its verdict runs'" if len(part.runs) > 1 else f"{part.runs[0]}'s"
                 notes.append(f"{page_size}: {whose} batch means of up to {part.lag1.batch_intervals} intervals stay "
                              f"correlated (lag-1 {signed_text(part.lag1.autocorrelation, 2)} against "
-                             f"{signed_text(part.lag1.expected, 2)} without correlation, p {part.lag1.p_value:.2g}) "
-                             "and the runs are too short for longer batches: their part of the within-run a is a "
-                             "lower bound")
+                             f"{signed_text(part.lag1.expected, 2)} without correlation: {_uncorrelated_words(part)}; "
+                             f"p {part.lag1.p_value:.2g}) and the runs are too short for longer batches: their part "
+                             "of the within-run a is a lower bound")
         differ = groups_differ(parts)
         if differ < GROUPS_ALPHA:
             each = ", ".join(f"{'its verdict runs' if len(g.runs) > 1 else g.runs[0]} {1e4 * g.within_a.value:,.0f} "

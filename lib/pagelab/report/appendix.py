@@ -185,6 +185,8 @@ def knob_table(data: ReportData) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Knob", "Value"])
 
 
+# What a bundle made before each record knob lacks, for the knob table.
+RECORD_KNOB_MISSING = {"disk_profile": "its data disk's read speed was not measured, as the Setup says under Table 1"}
 # Knobs the analysis reads that a bundle made before them does not record: each given with the value
 # the report used, so the table still says how this sweep's TpmC was weighed and planned.
 ANALYSIS_KNOBS = ("block_weights", "planned_within_a", "planned_floor_pct")
@@ -195,10 +197,13 @@ def _unrecorded_knobs(data: ReportData) -> list[tuple[str, str]]:
     from pagelab.report.lab_report import shipped_profile_values
 
     missing = [name for name in ANALYSIS_KNOBS if name not in data.profile]
-    if not missing:
-        return []
     before = "not recorded: this bundle predates the knob"
-    rows = []
+    # a record knob (pagelab.sweep.knobs.RECORD_KNOBS) the bundle predates: listed, so a reader of the table
+    # does not look for it in vain or take it for on; what it would have recorded the Setup says
+    rows = [(name, f"{before}; {RECORD_KNOB_MISSING[name]}") for name in RECORD_KNOB_MISSING
+            if name not in data.profile]
+    if not missing:
+        return rows
     if "block_weights" in missing:
         rows.append(("block_weights", f"{weights_of(data.evidence)} ({before}; the report weighed the blocks so)"))
     planned = [name for name in missing if name != "block_weights"]

@@ -55,8 +55,13 @@ def _components_and_over_time(found, data) -> list[str]:
         pooled = _pooled_runs(data, sizes)
         each = [f"{s.page_size} a = {1e4 * s.within_a.value:,.0f} %²·s{pooled.get(s.page_size, '')}"
                 + (f", {floor_text(s.between_f)}" if math.isfinite(s.between_f.value) else "") for s in sizes]
+        # the notes `pagelab stats` prints under the components (one source: components.notes), so a
+        # reader of the report learns, as a reader of stats does, which a is a lower bound or pools unlike groups
+        notes = found.components.notes
+        said = ("\n\nWhat `pagelab stats` notes under these components:\n\n" + "\n".join(f"- {note}." for note in notes)
+                if notes else "")
         parts.append(f"\n\n**Variance components.** {COMPONENTS_WORDS} {LAG1_WORDS} {POOL_WORDS} Per page size: "
-                     + "; ".join(each) + ". " + GROUP_A_WORDS)
+                     + "; ".join(each) + ". " + GROUP_A_WORDS + said)
     if found.over_time:
         parts.append(over_time_block_sentences(data, found))
     return parts

@@ -19,7 +19,7 @@ from pagelab.evidence.intervals import NOT_RESOLVED
 from pagelab.evidence.sequential import planned_looks
 from pagelab.evidence.block_weights import EQUAL, PRECISION
 from pagelab.evidence.runs import components_of, over_time_kept, weights_of
-from pagelab.evidence.wording import interval_text
+from pagelab.evidence.wording import and_listed, interval_text
 from pagelab.report.lab_report import ReportData, pair_of, shipped_profile_values
 from pagelab.report.model_details import floor_text
 
@@ -147,17 +147,23 @@ def plan_verdict(spread_larger: bool, pair, planned_a: float, planned_f: float) 
             + "), so this sweep cannot say the machine was noisier than the design assumed")
 
 
-def _which_component(a: float, f: float, planned_a: float, planned_f: float) -> str:
+def _which_component(a: float, f: float, planned_a: float, planned_f: float, sides=()) -> str:
     """Which of the two components was larger than planned, and which not, in the paragraph's units:
-    ': its floor √f was larger (9.4% against 1.6%); its within-run a was not (2,721 against 3,200 %²·s)'."""
-    said = {"its floor √f": (f"{100 * math.sqrt(f):.1f}%", f"{100 * math.sqrt(planned_f):.1f}%", f > planned_f),
-            "its within-run a": (f"{1e4 * a:,.0f}", f"{1e4 * planned_a:,.0f} %²·s", a > planned_a)}
+    ': its floor √f was larger (9.4% against 1.6%); its within-run a was not (2,721 against 3,200 %²·s)'.
+    `sides`, [(page size, SizeComponents)] of the pair: where a side's verdict runs' a is a lower bound
+    (WithinGroup.lower_bound, which the Method's notes on the components say), the pair's a is one too,
+    and its comparison says so."""
+    lower = [size for size, side in sides if side and any(g.lower_bound for g in side.groups if g.role == "verdict")]
+    bound = (f", and {1e4 * a:,.0f} is a lower bound ({and_listed(lower)}'s verdict runs' batch means stay correlated: "
+             "the Method's notes on the components), so the runs' true a may be larger" if lower else "")
+    said = {"its floor √f": (f"{100 * math.sqrt(f):.1f}%", f"{100 * math.sqrt(planned_f):.1f}%", f > planned_f, ""),
+            "its within-run a": (f"{1e4 * a:,.0f}", f"{1e4 * planned_a:,.0f} %²·s", a > planned_a, bound)}
     # a difference the printed figures do not show is said as the same, not as larger ("5.6% against 5.6%")
-    same = [f"{name} was about the same ({now} against {then})" for name, (now, then, up) in said.items()
+    same = [f"{name} was about the same ({now} against {then}){note}" for name, (now, then, up, note) in said.items()
             if now == then.removesuffix(" %²·s")]
-    larger = [f"{name} was larger ({now} against {then})" for name, (now, then, up) in said.items()
+    larger = [f"{name} was larger ({now} against {then}){note}" for name, (now, then, up, note) in said.items()
               if up and now != then.removesuffix(" %²·s")]
-    smaller = [f"{name} was not ({now} against {then})" for name, (now, then, up) in said.items()
+    smaller = [f"{name} was not ({now} against {then}){note}" for name, (now, then, up, note) in said.items()
                if not up and now != then.removesuffix(" %²·s")]
     return ": " + "; ".join(larger + smaller + same)
 
@@ -234,7 +240,7 @@ def precision_markdown(data: ReportData) -> str:
                                   None, planner.DEFAULT_POWER, extra, float(profile["over_time_s"]) if extra else None,
                                   weights_of(data.evidence)) if rounds + extra >= 2 else None
         verdict = plan_verdict(measured > planned, pair, planned_a, planned_f) + _which_component(a, f, planned_a,
-                                                                                                   planned_f)
+                                                                                                   planned_f, sides)
         if measured > planned:  # where the bundle's record of other work is, and no more
             verdict += "; what the bundle recorded of other work during the runs is in the Method"
         items.append(f"**Against the plan** (planning figures): the design as run, {design}, was planned with a = {1e4 * planned_a:,.0f} %²·s and √f = "

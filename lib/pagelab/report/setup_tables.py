@@ -133,17 +133,27 @@ def system_setup_notes(data: ReportData) -> str:
     return " ".join(notes + [speed] if speed else notes)
 
 
+# A bundle made before the knob recorded no disk; what measures one now is `pagelab advise`, which takes
+# the same fio settings as the knob (pagelab.machine.disk_speed) at 1-64 KiB and prints an IOPS column.
+BEFORE_THE_KNOB = ("The data disk's random reads were not measured: this sweep was made before pagelab measured "
+                   "them (the knob disk_profile, which sweeps made since take before their first run). On the "
+                   "machine that ran it, `pagelab advise --keys 1e9 --key-bytes 32 --device DIR`, DIR a directory "
+                   "on the disk the runs used, measures them now as such a sweep does (fio: psync, O_DIRECT, QD1, "
+                   "5 s per size, 1-64 KiB) and prints them in its IOPS column: the disk as it is when measured, "
+                   "not necessarily as the runs found it.")
+
+
 def disk_speed_text(data: ReportData) -> tuple[str, bool]:
     """The data disk's random reads at the sweep's page sizes as the bundle recorded them
     (pagelab.machine.disk_speed, knob disk_profile), and whether the text is one disk's figures,
     to follow "Its" or "The data disk's": ('random reads, one at a time (...): 4 KiB 5,210 IOPS (mean
-    190 µs), ...', True). Several hosts: each host's; none measured: why, in a sentence. ('', False)
-    for a bundle made before the knob, whose report reads as it did."""
+    190 µs), ...', True). Several hosts: each host's; none measured: why, in a sentence, a bundle made
+    before the knob included (README promises the figures in every report, or why not)."""
     records = data.disk_profiles
     knob = data.profile.get("disk_profile")
     if not records:
         if knob is None:
-            return "", False
+            return BEFORE_THE_KNOB, False
         if not knob:
             return "The data disk's random reads were not measured (disk_profile off).", False
         return ("The data disk's random reads were not measured: no run of this sweep has started yet (the first "
