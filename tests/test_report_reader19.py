@@ -165,3 +165,14 @@ def test_the_method_says_the_90_s_follow_the_ramp_up_and_what_the_over_time_runs
                                         "the same ramp-up rule.")
     glossary = " ".join((REPO_ROOT / "runbooks" / "glossary.md").read_text().split())
     assert "runs measuring at least 90 s after their ramp-up" in glossary and "of steady state" not in glossary
+
+
+def test_readme_says_what_a_bundle_made_before_the_disk_knob_reports():
+    from pagelab.report.setup_tables import BEFORE_THE_KNOB
+    from tests.conftest import REPO_ROOT
+
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    quoted = "not measured: this sweep was made before pagelab measured them"
+    assert f'"{quoted}"' in readme and quoted in BEFORE_THE_KNOB  # the README quotes the report's own words
+    assert "`pagelab advise --keys 1e9 --key-bytes 32 --device DIR`" in readme
+    assert "`pagelab advise --keys 1e9 --key-bytes 32 --device DIR`" in BEFORE_THE_KNOB
