@@ -197,7 +197,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         steady = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
                                      extra_blocks=extra, over_time_s=kept_s, weights=weights, over_time_a=ot_a,
                                      shortest_s=STEADY_MEASURE_S)
-        print(f"  its runs measure less than the {STEADY_MEASURE_S} s of steady state a report needs to check the "
+        print(f"  its runs measure less than the {STEADY_MEASURE_S} s after the ramp-up a report needs to check the "
               "lab's throughput claims (they would read \"not checked here\"), and a run's first seconds after the "
               "ramp-up may run faster than the rest; "
               + (f"best with runs of {STEADY_MEASURE_S} s or more: {steady.rounds} rounds × {steady.run_s:g} s "

@@ -13,7 +13,8 @@ import pandas as pd
 from pagelab.bundle import ROUND_ORDER_DRAWN
 from pagelab.common.units import size_text
 from pagelab.report.lab_report import ReportData, summary_values
-from pagelab.report.seed_configuration import memory_budget_sentence, not_applicable_sentence, pool_share_text
+from pagelab.report.seed_configuration import (measured_seconds_sentence, memory_budget_sentence, not_applicable_sentence,
+                                              pool_share_text)
 
 
 def method_markdown(data: ReportData) -> str:
@@ -34,8 +35,10 @@ def method_markdown(data: ReportData) -> str:
         # runs from before a pool still filling could take the ramp-up past the cap record no ceiling
         ceilings = summary_values(data, "rampup_ceiling_s")
         extension = f", or {max(ceilings):g} s while the pool was still filling" if ceilings else ""
-        rampup = (f"ramp-up until steady state (the buffer pool no longer filling, and MSER-5 finding the rows "
-                  f"written and pages read per second level; at most {profile.get('max_rampup_s')} s{extension})")
+        # ended by a rule, not shown steady after: `measured_seconds_sentence` says what the seconds after it are
+        rampup = (f"an automatic ramp-up (it ended once the buffer pool no longer filled and MSER-5 found the rows "
+                  f"written and pages read per second level, or at the cap: at most {profile.get('max_rampup_s')} s"
+                  f"{extension})")
         taken = summary_values(data, "rampup_s")
         if taken:
             shortest, longest = round(min(taken)), round(max(taken))
@@ -55,7 +58,11 @@ def method_markdown(data: ReportData) -> str:
         measure = (f"measurement until the 95% batch-means interval of TpmC was within {profile.get('target_ci_pct')}% "
                    f"(at most {profile.get('max_measure_s')} s)")
     else:
-        measure = f"{profile.get('measure_s')} s measured"
+        measure = f"{profile.get('measure_s')} s measured from its end" if profile.get("rampup_s") == "auto" else \
+            f"{profile.get('measure_s')} s measured"
+    measure_s = profile.get("measure_s")
+    after = (measured_seconds_sentence(data, float(measure_s)) if profile.get("rampup_s") == "auto"
+             and isinstance(measure_s, (int, float)) and not isinstance(measure_s, bool) else "")
     sizes = ", ".join(data.page_sizes)
     repeats = profile.get("repeats", 1)
     # said either way: a reader of a noisy sweep looks for the machine's own noise, and must not take
@@ -85,7 +92,7 @@ def method_markdown(data: ReportData) -> str:
         f"with a buffer pool of {pool_text} and `innodb_flush_method="
         f"{profile.get('flush_method')}`, and ran {profile.get('connections')} connections of the "
         f"`{profile.get('driver_mode')}` driver mode {driver_text(profile)} "
-        f"{transport_text(profile)} with {rampup}, then {measure}. `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW "
+        f"{transport_text(profile)} with {rampup}, then {measure}.{after} `iostat`, `SHOW ENGINE INNODB STATUS` and `SHOW "
         f"GLOBAL STATUS` were sampled every {profile.get('sample_interval_s')} s.{memory_budget_sentence(data)}"
         f"{not_applicable_sentence()} "
         + (f"There were {repeats} runs per page size, in rounds of one run per page size, "
