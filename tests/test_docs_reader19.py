@@ -73,6 +73,10 @@ def test_the_deposit_command_leaves_out_the_lab_reports_text_and_nothing_else(tm
     deposit = archived(list(words))
     assert whole - deposit == {LAB_REPORT}, sorted(whole - deposit)
     assert deposit <= whole and "data/reference/week4_lab_tpmc.csv" in deposit
+    # the other places that name the copy send a depositor to the command
+    assert "leave the copy out of any public deposit" in plain(REPO_ROOT / "data" / "reference" / "README.md")
+    assert "A deposit of the code leaves out the Week 4 lab report's text" in plain(REPO_ROOT / "CITATION.cff")
+    assert "a public deposit of pagelab's code leaves the copy out" in plain(README)
 
 
 def test_every_shipped_run_recorded_no_other_work_and_the_report_counts_the_verdict_runs():
