@@ -176,3 +176,20 @@ def test_readme_says_what_a_bundle_made_before_the_disk_knob_reports():
     assert f'"{quoted}"' in readme and quoted in BEFORE_THE_KNOB  # the README quotes the report's own words
     assert "`pagelab advise --keys 1e9 --key-bytes 32 --device DIR`" in readme
     assert "`pagelab advise --keys 1e9 --key-bytes 32 --device DIR`" in BEFORE_THE_KNOB
+
+
+def test_the_lag1_note_of_runs_with_unlike_batch_counts_says_how_minus_1_over_k_is_averaged():
+    import math
+
+    from pagelab.evidence.components import RunSeries, variance_components
+
+    # 6 runs of 12 and 6 of 16 intervals, their log rates a straight line: batch means stay correlated at 1, 2 and 4
+    # intervals, and 8 leaves too few to test. By hand at 4 intervals, centred batch means (-1, 0, 1) and
+    # (-1.5, -0.5, 0.5, 1.5) in units of the step: lag-1 6 x 1.25 / (6 x 2 + 6 x 5) = 0.18, and without correlation
+    # (6 x -2/3 + 6 x -3/4) / (6 x 2 + 6 x 3) = -0.28, the runs' -1/k weighted by k - 1
+    runs = [RunSeries(f"4k-r{r}", "4k", f"r{r}", tuple(1000 * math.exp(0.01 * i) for i in range(n)), (10.0,) * n,
+                      "verdict") for r, n in enumerate([12] * 6 + [16] * 6)]
+    [note] = variance_components(runs, ("4k",)).notes
+    assert ("batch means of up to 4 intervals stay correlated (lag-1 +0.18 against \u22120.28 without correlation: "
+            "uncorrelated batch means centred on their own run's mean have lag-1 \u22121/k, k a run's batch means, "
+            "averaged over the runs weighted by k \u2212 1 (Marriott & Pope 1954); p ") in note, note
