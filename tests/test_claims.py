@@ -129,7 +129,7 @@ def test_a_claim_over_time_needs_a_run_long_enough_to_show_time(tmp_path):
     assert found["hit_ratio"].verdict == NOT_CHECKED
     # the verdict runs are the lab's configuration: what is missing is the over-time runs, said as such
     assert found["hit_ratio"].evidence.startswith("the over-time runs were not run (over_time_s was 0). ")
-    assert "the verdict runs measure 100 s of steady state" in found["hit_ratio"].evidence
+    assert "the verdict runs measure 100 s after their ramp-up" in found["hit_ratio"].evidence
     assert "not the lab's" not in found["hit_ratio"].evidence and "differs" not in found["hit_ratio"].evidence
     for key in ("iops_fall", "best_8k", "similar"):
         assert found[key].verdict != NOT_CHECKED, key

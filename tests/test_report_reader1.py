@@ -54,7 +54,7 @@ def test_a_set_that_turned_the_over_time_runs_off_is_named_as_why_a_claim_is_not
     assert f"not checked here, as {why}: \u201cThe buffer-pool hit ratio starts near 990/1000" in conclusion
     discussion = discussion_markdown(list(found.values()))
     assert "not the lab's" not in discussion + conclusion and "did not run as" not in conclusion
-    assert "the verdict runs measure 100 s of steady state" in discussion
+    assert "the verdict runs measure 100 s after their ramp-up" in discussion
 
 
 def test_every_sentence_quotes_a_pair_in_the_pairs_tables_orientation_with_its_interval(tmp_path):

@@ -238,7 +238,7 @@ def test_the_discussion_says_which_runs_each_claim_used_and_which_tolerances_the
     assert f"checked on the {runs} verdict runs ({DESIGN.rounds} rounds)" in text, text
     said = tolerances_sentence(data)
     assert "7 warehouses (the lab's 7)" in said and "8 connections (the lab's 8)" in said, said
-    assert "100 s measured (the line: at least 90 s of steady state" in said, said
+    assert "100 s measured (the line: at least 90 s after the ramp-up ended" in said, said
     # every line is said to be pagelab's, with its reason, not the lab's
     assert "are pagelab's, not the lab's" in said and "from the lab's stated 30%" in said, said
     # and when they were drawn, the same words in the report and the runbook

@@ -105,7 +105,7 @@ def _not_checked(statement_claim: Claim, differences: list[str], data: ReportDat
                "the over-time runs were not run" + (f": {knob}" if knob else " (over_time_s was 0)"))
         evidence = (f"{why}. The claim is about the lab's {SEED_MEASURE_S} s runs watched "
                     f"to {OVER_TIME_MEASURE_S} s, which only the over-time runs measure; the verdict runs measure "
-                    f"{measured:.0f} s of steady state, too short to show it. "
+                    f"{measured:.0f} s after their ramp-up, too short to show it. "
                     + ("" if planned else
                        f"The `{CHECKING_PROFILE}` profile as shipped runs them and checks it" if knob else
                        "A sweep with over_time_s set to the lab's 1200 s checks it")).rstrip()
@@ -170,9 +170,9 @@ def tolerances_sentence(data: ReportData) -> str:
                      f"{low:g}–{high:g}% of the data, from the lab's stated 30% to what its server's real 256 MiB "
                      "pool is of the data loaded here)")
     if found.measured_s is not None:
-        parts.append(f"{found.measured_s:.0f} s measured (the line: at least {STEADY_MEASURE_S} s of steady state, "
-                     "what `course` measures after its ramp-up: shorter runs weigh the first, faster seconds after the "
-                     "ramp-up more)")
+        parts.append(f"{found.measured_s:.0f} s measured (the line: at least {STEADY_MEASURE_S} s after the ramp-up "
+                     "ended, what `course` measures: shorter runs weigh the first, faster seconds after the ramp-up "
+                     "more)")
     if data.has_over_time_runs:
         long_runs = recorded_configuration(data, True)
         if long_runs.measured_s is not None:
