@@ -72,3 +72,34 @@ def test_the_hit_ratio_claims_tpmc_says_it_is_each_runs_whole_measurement():
     text = _flat(growth_against_lab(_shipped()))
     each = "; ".join(f"{size} {s['tpmc']:,.0f} against {lab[size]:,.0f}" for size, s in summaries.items())
     assert f"(each run's TpmC over its whole 1200 s measurement: {each})" in text, text
+
+
+def test_the_knob_table_says_what_each_knob_sets_from_its_declared_help():
+    from pagelab.report.appendix import knob_table
+    from pagelab.sweep.knobs import KNOBS_BY_NAME
+
+    table = knob_table(_shipped())
+    sets = dict(zip(table["Knob"], table["What it sets"]))
+    # the knobs the reader could not read, in the words `pagelab sweep --help` gives them first (written out here)
+    assert sets["spec_pacing"] == ("Keying and think times of TPC-C clause 5.2.5.7 between transactions; off, as in "
+                                   "tpcc-mysql, so terminals run back to back.")
+    assert sets["target_ci_pct"] == ("With measure_s auto: stop once the 95% interval of TpmC within the run is this "
+                                     "close, in percent.")
+    assert sets["max_measure_s"] == "The longest an auto measurement may take (the Week 4 lab measured 1200 s)."
+    assert sets["nurand"].startswith("Where the skewed draws of customers and items get their constant C: tpcc-mysql")
+    assert sets["nurand"].endswith("or spec (one C for the run, TPC-C clause 2.1.6: a narrower hot set).")
+    assert sets["cpu_placement"].startswith("shared: the server and the driver may each run on every CPU")
+    assert "split: the server on one CPU" in sets["cpu_placement"]  # a list of values' meanings is kept whole
+    # a knob of several settings says it once, on its first row
+    limits = [knob for knob in table["Knob"] if knob.startswith("response_limits: ")]
+    assert len(limits) == 5 and sets[limits[0]].startswith("Limits of the \"90% within\" check in the log, per kind")
+    assert all(sets[knob] == "" for knob in limits[1:])
+    # a first sentence that is only a value's meaning takes the next; a long one ends at its first clause
+    assert sets["over_time_s"].startswith("0: none. Else one more run per page size after the rounds")
+    assert sets["rampup_s"] == "Seconds of load before measuring starts, not counted (tpcc-mysql -r)."
+    # every declared knob the table names says something, and from its own help
+    for knob, text in sets.items():
+        name = knob.split(":")[0]
+        if name in KNOBS_BY_NAME and text:
+            assert text.rstrip(".") in " ".join(KNOBS_BY_NAME[name].help.split()), (knob, text)
+        assert text or knob in limits[1:] or knob.startswith("server_options: ") or name not in KNOBS_BY_NAME, knob
