@@ -82,9 +82,11 @@ def test_the_methods_components_carry_the_notes_stats_prints_and_the_plan_compar
     method = model_sentences(data)
     components = method[method.index("**Variance components.**"):method.index("**The over-time block.**")]
     assert "What `pagelab stats` notes under these components:" in components, components
-    # the two Bartlett notes word for word as the sweep's own stats wrote them, the lag-1 note in its new words
+    # the two Bartlett notes as the sweep's own stats wrote them but for "a's interval" (it read as the verdict's),
+    # the lag-1 note in its new words
     for note in CAPTURED_NOTES[1:]:
-        assert f"- {note}." in components, note
+        assert "and its interval is narrower" in note
+        assert f"- {note.replace('and its interval is narrower', 'and a' + chr(39) + 's interval is narrower')}." in components, note
     assert "here \u22121/4 (Marriott & Pope 1954); p 0.022)" in components
     assert "their part of the within-run a is a lower bound." in components
     # the precision paragraph's a (16k 457 + 4k 578) against the profile's planned 1,773: not above it, and a lower

@@ -123,7 +123,8 @@ def register(commands) -> None:
     run.add_argument("-c", "--connections", type=int, default=default["connections"],
                      help=f"terminals, one connection each (default {default['connections']})")
     run.add_argument("-r", "--rampup", type=_seconds_or_auto("rampup_s"), default=default["rampup_s"],
-                     help=f"ramp-up seconds, not measured, or auto: until steady state (default {default['rampup_s']})")
+                     help=f"ramp-up seconds, not measured, or auto: until the pool has filled and the rate is level "
+                          f"(default {default['rampup_s']})")
     run.add_argument("-l", "--measure", type=_seconds_or_auto("measure_s"), default=default["measure_s"],
                      help=f"measured seconds, or auto: until TpmC is precise to --target-ci "
                           f"(default {default['measure_s']})")

@@ -73,6 +73,7 @@ BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
 LAG1_ALPHA = 0.05
 # The level at which the groups' a are called different (`groups_differ`): a note, not a change of rule.
 GROUPS_ALPHA = 0.05
+GROUPS_TEST = "Bartlett's test"  # as the note names it; the report cites Bartlett 1937 where a note does
 # A run takes part in the within-run estimate with at least this many batches (one difference).
 MIN_BATCHES = 2
 @dataclass(frozen=True)
@@ -348,7 +349,8 @@ def pooled_groups(groups: Sequence[WithinGroup], confidence: float = CONFIDENCE)
 
 def groups_differ(groups: Sequence[WithinGroup]) -> float:
     """The p of Bartlett's test that the groups' a are one (M. S. Bartlett, "Properties of sufficiency
-    and statistical tests", Proc. R. Soc. A 160, 1937; Snedecor & Cochran, "Statistical Methods", 8th
+    and statistical tests", Proc. R. Soc. A 160, 1937, pp. 268-282, cited in the report's References
+    where a note prints its p; Snedecor & Cochran, "Statistical Methods", 8th
     ed. 1989, ch. 13.9): each group's a is a variance estimate on its degrees of freedom nu_i, M = N
     ln(pooled) - sum nu_i ln a_i, N = sum nu_i, corrected by C = 1 + (sum 1/nu_i - 1/N) / (3 (k - 1)),
     and M / C referred to chi-square on k - 1 (`scipy.stats.chi2`). scipy.stats.bartlett takes raw
@@ -453,8 +455,8 @@ def variance_components(series: Sequence[RunSeries], page_order: Sequence[str] |
         if differ < GROUPS_ALPHA:
             each = ", ".join(f"{'its verdict runs' if len(g.runs) > 1 else g.runs[0]} {1e4 * g.within_a.value:,.0f} "
                              f"%²·s on {g.within_a.dof:g} df" for g in parts if g.within_a.dof > 0)
-            notes.append(f"{page_size}: its groups' within-run a differ ({each}; Bartlett's test p {differ:.2g}): a "
-                         "pools them as one, and its interval is narrower than the groups' spread warrants")
+            notes.append(f"{page_size}: its groups' within-run a differ ({each}; {GROUPS_TEST} p {differ:.2g}): a "
+                         "pools them as one, and a's interval is narrower than the groups' spread warrants")
         size = SizeComponents(page_size, len(verdict), batches, math.nan, a, Estimate(math.nan, math.nan, math.nan, 0),
                               lag1, tuple(parts))
         within[page_size] = size

@@ -74,7 +74,8 @@ REFERENCES = [
 
 
 # Works whose method only some bundles use: the runs compared one by one (fewer rounds shared than a
-# paired test needs) and precision weights (declared by `block_weights: precision`); and two the glossary
+# paired test needs), precision weights (declared by `block_weights: precision`) and Bartlett's test of
+# equal variances (printed in a components' note only where a page size's groups' a differ); and two the glossary
 # names that no report's verdicts use: Paule-Mandel (block_weights' documented alternative to its own rule)
 # and Fisher's method (self_checks.combined_first_round_p: several sweeps' round-1 checks, as the runbook
 # combines them). The glossary the report prints cites them all, so they stay in the list, marked where
@@ -96,6 +97,11 @@ METHOD_REFERENCES = {
         "Bureau of Standards 87(5), 1982, pp. 377-385 (an estimate of the variance between blocks, the alternative "
         "the runbook sets beside precision weights' bound).",
     ),
+    "bartlett_variances": (
+        "M. S. Bartlett, \"Properties of sufficiency and statistical tests\", Proceedings of the Royal Society of "
+        "London A 160, 1937, pp. 268-282 (Bartlett's test of equal variances: whether a page size's groups of runs "
+        "share one within-run a, in the variance components' notes).",
+    ),
     "fisher": (
         "R. A. Fisher, \"Statistical Methods for Research Workers\", 4th ed., Oliver and Boyd, Edinburgh, 1932, "
         "sec. 21.1 (independent tests' p-values combined into one, -2 Σ ln p on χ²: several sweeps' round-1 checks, "
@@ -103,9 +109,17 @@ METHOD_REFERENCES = {
     ),
 }
 
+# How a work is marked where this bundle did not use it: the glossary names the others; Bartlett's
+# test is not a glossary word, and decides no verdict, only whether a note is printed.
+GLOSSARY_UNUSED = "named in the glossary: this report's verdicts did not use it"
+UNUSED_WORDS = {"bartlett_variances": "no page size's groups of runs were found to differ in a here, so no note "
+                                      "of this report uses it"}
+
 
 def methods_used(data) -> set[str]:
     """Which of METHOD_REFERENCES' methods the bundle's report used."""
+    from pagelab.evidence.components import GROUPS_TEST
+    from pagelab.evidence.runs import model_data
     from pagelab.report.model_report import RANK_SUM, kind_of
 
     used = set()
@@ -113,6 +127,9 @@ def methods_used(data) -> set[str]:
         used.add("rank_sum")
     if str(data.profile.get("block_weights") or "") == "precision":
         used.add("precision_weights")
+    found = model_data(data.evidence)
+    if found is not None and any(GROUPS_TEST in note for note in found.components.notes):
+        used.add("bartlett_variances")  # its p is printed in a components' note (pagelab.evidence.components)
     return used
 
 def recorded_version(machine: dict) -> str:
@@ -158,8 +175,8 @@ def references(machine: dict, rendering: tuple[str | None, bool | None] | None =
                   "intervals and words of this report): another commit may judge the same runs differently, and "
                   "`pagelab report` run from the sweep's commit gives that commit's judgement.")
     cited = [text if used is None or key in used else
-             text[:-2] + "; named in the glossary: this report's verdicts did not use it)." if text.endswith(").")
-             else text + " (Named in the glossary: this report's verdicts did not use it.)"
+             text[:-2] + f"; {UNUSED_WORDS.get(key, GLOSSARY_UNUSED)})." if text.endswith(").")
+             else text + f" ({UNUSED_WORDS.get(key, GLOSSARY_UNUSED)}.)"
              for key, texts in METHOD_REFERENCES.items() for text in texts]
     return [*REFERENCES, *cited, f"pagelab {ran}: reproducible experiments on how a database's page "
                          "size changes its performance, MIT License. No public release, DOI or repository address: the "

@@ -122,17 +122,21 @@ KNOBS: tuple[Knob, ...] = (
          "sweeps it as a second factor: every page size at every level, loaded once per level."),
     Knob("connections", "Connections", Integer(1), RUN_DEFAULTS.connections, "connections",
          "Driver connections (terminals), each running transactions back to back (tpcc-mysql -c)."),
-    Knob("rampup_s", "Ramp-up", SecondsOrAuto(0, "until steady state, at most max_rampup_s"), RUN_DEFAULTS.rampup_s, "s",
-         "Seconds of load before measuring starts, not counted (tpcc-mysql -r); auto: until the buffer pool "
-         "has stopped filling and MSER-5 finds the work rate level (TPC-C clause 5.5's steady state), at most "
-         "max_rampup_s (twice that while the pool is still filling). Built-in driver modes only."),
+    Knob("rampup_s", "Ramp-up",
+         SecondsOrAuto(0, "until the pool has filled and the rate is level, at most max_rampup_s"),
+         RUN_DEFAULTS.rampup_s, "s",
+         "Seconds of load before measuring starts, not counted (tpcc-mysql -r); auto: ramps up toward TPC-C "
+         "clause 5.5's steady state and ends by itself when the buffer pool has stopped filling and MSER-5 "
+         "calls the work rate level, or at max_rampup_s (twice that while the pool is still filling); the "
+         "seconds measured after it are not a steady state shown. Built-in driver modes only."),
     Knob("max_rampup_s", "Ramp-up cap", Integer(1), RUN_DEFAULTS.max_rampup_s, "s",
          "The longest an auto ramp-up may take, unless the buffer pool is still filling then: a cold pool "
          "goes on filling for up to as long again, so that no measurement times a cold pool's reads. A run "
          "says in its summary which of these ended its ramp-up."),
     Knob("measure_s", "Measured time", SecondsOrAuto(1, "until TpmC is precise to target_ci_pct"), RUN_DEFAULTS.measure_s,
          "s",
-         "Measured seconds; TpmC is the New-Orders completed in them, per minute (tpcc-mysql -l); auto: until "
+         "Measured seconds, after the ramp-up ended; TpmC is the New-Orders completed in them, per minute "
+         "(tpcc-mysql -l); auto: until "
          "the 95% batch-means interval of TpmC is within target_ci_pct, at most max_measure_s."),
     Knob("max_measure_s", "Measurement cap", Integer(1), RUN_DEFAULTS.max_measure_s, "s",
          "The longest an auto measurement may take (the Week 4 lab measured 1200 s)."),
