@@ -211,7 +211,8 @@ def test_stats_prints_the_rounds_a_pilot_plans_a_cluster_by(capsys):
     from pagelab.cli import main
 
     assert main(["stats", str(SHIPPED)]) == 0
-    line = next(text for text in capsys.readouterr().out.splitlines() if text.strip().startswith("16k vs 4k: within"))
+    output = capsys.readouterr().out
+    line = next(text for text in output.splitlines() if text.strip().startswith("16k vs 4k: within"))
     spread = float(find(line, r"a round's log-ratio spreads (\d+\.\d)%", "stats' 16k vs 4k line").group(1)) / 100
     formula = next(r for r in range(3, 200) if (scipy.stats.t.ppf(0.975, r - 1) + scipy.stats.t.ppf(0.8, r - 1))
                    * spread / math.sqrt(r) <= math.log(1 / 0.95))
@@ -220,6 +221,21 @@ def test_stats_prints_the_rounds_a_pilot_plans_a_cluster_by(capsys):
     assert said and int(said.group(1)) == formula, "slurm.md's figure is the one stats prints"
     assert ("a 5% effect at 80% power and the 5% level needs R verdict rounds of T s" in plain(SLURM)), \
         "slurm.md tells a pilot's reader where stats prints the rounds"
+    # the pairs after the primary, tested at Bonferroni's 2.5% (their lines' 97.5%), at that level
+    # worked here with scipy's noncentral t (the two-sided t-test's power), from the bundle's components
+    from pagelab.evidence.runs import components_of
+    from pagelab.report.lab_report import load
+
+    later = next(text for text in output.splitlines() if text.strip().startswith("8k vs 4k: within"))
+    pair = components_of(load(SHIPPED).evidence).pair("8k", "4k")
+    spread = math.sqrt(pair.within_a.value / 90 + max(pair.between_f.value, 0.0))
+
+    def power(r: int, alpha: float = 0.025) -> float:
+        critical, shift = scipy.stats.t.isf(alpha / 2, r - 1), math.log(1 / 0.95) / (spread / math.sqrt(r))
+        return scipy.stats.nct.sf(critical, r - 1, shift) + scipy.stats.nct.cdf(-critical, r - 1, shift)
+
+    rounds = next(r for r in range(3, 200) if power(r) >= 0.8)
+    assert f"a 5% effect at 80% power and the 2.5% level needs {rounds} verdict rounds of 90 s" in later, later
 
 
 def test_the_runbook_sends_a_reader_on_another_machine_to_stats_for_the_kept_fixtures(capsys):
@@ -233,8 +249,10 @@ def test_the_runbook_sends_a_reader_on_another_machine_to_stats_for_the_kept_fix
     part = plain(RUNBOOK)
     part = part[part.index("What the kept ones hold"):part.index("`course-2026-11-29-shipped` (course-8x90)")]
     assert "`pagelab plan --from` plans from either only on the machine that made them" in part
-    quoted = find(part, r'"(a 5% effect at 80% power and the 5% level needs N verdict rounds of T s)"', "the runbook")
-    pattern = re.escape(quoted.group(1)).replace("N", r"\d+").replace("T", r"\d+")
+    assert "unless given `--as-made`, which plans for the machine they were made on" in part
+    quoted = find(part, r'"(a 5% effect at 80% power and the N% level needs R verdict rounds of T s)"', "the runbook")
+    pattern = (re.escape(quoted.group(1)).replace("N%", r"[\d.]+%").replace(re.escape("R verdict"), r"\d+ verdict")
+               .replace(re.escape("of T s"), r"of \d+ s"))
     assert main(["stats", str(REPO_ROOT / "tests" / "fixtures" / "captured" / "course-2026-11-28")]) == 0
     lines = [text for text in capsys.readouterr().out.splitlines() if " vs " in text and "within a =" in text]
     assert len(lines) == 3 and all(re.search(pattern, text) for text in lines), lines

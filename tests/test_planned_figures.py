@@ -94,7 +94,7 @@ def test_the_profiles_arithmetic_is_the_planners_costs(monkeypatch, capsys):
     """course.yaml's arithmetic for the planned figure states the bundle's per-run cost and its init
     and load, as pagelab plan measures them."""
     output = _pooled_plan(monkeypatch, capsys)
-    overhead, setup, report = find(output, r"costs on this machine \(from the bundle's timings\): ([\d.]+) s a run "
+    overhead, setup, report = find(output, r"costs on the machine the bundle was made on \(from the bundle's timings\): ([\d.]+) s a run "
                                            r"beyond .*?; (\d+) s of init and load .*?; report (\d+) s",
                                    "pagelab plan's costs").groups()
     match = find(plain(COURSE), r"([\d.]+) s a run besides the measurement and ([\d,]+) s fixed \(init and load (\d+) s, "

@@ -116,6 +116,11 @@ def test_no_design_from_another_machine(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "was made on another machine (hostname: node7 there" in err and "no design" in err
     assert "a sweep on a cluster's nodes is planned from `pagelab stats BUNDLE` instead (runbooks/slurm.md" in err
+    # --as-made plans it for the machine it was made on (a reader checking published figures), and says so
+    assert main(["plan", "--from", str(bundle), "--as-made"]) == 0
+    out = capsys.readouterr().out
+    assert "as made: a design for the machine the bundles were made on" in out and "not a design for this machine" in out
+    assert "costs on the machine the bundle was made on (from the bundle's timings): 26.0 s a run" in out, out
 
 
 def test_no_design_from_fewer_than_three_rounds(tmp_path, capsys):

@@ -16,11 +16,9 @@ from tests.test_measured_figures import COURSE, PLAN, RUNBOOK, SWEEP, _design, f
 
 def _plan_with(profile, monkeypatch, capsys) -> str:
     from pagelab.cli import main
-    from pagelab.cli import plan
 
-    monkeypatch.setattr(plan, "_refuse_other_machine", lambda record: None)  # as test_measured_figures._plan
-    capsys.readouterr()
-    assert main(["plan", "--from", str(SWEEP), "--profile", str(profile), *PLAN[3:]]) == 0
+    capsys.readouterr()  # --as-made, as test_measured_figures._plan
+    assert main(["plan", "--from", str(SWEEP), "--profile", str(profile), *PLAN[3:], "--as-made"]) == 0
     return re.sub(r"\s+", " ", capsys.readouterr().out)
 
 

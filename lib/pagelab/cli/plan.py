@@ -82,7 +82,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     made = profile_from_dict(record.document["profile"])
     tables = []
     for each in records:
-        _refuse_other_machine(each)
+        if not args.as_made:
+            _refuse_other_machine(each)
         _refuse_other_setup(record, made, each)
         tables.append(read_runs(each))
     table = tables[0]
@@ -160,7 +161,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
               "assumes its components and costs carry over", file=sys.stderr)
     if report_note:
         print(f"note: {report_note}", file=sys.stderr)
-    print(f"costs on this machine (from the bundle's timings): {overhead:.1f} s a run beyond what it measures "
+    if args.as_made:
+        print("as made: a design for the machine the bundles were made on, from their own components and timings "
+              "(to check a plan made there), not a design for this machine")
+    print(f"costs on {'the machine the bundle was made on' if args.as_made else 'this machine'} (from the bundle's "
+          f"timings): {overhead:.1f} s a run beyond what it measures "
           f"(restore, restart, ramp-up, record); {setup:.0f} s of init and load for {len(order)} page size(s); "
           f"report {report_s:.0f} s" + (f"; over-time runs {k} × ({target.over_time_s} + {overhead:.0f}) s = "
                                         f"{_minutes(over_time)}" if over_time else ""))
@@ -371,8 +376,8 @@ def register(commands) -> None:
                     "for the named effect (noncentral t with the rounds' degrees of freedom) and its minimum detectable effect; and the same for the "
                     "profile's present design. A bundle made with room to grow (max_rounds) is planned at its last "
                     "look's group-sequential boundary (O'Brien-Fleming type, after Lan & DeMets), as it will be judged, "
-                    "not at the fixed-sample level. Refused, with no design, for a bundle made on another machine or with fewer than 3 "
-                    "rounds; a sweep on a cluster's nodes is planned from `pagelab stats` instead (runbooks/slurm.md).")
+                    "not at the fixed-sample level. Refused, with no design, for a bundle made on another machine (unless --as-made) "
+                    "or with fewer than 3 rounds; a sweep on a cluster's nodes is planned from `pagelab stats` instead (runbooks/slurm.md).")
     plan.add_argument("--from", dest="sources", action="append", required=True, metavar="BUNDLE",
                       help="a sweep's bundle on this machine; give --from more than once to pool the components of "
                            "several sweeps of one set-up (the same knobs but for the design's: rounds, run length, "
@@ -388,4 +393,8 @@ def register(commands) -> None:
                       help="the power for the minimum detectable effect (default 80%%)")
     plan.add_argument("--pair", metavar="'A vs B'", help="the comparison to design for (default: the profile's "
                                                          "declared primary, else the last page size against the first)")
+    plan.add_argument("--as-made", action="store_true",
+                      help="plan for the machine the bundles were made on, from their own components and timings, "
+                           "wherever this runs: to check a plan made there (the README's figures, from the kept "
+                           "sweeps), not to design a sweep for this machine, which needs a bundle made here")
     plan.set_defaults(handler=cmd_plan)

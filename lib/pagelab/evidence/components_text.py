@@ -41,7 +41,7 @@ def _groups_text(size: SizeComponents) -> str:
     return "; ".join(said)
 
 
-def _rounds_for_text(pair) -> str:
+def _rounds_for_text(pair, alpha: float = 0.05) -> str:
     """'; a 5% effect at 80% power and the 5% level needs 23 verdict rounds of 90 s': the planner's rounds at this
     spread, verdict rounds alone (no over-time block), so a pilot on other machines, which `pagelab plan`
     refuses (its runs are on several hosts), still gives the rounds to plan by (runbooks/slurm.md); '' with
@@ -52,17 +52,19 @@ def _rounds_for_text(pair) -> str:
     if not (math.isfinite(a) and math.isfinite(f)):
         return ""
     effect = -math.log(1 - PLAN_EFFECT)
-    needed = planner.rounds_for_power(a, max(f, 0.0), pair.run_s, PLAN_ALPHA, effect)
+    needed = planner.rounds_for_power(a, max(f, 0.0), pair.run_s, alpha, effect)
     at = (f"a {100 * PLAN_EFFECT:g}% effect at {100 * planner.DEFAULT_POWER:.0f}% power and the "
-          f"{100 * PLAN_ALPHA:g}% level needs")
+          f"{100 * alpha:.3g}% level needs")
     if needed is None:
         return f"; {at} more than {planner.MOST_ROUNDS:,} rounds of {pair.run_s:g} s"
     return f"; {at} {needed} verdict rounds of {pair.run_s:g} s (the planner's, without an over-time block)"
 
 
-def components_lines(components: VarianceComponents) -> list[str]:
+def components_lines(components: VarianceComponents, levels: dict | None = None) -> list[str]:
     """The components as `pagelab stats` prints them, per page size and then per pair: a in %²·s
-    (100² x the log-scale figure) and the floor as a spread, sqrt(f) in %, each with its interval."""
+    (100² x the log-scale figure) and the floor as a spread, sqrt(f) in %, each with its interval, and
+    the rounds a 5% effect needs at the level each pair's line tests it at (`levels`, {(a, b): alpha};
+    5% where not given)."""
     def said(estimate: Estimate, name: str, text, unit: str, missing: str) -> str:
         if not math.isfinite(estimate.value):
             return missing
@@ -90,7 +92,8 @@ def components_lines(components: VarianceComponents) -> list[str]:
         spread_text = (f"{100 * math.sqrt(spread):.1f}%" if math.isfinite(spread) and spread >= 0
                        else "— (two rounds needed)")
         lines.append(f"  {p.a} vs {p.b}: within {within(p.within_a)} (the verdict runs' a, as its rounds' w), between {floor(p.between_f)} over {p.rounds} "
-                     f"rounds of {p.run_s:g} s; a round's log-ratio spreads {spread_text}{_rounds_for_text(p)}")
+                     f"rounds of {p.run_s:g} s; a round's log-ratio spreads {spread_text}"
+                     f"{_rounds_for_text(p, (levels or {}).get((p.a, p.b), PLAN_ALPHA))}")
     lines += [f"  {GROUP_A_WORDS}"] if any(p.rounds for p in components.pairs) else []
     lines += [f"  note: {note}" for note in components.notes]
     return lines

@@ -28,7 +28,11 @@ def evidence_text(table: RunTable, resolve_pct: float = DEFAULT_RESOLVE_PCT) -> 
         lines += [f"  note: {floor}"] if floor else []
         lines += [f"  {verdict_line(row, metric)}" for row in primary_first(part)]
     data = model_data(table)
-    lines += components_lines(data.components) + over_time_text(data.over_time, data.long_runs, table.page_order) if data else [
+    tpmc = pairs[pairs["metric"] == "tpmc"] if not pairs.empty else pairs
+    # each pair's rounds at the level its line tests it at (the pairs after a primary at Bonferroni's share)
+    levels = {(row["a"], row["b"]): 1 - float(row["confidence_pct"]) / 100 for row in tpmc.to_dict("records")
+              if row.get("confidence_pct") == row.get("confidence_pct") and row.get("confidence_pct")}
+    lines += components_lines(data.components, levels) + over_time_text(data.over_time, data.long_runs, table.page_order) if data else [
         "No interval series in this bundle's runs: no variance components; the rank tests judged every pair."]
     lines += host_lines(table)
     lines += outlier_lines(table.runs)
