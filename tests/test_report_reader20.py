@@ -103,3 +103,32 @@ def test_the_knob_table_says_what_each_knob_sets_from_its_declared_help():
         if name in KNOBS_BY_NAME and text:
             assert text.rstrip(".") in " ".join(KNOBS_BY_NAME[name].help.split()), (knob, text)
         assert text or knob in limits[1:] or knob.startswith("server_options: ") or name not in KNOBS_BY_NAME, knob
+
+
+def test_the_glossary_defines_cuped_t_star_and_o_and_the_report_prints_them():
+    from pagelab.report.references import glossary_markdown, methods_used, references
+    from tests.conftest import REPO_ROOT
+
+    text = (REPO_ROOT / "runbooks" / "glossary.md").read_text()
+    def entry(term: str) -> str:
+        lines = [line for line in text.splitlines() if line.startswith(f"- **{term}**")]
+        assert len(lines) == 1, (term, lines)
+        return lines[0]
+
+    cuped, t_star, o = entry("CUPED"), entry(r"T\*"), entry("o")
+    # CUPED: what it is, its paper, and that pagelab measured it and does not use it (the runbook's section)
+    assert "Deng, Xu, Kohavi & Walker 2013" in cuped and "covariate measured before the treatment" in cuped
+    assert "pagelab measured it" in cuped and "does not use it" in cuped
+    assert "#cuped-checked-why-the-verdicts-take-no-covariate" in cuped
+    assert "#### CUPED checked: why the verdicts take no covariate" in (REPO_ROOT / "runbooks" / "tpcc-page-size.md").read_text()
+    # T* is Kalibera & Jones's √(a·o/f): at the README's a 1,773 %²·s, √f 5.62%, o 33.7 s, √(0.1773 · 33.7 / 0.0562²) = 44 s
+    assert "Kalibera & Jones 2013" in t_star and "T* = √(a·o/f)" in t_star and "44 s" in t_star
+    assert "T* = √(a·o/f) is 44 s" in (REPO_ROOT / "README.md").read_text()
+    assert all(word in o for word in ("restore", "restart", "ramp up", "record", "beyond the seconds it measures"))
+    # the report prints the glossary whole (its links become words), and cites Deng et al., marked unused
+    printed = glossary_markdown()
+    assert "**CUPED** (Deng, Xu, Kohavi & Walker 2013)" in printed and r"**T\*** (Kalibera & Jones 2013" in printed
+    assert "(runbook)" in printed.split("**CUPED**")[1].split("\n")[0]
+    listed = references({}, used=methods_used(_shipped()))
+    deng = [ref for ref in listed if ref.startswith("A. Deng, Y. Xu, R. Kohavi, T. Walker")]
+    assert len(deng) == 1 and "WSDM 2013" in deng[0] and "this report's verdicts did not use it" in deng[0], deng

@@ -75,10 +75,10 @@ REFERENCES = [
 
 # Works whose method only some bundles use: the runs compared one by one (fewer rounds shared than a
 # paired test needs), precision weights (declared by `block_weights: precision`) and Bartlett's test of
-# equal variances (printed in a components' note only where a page size's groups' a differ); and two the glossary
-# names that no report's verdicts use: Paule-Mandel (block_weights' documented alternative to its own rule)
-# and Fisher's method (self_checks.combined_first_round_p: several sweeps' round-1 checks, as the runbook
-# combines them). The glossary the report prints cites them all, so they stay in the list, marked where
+# equal variances (printed in a components' note only where a page size's groups' a differ); and three
+# the glossary names that no report's verdicts use: Paule-Mandel (block_weights' documented alternative
+# to its own rule), CUPED (measured, and left out of the verdicts: the glossary says why) and Fisher's
+# method (self_checks.combined_first_round_p: several sweeps' round-1 checks, as the runbook combines them). The glossary the report prints cites them all, so they stay in the list, marked where
 # this bundle did not use them.
 METHOD_REFERENCES = {
     "rank_sum": (
@@ -101,6 +101,11 @@ METHOD_REFERENCES = {
         "M. S. Bartlett, \"Properties of sufficiency and statistical tests\", Proceedings of the Royal Society of "
         "London A 160, 1937, pp. 268-282 (Bartlett's test of equal variances: whether a page size's groups of runs "
         "share one within-run a, in the variance components' notes).",
+    ),
+    "cuped": (
+        "A. Deng, Y. Xu, R. Kohavi, T. Walker, \"Improving the sensitivity of online controlled experiments by "
+        "utilizing pre-experiment data\", WSDM 2013 (CUPED: a covariate measured before the treatment; measured "
+        "here and not used, as the glossary says why).",
     ),
     "fisher": (
         "R. A. Fisher, \"Statistical Methods for Research Workers\", 4th ed., Oliver and Boyd, Edinburgh, 1932, "
