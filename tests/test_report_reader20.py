@@ -76,9 +76,10 @@ def test_the_hit_ratio_claims_tpmc_says_it_is_each_runs_whole_measurement():
 
 def test_the_knob_table_says_what_each_knob_sets_from_its_declared_help():
     from pagelab.report.appendix import knob_table
-    from pagelab.sweep.knobs import KNOBS_BY_NAME
+    from pagelab.sweep.knobs import KNOBS_BY_NAME, what_it_sets
 
-    table = knob_table(_shipped())
+    assert list(knob_table(_shipped()).columns) == ["Knob", "Value"]  # without the knobs' words, as before
+    table = knob_table(_shipped(), what_it_sets)
     sets = dict(zip(table["Knob"], table["What it sets"]))
     # the knobs the reader could not read, in the words `pagelab sweep --help` gives them first (written out here)
     assert sets["spec_pacing"] == ("Keying and think times of TPC-C clause 5.2.5.7 between transactions; off, as in "

@@ -7,7 +7,7 @@ data (pagelab.report.lab_report.ReportData) or the bundle's directory and return
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
 
@@ -169,10 +169,12 @@ def outliers_markdown(data: ReportData) -> str:
 NOT_KNOBS = ("profile", "source", "description", "overrides")
 
 
-def knob_table(data: ReportData) -> pd.DataFrame:
+def knob_table(data: ReportData, sets: Callable[[str], str] | None = None) -> pd.DataFrame:
     """Every knob the sweep ran with, as sweep.json recorded them (the profile and every --set), one row
     each; a knob holding several settings (server_options, response_limits) one row per setting, so no
-    value is cut. A reader sees the whole configuration, not only what differs from a profile."""
+    value is cut. A reader sees the whole configuration, not only what differs from a profile. With
+    `sets` (a knob's name -> what it sets: pagelab.sweep.knobs.what_it_sets, which the notebook passes,
+    since the sweep's knobs are a layer above the report), a "What it sets" column too."""
     rows = []
     for name, value in data.profile.items():
         if name in NOT_KNOBS:
@@ -182,45 +184,17 @@ def knob_table(data: ReportData) -> pd.DataFrame:
         else:
             rows.append((name, _knob_text(value)))
     rows += _unrecorded_knobs(data)
+    if sets is None:
+        return pd.DataFrame(rows, columns=["Knob", "Value"])
     # what each knob sets, said once on its first row (a knob of several settings has several rows)
     said = set()
     table = []
     for knob, value in rows:
         name = knob.split(":")[0]
-        table.append((knob, value, "" if name in said else what_it_sets(name)))
+        table.append((knob, value, "" if name in said else sets(name)))
         said.add(name)
     return pd.DataFrame(table, columns=["Knob", "Value", "What it sets"])
 
-
-# A help sentence longer than this is cut at its first clause break outside brackets, so the table's
-# column stays a line or two; the whole text is `pagelab sweep --help`'s.
-SETS_LONGEST = 160
-
-
-def what_it_sets(name: str) -> str:
-    """The first sentence of the knob's declared help (pagelab.sweep.knobs, which `pagelab sweep --help`
-    prints): one source for what a knob means. A first sentence that is only a value's meaning ('0: none.')
-    takes the next one with it; a long one ends at its first '; ' outside brackets, unless it lists the
-    values' meanings ('statements: ...; procedures: ...'), which are kept whole. '' for a name this
-    pagelab does not declare (a bundle's knob since removed)."""
-    import re
-
-    from pagelab.sweep.knobs import KNOBS_BY_NAME
-
-    knob = KNOBS_BY_NAME.get(name)
-    if knob is None:
-        return ""
-    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9`(])", " ".join(knob.help.split()))
-    first = sentences[0]
-    if len(first) < 20 and len(sentences) > 1:
-        first = f"{first} {sentences[1]}"
-    if len(first) > SETS_LONGEST and not re.match(r"[\w-]+: ", first):  # not a list of values' meanings
-        depth = 0
-        for i, char in enumerate(first):
-            depth += {"(": 1, ")": -1}.get(char, 0)
-            if depth == 0 and first.startswith("; ", i):
-                return first[:i] + "."
-    return first
 
 
 # What a bundle made before each record knob lacks, for the knob table.

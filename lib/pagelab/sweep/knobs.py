@@ -12,6 +12,7 @@ a profile, the knobs' values read from YAML, in `profiles.py`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -381,3 +382,30 @@ def _split_needs_two_cpus(values: Mapping[str, Any]) -> list[str]:
 RULES = (_intervals_fit_the_measurement, _room_to_grow, _auto_needs_a_builtin_driver, _server_admits_every_connection,
          _tpcc_mysql_has_a_build, _pools_fit, _one_second_factor, _primary_in_the_sweep,
          _split_needs_two_cpus)
+
+
+# A help sentence longer than this is cut at its first clause break outside brackets, so the table's
+# column stays a line or two; the whole text is `pagelab sweep --help`'s.
+SETS_LONGEST = 160
+
+
+def what_it_sets(name: str) -> str:
+    """The first sentence of the knob's declared help (what `pagelab sweep --help` prints), for the
+    report's knob table: one source for what a knob means. A first sentence that is only a value's
+    meaning ('0: none.') takes the next one with it; a long one ends at its first '; ' outside brackets, unless it lists the
+    values' meanings ('statements: ...; procedures: ...'), which are kept whole. '' for a name this
+    pagelab does not declare (a bundle's knob since removed)."""
+    knob = KNOBS_BY_NAME.get(name)
+    if knob is None:
+        return ""
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9`(])", " ".join(knob.help.split()))
+    first = sentences[0]
+    if len(first) < 20 and len(sentences) > 1:
+        first = f"{first} {sentences[1]}"
+    if len(first) > SETS_LONGEST and not re.match(r"[\w-]+: ", first):  # not a list of values' meanings
+        depth = 0
+        for i, char in enumerate(first):
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if depth == 0 and first.startswith("; ", i):
+                return first[:i] + "."
+    return first
