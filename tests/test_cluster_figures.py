@@ -140,3 +140,26 @@ def test_the_one_cluster_figure_and_how_the_others_relate_are_the_planners(monke
             f"three's {one(100 * math.sqrt(a3 / run_s + f3))}%, {formula(shipped[4], shipped[5])} at the shipped "
             f"sweep's own {shipped[1]}%") in text
     assert (formula(a3, f3), formula(shipped[4], shipped[5])) == (three, shipped[3])  # "gives the same as the planner"
+
+
+def test_plan_prints_the_readmes_cluster_figure_as_its_rounds_alone(monkeypatch, capsys):
+    """README: `pagelab plan … --as-made` on the two quiet sweeps prints the one figure to plan a cluster
+    by as its "rounds alone" line, and with the shipped sweep added the three's figure: the numbers the
+    README states there, read from the README, printed by the command a reader runs."""
+    import re
+
+    from tests.test_measured_figures import _plan
+
+    text = plain(README)
+    two = int(find(text, r"The one figure to plan a cluster sweep by on machines like this VM is (\d+) verdict rounds",
+                   "README.md").group(1))
+    said = find(text, r'"80% power for the 5% effect needs (\d+) verdict rounds of 90 s"; (\d+) with the third bundle',
+                "README.md").groups()
+    assert int(said[0]) == two
+    assert f"80% power for the 5% effect needs {two} verdict rounds of 90 s (no over-time block)" in \
+        _plan(FINDING, monkeypatch, capsys, SWEEP)
+    out = _plan(FINDING, monkeypatch, capsys, SWEEP, SHIPPED)
+    assert f"80% power for the 5% effect needs {said[1]} verdict rounds of 90 s" in out, out
+    # the over-time share comes from the bundle that ran over-time runs, not the first, which ran none
+    assert "course-2026-11-29-shipped's over-time runs (the first bundle that ran them) kept" in out, out
+    assert re.search(r"over-time block: the bundle ran no over-time runs", out) is None

@@ -135,7 +135,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     ot_a = pair.over_time_a.value if pair.over_time_a is not None else a
     # what of each over-time run the design expects to count: the over-time block's w = a / kept_s,
     # with either weighting (pagelab.evidence.planner); none when a side of the bundle's kept nothing
-    kept_s, kept_note = _over_time_kept(table, first, second, target.over_time_s) if extra else (None, "")
+    # from the first bundle that ran over-time runs of the pair (a pooled bundle without them says nothing of them)
+    from pagelab.evidence.runs import over_time_kept
+
+    kept_at = next((i for i, each in enumerate(tables)
+                    if over_time_kept(each, first, second, target.over_time_s or 1.0) is not None), 0)
+    kept_s, kept_note = _over_time_kept(tables[kept_at], first, second, target.over_time_s) if extra else (None, "")
+    if extra and kept_at:
+        kept_note = kept_note.replace("the bundle's over-time runs", f"{records[kept_at].directory.name}'s over-time "
+                                      "runs (the first bundle that ran them)", 1)
     extra = extra if kept_s is not None else 0
     weights = PRECISION if target.values.get("block_weights") == PRECISION else EQUAL
     precise = weights == PRECISION and bool(extra)
@@ -198,6 +206,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 1
     print(f"  best within the budget: {best.rounds} rounds × {best.run_s:g} s (--set repeats={best.rounds} --set "
           f"measure_s={best.run_s:g}), {_minutes(best.total_s)}: " + _design_text(best))
+    if isinstance(target.measure_s, (int, float)) and target.measure_s > 0:
+        alone = planner.rounds_for_power(a, f, float(target.measure_s), alpha, effect, 0, args.power)
+        print(f"  rounds alone, whatever they take (a cluster runs them side by side, runbooks/slurm.md): "
+              f"{100 * args.power:g}% power for the {100 * args.resolve:g}% effect needs "
+              + (f"{alone} verdict rounds of {target.measure_s:g} s" if alone else
+                 f"more than {planner.MOST_ROUNDS:,} rounds of {target.measure_s:g} s")
+              + " (no over-time block)")
     if best.run_s < STEADY_MEASURE_S:
         steady = planner.best_design(a, f, costs, args.budget, alpha, target.interval_s, effect, args.power,
                                      extra_blocks=extra, over_time_s=kept_s, weights=weights, over_time_a=ot_a,

@@ -126,17 +126,21 @@ def claims(data: ReportData) -> list[Claim]:
         over_time = needs == "over time"
         differences = differences_from_seed(recorded_configuration(data, over_time), over_time) if needs else []
         checked.append(_not_checked(claim, differences, data, over_time) if differences
-                       else replace(claim, runs=_runs_checked(data, over_time, claim.key in TPMC_CLAIMS)))
+                       else replace(claim, runs=_runs_checked(data, over_time, claim.key in TPMC_CLAIMS,
+                                                              TPMC_CLAIM_PAIRS.get(claim.key))))
     return checked
 
 
-# The claims judged on TpmC's pairs, whose lines may count the over-time runs' block beside the rounds.
-TPMC_CLAIMS = frozenset({"best_8k", "similar"})
+# The claims judged on TpmC's pairs, whose lines may count the over-time runs' block beside the rounds,
+# and the pairs each rests on (None: every pair): "8k is best" on 8k's two pairs alone.
+TPMC_CLAIM_PAIRS = {"best_8k": frozenset({"8k vs 4k", "16k vs 8k", "8k vs 16k"}), "similar": None}
+TPMC_CLAIMS = frozenset(TPMC_CLAIM_PAIRS)
 
 
-def _runs_checked(data: ReportData, over_time: bool, on_tpmc: bool = False) -> str:
+def _runs_checked(data: ReportData, over_time: bool, on_tpmc: bool = False, pairs_used=None) -> str:
     """'checked on the 21 verdict runs (7 rounds)', or the over-time runs for a claim over time; a claim
-    on TpmC's pairs names the over-time runs' block too where the two-level model counted it."""
+    on TpmC's pairs names the over-time runs' block too where the two-level model counted it in the
+    pairs the claim rests on (`pairs_used`, every pair when None)."""
     if over_time and data.has_over_time_runs:
         count = len(data.over_time["summary"])
         return f"checked on the {count} over-time run{'s' if count != 1 else ''}, one per page size"
@@ -145,6 +149,9 @@ def _runs_checked(data: ReportData, over_time: bool, on_tpmc: bool = False) -> s
         return ""
     rounds = int(runs["block"].nunique()) if "block" in runs else 0
     counted, pairs = over_time_block_pairs(data)
+    if pairs_used is not None:
+        counted = [pair for pair in counted if pair in pairs_used]
+        pairs = min(pairs, len(pairs_used))
     if on_tpmc and data.has_over_time_runs and counted:
         count = len(data.over_time["summary"])
         if len(counted) < pairs:  # some pairs' runs shared too few seconds (pagelab.evidence.model.shared_window)

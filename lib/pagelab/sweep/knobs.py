@@ -170,7 +170,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("random_seed", "Random seed", Integer(0), RUN_DEFAULTS.seed, "",
          "Random seed of the generated TPC-C data, of the driver's inputs and of the run order in each "
          "round, so every page size gets the same data and the same transactions and a sweep can be "
-         "repeated exactly (the tpcc-mysql driver has no seed of its own)."),
+         "repeated exactly (the tpcc-mysql driver has no random seed of its own)."),
     Knob("driver_mode", "Driver mode", DriverModeChoice(), DEFAULT_MODE, "",
          "statements: tpcc-mysql's SQL statements from pagelab's terminals (reproduces tpcc-mysql and the Week 4 lab); "
          "procedures: one stored-procedure CALL per transaction (HammerDB-style, a higher load than tpcc-mysql); "
