@@ -54,7 +54,7 @@ $(VENV_STAMP): pyproject.toml setup.py runbooks/setup/install-venv.sh lib/pagela
 
 PROFILE ?= quick
 
-demo: setup  ## a preview of the Week 4 lab, the quick page-size sweep (4k/8k/16k x 15 runs, ~9.5 min), with verdicts and a PDF report; make demo PROFILE=course is the lab itself (README.md)
+demo: setup  ## a preview of the Week 4 lab, the quick page-size sweep (4k/8k/16k x 15 runs, ~10 min), with verdicts and a PDF report; make demo PROFILE=course is the lab itself (README.md)
 	$(PAGELAB) doctor
 	$(PAGELAB) sweep --profile $(PROFILE)
 

@@ -27,7 +27,7 @@ from pagelab.evidence.wording import and_listed
 from pagelab.report.lab_report import ReportData, listed_pair, over_time_block_pairs, pair_of, pair_text
 from pagelab.report.figures import SEED_CHECKPOINTS_S as LAB_CHECKPOINTS_S
 from pagelab.report.lab_hit_ratio import (HIT_RATIO_FALL_SECTION, growth_against_lab, lab_hit_checkpoints,
-                                          lab_hit_readings, why_it_fell)
+                                          lab_hit_readings, lab_hit_status, why_it_fell)
 from pagelab.report.read_requests import read_request_findings
 from pagelab.report.seed_configuration import (CHECKING_PROFILE, CONFIGURATION_DEPENDENCE, OVER_TIME_MEASURE_S,
                                                POOL_SHARE_TOLERANCE_PCT, SEED_CONNECTIONS, SEED_MEASURE_S,
@@ -354,7 +354,8 @@ def _hit_ratio(data: ReportData) -> Claim:
         return Claim("hit_ratio", statement, NOT_RESOLVED_HERE, "no InnoDB status samples with a hit rate", "Figure 5")
     measured = innodb.dropna(subset=["hit_rate"])
     measured = measured[measured["t_s"] >= 0]
-    lab = lab_hit_checkpoints()
+    lab_status = lab_hit_status()
+    lab = lab_hit_checkpoints(lab_status)
     parts, near, runs, times, fell = [], True, 0, [], []
     for size in data.page_sizes:
         series = measured[measured["page_size"] == size].sort_values("t_s")
@@ -390,7 +391,7 @@ def _hit_ratio(data: ReportData) -> Claim:
 
     when = (f" (SHOW ENGINE INNODB STATUS's \"Buffer pool hit rate\", read where the lab read it: the samples "
             f"nearest its first and last checkpoints, {LAB_CHECKPOINTS_S[0]} s and {LAB_CHECKPOINTS_S[-1]:,} s, here at "
-            f"{seconds([t for t, _ in times])} s and {seconds([t for _, t in times])} s of the measurement; {lab_hit_readings()}; the "
+            f"{seconds([t for t, _ in times])} s and {seconds([t for _, t in times])} s of the measurement; {lab_hit_readings(lab_status)}; the "
             "warm-up MSER-5 cut from TpmC is not applied, as the lab read the ratio from its first checkpoint)") if times else ""
     return Claim("hit_ratio", statement, verdict,
                  f"hit rate per 1000 at the lab's first and last checkpoints, {which}{when}: {'; '.join(parts)} "

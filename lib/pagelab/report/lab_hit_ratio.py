@@ -8,26 +8,29 @@ from __future__ import annotations
 from pagelab.report.figures import read_reference
 
 
-def lab_hit_readings() -> str:
-    """The lab's own hit rates at its checkpoints, from its status excerpts (data/reference/week4_lab_innodb.csv)."""
+def lab_hit_status():
+    """The lab's status excerpts with a hit rate (data/reference/week4_lab_innodb.csv), read once for the
+    claim and passed to `lab_hit_readings` and `lab_hit_checkpoints`; empty without them."""
     status = read_reference("week4_lab_innodb.csv")
+    return status if status.empty else status.dropna(subset=["hit_rate"]).sort_values("t_s")
+
+
+def lab_hit_readings(status) -> str:
+    """The lab's own hit rates at its checkpoints, from its status excerpts (`lab_hit_status`)."""
     if status.empty:
         return "the lab's own readings not at hand"
-    status = status.dropna(subset=["hit_rate"])
     times = "/".join(f"{t:.0f}" for t in sorted(status["t_s"].unique()))
-    each = "; ".join(f"{size} " + ", ".join(f"{v:.0f}" for v in group.sort_values("t_s")["hit_rate"])
+    each = "; ".join(f"{size} " + ", ".join(f"{v:.0f}" for v in group["hit_rate"])
                      for size, group in status.groupby("page_size", sort=False))
     return f"the lab's own readings at {times} s: {each}"
 
-def lab_hit_checkpoints() -> dict[str, tuple[float, float]]:
+
+def lab_hit_checkpoints(status) -> dict[str, tuple[float, float]]:
     """{page size: (the lab's hit rate at its first checkpoint, at its last)} from its status excerpts
-    (data/reference/week4_lab_innodb.csv); {} without them."""
-    status = read_reference("week4_lab_innodb.csv")
+    (`lab_hit_status`); {} without them."""
     if status.empty:
         return {}
-    status = status.dropna(subset=["hit_rate"])
-    return {str(size): (float(group.sort_values("t_s")["hit_rate"].iloc[0]),
-                        float(group.sort_values("t_s")["hit_rate"].iloc[-1]))
+    return {str(size): (float(group["hit_rate"].iloc[0]), float(group["hit_rate"].iloc[-1]))
             for size, group in status.groupby("page_size", sort=False)}
 
 
